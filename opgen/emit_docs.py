@@ -1,0 +1,243 @@
+"""Operator README and aclnn API docs, in the ops-nn format and language (Chinese).
+
+Every row and sentence is derived from the spec here; the templates only lay the data out.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from opgen import formula
+from opgen.api_signature import ApiSignature, CParam, signatures
+from opgen.formula_binding import formula_symbols, latex_symbols
+from opgen.model import Direction, OpSpec, Param, ParamKind
+from opgen.socs import get_soc
+from opgen.templating import render
+
+_CONTEXT = "../../../docs/zh/context"
+
+
+def _link(page: str) -> str:
+    return f'<a href="{_CONTEXT}/{page}.md" target="_blank">{page}</a>'
+
+
+def _join_names(names: list[str], last: str = "与") -> str:
+    return names[0] if len(names) == 1 else "、".join(names[:-1]) + last + names[-1]
+
+
+@dataclass(frozen=True)
+class ParamRow:
+    name: str
+    direction: str
+    description: str
+    notes: str
+    dtypes: str
+    formats: str
+    rank: str
+    non_contiguous: str
+
+
+@dataclass(frozen=True)
+class ErrorGroup:
+    status: str
+    code: int
+    descriptions: list[str]
+
+
+def usage_notes(spec: OpSpec, param: Param) -> list[str]:
+    """使用说明 lines: free notes first, then one line per structured fact of the parameter."""
+    notes = list(param.notes)
+    if param.empty_tensor:
+        notes.append("支持空Tensor。")
+    rel = param.dtype
+    if rel.promote_with:
+        notes.append(
+            f"数据类型与{_join_names(rel.promote_with)}的数据类型需满足数据类型推导规则（参见{_link('互推导关系')}）。"
+        )
+    if rel.same_as:
+        notes.append(f"数据类型需要与{rel.same_as}一致。")
+    if rel.castable_from:
+        notes.append(
+            f"数据类型需要是{_join_names(rel.castable_from)}推导之后可转换的数据类型（参见{_link('互转换关系')}）。"
+        )
+    if rel.castable_to is not None:
+        notes.append(f"数据类型需要是可转换为{rel.castable_to.value}的数据类型（参见{_link('互转换关系')}）。")
+    shape = param.shape
+    if shape.broadcast_with:
+        notes.append(f"shape需要与{_join_names(shape.broadcast_with)}满足{_link('broadcast关系')}。")
+    if shape.broadcast_result_of:
+        notes.append(f"shape需要与{_join_names(shape.broadcast_result_of)} broadcast之后的shape一致。")
+    if shape.same_as:
+        notes.append(f"shape需要与{shape.same_as}的shape一致。")
+    notes.extend(_soc_dtype_notes(spec, param))
+    return notes
+
+
+def _soc_dtype_notes(spec: OpSpec, param: Param) -> list[str]:
+    """Per-SoC dtype lists, stated only where supported SoCs differ."""
+    lists = {s.soc: spec.dtypes_on(param, s.soc) for s in spec.supported_socs}
+    if len({tuple(v) for v in lists.values()}) <= 1:
+        return []
+    return [
+        f"<term>{get_soc(soc).api_doc_label}</term>：数据类型支持{'、'.join(d.value for d in dtypes)}。"
+        for soc, dtypes in lists.items()
+    ]
+
+
+def _cell(lines: list[str]) -> str:
+    if not lines:
+        return "-"
+    if len(lines) == 1:
+        return lines[0]
+    return "<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul>"
+
+
+def _direction(cparam: CParam) -> str:
+    if cparam.inplace:
+        return "输入/输出"
+    return "输入" if cparam.direction is Direction.INPUT else "输出"
+
+
+def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
+    rows = []
+    for cparam in signature.user_params:
+        param = cparam.param
+        assert param is not None
+        if cparam.inplace:
+            description = f"输入输出tensor，即公式中的{'与'.join(signature.replaced)}，计算结果原地写回。"
+            notes = ["支持空Tensor。"] if param.empty_tensor else []
+        else:
+            description, notes = param.description, usage_notes(spec, param)
+        is_tensor = param.kind is ParamKind.TENSOR
+        rows.append(
+            ParamRow(
+                name=cparam.name,
+                direction=_direction(cparam),
+                description=description,
+                notes=_cell(notes),
+                dtypes="、".join(d.value for d in param.dtypes) or "-",
+                formats="、".join(param.formats) or "-",
+                rank=f"{param.rank[0]}-{param.rank[1]}" if is_tensor and param.rank else "-",
+                non_contiguous=("√" if param.non_contiguous else "×") if is_tensor else "-",
+            )
+        )
+    rows.append(ParamRow("workspaceSize", "输出", "返回需要在Device侧申请的workspace大小。", "-", "-", "-", "-", "-"))
+    rows.append(ParamRow("executor", "输出", "返回op执行器，包含了算子计算流程。", "-", "-", "-", "-", "-"))
+    return rows
+
+
+def error_groups(spec: OpSpec, signature: ApiSignature) -> list[ErrorGroup]:
+    """Consecutive rows with one status share a cell (rowspan), as in the ops-nn docs."""
+    groups = []
+    for status, rows in itertools.groupby(spec.errors, key=lambda r: r.status):
+        rows = list(rows)
+        docs = [_inplace_text(r.doc, signature) for r in rows]
+        groups.append(ErrorGroup(status.value, status.code, docs))
+    return groups
+
+
+def _inplace_text(text: str, signature: ApiSignature) -> str:
+    """Error texts name the main API's params; the in-place API calls them by its own name."""
+    if not signature.inplace:
+        return text
+    inplace_name = next(p.name for p in signature.params if p.inplace)
+    for name in signature.replaced:
+        text = text.replace(name, inplace_name)
+    for duplicate in (
+        f"{inplace_name}、{inplace_name}",
+        f"{inplace_name}或{inplace_name}",
+        f"{inplace_name}与{inplace_name}",
+    ):
+        text = text.replace(duplicate, inplace_name)
+    return text
+
+
+@dataclass(frozen=True)
+class FormulaBlock:
+    title: str | None  # e.g. "当isResult是True时："
+    latex: str
+
+
+def formula_blocks(spec: OpSpec) -> list[FormulaBlock]:
+    """One block per combination of the mode flags the formula uses (e.g. isResult True / False)."""
+    expr = formula.parse(spec.formula.expr, formula_symbols(spec))
+    flags = sorted(formula.flags_used(expr))
+    lhs = spec.param(spec.formula.output).latex or spec.formula.output
+    symbols = latex_symbols(spec)
+    if not flags:
+        return [FormulaBlock(None, f"{lhs} = {formula.to_latex(expr, symbols)}")]
+    blocks = []
+    for values in itertools.product((True, False), repeat=len(flags)):
+        mode = dict(zip(flags, values))
+        title = "，".join(f"{flag}是{value}" for flag, value in mode.items())
+        latex = formula.to_latex(formula.specialize(expr, mode), symbols)
+        blocks.append(FormulaBlock(f"当{title}时：", f"{lhs} = {latex}"))
+    return blocks
+
+
+def _products(spec: OpSpec, label: str) -> list[tuple[str, str]]:
+    return [(getattr(get_soc(s.soc), label), "√" if s.supported else "×") for s in spec.socs]
+
+
+def _constraints(spec: OpSpec, api_names: list[str]) -> list[str]:
+    lines = []
+    if spec.constraints.deterministic:
+        lines.append("- 确定性计算：")
+        lines.extend(f"    - {name}默认确定性实现。" for name in api_names)
+    lines.extend(f"- {note}" for note in spec.constraints.notes)
+    return lines
+
+
+def _api_context(spec: OpSpec, signature: ApiSignature) -> dict:
+    return {
+        "name": signature.name,
+        "get_workspace_name": signature.get_workspace_name,
+        "phase_one": signature.phase_one_prototype(),
+        "phase_two": signature.phase_two_prototype(),
+        "params": param_rows(spec, signature),
+        "errors": error_groups(spec, signature),
+    }
+
+
+def render_docs(spec: OpSpec, spec_name: str, example_program: str, example_path: str) -> dict[str, str]:
+    sigs = signatures(spec)
+    names = [s.name for s in sigs]
+    doc_file = f"docs/{spec.api.doc_stem}.md"
+    common = {
+        "function": spec.operator.function,
+        "formulas": formula_blocks(spec),
+        "var_doc": spec.formula.var_doc,
+    }
+    api_doc = render(
+        "op/docs/aclnn_api.md.j2",
+        doc_file,
+        spec_name,
+        title=spec.api.doc_stem,
+        products=_products(spec, "api_doc_label"),
+        apis=[_api_context(spec, s) for s in sigs],
+        api_names=names,
+        constraints=_constraints(spec, names),
+        example_program=example_program,
+        **common,
+    )
+    readme_rows = param_rows(spec, sigs[0])
+    readme = render(
+        "op/README.md.j2",
+        "README.md",
+        spec_name,
+        op_type=spec.operator.type,
+        products=_products(spec, "readme_label"),
+        params=readme_rows,
+        constraints=_constraints(spec, names),
+        calls=[
+            {
+                "example": example_path,
+                "example_name": example_path.rsplit("/", 1)[-1],
+                "doc": doc_file,
+                "api": names[0] if len(names) == 1 else "&".join(names),
+            }
+        ],
+        **common,
+    )
+    return {"README.md": readme, doc_file: api_doc}

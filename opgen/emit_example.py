@@ -1,0 +1,123 @@
+"""The CANN-style calling program (examples/test_aclnn_<api>.cpp), also the docs' 调用示例.
+
+Its comments state the numbers it will print; they are computed here from the spec's formula.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from opgen.api_signature import main_signature
+from opgen.dtypes import DType
+from opgen.formula_binding import evaluate_reference
+from opgen.model import ExampleTensor, OpSpec, ParamKind
+from opgen.templating import render
+
+# Host element types for the example's std::vector buffers (half/bf16 travel as raw bits).
+_HOST_TYPE = {DType.FLOAT: "float", DType.DOUBLE: "double", DType.FLOAT16: "uint16_t", DType.BFLOAT16: "uint16_t"}
+
+
+def example_path(spec: OpSpec) -> str:
+    return f"examples/test_aclnn_{spec.api.snake}.cpp"
+
+
+def _literal(value: float, dtype: DType) -> str:
+    if dtype is DType.FLOAT:
+        text = repr(float(value))
+        return text + "f"
+    return repr(float(value))
+
+
+def _tensor_data(tensor: ExampleTensor) -> tuple[str, str]:
+    """C++ initializer and an explanatory comment (for half/bf16, the values behind the bits)."""
+    if tensor.dtype in (DType.FLOAT16, DType.BFLOAT16):
+        bits = np.asarray(tensor.data, dtype=tensor.dtype.numpy).view(np.uint16)
+        return ", ".join(f"0x{b:04x}" for b in bits), "values: " + ", ".join(f"{v:g}" for v in tensor.data)
+    return ", ".join(_compact(v) for v in tensor.data), ""
+
+
+def _compact(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+@dataclass(frozen=True)
+class ExampleResult:
+    output: str
+    values: np.ndarray  # in the output's dtype
+
+
+def example_result(spec: OpSpec) -> ExampleResult:
+    example = spec.example
+    env: dict[str, object] = {}
+    for param in spec.tensor_inputs:
+        tensor = example.tensors[param.name]
+        env[param.name] = np.asarray(tensor.data, dtype=tensor.dtype.numpy).reshape(tensor.shape)
+    for name, value in example.scalars.items():
+        scalar_dtype = example.scalar_dtypes.get(name)
+        env[name] = float(np.asarray(value, dtype=scalar_dtype.numpy)) if scalar_dtype else value
+    out = spec.outputs[0]
+    out_dtype = example.tensors[out.name].dtype
+    values = evaluate_reference(spec, env, out_dtype.numpy)
+    return ExampleResult(out.name, np.asarray(values))
+
+
+def render_example(spec: OpSpec, spec_name: str) -> str:
+    example = spec.example
+    signature = main_signature(spec)
+    tensors, scalars, handles = [], [], []
+    for cparam in signature.user_params:
+        param = cparam.param
+        assert param is not None
+        if param.kind is ParamKind.TENSOR:
+            tensor = example.tensors[param.name]
+            data, comment = _tensor_data(tensor)
+            tensors.append(
+                {
+                    "name": param.name,
+                    "shape": ", ".join(str(d) for d in tensor.shape),
+                    "host_type": _HOST_TYPE[tensor.dtype],
+                    "data": data,
+                    "comment": comment,
+                    "acl_dtype": tensor.dtype.acl_enum,
+                }
+            )
+            handles.append({"type": "aclTensor", "name": param.name, "destroy": "aclDestroyTensor"})
+        elif param.kind is ParamKind.SCALAR:
+            dtype = example.scalar_dtypes.get(param.name, DType.FLOAT)
+            scalars.append(
+                {
+                    "name": param.name,
+                    "host_type": "double" if dtype is DType.DOUBLE else "float",
+                    "value": _literal(example.scalars[param.name], dtype),
+                    "acl_dtype": dtype.acl_enum,
+                }
+            )
+            handles.append({"type": "aclScalar", "name": param.name, "destroy": "aclDestroyScalar"})
+        else:
+            value = "true" if example.scalars[param.name] else "false"
+            scalars.append({"name": param.name, "host_type": "bool", "value": value, "acl_dtype": None})
+    call_args = ", ".join(
+        f"{p.name}Value" if p.param is not None and p.param.kind is ParamKind.BOOL else p.name
+        for p in signature.user_params
+    )
+    result = example_result(spec)
+    output = next(t for t in tensors if t["name"] == result.output)
+    out_dtype = example.tensors[result.output].dtype
+    if out_dtype in (DType.FLOAT16, DType.BFLOAT16):
+        raise ValueError("example outputs must be FLOAT or DOUBLE so the program can print them")
+    expected = [f"result[{i}] is: {float(v):f}" for i, v in enumerate(result.values.reshape(-1))]
+    return render(
+        "op/examples/test_aclnn_api.cpp.j2",
+        example_path(spec),
+        spec_name,
+        header=f"aclnn_{spec.api.snake}.h",
+        api=spec.api.name,
+        tensors=tensors,
+        scalars=scalars,
+        handles=handles,
+        call_args=call_args,
+        output={**output, "print_expr": "resultData[i]"},
+        expected=expected,
+    )

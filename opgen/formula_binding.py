@@ -1,0 +1,46 @@
+"""Binds a spec's parameters to the formula language: symbol tables, LaTeX names, reference evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from opgen import formula
+from opgen.model import Direction, OpSpec, ParamKind
+
+_SYMBOL_KIND = {ParamKind.SCALAR: formula.SymbolKind.SCALAR, ParamKind.BOOL: formula.SymbolKind.FLAG}
+
+
+def formula_symbols(spec: OpSpec, *, tensors: bool = True) -> dict[str, formula.Symbol]:
+    """Names a formula (tensors=True) or an error condition (tensors=False) may use."""
+    table: dict[str, formula.Symbol] = {}
+    for param in spec.params:
+        if param.kind is ParamKind.TENSOR:
+            if tensors and param.direction is Direction.INPUT:
+                table[param.name] = formula.Symbol(formula.SymbolKind.TENSOR)
+        else:
+            table[param.name] = formula.Symbol(_SYMBOL_KIND[param.kind])
+    if tensors:
+        for var, target in spec.formula.vars.items():
+            if target in table:
+                table[var] = table[target]
+    return table
+
+
+def latex_symbols(spec: OpSpec) -> dict[str, str]:
+    return {p.name: p.latex for p in spec.params if p.latex}
+
+
+def parsed_formula(spec: OpSpec) -> formula.Expr:
+    return formula.parse(spec.formula.expr, formula_symbols(spec))
+
+
+def evaluate_reference(
+    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool], out_dtype: np.dtype
+) -> np.ndarray:
+    """The spec's numpy reference: float64 inside, rounded once to `out_dtype`."""
+    env = dict(values)
+    for var, target in spec.formula.vars.items():
+        env[var] = values[target]
+    return formula.evaluate(parsed_formula(spec), env, out_dtype)

@@ -1,0 +1,388 @@
+"""The typed spec model: what one `specs/<op>.yaml` says about one operator.
+
+Field shapes are checked here (Pydantic, unknown keys forbidden); cross-references between fields
+(names used by checks and formulas, dtype relations) are checked by `opgen.spec_checks`.
+Every emitter is a pure function of an `OpSpec`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Annotated, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+
+from opgen.dtypes import DType
+
+
+class FieldError(ValueError):
+    """A model-level check failure that belongs to one field (so the diagnostic points at that field)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+
+
+CamelName = Annotated[str, Field(pattern=r"^[A-Z][A-Za-z0-9]*$")]
+SnakeName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+Identifier = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+AclnnName = Annotated[str, Field(pattern=r"^aclnn[A-Z][A-Za-z0-9]*$")]
+
+
+def snake_case(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+# ---------------------------------------------------------------------------------------------- operator
+
+
+class OperatorInfo(_Strict):
+    type: CamelName = Field(description="OpType as registered in CANN, e.g. LeakyReluGrad")
+    dir: SnakeName = Field(description="directory name under the category, e.g. leaky_relu_grad")
+    category: SnakeName = Field(description="ops-nn category directory, e.g. activation")
+    function: str = Field(description="算子功能 text (Chinese, Markdown allowed)")
+    related: str | None = Field(None, description="forward/backward counterpart doc link shown in 算子功能")
+
+
+class InplaceVariant(_Strict):
+    name: AclnnName
+    param: Identifier = Field(description="the in-place tensor parameter, e.g. selfRef")
+    replaces: list[Identifier] = Field(description="parameters of the main API it stands for, e.g. [self, out]")
+    aten: str | None = Field(None, description="aten op name of the in-place form, e.g. leaky_relu_")
+
+
+class ApiInfo(_Strict):
+    name: AclnnName = Field(description="aclnn API name, e.g. aclnnLeakyReluBackward")
+    aten: str | None = Field(None, description="matching aten op, e.g. leaky_relu_backward")
+    inplace: InplaceVariant | None = None
+    doc_name: str | None = Field(
+        None, description="doc file stem when APIs share a doc, e.g. aclnnLeakyRelu&aclnnInplaceLeakyRelu"
+    )
+
+    @property
+    def snake(self) -> str:
+        """`aclnnLeakyReluBackward` -> `leaky_relu_backward` (header aclnn_<snake>.h)."""
+        return snake_case(self.name[len("aclnn") :])
+
+    @property
+    def doc_stem(self) -> str:
+        return self.doc_name or self.name
+
+
+# ---------------------------------------------------------------------------------------------- SoCs
+
+
+class SocSupport(_Strict):
+    soc: str = Field(description="CANN SoC name, e.g. ascend910b (see opgen/socs.py)")
+    supported: bool = Field(description="√ or × in the product table")
+    exclude_dtypes: list[DType] = Field(default_factory=list, description="dtypes this SoC lacks for every param")
+    source: str | None = Field(None, description="where this fact comes from, e.g. an older doc")
+
+
+class Routing(_Strict):
+    aicpu: list[DType] = Field(default_factory=list, description="dtypes run by the AICPU kernel (e.g. DOUBLE)")
+
+
+# ---------------------------------------------------------------------------------------------- params
+
+
+class Direction(str, Enum):
+    INPUT = "input"
+    OUTPUT = "output"
+
+
+class ParamKind(str, Enum):
+    TENSOR = "tensor"  # const aclTensor* / aclTensor*
+    SCALAR = "scalar"  # const aclScalar*
+    BOOL = "bool"  # bool host argument (attribute / mode flag)
+
+
+class ShapeRelation(_Strict):
+    broadcast_with: list[Identifier] = Field(default_factory=list, description="must broadcast with these")
+    same_as: Identifier | None = Field(None, description="shape must equal this parameter's shape")
+    broadcast_result_of: list[Identifier] = Field(
+        default_factory=list, description="(outputs) shape equals the broadcast shape of these inputs"
+    )
+
+
+class DtypeRelation(_Strict):
+    promote_with: list[Identifier] = Field(default_factory=list, description="dtype promoted with these")
+    same_as: Identifier | None = Field(None, description="dtype must equal this parameter's dtype")
+    castable_from: list[Identifier] = Field(
+        default_factory=list, description="(outputs) the promoted dtype of these must be castable to this one"
+    )
+    castable_to: DType | None = Field(None, description="(scalars) must be castable to this dtype")
+
+
+class Param(_Strict):
+    name: Identifier
+    kind: ParamKind
+    direction: Direction = Direction.INPUT
+    description: str = Field("-", description="描述 column (Chinese)")
+    notes: list[str] = Field(default_factory=list, description="extra 使用说明 lines not derived from facts")
+    dtypes: list[DType] = Field(default_factory=list, description="数据类型; empty for bool params")
+    formats: list[str] = Field(default_factory=list, description="数据格式, e.g. [ND]")
+    rank: tuple[int, int] | None = Field(None, description="维度(shape) range, e.g. [0, 8]")
+    non_contiguous: bool = Field(False, description="非连续Tensor supported")
+    empty_tensor: bool = Field(False, description="支持空Tensor")
+    shape: ShapeRelation = Field(default_factory=ShapeRelation)
+    dtype: DtypeRelation = Field(default_factory=DtypeRelation)
+    latex: str | None = Field(None, description="symbol in formulas, e.g. \\alpha")
+    opdef_name: SnakeName | None = Field(None, description="name in the OpDef/kernel; default snake_case(name)")
+    py_name: Identifier | None = Field(None, description="Python binding name; default snake_case(name)")
+    default: float | bool | None = Field(None, description="default value in the Python binding")
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Param:
+        if self.kind is ParamKind.TENSOR:
+            if not self.dtypes:
+                raise ValueError("a tensor parameter needs 'dtypes'")
+            if self.rank is None:
+                raise ValueError("a tensor parameter needs 'rank', e.g. [0, 8]")
+            if not 0 <= self.rank[0] <= self.rank[1] <= 8:
+                raise FieldError("rank", f"rank range {list(self.rank)} must satisfy 0 <= min <= max <= 8")
+        else:
+            if self.direction is Direction.OUTPUT:
+                raise FieldError("direction", f"a {self.kind.value} parameter cannot be an output")
+            for key in ("formats", "rank", "non_contiguous", "empty_tensor"):
+                if key in self.model_fields_set:
+                    raise FieldError(key, f"'{key}' applies to tensor parameters only")
+        if self.kind is ParamKind.BOOL and self.dtypes:
+            raise FieldError("dtypes", "a bool parameter has no 'dtypes'")
+        return self
+
+    @property
+    def opdef(self) -> str:
+        return self.opdef_name or snake_case(self.name)
+
+    @property
+    def python(self) -> str:
+        return self.py_name or snake_case(self.name)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is ParamKind.TENSOR
+
+
+# ---------------------------------------------------------------------------------------------- formula
+
+
+class Formula(_Strict):
+    output: Identifier = Field(description="the output tensor parameter the expression computes")
+    expr: str = Field(description="expression in the opgen formula language")
+    vars: dict[Identifier, Identifier] = Field(
+        default_factory=dict, description="short names for parameters, e.g. {x: selfOrResult} (shown in docs)"
+    )
+    var_doc: str | None = Field(None, description="sentence explaining the vars, e.g. $x$是selfOrResult中的某个元素。")
+
+
+# ---------------------------------------------------------------------------------------------- errors
+
+
+class Status(str, Enum):
+    ACLNN_ERR_PARAM_NULLPTR = "ACLNN_ERR_PARAM_NULLPTR"
+    ACLNN_ERR_PARAM_INVALID = "ACLNN_ERR_PARAM_INVALID"
+    ACLNN_ERR_RUNTIME_ERROR = "ACLNN_ERR_RUNTIME_ERROR"
+    ACLNN_ERR_INNER = "ACLNN_ERR_INNER"
+
+    @property
+    def code(self) -> int:
+        return STATUS_CODES[self]
+
+
+STATUS_CODES = {
+    Status.ACLNN_ERR_PARAM_NULLPTR: 161001,
+    Status.ACLNN_ERR_PARAM_INVALID: 161002,
+    Status.ACLNN_ERR_RUNTIME_ERROR: 361001,
+    Status.ACLNN_ERR_INNER: 561000,
+}
+
+
+class CheckNotNull(_Strict):
+    not_null: list[Identifier] = Field(description="pointer arguments that must not be null")
+
+
+class CheckDtypeSupported(_Strict):
+    dtype_supported: list[Identifier] = Field(description="dtype must be in the param's per-SoC list")
+
+
+class CheckSameDtype(_Strict):
+    same_dtype: list[Identifier] = Field(min_length=2)
+
+
+class CheckPromotable(_Strict):
+    promotable: list[Identifier] = Field(min_length=2, description="these dtypes must promote to a supported one")
+
+
+class CastableSpec(_Strict):
+    source: list[Identifier] = Field(min_length=1, description="dtype (promoted when several) to cast from")
+    target: Identifier | DType = Field(description="a parameter (its dtype) or a dtype")
+
+
+class CheckCastable(_Strict):
+    castable: CastableSpec
+
+
+class CheckScalarsCastable(_Strict):
+    scalars_castable: list[Identifier] = Field(description="scalars that must be castable to their castable_to")
+
+
+class CheckMaxRank(_Strict):
+    max_rank: list[Identifier] = Field(description="tensors whose rank must be within their 'rank' range")
+
+
+class CheckBroadcast(_Strict):
+    broadcast: list[Identifier] = Field(
+        description="inputs must broadcast; outputs listed must have the broadcast shape", min_length=2
+    )
+
+
+class CheckSameShape(_Strict):
+    same_shape: list[Identifier] = Field(min_length=2)
+
+
+class CheckRejectIf(_Strict):
+    reject_if: str = Field(description="formula-language condition over scalars and bool params")
+
+
+CHECK_MODELS: dict[str, type[_Strict]] = {
+    "not_null": CheckNotNull,
+    "dtype_supported": CheckDtypeSupported,
+    "same_dtype": CheckSameDtype,
+    "promotable": CheckPromotable,
+    "castable": CheckCastable,
+    "scalars_castable": CheckScalarsCastable,
+    "max_rank": CheckMaxRank,
+    "broadcast": CheckBroadcast,
+    "same_shape": CheckSameShape,
+    "reject_if": CheckRejectIf,
+}
+
+
+def _check_kind(value: object) -> str | None:
+    """A check is a one-key mapping; its key names the kind."""
+    if isinstance(value, dict) and len(value) == 1:
+        return next(iter(value))
+    if isinstance(value, BaseModel):
+        return next(iter(type(value).model_fields))
+    return None
+
+
+Check = Annotated[
+    Union[tuple(Annotated[model, Tag(kind)] for kind, model in CHECK_MODELS.items())],  # noqa: UP007
+    Discriminator(_check_kind, custom_error_type="check_kind", custom_error_message="unknown check kind"),
+]
+
+
+class ErrorRow(_Strict):
+    status: Status
+    code: int = Field(description="numeric code; must match the status")
+    check: Check = Field(description="one check, e.g. {not_null: [self, out]}")
+    message: str = Field(description="log message printed when the check fails (English, like ops-nn logs)")
+    doc: str = Field(description="描述 cell of the 返回值 table (Chinese)")
+
+    @model_validator(mode="after")
+    def _code_matches(self) -> ErrorRow:
+        if self.code != self.status.code:
+            raise FieldError("code", f"code {self.code} does not match {self.status.value} ({self.status.code})")
+        return self
+
+
+# ---------------------------------------------------------------------------------------------- misc
+
+
+class Constraints(_Strict):
+    deterministic: bool | None = Field(None, description="确定性计算: default implementation is deterministic")
+    notes: list[str] = Field(default_factory=list)
+
+
+ExampleValue = float | bool | list[float]
+
+
+class ExampleTensor(_Strict):
+    shape: list[int]
+    dtype: DType
+    data: list[float]
+
+    @model_validator(mode="after")
+    def _size(self) -> ExampleTensor:
+        size = 1
+        for dim in self.shape:
+            size *= dim
+        if len(self.data) != size:
+            raise FieldError("shape", f"data has {len(self.data)} values but shape {self.shape} holds {size}")
+        return self
+
+
+class Example(_Strict):
+    """Inputs of the doc's calling example; the expected output is computed from the formula."""
+
+    tensors: dict[Identifier, ExampleTensor]
+    scalars: dict[Identifier, float | bool] = Field(default_factory=dict)
+    scalar_dtypes: dict[Identifier, DType] = Field(default_factory=dict)
+
+
+class Tolerance(_Strict):
+    rtol: float = Field(ge=0)
+    atol: float = Field(ge=0)
+    max_fail_ratio: float = Field(0.0, ge=0, le=1, description="fraction of elements allowed to fail")
+    standard: str | None = Field(None, description="name of the precision standard, e.g. 双千分之一")
+
+
+class Golden(_Strict):
+    value_range: tuple[float, float] = Field(description="uniform random input range")
+    special_values: list[float | str] = Field(default_factory=list, description="e.g. [0.0, -0.0, inf, -inf, nan]")
+    scalar_values: dict[Identifier, list[float | bool]] = Field(default_factory=dict)
+    shapes: list[list[int]] = Field(default_factory=lambda: [[1], [31], [33], [4099]])
+    tolerance: dict[DType, Tolerance]
+
+
+class Kernel(_Strict):
+    compute_in_float: list[DType] = Field(
+        default_factory=lambda: [DType.BFLOAT16],
+        description="dtypes the AI Core kernel upcasts to float (bf16 always where arithmetic lacks it)",
+    )
+    vector_apis: list[str] = Field(default_factory=list, description="vector APIs the kernel must use")
+
+
+class OpSpec(_Strict):
+    operator: OperatorInfo
+    api: ApiInfo
+    socs: list[SocSupport] = Field(min_length=1)
+    routing: Routing = Field(default_factory=Routing)
+    params: list[Param] = Field(min_length=1)
+    formula: Formula
+    errors: list[ErrorRow] = Field(min_length=1)
+    constraints: Constraints = Field(default_factory=Constraints)
+    example: Example
+    golden: Golden
+    kernel: Kernel = Field(default_factory=Kernel)
+
+    # ---- derived views used by every emitter
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def tensor_inputs(self) -> list[Param]:
+        return [p for p in self.params if p.is_tensor and p.direction is Direction.INPUT]
+
+    @property
+    def outputs(self) -> list[Param]:
+        return [p for p in self.params if p.direction is Direction.OUTPUT]
+
+    @property
+    def supported_socs(self) -> list[SocSupport]:
+        return [s for s in self.socs if s.supported]
+
+    def dtypes_on(self, param: Param, soc: str) -> list[DType]:
+        excluded = next((set(s.exclude_dtypes) for s in self.socs if s.soc == soc), set())
+        return [d for d in param.dtypes if d not in excluded]

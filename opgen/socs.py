@@ -1,0 +1,122 @@
+"""The SoC (chip) table: one record per CANN SoC name, the single source for product labels in docs,
+the platform figures the tiling reads, and the per-SoC vector-unit rules the CPU twin enforces.
+
+Figures come from `shared/reference/ascend-facts.md`; where a figure is not public (older parts,
+Kirin) it is marked `figures_certain=False` and chosen conservatively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Soc:
+    name: str  # CANN SoC name, as in `AddConfig("ascend910b")`
+    arch: str  # ops-nn arch directory (arch22 = A2/A3 classic, arch35 = Ascend 950)
+    readme_label: str  # label in an operator README's 产品支持情况 table
+    api_doc_label: str  # label in an aclnn API doc's 产品支持情况 table
+    vector_cores: int
+    ub_physical_bytes: int
+    ub_usable_bytes: int
+    bf16_vector_arith: bool  # whether vector arithmetic APIs accept bfloat16 directly
+    bf16_supported: bool  # whether the chip handles bfloat16 tensors at all (Cast to/from float)
+    figures_certain: bool = True
+
+
+_KB = 1024
+
+SOCS: tuple[Soc, ...] = (
+    Soc(
+        name="ascend950",
+        arch="arch35",
+        readme_label="Ascend 950PR/Ascend 950DT",
+        api_doc_label="Ascend 950PR/Ascend 950DT",
+        vector_cores=56,
+        ub_physical_bytes=256 * _KB,
+        ub_usable_bytes=248 * _KB,
+        bf16_vector_arith=True,
+        bf16_supported=True,
+    ),
+    Soc(
+        name="ascend910_93",
+        arch="arch22",
+        readme_label="Atlas A3 训练系列产品/Atlas A3 推理系列产品",
+        api_doc_label="Atlas A3 训练系列产品/Atlas A3 推理系列产品",
+        vector_cores=48,
+        ub_physical_bytes=192 * _KB,
+        ub_usable_bytes=188_160,
+        bf16_vector_arith=False,
+        bf16_supported=True,
+    ),
+    Soc(
+        name="ascend910b",
+        arch="arch22",
+        readme_label="Atlas A2 训练系列产品/Atlas A2 推理系列产品",
+        api_doc_label="Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件",
+        vector_cores=48,
+        ub_physical_bytes=192 * _KB,
+        ub_usable_bytes=188_160,
+        bf16_vector_arith=False,
+        bf16_supported=True,
+    ),
+    Soc(
+        name="ascend910",
+        arch="arch12",
+        readme_label="Atlas 训练系列产品",
+        api_doc_label="Atlas 训练系列产品",
+        vector_cores=32,
+        ub_physical_bytes=256 * _KB,
+        ub_usable_bytes=248 * _KB,
+        bf16_vector_arith=False,
+        bf16_supported=False,
+        figures_certain=False,
+    ),
+    Soc(
+        name="ascend310p",
+        arch="arch20",
+        readme_label="Atlas 推理系列产品",
+        api_doc_label="Atlas 推理系列产品",
+        vector_cores=8,
+        ub_physical_bytes=256 * _KB,
+        ub_usable_bytes=248 * _KB,
+        bf16_vector_arith=False,
+        bf16_supported=False,
+        figures_certain=False,
+    ),
+    Soc(
+        name="kirin9020",
+        arch="kirin",
+        readme_label="Kirin9020系列处理器",
+        api_doc_label="Kirin9020系列处理器",
+        vector_cores=2,
+        ub_physical_bytes=256 * _KB,
+        ub_usable_bytes=248 * _KB,
+        bf16_vector_arith=False,
+        bf16_supported=False,
+        figures_certain=False,
+    ),
+    Soc(
+        name="kirinx90",
+        arch="kirin",
+        readme_label="KirinX90系列处理器",
+        api_doc_label="KirinX90系列处理器",
+        vector_cores=2,
+        ub_physical_bytes=256 * _KB,
+        ub_usable_bytes=248 * _KB,
+        bf16_vector_arith=False,
+        bf16_supported=False,
+        figures_certain=False,
+    ),
+)
+
+SOC_BY_NAME: dict[str, Soc] = {soc.name: soc for soc in SOCS}
+
+DEFAULT_SOC = "ascend910b"
+
+
+def get_soc(name: str) -> Soc:
+    try:
+        return SOC_BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown SoC {name!r}; known: {', '.join(SOC_BY_NAME)}") from None

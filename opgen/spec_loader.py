@@ -1,0 +1,171 @@
+"""Load a spec file into a validated `OpSpec`, or raise `SpecError` with every problem found.
+
+Three passes, each reporting everything it can before stopping: YAML structure (opgen.yaml_source),
+field shapes (Pydantic, errors mapped back to file:line:col), then cross-references (opgen.spec_checks).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import pydantic
+from pydantic import BaseModel
+
+from opgen.diagnostics import Diagnostic, FieldPath, SpecError, suggest
+from opgen.model import CHECK_MODELS, OpSpec
+from opgen.spec_checks import check_spec
+from opgen.yaml_source import SourceDocument, load_yaml
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    path: Path
+    spec: OpSpec
+    source: SourceDocument
+
+
+def load_spec(path: Path, display_name: str | None = None) -> LoadedSpec:
+    name = display_name or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise _single(name, f"the spec is not valid UTF-8 (byte {exc.start})", "encoding") from None
+    except OSError as exc:
+        raise _single(name, f"cannot read the spec: {exc.strerror}", "io") from None
+    return load_spec_text(text, name, path)
+
+
+def load_spec_text(text: str, name: str, path: Path | None = None) -> LoadedSpec:
+    source = load_yaml(text, name)
+    if not isinstance(source.data, dict):
+        raise SpecError([Diagnostic(source.location_of(()), (), "the spec must be a mapping of sections", "type")])
+    try:
+        spec = OpSpec.model_validate(source.data)
+    except pydantic.ValidationError as exc:
+        raise SpecError([_diagnostic_for(error, source) for error in exc.errors()]) from None
+    problems = check_spec(spec, source)
+    if problems:
+        raise SpecError(problems)
+    return LoadedSpec(path or Path(name), spec, source)
+
+
+def _single(name: str, message: str, kind: str) -> SpecError:
+    from opgen.diagnostics import Location
+
+    return SpecError([Diagnostic(Location(name, 1, 1), (), message, kind)])
+
+
+# ------------------------------------------------------------------------------ Pydantic error mapping
+
+
+def _data_path(loc: tuple[Any, ...], data: Any) -> FieldPath:
+    """Pydantic locations include union tags and '[key]' markers; keep the parts that exist in the data."""
+    path: list[str | int] = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            path.append(part)
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            path.append(part)
+            node = node[part]
+    return tuple(path)
+
+
+def _unwrap(annotation: Any) -> list[Any]:
+    """The concrete types an annotation may hold (through Optional, list, dict values, Annotated unions)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return [t for arg in typing.get_args(annotation) for t in _unwrap(arg)]
+    if origin in (list, tuple):
+        return [t for arg in typing.get_args(annotation) if arg is not Ellipsis for t in _unwrap(arg)]
+    if origin is dict:
+        return _unwrap(typing.get_args(annotation)[1])
+    return [annotation]
+
+
+def _models_at(loc: tuple[Any, ...]) -> list[type[BaseModel]]:
+    """Models whose fields are valid at a Pydantic location (for "did you mean" on unknown keys)."""
+    current: list[Any] = [OpSpec]
+    for part in loc:
+        if isinstance(part, int) or part == "[key]":
+            continue
+        if part in CHECK_MODELS and not any(
+            isinstance(c, type) and issubclass(c, BaseModel) and part in c.model_fields for c in current
+        ):
+            current = [CHECK_MODELS[part]]  # a union tag
+            continue
+        following: list[Any] = []
+        for candidate in current:
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel) and part in candidate.model_fields:
+                following.extend(_unwrap(candidate.model_fields[part].annotation))
+        if following:
+            current = following
+    return [c for c in current if isinstance(c, type) and issubclass(c, BaseModel)]
+
+
+def _enum_at(loc: tuple[Any, ...]) -> type[Enum] | None:
+    """The enum a failing value was checked against: the field is the last model field named in `loc`."""
+    for end in range(len(loc), 0, -1):
+        field = loc[end - 1]
+        if not isinstance(field, str):
+            continue
+        for model in _models_at(loc[: end - 1]):
+            if field in model.model_fields:
+                for t in _unwrap(model.model_fields[field].annotation):
+                    if isinstance(t, type) and issubclass(t, Enum):
+                        return t
+                origin = model.model_fields[field].annotation
+                if typing.get_origin(origin) is dict:
+                    key = typing.get_args(origin)[0]
+                    if isinstance(key, type) and issubclass(key, Enum):
+                        return key
+    return None
+
+
+def _diagnostic_for(error: dict[str, Any], source: SourceDocument) -> Diagnostic:
+    loc = tuple(error["loc"])
+    path = _data_path(loc, source.data)
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        fields = sorted({f for m in _models_at(loc[:-1]) for f in m.model_fields})
+        message = f"unknown key '{key}'{suggest(key, fields)}"
+        if fields:
+            message += f"; allowed keys: {', '.join(fields)}"
+        return Diagnostic(source.location_of(path, prefer_key=True), path, message, "unknown-key")
+    if kind == "missing":
+        return Diagnostic(source.location_of(path), path + (loc[-1],), "required key is missing", "missing-key")
+    if kind == "enum":
+        enum = _enum_at(loc)
+        value = str(error.get("input"))
+        choices = [m.value for m in enum] if enum else []
+        label = "dtype" if enum is not None and enum.__name__ == "DType" else "value"
+        message = f"unknown {label} '{value}'{suggest(value, choices)}"
+        if choices:
+            message += f"; expected one of: {', '.join(choices)}"
+        return Diagnostic(source.location_of(path), path, message, "unknown-value")
+    if kind == "check_kind":
+        given = error.get("input")
+        name = next(iter(given)) if isinstance(given, dict) and given else str(given)
+        if isinstance(given, dict) and len(given) == 1:
+            message = f"unknown check kind '{name}'{suggest(name, CHECK_MODELS)}"
+        else:
+            message = "a check is a mapping with exactly one key"
+        message += f"; expected one of: {', '.join(CHECK_MODELS)}"
+        return Diagnostic(source.location_of(path), path, message, "unknown-check")
+    message = error["msg"]
+    if kind == "value_error":
+        message = message.removeprefix("Value error, ")
+        field = getattr(error.get("ctx", {}).get("error"), "field", None)
+        if field is not None:
+            path = _data_path(loc + (field,), source.data)
+        return Diagnostic(source.location_of(path), path, message, "invalid")
+    return Diagnostic(source.location_of(path), path, message, "type")

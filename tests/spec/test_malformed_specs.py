@@ -1,0 +1,380 @@
+"""Malformed specs: each must give one clear diagnostic at the exact file:line, of the right class.
+
+Every case mutates the real `specs/leaky_relu_grad.yaml` (or elu_grad_v2) by one textual edit; the expected
+line is the line where the edit's marker text lands, found in the mutated text, never hard-coded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from opgen.cli import main
+from opgen.diagnostics import SpecError
+from opgen.spec_loader import load_spec_text
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    old: str  # text replaced (first occurrence)
+    new: str
+    marker: str  # text on the line the diagnostic must point at (first occurrence after the edit)
+    kind: str  # Diagnostic.kind
+    fragment: str  # must appear in the message
+    spec: str = "leaky_relu_grad.yaml"
+    occurrence: int = 1  # which occurrence of `marker` in the mutated text
+
+
+CASES = [
+    Case("unknown-top-key", "operator:\n", "operatr:\n", "operatr:", "unknown-key", "did you mean 'operator'"),
+    Case(
+        "unknown-param-key",
+        "    dtypes: [FLOAT, FLOAT16, BFLOAT16, DOUBLE]\n    formats",
+        "    dtyps: [FLOAT, FLOAT16, BFLOAT16, DOUBLE]\n    formats",
+        "dtyps:",
+        "unknown-key",
+        "did you mean 'dtypes'",
+    ),
+    Case(
+        "misspelt-dtype",
+        "dtypes: [FLOAT, FLOAT16, BFLOAT16, DOUBLE]",
+        "dtypes: [FLOAT, FLAOT16, BFLOAT16, DOUBLE]",
+        "FLAOT16",
+        "unknown-value",
+        "did you mean 'FLOAT16'",
+    ),
+    Case(
+        "misspelt-scalar-dtype",
+        "DOUBLE, INT32, INT64",
+        "DOUBLE, INT23, INT64",
+        "INT23",
+        "unknown-value",
+        "unknown dtype 'INT23'",
+    ),
+    Case(
+        "duplicate-yaml-key",
+        "    description: 表示梯度。\n",
+        "    description: 表示梯度。\n    description: again\n",
+        "description: again",
+        "duplicate-key",
+        "duplicate key 'description'",
+    ),
+    Case(
+        "duplicate-param-name",
+        "  - name: self\n",
+        "  - name: gradOutput\n",
+        "name: gradOutput",
+        "duplicate-name",
+        "duplicate parameter name 'gradOutput'",
+        occurrence=2,
+    ),
+    Case(
+        "undefined-name-in-formula",
+        "expr: where(self > 0, gradOutput, gradOutput * negativeSlope)",
+        "expr: where(self > 0, gradOutput, gradOutput * negativeSlop)",
+        "negativeSlop)",
+        "formula",
+        "did you mean 'negativeSlope'",
+    ),
+    Case(
+        "formula-syntax",
+        "expr: where(self > 0, gradOutput, gradOutput * negativeSlope)",
+        "expr: where(self > 0, gradOutput, gradOutput * )",
+        "expr: where",
+        "formula",
+        "formula:",
+    ),
+    Case(
+        "formula-unknown-function",
+        "expr: where(self > 0,",
+        "expr: wher(self > 0,",
+        "expr: wher",
+        "formula",
+        "did you mean 'where'",
+    ),
+    Case("formula-output-is-input", "  output: out\n", "  output: self\n", "output: self", "wrong-kind", "is an input"),
+    Case(
+        "undefined-name-in-condition",
+        "reject_if: selfIsResult and negativeSlope < 0",
+        "reject_if: selfIsResult and negSlope < 0",
+        "reject_if:",
+        "formula",
+        "undefined name 'negSlope'",
+    ),
+    Case(
+        "condition-uses-tensor",
+        "reject_if: selfIsResult and negativeSlope < 0",
+        "reject_if: selfIsResult and self < 0",
+        "reject_if:",
+        "formula",
+        "'self'",
+    ),
+    Case(
+        "undefined-name-in-check",
+        "check: {not_null: [gradOutput, self, negativeSlope, out]}",
+        "check: {not_null: [gradOutput, slef, negativeSlope, out]}",
+        "not_null: [gradOutput, slef",
+        "undefined-name",
+        "did you mean 'self'",
+    ),
+    Case(
+        "unknown-check-kind",
+        "check: {max_rank: [gradOutput, self, out]}",
+        "check: {max_rnk: [gradOutput, self, out]}",
+        "max_rnk",
+        "unknown-check",
+        "did you mean 'max_rank'",
+    ),
+    Case(
+        "status-code-mismatch",
+        "    code: 161001\n",
+        "    code: 161002\n",
+        "code: 161002",
+        "invalid",
+        "does not match ACLNN_ERR_PARAM_NULLPTR",
+        occurrence=1,
+    ),
+    Case(
+        "unknown-status",
+        "  - status: ACLNN_ERR_PARAM_NULLPTR",
+        "  - status: ACLNN_ERR_PARAM_NULPTR",
+        "ACLNN_ERR_PARAM_NULPTR",
+        "unknown-value",
+        "did you mean 'ACLNN_ERR_PARAM_NULLPTR'",
+    ),
+    Case(
+        "unknown-soc",
+        "{soc: ascend910b, supported: true}",
+        "{soc: ascnd910b, supported: true}",
+        "ascnd910b",
+        "unknown-value",
+        "did you mean 'ascend910b'",
+    ),
+    Case(
+        "unsafe-python-tag",
+        '  function: "[aclnnLeakyRelu]',
+        '  function: !!python/object/apply:os.system ["echo hi"]\n  related: "[aclnnLeakyRelu]',
+        "!!python",
+        "unsafe-tag",
+        "unsafe or unknown YAML tag",
+    ),
+    Case(
+        "custom-tag",
+        "  category: activation",
+        "  category: !include activation",
+        "!include",
+        "unsafe-tag",
+        "'!include'",
+    ),
+    Case(
+        "yaml-syntax",
+        "  category: activation\n",
+        "  category: activation: nn\n",
+        "category: activation: nn",
+        "yaml-syntax",
+        "invalid YAML",
+    ),
+    Case(
+        "rank-out-of-range",
+        "    rank: [0, 8]\n",
+        "    rank: [0, 9]\n",
+        "rank: [0, 9]",
+        "invalid",
+        "0 <= min <= max <= 8",
+    ),
+    Case(
+        "tensor-without-dtypes",
+        "    dtypes: [FLOAT, FLOAT16, BFLOAT16, DOUBLE]\n    formats: [ND]\n    rank: [0, 8]\n    non_contiguous: true\n    empty_tensor: true\n    dtype: {promote_with: [self]}",
+        "    formats: [ND]\n    rank: [0, 8]\n    non_contiguous: true\n    empty_tensor: true\n    dtype: {promote_with: [self]}",
+        "  - name: gradOutput",
+        "invalid",
+        "needs 'dtypes'",
+    ),
+    Case(
+        "bool-with-rank",
+        "    kind: bool\n",
+        "    kind: bool\n    rank: [0, 8]\n",
+        "rank: [0, 8]",
+        "invalid",
+        "tensor parameters only",
+        occurrence=3,
+    ),
+    Case("missing-required-key", "  type: LeakyReluGrad\n", "", "operator:", "missing-key", "required key is missing"),
+    Case(
+        "bad-dir-name",
+        "  dir: leaky_relu_grad",
+        "  dir: ../../etc",
+        "dir: ../../etc",
+        "type",
+        "String should match pattern",
+    ),
+    Case(
+        "unknown-format",
+        "    formats: [ND]\n",
+        "    formats: [NDD]\n",
+        "formats: [NDD]",
+        "unknown-value",
+        "did you mean 'ND'",
+    ),
+    Case(
+        "relation-to-unknown-param",
+        "dtype: {promote_with: [self]}",
+        "dtype: {promote_with: [selff]}",
+        "promote_with: [selff]",
+        "undefined-name",
+        "did you mean 'self'",
+    ),
+    Case(
+        "relation-to-scalar",
+        "shape: {broadcast_with: [self]}",
+        "shape: {broadcast_with: [negativeSlope]}",
+        "broadcast_with: [negativeSlope]",
+        "wrong-kind",
+        "is a scalar parameter",
+    ),
+    Case(
+        "example-missing-value",
+        "  scalars: {negativeSlope: 0.01, selfIsResult: true}",
+        "  scalars: {negativeSlope: 0.01}",
+        "example:",
+        "missing-key",
+        "no value for 'selfIsResult'",
+    ),
+    Case(
+        "example-size-mismatch",
+        "gradOutput: {shape: [4], dtype: FLOAT, data: [2, 3, 4, 5]}",
+        "gradOutput: {shape: [5], dtype: FLOAT, data: [2, 3, 4, 5]}",
+        "gradOutput: {shape: [5]",
+        "invalid",
+        "shape [5] holds 5",
+    ),
+    Case(
+        "golden-missing-tolerance",
+        "    DOUBLE: {rtol: 0, atol: 0, standard: exact}\n",
+        "",
+        "  tolerance:",
+        "missing-key",
+        "no tolerance for DOUBLE",
+    ),
+    Case(
+        "special-value-typo",
+        "special_values: [0.0, -0.0, inf, -inf, nan]",
+        "special_values: [0.0, -0.0, inf, -inf, nann]",
+        "special_values",
+        "unknown-value",
+        "did you mean 'nan'",
+    ),
+    Case(
+        "merge-key",
+        "  - {soc: ascend950, supported: true}",
+        "  - &s {soc: ascend950, supported: true}\n  - {<<: *s, soc: ascend910_93}",
+        "<<",
+        "merge-key",
+        "merge keys",
+    ),
+    Case(
+        "wrong-type",
+        "    non_contiguous: true\n",
+        "    non_contiguous: maybe\n",
+        "non_contiguous: maybe",
+        "type",
+        "boolean",
+    ),
+    Case(
+        "inplace-unknown-param",
+        "    replaces: [self, out]",
+        "    replaces: [self, output]",
+        "replaces: [self, output]",
+        "undefined-name",
+        "did you mean 'out'",
+        spec="leaky_relu.yaml",
+    ),
+    Case(
+        "var-to-unknown-param",
+        "  vars: {x: selfOrResult}",
+        "  vars: {x: selfOrResul}",
+        "vars: {x: selfOrResul}",
+        "undefined-name",
+        "did you mean 'selfOrResult'",
+        spec="elu_grad_v2.yaml",
+    ),
+    Case(
+        "where-condition-not-bool",
+        "where(isResult,",
+        "where(alpha,",
+        "expr: >-",
+        "formula",
+        "condition of where()",
+        spec="elu_grad_v2.yaml",
+    ),
+]
+
+
+def _line_of(text: str, marker: str, occurrence: int) -> int:
+    index = -1
+    for _ in range(occurrence):
+        index = text.index(marker, index + 1)
+    return text.count("\n", 0, index) + 1
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_malformed_spec_is_reported_at_its_line(case: Case):
+    original = (SPECS / case.spec).read_text(encoding="utf-8")
+    assert case.old in original, f"case {case.id} no longer applies to {case.spec}"
+    mutated = original.replace(case.old, case.new, 1)
+    with pytest.raises(SpecError) as info:
+        load_spec_text(mutated, f"specs/{case.spec}")
+    diagnostics = info.value.diagnostics
+    expected_line = _line_of(mutated, case.marker, case.occurrence)
+    matching = [d for d in diagnostics if d.kind == case.kind and case.fragment in d.message]
+    assert matching, f"no {case.kind} diagnostic containing {case.fragment!r}; got: {[str(d) for d in diagnostics]}"
+    assert matching[0].location.file == f"specs/{case.spec}"
+    assert matching[0].location.line == expected_line, str(matching[0])
+    assert str(matching[0]).startswith(f"specs/{case.spec}:{expected_line}:")
+
+
+def test_there_are_at_least_25_cases():
+    assert len(CASES) >= 25
+
+
+def test_check_reports_every_error_of_every_file_in_one_run(tmp_path, capsys):
+    good = (SPECS / "leaky_relu_grad.yaml").read_text(encoding="utf-8")
+    (tmp_path / "a.yaml").write_text(good.replace("dtypes: [FLOAT, FLOAT16,", "dtypes: [FLAOT, FLOAT16,", 1))
+    (tmp_path / "b.yaml").write_text(
+        (SPECS / "leaky_relu.yaml")
+        .read_text(encoding="utf-8")
+        .replace("  category: activation", "  categry: activation")
+    )
+    assert main(["check", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path.name}/a.yaml:" in err and "FLAOT" in err
+    assert f"{tmp_path.name}/b.yaml:" in err and "categry" in err
+    assert "Traceback" not in err
+
+
+def test_duplicate_operator_dir_across_specs(tmp_path, capsys):
+    text = (SPECS / "leaky_relu.yaml").read_text(encoding="utf-8")
+    (tmp_path / "a.yaml").write_text(text)
+    (tmp_path / "b.yaml").write_text(text.replace("type: LeakyRelu", "type: LeakyReluCopy"))
+    assert main(["check", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "operator.dir 'leaky_relu' is already used" in err
+
+
+def test_not_utf8_and_empty_spec(tmp_path, capsys):
+    (tmp_path / "bad.yaml").write_bytes(b"operator: \xff\xfe\n")
+    (tmp_path / "empty.yaml").write_text("")
+    assert main(["check", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.yaml:1:1: <spec>: the spec is not valid UTF-8" in err
+    assert "empty.yaml:1:1: <spec>: the spec is empty" in err
+
+
+def test_real_specs_are_valid(capsys):
+    assert main(["check", str(SPECS)]) == 0
+    assert "3 specs OK" in capsys.readouterr().out
