@@ -1,0 +1,74 @@
+"""The formula language of operator specs: text -> typed IR -> numpy reference, LaTeX, canonical text.
+
+    expr = parse("where(self > 0, gradOutput, gradOutput * negativeSlope)",
+                 {"self": Symbol.tensor(), "gradOutput": Symbol.tensor(), "negativeSlope": Symbol.scalar()})
+    evaluate(expr, {"self": x, "gradOutput": g, "negativeSlope": 0.01}, np.float16)
+    to_latex(expr)
+
+The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
+"""
+
+from .errors import FormulaError
+from .ir import (
+    Binary,
+    BoolConst,
+    Call,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Name,
+    Select,
+    Unary,
+    children,
+    depth,
+    flags_used,
+    free_names,
+    replace_children,
+    rewrite,
+    walk,
+)
+from .latex import describe_condition, negate_condition, to_latex
+from .parser import parse
+from .reference import evaluate, round_to_dtype
+from .simplify import fold_constants, is_constant, specialize, substitute
+from .symbols import Symbol, SymbolKind
+from .text import to_text
+from .typecheck import ExprType, ValueType, type_of
+
+__all__ = [
+    "Binary",
+    "BoolConst",
+    "Call",
+    "Compare",
+    "Const",
+    "Expr",
+    "ExprType",
+    "FormulaError",
+    "Logical",
+    "Name",
+    "Select",
+    "Symbol",
+    "SymbolKind",
+    "Unary",
+    "ValueType",
+    "children",
+    "depth",
+    "describe_condition",
+    "evaluate",
+    "flags_used",
+    "fold_constants",
+    "free_names",
+    "is_constant",
+    "negate_condition",
+    "parse",
+    "replace_children",
+    "rewrite",
+    "round_to_dtype",
+    "specialize",
+    "substitute",
+    "to_latex",
+    "to_text",
+    "type_of",
+    "walk",
+]

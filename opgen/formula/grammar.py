@@ -1,0 +1,48 @@
+"""Spellings, reserved words and precedence of the formula language, shared by the lexer, the parser
+and the printers so that the three can never disagree."""
+
+from __future__ import annotations
+
+import math
+from enum import IntEnum
+
+KEYWORDS = frozenset({"and", "or", "not", "true", "false"})
+CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+# Names a symbol table may not bind: they would make the text ambiguous.
+RESERVED = KEYWORDS | frozenset(CONSTANTS)
+
+ARITH_TOKENS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow"}
+COMPARE_TOKENS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+OP_SPELLING = {op: tok for tok, op in (ARITH_TOKENS | COMPARE_TOKENS).items()} | {
+    "min": "min()",
+    "max": "max()",
+    "neg": "unary '-'",
+    "and": "and",
+    "or": "or",
+    "not": "not",
+}
+
+# Math functions that become `Call` nodes; every one takes a single number.
+MATH_FUNCTIONS = frozenset(
+    {"abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "erf", "sigmoid", "log1p", "expm1", "sign"}
+)
+# Functions with dedicated IR (Select, Binary min/max) or desugared (clamp -> min(max(...))).
+STRUCTURAL_FUNCTIONS = {"where": 3, "select": 3, "min": 2, "max": 2, "clamp": 3}
+FUNCTION_ARITY: dict[str, int] = {name: 1 for name in MATH_FUNCTIONS} | STRUCTURAL_FUNCTIONS
+
+
+class Prec(IntEnum):
+    """Binding strength, loosest first (Python's order)."""
+
+    OR = 1
+    AND = 2
+    NOT = 3
+    COMPARE = 4
+    ADD = 5
+    MUL = 6
+    UNARY = 7
+    POW = 8
+    ATOM = 9
+
+
+ARITH_PREC = {"add": Prec.ADD, "sub": Prec.ADD, "mul": Prec.MUL, "div": Prec.MUL, "pow": Prec.POW}

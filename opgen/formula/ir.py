@@ -1,0 +1,236 @@
+"""Typed expression IR of operator formulas.
+
+Nodes are frozen and hashable (hash cached per node) so that callers can hash-cons them, find common
+subexpressions and count live buffers. Structural equality is exact: `Const` compares by the bits
+of its float (so -0.0 != 0.0, and every NaN equals every NaN), which keeps rewriting IEEE-faithful.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Callable, Iterator
+
+from .grammar import MATH_FUNCTIONS
+from .symbols import SymbolKind
+
+ARITH_OPS = frozenset({"add", "sub", "mul", "div", "pow", "min", "max"})
+COMPARE_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
+LOGICAL_ARITY = {"and": 2, "or": 2, "not": 1}
+UNARY_OPS = frozenset({"neg"})
+
+
+class Expr:
+    """Base of all IR nodes."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
+
+
+def _node(cls):
+    """Make `cls` a frozen dataclass whose hash is computed once and whose equality short-cuts on it."""
+    cls = dataclass(frozen=True, eq=False)(cls)
+
+    def __hash__(self) -> int:
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((type(self).__name__,) + self._key())
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not type(self):
+            return NotImplemented
+        return hash(self) == hash(other) and self._key() == other._key()  # type: ignore[attr-defined]
+
+    cls.__hash__ = __hash__
+    cls.__eq__ = __eq__
+    return cls
+
+
+@_node
+class Const(Expr):
+    value: float
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
+            raise TypeError(f"Const needs a number, got {self.value!r}")
+        value = float(self.value)
+        object.__setattr__(self, "value", math.nan if math.isnan(value) else value)
+
+    def _key(self) -> tuple:
+        return (self.value.hex(),)
+
+
+@_node
+class BoolConst(Expr):
+    value: bool
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, bool):
+            raise TypeError(f"BoolConst needs a bool, got {self.value!r}")
+
+
+@_node
+class Name(Expr):
+    name: str
+    kind: SymbolKind
+
+
+@_node
+class Unary(Expr):
+    op: str  # "neg"
+    x: Expr
+
+    def __post_init__(self) -> None:
+        _check_op(self.op, UNARY_OPS, "Unary")
+
+
+@_node
+class Binary(Expr):
+    op: str  # add sub mul div pow min max
+    a: Expr
+    b: Expr
+
+    def __post_init__(self) -> None:
+        _check_op(self.op, ARITH_OPS, "Binary")
+
+
+@_node
+class Compare(Expr):
+    op: str  # lt le gt ge eq ne
+    a: Expr
+    b: Expr
+
+    def __post_init__(self) -> None:
+        _check_op(self.op, COMPARE_OPS, "Compare")
+
+
+@_node
+class Logical(Expr):
+    op: str  # and, or (two args); not (one arg)
+    args: tuple[Expr, ...]
+
+    def __post_init__(self) -> None:
+        _check_op(self.op, LOGICAL_ARITY, "Logical")
+        object.__setattr__(self, "args", tuple(self.args))
+        if len(self.args) != LOGICAL_ARITY[self.op]:
+            raise ValueError(f"Logical '{self.op}' takes {LOGICAL_ARITY[self.op]} operands, got {len(self.args)}")
+
+
+@_node
+class Call(Expr):
+    func: str  # one of grammar.MATH_FUNCTIONS
+    args: tuple[Expr, ...]
+
+    def __post_init__(self) -> None:
+        _check_op(self.func, MATH_FUNCTIONS, "Call")
+        object.__setattr__(self, "args", tuple(self.args))
+        if len(self.args) != 1:
+            raise ValueError(f"{self.func}() takes 1 argument, got {len(self.args)}")
+
+
+@_node
+class Select(Expr):
+    cond: Expr
+    a: Expr  # taken where cond is true
+    b: Expr  # taken where cond is false (including comparisons with NaN, as in PyTorch)
+
+
+def _check_op(op: str, allowed, node: str) -> None:
+    if op not in allowed:
+        raise ValueError(f"{node} op must be one of {sorted(allowed)}, got {op!r}")
+
+
+def children(node: Expr) -> tuple[Expr, ...]:
+    """Direct operands of `node`, left to right."""
+    if isinstance(node, (Const, BoolConst, Name)):
+        return ()
+    if isinstance(node, Unary):
+        return (node.x,)
+    if isinstance(node, (Binary, Compare)):
+        return (node.a, node.b)
+    if isinstance(node, (Logical, Call)):
+        return node.args
+    if isinstance(node, Select):
+        return (node.cond, node.a, node.b)
+    raise TypeError(f"not a formula IR node: {node!r}")
+
+
+def replace_children(node: Expr, new: tuple[Expr, ...] | list[Expr]) -> Expr:
+    """`node` with its operands replaced by `new` (same order as `children`)."""
+    new = tuple(new)
+    if new == children(node):
+        return node
+    if isinstance(node, Unary):
+        return Unary(node.op, *new)
+    if isinstance(node, Binary):
+        return Binary(node.op, *new)
+    if isinstance(node, Compare):
+        return Compare(node.op, *new)
+    if isinstance(node, Logical):
+        return Logical(node.op, new)
+    if isinstance(node, Call):
+        return Call(node.func, new)
+    if isinstance(node, Select):
+        return Select(*new)
+    raise ValueError(f"{type(node).__name__} has no operands to replace")
+
+
+def walk(expr: Expr, *, unique: bool = False) -> Iterator[Expr]:
+    """Post-order traversal: every operand before the node using it, operands left to right.
+
+    With `unique=True` each distinct (equal) subexpression is yielded once, at its first occurrence,
+    which is the order a common-subexpression-eliminating code generator would compute them in.
+    """
+    seen: set[Expr] = set()
+    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            if unique:
+                if node in seen:
+                    continue
+                seen.add(node)
+            yield node
+            continue
+        if unique and node in seen:
+            continue
+        stack.append((node, True))
+        for child in reversed(children(node)):
+            stack.append((child, False))
+
+
+def rewrite(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
+    """Rebuild `expr` bottom-up: `fn` sees each node with its operands already rewritten."""
+    done: dict[Expr, Expr] = {}
+    for node in walk(expr, unique=True):
+        rebuilt = replace_children(node, [done[c] for c in children(node)])
+        done[node] = fn(rebuilt)
+    return done[expr]
+
+
+def depth(expr: Expr) -> int:
+    """Height of the tree (a leaf has depth 1)."""
+    heights: dict[Expr, int] = {}
+    for node in walk(expr, unique=True):
+        heights[node] = 1 + max((heights[c] for c in children(node)), default=0)
+    return heights[expr]
+
+
+def free_names(expr: Expr, kind: SymbolKind | None = None) -> tuple[str, ...]:
+    """Names used by `expr` (optionally only those of `kind`), in order of first appearance."""
+    found: dict[str, None] = {}
+    for node in walk(expr, unique=True):
+        if isinstance(node, Name) and (kind is None or node.kind is kind):
+            found.setdefault(node.name)
+    return tuple(found)
+
+
+def flags_used(expr: Expr) -> tuple[str, ...]:
+    """Mode flags `expr` depends on, in order of first appearance."""
+    return free_names(expr, SymbolKind.FLAG)

@@ -1,0 +1,99 @@
+"""Splits formula text into tokens, each with its 0-based column."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import FormulaError
+
+NUMBER = "number"
+NAME = "name"
+OP = "op"
+END = "end"
+
+_NUMBER_RE = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Longest first, so '**' wins over '*' and '<=' over '<'.
+_OPERATORS = ("**", "<=", ">=", "==", "!=", "+", "-", "*", "/", "<", ">", "(", ")", ",")
+# Spellings from other languages, with what to write instead.
+_FOREIGN = {
+    "&&": "use 'and'",
+    "||": "use 'or'",
+    "&": "use 'and'",
+    "|": "use 'or'",
+    "!": "use 'not'",
+    "^": "use '**' for a power",
+    "=": "use '==' to compare",
+    "?": "use where(cond, a, b)",
+    "[": "use parentheses",
+    "]": "use parentheses",
+    "{": "use parentheses",
+    "}": "use parentheses",
+    "%": "there is no remainder operator",
+}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # NUMBER, NAME, OP or END
+    text: str
+    column: int
+
+    def describe(self) -> str:
+        """How error messages name this token."""
+        if self.kind == END:
+            return "end of formula"
+        if self.kind == NAME:
+            return f"name '{self.text}'"
+        if self.kind == NUMBER:
+            return f"number '{self.text}'"
+        return f"'{self.text}'"
+
+
+def tokenize(text: str) -> list[Token]:
+    """Tokens of `text`, ending with an END token at column len(text)."""
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        ch = text[pos]
+        if ch.isspace():
+            pos += 1
+            continue
+        if ch.isdigit() or (ch == "." and pos + 1 < len(text) and text[pos + 1].isdigit()):
+            pos = _read_number(text, pos, tokens)
+            continue
+        match = _NAME_RE.match(text, pos)
+        if match:
+            tokens.append(Token(NAME, match.group(), pos))
+            pos = match.end()
+            continue
+        op = next((o for o in _OPERATORS if text.startswith(o, pos)), None)
+        if op is not None:
+            tokens.append(Token(OP, op, pos))
+            pos += len(op)
+            continue
+        foreign = next((f for f in sorted(_FOREIGN, key=len, reverse=True) if text.startswith(f, pos)), None)
+        if foreign is not None:
+            raise FormulaError(f"unexpected '{foreign}'; {_FOREIGN[foreign]}", pos)
+        raise FormulaError(f"unexpected character {ch!r}", pos)
+    tokens.append(Token(END, "", len(text)))
+    return tokens
+
+
+def _read_number(text: str, pos: int, tokens: list[Token]) -> int:
+    match = _NUMBER_RE.match(text, pos)
+    assert match is not None  # the caller saw a digit
+    end = match.end()
+    if end < len(text) and (text[end].isalnum() or text[end] in "._"):
+        # Glued letters or dots: '2x', '1e', '1.2.3'. Report the whole run.
+        tail = end
+        while tail < len(text) and (text[tail].isalnum() or text[tail] in "._"):
+            tail += 1
+        bad = text[pos:tail]
+        hint = ""
+        if text[end].isalpha() and text[end] not in "eE":
+            hint = f"; write '{match.group()} * {text[end:tail]}' to multiply"
+        raise FormulaError(f"malformed number '{bad}'{hint}", pos)
+    tokens.append(Token(NUMBER, match.group(), pos))
+    return end

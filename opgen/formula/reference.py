@@ -1,0 +1,158 @@
+"""numpy reference implementation of formulas: the golden that generated kernels are judged against.
+
+Everything is computed in float64 with numpy broadcasting and rounded once to the output dtype.
+Semantics follow PyTorch: comparisons with NaN are false (so `where` takes the else branch), `min`
+and `max` propagate NaN (torch.minimum/maximum, clamp), `sign(nan)` is 0 (torch.sign).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping
+
+import ml_dtypes
+import numpy as np
+
+from .ir import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Unary, children, free_names, walk
+from .symbols import SymbolKind
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf_f64(x: np.ndarray) -> np.ndarray:
+    return np.asarray(_erf(x), dtype=np.float64)
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    # torch.sign: 0 for NaN (numpy would give NaN).
+    return (x > 0).astype(np.float64) - (x < 0).astype(np.float64)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "abs": np.abs,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "reciprocal": lambda x: 1.0 / x,
+    "tanh": np.tanh,
+    "erf": _erf_f64,
+    "sigmoid": _sigmoid,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "sign": _sign,
+}
+
+BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.divide,
+    "pow": np.power,
+    "min": np.minimum,
+    "max": np.maximum,
+}
+
+COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+}
+
+_BF16_MANTISSA_BITS = 8  # including the implicit bit
+_BF16_MIN_NORMAL_EXP = -126
+_BF16_SUBNORMAL_STEP_EXP = -133
+
+
+def round_to_dtype(values: np.ndarray, dtype: Any) -> np.ndarray:
+    """Round float64 `values` once (to nearest, ties to even) into `dtype`.
+
+    numpy rounds float64 -> float32/float16 correctly; ml_dtypes converts float64 -> bfloat16 through
+    float32 (double rounding), so bfloat16 is rounded here by hand and then converted exactly.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    dtype = np.dtype(dtype)
+    with np.errstate(all="ignore"):  # overflow to inf is the rounding's correct result
+        if dtype != np.dtype(ml_dtypes.bfloat16):
+            return values.astype(dtype)
+        mantissa, exponent = np.frexp(values)  # values = mantissa * 2**exponent, |mantissa| in [0.5, 1)
+        normal = np.ldexp(np.rint(np.ldexp(mantissa, _BF16_MANTISSA_BITS)), exponent - _BF16_MANTISSA_BITS)
+        step = 2.0**_BF16_SUBNORMAL_STEP_EXP
+        subnormal = np.rint(values / step) * step
+        finite = np.isfinite(values)
+        tiny = np.abs(values) < 2.0**_BF16_MIN_NORMAL_EXP
+        rounded = np.where(finite, np.where(tiny, subnormal, normal), values)
+        rounded = np.copysign(rounded, values)  # keep the sign of values that round to zero
+        return rounded.astype(dtype)
+
+
+def evaluate(
+    expr: Expr,
+    env: Mapping[str, np.ndarray | float | bool],
+    out_dtype: Any = None,
+) -> np.ndarray:
+    """Value of `expr` for the inputs in `env`, computed in float64 and rounded once to `out_dtype`.
+
+    Tensors (any numeric dtype, bfloat16 included) are upcast to float64; scalars are numbers; flags
+    are bools. The result is broadcast to the common shape of all tensors the formula uses (0-d if
+    it uses none). `out_dtype=None` returns the float64 values unrounded; boolean formulas give bool.
+    """
+    values: dict[Expr, np.ndarray] = {}
+    with np.errstate(all="ignore"):  # inf/nan are values here, and where() computes both branches
+        for node in walk(expr, unique=True):
+            values[node] = _evaluate_node(node, [values[c] for c in children(node)], env)
+    result = values[expr]
+    tensors = [np.shape(_lookup(env, n)) for n in free_names(expr, SymbolKind.TENSOR)]
+    result = np.array(np.broadcast_to(result, np.broadcast_shapes(np.shape(result), *tensors)))
+    if result.dtype == np.bool_:
+        return result if out_dtype is None else result.astype(out_dtype)
+    return result if out_dtype is None else round_to_dtype(result, out_dtype)
+
+
+def _lookup(env: Mapping[str, Any], name: str) -> Any:
+    try:
+        return env[name]
+    except KeyError:
+        raise ValueError(f"evaluate: no value given for '{name}'") from None
+
+
+def _evaluate_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any]) -> np.ndarray:
+    if isinstance(node, Const):
+        return np.float64(node.value)
+    if isinstance(node, BoolConst):
+        return np.bool_(node.value)
+    if isinstance(node, Name):
+        value = _lookup(env, node.name)
+        if node.kind is SymbolKind.FLAG:
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"evaluate: flag '{node.name}' needs a bool, got {value!r}")
+            return np.bool_(value)
+        array = np.asarray(value)
+        numeric = array.dtype == np.bool_ or np.issubdtype(array.dtype, np.number)
+        if not numeric and array.dtype != np.dtype(ml_dtypes.bfloat16):
+            raise ValueError(f"evaluate: '{node.name}' needs numbers, got dtype {array.dtype}")
+        if node.kind is SymbolKind.SCALAR and array.ndim != 0:
+            raise ValueError(f"evaluate: scalar '{node.name}' needs a single number, got shape {array.shape}")
+        return array.astype(np.float64)
+    if isinstance(node, Unary):
+        return np.negative(operands[0])
+    if isinstance(node, Binary):
+        return BINARY[node.op](*operands)
+    if isinstance(node, Compare):
+        return COMPARE[node.op](*operands)
+    if isinstance(node, Logical):
+        if node.op == "not":
+            return np.logical_not(operands[0])
+        return (np.logical_and if node.op == "and" else np.logical_or)(*operands)
+    if isinstance(node, Call):
+        return FUNCTIONS[node.func](np.asarray(operands[0], dtype=np.float64))
+    if isinstance(node, Select):
+        return np.where(*operands)
+    raise TypeError(f"not a formula IR node: {node!r}")
