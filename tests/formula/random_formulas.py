@@ -7,7 +7,20 @@ import random
 
 import numpy as np
 
-from opgen.formula import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Symbol, SymbolKind, Unary
+from opgen.formula import (
+    Binary,
+    BoolConst,
+    Call,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Name,
+    Select,
+    Symbol,
+    SymbolKind,
+    Unary,
+)
 
 SYMBOLS = {
     "x": Symbol.tensor(),
@@ -39,7 +52,9 @@ def random_num(rng: random.Random, depth: int, uniform: bool = False) -> Expr:
         return Binary(op, random_num(rng, depth - 1, uniform), random_num(rng, depth - 1, exponent_uniform))
     if pick < 0.8:
         return Call(rng.choice(FUNCTIONS), (random_num(rng, depth - 1, uniform),))
-    return Select(random_bool(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform))
+    return Select(
+        random_bool(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform)
+    )
 
 
 def random_bool(rng: random.Random, depth: int, uniform: bool = False) -> Expr:
@@ -56,7 +71,9 @@ def random_bool(rng: random.Random, depth: int, uniform: bool = False) -> Expr:
     if pick < 0.9:
         op = rng.choice(["and", "or"])
         return Logical(op, (random_bool(rng, depth - 1, uniform), random_bool(rng, depth - 1, uniform)))
-    return Select(random_bool(rng, depth - 1, uniform), random_bool(rng, depth - 1, uniform), random_bool(rng, depth - 1, uniform))
+    return Select(
+        random_bool(rng, depth - 1, uniform), random_bool(rng, depth - 1, uniform), random_bool(rng, depth - 1, uniform)
+    )
 
 
 def random_env(seed: int = 0) -> dict:

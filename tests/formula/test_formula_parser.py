@@ -135,8 +135,17 @@ def test_precedence_and_associativity(text, expected):
 
 @pytest.mark.parametrize(
     "text,value",
-    [("1e-3", 1e-3), ("1.5E+2", 150.0), (".5", 0.5), ("5.", 5.0), ("007", 7.0), ("pi", math.pi), ("e", math.e),
-     ("inf", math.inf), ("1e400", math.inf)],
+    [
+        ("1e-3", 1e-3),
+        ("1.5E+2", 150.0),
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("007", 7.0),
+        ("pi", math.pi),
+        ("e", math.e),
+        ("inf", math.inf),
+        ("1e400", math.inf),
+    ],
 )
 def test_number_literals(text, value):
     assert parse(text, SYMBOLS) == Const(value)

@@ -143,7 +143,9 @@ def test_bfloat16_rounding_is_single_and_to_nearest_even():
 
 def test_bfloat16_rounding_picks_the_nearest_neighbour():
     rng = np.random.default_rng(5)
-    values = np.concatenate([rng.standard_normal(4000) * 10.0 ** rng.integers(-40, 38, 4000), rng.standard_normal(500) * 1e-39])
+    values = np.concatenate(
+        [rng.standard_normal(4000) * 10.0 ** rng.integers(-40, 38, 4000), rng.standard_normal(500) * 1e-39]
+    )
     rounded = round_to_dtype(values, BF16)
     zero = rounded.astype(np.float64) == 0
     assert np.all(np.abs(values[zero]) <= 2.0**-134)  # half the smallest subnormal at most
