@@ -36,6 +36,14 @@ def parsed_formula(spec: OpSpec) -> formula.Expr:
     return formula.parse(spec.formula.expr, formula_symbols(spec))
 
 
+def kernel_formula(spec: OpSpec) -> formula.Expr:
+    """The formula over parameter names only (`formula.vars` aliases replaced), as kernels see it."""
+    expr = parsed_formula(spec)
+    symbols = formula_symbols(spec)
+    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
+    return formula.substitute(expr, aliases) if aliases else expr
+
+
 def evaluate_reference(
     spec: OpSpec, values: Mapping[str, np.ndarray | float | bool], out_dtype: np.dtype
 ) -> np.ndarray:

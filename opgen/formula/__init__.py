@@ -28,6 +28,7 @@ from .ir import (
     rewrite,
     walk,
 )
+from .cpp import CPP_HELPERS, to_cpp
 from .latex import describe_condition, negate_condition, to_latex
 from .parser import parse
 from .reference import evaluate, round_to_dtype
@@ -38,6 +39,8 @@ from .typecheck import ExprType, ValueType, type_of
 
 __all__ = [
     "Binary",
+    "CPP_HELPERS",
+    "to_cpp",
     "BoolConst",
     "Call",
     "Compare",

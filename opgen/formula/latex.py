@@ -21,7 +21,14 @@ _COMPARE_LATEX = {"lt": r"\lt", "le": r"\le", "gt": r"\gt", "ge": r"\ge", "eq": 
 _NEGATED_COMPARE = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
 _MIRRORED_COMPARE = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 # Functions written as a name applied to parenthesised arguments.
-_PLAIN_FUNCTIONS = {"exp": "exp", "tanh": r"\tanh", "log": r"\log", "erf": "erf", "sigmoid": "sigmoid", "sign": "sign"}
+_PLAIN_FUNCTIONS = {
+    "exp": "exp",
+    "tanh": r"\tanh",
+    "log": r"\log",
+    "erf": "erf",
+    "sigmoid": "sigmoid",
+    "sign": "sign",
+}
 _MIRROR_LATEX = {r"\le": r"\ge", r"\lt": r"\gt"}  # "a <= x" read from x's side
 _TALL = (r"\frac", r"\begin{cases}", r"\sqrt")
 

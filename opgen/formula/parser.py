@@ -25,7 +25,15 @@ from dataclasses import dataclass
 from typing import Iterable, Literal, Mapping
 
 from .errors import FormulaError
-from .grammar import ARITH_TOKENS, COMPARE_TOKENS, CONSTANTS, FUNCTION_ARITY, KEYWORDS, MATH_FUNCTIONS, RESERVED
+from .grammar import (
+    ARITH_TOKENS,
+    COMPARE_TOKENS,
+    CONSTANTS,
+    FUNCTION_ARITY,
+    KEYWORDS,
+    MATH_FUNCTIONS,
+    RESERVED,
+)
 from .ir import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Unary, depth
 from .lexer import END, NAME, NUMBER, OP, Token, tokenize
 from .symbols import Symbol, SymbolKind
@@ -167,7 +175,8 @@ class _Parser:
         right = self._additive()
         if self._at_op(*COMPARE_TOKENS):
             raise FormulaError(
-                f"comparisons cannot be chained; write 'a {op_tok.text} b and b {self.tok.text} c'", self.tok.column
+                f"comparisons cannot be chained; write 'a {op_tok.text} b and b {self.tok.text} c'",
+                self.tok.column,
             )
         node = Compare(COMPARE_TOKENS[op_tok.text], left.node, right.node)
         return self._make(node, [left, right], left.start, op_tok.column)

@@ -13,7 +13,21 @@ from typing import Any, Callable, Mapping
 import ml_dtypes
 import numpy as np
 
-from .ir import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Unary, children, free_names, walk
+from .ir import (
+    Binary,
+    BoolConst,
+    Call,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Name,
+    Select,
+    Unary,
+    children,
+    free_names,
+    walk,
+)
 from .symbols import SymbolKind
 
 _erf = np.frompyfunc(math.erf, 1, 1)

@@ -133,4 +133,3 @@ def specialize(expr: Expr, flags: Mapping[str, bool]) -> Expr:
 def is_constant(expr: Expr) -> bool:
     """Whether `expr` is a literal (after folding, e.g. the exponent of a lowered power)."""
     return isinstance(expr, (Const, BoolConst))
-

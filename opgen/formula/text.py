@@ -65,7 +65,10 @@ def _format(node: Expr) -> tuple[str, Prec]:
         return f"{_wrap(node.a, prec)} {_ARITH_SPELLING[node.op]} {_wrap(node.b, prec + 1)}", prec
     if isinstance(node, Compare):
         # Operands one level tighter than comparisons: they never chain.
-        return f"{_wrap(node.a, Prec.ADD)} {_COMPARE_SPELLING[node.op]} {_wrap(node.b, Prec.ADD)}", Prec.COMPARE
+        return (
+            f"{_wrap(node.a, Prec.ADD)} {_COMPARE_SPELLING[node.op]} {_wrap(node.b, Prec.ADD)}",
+            Prec.COMPARE,
+        )
     if isinstance(node, Logical):
         if node.op == "not":
             return f"not {_wrap(node.args[0], Prec.NOT)}", Prec.NOT

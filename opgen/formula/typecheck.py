@@ -108,9 +108,7 @@ def node_type(node: Expr, operand_types: Sequence[ExprType]) -> ExprType:
         if not cond.is_bool:
             raise TypeMismatch("condition of where() must be boolean, got a number (e.g. 'x > 0')", 0)
         if a.value is not b.value:
-            raise TypeMismatch(
-                f"branches of where() must have the same type, got {_noun(a)} and {_noun(b)}", 2
-            )
+            raise TypeMismatch(f"branches of where() must have the same type, got {_noun(a)} and {_noun(b)}", 2)
         return ExprType(a.value, varies)
     raise TypeError(f"not a formula IR node: {node!r}")
 

@@ -30,8 +30,37 @@ SYMBOLS = {
     "f": Symbol.flag(),
     "g": Symbol.flag(),
 }
-CONSTANTS = [0.0, -0.0, 1.0, 2.0, -3.0, 0.5, 0.1, -2.5e-7, 1e300, math.pi, -math.e, math.inf, -math.inf, math.nan, 6.0]
-FUNCTIONS = ["abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "erf", "sigmoid", "log1p", "expm1", "sign"]
+CONSTANTS = [
+    0.0,
+    -0.0,
+    1.0,
+    2.0,
+    -3.0,
+    0.5,
+    0.1,
+    -2.5e-7,
+    1e300,
+    math.pi,
+    -math.e,
+    math.inf,
+    -math.inf,
+    math.nan,
+    6.0,
+]
+FUNCTIONS = [
+    "abs",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "tanh",
+    "erf",
+    "sigmoid",
+    "log1p",
+    "expm1",
+    "sign",
+]
 ARITH = ["add", "sub", "mul", "div", "pow", "min", "max"]
 COMPARE = ["lt", "le", "gt", "ge", "eq", "ne"]
 
@@ -53,7 +82,9 @@ def random_num(rng: random.Random, depth: int, uniform: bool = False) -> Expr:
     if pick < 0.8:
         return Call(rng.choice(FUNCTIONS), (random_num(rng, depth - 1, uniform),))
     return Select(
-        random_bool(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform)
+        random_bool(rng, depth - 1, uniform),
+        random_num(rng, depth - 1, uniform),
+        random_num(rng, depth - 1, uniform),
     )
 
 
@@ -65,14 +96,18 @@ def random_bool(rng: random.Random, depth: int, uniform: bool = False) -> Expr:
         return Name(name, SymbolKind.FLAG)
     pick = rng.random()
     if pick < 0.5:
-        return Compare(rng.choice(COMPARE), random_num(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform))
+        return Compare(
+            rng.choice(COMPARE), random_num(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform)
+        )
     if pick < 0.7:
         return Logical("not", (random_bool(rng, depth - 1, uniform),))
     if pick < 0.9:
         op = rng.choice(["and", "or"])
         return Logical(op, (random_bool(rng, depth - 1, uniform), random_bool(rng, depth - 1, uniform)))
     return Select(
-        random_bool(rng, depth - 1, uniform), random_bool(rng, depth - 1, uniform), random_bool(rng, depth - 1, uniform)
+        random_bool(rng, depth - 1, uniform),
+        random_bool(rng, depth - 1, uniform),
+        random_bool(rng, depth - 1, uniform),
     )
 
 

@@ -223,7 +223,14 @@ def test_canonical_text_uses_minimal_parentheses():
 
 def test_round_trip_of_hand_built_ir():
     # IR that the parser itself never produces directly must still print to text that rebuilds it.
-    for expr in [neg(c(2)), neg(c(-2)), pow_(c(-2), S), pow_(neg(X), c(2)), sub(X, c(-0.0)), mul(c(-math.inf), X)]:
+    for expr in [
+        neg(c(2)),
+        neg(c(-2)),
+        pow_(c(-2), S),
+        pow_(neg(X), c(2)),
+        sub(X, c(-0.0)),
+        mul(c(-math.inf), X),
+    ]:
         assert parse(to_text(expr), SYMBOLS) == expr, to_text(expr)
 
 
@@ -347,3 +354,21 @@ def test_expect_checks_the_result_type():
 def test_bad_symbol_tables_are_rejected(table, message):
     with pytest.raises(ValueError, match=message):
         parse("1", table)
+
+
+def test_any_text_gives_an_ir_or_a_formula_error():
+    # Fuzz with fragments of valid and invalid syntax: no other exception may escape the parser.
+    pieces = ["x", "s", "f", "1", "2.5", "1e", ".", "e", "pi", "(", ")", ",", "+", "-", "*", "/", "**", "<", "<=",
+              "==", "=", "!", "and", "or", "not", "where", "min", "exp", "clamp", "true", " ", "$", "é", "\t"]  # fmt: skip
+    rng = random.Random(99)
+    parsed = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        try:
+            expr = parse(text, SYMBOLS)
+        except FormulaError as err:
+            assert 0 <= err.column <= len(text)
+        else:
+            parsed += 1
+            assert parse(to_text(expr), SYMBOLS) == expr
+    assert parsed > 50  # the fuzz does reach valid formulas too

@@ -1,0 +1,154 @@
+"""The AI Core kernel (op_kernel/<op>.cpp) and its tiling-data header, from the kernel plan.
+
+Classic TPipe/TQue structure: Init / Process -> per tile CopyIn (DataCopyPad GM->UB), Compute (the lowered
+vector program of the tiling key), CopyOut (DataCopyPad UB->GM). The C++ of every instruction is decided
+here; the template only lays out the class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen import formula as F
+from opgen.dtypes import DType
+from opgen.kernel_plan import BUFFER_NUM, KernelPlan, KernelVariant, kernel_plan
+from opgen.lowering import Buffer, Instr, LoweringError, Scalar
+from opgen.model import OpSpec
+from opgen.templating import render
+
+
+def tiling_struct(spec: OpSpec) -> str:
+    return f"{spec.operator.type}TilingData"
+
+
+def kernel_name(spec: OpSpec) -> str:
+    return spec.operator.dir
+
+
+def _float_literal(value: float) -> str:
+    if value != value:
+        return '__builtin_nanf("")'
+    if value in (float("inf"), float("-inf")):
+        return ("-" if value < 0 else "") + "__builtin_inff()"
+    text = repr(float(value))
+    return text + "f"
+
+
+def scalar_cpp(scalar: Scalar, compute: DType) -> str:
+    if scalar.slot is not None:
+        return scalar.slot
+    return f"static_cast<{compute.cpp_type}>({_float_literal(scalar.constant)})"
+
+
+def uniform_cpp(expr: F.Expr, fields: dict[str, str]) -> str:
+    """A host-uniform expression as float C++ over tiling-data fields (scalar unit of the core)."""
+    if isinstance(expr, F.Const):
+        return _float_literal(expr.value)
+    if isinstance(expr, F.Name):
+        return fields[expr.name]
+    if isinstance(expr, F.Unary):
+        return f"(-{uniform_cpp(expr.x, fields)})"
+    if isinstance(expr, F.Binary) and expr.op in ("add", "sub", "mul", "div"):
+        symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[expr.op]
+        return f"({uniform_cpp(expr.a, fields)} {symbol} {uniform_cpp(expr.b, fields)})"
+    if isinstance(expr, F.Binary) and expr.op in ("min", "max"):
+        a, b = uniform_cpp(expr.a, fields), uniform_cpp(expr.b, fields)
+        return f"({a} {'<' if expr.op == 'min' else '>'} {b} ? {a} : {b})"
+    raise LoweringError(f"cannot compute {F.to_text(expr)} on the kernel's scalar unit")
+
+
+def _buffer_cpp(buffer: Buffer) -> str:
+    return buffer.cpp
+
+
+def instruction_cpp(instr: Instr, compute: DType) -> str:
+    count = "cmpLen" if instr.padded_count else "len"
+    dst = _buffer_cpp(instr.dst)
+    srcs = [_buffer_cpp(s) for s in instr.srcs]
+    api = instr.api
+    if api == "Cast":
+        return f"Cast({dst}, {srcs[0]}, RoundMode::{instr.mode}, {count});"
+    if api in ("Compare", "Compares"):
+        operand = srcs[1] if api == "Compare" else scalar_cpp(instr.scalar, compute)
+        return f"{api}({dst}, {srcs[0]}, {operand}, CMPMODE::{instr.mode}, {count});"
+    if api == "Select":
+        other = srcs[2] if len(srcs) == 3 else scalar_cpp(instr.scalar, compute)
+        return f"Select({dst}, {srcs[0]}, {srcs[1]}, {other}, SELMODE::{instr.mode}, {count});"
+    if api == "Duplicate":
+        return f"Duplicate({dst}, {scalar_cpp(instr.scalar, compute)}, {count});"
+    if instr.scalar is not None:
+        return f"{api}({dst}, {srcs[0]}, {scalar_cpp(instr.scalar, compute)}, {count});"
+    return f"{api}({dst}, {', '.join(srcs)}, {count});"
+
+
+def _touches(instr: Instr) -> set[Buffer]:
+    return {instr.dst, *instr.srcs}
+
+
+def compute_lines(variant: KernelVariant) -> list[str]:
+    """Vector instructions with a V-pipe barrier wherever one reuses a buffer the previous one touched."""
+    lines: list[str] = []
+    previous: Instr | None = None
+    for instr in variant.program.instrs:
+        if previous is not None and (previous.dst in _touches(instr) or instr.dst in _touches(previous)):
+            lines.append("PipeBarrier<PIPE_V>();")
+        lines.append(instruction_cpp(instr, variant.compute))
+        previous = instr
+    return lines
+
+
+@dataclass(frozen=True)
+class VariantView:
+    key: int
+    name: str
+    storage: str
+    compute: str
+    temps: int
+    masks: int
+    slots: list[tuple[str, str]]  # (variable, float C++ initialiser)
+    lines: list[str]
+    uses_cmp_len: bool
+    cmp_align: int  # elements in one 256-byte repeat of the compute type
+
+
+def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> VariantView:
+    fields = {name: f"tiling.{name}" for name in plan.scalars}
+    program = variant.program
+    return VariantView(
+        key=variant.key,
+        name=variant.name,
+        storage=variant.storage.cpp_type,
+        compute=variant.compute.cpp_type,
+        temps=len(program.temps),
+        masks=len(program.masks),
+        slots=[(slot.name, uniform_cpp(slot.expr, fields)) for slot in program.slots],
+        lines=compute_lines(variant),
+        uses_cmp_len=any(i.padded_count for i in program.instrs),
+        cmp_align=256 // variant.compute.itemsize,
+    )
+
+
+def render_kernel(spec: OpSpec, spec_name: str) -> dict[str, str]:
+    plan = kernel_plan(spec)
+    op = spec.operator.dir
+    inputs = [spec.param(name) for name in plan.inputs]
+    output = spec.outputs[0]
+    views = [variant_view(spec, plan, v) for v in plan.variants]
+    context = dict(
+        op_type=spec.operator.type,
+        kernel=kernel_name(spec),
+        tiling_struct=tiling_struct(spec),
+        tiling_header=f"{op}_tiling_data.h",
+        inputs=[{"name": p.name, "gm": p.opdef} for p in inputs],
+        output={"name": output.name, "gm": output.opdef},
+        scalars=list(plan.scalars),
+        variants=views,
+        buffer_num=BUFFER_NUM,
+        max_slots=max((len(v.slots) for v in views), default=0),
+    )
+    return {
+        f"op_kernel/{op}.cpp": render("op/op_kernel/kernel.cpp.j2", f"op_kernel/{op}.cpp", spec_name, **context),
+        f"op_kernel/{op}_tiling_data.h": render(
+            "op/op_kernel/tiling_data.h.j2", f"op_kernel/{op}_tiling_data.h", spec_name, **context
+        ),
+    }

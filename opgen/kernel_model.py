@@ -1,0 +1,129 @@
+"""Bit-exact numpy model of a kernel's precision path: runs a lowered vector program on host arrays.
+
+Each instruction rounds like the CPU twin (and, for add/sub/mul/div and casts, like the hardware): values
+live in the compute dtype, every operation is done in float and rounded to nearest-even into it, scalars
+are float32 from the tiling data converted once to the compute type, transcendental functions are
+computed in float64 and rounded once. Comparisons with NaN are false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import ml_dtypes
+import numpy as np
+
+from opgen import formula as F
+from opgen.dtypes import DType
+from opgen.lowering import Buffer, Instr, Scalar, VectorProgram
+
+
+def _np(dtype: DType) -> np.dtype:
+    return np.dtype(ml_dtypes.bfloat16) if dtype is DType.BFLOAT16 else dtype.numpy
+
+
+def _round(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """Round (float32/float64) values once to `dtype`, nearest-even."""
+    return np.asarray(values, dtype=np.float64 if dtype is DType.DOUBLE else np.float32).astype(_np(dtype))
+
+
+def _slot_value(expr: F.Expr, scalars: Mapping[str, float]) -> np.float32:
+    """A host-uniform expression as the kernel's scalar unit computes it: float32 step by step."""
+    f32 = np.float32
+    if isinstance(expr, F.Const):
+        return f32(expr.value)
+    if isinstance(expr, F.Name):
+        return f32(scalars[expr.name])
+    if isinstance(expr, F.Unary):
+        return -_slot_value(expr.x, scalars)
+    assert isinstance(expr, F.Binary)
+    a, b = _slot_value(expr.a, scalars), _slot_value(expr.b, scalars)
+    with np.errstate(all="ignore"):
+        return {
+            "add": lambda: f32(a + b),
+            "sub": lambda: f32(a - b),
+            "mul": lambda: f32(a * b),
+            "div": lambda: f32(a / b),
+            "min": lambda: a if a < b else b,
+            "max": lambda: a if a > b else b,
+        }[expr.op]()
+
+
+def _arith(dtype: DType, fn, *operands: np.ndarray) -> np.ndarray:
+    """One vector operation: computed in float32 (float64 for double) and rounded into `dtype`."""
+    wide = np.float64 if dtype is DType.DOUBLE else np.float32
+    with np.errstate(all="ignore"):
+        return _round(fn(*(np.asarray(o).astype(wide) for o in operands)), dtype)
+
+
+def _transcendental(dtype: DType, fn, operand: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return _round(fn(np.asarray(operand).astype(np.float64)), dtype)
+
+
+_COMPARE = {
+    "LT": np.less,
+    "GT": np.greater,
+    "LE": np.less_equal,
+    "GE": np.greater_equal,
+    "EQ": np.equal,
+    "NE": np.not_equal,
+}
+
+
+def run_program(program: VectorProgram, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, float]) -> np.ndarray:
+    """The kernel's output for flattened inputs (storage dtype); elementwise, so tiling does not matter."""
+    compute = program.compute
+    values: dict[Buffer, np.ndarray] = {b: np.asarray(inputs[b.name]).astype(_np(b.dtype)) for b in program.inputs}
+    slots = {slot.name: _round(_slot_value(slot.expr, scalars), compute) for slot in program.slots}
+
+    def scalar(s: Scalar) -> np.ndarray:
+        if s.slot is not None:
+            return slots[s.slot]
+        return _round(np.float32(s.constant), compute)
+
+    for instr in program.instrs:
+        values[instr.dst] = _execute(instr, values, scalar, compute)
+    return values[program.output]
+
+
+def _execute(instr: Instr, values, scalar, compute: DType) -> np.ndarray:
+    api = instr.api
+    src = [values[s] for s in instr.srcs]
+    dtype = instr.dst.dtype
+    if api == "Cast":
+        return _round(src[0].astype(np.float32), dtype)
+    if api in ("Compare", "Compares"):
+        other = src[1] if api == "Compare" else scalar(instr.scalar)
+        with np.errstate(invalid="ignore"):
+            return _COMPARE[instr.mode](src[0], other)
+    if api == "Select":
+        other = src[2] if len(src) == 3 else scalar(instr.scalar)
+        return np.where(src[0], src[1], other).astype(_np(dtype))
+    if api == "Duplicate":
+        reference = next(iter(values.values()))
+        return np.full(reference.shape, scalar(instr.scalar), dtype=_np(dtype))
+    if api == "LeakyRelu":
+        s = scalar(instr.scalar)
+        return np.where(np.signbit(src[0]), _arith(dtype, np.multiply, src[0], s), src[0]).astype(_np(dtype))
+    binary = {
+        "Add": np.add,
+        "Sub": np.subtract,
+        "Mul": np.multiply,
+        "Div": np.divide,
+        "Max": np.maximum,
+        "Min": np.minimum,
+    }
+    if api in binary:
+        return _arith(dtype, binary[api], src[0], src[1])
+    with_scalar = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.maximum, "Mins": np.minimum}
+    if api in with_scalar:
+        return _arith(dtype, with_scalar[api], src[0], scalar(instr.scalar))
+    unary = {"Exp": np.exp, "Ln": np.log, "Sqrt": np.sqrt}
+    if api in unary:
+        return _transcendental(dtype, unary[api], src[0])
+    if api == "Abs":
+        return np.abs(src[0])
+    if api == "Reciprocal":
+        return _arith(dtype, lambda a: np.float32(1.0) / a, src[0])
+    raise NotImplementedError(f"no numpy model for {api}")

@@ -1,0 +1,100 @@
+"""What the AI Core kernel of an operator consists of: one lowered vector program per (dtype, mode).
+
+A "mode" is one combination of the formula's flags (e.g. isResult); dtype x mode picks the tiling key.
+The plan is SoC-independent: a dtype is computed in float when the spec asks for it or when any supported
+SoC lacks vector arithmetic for it (bf16 on A2/A3), so one kernel source serves every supported SoC.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from opgen import formula as F
+from opgen.dtypes import DType
+from opgen.formula_binding import kernel_formula
+from opgen.lowering import VectorProgram, lower
+from opgen.model import OpSpec, ParamKind
+from opgen.socs import get_soc
+
+BUFFER_NUM = 2  # double-buffered queues
+_DTYPE_CODE = {DType.FLOAT: 1, DType.FLOAT16: 2, DType.BFLOAT16: 3}
+
+
+@dataclass(frozen=True)
+class KernelVariant:
+    key: int
+    storage: DType
+    mode: tuple[tuple[str, bool], ...]  # flag values
+    mode_index: int
+    program: VectorProgram
+
+    @property
+    def compute(self) -> DType:
+        return self.program.compute
+
+    @property
+    def align_elements(self) -> int:
+        """Tile lengths are whole 256-byte repeats of the compute type and whole 32-byte blocks of storage."""
+        return max(256 // self.compute.itemsize, 32 // self.storage.itemsize)
+
+    @property
+    def bits_per_element(self) -> int:
+        return int(self.program.ub_bytes_per_element(BUFFER_NUM) * 8)
+
+    @property
+    def name(self) -> str:
+        flags = "_".join(f"{k}{int(v)}" for k, v in self.mode)
+        return f"{self.storage.value.lower()}{'_' + flags if flags else ''}"
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    flags: tuple[str, ...]
+    scalars: tuple[str, ...]  # scalar parameters carried in the tiling data (float)
+    inputs: tuple[str, ...]  # tensor input parameter names, kernel argument order
+    variants: tuple[KernelVariant, ...]
+
+    def variant(self, storage: DType, mode: dict[str, bool]) -> KernelVariant:
+        wanted = tuple(sorted(mode.items()))
+        return next(v for v in self.variants if v.storage is storage and v.mode == wanted)
+
+
+def aicore_dtypes(spec: OpSpec) -> list[DType]:
+    first = spec.tensor_inputs[0]
+    return [d for d in first.dtypes if d not in spec.routing.aicpu and d in _DTYPE_CODE]
+
+
+def compute_dtype(spec: OpSpec, storage: DType) -> DType:
+    if storage in spec.kernel.compute_in_float:
+        return DType.FLOAT
+    if storage is DType.BFLOAT16 and not all(get_soc(s.soc).bf16_vector_arith for s in spec.supported_socs):
+        return DType.FLOAT
+    return storage
+
+
+def mode_index(flags: tuple[str, ...], mode: dict[str, bool]) -> int:
+    return sum(1 << i for i, flag in enumerate(flags) if mode[flag])
+
+
+def tiling_key(storage: DType, index: int) -> int:
+    return _DTYPE_CODE[storage] * 10 + index
+
+
+def kernel_plan(spec: OpSpec) -> KernelPlan:
+    expr = kernel_formula(spec)
+    flags = tuple(sorted(F.flags_used(expr)))
+    inputs = tuple(p.name for p in spec.tensor_inputs)
+    scalars = tuple(p.name for p in spec.params if p.kind is ParamKind.SCALAR)
+    variants = []
+    for storage in aicore_dtypes(spec):
+        for values in itertools.product((False, True), repeat=len(flags)):
+            mode = dict(zip(flags, values))
+            program = lower(
+                F.specialize(expr, mode), inputs=list(inputs), storage=storage, compute=compute_dtype(spec, storage)
+            )
+            index = mode_index(flags, mode)
+            variants.append(
+                KernelVariant(tiling_key(storage, index), storage, tuple(sorted(mode.items())), index, program)
+            )
+    return KernelPlan(flags, scalars, inputs, tuple(variants))

@@ -1,0 +1,354 @@
+"""Lowering a mode-specialised formula to an Ascend C vector program.
+
+The program is a straight-line list of vector instructions over UB buffers (input/output queue tensors,
+VECCALC temporaries, compare masks) plus host-uniform scalars. It is the single model behind the kernel's
+`Compute` (opgen.emit_kernel), the UB budget of the tiling (how many tile-sized buffers are live), and the
+bit-exact numpy model of the kernel's precision path (opgen.kernel_model).
+
+Rules (SoC-independent; the SoC decides `compute`):
+- tensors whose storage dtype is not the compute dtype are Cast to it once (CAST_NONE, exact), and the
+  result is Cast back with CAST_RINT;
+- an operand known on the host (scalar parameter, constant, or arithmetic of those) uses the scalar form
+  of an API (Adds, Muls, Maxs, Mins, Compares, tensor-scalar Select) or is Duplicated once;
+- `where(x > 0, x, x * s)` becomes one LeakyRelu (seed 004's API);
+- temporaries are reused as soon as their value is dead (linear scan), so the number of live tile-sized
+  buffers is what the formula needs, no more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from opgen import formula as F
+from opgen.dtypes import DType
+
+
+class LoweringError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A tile-sized UB region. `kind`: input/output (queue tensors), temp (VECCALC), mask (compare bits)."""
+
+    kind: str
+    index: int
+    dtype: DType
+    name: str = ""  # the parameter, for input/output
+
+    @property
+    def cpp(self) -> str:
+        if self.kind == "input":
+            return f"{self.name}Local"
+        if self.kind == "output":
+            return "outLocal"
+        if self.kind == "mask":
+            return f"mask{self.index}"
+        return f"tmp{self.index}"
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A host-uniform operand: a constant or a named float computed once per kernel launch."""
+
+    expr: F.Expr  # uniform IR: constants and scalar parameters only
+    slot: str | None = None  # C++ variable holding it (None for a literal constant)
+
+    @property
+    def constant(self) -> float | None:
+        return self.expr.value if isinstance(self.expr, F.Const) else None
+
+
+@dataclass(frozen=True)
+class Instr:
+    api: str  # AscendC function name
+    dst: Buffer
+    srcs: tuple[Buffer, ...] = ()
+    scalar: Scalar | None = None
+    mode: str | None = None  # CMPMODE / SELMODE / RoundMode enumerator
+    padded_count: bool = False  # count rounded up to whole 256-byte repeats (Compare)
+
+
+@dataclass(frozen=True)
+class ScalarSlot:
+    name: str
+    expr: F.Expr
+
+
+@dataclass
+class VectorProgram:
+    storage: DType
+    compute: DType
+    inputs: list[Buffer]
+    output: Buffer
+    temps: list[Buffer]
+    masks: list[Buffer]
+    slots: list[ScalarSlot]
+    instrs: list[Instr]
+    apis: list[str] = field(default_factory=list)
+
+    def ub_bytes_per_element(self, buffer_num: int) -> float:
+        """UB bytes one element of a tile costs: double-buffered queues + temporaries + mask bits."""
+        queues = (len(self.inputs) + 1) * buffer_num * self.storage.itemsize
+        return queues + len(self.temps) * self.compute.itemsize + len(self.masks) / 8
+
+    def live_buffers(self, buffer_num: int) -> int:
+        return (len(self.inputs) + 1) * buffer_num + len(self.temps) + len(self.masks)
+
+
+_CMP_MODE = {"lt": "LT", "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE"}
+_SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+_UNARY_API = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "reciprocal": "Reciprocal"}
+
+
+def is_uniform(expr: F.Expr) -> bool:
+    return not F.free_names(expr, F.SymbolKind.TENSOR)
+
+
+class _Lowerer:
+    def __init__(self, storage: DType, compute: DType, inputs: list[str]):
+        self.storage, self.compute = storage, compute
+        self.inputs = {name: Buffer("input", i, storage, name) for i, name in enumerate(inputs)}
+        self.output = Buffer("output", 0, storage, "out")
+        self.instrs: list[Instr] = []
+        self.slots: dict[F.Expr, ScalarSlot] = {}
+        self.values: dict[F.Expr, Buffer | Scalar] = {}
+        self.virtual = 0
+
+    # ---- helpers
+
+    def temp(self, dtype: DType | None = None) -> Buffer:
+        self.virtual += 1
+        return Buffer("temp", self.virtual, dtype or self.compute)
+
+    def mask(self) -> Buffer:
+        self.virtual += 1
+        return Buffer("mask", self.virtual, DType.UINT8)
+
+    def emit(
+        self,
+        api: str,
+        dst: Buffer,
+        *srcs: Buffer,
+        scalar: Scalar | None = None,
+        mode: str | None = None,
+        padded: bool = False,
+    ) -> Buffer:
+        self.instrs.append(Instr(api, dst, tuple(srcs), scalar, mode, padded))
+        return dst
+
+    def scalar(self, expr: F.Expr) -> Scalar:
+        expr = F.fold_constants(expr)
+        if isinstance(expr, F.Const):
+            return Scalar(expr)
+        if expr not in self.slots:
+            self.slots[expr] = ScalarSlot(f"s{len(self.slots)}", expr)
+        return Scalar(expr, self.slots[expr].name)
+
+    def as_buffer(self, value: Buffer | Scalar) -> Buffer:
+        if isinstance(value, Buffer):
+            return value
+        return self.emit("Duplicate", self.temp(), scalar=value)
+
+    # ---- lowering
+
+    def value(self, node: F.Expr) -> Buffer | Scalar:
+        if node in self.values:
+            return self.values[node]
+        result = self.lower(node)
+        self.values[node] = result
+        return result
+
+    def lower(self, node: F.Expr) -> Buffer | Scalar:
+        if is_uniform(node):
+            if F.flags_used(node):
+                raise LoweringError("mode flags must be specialised away before lowering")
+            return self.scalar(node)
+        if isinstance(node, F.Name):
+            buffer = self.inputs[node.name]
+            if self.compute is not self.storage:
+                return self.emit("Cast", self.temp(), buffer, mode="CAST_NONE")
+            return buffer
+        leaky = self.leaky_relu(node)
+        if leaky is not None:
+            return leaky
+        if isinstance(node, F.Unary):  # neg
+            return self.emit("Muls", self.temp(), self.as_buffer(self.value(node.x)), scalar=Scalar(F.Const(-1.0)))
+        if isinstance(node, F.Binary):
+            return self.binary(node)
+        if isinstance(node, F.Call):
+            return self.call(node)
+        if isinstance(node, F.Compare):
+            return self.compare(node)
+        if isinstance(node, F.Select):
+            return self.select(node)
+        raise LoweringError(f"cannot lower {F.to_text(node)} to vector instructions yet")
+
+    def leaky_relu(self, node: F.Expr) -> Buffer | None:
+        """where(x > 0, x, x * s) (or s * x, or >=) -> LeakyRelu(dst, x, s)."""
+        if not (isinstance(node, F.Select) and isinstance(node.cond, F.Compare)):
+            return None
+        cond, x = node.cond, node.a
+        if cond.op not in ("gt", "ge") or cond.a != x or cond.b != F.Const(0.0) or is_uniform(x):
+            return None
+        other = node.b
+        if not (isinstance(other, F.Binary) and other.op == "mul"):
+            return None
+        slope = other.b if other.a == x else other.a if other.b == x else None
+        if slope is None or not is_uniform(slope):
+            return None
+        return self.emit("LeakyRelu", self.temp(), self.as_buffer(self.value(x)), scalar=self.scalar(slope))
+
+    def binary(self, node: F.Binary) -> Buffer:
+        a, b = self.value(node.a), self.value(node.b)
+        op = node.op
+        if op == "pow":
+            return self.power(node, a)
+        if isinstance(a, Buffer) and isinstance(b, Buffer):
+            api = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "min": "Min", "max": "Max"}[op]
+            return self.emit(api, self.temp(), a, b)
+        tensor, scalar = (a, b) if isinstance(a, Buffer) else (b, a)
+        tensor_first = isinstance(a, Buffer)
+        assert isinstance(scalar, Scalar) and isinstance(tensor, Buffer)
+        if op in ("add", "mul", "min", "max"):
+            api = {"add": "Adds", "mul": "Muls", "min": "Mins", "max": "Maxs"}[op]
+            return self.emit(api, self.temp(), tensor, scalar=scalar)
+        if op == "sub" and tensor_first:
+            return self.emit("Adds", self.temp(), tensor, scalar=self.scalar(F.Unary("neg", scalar.expr)))
+        if op == "sub":
+            negated = self.emit("Muls", self.temp(), tensor, scalar=Scalar(F.Const(-1.0)))
+            return self.emit("Adds", self.temp(), negated, scalar=scalar)
+        # division keeps its rounding: the scalar is Duplicated rather than turned into a reciprocal
+        spread = self.as_buffer(scalar)
+        return self.emit("Div", self.temp(), *((tensor, spread) if tensor_first else (spread, tensor)))
+
+    def power(self, node: F.Binary, base: Buffer | Scalar) -> Buffer:
+        exponent = F.fold_constants(node.b)
+        base = self.as_buffer(base)
+        if not isinstance(exponent, F.Const):
+            raise LoweringError("the exponent of ** must be a constant to lower it")
+        if exponent.value == 2.0:
+            return self.emit("Mul", self.temp(), base, base)
+        if exponent.value == 3.0:
+            square = self.emit("Mul", self.temp(), base, base)
+            return self.emit("Mul", self.temp(), square, base)
+        if exponent.value == 0.5:
+            return self.emit("Sqrt", self.temp(), base)
+        if exponent.value == -1.0:
+            return self.emit("Reciprocal", self.temp(), base)
+        raise LoweringError(f"cannot lower x ** {exponent.value:g} yet")
+
+    def call(self, node: F.Call) -> Buffer:
+        x = self.as_buffer(self.value(node.args[0]))
+        func = node.func
+        if func in _UNARY_API:
+            return self.emit(_UNARY_API[func], self.temp(), x)
+        if func == "rsqrt":
+            return self.emit("Reciprocal", self.temp(), self.emit("Sqrt", self.temp(), x))
+        if func == "expm1":
+            return self.emit("Adds", self.temp(), self.emit("Exp", self.temp(), x), scalar=Scalar(F.Const(-1.0)))
+        if func == "log1p":
+            return self.emit("Ln", self.temp(), self.emit("Adds", self.temp(), x, scalar=Scalar(F.Const(1.0))))
+        if func in ("sigmoid", "tanh"):
+            # sigmoid(v) = 1 / (1 + exp(-v)); tanh(x) = 2 * sigmoid(2x) - 1
+            v = self.emit("Muls", self.temp(), x, scalar=Scalar(F.Const(-2.0 if func == "tanh" else -1.0)))
+            e = self.emit("Exp", self.temp(), v)
+            s = self.emit("Reciprocal", self.temp(), self.emit("Adds", self.temp(), e, scalar=Scalar(F.Const(1.0))))
+            if func == "sigmoid":
+                return s
+            return self.emit(
+                "Adds",
+                self.temp(),
+                self.emit("Muls", self.temp(), s, scalar=Scalar(F.Const(2.0))),
+                scalar=Scalar(F.Const(-1.0)),
+            )
+        raise LoweringError(f"cannot lower {func}() to vector instructions yet")
+
+    def compare(self, node: F.Compare) -> Buffer:
+        a, b = self.value(node.a), self.value(node.b)
+        if isinstance(a, Buffer) and isinstance(b, Buffer):
+            return self.emit("Compare", self.mask(), a, b, mode=_CMP_MODE[node.op], padded=True)
+        if isinstance(a, Buffer):
+            return self.emit("Compares", self.mask(), a, scalar=b, mode=_CMP_MODE[node.op], padded=True)
+        assert isinstance(b, Buffer)
+        return self.emit("Compares", self.mask(), b, scalar=a, mode=_CMP_MODE[_SWAPPED[node.op]], padded=True)
+
+    def select(self, node: F.Select) -> Buffer:
+        if is_uniform(node.cond):
+            raise LoweringError("a where() whose condition is known on the host cannot be lowered yet")
+        mask = self.value(node.cond)
+        if not (isinstance(mask, Buffer) and mask.kind == "mask"):
+            raise LoweringError("where() conditions must be comparisons of tensors")
+        a, b = self.value(node.a), self.value(node.b)
+        a = self.as_buffer(a)  # a scalar true-branch is Duplicated: inverting the mask would change NaN handling
+        if isinstance(b, Scalar):
+            return self.emit("Select", self.temp(), mask, a, scalar=b, mode="VSEL_TENSOR_SCALAR_MODE")
+        return self.emit("Select", self.temp(), mask, a, b, mode="VSEL_TENSOR_TENSOR_MODE")
+
+    # ---- finishing: output, register allocation
+
+    def finish(self, root: F.Expr) -> VectorProgram:
+        result = self.value(root)
+        if isinstance(result, Scalar):
+            result = self.emit("Duplicate", self.temp(), scalar=result)
+        elif result.kind == "input":
+            result = self.emit("Muls", self.temp(), result, scalar=Scalar(F.Const(1.0)))
+        if self.compute is self.storage:
+            last = self.instrs[-1]
+            assert last.dst == result
+            self.instrs[-1] = Instr(last.api, self.output, last.srcs, last.scalar, last.mode, last.padded_count)
+        else:
+            self.emit("Cast", self.output, result, mode="CAST_RINT")
+        instrs, temps, masks = _allocate(self.instrs)
+        apis = sorted({i.api for i in instrs})
+        return VectorProgram(
+            self.storage,
+            self.compute,
+            list(self.inputs.values()),
+            self.output,
+            temps,
+            masks,
+            list(self.slots.values()),
+            instrs,
+            apis,
+        )
+
+
+def _allocate(instrs: list[Instr]) -> tuple[list[Instr], list[Buffer], list[Buffer]]:
+    """Map virtual temporaries/masks to as few physical buffers as possible (linear scan, in-place allowed)."""
+    last_use: dict[Buffer, int] = {}
+    for i, instr in enumerate(instrs):
+        for src in instr.srcs:
+            last_use[src] = i
+    free: dict[str, list[Buffer]] = {"temp": [], "mask": []}
+    physical: dict[str, list[Buffer]] = {"temp": [], "mask": []}
+    mapping: dict[Buffer, Buffer] = {}
+    result: list[Instr] = []
+    for i, instr in enumerate(instrs):
+        srcs = tuple(mapping.get(s, s) for s in instr.srcs)
+        # sources dying here free their buffers first, so the destination may reuse one (in place)
+        for virtual in instr.srcs:
+            if virtual.kind in free and last_use.get(virtual) == i and virtual in mapping:
+                phys = mapping[virtual]
+                if phys not in free[virtual.kind]:
+                    free[virtual.kind].append(phys)
+        dst = instr.dst
+        if dst.kind in free:
+            pool = free[dst.kind]
+            if pool:
+                phys = pool.pop(0)
+            else:
+                phys = Buffer(dst.kind, len(physical[dst.kind]), dst.dtype)
+                physical[dst.kind].append(phys)
+            mapping[dst] = phys
+            dst = phys
+            if last_use.get(instr.dst) is None:  # never read: free again immediately
+                pool.append(phys)
+        result.append(Instr(instr.api, dst, srcs, instr.scalar, instr.mode, instr.padded_count))
+    return result, physical["temp"], physical["mask"]
+
+
+def lower(expr: F.Expr, *, inputs: list[str], storage: DType, compute: DType) -> VectorProgram:
+    """`expr` must be specialised (no mode flags); `inputs` lists the tensor names in kernel order."""
+    lowerer = _Lowerer(storage, compute, inputs)
+    return lowerer.finish(F.fold_constants(expr))
