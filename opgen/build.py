@@ -12,7 +12,10 @@ from pathlib import Path
 
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.emit_docs import render_docs
+from opgen.emit_aicpu import render_aicpu
 from opgen.emit_example import example_path, render_example
+from opgen.emit_host import render_host
+from opgen.emit_kernel import render_kernel
 from opgen.output_tree import safe_relative
 from opgen.spec_loader import LoadedSpec, load_spec
 
@@ -75,7 +78,15 @@ def emit_docs_and_example(item: LoadedSpec) -> dict[str, str]:
     return files
 
 
-EMITTERS: list[Emitter] = [emit_docs_and_example]
+def emit_op_host(item: LoadedSpec) -> dict[str, str]:
+    return render_host(item.spec, item.source.file)
+
+
+def emit_op_kernel(item: LoadedSpec) -> dict[str, str]:
+    return {**render_kernel(item.spec, item.source.file), **render_aicpu(item.spec, item.source.file)}
+
+
+EMITTERS: list[Emitter] = [emit_docs_and_example, emit_op_host, emit_op_kernel]
 
 
 @dataclass(frozen=True)

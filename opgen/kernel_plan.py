@@ -85,7 +85,8 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     expr = kernel_formula(spec)
     flags = tuple(sorted(F.flags_used(expr)))
     inputs = tuple(p.name for p in spec.tensor_inputs)
-    scalars = tuple(p.name for p in spec.params if p.kind is ParamKind.SCALAR)
+    used = set(F.free_names(expr))
+    scalars = tuple(p.name for p in spec.params if p.kind is ParamKind.SCALAR and p.name in used)
     variants = []
     for storage in aicore_dtypes(spec):
         for values in itertools.product((False, True), repeat=len(flags)):

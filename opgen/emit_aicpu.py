@@ -1,0 +1,34 @@
+"""The AICPU kernel (op_kernel/aicpu/<op>_aicpu.cpp): the formula as plain C++ over double, for the
+dtypes the spec routes away from AI Core (DOUBLE)."""
+
+from __future__ import annotations
+
+from opgen import formula as F
+from opgen.emit_host import opdef_attrs
+from opgen.formula_binding import kernel_formula
+from opgen.model import OpSpec
+from opgen.templating import render
+
+
+def render_aicpu(spec: OpSpec, spec_name: str) -> dict[str, str]:
+    if not spec.routing.aicpu:
+        return {}
+    op = spec.operator.dir
+    inputs = spec.tensor_inputs
+    attrs = opdef_attrs(spec)
+    expr = kernel_formula(spec)
+    names = {p.name: f"{p.name}Data[i]" for p in inputs}
+    path = f"op_kernel/aicpu/{op}_aicpu.cpp"
+    return {
+        path: render(
+            "op/op_kernel/aicpu/aicpu.cpp.j2",
+            path,
+            spec_name,
+            op_type=spec.operator.type,
+            inputs=[{"name": p.name, "index": i} for i, p in enumerate(inputs)],
+            attrs=attrs,
+            element_expr=F.to_cpp(expr, names),
+            helpers=F.CPP_HELPERS,
+            dtypes=[d.ge_enum.replace("ge::", "") for d in spec.routing.aicpu],
+        )
+    }
