@@ -13,6 +13,7 @@ from pathlib import Path
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.emit_docs import render_docs
 from opgen.emit_aicpu import render_aicpu
+from opgen.emit_cmake import render_cmake
 from opgen.emit_example import example_path, render_example
 from opgen.emit_host import render_host
 from opgen.emit_kernel import render_kernel
@@ -86,7 +87,11 @@ def emit_op_kernel(item: LoadedSpec) -> dict[str, str]:
     return {**render_kernel(item.spec, item.source.file), **render_aicpu(item.spec, item.source.file)}
 
 
-EMITTERS: list[Emitter] = [emit_docs_and_example, emit_op_host, emit_op_kernel]
+def emit_cmake(item: LoadedSpec) -> dict[str, str]:
+    return render_cmake(item.spec, item.source.file)
+
+
+EMITTERS: list[Emitter] = [emit_docs_and_example, emit_op_host, emit_op_kernel, emit_cmake]
 
 
 @dataclass(frozen=True)

@@ -274,6 +274,15 @@ class _Lowerer:
         return self.emit("Compares", self.mask(), b, scalar=a, mode=_CMP_MODE[_SWAPPED[node.op]], padded=True)
 
     def select(self, node: F.Select) -> Buffer:
+        cond = node.cond
+        if isinstance(cond, F.Logical) and not is_uniform(cond):
+            # masks are not combined bitwise; the selection is nested instead (exact for NaN too)
+            if cond.op == "not":
+                return self.value(F.Select(cond.args[0], node.b, node.a))
+            first, second = cond.args
+            if cond.op == "and":
+                return self.value(F.Select(first, F.Select(second, node.a, node.b), node.b))
+            return self.value(F.Select(first, node.a, F.Select(second, node.a, node.b)))
         if is_uniform(node.cond):
             raise LoweringError("a where() whose condition is known on the host cannot be lowered yet")
         mask = self.value(node.cond)
