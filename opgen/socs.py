@@ -21,6 +21,7 @@ class Soc:
     ub_usable_bytes: int
     bf16_vector_arith: bool  # whether vector arithmetic APIs accept bfloat16 directly
     bf16_supported: bool  # whether the chip handles bfloat16 tensors at all (Cast to/from float)
+    soc_version: str = ""  # op::SocVersion enumerator the aclnn layer sees
     figures_certain: bool = True
 
 
@@ -29,6 +30,7 @@ _KB = 1024
 SOCS: tuple[Soc, ...] = (
     Soc(
         name="ascend950",
+        soc_version="ASCEND950",
         arch="arch35",
         readme_label="Ascend 950PR/Ascend 950DT",
         api_doc_label="Ascend 950PR/Ascend 950DT",
@@ -40,6 +42,7 @@ SOCS: tuple[Soc, ...] = (
     ),
     Soc(
         name="ascend910_93",
+        soc_version="ASCEND910_93",
         arch="arch22",
         readme_label="Atlas A3 训练系列产品/Atlas A3 推理系列产品",
         api_doc_label="Atlas A3 训练系列产品/Atlas A3 推理系列产品",
@@ -51,6 +54,7 @@ SOCS: tuple[Soc, ...] = (
     ),
     Soc(
         name="ascend910b",
+        soc_version="ASCEND910B",
         arch="arch22",
         readme_label="Atlas A2 训练系列产品/Atlas A2 推理系列产品",
         api_doc_label="Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件",
@@ -62,6 +66,7 @@ SOCS: tuple[Soc, ...] = (
     ),
     Soc(
         name="ascend910",
+        soc_version="ASCEND910",
         arch="arch12",
         readme_label="Atlas 训练系列产品",
         api_doc_label="Atlas 训练系列产品",
@@ -74,6 +79,7 @@ SOCS: tuple[Soc, ...] = (
     ),
     Soc(
         name="ascend310p",
+        soc_version="ASCEND310P",
         arch="arch20",
         readme_label="Atlas 推理系列产品",
         api_doc_label="Atlas 推理系列产品",
@@ -86,6 +92,7 @@ SOCS: tuple[Soc, ...] = (
     ),
     Soc(
         name="kirin9020",
+        soc_version="KIRIN9020",
         arch="kirin",
         readme_label="Kirin9020系列处理器",
         api_doc_label="Kirin9020系列处理器",
@@ -98,6 +105,7 @@ SOCS: tuple[Soc, ...] = (
     ),
     Soc(
         name="kirinx90",
+        soc_version="KIRINX90",
         arch="kirin",
         readme_label="KirinX90系列处理器",
         api_doc_label="KirinX90系列处理器",

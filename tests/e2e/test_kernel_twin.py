@@ -1,0 +1,81 @@
+"""Generated AI Core kernels on the CPU twin, bit-exact against the numpy model of their precision path.
+
+For each op x AI Core dtype x mode on ascend910b, ascend910_93 and ascend950, over sizes that exercise a
+single element, partial blocks, tails and multi-core splits; the twin's checks (UB budget, alignment,
+GM bounds, multi-core overlap, queue discipline, dtype legality per SoC) stay on.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from opgen.dtypes import DType
+from opgen.kernel_model import run_program
+from opgen.kernel_plan import kernel_plan
+from opgen.spec_loader import load_spec
+from opgen.socs import get_soc
+
+from kernel_harness import ROOT, KernelHarness
+
+OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
+SOCS = ["ascend910b", "ascend910_93", "ascend950"]
+SIZES = [1, 31, 32, 33, 4096 + 3, 1_000_003]
+
+
+def spec_of(op):
+    return load_spec(ROOT / "specs" / f"{op}.yaml").spec
+
+
+@pytest.fixture(scope="module", params=[(op, soc) for op in OPS for soc in SOCS], ids=lambda p: f"{p[0]}-{p[1]}")
+def harness(request, tmp_path_factory):
+    op, soc = request.param
+    workdir = tmp_path_factory.mktemp(f"{op}_{soc}")
+    return KernelHarness(spec_of(op), soc, workdir)
+
+
+def _inputs(spec, dtype, size, rng):
+    lo, hi = spec.golden.value_range
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30], dtype=np.float64)
+    values = {}
+    for i, param in enumerate(spec.tensor_inputs):
+        data = rng.uniform(lo, hi, size)
+        data[: min(size, len(special))] = np.roll(special, i)[: min(size, len(special))]
+        values[param.name] = data.astype(dtype.numpy)
+    return values
+
+
+def test_kernels_are_bit_exact_with_the_model(harness):
+    spec = harness.spec
+    plan = kernel_plan(spec)
+    rng = np.random.default_rng(11)
+    soc = get_soc(harness.soc)
+    scalars = {
+        name: float(spec.golden.scalar_values.get(name, [spec.example.scalars.get(name, 1.0)])[-1])
+        for name in plan.scalars
+    }
+    cases = 0
+    for variant in plan.variants:
+        sizes = SIZES if variant.storage is DType.FLOAT and variant.mode_index == 0 else SIZES[:-1]
+        for size in sizes:
+            inputs = _inputs(spec, variant.storage, size, rng)
+            run = harness.run(variant.storage, variant.mode_index, inputs, scalars)
+            expected = run_program(variant.program, inputs, scalars)
+            # bit-exact except NaN payloads (NaN positions must match)
+            want = np.asarray(expected).astype(variant.storage.numpy)
+            got_nan, want_nan = np.isnan(run.output.astype(np.float64)), np.isnan(want.astype(np.float64))
+            uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[variant.storage.itemsize]
+            same = (run.output.view(uint) == want.view(uint)) | (got_nan & want_nan)
+            if not (same.all() and np.array_equal(got_nan, want_nan)):
+                diff = np.nonzero(~same)[0]
+                pytest.fail(
+                    f"{variant.name} n={size}: {len(diff)} mismatches, first at {diff[:5]}: "
+                    f"got {run.output[diff[:5]]} want {expected[diff[:5]]}"
+                )
+            assert run.plan["tilingKey"] == variant.key
+            if size >= 1_000_000:
+                assert run.plan["blockDim"] == soc.vector_cores, "large inputs use every vector core"
+            cases += 1
+    assert cases >= len(plan.variants) * (len(SIZES) - 1)
