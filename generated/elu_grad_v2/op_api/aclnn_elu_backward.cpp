@@ -22,11 +22,10 @@ using namespace op;
 extern "C" {
 #endif
 
-namespace {
-const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
 // gradOutput: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& GradOutputDtypes() {
+static const std::initializer_list<op::DataType>& GradOutputDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -37,10 +36,10 @@ const std::initializer_list<op::DataType>& GradOutputDtypes() {
   }
 }
 
-const std::initializer_list<op::DataType> kSelfOrResultDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kSelfOrResultDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
 // selfOrResult: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& SelfOrResultDtypes() {
+static const std::initializer_list<op::DataType>& SelfOrResultDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -51,10 +50,10 @@ const std::initializer_list<op::DataType>& SelfOrResultDtypes() {
   }
 }
 
-const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
 // gradInput: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& GradInputDtypes() {
+static const std::initializer_list<op::DataType>& GradInputDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -66,7 +65,7 @@ const std::initializer_list<op::DataType>& GradInputDtypes() {
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-aclnnStatus CheckParams(const aclTensor *gradOutput,
+static aclnnStatus CheckParams(const aclTensor *gradOutput,
                         const aclScalar *alpha,
                         const aclScalar *scale,
                         const aclScalar *inputScale,
@@ -123,7 +122,6 @@ aclnnStatus CheckParams(const aclTensor *gradOutput,
   }
   return ACLNN_SUCCESS;
 }
-}  // namespace
 
 aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     const aclScalar *alpha,

@@ -3,6 +3,7 @@
 #define OP_API_INC_ACLNN_ELU_BACKWARD_H_
 
 #include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,12 +22,11 @@ using namespace op;
 extern "C" {
 #endif
 
-namespace {
-const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // self: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& SelfDtypes() {
+static const std::initializer_list<op::DataType>& SelfDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -41,11 +40,11 @@ const std::initializer_list<op::DataType>& SelfDtypes() {
   }
 }
 
-const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // out: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& OutDtypes() {
+static const std::initializer_list<op::DataType>& OutDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -60,7 +59,7 @@ const std::initializer_list<op::DataType>& OutDtypes() {
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-aclnnStatus CheckParams(const aclTensor *self,
+static aclnnStatus CheckParams(const aclTensor *self,
                         const aclScalar *negativeSlope,
                         aclTensor *out,
                         uint64_t *workspaceSize,
@@ -93,7 +92,6 @@ aclnnStatus CheckParams(const aclTensor *self,
   }
   return ACLNN_SUCCESS;
 }
-}  // namespace
 
 aclnnStatus aclnnLeakyReluGetWorkspaceSize(const aclTensor *self,
     const aclScalar *negativeSlope,

@@ -23,12 +23,11 @@ using namespace op;
 extern "C" {
 #endif
 
-namespace {
-const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // gradOutput: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& GradOutputDtypes() {
+static const std::initializer_list<op::DataType>& GradOutputDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -42,11 +41,11 @@ const std::initializer_list<op::DataType>& GradOutputDtypes() {
   }
 }
 
-const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // self: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& SelfDtypes() {
+static const std::initializer_list<op::DataType>& SelfDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -60,11 +59,11 @@ const std::initializer_list<op::DataType>& SelfDtypes() {
   }
 }
 
-const std::initializer_list<op::DataType> kNegativeSlopeDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_INT8, op::DataType::DT_BOOL, op::DataType::DT_INT16, op::DataType::DT_UINT8, op::DataType::DT_BF16};
-const std::initializer_list<op::DataType> kNegativeSlopeDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_INT8, op::DataType::DT_BOOL, op::DataType::DT_INT16, op::DataType::DT_UINT8};
+static const std::initializer_list<op::DataType> kNegativeSlopeDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_INT8, op::DataType::DT_BOOL, op::DataType::DT_INT16, op::DataType::DT_UINT8, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kNegativeSlopeDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_INT8, op::DataType::DT_BOOL, op::DataType::DT_INT16, op::DataType::DT_UINT8};
 
 // negativeSlope: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& NegativeSlopeDtypes() {
+static const std::initializer_list<op::DataType>& NegativeSlopeDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -78,11 +77,11 @@ const std::initializer_list<op::DataType>& NegativeSlopeDtypes() {
   }
 }
 
-const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // out: dtypes accepted on the current SoC.
-const std::initializer_list<op::DataType>& OutDtypes() {
+static const std::initializer_list<op::DataType>& OutDtypes() {
   switch (GetCurrentPlatformInfo().GetSocVersion()) {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
@@ -97,7 +96,7 @@ const std::initializer_list<op::DataType>& OutDtypes() {
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-aclnnStatus CheckParams(const aclTensor *gradOutput,
+static aclnnStatus CheckParams(const aclTensor *gradOutput,
                         const aclTensor *self,
                         const aclScalar *negativeSlope,
                         bool selfIsResult,
@@ -145,7 +144,6 @@ aclnnStatus CheckParams(const aclTensor *gradOutput,
   }
   return ACLNN_SUCCESS;
 }
-}  // namespace
 
 aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     const aclTensor *self,
