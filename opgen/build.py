@@ -18,6 +18,7 @@ from opgen.emit_example import example_path, render_example
 from opgen.emit_host import render_host
 from opgen.emit_kernel import render_kernel
 from opgen.emit_op_api import render_op_api
+from opgen.emit_python import render_python
 from opgen.output_tree import safe_relative
 from opgen.spec_loader import LoadedSpec, load_spec
 
@@ -116,4 +117,6 @@ def build_tree(spec_dir: Path) -> BuildResult:
                 if path in files:
                     raise AssertionError(f"two emitters produce {path}")
                 files[path] = text.encode("utf-8")
+    for rel, text in render_python([(item.spec, item.source.file) for item in loaded]).items():
+        files[safe_relative(rel)] = text.encode("utf-8")
     return BuildResult(loaded, dict(sorted(files.items())))

@@ -100,7 +100,9 @@ def check_lines(row: ErrorRow, spec: OpSpec) -> tuple[str, list[str]]:
         to = _dtype(target) if isinstance(target, DType) else f"{target}->GetDataType()"
         return f"!CanCast({_promote(check.castable.source)}, {to})", []
     if isinstance(check, CheckScalarsCastable):
-        parts = [f"!CanCast({n}->GetDataType(), {_dtype(spec.param(n).dtype.castable_to)})" for n in check.scalars_castable]
+        parts = [
+            f"!CanCast({n}->GetDataType(), {_dtype(spec.param(n).dtype.castable_to)})" for n in check.scalars_castable
+        ]
         return " || ".join(parts), []
     if isinstance(check, CheckMaxRank):
         parts = []
@@ -203,7 +205,9 @@ def render_op_api(spec: OpSpec, spec_name: str) -> dict[str, str]:
         l0_args=l0_args,
         aicore_dtypes=", ".join(aicore),
         aicpu=bool(spec.routing.aicpu),
-        dfx_in=", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input"),
+        dfx_in=", ".join(
+            p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input"
+        ),
     )
     files = {}
     for template, name in (

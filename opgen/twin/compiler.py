@@ -1,0 +1,598 @@
+"""`opgen cc`: compile and link a C++ program against the CPU twin and generated operator packages.
+
+In the spirit of mpicc/nvcc: `opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR] [g++ flags]`
+compiles the user's sources, every .cpp of the twin runtime (`opgen/twin/src/**`), and for each operator
+package in the ops dirs its `op_api/*.cpp`, `op_host/**/*.cpp`, `op_kernel/*.cpp` and
+`op_kernel/aicpu/*.cpp`, plus a generated shim that registers every `extern "C" __global__ __aicore__`
+kernel with the twin's kernel registry; then links them.
+
+Objects are cached by content: the key hashes the preprocessed translation unit, the flags and the
+compiler's identity. A manifest of each unit's dependencies (mtime and size) lets an unchanged unit skip
+even the preprocessing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from opgen.socs import DEFAULT_SOC, SOC_BY_NAME
+from opgen.twin import INCLUDE_DIR, SOURCE_DIR
+
+CXX_SUFFIXES = {".cpp", ".cc", ".cxx", ".c++", ".C"}
+LINK_INPUT_SUFFIXES = {".o", ".a", ".so"}
+DEFAULT_JOBS = 2
+# Bumped when the way objects are built changes, so old cache entries are not reused.
+CACHE_FORMAT = "1"
+
+USAGE = """\
+usage: opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR|none]... [-j N] [-v] [g++ flags]
+       opgen cc --print-flags [--soc NAME] [--ops-dir DIR|none]...
+       opgen cc --print-sources [--ops-dir DIR|none]...
+Compiles and links a C++ program against the opgen CPU twin (Ascend C kernel API, ACL/aclnn runtime) and
+the operator packages in the ops dirs (default: ./generated if it exists).
+Flags -D -U -I -O -W -g -f -m pass to the compiler; -L -l -shared -Wl, pass to the linker.
+"""
+
+
+class CcError(Exception):
+    """A usage or build error, reported as one line."""
+
+
+@dataclass
+class Options:
+    sources: list[Path] = field(default_factory=list)
+    link_inputs: list[Path] = field(default_factory=list)
+    output: Path | None = None
+    soc: str = DEFAULT_SOC
+    ops_dirs: list[Path] | None = None  # None: the default (./generated if present)
+    compile_flags: list[str] = field(default_factory=list)
+    link_flags: list[str] = field(default_factory=list)
+    jobs: int = DEFAULT_JOBS
+    verbose: bool = False
+    print_flags: bool = False
+    print_sources: bool = False
+    cache_dir: Path | None = None
+
+
+@dataclass
+class OperatorPackage:
+    root: Path
+    sources: list[Path]
+    kernel_sources: list[Path]
+    aclnn_headers: list[Path]
+
+    def include_flags(self) -> list[str]:
+        flags = []
+        for sub in ("op_api", "op_host", "op_kernel"):
+            if (self.root / sub).is_dir():
+                flags += ["-I", str(self.root / sub)]
+        return flags
+
+
+@dataclass
+class Unit:
+    """One translation unit to compile."""
+
+    source: Path
+    flags: list[str]
+
+
+@dataclass
+class BuildResult:
+    output: Path | None
+    compiled: list[Path] = field(default_factory=list)  # units compiled this time
+    cached: list[Path] = field(default_factory=list)  # units taken from the cache
+    kernels: list[str] = field(default_factory=list)  # kernels registered by the shim
+
+
+# --------------------------------------------------------------------------- argument parsing
+
+_COMPILE_PREFIXES = ("-D", "-U", "-I", "-O", "-W", "-g", "-f", "-m", "-std=", "-isystem", "-include")
+_LINK_PREFIXES = ("-L", "-l", "-Wl,")
+_LINK_EXACT = {"-shared", "-static", "-rdynamic", "-pthread"}
+_TAKES_VALUE = {"-D", "-U", "-I", "-L", "-l", "-isystem", "-include"}
+
+
+def parse_args(argv: list[str]) -> Options:
+    options = Options()
+    ops_dirs: list[Path] = []
+    ops_dirs_given = False
+    i = 0
+
+    def value(flag: str) -> str:
+        nonlocal i
+        if i + 1 >= len(argv):
+            raise CcError(f"{flag} needs a value")
+        i += 1
+        return argv[i]
+
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("-h", "--help"):
+            raise CcError(USAGE.rstrip())
+        elif arg == "-o":
+            options.output = Path(value(arg))
+        elif arg.startswith("-o") and len(arg) > 2:
+            options.output = Path(arg[2:])
+        elif arg == "--soc" or arg.startswith("--soc="):
+            options.soc = arg.split("=", 1)[1] if "=" in arg else value(arg)
+        elif arg == "--ops-dir" or arg.startswith("--ops-dir="):
+            ops_dirs_given = True
+            text = arg.split("=", 1)[1] if "=" in arg else value(arg)
+            if text != "none":
+                ops_dirs.append(Path(text))
+        elif arg == "-j" or (arg.startswith("-j") and arg[2:].isdigit()):
+            text = arg[2:] if len(arg) > 2 else value(arg)
+            options.jobs = max(1, int(text))
+        elif arg in ("-v", "--verbose"):
+            options.verbose = True
+        elif arg == "--print-flags":
+            options.print_flags = True
+        elif arg == "--print-sources":
+            options.print_sources = True
+        elif arg == "--cache-dir" or arg.startswith("--cache-dir="):
+            options.cache_dir = Path(arg.split("=", 1)[1] if "=" in arg else value(arg))
+        elif arg in _TAKES_VALUE:
+            target = options.link_flags if arg in ("-L", "-l") else options.compile_flags
+            target += [arg, value(arg)]
+        elif arg in _LINK_EXACT:
+            options.link_flags.append(arg)
+            if arg == "-pthread":
+                options.compile_flags.append(arg)
+        elif arg.startswith(_LINK_PREFIXES):
+            options.link_flags.append(arg)
+        elif arg.startswith(_COMPILE_PREFIXES):
+            options.compile_flags.append(arg)
+            if arg.startswith(("-O", "-g", "-f", "-m")):
+                options.link_flags.append(arg)  # e.g. -fsanitize=, -flto, -m32 matter at link time too
+        elif arg.startswith("-"):
+            options.compile_flags.append(arg)
+            options.link_flags.append(arg)
+        else:
+            path = Path(arg)
+            if path.suffix in CXX_SUFFIXES:
+                options.sources.append(path)
+            elif path.suffix in LINK_INPUT_SUFFIXES:
+                options.link_inputs.append(path)
+            else:
+                raise CcError(f"{arg}: not a C++ source ({', '.join(sorted(CXX_SUFFIXES))}) or object/library")
+        i += 1
+    options.ops_dirs = ops_dirs if ops_dirs_given else None
+    if options.soc not in SOC_BY_NAME:
+        raise CcError(f"--soc {options.soc}: unknown SoC (known: {', '.join(SOC_BY_NAME)})")
+    if not (options.print_flags or options.print_sources):
+        if not options.sources and not options.link_inputs:
+            raise CcError("no input files")
+        if options.output is None:
+            raise CcError("-o OUT is required")
+    return options
+
+
+# --------------------------------------------------------------------------- operator packages
+
+_KERNEL_ENTRY = re.compile(r'extern\s+"C"\s+((?:(?:__global__|__aicore__)\s+)+)void\s+(\w+)\s*\(([^)]*)\)')
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def default_ops_dirs() -> list[Path]:
+    generated = Path.cwd() / "generated"
+    return [generated] if generated.is_dir() else []
+
+
+def _is_package(path: Path) -> bool:
+    return any((path / sub).is_dir() for sub in ("op_api", "op_host", "op_kernel"))
+
+
+def find_packages(ops_dir: Path, depth: int = 3) -> list[Path]:
+    """Operator package roots under `ops_dir` (itself, its children, or deeper category folders)."""
+    if not ops_dir.is_dir():
+        raise CcError(f"--ops-dir {ops_dir}: not a directory")
+    if _is_package(ops_dir):
+        return [ops_dir]
+    found: list[Path] = []
+    if depth > 0:
+        for child in sorted(p for p in ops_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            if _is_package(child):
+                found.append(child)
+            else:
+                found += find_packages(child, depth - 1) if any(child.iterdir()) else []
+    return found
+
+
+def load_package(root: Path) -> OperatorPackage:
+    root = root.resolve()
+    sources: list[Path] = []
+    kernel_sources: list[Path] = []
+    if (root / "op_api").is_dir():
+        sources += sorted((root / "op_api").glob("*.cpp"))
+    if (root / "op_host").is_dir():
+        sources += sorted((root / "op_host").rglob("*.cpp"))
+    if (root / "op_kernel").is_dir():
+        kernel_sources = sorted((root / "op_kernel").glob("*.cpp"))
+        sources += kernel_sources
+        sources += sorted((root / "op_kernel" / "aicpu").glob("*.cpp"))
+    headers = sorted((root / "op_api").glob("aclnn_*.h")) if (root / "op_api").is_dir() else []
+    return OperatorPackage(root=root, sources=sources, kernel_sources=kernel_sources, aclnn_headers=headers)
+
+
+def find_kernel_entries(source_text: str) -> list[tuple[str, int]]:
+    """(name, number of GM_ADDR parameters) of each `extern "C" __global__ __aicore__ void NAME(...)`."""
+    entries = []
+    for match in _KERNEL_ENTRY.finditer(_COMMENT.sub("", source_text)):
+        qualifiers = match.group(1).split()
+        if "__global__" not in qualifiers or "__aicore__" not in qualifiers:
+            continue
+        params = match.group(3).strip()
+        count = 0 if params in ("", "void") else len([p for p in params.split(",") if p.strip()])
+        entries.append((match.group(2), count))
+    return entries
+
+
+def render_registration_shim(kernels: list[tuple[str, int]]) -> str:
+    lines = [
+        "// Generated by opgen cc: registers the operator kernels with the twin's kernel registry.",
+        "#include <cstdint>",
+        '#include "opgen_twin/kernel_registry.h"',
+        "",
+    ]
+    for name, count in kernels:
+        params = ", ".join(["uint8_t*"] * count)
+        lines.append(f'extern "C" void {name}({params});')
+    lines += ["", "namespace {", ""]
+    for name, count in kernels:
+        args = ", ".join(f"args[{i}]" for i in range(count))
+        unused = "" if count else "  (void)args;\n"
+        lines.append(f"void Thunk_{name}(uint8_t* const* args) {{\n{unused}  {name}({args});\n}}")
+    lines += ["", "struct Registration {", "  Registration() {"]
+    for name, count in kernels:
+        lines.append(f'    opgen_twin::RegisterKernel("{name}", &Thunk_{name}, {count});')
+    lines += ["  }", "};", "", "const Registration kRegistration;", "", "}  // namespace", ""]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def cache_root(options: Options) -> Path:
+    if options.cache_dir is not None:
+        return options.cache_dir
+    env = os.environ.get("OPGEN_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "opgen" / "cc"
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def _sha256(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8") if isinstance(part, str) else part)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+_COMPILER_IDENTITY: dict[str, str] = {}
+
+
+def compiler() -> str:
+    return os.environ.get("CXX", "g++")
+
+
+def compiler_identity() -> str:
+    cxx = compiler()
+    if cxx not in _COMPILER_IDENTITY:
+        try:
+            version = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=True).stdout
+            machine = subprocess.run([cxx, "-dumpmachine"], capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as error:
+            raise CcError(f"cannot run the compiler {cxx!r}: {error}") from error
+        _COMPILER_IDENTITY[cxx] = f"{cxx}\n{version}\n{machine}"
+    return _COMPILER_IDENTITY[cxx]
+
+
+def _dependency_stamps(paths: list[str]) -> dict[str, list[int]] | None:
+    stamps = {}
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        stamps[path] = [stat.st_mtime_ns, stat.st_size]
+    return stamps
+
+
+def _parse_depfile(text: str) -> list[str]:
+    body = text.split(":", 1)[1] if ":" in text else ""
+    body = body.replace("\\\n", " ")
+    return [os.path.abspath(p) for p in shlex.split(body, posix=True)]
+
+
+class ObjectCache:
+    def __init__(self, root: Path):
+        self.objects = root / "objects"
+        self.manifests = root / "manifests"
+
+    def object_path(self, key: str) -> Path:
+        return self.objects / key[:2] / f"{key}.o"
+
+    def direct_lookup(self, direct_key: str) -> Path | None:
+        """The cached object if every dependency recorded for this unit is unchanged."""
+        manifest_path = self.manifests / direct_key[:2] / f"{direct_key}.json"
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if _dependency_stamps(list(manifest.get("deps", {}))) != manifest.get("deps"):
+            return None
+        obj = self.object_path(manifest.get("object", ""))
+        return obj if obj.exists() else None
+
+    def store_manifest(self, direct_key: str, object_key: str, deps: list[str]) -> None:
+        stamps = _dependency_stamps(deps)
+        if stamps is None:
+            return
+        manifest = json.dumps({"object": object_key, "deps": stamps}, sort_keys=True)
+        _write_if_changed(self.manifests / direct_key[:2] / f"{direct_key}.json", manifest)
+
+
+# --------------------------------------------------------------------------- build
+
+
+@dataclass
+class UnitOutcome:
+    unit: Unit
+    obj: Path | None
+    from_cache: bool
+    stderr: str
+
+
+def _compile_unit(unit: Unit, cache: ObjectCache, work: Path) -> UnitOutcome:
+    source = str(unit.source.resolve())
+    identity = compiler_identity()
+    direct_key = _sha256(CACHE_FORMAT, "direct", identity, source, *unit.flags)
+    cached = cache.direct_lookup(direct_key)
+    if cached is not None:
+        stderr_path = cached.with_suffix(".stderr")
+        return UnitOutcome(unit, cached, True, stderr_path.read_text(encoding="utf-8") if stderr_path.exists() else "")
+
+    # Line markers matter for debug info and __LINE__-free diagnostics only when -g is on.
+    keep_lines = any(flag.startswith("-g") for flag in unit.flags)
+    preprocess = [compiler(), "-E", *([] if keep_lines else ["-P"]), *unit.flags, source]
+    result = subprocess.run(preprocess, capture_output=True)
+    if result.returncode != 0:
+        return UnitOutcome(unit, None, False, result.stderr.decode("utf-8", "replace"))
+    object_key = _sha256(CACHE_FORMAT, identity, source, *unit.flags, result.stdout)
+    obj = cache.object_path(object_key)
+    depfile = work / f"{direct_key}.d"
+    if obj.exists():
+        # Same preprocessed unit as an earlier build: record the dependencies so the next build skips -E.
+        deps_result = subprocess.run([compiler(), "-M", *unit.flags, source], capture_output=True, text=True)
+        if deps_result.returncode == 0:
+            cache.store_manifest(direct_key, object_key, _parse_depfile(deps_result.stdout))
+        stderr_path = obj.with_suffix(".stderr")
+        return UnitOutcome(unit, obj, True, stderr_path.read_text(encoding="utf-8") if stderr_path.exists() else "")
+
+    obj.parent.mkdir(parents=True, exist_ok=True)
+    temporary = obj.with_name(f"{obj.name}.{os.getpid()}.{id(unit)}.tmp")
+    command = [compiler(), "-c", *unit.flags, source, "-o", str(temporary), "-MD", "-MF", str(depfile)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        temporary.unlink(missing_ok=True)
+        return UnitOutcome(unit, None, False, result.stderr)
+    os.replace(temporary, obj)
+    if result.stderr:
+        _write_if_changed(obj.with_suffix(".stderr"), result.stderr)
+    try:
+        deps = _parse_depfile(depfile.read_text(encoding="utf-8"))
+        depfile.unlink()
+        cache.store_manifest(direct_key, object_key, deps)
+    except OSError:
+        pass
+    return UnitOutcome(unit, obj, False, result.stderr)
+
+
+def twin_sources() -> list[Path]:
+    return sorted(SOURCE_DIR.rglob("*.cpp"))
+
+
+class Plan:
+    """What to compile with which flags, derived from the options."""
+
+    def __init__(self, options: Options):
+        self.options = options
+        self.cache_dir = cache_root(options)
+        ops_dirs = options.ops_dirs if options.ops_dirs is not None else default_ops_dirs()
+        roots: list[Path] = []
+        for ops_dir in ops_dirs:
+            roots += find_packages(ops_dir)
+        self.packages = [load_package(root) for root in roots]
+        self.kernels = self._collect_kernels()
+        self.aclnnop_dir = self._write_aclnnop_headers()
+        self.shim = self._write_shim()
+        self.soc_unit = self._write_soc_default()
+
+    def _collect_kernels(self) -> list[tuple[str, int]]:
+        kernels: dict[str, tuple[int, Path]] = {}
+        for package in self.packages:
+            for source in package.kernel_sources:
+                for name, count in find_kernel_entries(source.read_text(encoding="utf-8", errors="replace")):
+                    if name in kernels and kernels[name][1] != source:
+                        raise CcError(f"kernel {name} is defined in both {kernels[name][1]} and {source}")
+                    kernels[name] = (count, source)
+        return [(name, count) for name, (count, _) in sorted(kernels.items())]
+
+    def _write_aclnnop_headers(self) -> Path | None:
+        headers: dict[str, Path] = {}
+        for package in self.packages:
+            for header in package.aclnn_headers:
+                if header.name in headers:
+                    raise CcError(f"aclnnop/{header.name} is provided by both {headers[header.name]} and {header}")
+                headers[header.name] = header
+        if not headers:
+            return None
+        key = _sha256(*(str(path) for path in sorted(headers.values())))[:16]
+        root = self.cache_dir / "aclnnop" / key
+        for name, header in headers.items():
+            _write_if_changed(root / "aclnnop" / name, f'// Generated by opgen cc.\n#include "{header}"\n')
+        return root
+
+    def _write_shim(self) -> Path | None:
+        if not self.kernels:
+            return None
+        text = render_registration_shim(self.kernels)
+        path = self.cache_dir / "shims" / f"register_{_sha256(text)[:16]}.cpp"
+        _write_if_changed(path, text)
+        return path
+
+    def _write_soc_default(self) -> Path:
+        # The runtime reads the compile-time default SoC from this symbol, so that its objects are shared
+        # between SoCs in the cache; user and operator sources also get -DOPGEN_TWIN_SOC.
+        text = (
+            "// Generated by opgen cc: the compile-time default SoC of the twin.\n"
+            f'extern "C" const char* const opgen_twin_default_soc = "{self.options.soc}";\n'
+        )
+        path = self.cache_dir / "socs" / f"default_soc_{self.options.soc}.cpp"
+        _write_if_changed(path, text)
+        return path
+
+    # Flags ---------------------------------------------------------------
+
+    def base_flags(self, with_soc: bool = True) -> list[str]:
+        flags = ["-std=c++17", "-fPIC"]
+        if not any(flag.startswith("-O") for flag in self.options.compile_flags):
+            flags.append("-O1")
+        if with_soc:
+            flags.append(f'-DOPGEN_TWIN_SOC="{self.options.soc}"')
+        return flags
+
+    def twin_include_flags(self) -> list[str]:
+        flags = ["-isystem", str(INCLUDE_DIR)]
+        if self.aclnnop_dir is not None:
+            flags += ["-I", str(self.aclnnop_dir)]
+        return flags
+
+    def user_flags(self) -> list[str]:
+        """Flags for the user's own sources: user flags, every package's dirs, the twin."""
+        flags = self.base_flags() + self.options.compile_flags
+        for package in self.packages:
+            flags += package.include_flags()
+        return flags + self.twin_include_flags()
+
+    def package_flags(self, package: OperatorPackage) -> list[str]:
+        return self.base_flags() + self.options.compile_flags + package.include_flags() + self.twin_include_flags()
+
+    def runtime_flags(self) -> list[str]:
+        # The twin's own sources take the user's defines and optimisation level but not warning flags.
+        passed = [f for f in self.options.compile_flags if not f.startswith("-W")]
+        return self.base_flags(with_soc=False) + passed + self.twin_include_flags()
+
+    def units(self) -> list[Unit]:
+        units = [Unit(source, self.user_flags()) for source in self.options.sources]
+        for package in self.packages:
+            units += [Unit(source, self.package_flags(package)) for source in package.sources]
+        units += [Unit(source, self.runtime_flags()) for source in twin_sources()]
+        if self.shim is not None:
+            units.append(Unit(self.shim, self.runtime_flags()))
+        units.append(Unit(self.soc_unit, self.runtime_flags()))
+        return units
+
+
+def build(options: Options) -> BuildResult:
+    plan = Plan(options)
+    cache = ObjectCache(plan.cache_dir)
+    work = plan.cache_dir / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    units = plan.units()
+    result = BuildResult(output=options.output, kernels=[name for name, _ in plan.kernels])
+    with ThreadPoolExecutor(max_workers=options.jobs) as pool:
+        outcomes = list(pool.map(lambda unit: _compile_unit(unit, cache, work), units))
+    failed = False
+    objects: list[Path] = []
+    for outcome in outcomes:
+        if outcome.stderr:
+            sys.stderr.write(outcome.stderr)
+        if outcome.obj is None:
+            failed = True
+            continue
+        objects.append(outcome.obj)
+        (result.cached if outcome.from_cache else result.compiled).append(outcome.unit.source)
+        if options.verbose:
+            state = "cached" if outcome.from_cache else "compiled"
+            print(f"opgen cc: {state} {outcome.unit.source}", file=sys.stderr)
+    if failed:
+        raise CcError("compilation failed")
+    assert options.output is not None
+    options.output.parent.mkdir(parents=True, exist_ok=True)
+    link = [compiler(), *map(str, objects), *map(str, options.link_inputs), "-o", str(options.output)]
+    link += options.link_flags
+    linked = subprocess.run(link, capture_output=True, text=True)
+    if linked.stderr:
+        sys.stderr.write(linked.stderr)
+    if linked.returncode != 0:
+        raise CcError("linking failed")
+    if options.verbose:
+        print(
+            f"opgen cc: {len(result.compiled)} compiled, {len(result.cached)} cached -> {options.output}",
+            file=sys.stderr,
+        )
+    return result
+
+
+def compile_program(
+    sources: list[Path | str],
+    output: Path | str,
+    *,
+    soc: str = DEFAULT_SOC,
+    ops_dirs: list[Path | str] | None = None,
+    flags: list[str] | None = None,
+    cache_dir: Path | str | None = None,
+    jobs: int = DEFAULT_JOBS,
+) -> BuildResult:
+    """Python entry point of `opgen cc` (used by tests and bindings). `ops_dirs=None` means the default
+    (./generated if present); `[]` means none. Raises CcError on failure (g++ output goes to stderr)."""
+    argv = [str(source) for source in sources] + ["-o", str(output), "--soc", soc, *(flags or [])]
+    if ops_dirs is not None:
+        argv += [arg for ops_dir in ops_dirs for arg in ("--ops-dir", str(ops_dir))] or ["--ops-dir", "none"]
+    options = parse_args(argv)
+    options.jobs = jobs
+    if cache_dir is not None:
+        options.cache_dir = Path(cache_dir)
+    return build(options)
+
+
+def main(argv: list[str]) -> int:
+    try:
+        options = parse_args(argv)
+        if options.print_flags or options.print_sources:
+            plan = Plan(options)
+            if options.print_flags:
+                print(" ".join(shlex.quote(flag) for flag in plan.user_flags()))
+            if options.print_sources:
+                for unit in plan.units():
+                    if unit.source not in options.sources:
+                        print(unit.source)
+            return 0
+        build(options)
+        return 0
+    except CcError as error:
+        print(f"opgen cc: error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

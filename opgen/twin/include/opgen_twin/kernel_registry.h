@@ -1,0 +1,27 @@
+// Kernel registry and launcher: how the ACL/aclnn runtime runs a kernel compiled into the program.
+//
+// `opgen cc` writes a registration shim that calls RegisterKernel for every
+// `extern "C" __global__ __aicore__ void NAME(GM_ADDR ...)` found in an operator's op_kernel sources.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace opgen_twin {
+
+using KernelThunk = void (*)(uint8_t* const* args);  // calls the kernel with args[0..n)
+
+// name = the extern "C" kernel name. Registering a name twice fails (KERNEL_REGISTRY).
+void RegisterKernel(const char* name, KernelThunk thunk, int numArgs);
+bool HasKernel(const char* name);
+
+// Runs a registered kernel on blockDim cores with the tiling key set (ICPU semantics, checks, trace).
+// Fails with UNKNOWN_KERNEL for an unregistered name and KERNEL_ARGS for a wrong argument count.
+void LaunchKernel(const char* name, uint32_t blockDim, uint64_t tilingKey, const std::vector<uint8_t*>& args);
+
+// Registers GM memory allocated outside GmAlloc (e.g. aclrtMalloc) so checks know its extent.
+void RegisterGmRegion(void* base, size_t bytes);
+void UnregisterGmRegion(void* base);
+
+}  // namespace opgen_twin

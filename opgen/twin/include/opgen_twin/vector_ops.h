@@ -1,0 +1,479 @@
+// Element-wise vector APIs of Ascend C: count forms ("first n elements") and the masked repeat forms.
+//
+// Numerics: float computes in float; half and bfloat16_t compute in float and round to nearest even per
+// operation; integers compute in int64 and wrap to the element width.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "opgen_twin/runtime.h"
+#include "opgen_twin/tensor.h"
+
+namespace AscendC {
+
+struct UnaryRepeatParams {
+  UnaryRepeatParams() = default;
+  UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn, const uint8_t dstRepStrideIn,
+                    const uint8_t srcRepStrideIn)
+      : dstBlkStride(dstBlkStrideIn),
+        srcBlkStride(srcBlkStrideIn),
+        dstRepStride(dstRepStrideIn),
+        srcRepStride(srcRepStrideIn) {}
+  uint16_t dstBlkStride = 1;
+  uint16_t srcBlkStride = 1;
+  uint8_t dstRepStride = 8;
+  uint8_t srcRepStride = 8;
+};
+
+struct BinaryRepeatParams {
+  BinaryRepeatParams() = default;
+  BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn, const uint8_t src1BlkStrideIn,
+                     const uint8_t dstRepStrideIn, const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn)
+      : dstBlkStride(dstBlkStrideIn),
+        src0BlkStride(src0BlkStrideIn),
+        src1BlkStride(src1BlkStrideIn),
+        dstRepStride(dstRepStrideIn),
+        src0RepStride(src0RepStrideIn),
+        src1RepStride(src1RepStrideIn) {}
+  uint8_t dstBlkStride = 1;
+  uint8_t src0BlkStride = 1;
+  uint8_t src1BlkStride = 1;
+  uint8_t dstRepStride = 8;
+  uint8_t src0RepStride = 8;
+  uint8_t src1RepStride = 8;
+};
+
+}  // namespace AscendC
+
+namespace opgen_twin {
+namespace detail {
+
+template <typename T>
+struct ComputeTypeOf {
+  using type = int64_t;  // integers: widened, wrapped back on store
+};
+template <>
+struct ComputeTypeOf<float> {
+  using type = float;
+};
+template <>
+struct ComputeTypeOf<double> {
+  using type = double;
+};
+template <>
+struct ComputeTypeOf<Half> {
+  using type = float;
+};
+template <>
+struct ComputeTypeOf<Bfloat16> {
+  using type = float;
+};
+template <typename T>
+using ComputeType = typename ComputeTypeOf<T>::type;
+
+template <typename T>
+inline ComputeType<T> Widen(const T& value) {
+  return static_cast<ComputeType<T>>(value);
+}
+template <typename T>
+inline T Narrow(ComputeType<T> value) {
+  return static_cast<T>(value);  // half/bf16: round to nearest even; integers: wrap
+}
+
+template <typename C>
+inline bool IsNan(C value) {
+  return value != value;
+}
+
+// Element operations on compute-type values.
+struct AddOp {
+  template <typename C>
+  C operator()(C a, C b) const { return a + b; }
+};
+struct SubOp {
+  template <typename C>
+  C operator()(C a, C b) const { return a - b; }
+};
+struct MulOp {
+  template <typename C>
+  C operator()(C a, C b) const { return a * b; }
+};
+struct DivOp {
+  template <typename C>
+  C operator()(C a, C b) const { return a / b; }
+};
+// NaN propagates through Max/Min.
+struct MaxOp {
+  template <typename C>
+  C operator()(C a, C b) const {
+    if (IsNan(a)) return a;
+    if (IsNan(b)) return b;
+    return a > b ? a : b;
+  }
+};
+struct MinOp {
+  template <typename C>
+  C operator()(C a, C b) const {
+    if (IsNan(a)) return a;
+    if (IsNan(b)) return b;
+    return a < b ? a : b;
+  }
+};
+// dst = src >= 0 ? src : src * slope, with -0.0 taking the negative branch (sign bit decides).
+struct LeakyReluOp {
+  template <typename C>
+  C operator()(C a, C slope) const {
+    if constexpr (std::is_floating_point<C>::value) {
+      return std::signbit(a) ? a * slope : a;
+    } else {
+      return a < 0 ? a * slope : a;
+    }
+  }
+};
+struct ExpOp {
+  template <typename C>
+  C operator()(C a) const { return static_cast<C>(std::exp(a)); }
+};
+struct LnOp {
+  template <typename C>
+  C operator()(C a) const { return static_cast<C>(std::log(a)); }
+};
+struct AbsOp {
+  template <typename C>
+  C operator()(C a) const {
+    if constexpr (std::is_floating_point<C>::value) {
+      return std::fabs(a);
+    } else {
+      return a < 0 ? -a : a;
+    }
+  }
+};
+struct SqrtOp {
+  template <typename C>
+  C operator()(C a) const { return static_cast<C>(std::sqrt(a)); }
+};
+struct ReciprocalOp {
+  template <typename C>
+  C operator()(C a) const { return static_cast<C>(C(1) / a); }
+};
+struct ReluOp {
+  template <typename C>
+  C operator()(C a) const {
+    if (IsNan(a)) return a;
+    return a > C(0) ? a : C(0);
+  }
+};
+
+inline uint64_t CheckCount(const char* api, int64_t count) {
+  if (count < 0) {
+    Fail("INVALID_ARGUMENT", api, Format("count=%lld is negative", static_cast<long long>(count)));
+  }
+  return static_cast<uint64_t>(count);
+}
+
+template <typename T>
+inline void CheckCountOperand(const char* api, const char* role, const AscendC::LocalTensor<T>& tensor, uint64_t n) {
+  CheckUbOperand(api, role, tensor.twin_ref(), 0, n * sizeof(T), true);
+}
+
+template <typename T, typename Op>
+void UnaryCount(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int64_t count,
+                Op op) {
+  const char* name = ApiName(api);
+  RequireDtype(api, kDTypeOf<T>);
+  const uint64_t n = CheckCount(name, count);
+  CheckCountOperand(name, "dst", dst, n);
+  CheckCountOperand(name, "src", src, n);
+  uint8_t* out = dst.twin_bytes();
+  const uint8_t* in = src.twin_bytes();
+  for (uint64_t i = 0; i < n; ++i) {
+    StoreElement<T>(out, i, Narrow<T>(op(Widen(LoadElement<T>(in, i)))));
+  }
+  CountVector(api, n);
+}
+
+template <typename T, typename Op>
+void BinaryCount(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                 const AscendC::LocalTensor<T>& src1, int64_t count, Op op) {
+  const char* name = ApiName(api);
+  RequireDtype(api, kDTypeOf<T>);
+  const uint64_t n = CheckCount(name, count);
+  CheckCountOperand(name, "dst", dst, n);
+  CheckCountOperand(name, "src0", src0, n);
+  CheckCountOperand(name, "src1", src1, n);
+  uint8_t* out = dst.twin_bytes();
+  const uint8_t* in0 = src0.twin_bytes();
+  const uint8_t* in1 = src1.twin_bytes();
+  for (uint64_t i = 0; i < n; ++i) {
+    StoreElement<T>(out, i, Narrow<T>(op(Widen(LoadElement<T>(in0, i)), Widen(LoadElement<T>(in1, i)))));
+  }
+  CountVector(api, n);
+}
+
+template <typename T, typename Op>
+void ScalarCount(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, const T& scalar,
+                 int64_t count, Op op) {
+  const char* name = ApiName(api);
+  RequireDtype(api, kDTypeOf<T>);
+  const uint64_t n = CheckCount(name, count);
+  CheckCountOperand(name, "dst", dst, n);
+  CheckCountOperand(name, "src", src, n);
+  uint8_t* out = dst.twin_bytes();
+  const uint8_t* in = src.twin_bytes();
+  const ComputeType<T> s = Widen(scalar);
+  for (uint64_t i = 0; i < n; ++i) {
+    StoreElement<T>(out, i, Narrow<T>(op(Widen(LoadElement<T>(in, i)), s)));
+  }
+  CountVector(api, n);
+}
+
+// --- masked repeat forms ---
+
+// Which elements of each 256-byte repeat take part: the first `count`, or the set bits of bits[0..1].
+struct RepeatMask {
+  bool bitwise = false;
+  uint64_t count = 0;
+  uint64_t bits[2] = {0, 0};
+};
+
+inline RepeatMask ContinuousMask(uint64_t count) {
+  RepeatMask mask;
+  mask.count = count;
+  return mask;
+}
+
+inline RepeatMask BitwiseMask(const uint64_t* bits) {
+  RepeatMask mask;
+  mask.bitwise = true;
+  mask.bits[0] = bits[0];
+  mask.bits[1] = bits[1];
+  return mask;
+}
+
+// One operand of a repeat-form instruction: block stride and repeat stride in 32-byte blocks.
+struct StridedOperand {
+  const char* role;
+  UbRef ref;
+  uint8_t* bytes;
+  uint64_t block_stride;
+  uint64_t repeat_stride;
+};
+
+template <typename T>
+inline uint64_t ElementByteOffset(const StridedOperand& operand, uint64_t repeat, uint64_t element) {
+  constexpr uint64_t kPerBlock = kUbBlockBytes / sizeof(T);
+  return (repeat * operand.repeat_stride + element / kPerBlock * operand.block_stride) * kUbBlockBytes +
+         element % kPerBlock * sizeof(T);
+}
+
+// Calls visit(element_offsets...) for every active element of every repeat, after checking that every
+// operand stays inside its tensor. Returns the number of elements processed.
+template <typename T, size_t N, typename Visit>
+uint64_t ForEachMaskedElement(Api api, const RepeatMask& mask, uint64_t repeats, StridedOperand (&operands)[N],
+                              Visit visit) {
+  const char* name = ApiName(api);
+  RequireDtype(api, kDTypeOf<T>);
+  constexpr uint64_t kPerRepeat = kRepeatBytes / sizeof(T);
+  uint64_t active[kPerRepeat];
+  uint64_t active_count = 0;
+  for (uint64_t j = 0; j < kPerRepeat; ++j) {
+    const bool on = mask.bitwise ? (j < 128 && ((mask.bits[j / 64] >> (j % 64)) & 1u) != 0) : j < mask.count;
+    if (on) active[active_count++] = j;
+  }
+  if (repeats == 0 || active_count == 0) return 0;
+  for (size_t k = 0; k < N; ++k) {
+    uint64_t end = 0;
+    for (uint64_t a = 0; a < active_count; ++a) {
+      const uint64_t last = ElementByteOffset<T>(operands[k], repeats - 1, active[a]) + sizeof(T);
+      const uint64_t first = ElementByteOffset<T>(operands[k], 0, active[a]) + sizeof(T);
+      end = last > end ? last : end;
+      end = first > end ? first : end;
+    }
+    CheckUbOperand(name, operands[k].role, operands[k].ref, 0, end, true);
+  }
+  for (uint64_t r = 0; r < repeats; ++r) {
+    for (uint64_t a = 0; a < active_count; ++a) {
+      uint64_t offsets[N];
+      for (size_t k = 0; k < N; ++k) offsets[k] = ElementByteOffset<T>(operands[k], r, active[a]);
+      visit(offsets);
+    }
+  }
+  const uint64_t processed = repeats * active_count;
+  CountVector(api, processed);
+  return processed;
+}
+
+template <typename T>
+inline StridedOperand Strided(const char* role, const AscendC::LocalTensor<T>& tensor, uint64_t block_stride,
+                              uint64_t repeat_stride) {
+  return StridedOperand{role, tensor.twin_ref(), tensor.twin_bytes(), block_stride, repeat_stride};
+}
+
+template <typename T, typename Op>
+void UnaryMasked(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                 const RepeatMask& mask, uint64_t repeats, const AscendC::UnaryRepeatParams& p, Op op) {
+  StridedOperand operands[2] = {Strided("dst", dst, p.dstBlkStride, p.dstRepStride),
+                                Strided("src", src, p.srcBlkStride, p.srcRepStride)};
+  ForEachMaskedElement<T>(api, mask, repeats, operands, [&](const uint64_t (&o)[2]) {
+    StoreElement<T>(operands[0].bytes + o[0], 0, Narrow<T>(op(Widen(LoadElement<T>(operands[1].bytes + o[1], 0)))));
+  });
+}
+
+template <typename T, typename Op>
+void ScalarMasked(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, const T& scalar,
+                  const RepeatMask& mask, uint64_t repeats, const AscendC::UnaryRepeatParams& p, Op op) {
+  StridedOperand operands[2] = {Strided("dst", dst, p.dstBlkStride, p.dstRepStride),
+                                Strided("src", src, p.srcBlkStride, p.srcRepStride)};
+  const ComputeType<T> s = Widen(scalar);
+  ForEachMaskedElement<T>(api, mask, repeats, operands, [&](const uint64_t (&o)[2]) {
+    StoreElement<T>(operands[0].bytes + o[0], 0,
+                    Narrow<T>(op(Widen(LoadElement<T>(operands[1].bytes + o[1], 0)), s)));
+  });
+}
+
+template <typename T, typename Op>
+void BinaryMasked(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                  const AscendC::LocalTensor<T>& src1, const RepeatMask& mask, uint64_t repeats,
+                  const AscendC::BinaryRepeatParams& p, Op op) {
+  StridedOperand operands[3] = {Strided("dst", dst, p.dstBlkStride, p.dstRepStride),
+                                Strided("src0", src0, p.src0BlkStride, p.src0RepStride),
+                                Strided("src1", src1, p.src1BlkStride, p.src1RepStride)};
+  ForEachMaskedElement<T>(api, mask, repeats, operands, [&](const uint64_t (&o)[3]) {
+    StoreElement<T>(operands[0].bytes + o[0], 0,
+                    Narrow<T>(op(Widen(LoadElement<T>(operands[1].bytes + o[1], 0)),
+                                 Widen(LoadElement<T>(operands[2].bytes + o[2], 0)))));
+  });
+}
+
+}  // namespace detail
+}  // namespace opgen_twin
+
+namespace AscendC {
+
+#define OPGEN_TWIN_BINARY_API(Name, Op)                                                                             \
+  template <typename T>                                                                                            \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                   const int32_t& count) {                                                                         \
+    opgen_twin::detail::BinaryCount(opgen_twin::Api::k##Name, dst, src0, src1, count, opgen_twin::detail::Op{});    \
+  }                                                                                                                \
+  template <typename T, bool isSetMask = true>                                                                     \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                   uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams) {             \
+    opgen_twin::detail::BinaryMasked(opgen_twin::Api::k##Name, dst, src0, src1,                                    \
+                                     opgen_twin::detail::ContinuousMask(mask), repeatTimes, repeatParams,          \
+                                     opgen_twin::detail::Op{});                                                    \
+  }                                                                                                                \
+  template <typename T, bool isSetMask = true>                                                                     \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                   uint64_t mask[], const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams) {           \
+    opgen_twin::detail::BinaryMasked(opgen_twin::Api::k##Name, dst, src0, src1,                                    \
+                                     opgen_twin::detail::BitwiseMask(mask), repeatTimes, repeatParams,             \
+                                     opgen_twin::detail::Op{});                                                    \
+  }
+
+OPGEN_TWIN_BINARY_API(Add, AddOp)
+OPGEN_TWIN_BINARY_API(Sub, SubOp)
+OPGEN_TWIN_BINARY_API(Mul, MulOp)
+OPGEN_TWIN_BINARY_API(Div, DivOp)
+OPGEN_TWIN_BINARY_API(Max, MaxOp)
+OPGEN_TWIN_BINARY_API(Min, MinOp)
+#undef OPGEN_TWIN_BINARY_API
+
+// The scalar family: `template <typename T, bool isSetMask = true>` with a scalar of exactly T, plus the
+// `<T, U, isSetMask>` spelling with U == T.
+#define OPGEN_TWIN_SCALAR_API(Name, Op)                                                                             \
+  template <typename T, bool isSetMask = true>                                                                     \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
+                   const int32_t& count) {                                                                         \
+    opgen_twin::detail::ScalarCount(opgen_twin::Api::k##Name, dst, src, scalarValue, count,                        \
+                                    opgen_twin::detail::Op{});                                                     \
+  }                                                                                                                \
+  template <typename T, typename U, bool isSetMask = true,                                                         \
+            std::enable_if_t<std::is_same<T, U>::value, bool> = true>                                              \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue,                     \
+                   const int32_t& count) {                                                                         \
+    opgen_twin::detail::ScalarCount(opgen_twin::Api::k##Name, dst, src, scalarValue, count,                        \
+                                    opgen_twin::detail::Op{});                                                     \
+  }                                                                                                                \
+  template <typename T, bool isSetMask = true>                                                                     \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,      \
+                   const uint8_t repeatTimes, const UnaryRepeatParams& repeatParams) {                             \
+    opgen_twin::detail::ScalarMasked(opgen_twin::Api::k##Name, dst, src, scalarValue,                              \
+                                     opgen_twin::detail::ContinuousMask(mask), repeatTimes, repeatParams,          \
+                                     opgen_twin::detail::Op{});                                                    \
+  }                                                                                                                \
+  template <typename T, bool isSetMask = true>                                                                     \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask[],    \
+                   const uint8_t repeatTimes, const UnaryRepeatParams& repeatParams) {                             \
+    opgen_twin::detail::ScalarMasked(opgen_twin::Api::k##Name, dst, src, scalarValue,                              \
+                                     opgen_twin::detail::BitwiseMask(mask), repeatTimes, repeatParams,             \
+                                     opgen_twin::detail::Op{});                                                    \
+  }
+
+OPGEN_TWIN_SCALAR_API(Adds, AddOp)
+OPGEN_TWIN_SCALAR_API(Muls, MulOp)
+OPGEN_TWIN_SCALAR_API(Maxs, MaxOp)
+OPGEN_TWIN_SCALAR_API(Mins, MinOp)
+OPGEN_TWIN_SCALAR_API(LeakyRelu, LeakyReluOp)
+#undef OPGEN_TWIN_SCALAR_API
+
+#define OPGEN_TWIN_UNARY_API(Name, Op)                                                                              \
+  template <typename T, bool isSetMask = true>                                                                     \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {                   \
+    opgen_twin::detail::UnaryCount(opgen_twin::Api::k##Name, dst, src, count, opgen_twin::detail::Op{});            \
+  }                                                                                                                \
+  template <typename T, bool isSetMask = true>                                                                     \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, const uint8_t repeatTimes, \
+                   const UnaryRepeatParams& repeatParams) {                                                        \
+    opgen_twin::detail::UnaryMasked(opgen_twin::Api::k##Name, dst, src, opgen_twin::detail::ContinuousMask(mask),  \
+                                    repeatTimes, repeatParams, opgen_twin::detail::Op{});                          \
+  }                                                                                                                \
+  template <typename T, bool isSetMask = true>                                                                     \
+  inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],                          \
+                   const uint8_t repeatTimes, const UnaryRepeatParams& repeatParams) {                             \
+    opgen_twin::detail::UnaryMasked(opgen_twin::Api::k##Name, dst, src, opgen_twin::detail::BitwiseMask(mask),     \
+                                    repeatTimes, repeatParams, opgen_twin::detail::Op{});                          \
+  }
+
+OPGEN_TWIN_UNARY_API(Exp, ExpOp)
+OPGEN_TWIN_UNARY_API(Ln, LnOp)
+OPGEN_TWIN_UNARY_API(Abs, AbsOp)
+OPGEN_TWIN_UNARY_API(Sqrt, SqrtOp)
+OPGEN_TWIN_UNARY_API(Reciprocal, ReciprocalOp)
+OPGEN_TWIN_UNARY_API(Relu, ReluOp)
+#undef OPGEN_TWIN_UNARY_API
+
+// dst[i] = scalarValue for the first `count` elements.
+template <typename T>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count) {
+  namespace d = opgen_twin::detail;
+  const char* name = "Duplicate";
+  d::RequireDtype(opgen_twin::Api::kDuplicate, opgen_twin::kDTypeOf<T>);
+  const uint64_t n = d::CheckCount(name, count);
+  d::CheckCountOperand(name, "dst", dst, n);
+  uint8_t* out = dst.twin_bytes();
+  for (uint64_t i = 0; i < n; ++i) d::StoreElement<T>(out, i, scalarValue);
+  d::CountVector(opgen_twin::Api::kDuplicate, n);
+}
+
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTimes,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride) {
+  namespace d = opgen_twin::detail;
+  d::StridedOperand operands[1] = {d::Strided("dst", dst, dstBlockStride, dstRepeatStride)};
+  d::ForEachMaskedElement<T>(opgen_twin::Api::kDuplicate, d::ContinuousMask(mask), repeatTimes, operands,
+                             [&](const uint64_t (&o)[1]) { d::StoreElement<T>(operands[0].bytes + o[0], 0, scalarValue); });
+}
+
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask[], const uint8_t repeatTimes,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride) {
+  namespace d = opgen_twin::detail;
+  d::StridedOperand operands[1] = {d::Strided("dst", dst, dstBlockStride, dstRepeatStride)};
+  d::ForEachMaskedElement<T>(opgen_twin::Api::kDuplicate, d::BitwiseMask(mask), repeatTimes, operands,
+                             [&](const uint64_t (&o)[1]) { d::StoreElement<T>(operands[0].bytes + o[0], 0, scalarValue); });
+}
+
+}  // namespace AscendC

@@ -1,0 +1,174 @@
+// Which element types each API takes on each SoC, and which Cast conversions and rounding modes are legal.
+//
+// Sources: the Ascend C API reference's per-product type lists as summarised in
+// shared/reference/ascend-facts.md (A2/A3 never do bfloat16 arithmetic; Ascend 950 adds bfloat16 to most
+// arithmetic; LeakyRelu is half/float only; DataCopyPad is absent on the older training/inference parts).
+// Integer support of the arithmetic APIs follows the A2 lists (int16/int32 for Add..Min and the scalar
+// family, int32 for Relu) and is less certain than the floating-point rows.
+#include <string>
+
+#include "core_state.h"
+
+namespace opgen_twin {
+namespace detail {
+namespace {
+
+constexpr DTypeMask kHalfFloat = DTypeBit(DType::kHalf) | DTypeBit(DType::kFloat);
+constexpr DTypeMask kInt16Int32 = DTypeBit(DType::kInt16) | DTypeBit(DType::kInt32);
+constexpr DTypeMask kAll16And32 = DTypeBit(DType::kHalf) | DTypeBit(DType::kFloat) | DTypeBit(DType::kInt16) |
+                                  DTypeBit(DType::kUint16) | DTypeBit(DType::kInt32) | DTypeBit(DType::kUint32);
+constexpr DTypeMask kAllTypes = (DTypeMask{1} << static_cast<unsigned>(DType::kCount)) - 1u;
+constexpr DTypeMask k64Bit = DTypeBit(DType::kInt64) | DTypeBit(DType::kUint64) | DTypeBit(DType::kDouble);
+
+bool IsKirin(const SocInfo& soc) { return std::string(soc.arch) == "kirin"; }
+// The older Atlas training (ascend910) and inference (ascend310p) parts.
+bool IsLegacy(const SocInfo& soc) { return std::string(soc.arch) == "arch12" || std::string(soc.arch) == "arch20"; }
+
+DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
+  const DTypeMask bf16_arith = soc.bf16VectorArith ? DTypeBit(DType::kBfloat16) : 0u;
+  const DTypeMask bf16_data = soc.bf16Supported ? DTypeBit(DType::kBfloat16) : 0u;
+  switch (api) {
+    case Api::kDataCopy:
+      return (kAllTypes & ~DTypeBit(DType::kBfloat16)) | bf16_data;
+    case Api::kDataCopyPad:
+      if (IsLegacy(soc)) return 0;
+      if (IsKirin(soc)) return kAll16And32 | DTypeBit(DType::kInt8) | DTypeBit(DType::kUint8);
+      return kAll16And32 | DTypeBit(DType::kInt8) | DTypeBit(DType::kUint8) | k64Bit | bf16_data;
+    case Api::kAdd:
+    case Api::kSub:
+    case Api::kMul:
+    case Api::kMax:
+    case Api::kMin:
+    case Api::kAdds:
+    case Api::kMuls:
+    case Api::kMaxs:
+    case Api::kMins:
+      return kHalfFloat | kInt16Int32 | bf16_arith;
+    case Api::kDiv:
+    case Api::kExp:
+    case Api::kLn:
+    case Api::kAbs:
+    case Api::kSqrt:
+    case Api::kReciprocal:
+      return kHalfFloat | bf16_arith;
+    case Api::kRelu:
+      return kHalfFloat | DTypeBit(DType::kInt32) | bf16_arith;
+    case Api::kLeakyRelu:
+      return IsLegacy(soc) ? 0u : kHalfFloat;
+    case Api::kDuplicate:
+      return kAll16And32 | bf16_data;
+    case Api::kCompare:
+    case Api::kCompares:
+    case Api::kCompareScalar:
+    case Api::kSelect:
+      return kHalfFloat | bf16_arith;
+    case Api::kCast:
+    case Api::kCount:
+      break;
+  }
+  return kAllTypes;
+}
+
+std::string DTypeList(DTypeMask mask) {
+  std::string names;
+  for (unsigned t = 0; t < static_cast<unsigned>(DType::kCount); ++t) {
+    if ((mask >> t) & 1u) {
+      if (!names.empty()) names += ", ";
+      names += DTypeName(static_cast<DType>(t));
+    }
+  }
+  return names;
+}
+
+// Legal rounding modes per (src, dst) conversion, as a bit set over RoundMode values.
+constexpr uint8_t kNone = 1u << 0;
+constexpr uint8_t kRint = 1u << 1;
+constexpr uint8_t kFloor = 1u << 2;
+constexpr uint8_t kCeil = 1u << 3;
+constexpr uint8_t kRound = 1u << 4;
+constexpr uint8_t kTrunc = 1u << 5;
+constexpr uint8_t kOdd = 1u << 6;
+constexpr uint8_t kDirected = kRint | kFloor | kCeil | kRound | kTrunc;
+
+struct CastRule {
+  DType src;
+  DType dst;
+  uint8_t modes;
+};
+
+// A2/A3 rules (ascend-facts.md section 3 for the floating-point rows). The other SoCs use the same table;
+// bfloat16 rows only where the SoC has bfloat16.
+constexpr CastRule kCastRules[] = {
+    {DType::kHalf, DType::kFloat, kNone},
+    {DType::kBfloat16, DType::kFloat, kNone},
+    {DType::kFloat, DType::kHalf, kNone | kDirected | kOdd},
+    {DType::kFloat, DType::kBfloat16, kDirected},
+    {DType::kFloat, DType::kFloat, kDirected},
+    {DType::kFloat, DType::kInt32, kDirected},
+    {DType::kFloat, DType::kInt16, kDirected},
+    {DType::kFloat, DType::kInt64, kDirected},
+    {DType::kInt32, DType::kFloat, kNone | kDirected},
+    {DType::kInt64, DType::kFloat, kDirected},
+    {DType::kHalf, DType::kInt32, kDirected},
+    {DType::kHalf, DType::kInt16, kDirected},
+    {DType::kHalf, DType::kInt8, kNone | kDirected},
+    {DType::kHalf, DType::kUint8, kNone | kDirected},
+    {DType::kBfloat16, DType::kInt32, kDirected},
+    {DType::kInt8, DType::kHalf, kNone},
+    {DType::kUint8, DType::kHalf, kNone},
+    {DType::kInt16, DType::kHalf, kNone | kDirected},
+    {DType::kInt16, DType::kFloat, kNone},
+    {DType::kInt32, DType::kInt64, kNone},
+    {DType::kInt64, DType::kInt32, kNone},
+    {DType::kInt32, DType::kInt16, kNone},
+};
+
+std::string ModeList(uint8_t modes) {
+  std::string names;
+  for (int m = 0; m < 7; ++m) {
+    if ((modes >> m) & 1u) {
+      if (!names.empty()) names += ", ";
+      names += RoundModeName(m);
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+void RequireDtype(Api api, DType type) {
+  const SocInfo& soc = ActiveSoc();
+  const DTypeMask allowed = AllowedDtypes(api, soc);
+  if ((allowed & DTypeBit(type)) != 0) return;
+  if (allowed == 0) {
+    Fail("DTYPE_UNSUPPORTED", ApiName(api),
+         Format("dtype=%s soc=%s: %s is not available on this SoC", DTypeName(type), soc.name, ApiName(api)));
+  }
+  Fail("DTYPE_UNSUPPORTED", ApiName(api),
+       Format("dtype=%s soc=%s: %s takes %s here", DTypeName(type), soc.name, ApiName(api),
+              DTypeList(allowed).c_str()));
+}
+
+void RequireCast(DType dst, DType src, int round_mode) {
+  const SocInfo& soc = ActiveSoc();
+  const bool bf16_involved = dst == DType::kBfloat16 || src == DType::kBfloat16;
+  const CastRule* rule = nullptr;
+  if (!bf16_involved || soc.bf16Supported) {
+    for (const CastRule& candidate : kCastRules) {
+      if (candidate.src == src && candidate.dst == dst) rule = &candidate;
+    }
+  }
+  if (rule == nullptr) {
+    Fail("DTYPE_UNSUPPORTED", "Cast",
+         Format("dtype=%s->%s soc=%s: no such conversion on this SoC", DTypeName(src), DTypeName(dst), soc.name));
+  }
+  if (round_mode < 0 || round_mode > 6 || ((rule->modes >> round_mode) & 1u) == 0) {
+    Fail("CAST_MODE_ILLEGAL", "Cast",
+         Format("dtype=%s->%s mode=%s soc=%s: legal modes are %s (hardware issues nothing and leaves dst "
+                "unchanged)",
+                DTypeName(src), DTypeName(dst), RoundModeName(round_mode), soc.name, ModeList(rule->modes).c_str()));
+  }
+}
+
+}  // namespace detail
+}  // namespace opgen_twin

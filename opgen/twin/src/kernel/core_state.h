@@ -1,0 +1,122 @@
+// Private state of the twin's kernel runtime: the running launch and the running core.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernel_operator.h"
+
+namespace opgen_twin {
+namespace detail {
+
+constexpr size_t kPositionCount = static_cast<size_t>(AscendC::TPosition::MAX) + 1;
+constexpr size_t kHardEventCount = static_cast<size_t>(AscendC::HardEvent::MAX) + 1;
+constexpr size_t kApiCount = static_cast<size_t>(Api::kCount);
+
+enum class BlockState : uint8_t { kFree, kAllocated, kQueued };
+
+// One buffer carved out by TPipe::InitBuffer.
+struct BufferBlock {
+  int32_t group = -1;
+  uint32_t offset = 0;
+  uint32_t bytes = 0;
+  BlockState state = BlockState::kFree;
+  uint32_t generation = 0;  // bumped on every alloc and free, so stale tensor handles are recognised
+};
+
+// A TQue (depth > 0) or TBuf (depth 0) and its buffers.
+struct BufferGroup {
+  int position = 0;
+  int32_t depth = 0;
+  std::vector<int32_t> blocks;
+  std::deque<UbRef> fifo;
+  size_t next_alloc = 0;
+  bool is_queue() const { return depth > 0; }
+};
+
+struct WriteRun {
+  uintptr_t end = 0;
+  const char* api = "";
+};
+
+struct CoreState {
+  uint32_t index = 0;
+  uint32_t epoch = 0;
+  uint8_t* ub = nullptr;
+  void* pipe = nullptr;
+  uint64_t ub_used = 0;
+  uint64_t ub_high_water = 0;
+  std::vector<BufferGroup> groups;
+  std::vector<BufferBlock> blocks;
+  std::array<uint32_t, kPositionCount> live{};
+  std::array<std::array<uint32_t, kEventIdsPerEvent>, kHardEventCount> flags{};
+  std::array<uint8_t, kHardEventCount> allocated_events{};  // bit per event id
+  int atomic = -1;
+  uint64_t copied[3] = {0, 0, 0};  // by CopyPath
+  std::array<ApiCount, kApiCount> vector{};
+  std::map<uintptr_t, WriteRun> writes;  // merged GM ranges written by this core
+};
+
+// A GM range written by an earlier core of the same launch.
+struct OwnedWrite {
+  uintptr_t end = 0;
+  uint32_t core = 0;
+  const char* api = "";
+};
+
+struct LaunchState {
+  std::string kernel;
+  uint32_t block_dim = 0;
+  uint64_t tiling_key = 0;
+  const SocInfo* soc = nullptr;
+  bool core_active = false;
+  CoreState core;
+  uint8_t* ub_storage = nullptr;
+  std::map<uintptr_t, OwnedWrite> written;
+  LaunchTrace trace;
+};
+
+// The running launch, or nullptr.
+LaunchState* ActiveLaunch();
+// The running core, or nullptr.
+CoreState* ActiveCore();
+// The running core; fails with NO_ACTIVE_CORE outside a kernel.
+CoreState& RequireCore(const char* api);
+// The SoC of the running launch, or the selected SoC outside a launch.
+const SocInfo& ActiveSoc();
+// A fresh epoch number (tensor and buffer handles carry the epoch they were made in).
+uint32_t NextEpoch();
+
+// The core's trace so far.
+CoreTrace SnapshotCoreTrace(const CoreState& core);
+// Records a finished (or failed) launch: trace list and OPGEN_TWIN_TRACE file.
+void RecordLaunch(const LaunchTrace& trace);
+// Called by Fail() in exit mode just before the process ends.
+void OnFatalCheck(const char* check);
+// Kernel name and core index for messages ("-" / -1 outside).
+void DescribeLaunch(std::string* kernel, int64_t* core);
+
+// Checks run when a core's kernel returns.
+void CheckCoreEnd(LaunchState& launch);
+// Fails with TENSOR_LEAK if a queue tensor is still allocated; `when` says at which point.
+void CheckTensorsReleased(const CoreState& core, const char* when);
+
+// GM allocations known to the twin.
+struct GmRegion {
+  uintptr_t base = 0;
+  size_t bytes = 0;
+  bool from_gm_alloc = false;
+};
+bool FindGmRegion(uintptr_t address, GmRegion* region);
+// "GmAlloc'd buffer 0x... (4096 bytes), bytes [a, b)" style description of a GM range.
+std::string DescribeGmRange(uintptr_t begin, uintptr_t end);
+
+const char* HardEventName(int hard_event);
+const char* PositionName(int position);
+
+}  // namespace detail
+}  // namespace opgen_twin

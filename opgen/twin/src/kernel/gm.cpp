@@ -1,0 +1,234 @@
+// Global memory: allocations known to the twin, bounds checks, transfers, per-core write tracking.
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "core_state.h"
+#include "tikicpulib.h"
+
+namespace opgen_twin {
+namespace detail {
+namespace {
+
+// Addresses below this are treated as null pointers.
+constexpr uintptr_t kNullPage = 4096;
+
+std::mutex& RegionMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::map<uintptr_t, GmRegion>& Regions() {
+  static std::map<uintptr_t, GmRegion> regions;
+  return regions;
+}
+
+void RecordWrite(CoreState& core, uintptr_t begin, uintptr_t end, const char* api) {
+  auto& writes = core.writes;
+  auto it = writes.upper_bound(begin);
+  if (it != writes.begin()) {
+    auto previous = std::prev(it);
+    if (previous->second.end >= begin) {
+      begin = previous->first;
+      if (previous->second.end > end) end = previous->second.end;
+      api = previous->second.api;
+      it = previous;
+    }
+  }
+  while (it != writes.end() && it->first <= end) {
+    if (it->second.end > end) end = it->second.end;
+    it = writes.erase(it);
+  }
+  writes[begin] = WriteRun{end, api};
+}
+
+template <typename T>
+void AccumulateAs(uint8_t* gm, const uint8_t* ub, uint64_t bytes) {
+  for (uint64_t i = 0; i < bytes / sizeof(T); ++i) {
+    const T sum = static_cast<T>(LoadElement<T>(gm, i) + LoadElement<T>(ub, i));
+    StoreElement<T>(gm, i, sum);
+  }
+}
+
+void Accumulate(const char* api, DType type, uint8_t* gm, const uint8_t* ub, uint64_t bytes) {
+  switch (type) {
+    case DType::kFloat: AccumulateAs<float>(gm, ub, bytes); return;
+    case DType::kHalf: AccumulateAs<Half>(gm, ub, bytes); return;
+    case DType::kBfloat16: AccumulateAs<Bfloat16>(gm, ub, bytes); return;
+    case DType::kInt32: AccumulateAs<int32_t>(gm, ub, bytes); return;
+    case DType::kInt16: AccumulateAs<int16_t>(gm, ub, bytes); return;
+    case DType::kInt8: AccumulateAs<int8_t>(gm, ub, bytes); return;
+    default:
+      Fail("DTYPE_UNSUPPORTED", api,
+           Format("dtype=%s: atomic accumulation (SetAtomicAdd) takes float, half, bfloat16_t, int32_t, int16_t or "
+                  "int8_t",
+                  DTypeName(type)));
+  }
+}
+
+}  // namespace
+
+bool FindGmRegion(uintptr_t address, GmRegion* region) {
+  std::lock_guard<std::mutex> lock(RegionMutex());
+  auto& regions = Regions();
+  auto it = regions.upper_bound(address);
+  if (it == regions.begin()) return false;
+  --it;
+  const bool inside = address < it->first + it->second.bytes || (it->second.bytes == 0 && address == it->first);
+  if (!inside) return false;
+  if (region != nullptr) *region = it->second;
+  return true;
+}
+
+std::string DescribeGmRange(uintptr_t begin, uintptr_t end) {
+  GmRegion region;
+  if (FindGmRegion(begin, &region)) {
+    return Format("bytes [%llu, %llu) of the %s buffer at %p (%zu bytes)",
+                  static_cast<unsigned long long>(begin - region.base),
+                  static_cast<unsigned long long>(end - region.base),
+                  region.from_gm_alloc ? "GmAlloc" : "registered", reinterpret_cast<void*>(region.base),
+                  region.bytes);
+  }
+  return Format("GM [%p, %p)", reinterpret_cast<void*>(begin), reinterpret_cast<void*>(end));
+}
+
+GmExtent MakeGmExtent(const void* base, uint64_t bytes, bool sized) {
+  GmExtent extent;
+  extent.set = true;
+  const uintptr_t address = reinterpret_cast<uintptr_t>(base);
+  if (sized) {
+    extent.begin = address;
+    extent.end = address + bytes;
+    extent.bounded = true;
+    extent.from_size = true;
+    return extent;
+  }
+  GmRegion region;
+  if (FindGmRegion(address, &region)) {
+    extent.begin = region.base;
+    extent.end = region.base + region.bytes;
+    extent.bounded = true;
+  }
+  return extent;
+}
+
+void CheckGmAccess(const char* api, const GmExtent& extent, const void* address, uint64_t bytes, bool write) {
+  const char* verb = write ? "writes" : "reads";
+  if (!extent.set) {
+    Fail("GM_OUT_OF_BOUNDS", api, "the GlobalTensor is used before SetGlobalBuffer");
+  }
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(address);
+  const uintptr_t end = begin + bytes;
+  if (begin < kNullPage) {
+    Fail("GM_OUT_OF_BOUNDS", api, Format("%s %llu bytes at GM address %p (a null pointer)", verb,
+                                         static_cast<unsigned long long>(bytes), address));
+  }
+  if (extent.bounded && (begin < extent.begin || end > extent.end)) {
+    const long long first = static_cast<long long>(begin - extent.begin);
+    Fail("GM_OUT_OF_BOUNDS", api,
+         Format("%s bytes [%lld, %lld) of a GlobalTensor whose %s covers %llu bytes (%s)", verb, first,
+                first + static_cast<long long>(bytes), extent.from_size ? "SetGlobalBuffer size" : "allocation",
+                static_cast<unsigned long long>(extent.end - extent.begin),
+                begin < extent.begin ? "before its start" : "past its end"));
+  }
+  GmRegion region;
+  if (FindGmRegion(begin, &region) && end > region.base + region.bytes) {
+    Fail("GM_OUT_OF_BOUNDS", api,
+         Format("%s bytes [%llu, %llu) of the %s buffer at %p, which has only %zu bytes", verb,
+                static_cast<unsigned long long>(begin - region.base), static_cast<unsigned long long>(end - region.base),
+                region.from_gm_alloc ? "GmAlloc" : "registered", reinterpret_cast<void*>(region.base), region.bytes));
+  }
+  if (write && bytes > 0) {
+    CoreState* core = ActiveCore();
+    if (core != nullptr && core->atomic < 0) RecordWrite(*core, begin, end, api);
+  }
+}
+
+void CopyGmToUb(const char* api, const GmExtent& extent, const void* gm, uint8_t* ub, uint64_t bytes) {
+  CheckGmAccess(api, extent, gm, bytes, false);
+  std::memcpy(ub, gm, bytes);
+  CountCopy(CopyPath::kGmToUb, bytes);
+}
+
+void CopyUbToGm(const char* api, const GmExtent& extent, void* gm, const uint8_t* ub, uint64_t bytes, DType type) {
+  CheckGmAccess(api, extent, gm, bytes, true);
+  if (AtomicMode() >= 0) {
+    Accumulate(api, type, static_cast<uint8_t*>(gm), ub, bytes);
+  } else {
+    std::memcpy(gm, ub, bytes);
+  }
+  CountCopy(CopyPath::kUbToGm, bytes);
+}
+
+void LoadTiling(void* destination, uint64_t bytes, const void* tiling, const char* type_name) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(tiling);
+  if (address < kNullPage) {
+    Fail("GM_OUT_OF_BOUNDS", "GET_TILING_DATA", Format("tiling=%s: the tiling pointer is null", type_name));
+  }
+  GmRegion region;
+  if (FindGmRegion(address, &region) && address + bytes > region.base + region.bytes) {
+    Fail("GM_OUT_OF_BOUNDS", "GET_TILING_DATA",
+         Format("tiling=%s needs %llu bytes but its GM buffer has %llu bytes from the tiling pointer", type_name,
+                static_cast<unsigned long long>(bytes),
+                static_cast<unsigned long long>(region.base + region.bytes - address)));
+  }
+  if (destination != nullptr) std::memcpy(destination, tiling, bytes);
+}
+
+}  // namespace detail
+
+void RegisterGmRegion(void* base, size_t bytes) {
+  std::lock_guard<std::mutex> lock(detail::RegionMutex());
+  detail::GmRegion region;
+  region.base = reinterpret_cast<uintptr_t>(base);
+  region.bytes = bytes;
+  detail::Regions()[region.base] = region;
+}
+
+void UnregisterGmRegion(void* base) {
+  std::lock_guard<std::mutex> lock(detail::RegionMutex());
+  detail::Regions().erase(reinterpret_cast<uintptr_t>(base));
+}
+
+}  // namespace opgen_twin
+
+namespace AscendC {
+
+void* GmAlloc(size_t size) {
+  constexpr size_t kAlignment = 64;
+  const size_t rounded = size == 0 ? kAlignment : (size + kAlignment - 1) / kAlignment * kAlignment;
+  void* memory = std::aligned_alloc(kAlignment, rounded);
+  if (memory == nullptr) {
+    opgen_twin::Fail("GM_ALLOC", "GmAlloc", opgen_twin::Format("could not allocate %zu bytes", size));
+  }
+  std::memset(memory, 0xff, rounded);
+  std::lock_guard<std::mutex> lock(opgen_twin::detail::RegionMutex());
+  opgen_twin::detail::GmRegion region;
+  region.base = reinterpret_cast<uintptr_t>(memory);
+  region.bytes = size;
+  region.from_gm_alloc = true;
+  opgen_twin::detail::Regions()[region.base] = region;
+  return memory;
+}
+
+void GmFree(void* ptr) {
+  if (ptr == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(opgen_twin::detail::RegionMutex());
+    auto& regions = opgen_twin::detail::Regions();
+    auto it = regions.find(reinterpret_cast<uintptr_t>(ptr));
+    if (it != regions.end() && it->second.from_gm_alloc) {
+      regions.erase(it);
+      std::free(ptr);
+      return;
+    }
+  }
+  opgen_twin::Fail("GM_FREE_INVALID", "GmFree", opgen_twin::Format("%p was not returned by GmAlloc", ptr));
+}
+
+void SetKernelMode(KernelMode) {}
+
+}  // namespace AscendC

@@ -1,0 +1,215 @@
+// Kernel launches (ICPU_RUN_KF and LaunchKernel share RunLaunch), the kernel registry, end-of-core checks.
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include "core_state.h"
+#include "opgen_twin/kernel_registry.h"
+
+namespace opgen_twin {
+namespace detail {
+namespace {
+
+LaunchState* g_launch = nullptr;
+uint64_t g_pending_tiling_key = 0;
+
+constexpr uint32_t kMaxBlockDim = 65535;
+constexpr size_t kUbAlignment = 4096;  // so that host UB addresses keep the alignment of UB offsets
+
+void BeginCore(LaunchState& launch, uint32_t index) {
+  launch.core = CoreState();
+  launch.core.index = index;
+  launch.core.epoch = NextEpoch();
+  launch.core.ub = launch.ub_storage;
+  // Fresh UB holds NaN bytes, so reading memory no instruction wrote shows up in the results.
+  std::memset(launch.ub_storage, 0xff, launch.soc->ubPhysicalBytes);
+  launch.core_active = true;
+}
+
+void FinishCore(LaunchState& launch) {
+  launch.trace.cores.push_back(SnapshotCoreTrace(launch.core));
+  launch.core_active = false;
+}
+
+void ReleaseLaunch(LaunchState& launch) {
+  std::free(launch.ub_storage);
+  launch.ub_storage = nullptr;
+  g_launch = nullptr;
+}
+
+// Moves this core's GM writes into the launch's record, failing if another core wrote the same bytes.
+void MergeCoreWrites(LaunchState& launch) {
+  const CoreState& core = launch.core;
+  for (const auto& run : core.writes) {
+    const uintptr_t begin = run.first;
+    const uintptr_t end = run.second.end;
+    auto it = launch.written.upper_bound(begin);
+    const OwnedWrite* clash = nullptr;
+    uintptr_t clash_begin = 0;
+    if (it != launch.written.begin() && std::prev(it)->second.end > begin) {
+      clash = &std::prev(it)->second;
+      clash_begin = std::prev(it)->first;
+    } else if (it != launch.written.end() && it->first < end) {
+      clash = &it->second;
+      clash_begin = it->first;
+    }
+    if (clash != nullptr) {
+      const uintptr_t overlap_begin = begin > clash_begin ? begin : clash_begin;
+      const uintptr_t overlap_end = end < clash->end ? end : clash->end;
+      Fail("GM_WRITE_OVERLAP", run.second.api,
+           Format("core %u and core %u both write %s (core %u via %s); cores must write disjoint GM ranges",
+                  core.index, clash->core, DescribeGmRange(overlap_begin, overlap_end).c_str(), clash->core,
+                  clash->api));
+    }
+  }
+  for (const auto& run : core.writes) {
+    launch.written[run.first] = OwnedWrite{run.second.end, core.index, run.second.api};
+  }
+}
+
+}  // namespace
+
+LaunchState* ActiveLaunch() { return g_launch; }
+
+void DescribeLaunch(std::string* kernel, int64_t* core) {
+  if (g_launch == nullptr) return;
+  *kernel = g_launch->kernel;
+  *core = g_launch->core_active ? static_cast<int64_t>(g_launch->core.index) : -1;
+}
+
+void OnFatalCheck(const char* check) {
+  if (g_launch == nullptr) return;
+  g_launch->trace.status = check;
+  if (g_launch->core_active) g_launch->trace.cores.push_back(SnapshotCoreTrace(g_launch->core));
+  RecordLaunch(g_launch->trace);
+}
+
+void CheckTensorsReleased(const CoreState& core, const char* when) {
+  std::string held;
+  size_t count = 0;
+  for (const BufferGroup& group : core.groups) {
+    if (!group.is_queue()) continue;
+    for (int32_t b : group.blocks) {
+      const BufferBlock& block = core.blocks[static_cast<size_t>(b)];
+      if (block.state == BlockState::kFree) continue;
+      ++count;
+      if (!held.empty()) held += ", ";
+      held += Format("%s queue buffer at UB offset %u (%s)", PositionName(group.position), block.offset,
+                     block.state == BlockState::kQueued ? "enqueued, never dequeued" : "allocated, never freed");
+    }
+  }
+  if (count > 0) {
+    Fail("TENSOR_LEAK", "FreeTensor", Format("%zu tensor(s) still allocated when %s: %s", count, when, held.c_str()));
+  }
+}
+
+void CheckCoreEnd(LaunchState& launch) {
+  const CoreState& core = launch.core;
+  CheckTensorsReleased(core, "the kernel returned");
+  for (size_t e = 0; e < kHardEventCount; ++e) {
+    for (size_t id = 0; id < static_cast<size_t>(kEventIdsPerEvent); ++id) {
+      if (core.flags[e][id] > 0) {
+        Fail("EVENT_UNPAIRED", "SetFlag",
+             Format("event=%s id=%zu: %u SetFlag(s) never waited for when the kernel returned",
+                    HardEventName(static_cast<int>(e)), id, core.flags[e][id]));
+      }
+    }
+  }
+  MergeCoreWrites(launch);
+}
+
+void SetPendingTilingKey(uint64_t key) { g_pending_tiling_key = key; }
+uint64_t PendingTilingKey() { return g_pending_tiling_key; }
+
+void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, const std::function<void()>& body) {
+  if (g_launch != nullptr) {
+    Fail("INVALID_ARGUMENT", "ICPU_RUN_KF", Format("kernel %s launched while kernel %s runs", kernel,
+                                                   g_launch->kernel.c_str()));
+  }
+  LaunchState launch;
+  launch.kernel = kernel;
+  launch.block_dim = block_dim;
+  launch.tiling_key = tiling_key;
+  launch.soc = &CurrentSoc();
+  launch.trace.kernel = kernel;
+  launch.trace.blockDim = block_dim;
+  launch.trace.tilingKey = tiling_key;
+  launch.trace.soc = launch.soc->name;
+  const size_t ub_bytes = (launch.soc->ubPhysicalBytes + kUbAlignment - 1) / kUbAlignment * kUbAlignment;
+  launch.ub_storage = static_cast<uint8_t*>(std::aligned_alloc(kUbAlignment, ub_bytes));
+  g_launch = &launch;
+  try {
+    if (launch.ub_storage == nullptr) Fail("GM_ALLOC", "ICPU_RUN_KF", "could not allocate the UB model");
+    if (block_dim == 0 || block_dim > kMaxBlockDim) {
+      Fail("INVALID_ARGUMENT", "ICPU_RUN_KF", Format("blockDim=%u must be in [1, %u]", block_dim, kMaxBlockDim));
+    }
+    for (uint32_t index = 0; index < block_dim; ++index) {
+      BeginCore(launch, index);
+      body();
+      CheckCoreEnd(launch);
+      FinishCore(launch);
+    }
+  } catch (const CheckError& error) {
+    launch.trace.status = error.check();
+    if (launch.core_active) FinishCore(launch);
+    RecordLaunch(launch.trace);
+    ReleaseLaunch(launch);
+    throw;
+  } catch (...) {
+    launch.trace.status = "EXCEPTION";
+    if (launch.core_active) FinishCore(launch);
+    RecordLaunch(launch.trace);
+    ReleaseLaunch(launch);
+    throw;
+  }
+  RecordLaunch(launch.trace);
+  ReleaseLaunch(launch);
+}
+
+}  // namespace detail
+
+namespace {
+
+struct RegisteredKernel {
+  KernelThunk thunk = nullptr;
+  int num_args = 0;
+};
+
+std::map<std::string, RegisteredKernel>& Registry() {
+  static std::map<std::string, RegisteredKernel> registry;
+  return registry;
+}
+
+}  // namespace
+
+void RegisterKernel(const char* name, KernelThunk thunk, int numArgs) {
+  auto& registry = Registry();
+  auto it = registry.find(name);
+  if (it != registry.end() && it->second.thunk != thunk) {
+    Fail("KERNEL_REGISTRY", "RegisterKernel", Format("kernel %s is registered twice", name));
+  }
+  registry[name] = RegisteredKernel{thunk, numArgs};
+}
+
+bool HasKernel(const char* name) { return Registry().count(name) > 0; }
+
+void LaunchKernel(const char* name, uint32_t blockDim, uint64_t tilingKey, const std::vector<uint8_t*>& args) {
+  auto& registry = Registry();
+  auto it = registry.find(name);
+  if (it == registry.end()) {
+    std::string known;
+    for (const auto& entry : registry) known += (known.empty() ? "" : ", ") + entry.first;
+    Fail("UNKNOWN_KERNEL", "LaunchKernel",
+         Format("kernel %s is not registered (registered: %s)", name, known.empty() ? "none" : known.c_str()));
+  }
+  const RegisteredKernel kernel = it->second;
+  if (static_cast<int>(args.size()) != kernel.num_args) {
+    Fail("KERNEL_ARGS", "LaunchKernel",
+         Format("kernel %s takes %d GM_ADDR arguments, %zu given", name, kernel.num_args, args.size()));
+  }
+  detail::RunLaunch(name, blockDim, tilingKey, [&]() { kernel.thunk(args.data()); });
+}
+
+}  // namespace opgen_twin

@@ -1,0 +1,182 @@
+"""`opgen cc`: building against the twin and operator packages, the object cache, flags, errors."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shlex
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from opgen.twin import INCLUDE_DIR
+from opgen.twin import compiler
+from opgen.twin.compiler import CcError, compile_program, find_kernel_entries, main
+
+KERNELS = Path(__file__).parent / "kernels"
+OPS_FIXTURE = KERNELS / "ops_fixture"
+
+MAIN_WITH_OPERATOR = r"""
+#include <cstdio>
+#include "aclnnop/aclnn_my_add.h"
+#include "opgen_twin/kernel_registry.h"
+
+int main() {
+  float x[64], y[64], z[64];
+  for (int i = 0; i < 64; ++i) { x[i] = static_cast<float>(i); y[i] = 2.0f * static_cast<float>(i); }
+  const int rc = aclnnMyAdd(x, y, 0.5f, z, 64, 2);
+  std::printf("rc=%d z0=%g z1=%g z63=%g\n", rc, z[0], z[1], z[63]);
+  std::printf("has my_add=%d my_fill=%d\n", opgen_twin::HasKernel("my_add"), opgen_twin::HasKernel("my_fill"));
+  std::printf("double=%g\n", aclnnMyAddDouble(1.0, 2.0, 3.0));
+  return 0;
+}
+"""
+
+
+def _unique_source(directory: Path, body: str, header: str = "") -> Path:
+    """A source whose preprocessed text is new to the cache (the string survives preprocessing)."""
+    source = directory / "main.cpp"
+    stamp = f'static const char* kStamp = "{uuid.uuid4()}";\n'
+    source.write_text(header + stamp + body + "\nint UseStamp() { return kStamp[0]; }\n")
+    return source
+
+
+def test_second_build_hits_the_cache_and_a_changed_header_rebuilds(tmp_path):
+    (tmp_path / "helper.h").write_text("inline int Helper() { return 1; }\n")
+    source = _unique_source(tmp_path, '#include "helper.h"\nint main() { return Helper() - 1; }\n')
+    out = tmp_path / "prog"
+    first = compile_program([source], out, ops_dirs=[])
+    assert source in first.compiled
+    assert subprocess.run([str(out)]).returncode == 0
+
+    second = compile_program([source], out, ops_dirs=[])
+    assert second.compiled == [], "nothing changed, nothing may be recompiled"
+    assert source in second.cached
+
+    # A comment-only edit leaves the preprocessed unit unchanged: still no recompilation.
+    (tmp_path / "helper.h").write_text("// reformatted\ninline int Helper() { return 1; }\n")
+    assert compile_program([source], out, ops_dirs=[]).compiled == []
+
+    (tmp_path / "helper.h").write_text("inline int Helper() { return 3; }\n")
+    third = compile_program([source], out, ops_dirs=[])
+    assert third.compiled == [source], "only the unit including the header is rebuilt"
+    assert subprocess.run([str(out)]).returncode == 2
+
+
+def test_operator_package_kernels_are_registered(tmp_path):
+    source = _unique_source(tmp_path, MAIN_WITH_OPERATOR)
+    out = tmp_path / "prog"
+    result = compile_program([source], out, ops_dirs=[OPS_FIXTURE])
+    assert result.kernels == ["my_add", "my_fill"]  # the commented-out entry is ignored
+    compiled_or_cached = {p.name for p in result.compiled + result.cached}
+    assert {"aclnn_my_add.cpp", "my_add_tiling.cpp", "my_add.cpp", "my_add_aicpu.cpp"} <= compiled_or_cached
+    run = subprocess.run([str(out)], capture_output=True, text=True, check=True)
+    # z = x + 0.5 * y with y = 2x: z = 2x.
+    assert run.stdout.splitlines() == ["rc=0 z0=0 z1=2 z63=126", "has my_add=1 my_fill=1", "double=7"]
+
+
+def test_default_ops_dir_is_generated_in_cwd(tmp_path, monkeypatch):
+    shutil.copytree(OPS_FIXTURE, tmp_path / "generated")
+    source = _unique_source(tmp_path, MAIN_WITH_OPERATOR)
+    monkeypatch.chdir(tmp_path)
+    assert main([str(source), "-o", str(tmp_path / "prog")]) == 0
+    run = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, check=True)
+    assert run.stdout.startswith("rc=0 z0=0 z1=2")
+
+
+def test_ops_dir_none_links_no_kernels(tmp_path):
+    body = '#include <cstdio>\n#include "opgen_twin/kernel_registry.h"\n' \
+           'int main() { std::printf("%d\\n", opgen_twin::HasKernel("my_add")); return 0; }\n'
+    source = _unique_source(tmp_path, body)
+    result = compile_program([source], tmp_path / "prog", ops_dirs=[])
+    assert result.kernels == []
+    assert subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True).stdout == "0\n"
+
+
+def test_shared_library_for_python(tmp_path):
+    body = r"""
+#include "tikicpulib.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void twice(GM_ADDR x) {
+  GlobalTensor<float> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), 1);
+  g.SetValue(0, g.GetValue(0) * 2.0f);
+}
+extern "C" float RunTwice(float value) {
+  float* x = static_cast<float*>(GmAlloc(sizeof(float)));
+  *x = value;
+  ICPU_RUN_KF(twice, 1, reinterpret_cast<uint8_t*>(x));
+  const float result = *x;
+  GmFree(x);
+  return result;
+}
+"""
+    source = _unique_source(tmp_path, body)
+    library = tmp_path / "libtwice.so"
+    compile_program([source], library, ops_dirs=[], flags=["-shared"])
+    handle = ctypes.CDLL(str(library))
+    handle.RunTwice.restype = ctypes.c_float
+    handle.RunTwice.argtypes = [ctypes.c_float]
+    assert handle.RunTwice(21.0) == 42.0
+
+
+def test_compiler_errors_are_shown_and_fail(tmp_path, capfd):
+    source = tmp_path / "broken.cpp"
+    source.write_text("int main() { return undefined_name; }\n")
+    assert main([str(source), "-o", str(tmp_path / "prog"), "--ops-dir", "none"]) == 1
+    err = capfd.readouterr().err
+    assert "broken.cpp" in err and "undefined_name" in err and "error" in err
+    assert "opgen cc: error: compilation failed" in err
+
+
+def test_usage_errors(capfd):
+    assert main(["x.cpp", "-o", "x", "--soc", "ascend123"]) == 1
+    assert "unknown SoC" in capfd.readouterr().err
+    assert main(["x.cpp"]) == 1
+    assert "-o OUT is required" in capfd.readouterr().err
+    with pytest.raises(CcError):
+        compiler.parse_args(["notes.txt", "-o", "x"])
+
+
+def test_print_flags(capfd):
+    assert main(["--print-flags", "--soc", "ascend950", "--ops-dir", str(OPS_FIXTURE), "-DMY_FLAG=1"]) == 0
+    flags = shlex.split(capfd.readouterr().out)
+    assert flags[:3] == ["-std=c++17", "-fPIC", "-O1"]
+    assert '-DOPGEN_TWIN_SOC="ascend950"' in flags and "-DMY_FLAG=1" in flags
+    assert flags[flags.index("-isystem") + 1] == str(INCLUDE_DIR)
+    for sub in ("op_api", "op_host", "op_kernel"):
+        assert str((OPS_FIXTURE / "my_add" / sub).resolve()) in flags
+
+
+def test_flag_routing():
+    options = compiler.parse_args(
+        ["a.cpp", "lib.a", "-o", "out", "-O2", "-DX=1", "-I", "inc", "-Wall", "-L/opt", "-lm", "-shared", "-g",
+         "-Wl,-rpath,/x", "--ops-dir", "none", "-j", "3"]
+    )
+    assert options.sources == [Path("a.cpp")] and options.link_inputs == [Path("lib.a")]
+    assert options.compile_flags == ["-O2", "-DX=1", "-I", "inc", "-Wall", "-g"]
+    assert options.link_flags == ["-O2", "-L/opt", "-lm", "-shared", "-g", "-Wl,-rpath,/x"]
+    assert options.ops_dirs == [] and options.jobs == 3
+
+
+def test_kernel_entry_scanner():
+    text = """
+    extern "C" __global__ __aicore__ void a(GM_ADDR x, GM_ADDR y) {}
+    extern "C" __aicore__ __global__ void b(GM_ADDR x) {}
+    extern "C" __global__ __aicore__ void c() {}
+    /* extern "C" __global__ __aicore__ void hidden(GM_ADDR x) {} */
+    extern "C" __aicore__ void not_a_kernel(GM_ADDR x) {}
+    """
+    assert find_kernel_entries(text) == [("a", 2), ("b", 1), ("c", 0)]
+
+
+def test_headers_are_warning_free_without_isystem(tmp_path):
+    # opgen cc includes the twin with -isystem; here the headers are ordinary user headers.
+    cxx = os.environ.get("CXX", "g++")
+    common = [cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", str(INCLUDE_DIR)]
+    subprocess.run([*common, "-O1", "-c", str(KERNELS / "classic_kernels.cpp"), "-o", str(tmp_path / "c.o")],
+                   check=True, timeout=300)
+    subprocess.run([*common, "-fsyntax-only", str(KERNELS / "api_harness.cpp")], check=True, timeout=300)
