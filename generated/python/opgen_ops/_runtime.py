@@ -74,22 +74,21 @@ def _sources_key() -> str:
             if path.suffix in (".cpp", ".h", ".inc") and path.is_file():
                 digest.update(str(path.relative_to(root)).encode())
                 digest.update(path.read_bytes())
-    digest.update(os.environ.get("OPGEN_SOC", "ascend910b").encode())
     return digest.hexdigest()[:16]
 
 
 def _build_twin_library() -> Path:
     from opgen.twin.compiler import main as cc_main
 
-    soc = os.environ.get("OPGEN_SOC", "ascend910b")
     cache = Path(os.environ.get("OPGEN_CACHE_DIR", Path.home() / ".cache" / "opgen")) / "lib"
     cache.mkdir(parents=True, exist_ok=True)
-    library = cache / f"libopgen_ops-{soc}-{_sources_key()}.so"
+    # one library serves every SoC: the twin reads OPGEN_SOC when it starts
+    library = cache / f"libopgen_ops-{_sources_key()}.so"
     if not library.exists():
         stub = cache / "opgen_ops_entry.cpp"
         stub.write_text("// The aclnn APIs come from the generated packages; this unit only anchors the link.\n")
         partial = library.with_suffix(f".{os.getpid()}.tmp")
-        status = cc_main([str(stub), "-o", str(partial), "-shared", "--soc", soc, "--ops-dir", str(GENERATED), "-O1"])
+        status = cc_main([str(stub), "-o", str(partial), "-shared", "--ops-dir", str(GENERATED), "-O1"])
         if status != 0:
             raise RuntimeError("could not build the CPU-twin operator library (see the compiler output above)")
         os.replace(partial, library)
