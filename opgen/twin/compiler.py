@@ -133,6 +133,8 @@ def parse_args(argv: list[str]) -> Options:
         elif arg == "-j" or (arg.startswith("-j") and arg[2:].isdigit()):
             text = arg[2:] if len(arg) > 2 else value(arg)
             options.jobs = max(1, int(text))
+        elif arg in ("-c", "-E", "-S"):
+            raise CcError(f"{arg}: opgen cc always links a program; use --print-flags to compile separately")
         elif arg in ("-v", "--verbose"):
             options.verbose = True
         elif arg == "--print-flags":
@@ -376,9 +378,10 @@ def _compile_unit(unit: Unit, cache: ObjectCache, work: Path) -> UnitOutcome:
     result = subprocess.run(preprocess, capture_output=True)
     if result.returncode != 0:
         return UnitOutcome(unit, None, False, result.stderr.decode("utf-8", "replace"))
-    object_key = _sha256(CACHE_FORMAT, identity, source, *unit.flags, result.stdout)
+    # The source path matters only to debug info (__FILE__ is already expanded in the preprocessed text).
+    object_key = _sha256(CACHE_FORMAT, identity, source if keep_lines else "", *unit.flags, result.stdout)
     obj = cache.object_path(object_key)
-    depfile = work / f"{direct_key}.d"
+    depfile = work / f"{direct_key}.{os.getpid()}.d"
     if obj.exists():
         # Same preprocessed unit as an earlier build: record the dependencies so the next build skips -E.
         deps_result = subprocess.run([compiler(), "-M", *unit.flags, source], capture_output=True, text=True)

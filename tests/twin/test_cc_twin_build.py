@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import os
 import shlex
-import shutil
 import subprocess
 import uuid
 from pathlib import Path
@@ -79,7 +78,7 @@ def test_operator_package_kernels_are_registered(tmp_path):
 
 
 def test_default_ops_dir_is_generated_in_cwd(tmp_path, monkeypatch):
-    shutil.copytree(OPS_FIXTURE, tmp_path / "generated")
+    (tmp_path / "generated").symlink_to(OPS_FIXTURE, target_is_directory=True)
     source = _unique_source(tmp_path, MAIN_WITH_OPERATOR)
     monkeypatch.chdir(tmp_path)
     assert main([str(source), "-o", str(tmp_path / "prog")]) == 0
@@ -179,4 +178,5 @@ def test_headers_are_warning_free_without_isystem(tmp_path):
     common = [cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", str(INCLUDE_DIR)]
     subprocess.run([*common, "-O1", "-c", str(KERNELS / "classic_kernels.cpp"), "-o", str(tmp_path / "c.o")],
                    check=True, timeout=300)
-    subprocess.run([*common, "-fsyntax-only", str(KERNELS / "api_harness.cpp")], check=True, timeout=300)
+    subprocess.run([*common, "-O1", "-c", str(KERNELS / "api_harness.cpp"), "-o", str(tmp_path / "h.o")],
+                   check=True, timeout=300)

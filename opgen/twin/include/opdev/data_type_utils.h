@@ -44,7 +44,8 @@ inline bool CanCast(const DataType from, const DataType to) {
 }
 
 // PyTorch promoteTypes over bool, integers, f16, bf16, f32, f64 and complex types: DT_UNDEFINED
-// where PyTorch refuses (uint16/32/64 with another integer type) and for other dtypes.
+// where PyTorch refuses (uint16/32/64 with anything but itself or a real floating type) and
+// for other dtypes.
 DataType PromoteType(DataType typeA, DataType typeB);
 
 inline bool IsBasicType(const DataType dtype) {

@@ -132,13 +132,15 @@ struct LeakyReluOp {
     }
   }
 };
+// Transcendentals are evaluated in double and rounded once: deterministic across libm versions and
+// within the hardware's 1 ulp (the numpy model of a kernel computes them the same way).
 struct ExpOp {
   template <typename C>
-  C operator()(C a) const { return static_cast<C>(std::exp(a)); }
+  C operator()(C a) const { return static_cast<C>(std::exp(static_cast<double>(a))); }
 };
 struct LnOp {
   template <typename C>
-  C operator()(C a) const { return static_cast<C>(std::log(a)); }
+  C operator()(C a) const { return static_cast<C>(std::log(static_cast<double>(a))); }
 };
 struct AbsOp {
   template <typename C>

@@ -97,13 +97,12 @@ DataType PromoteFloating(DataType a, DataType b) {
   return rank(a) >= rank(b) ? a : b;
 }
 
+bool IsWideUnsigned(DataType t) {
+  return t == DataType::DT_UINT16 || t == DataType::DT_UINT32 || t == DataType::DT_UINT64;
+}
+
 DataType PromoteInteger(DataType a, DataType b) {
   if (a == b) return a;
-  // PyTorch has no promotion between uint16/32/64 and other integer types.
-  auto wideUnsigned = [](DataType t) {
-    return t == DataType::DT_UINT16 || t == DataType::DT_UINT32 || t == DataType::DT_UINT64;
-  };
-  if (wideUnsigned(a) || wideUnsigned(b)) return DataType::DT_UNDEFINED;
   if (a == DataType::DT_UINT8) std::swap(a, b);
   if (b == DataType::DT_UINT8) return a == DataType::DT_INT8 ? DataType::DT_INT16 : a;  // a is signed
   auto bits = [](DataType t) { return static_cast<int>(TypeSize(t)); };
@@ -160,6 +159,12 @@ DataType PromoteType(DataType typeA, DataType typeB) {
   Category a = CategoryOf(typeA);
   Category b = CategoryOf(typeB);
   if (a == Category::kOther || b == Category::kOther) return DataType::DT_UNDEFINED;
+  // PyTorch promotes uint16/32/64 only with real floating types (to the floating type).
+  if (IsWideUnsigned(typeA) || IsWideUnsigned(typeB)) {
+    if (a == Category::kFloating) return typeA;
+    if (b == Category::kFloating) return typeB;
+    return DataType::DT_UNDEFINED;
+  }
   if (a == Category::kComplex || b == Category::kComplex) {
     // Component precision: complex parts and real floating types take part, integers do not.
     auto component = [](DataType t, Category c) {

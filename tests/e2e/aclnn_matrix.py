@@ -1,0 +1,209 @@
+"""Worker: runs every op x dtype x shape case through the generated aclnn API on one SoC of the twin.
+
+Run as `OPGEN_SOC=ascend950 python aclnn_matrix.py OUT.json`; the SoC is fixed per process (the twin
+reads it at start-up). For each case the result must equal, bit for bit (NaN payloads aside), the numpy
+model of the whole aclnn path (contiguous, promotion casts, broadcast, the lowered kernel program or the
+AICPU double kernel, the cast to out's dtype) and must meet the spec's precision standard against the
+float64 reference. Writes a JSON summary: cases run, failures, UB/trace facts for large launches.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from opgen import formula as F  # noqa: E402
+from opgen.dtypes import DType  # noqa: E402
+from opgen.formula_binding import evaluate_reference, kernel_formula  # noqa: E402
+from opgen.kernel_model import run_program  # noqa: E402
+from opgen.kernel_plan import aicore_dtypes, kernel_plan  # noqa: E402
+from opgen.model import OpSpec, ParamKind  # noqa: E402
+from opgen.socs import get_soc  # noqa: E402
+from opgen.spec_loader import load_spec  # noqa: E402
+
+OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
+LARGE = 1_000_003
+NP_DTYPE = {DType.FLOAT: np.dtype(np.float32), DType.FLOAT16: np.dtype(np.float16), DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16), DType.DOUBLE: np.dtype(np.float64)}
+DTYPE_OF = {v: k for k, v in NP_DTYPE.items()}
+
+
+def promote(dtypes: list[np.dtype]) -> np.dtype:
+    order = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32), np.dtype(np.float64)]
+    result = dtypes[0]
+    for d in dtypes[1:]:
+        if {result, d} == {order[0], order[1]}:
+            result = np.dtype(np.float32)
+        elif order.index(d) > order.index(result):
+            result = d
+    return result
+
+
+def model(spec: OpSpec, plan, inputs: dict[str, np.ndarray], scalars: dict, out_dtype: np.dtype, out_shape) -> np.ndarray:
+    """The aclnn path in numpy, rounding wherever the twin rounds."""
+    names = [p.name for p in spec.tensor_inputs]
+    promoted = [p.name for p in spec.tensor_inputs if p.dtype.promote_with] or names[:1]
+    compute = promote([inputs[n].dtype for n in promoted]) if len(promoted) > 1 else inputs[names[0]].dtype
+    flat = {}
+    for name in names:
+        value = np.asarray(inputs[name]).astype(np.float64 if compute == np.float64 else np.float32).astype(compute)
+        flat[name] = np.broadcast_to(value, out_shape).reshape(-1)
+    flags = {n: bool(scalars[n]) for n in plan.flags}
+    f32_scalars = {n: float(np.float32(scalars[n])) for n in plan.scalars}
+    storage = DTYPE_OF[compute]
+    if storage in aicore_dtypes(spec):
+        variant = plan.variant(storage, flags)
+        result = run_program(variant.program, flat, f32_scalars)
+    else:  # AICPU: the formula in double with float attributes
+        expr = F.specialize(kernel_formula(spec), flags)
+        result = F.evaluate(expr, {**flat, **f32_scalars})
+    return np.asarray(result).astype(np.float32 if out_dtype != np.float64 else np.float64).astype(out_dtype).reshape(out_shape)
+
+
+def precision_ok(spec: OpSpec, got: np.ndarray, inputs, scalars, dtype: DType) -> tuple[bool, float]:
+    reference = evaluate_reference(spec, {**inputs, **scalars}, np.float64).reshape(got.shape)
+    tol = spec.golden.tolerance[dtype]
+    g, r = got.astype(np.float64), reference
+    with np.errstate(invalid="ignore"):
+        bad = ~((np.isnan(g) & np.isnan(r)) | (g == r) | (np.abs(g - r) <= tol.atol + tol.rtol * np.abs(r)))
+    ratio = float(bad.mean()) if bad.size else 0.0
+    return ratio <= tol.max_fail_ratio, ratio
+
+
+def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    nan = np.isnan(g) & np.isnan(w)
+    uint = {2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
+    bits = np.ascontiguousarray(got).view(uint) == np.ascontiguousarray(want).view(uint)
+    return bool((bits | nan).all()) and np.array_equal(np.isnan(g), np.isnan(w))
+
+
+def shape_cases(spec: OpSpec, dtype: DType, large: bool):
+    """(label, {input: shape}, out view maker or None, transpose flag)."""
+    names = [p.name for p in spec.tensor_inputs]
+    cases = [(f"n{n}", {name: (n,) for name in names}) for n in (1, 31, 32, 33, 4096 + 3)]
+    if large:
+        cases.append((f"n{LARGE}", {name: (LARGE,) for name in names}))
+    cases += [
+        ("0d", {name: () for name in names}),
+        ("empty", {name: (3, 0) for name in names}),
+        ("8d", {name: (2, 1, 3, 1, 2, 1, 2, 3) for name in names}),
+    ]
+    if spec.outputs[0].shape.broadcast_result_of:
+        cases.append(("broadcast", {name: shape for name, shape in zip(names, [(4, 1, 5), (3, 5)])}))
+    return cases
+
+
+def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool) -> np.ndarray:
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=np.float64)
+    size = int(np.prod(shape)) if shape else 1
+    data = rng.uniform(lo, hi, size)
+    data[: min(size, len(special))] = special[: min(size, len(special))]
+    data = data.astype(np.float32 if dtype != np.float64 else np.float64).astype(dtype).reshape(shape)
+    if strided and len(shape) >= 1 and size > 1:
+        big = np.zeros(shape[:-1] + (shape[-1] * 2,), dtype)
+        big[..., ::2] = data
+        view = big[..., ::2]
+        assert not view.flags.c_contiguous
+        return view
+    return data
+
+
+def run(out_path: str) -> None:
+    import opgen_ops
+    from opgen.twin.trace import read_trace
+
+    soc = get_soc(os.environ.get("OPGEN_SOC", "ascend910b"))
+    trace_file = Path(os.environ["OPGEN_TWIN_TRACE"])
+    rng = np.random.default_rng(2026)
+    summary = {"soc": soc.name, "cases": 0, "failures": [], "large": {}, "seconds": 0.0}
+    start = time.time()
+    for op in OPS:
+        spec = load_spec(ROOT / "specs" / f"{op}.yaml").spec
+        plan = kernel_plan(spec)
+        function = getattr(opgen_ops, spec.api.aten)
+        scalar_names = [p.name for p in spec.params if p.kind is not ParamKind.TENSOR]
+        flag_names = [n for n in scalar_names if spec.param(n).kind is ParamKind.BOOL]
+        for dtype in spec.tensor_inputs[0].dtypes:
+            np_dtype = NP_DTYPE[dtype]
+            for flags in itertools.product((False, True), repeat=len(flag_names)):
+                scalars = {n: float(spec.golden.scalar_values.get(n, [spec.example.scalars[n]])[-2 if len(spec.golden.scalar_values.get(n, [0])) > 1 else 0]) for n in scalar_names if n not in flag_names}
+                scalars.update(dict(zip(flag_names, flags)))
+                if any(bool(v) for v in flags) and any(v < 0 for v in scalars.values() if not isinstance(v, bool)):
+                    continue
+                large = dtype is spec.tensor_inputs[0].dtypes[0] and not any(flags)
+                for label, shapes in shape_cases(spec, dtype, large):
+                    for strided in (False, True):
+                        if strided and label not in ("n33", "8d", "broadcast"):
+                            continue
+                        lo, hi = spec.golden.value_range
+                        inputs = {n: make_input(s, np_dtype, rng, lo, hi, strided) for n, s in shapes.items()}
+                        out_shape = np.broadcast_shapes(*(a.shape for a in inputs.values()))
+                        out_holder = None
+                        out = None
+                        if strided and len(out_shape) >= 1:
+                            out_holder = np.full(out_shape[:-1] + (out_shape[-1] * 2,), 7, np_dtype)
+                            out = out_holder[..., ::2]
+                        args = []
+                        for p in spec.params:
+                            if p.kind is ParamKind.TENSOR and p.direction.value == "input":
+                                args.append(inputs[p.name])
+                            elif p.kind is not ParamKind.TENSOR:
+                                args.append(scalars[p.name])
+                        trace_file.unlink(missing_ok=True)
+                        name = f"{op}/{dtype.value}/{label}/{'strided' if strided else 'dense'}/{flags}"
+                        try:
+                            got = function(*args, out=out) if out is not None else function(*args)
+                        except Exception as exc:  # noqa: BLE001 - every failure is reported, the run goes on
+                            summary["failures"].append(f"{name}: raised {exc}")
+                            continue
+                        summary["cases"] += 1
+                        if got.shape != tuple(out_shape):
+                            summary["failures"].append(f"{name}: shape {got.shape} != {out_shape}")
+                            continue
+                        if out_holder is not None and not np.all(out_holder[..., 1::2].astype(np.float64) == 7):
+                            summary["failures"].append(f"{name}: wrote outside the output view")
+                        want = model(spec, plan, inputs, scalars, np_dtype, tuple(out_shape))
+                        if got.size and not same_bits(got, want):
+                            g, w = got.reshape(-1).astype(np.float64), want.reshape(-1).astype(np.float64)
+                            diff = np.nonzero(~((g == w) | (np.isnan(g) & np.isnan(w))))[0]
+                            summary["failures"].append(f"{name}: {len(diff)} bits differ, e.g. {g[diff[:3]]} vs {w[diff[:3]]}")
+                        ok, ratio = precision_ok(spec, got, inputs, scalars, dtype)
+                        if not ok:
+                            summary["failures"].append(f"{name}: precision standard failed ({ratio:.2e} of elements)")
+                        if label == f"n{LARGE}" and not strided:
+                            launches = [t for t in read_trace(trace_file) if t.kernel == spec.operator.dir]
+                            if not launches:
+                                summary["failures"].append(f"{name}: no kernel launch traced")
+                                continue
+                            launch = launches[-1]
+                            totals = launch.totals()
+                            itemsize = np_dtype.itemsize
+                            summary["large"][f"{op}/{dtype.value}"] = {
+                                "block_dim": launch.block_dim,
+                                "gm_to_ub_bytes": totals.gm_to_ub_bytes,
+                                "ub_to_gm_bytes": totals.ub_to_gm_bytes,
+                                "ub_high_water": totals.ub_high_water,
+                                "vector_calls": {k: v.calls for k, v in totals.vector.items()},
+                            }
+                            if launch.block_dim != soc.vector_cores:
+                                summary["failures"].append(f"{name}: {launch.block_dim} cores used of {soc.vector_cores}")
+                            if totals.gm_to_ub_bytes != len(inputs) * LARGE * itemsize:
+                                summary["failures"].append(f"{name}: read {totals.gm_to_ub_bytes} bytes from GM")
+                            if totals.ub_to_gm_bytes != LARGE * itemsize:
+                                summary["failures"].append(f"{name}: wrote {totals.ub_to_gm_bytes} bytes to GM")
+    summary["seconds"] = round(time.time() - start, 1)
+    Path(out_path).write_text(json.dumps(summary, indent=1))
+
+
+if __name__ == "__main__":
+    run(sys.argv[1])

@@ -1,0 +1,36 @@
+"""Turns opgen.negative_cases calls into opgen_ops calls (numpy arrays, numpy scalars, None for null)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opgen.model import Direction, OpSpec, ParamKind
+from opgen.negative_cases import Arg, Call
+
+
+def value_of(arg: Arg, rng: np.random.Generator):
+    if arg.kind == "null":
+        return None
+    if arg.kind == "bool":
+        return bool(arg.value)
+    if arg.kind == "scalar":
+        return np.asarray(arg.value).astype(arg.dtype.numpy)[()]
+    data = rng.uniform(-4, 4, arg.shape) if arg.shape else rng.uniform(-4, 4)
+    return np.asarray(data).astype(arg.dtype.numpy)
+
+
+def invoke(module, spec: OpSpec, call: Call, rng: np.random.Generator):
+    """Calls the main API's Python function with the call's arguments; returns the output array."""
+    function = getattr(module, spec.api.aten)
+    positional = []
+    out = None
+    for param in spec.params:
+        value = value_of(call.args[param.name], rng)
+        if param.direction is Direction.OUTPUT:
+            out = value if value is not None else None
+        else:
+            positional.append(value)
+    if out is None:
+        # a null output cannot be expressed with out=None (that allocates one): pass a 0-size placeholder
+        return function(*positional)
+    return function(*positional, out=out)

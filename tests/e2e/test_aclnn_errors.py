@@ -1,0 +1,40 @@
+"""Every error-table row, tripped through the Python binding, returns its status and logs its message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen.negative_cases import negative_calls, valid_calls
+from opgen.spec_loader import load_spec
+
+from calls import invoke
+
+opgen_ops = pytest.importorskip("opgen_ops")
+
+ROOT = Path(__file__).resolve().parents[2]
+OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
+CASES = []
+for op in OPS:
+    spec = load_spec(ROOT / "specs" / f"{op}.yaml").spec
+    for call in negative_calls(spec):
+        if not call.null_outputs:  # workspaceSize/executor nulls are C++-only (generated op_api tests)
+            CASES.append((op, spec, call))
+
+
+@pytest.mark.parametrize("op,spec,call", CASES, ids=[f"{c[0]}-{c[2].name}" for c in CASES])
+def test_error_row_raises_its_status(op, spec, call):
+    with pytest.raises(opgen_ops.AclnnError) as info:
+        invoke(opgen_ops, spec, call, np.random.default_rng(0))
+    assert info.value.status == call.status, info.value
+    assert call.message in info.value.message
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_valid_calls_succeed_for_every_dtype(op):
+    spec = load_spec(ROOT / "specs" / f"{op}.yaml").spec
+    for call in valid_calls(spec):
+        out = invoke(opgen_ops, spec, call, np.random.default_rng(1))
+        assert out.shape == call.args[spec.outputs[0].name].shape
