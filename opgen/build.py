@@ -17,6 +17,7 @@ from opgen.emit_cmake import render_cmake
 from opgen.emit_example import example_path, render_example
 from opgen.emit_host import render_host
 from opgen.emit_kernel import render_kernel
+from opgen.emit_golden_tests import render_golden_tests
 from opgen.emit_op_api import render_op_api
 from opgen.emit_python import render_python
 from opgen.output_tree import safe_relative
@@ -93,11 +94,22 @@ def emit_op_api(item: LoadedSpec) -> dict[str, str]:
     return render_op_api(item.spec, item.source.file)
 
 
+def emit_golden_tests(item: LoadedSpec) -> dict[str, str]:
+    return render_golden_tests(item.spec, item.source.file)
+
+
 def emit_cmake(item: LoadedSpec) -> dict[str, str]:
     return render_cmake(item.spec, item.source.file)
 
 
-EMITTERS: list[Emitter] = [emit_docs_and_example, emit_op_host, emit_op_kernel, emit_op_api, emit_cmake]
+EMITTERS: list[Emitter] = [
+    emit_docs_and_example,
+    emit_op_host,
+    emit_op_kernel,
+    emit_op_api,
+    emit_golden_tests,
+    emit_cmake,
+]
 
 
 @dataclass(frozen=True)

@@ -263,9 +263,7 @@ def _fails(spec: OpSpec, row: ErrorRow, args: dict[str, Arg], null_outputs: tupl
     if isinstance(check, CheckScalarsCastable):
         return any(not can_cast(args[n].dtype, spec.param(n).dtype.castable_to) for n in check.scalars_castable)
     if isinstance(check, CheckMaxRank):
-        return any(
-            not spec.param(n).rank[0] <= len(args[n].shape) <= spec.param(n).rank[1] for n in check.max_rank
-        )
+        return any(not spec.param(n).rank[0] <= len(args[n].shape) <= spec.param(n).rank[1] for n in check.max_rank)
     if isinstance(check, CheckBroadcast):
         inputs = [n for n in check.broadcast if spec.param(n).direction is Direction.INPUT]
         outputs = [n for n in check.broadcast if n not in inputs]

@@ -29,6 +29,7 @@ from .ir import (
     walk,
 )
 from .cpp import CPP_HELPERS, to_cpp
+from .numpy_source import NUMPY_HELPERS, to_numpy
 from .latex import describe_condition, negate_condition, to_latex
 from .parser import parse
 from .reference import evaluate, round_to_dtype
@@ -40,6 +41,8 @@ from .typecheck import ExprType, ValueType, type_of
 __all__ = [
     "Binary",
     "CPP_HELPERS",
+    "NUMPY_HELPERS",
+    "to_numpy",
     "to_cpp",
     "BoolConst",
     "Call",

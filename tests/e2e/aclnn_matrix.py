@@ -33,7 +33,12 @@ from opgen.spec_loader import load_spec  # noqa: E402
 
 OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 LARGE = 1_000_003
-NP_DTYPE = {DType.FLOAT: np.dtype(np.float32), DType.FLOAT16: np.dtype(np.float16), DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16), DType.DOUBLE: np.dtype(np.float64)}
+NP_DTYPE = {
+    DType.FLOAT: np.dtype(np.float32),
+    DType.FLOAT16: np.dtype(np.float16),
+    DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
+    DType.DOUBLE: np.dtype(np.float64),
+}
 DTYPE_OF = {v: k for k, v in NP_DTYPE.items()}
 
 
@@ -48,7 +53,9 @@ def promote(dtypes: list[np.dtype]) -> np.dtype:
     return result
 
 
-def model(spec: OpSpec, plan, inputs: dict[str, np.ndarray], scalars: dict, out_dtype: np.dtype, out_shape) -> np.ndarray:
+def model(
+    spec: OpSpec, plan, inputs: dict[str, np.ndarray], scalars: dict, out_dtype: np.dtype, out_shape
+) -> np.ndarray:
     """The aclnn path in numpy, rounding wherever the twin rounds."""
     names = [p.name for p in spec.tensor_inputs]
     promoted = [p.name for p in spec.tensor_inputs if p.dtype.promote_with] or names[:1]
@@ -66,7 +73,12 @@ def model(spec: OpSpec, plan, inputs: dict[str, np.ndarray], scalars: dict, out_
     else:  # AICPU: the formula in double with float attributes
         expr = F.specialize(kernel_formula(spec), flags)
         result = F.evaluate(expr, {**flat, **f32_scalars})
-    return np.asarray(result).astype(np.float32 if out_dtype != np.float64 else np.float64).astype(out_dtype).reshape(out_shape)
+    return (
+        np.asarray(result)
+        .astype(np.float32 if out_dtype != np.float64 else np.float64)
+        .astype(out_dtype)
+        .reshape(out_shape)
+    )
 
 
 def precision_ok(spec: OpSpec, got: np.ndarray, inputs, scalars, dtype: DType) -> tuple[bool, float]:
@@ -136,7 +148,15 @@ def run(out_path: str) -> None:
         for dtype in spec.tensor_inputs[0].dtypes:
             np_dtype = NP_DTYPE[dtype]
             for flags in itertools.product((False, True), repeat=len(flag_names)):
-                scalars = {n: float(spec.golden.scalar_values.get(n, [spec.example.scalars[n]])[-2 if len(spec.golden.scalar_values.get(n, [0])) > 1 else 0]) for n in scalar_names if n not in flag_names}
+                scalars = {
+                    n: float(
+                        spec.golden.scalar_values.get(n, [spec.example.scalars[n]])[
+                            -2 if len(spec.golden.scalar_values.get(n, [0])) > 1 else 0
+                        ]
+                    )
+                    for n in scalar_names
+                    if n not in flag_names
+                }
                 scalars.update(dict(zip(flag_names, flags)))
                 if any(bool(v) for v in flags) and any(v < 0 for v in scalars.values() if not isinstance(v, bool)):
                     continue
@@ -176,7 +196,9 @@ def run(out_path: str) -> None:
                         if got.size and not same_bits(got, want):
                             g, w = got.reshape(-1).astype(np.float64), want.reshape(-1).astype(np.float64)
                             diff = np.nonzero(~((g == w) | (np.isnan(g) & np.isnan(w))))[0]
-                            summary["failures"].append(f"{name}: {len(diff)} bits differ, e.g. {g[diff[:3]]} vs {w[diff[:3]]}")
+                            summary["failures"].append(
+                                f"{name}: {len(diff)} bits differ, e.g. {g[diff[:3]]} vs {w[diff[:3]]}"
+                            )
                         ok, ratio = precision_ok(spec, got, inputs, scalars, dtype)
                         if not ok:
                             summary["failures"].append(f"{name}: precision standard failed ({ratio:.2e} of elements)")
@@ -196,7 +218,9 @@ def run(out_path: str) -> None:
                                 "vector_calls": {k: v.calls for k, v in totals.vector.items()},
                             }
                             if launch.block_dim != soc.vector_cores:
-                                summary["failures"].append(f"{name}: {launch.block_dim} cores used of {soc.vector_cores}")
+                                summary["failures"].append(
+                                    f"{name}: {launch.block_dim} cores used of {soc.vector_cores}"
+                                )
                             if totals.gm_to_ub_bytes != len(inputs) * LARGE * itemsize:
                                 summary["failures"].append(f"{name}: read {totals.gm_to_ub_bytes} bytes from GM")
                             if totals.ub_to_gm_bytes != LARGE * itemsize:

@@ -96,9 +96,7 @@ def random_bool(rng: random.Random, depth: int, uniform: bool = False) -> Expr:
         return Name(name, SymbolKind.FLAG)
     pick = rng.random()
     if pick < 0.5:
-        return Compare(
-            rng.choice(COMPARE), random_num(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform)
-        )
+        return Compare(rng.choice(COMPARE), random_num(rng, depth - 1, uniform), random_num(rng, depth - 1, uniform))
     if pick < 0.7:
         return Logical("not", (random_bool(rng, depth - 1, uniform),))
     if pick < 0.9:

@@ -65,9 +65,7 @@ def _autograd(fn: Callable[[torch.Tensor], torch.Tensor]) -> Callable[[dict], to
 
 ACTIVATIONS = [
     Activation("relu", "max(x, 0)", lambda t: F.relu(t["x"])),
-    Activation(
-        "relu_backward", "where(x <= 0, 0, grad)", lambda t: aten.threshold_backward(t["grad"], t["x"], 0)
-    ),
+    Activation("relu_backward", "where(x <= 0, 0, grad)", lambda t: aten.threshold_backward(t["grad"], t["x"], 0)),
     Activation(
         "leaky_relu",
         "where(x > 0, x, x * negativeSlope)",
@@ -106,17 +104,13 @@ ACTIVATIONS = [
         ELU,
         forward=lambda x: aten.elu(x, 1.3, 1.1, 0.7),
     ),
-    Activation(
-        "selu", f"{SELU_SCALE!r} * where(x > 0, x, {SELU_ALPHA!r} * expm1(x))", lambda t: F.selu(t["x"])
-    ),
+    Activation("selu", f"{SELU_SCALE!r} * where(x > 0, x, {SELU_ALPHA!r} * expm1(x))", lambda t: F.selu(t["x"])),
     Activation(
         "selu_backward",
         f"grad * {SELU_SCALE!r} * where(x > 0, 1, {SELU_ALPHA!r} * exp(x))",
         _autograd(F.selu),
     ),
-    Activation(
-        "celu", "where(x > 0, x, alpha * expm1(x / alpha))", lambda t: F.celu(t["x"], 0.8), {"alpha": 0.8}
-    ),
+    Activation("celu", "where(x > 0, x, alpha * expm1(x / alpha))", lambda t: F.celu(t["x"], 0.8), {"alpha": 0.8}),
     Activation(
         "celu_backward",
         "where(x > 0, grad, grad * exp(x / alpha))",

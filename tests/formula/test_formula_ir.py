@@ -94,9 +94,7 @@ def test_children_replace_children_and_rewrite():
     assert replace_children(expr, children(expr)) is expr
     swapped = replace_children(expr.a, (expr.a.cond, expr.a.b, expr.a.a))
     assert swapped == parse("where(f, s, x)", SYMBOLS)
-    doubled = rewrite(
-        expr, lambda n: Binary("mul", n, Const(2)) if isinstance(n, Name) and n.name == "x" else n
-    )
+    doubled = rewrite(expr, lambda n: Binary("mul", n, Const(2)) if isinstance(n, Name) and n.name == "x" else n)
     assert doubled == parse("where(f, x * 2, s) + 1", SYMBOLS)
     assert depth(parse("x", SYMBOLS)) == 1 and depth(expr) == 3
 

@@ -40,17 +40,14 @@ def latex(text: str, symbols=None) -> str:
 def test_seed_000_leaky_relu_grad():
     # seed 000: output = \begin{cases} gradOutput, &if\ self \gt 0 \\ gradOutput*negativeSlope, &if\ self \le 0 \end{cases}
     got = latex("where(self > 0, gradOutput, gradOutput * negativeSlope)")
-    want = (
-        r"\begin{cases} gradOutput, &if\ self \gt 0 \\ gradOutput*negativeSlope, &if\ self \le 0 \end{cases}"
-    )
+    want = r"\begin{cases} gradOutput, &if\ self \gt 0 \\ gradOutput*negativeSlope, &if\ self \le 0 \end{cases}"
     assert squash(got) == squash(want)
 
 
 def test_seed_003_elu_grad_v2_on_result():
     got = latex("gradOutput * where(x > 0, scale, inputScale * (x + alpha * scale))", GREEK)
     want = (
-        r"gradOutput * \begin{cases} scale, &if\ x \gt 0 \\"
-        r" inputScale*(x + \alpha*scale), &if\ x \le 0 \end{cases}"
+        r"gradOutput * \begin{cases} scale, &if\ x \gt 0 \\" r" inputScale*(x + \alpha*scale), &if\ x \le 0 \end{cases}"
     )
     assert squash(got) == squash(want)
 
@@ -153,11 +150,5 @@ def test_describe_and_negate_condition():
     cond = parse("x >= 0 and not isResult", SYMBOLS)
     assert describe_condition(cond) == r"x \ge 0 \land \lnot isResult"
     assert describe_condition(negate_condition(cond)) == r"x \lt 0 \lor isResult"
-    assert (
-        describe_condition(parse("x > 0 or (y < 0 and s == 1)", SYMBOLS))
-        == r"x \gt 0 \lor y \lt 0 \land s = 1"
-    )
-    assert (
-        describe_condition(parse("(x > 0 or y < 0) and s <= 1", SYMBOLS))
-        == r"(x \gt 0 \lor y \lt 0) \land s \le 1"
-    )
+    assert describe_condition(parse("x > 0 or (y < 0 and s == 1)", SYMBOLS)) == r"x \gt 0 \lor y \lt 0 \land s = 1"
+    assert describe_condition(parse("(x > 0 or y < 0) and s <= 1", SYMBOLS)) == r"(x \gt 0 \lor y \lt 0) \land s \le 1"

@@ -110,9 +110,7 @@ def test_specialize_elu_grad_v2_picks_the_branch_of_each_mode():
     assert flags_used(expr) == ("isResult",)
     on_result = specialize(expr, {"isResult": True})
     on_input = specialize(expr, {"isResult": False})
-    assert on_result == parse(
-        "gradOutput * where(x > 0, scale, inputScale * (x + alpha * scale))", ELU_SYMBOLS
-    )
+    assert on_result == parse("gradOutput * where(x > 0, scale, inputScale * (x + alpha * scale))", ELU_SYMBOLS)
     assert on_input == parse(
         "gradOutput * where(x > 0, scale, inputScale * alpha * scale * exp(x * inputScale))", ELU_SYMBOLS
     )
@@ -124,9 +122,7 @@ def test_specialised_elu_grad_v2_matches_torch(is_result):
     expr = specialize(parse(ELU_GRAD_V2, ELU_SYMBOLS), {"isResult": is_result})
     rng = np.random.default_rng(3)
     alpha, scale, input_scale = 1.3, 1.1, 0.7
-    x = torch.from_numpy(
-        np.concatenate([[0.0, -0.0, -1e-9, np.inf, -np.inf, np.nan], rng.standard_normal(250) * 3])
-    )
+    x = torch.from_numpy(np.concatenate([[0.0, -0.0, -1e-9, np.inf, -np.inf, np.nan], rng.standard_normal(250) * 3]))
     if is_result:  # torch then receives the forward output
         x = torch.ops.aten.elu(x, alpha, scale, input_scale)
     grad = torch.from_numpy(rng.standard_normal(x.numel()))
@@ -161,7 +157,5 @@ def test_substitute():
 
 
 def test_is_constant():
-    assert (
-        is_constant(fold_constants(p("2 ** 0.5"))) and is_constant(BoolConst(True)) and is_constant(Const(1))
-    )
+    assert is_constant(fold_constants(p("2 ** 0.5"))) and is_constant(BoolConst(True)) and is_constant(Const(1))
     assert not is_constant(p("s"))

@@ -71,8 +71,9 @@ def _csv(values) -> str:
 
 def _view(storage: np.ndarray, shape, strides, offset) -> np.ndarray:
     item = storage.dtype.itemsize
-    return np.lib.stride_tricks.as_strided(storage[offset:], shape=shape, strides=[s * item for s in strides],
-                                           writeable=True)
+    return np.lib.stride_tricks.as_strided(
+        storage[offset:], shape=shape, strides=[s * item for s in strides], writeable=True
+    )
 
 
 def _contiguous(shape) -> list[int]:
@@ -83,9 +84,26 @@ def _contiguous(shape) -> list[int]:
     return strides
 
 
-def run_case(binaries, tmp_path, self_storage, self_code, out_code, shape, *, self_strides=None, self_offset=0,
-             out_strides=None, out_offset=0, out_storage=None, out_shape=None, scale=1.5, bias=-0.25,
-             scale_code=ACL_FLOAT, null=None, soc="ascend910b"):
+def run_case(
+    binaries,
+    tmp_path,
+    self_storage,
+    self_code,
+    out_code,
+    shape,
+    *,
+    self_strides=None,
+    self_offset=0,
+    out_strides=None,
+    out_offset=0,
+    out_storage=None,
+    out_shape=None,
+    scale=1.5,
+    bias=-0.25,
+    scale_code=ACL_FLOAT,
+    null=None,
+    soc="ascend910b",
+):
     """Runs the driver; returns (stdout lines, stderr, out storage array or None)."""
     out_shape = shape if out_shape is None else out_shape
     self_strides = _contiguous(shape) if self_strides is None else self_strides
@@ -95,10 +113,21 @@ def run_case(binaries, tmp_path, self_storage, self_code, out_code, shape, *, se
     in_file, out_file = tmp_path / "in.bin", tmp_path / "out.bin"
     np.asarray(self_storage, dtype=NUMPY[self_code]).tofile(in_file)
     args = [
-        "run", f"self_dtype={self_code}", f"out_dtype={out_code}", f"shape={_csv(shape)}",
-        f"self_strides={_csv(self_strides)}", f"self_offset={self_offset}", f"self_storage={len(self_storage)}",
-        f"out_strides={_csv(out_strides)}", f"out_offset={out_offset}", f"out_storage={out_storage}",
-        f"scale_dtype={scale_code}", f"scale={scale!r}", f"bias={bias!r}", f"in={in_file}", f"out={out_file}",
+        "run",
+        f"self_dtype={self_code}",
+        f"out_dtype={out_code}",
+        f"shape={_csv(shape)}",
+        f"self_strides={_csv(self_strides)}",
+        f"self_offset={self_offset}",
+        f"self_storage={len(self_storage)}",
+        f"out_strides={_csv(out_strides)}",
+        f"out_offset={out_offset}",
+        f"out_storage={out_storage}",
+        f"scale_dtype={scale_code}",
+        f"scale={scale!r}",
+        f"bias={bias!r}",
+        f"in={in_file}",
+        f"out={out_file}",
     ]
     if out_shape != shape:
         args.append(f"out_shape={_csv(out_shape)}")
@@ -114,8 +143,9 @@ def status_of(lines) -> int:
     return int(next(line for line in lines if line.startswith("get_workspace")).split()[1])
 
 
-def expected_out(self_storage, self_code, out_code, shape, self_strides, self_offset, out_strides, out_offset,
-                 out_storage, compute):
+def expected_out(
+    self_storage, self_code, out_code, shape, self_strides, self_offset, out_strides, out_offset, out_storage, compute
+):
     x = _view(np.asarray(self_storage, dtype=NUMPY[self_code]), shape, self_strides, self_offset)
     result = np.zeros(out_storage, dtype=NUMPY[out_code])
     _view(result, shape, out_strides, out_offset)[...] = compute(x)
@@ -131,15 +161,32 @@ def f32_golden(x, scale, bias):
     [
         (ACL_FLOAT, ACL_FLOAT, [3, 1000], "aicore", lambda x, s, b: f32_golden(x, s, b), 1e-6),
         (ACL_FLOAT, ACL_FLOAT, [20011], "aicore", lambda x, s, b: f32_golden(x, s, b), 1e-6),
-        (ACL_FLOAT16, ACL_FLOAT16, [7, 300], "aicore",
-         lambda x, s, b: (x * np.float16(s)).astype(np.float16) + np.float16(b), 1e-3),
-        (ACL_BF16, ACL_BF16, [5, 999], "aicore",
-         lambda x, s, b: f32_golden(x, s, b).astype(ml_dtypes.bfloat16), 4e-3),
-        (ACL_DOUBLE, ACL_DOUBLE, [40, 50], "aicpu",
-         lambda x, s, b: x * np.float64(np.float32(s)) + np.float64(np.float32(b)), 1e-12),
+        (
+            ACL_FLOAT16,
+            ACL_FLOAT16,
+            [7, 300],
+            "aicore",
+            lambda x, s, b: (x * np.float16(s)).astype(np.float16) + np.float16(b),
+            1e-3,
+        ),
+        (ACL_BF16, ACL_BF16, [5, 999], "aicore", lambda x, s, b: f32_golden(x, s, b).astype(ml_dtypes.bfloat16), 4e-3),
+        (
+            ACL_DOUBLE,
+            ACL_DOUBLE,
+            [40, 50],
+            "aicpu",
+            lambda x, s, b: x * np.float64(np.float32(s)) + np.float64(np.float32(b)),
+            1e-12,
+        ),
         (ACL_INT32, ACL_FLOAT, [64], "aicore", lambda x, s, b: f32_golden(x, s, b), 1e-6),
-        (ACL_FLOAT16, ACL_FLOAT, [33], "aicore",
-         lambda x, s, b: ((x * np.float16(s)).astype(np.float16) + np.float16(b)).astype(np.float32), 1e-3),
+        (
+            ACL_FLOAT16,
+            ACL_FLOAT,
+            [33],
+            "aicore",
+            lambda x, s, b: ((x * np.float16(s)).astype(np.float16) + np.float16(b)).astype(np.float32),
+            1e-3,
+        ),
         (ACL_FLOAT, ACL_COMPLEX64, [10], "aicore", lambda x, s, b: f32_golden(x, s, b).astype(np.complex64), 1e-6),
     ],
 )
@@ -157,9 +204,12 @@ def test_dtype_routes_match_numpy(binaries, tmp_path, self_code, out_code, shape
     assert any(f"AddScalarDemo {route}" in line for line in launches), launches
     assert lines[-1] == "run 0" and "before_run_unchanged 1" in lines
     expected = golden(data.reshape(shape), 1.5, -0.25).reshape(-1)
-    np.testing.assert_allclose(out.astype(np.complex128 if out.dtype.kind == "c" else np.float64),
-                               expected.astype(np.complex128 if out.dtype.kind == "c" else np.float64),
-                               rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(
+        out.astype(np.complex128 if out.dtype.kind == "c" else np.float64),
+        expected.astype(np.complex128 if out.dtype.kind == "c" else np.float64),
+        rtol=tolerance,
+        atol=tolerance,
+    )
 
 
 def test_multi_core_float_result_is_exact(binaries, tmp_path):
@@ -174,20 +224,43 @@ def test_non_contiguous_input_and_output(binaries, tmp_path):
     storage = np.random.default_rng(11).normal(size=30).astype(np.float32)
     shape, self_strides, self_offset = [4, 6], [1, 4], 3  # transposed view inside 30 elements
     out_strides, out_offset, out_storage = [12, 2], 1, 48  # every other column of a (4, 12) buffer
-    lines, stderr, out = run_case(binaries, tmp_path, storage, ACL_FLOAT, ACL_FLOAT16, shape,
-                                  self_strides=self_strides, self_offset=self_offset, out_strides=out_strides,
-                                  out_offset=out_offset, out_storage=out_storage, scale=2.0, bias=1.0)
+    lines, stderr, out = run_case(
+        binaries,
+        tmp_path,
+        storage,
+        ACL_FLOAT,
+        ACL_FLOAT16,
+        shape,
+        self_strides=self_strides,
+        self_offset=self_offset,
+        out_strides=out_strides,
+        out_offset=out_offset,
+        out_storage=out_storage,
+        scale=2.0,
+        bias=1.0,
+    )
     assert status_of(lines) == ACLNN_SUCCESS, stderr
     names = [line.split()[1] for line in lines if line.startswith("launch")]
     assert names == ["Contiguous", "AddScalarDemo", "Cast", "ViewCopy"]
-    expected = expected_out(storage, ACL_FLOAT, ACL_FLOAT16, shape, self_strides, self_offset, out_strides,
-                            out_offset, out_storage, lambda x: f32_golden(x, 2.0, 1.0).astype(np.float16))
+    expected = expected_out(
+        storage,
+        ACL_FLOAT,
+        ACL_FLOAT16,
+        shape,
+        self_strides,
+        self_offset,
+        out_strides,
+        out_offset,
+        out_storage,
+        lambda x: f32_golden(x, 2.0, 1.0).astype(np.float16),
+    )
     np.testing.assert_array_equal(out, expected)  # untouched elements stay zero
 
 
 def test_empty_tensor_plans_nothing(binaries, tmp_path):
-    lines, stderr, out = run_case(binaries, tmp_path, np.zeros(1, np.float32), ACL_FLOAT, ACL_FLOAT, [0, 5],
-                                  out_storage=1)
+    lines, stderr, out = run_case(
+        binaries, tmp_path, np.zeros(1, np.float32), ACL_FLOAT, ACL_FLOAT, [0, 5], out_storage=1
+    )
     assert lines[0] == "get_workspace 0 0", stderr
     assert not [line for line in lines if line.startswith("launch")]
     assert lines[-1] == "run 0"
@@ -195,8 +268,9 @@ def test_empty_tensor_plans_nothing(binaries, tmp_path):
 
 
 def test_zero_dim_tensor(binaries, tmp_path):
-    lines, stderr, out = run_case(binaries, tmp_path, np.array([4.0], np.float64), ACL_DOUBLE, ACL_DOUBLE, [],
-                                  scale=0.5, bias=3.0)
+    lines, stderr, out = run_case(
+        binaries, tmp_path, np.array([4.0], np.float64), ACL_DOUBLE, ACL_DOUBLE, [], scale=0.5, bias=3.0
+    )
     assert status_of(lines) == ACLNN_SUCCESS and lines[-1] == "run 0", stderr
     assert out.tolist() == [5.0]
 

@@ -129,7 +129,7 @@ def test_seed_example_compiles_against_the_twin_headers(tmp_path):
     header.parent.mkdir()
     header.write_text(
         '#include "aclnn/aclnn_base.h"\n'
-        "extern \"C\" aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor*, const aclTensor*,\n"
+        'extern "C" aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor*, const aclTensor*,\n'
         "    const aclScalar*, bool, aclTensor*, uint64_t*, aclOpExecutor**);\n"
         'extern "C" aclnnStatus aclnnLeakyReluBackward(void*, uint64_t, aclOpExecutor*, aclrtStream);\n',
         encoding="utf-8",
@@ -137,8 +137,16 @@ def test_seed_example_compiles_against_the_twin_headers(tmp_path):
     from opgen.twin import INCLUDE_DIR
 
     result = subprocess.run(
-        ["g++", "-std=c++17", "-fsyntax-only", "-isystem", str(INCLUDE_DIR), "-I", str(tmp_path),
-         str(tmp_path / "example.cpp")],
+        [
+            "g++",
+            "-std=c++17",
+            "-fsyntax-only",
+            "-isystem",
+            str(INCLUDE_DIR),
+            "-I",
+            str(tmp_path),
+            str(tmp_path / "example.cpp"),
+        ],
         capture_output=True,
         text=True,
     )

@@ -87,8 +87,10 @@ def test_default_ops_dir_is_generated_in_cwd(tmp_path, monkeypatch):
 
 
 def test_ops_dir_none_links_no_kernels(tmp_path):
-    body = '#include <cstdio>\n#include "opgen_twin/kernel_registry.h"\n' \
-           'int main() { std::printf("%d\\n", opgen_twin::HasKernel("my_add")); return 0; }\n'
+    body = (
+        '#include <cstdio>\n#include "opgen_twin/kernel_registry.h"\n'
+        'int main() { std::printf("%d\\n", opgen_twin::HasKernel("my_add")); return 0; }\n'
+    )
     source = _unique_source(tmp_path, body)
     result = compile_program([source], tmp_path / "prog", ops_dirs=[])
     assert result.kernels == []
@@ -152,8 +154,26 @@ def test_print_flags(capfd):
 
 def test_flag_routing():
     options = compiler.parse_args(
-        ["a.cpp", "lib.a", "-o", "out", "-O2", "-DX=1", "-I", "inc", "-Wall", "-L/opt", "-lm", "-shared", "-g",
-         "-Wl,-rpath,/x", "--ops-dir", "none", "-j", "3"]
+        [
+            "a.cpp",
+            "lib.a",
+            "-o",
+            "out",
+            "-O2",
+            "-DX=1",
+            "-I",
+            "inc",
+            "-Wall",
+            "-L/opt",
+            "-lm",
+            "-shared",
+            "-g",
+            "-Wl,-rpath,/x",
+            "--ops-dir",
+            "none",
+            "-j",
+            "3",
+        ]
     )
     assert options.sources == [Path("a.cpp")] and options.link_inputs == [Path("lib.a")]
     assert options.compile_flags == ["-O2", "-DX=1", "-I", "inc", "-Wall", "-g"]
@@ -176,7 +196,11 @@ def test_headers_are_warning_free_without_isystem(tmp_path):
     # opgen cc includes the twin with -isystem; here the headers are ordinary user headers.
     cxx = os.environ.get("CXX", "g++")
     common = [cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", str(INCLUDE_DIR)]
-    subprocess.run([*common, "-O1", "-c", str(KERNELS / "classic_kernels.cpp"), "-o", str(tmp_path / "c.o")],
-                   check=True, timeout=300)
-    subprocess.run([*common, "-O1", "-c", str(KERNELS / "api_harness.cpp"), "-o", str(tmp_path / "h.o")],
-                   check=True, timeout=300)
+    subprocess.run(
+        [*common, "-O1", "-c", str(KERNELS / "classic_kernels.cpp"), "-o", str(tmp_path / "c.o")],
+        check=True,
+        timeout=300,
+    )
+    subprocess.run(
+        [*common, "-O1", "-c", str(KERNELS / "api_harness.cpp"), "-o", str(tmp_path / "h.o")], check=True, timeout=300
+    )

@@ -113,7 +113,8 @@ def test_tiling_data_def_serialises_packed_fields(probe):
     assert values["get"] == "72623859790382856 77 1.5 30 9"
     # A copy serialises its own fields.
     assert bytes(int(b) for b in values["copy_bytes"].split()) == struct.pack(
-        "<qIf3IHH", 0x0102030405060708, 78, 1.5, 10, 20, 30, 5, 9)
+        "<qIf3IHH", 0x0102030405060708, 78, 1.5, 10, 20, 30, 5, 9
+    )
     assert values["save"] == "1" and values["save_small"] == "0"
     assert values["misaligned_save"] == "0 field large"
     assert values["factory"] == "ProbeTiling"

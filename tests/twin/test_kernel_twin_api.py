@@ -129,6 +129,7 @@ def assert_same_floats(actual: np.ndarray, expected: np.ndarray, what: str) -> N
 
 def ulp_distance(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """Distance in units in the last place between same-typed floats (same-sign ordering)."""
+
     def ordered(array):
         bits = _bits(array).astype(np.int64)
         sign = 1 << (8 * array.itemsize - 1)
@@ -140,8 +141,25 @@ def ulp_distance(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 def special_values(dtype) -> np.ndarray:
     info = ml_dtypes.finfo(dtype) if dtype is BF16 else np.finfo(dtype)
     tiny = float(info.smallest_subnormal)
-    values = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, np.inf, -np.inf, np.nan, float(info.max), -float(info.max),
-              tiny, -tiny, float(info.tiny), 3 * tiny, 1e-3, -7.75]
+    values = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -2.5,
+        np.inf,
+        -np.inf,
+        np.nan,
+        float(info.max),
+        -float(info.max),
+        tiny,
+        -tiny,
+        float(info.tiny),
+        3 * tiny,
+        1e-3,
+        -7.75,
+    ]
     return np.array(values, dtype=dtype)
 
 
@@ -338,16 +356,16 @@ def test_masked_repeat_forms(harness, tmp_path):
     cases = [
         Case("AddMasked", "half", 3, a, b, mode=100, params=(1, 1, 1, 8, 8, 4)),
         Case("MulsMaskedBits", "float", 2, x, mask=bits, scalar=np.float32(3.0), params=(1, 1, 8, 8)),
-        Case("DuplicateMasked", "float", 2, np.zeros(128, np.float32), scalar=np.float32(5.0), mode=10,
-             params=(2, 8)),
+        Case("DuplicateMasked", "float", 2, np.zeros(128, np.float32), scalar=np.float32(5.0), mode=10, params=(2, 8)),
     ]
     run_cases(harness, cases, tmp_path)
 
     expected = np.full(3 * 128, 7, np.float16)
     for repeat in range(3):
         lanes = np.arange(100)
-        expected[repeat * 128 + lanes] = (a[repeat * 128 + lanes].astype(np.float64)
-                                          + b[repeat * 64 + lanes].astype(np.float64)).astype(np.float16)
+        expected[repeat * 128 + lanes] = (
+            a[repeat * 128 + lanes].astype(np.float64) + b[repeat * 64 + lanes].astype(np.float64)
+        ).astype(np.float16)
     np.testing.assert_array_equal(cases[0].result[: 3 * 128], expected)
 
     expected = np.full(2 * 64, 7, np.float32)
@@ -387,8 +405,9 @@ def test_compare_bit_mask_layout(harness, tmp_path):
         for mode_index, mode in enumerate(CMP_MODES):
             out = np.full(count // 8, 0xAA, np.uint8)
             cases.append(Case("Compare", dtype_name, count, a, b, out=out, dst_dtype="uint8", mode=mode_index))
-            cases.append(Case("Compares", dtype_name, count, a, out=out, dst_dtype="uint8", mode=mode_index,
-                              scalar=dtype(0.5)))
+            cases.append(
+                Case("Compares", dtype_name, count, a, out=out, dst_dtype="uint8", mode=mode_index, scalar=dtype(0.5))
+            )
     run_cases(harness, cases, tmp_path)
     for case in cases:
         mode = CMP_MODES[case.mode]
@@ -426,7 +445,9 @@ def test_select_modes(harness, tmp_path):
     np.testing.assert_array_equal(cases[1].result[:count], np.where(bits[index], a, np.float16(99)))
     np.testing.assert_array_equal(cases[2].result[:count], np.where(bits[index], a, b))
     index = np.arange(100)
-    np.testing.assert_array_equal(cases[3].result[:100], np.where(bits[index % 64], a[:100], b[:100]).astype(np.float32))
+    np.testing.assert_array_equal(
+        cases[3].result[:100], np.where(bits[index % 64], a[:100], b[:100]).astype(np.float32)
+    )
 
 
 # ----------------------------------------------------------------------------- cast
@@ -501,8 +522,31 @@ CAST_CASES = [
 
 def _cast_input(src: str) -> np.ndarray:
     if src == "float":
-        ties = np.array([1 + 2.0**-11, 1 + 3 * 2.0**-11, 2.5, -2.5, 0.5, -0.5, 1.5, 65519.0, 65520.0, 70000.0,
-                         -70000.0, 2.0**-25, 3 * 2.0**-26, 1e-8, 3e38, -3e38, 128.5, -128.5, 3e9, -3e9], np.float32)
+        ties = np.array(
+            [
+                1 + 2.0**-11,
+                1 + 3 * 2.0**-11,
+                2.5,
+                -2.5,
+                0.5,
+                -0.5,
+                1.5,
+                65519.0,
+                65520.0,
+                70000.0,
+                -70000.0,
+                2.0**-25,
+                3 * 2.0**-26,
+                1e-8,
+                3e38,
+                -3e38,
+                128.5,
+                -128.5,
+                3e9,
+                -3e9,
+            ],
+            np.float32,
+        )
         return np.concatenate([ties, special_values(np.float32), random_floats(np.float32, 1000)])[:1024]
     if src == "int32":
         big = np.array([2**24 + 1, 2**24 + 3, -(2**24 + 1), 2**31 - 1, -(2**31), 16777217, 33554435], np.int32)
@@ -533,7 +577,10 @@ def test_cast_modes(harness, tmp_path):
             continue
         if case.dtype == "float" and case.dst_dtype == "float":  # rounding to an integral float
             integral = {
-                "CAST_RINT": np.rint, "CAST_FLOOR": np.floor, "CAST_CEIL": np.ceil, "CAST_TRUNC": np.trunc,
+                "CAST_RINT": np.rint,
+                "CAST_FLOOR": np.floor,
+                "CAST_CEIL": np.ceil,
+                "CAST_TRUNC": np.trunc,
                 "CAST_ROUND": lambda v: np.where(np.isfinite(v), np.sign(v) * np.floor(np.abs(v) + 0.5), v),
             }[mode]
             with np.errstate(invalid="ignore"):
@@ -548,8 +595,19 @@ def test_cast_modes(harness, tmp_path):
 # ----------------------------------------------------------------------------- DataCopyPad
 
 
-def datacopypad_in_model(gm: bytes, ub: bytearray, block_count, block_len, src_stride, dst_stride, is_pad, left,
-                         right, pad_value: bytes, elem: int) -> bytearray:
+def datacopypad_in_model(
+    gm: bytes,
+    ub: bytearray,
+    block_count,
+    block_len,
+    src_stride,
+    dst_stride,
+    is_pad,
+    left,
+    right,
+    pad_value: bytes,
+    elem: int,
+) -> bytearray:
     """The documented GM->UB layout: per block [left pad][blockLen data][right pad][dummy to 32 B]."""
     ub = bytearray(ub)
     left_b, right_b = left * elem, right * elem
@@ -557,8 +615,8 @@ def datacopypad_in_model(gm: bytes, ub: bytearray, block_count, block_len, src_s
     block_ub = -(-padded // 32) * 32
     for i in range(block_count):
         start = i * (block_ub + dst_stride * 32)
-        data = gm[i * (block_len + src_stride): i * (block_len + src_stride) + block_len]
-        ub[start + left_b: start + left_b + block_len] = data
+        data = gm[i * (block_len + src_stride) : i * (block_len + src_stride) + block_len]
+        ub[start + left_b : start + left_b + block_len] = data
         dummy = range(start + padded, start + block_ub)
         if left == 0 and right == 0:
             for k, pos in enumerate(dummy):  # dummy repeats the block's first element
@@ -582,15 +640,33 @@ def test_datacopypad_padding_rules(harness, tmp_path):
     ]
     cases = []
     for count, length, src_stride, dst_stride, is_pad, left, right in configs:
-        cases.append(Case("DataCopyPadIn", "half", 0, gm, out=np.full(256, -3, np.float16),
-                          params=(count, length, src_stride, dst_stride, is_pad, left, right),
-                          scalar=np.float16(9.0)))
+        cases.append(
+            Case(
+                "DataCopyPadIn",
+                "half",
+                0,
+                gm,
+                out=np.full(256, -3, np.float16),
+                params=(count, length, src_stride, dst_stride, is_pad, left, right),
+                scalar=np.float16(9.0),
+            )
+        )
     run_cases(harness, cases, tmp_path)
     for case in cases:
         count, length, src_stride, dst_stride, is_pad, left, right = case.params
-        expected = datacopypad_in_model(gm.tobytes(), bytearray(np.full(256, -3, np.float16).tobytes()), count, length,
-                                        src_stride, dst_stride, is_pad, left, right,
-                                        np.float16(9.0).tobytes(), 2)
+        expected = datacopypad_in_model(
+            gm.tobytes(),
+            bytearray(np.full(256, -3, np.float16).tobytes()),
+            count,
+            length,
+            src_stride,
+            dst_stride,
+            is_pad,
+            left,
+            right,
+            np.float16(9.0).tobytes(),
+            2,
+        )
         assert case.result.tobytes() == bytes(expected), f"DataCopyPad GM->UB {case.params}"
 
 
@@ -598,9 +674,10 @@ def test_datacopypad_out_writes_exact_bytes(harness, tmp_path):
     ub = np.arange(64, dtype=np.float32)
     gm_initial = np.full(40, -1, np.float32)
     # 3 blocks of 5 floats (20 B): UB blocks start every 32 B + 1 block gap; GM blocks 8 B apart.
-    (case,) = run_cases(harness, [Case("DataCopyPadOut", "float", 0, ub, out=gm_initial, params=(3, 20, 1, 8))],
-                        tmp_path)
+    (case,) = run_cases(
+        harness, [Case("DataCopyPadOut", "float", 0, ub, out=gm_initial, params=(3, 20, 1, 8))], tmp_path
+    )
     expected = gm_initial.copy()
     for i in range(3):
-        expected[i * 7: i * 7 + 5] = ub[i * 16: i * 16 + 5]  # UB pitch 32+32 B = 16 floats, GM pitch 28 B = 7
+        expected[i * 7 : i * 7 + 5] = ub[i * 16 : i * 16 + 5]  # UB pitch 32+32 B = 16 floats, GM pitch 28 B = 7
     np.testing.assert_array_equal(case.result, expected)

@@ -27,10 +27,36 @@ def results(tmp_path_factory) -> tuple[Path, dict]:
     halves = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
     finite = halves[np.isfinite(halves)]
     midpoints = ((finite[:-1].astype(np.float64) + finite[1:].astype(np.float64)) / 2).astype(np.float32)
-    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 65504, 65519.99, 65520, 1e-8, 2.0**-25, 2.0**-26,
-                         3.0e38, 3.4e38, -3.4e38, 1.1754944e-38, 1e-45], np.float32)
-    floats = np.concatenate([specials, random_bits, midpoints, np.nextafter(midpoints, np.float32(np.inf)),
-                             np.nextafter(midpoints, np.float32(-np.inf))])
+    specials = np.array(
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            65504,
+            65519.99,
+            65520,
+            1e-8,
+            2.0**-25,
+            2.0**-26,
+            3.0e38,
+            3.4e38,
+            -3.4e38,
+            1.1754944e-38,
+            1e-45,
+        ],
+        np.float32,
+    )
+    floats = np.concatenate(
+        [
+            specials,
+            random_bits,
+            midpoints,
+            np.nextafter(midpoints, np.float32(np.inf)),
+            np.nextafter(midpoints, np.float32(-np.inf)),
+        ]
+    )
     floats.tofile(directory / "floats.bin")
     pairs = {}
     for prefix, dtype in (("", np.float16), ("b", BF16)):

@@ -36,8 +36,9 @@ def test_multicore_double_buffered_add_with_tail(classic, tmp_path, dtype, n, bl
     y = RNG.normal(0, 10, n).astype(np_dtype)
     x.tofile(tmp_path / "x.bin")
     y.tofile(tmp_path / "y.bin")
-    subprocess.run([str(classic), "add", dtype, str(n), str(block_dim), str(tile), str(tmp_path)], check=True,
-                   timeout=60)
+    subprocess.run(
+        [str(classic), "add", dtype, str(n), str(block_dim), str(tile), str(tmp_path)], check=True, timeout=60
+    )
     z = np.fromfile(tmp_path / "z.bin", dtype=np_dtype)
     expected = (x.astype(np.float64) + y.astype(np.float64)).astype(np_dtype)  # one rounding: exact for half/float
     np.testing.assert_array_equal(z, expected)

@@ -117,15 +117,39 @@ def _csv(values) -> str:
     return ",".join(str(v) for v in values) if len(values) else "-"
 
 
-def _copy_case(probe, tmp_path, src, src_code, dst_code, shape, src_strides, src_offset, dst_strides, dst_offset,
-               dst_storage, convert):
+def _copy_case(
+    probe,
+    tmp_path,
+    src,
+    src_code,
+    dst_code,
+    shape,
+    src_strides,
+    src_offset,
+    dst_strides,
+    dst_offset,
+    dst_storage,
+    convert,
+):
     """Runs Contiguous -> Cast -> ViewCopy and compares dst's whole storage with the NumPy model."""
     src_file = tmp_path / "src.bin"
     dst_file = tmp_path / "dst.bin"
     src.tofile(src_file)
-    result = run(probe, "copy", str(src_code), str(dst_code), str(src_file), str(dst_file), _csv(shape),
-                 _csv(src_strides), str(src_offset), str(src.size), _csv(dst_strides), str(dst_offset),
-                 str(dst_storage))
+    result = run(
+        probe,
+        "copy",
+        str(src_code),
+        str(dst_code),
+        str(src_file),
+        str(dst_file),
+        _csv(shape),
+        _csv(src_strides),
+        str(src_offset),
+        str(src.size),
+        _csv(dst_strides),
+        str(dst_offset),
+        str(dst_storage),
+    )
     assert "phase1 1" in result.stdout and "run 0" in result.stdout, result.stdout + result.stderr
     dst_dtype = DTYPES[dst_code][1]
     expected = np.zeros(dst_storage, dtype=dst_dtype)
@@ -134,8 +158,10 @@ def _copy_case(probe, tmp_path, src, src_code, dst_code, shape, src_strides, src
     actual = np.fromfile(dst_file, dtype=dst_dtype)
     assert actual.shape == expected.shape
     if dst_dtype.kind in "fc" or dst_dtype == np.dtype(ml_dtypes.bfloat16):
-        np.testing.assert_array_equal(actual.astype(np.complex128 if dst_dtype.kind == "c" else np.float64),
-                                      expected.astype(np.complex128 if dst_dtype.kind == "c" else np.float64))
+        np.testing.assert_array_equal(
+            actual.astype(np.complex128 if dst_dtype.kind == "c" else np.float64),
+            expected.astype(np.complex128 if dst_dtype.kind == "c" else np.float64),
+        )
     else:
         np.testing.assert_array_equal(actual, expected)
     return result
@@ -143,8 +169,22 @@ def _copy_case(probe, tmp_path, src, src_code, dst_code, shape, src_strides, src
 
 def _special_floats(rng, count) -> np.ndarray:
     values = rng.normal(scale=300.0, size=count)
-    extra = [0.0, -0.0, 65504.0, 65520.0, 70000.0, -1e6, 1e-5, 6e-8, 3e-8, 1.0009765625, 1.00048828125,
-             np.inf, -np.inf, 3.3e38]
+    extra = [
+        0.0,
+        -0.0,
+        65504.0,
+        65520.0,
+        70000.0,
+        -1e6,
+        1e-5,
+        6e-8,
+        3e-8,
+        1.0009765625,
+        1.00048828125,
+        np.inf,
+        -np.inf,
+        3.3e38,
+    ]
     return np.concatenate([values, extra])
 
 
@@ -162,16 +202,16 @@ def test_cast_double_to_half_is_correctly_rounded(probe, tmp_path):
 def test_cast_float_to_bfloat16_rounds_to_nearest_even(probe, tmp_path):
     src = _special_floats(np.random.default_rng(3), 200).astype(np.float32)
     src = np.concatenate([src, np.array([1.00390625, 1.01171875, 1e-40], dtype=np.float32)])
-    _copy_case(probe, tmp_path, src, 0, 27, [src.size], [1], 0, [1], 0, src.size,
-               lambda v: v.astype(ml_dtypes.bfloat16))
+    _copy_case(
+        probe, tmp_path, src, 0, 27, [src.size], [1], 0, [1], 0, src.size, lambda v: v.astype(ml_dtypes.bfloat16)
+    )
 
 
 def test_cast_half_and_bfloat16_widen_exactly(probe, tmp_path):
     half = np.random.default_rng(4).normal(scale=100, size=300).astype(np.float16)
     _copy_case(probe, tmp_path, half, 1, 0, [half.size], [1], 0, [1], 0, half.size, lambda v: v.astype(np.float32))
     bf16 = np.random.default_rng(5).normal(scale=1e5, size=300).astype(ml_dtypes.bfloat16)
-    _copy_case(probe, tmp_path, bf16, 27, 11, [bf16.size], [1], 0, [1], 0, bf16.size,
-               lambda v: v.astype(np.float64))
+    _copy_case(probe, tmp_path, bf16, 27, 11, [bf16.size], [1], 0, [1], 0, bf16.size, lambda v: v.astype(np.float64))
 
 
 @pytest.mark.parametrize(
@@ -193,8 +233,9 @@ def test_cast_half_and_bfloat16_widen_exactly(probe, tmp_path):
 def test_cast_matches_numpy_astype(probe, tmp_path, src_code, dst_code, make):
     src = np.asarray(make(np.random.default_rng(src_code * 100 + dst_code)), dtype=DTYPES[src_code][1])
     dst_dtype = DTYPES[dst_code][1]
-    _copy_case(probe, tmp_path, src, src_code, dst_code, [src.size], [1], 0, [1], 0, src.size,
-               lambda v: v.astype(dst_dtype))
+    _copy_case(
+        probe, tmp_path, src, src_code, dst_code, [src.size], [1], 0, [1], 0, src.size, lambda v: v.astype(dst_dtype)
+    )
 
 
 def test_contiguous_gathers_a_strided_view_with_offset(probe, tmp_path):
@@ -213,8 +254,7 @@ def test_expanded_view_with_zero_stride_repeats_elements(probe, tmp_path):
 def test_view_copy_scatters_into_a_strided_output_with_cast(probe, tmp_path):
     src = np.random.default_rng(7).normal(size=24).astype(np.float32)
     # Output: every other element of a (4, 12) buffer, transposed, starting at 3.
-    result = _copy_case(probe, tmp_path, src, 0, 1, [6, 4], [4, 1], 0, [2, 12], 3, 50,
-                        lambda v: v.astype(np.float16))
+    result = _copy_case(probe, tmp_path, src, 0, 1, [6, 4], [4, 1], 0, [2, 12], 3, 50, lambda v: v.astype(np.float16))
     lines = [line for line in result.stdout.splitlines() if line.startswith("launch")]
     assert lines == ["launch Cast host DT_FLOAT->DT_FLOAT16", "launch ViewCopy host DT_FLOAT16->DT_FLOAT16"]
 
@@ -261,8 +301,7 @@ def test_scalar_conversions_match_numpy(probe):
     v = values(run(probe, "scalar"))
     assert v["create_null"] == "0"
     d = np.float64(-2.75)
-    assert v["double"].split() == [
-        "-2.75", "-2.75", str(int(np.trunc(d))), str(int(np.trunc(d))), "1"]
+    assert v["double"].split() == ["-2.75", "-2.75", str(int(np.trunc(d))), str(int(np.trunc(d))), "1"]
     assert v["float"].split() == ["3.5", "3", "0"]
     assert v["int64"].split() == ["-7", "-7", "1"]
     assert v["int32"].split() == [str(np.int32(300).astype(np.int8)), str(np.int32(300).astype(np.uint8)), "300"]

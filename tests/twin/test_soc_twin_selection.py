@@ -34,9 +34,9 @@ def run(program: Path, *args: str, soc_env: str | None = None) -> subprocess.Com
 
 
 def test_committed_table_is_in_sync_with_socs_py():
-    assert soc_table.INC_PATH.read_text(encoding="utf-8") == soc_table.render(), (
-        "run `python -m opgen.twin.soc_table` after changing opgen/socs.py"
-    )
+    assert (
+        soc_table.INC_PATH.read_text(encoding="utf-8") == soc_table.render()
+    ), "run `python -m opgen.twin.soc_table` after changing opgen/socs.py"
 
 
 def test_cpp_table_rows_match_socs_py(probes):
@@ -69,8 +69,10 @@ def expected_rules(soc) -> dict[str, str]:
     bf16; LeakyRelu half/float on A2/A3/950/Kirin; DataCopyPad absent on the older training/inference parts;
     Div takes no integers."""
     legacy = soc.arch in ("arch12", "arch20")
+
     def verdict(ok: bool) -> str:
         return "ok" if ok else "DTYPE_UNSUPPORTED"
+
     return {
         "Exp<bf16>": verdict(soc.bf16_vector_arith),
         "Add<bf16>": verdict(soc.bf16_vector_arith),

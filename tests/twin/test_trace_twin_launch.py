@@ -51,12 +51,21 @@ def test_add_kernel_trace(programs, tmp_path):
     np.ones(n, np.float16).tofile(tmp_path / "x.bin")
     np.ones(n, np.float16).tofile(tmp_path / "y.bin")
     trace_file = tmp_path / "trace.jsonl"
-    subprocess.run([str(programs["classic_kernels"]), "add", "half", str(n), str(block_dim), str(tile), str(tmp_path)],
-                   check=True, env=clean_env(OPGEN_TWIN_TRACE=str(trace_file)), timeout=60)
+    subprocess.run(
+        [str(programs["classic_kernels"]), "add", "half", str(n), str(block_dim), str(tile), str(tmp_path)],
+        check=True,
+        env=clean_env(OPGEN_TWIN_TRACE=str(trace_file)),
+        timeout=60,
+    )
     (launch,) = read_trace(trace_file)
     assert isinstance(launch, LaunchTrace)
     assert (launch.kernel, launch.block_dim, launch.tiling_key, launch.soc, launch.ok) == (
-        "add_custom", block_dim, 1, "ascend910b", True)
+        "add_custom",
+        block_dim,
+        1,
+        "ascend910b",
+        True,
+    )
     assert [core.core for core in launch.cores] == list(range(block_dim))
     # Three double-buffered queues of one tile each: 3 * 2 * 512 halves.
     high_water = 3 * 2 * tile * 2
@@ -77,8 +86,12 @@ def test_trace_appends_one_line_per_launch_with_soc(programs, tmp_path):
     np.ones(512, np.float16).tofile(tmp_path / "x.bin")
     trace_file = tmp_path / "trace.jsonl"
     for soc in ("ascend910b", "ascend950"):
-        subprocess.run([str(programs["classic_kernels"]), "leaky", str(tmp_path)], check=True,
-                       env=clean_env(OPGEN_TWIN_TRACE=str(trace_file), OPGEN_SOC=soc), timeout=60)
+        subprocess.run(
+            [str(programs["classic_kernels"]), "leaky", str(tmp_path)],
+            check=True,
+            env=clean_env(OPGEN_TWIN_TRACE=str(trace_file), OPGEN_SOC=soc),
+            timeout=60,
+        )
     lines = trace_file.read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line)["kernel"] == "leaky_relu_example" for line in lines)
     launches = read_trace(trace_file)
@@ -91,18 +104,34 @@ def test_trace_appends_one_line_per_launch_with_soc(programs, tmp_path):
 
 def test_failed_launch_is_traced_with_its_check(programs, tmp_path):
     trace_file = tmp_path / "trace.jsonl"
-    result = subprocess.run([str(programs["faulty_kernels"]), "overlap"], capture_output=True, text=True,
-                            env=clean_env(OPGEN_TWIN_TRACE=str(trace_file)), timeout=60)
+    result = subprocess.run(
+        [str(programs["faulty_kernels"]), "overlap"],
+        capture_output=True,
+        text=True,
+        env=clean_env(OPGEN_TWIN_TRACE=str(trace_file)),
+        timeout=60,
+    )
     assert result.returncode == 3
     (launch,) = read_trace(trace_file)
-    assert (launch.kernel, launch.block_dim, launch.status, launch.ok) == ("overlap_kernel", 4, "GM_WRITE_OVERLAP", False)
+    assert (launch.kernel, launch.block_dim, launch.status, launch.ok) == (
+        "overlap_kernel",
+        4,
+        "GM_WRITE_OVERLAP",
+        False,
+    )
     assert [core.core for core in launch.cores] == [0, 1, 2]  # core 2 failed at its end; core 3 never ran
     assert all(core.ub_to_gm_bytes == 64 * 4 and core.calls("Duplicate") == 1 for core in launch.cores)
 
 
 def test_cpp_trace_accessors(programs):
-    result = subprocess.run([str(programs["classic_kernels"]), "trace_api"], capture_output=True, text=True,
-                            env=clean_env(), check=True, timeout=60)
+    result = subprocess.run(
+        [str(programs["classic_kernels"]), "trace_api"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        check=True,
+        timeout=60,
+    )
     lines = result.stdout.splitlines()
     assert lines[0] == "before=0 last_kernel=''"
     assert lines[1] == "launches=2 kernel=leaky_relu_example block_dim=1 tiling_key=7 soc=ascend910b status=ok"

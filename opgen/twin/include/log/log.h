@@ -42,9 +42,9 @@
 #define OP_CHECK_NULL_WITH_CONTEXT(context, ptr)                                                      \
   do {                                                                                                \
     if (unlikely((ptr) == nullptr)) {                                                                 \
-      const char* name__ = ((context) == nullptr || (context)->GetNodeName() == nullptr) ? "nil"      \
+      const char* opgenTwinNodeName = ((context) == nullptr || (context)->GetNodeName() == nullptr) ? "nil"      \
                                                                                          : (context)->GetNodeName(); \
-      OP_LOGE(name__, "%s is nullptr!", #ptr);                                                       \
+      OP_LOGE(opgenTwinNodeName, "%s is nullptr!", #ptr);                                                       \
       return ge::GRAPH_FAILED;                                                                        \
     }                                                                                                 \
   } while (0)

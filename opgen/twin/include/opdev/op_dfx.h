@@ -50,8 +50,8 @@ void InitL0Context(const char* profilingName, aclOpExecutor* executor);
     return ACLNN_ERR_PARAM_NULLPTR;                                                                               \
   }                                                                                                               \
   InitL2Phase1Context(#APIName, executor);                                                                        \
-  [[maybe_unused]] auto opgenTwinDfxIn__ = IN;                                                                    \
-  [[maybe_unused]] auto opgenTwinDfxOut__ = OUT;                                                                  \
+  [[maybe_unused]] auto opgenTwinDfxInputs = IN;                                                                    \
+  [[maybe_unused]] auto opgenTwinDfxOutputs = OUT;                                                                  \
   ::op::DebugLogParams(#APIName, #IN, #OUT)
 
 #define L2_DFX_PHASE_2(APIName)                                                              \

@@ -48,10 +48,10 @@
 
 #define CHECK_RET_CODE(func, fmt, ...)       \
   do {                                       \
-    aclnnStatus rc__ = func;                 \
-    if (rc__ != ACLNN_SUCCESS) {             \
-      OP_LOGE(rc__, fmt, ##__VA_ARGS__);     \
-      return rc__;                           \
+    aclnnStatus opgenTwinStatus = func;                 \
+    if (opgenTwinStatus != ACLNN_SUCCESS) {             \
+      OP_LOGE(opgenTwinStatus, fmt, ##__VA_ARGS__);     \
+      return opgenTwinStatus;                           \
     }                                        \
   } while (false)
 

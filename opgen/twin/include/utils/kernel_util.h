@@ -32,10 +32,10 @@
 
 #define KERNEL_HANDLE_ERROR(expression, logText, ...) \
   {                                                   \
-    uint32_t ret__ = (expression);                    \
-    if (ret__ != ::aicpu::KERNEL_STATUS_OK) {         \
+    uint32_t opgenTwinStatus = (expression);                    \
+    if (opgenTwinStatus != ::aicpu::KERNEL_STATUS_OK) {         \
       KERNEL_LOG_ERROR(logText, ##__VA_ARGS__);       \
-      return ret__;                                   \
+      return opgenTwinStatus;                                   \
     }                                                 \
   }
 

@@ -14,6 +14,7 @@
 #include "opdev/make_op_executor.h"
 #include "opgen_twin/check.h"
 #include "opgen_twin/kernel_registry.h"
+#include "register/op_def_registry.h"
 #include "register/op_impl_registry.h"
 #include "twin_platform.h"
 
@@ -150,17 +151,22 @@ aclnnStatus CreatAiCoreKernelLauncher(const char* l0Name, uint32_t opType, aclOp
     LogError(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, type, "no AI Core kernel named " + kernelName + " is registered.");
     return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
   }
-  const gert::OpImplFunctions* impl = gert::FindOpImplFunctions(type);
-  if (impl == nullptr || impl->tiling == nullptr) {
-    LogError(ACLNN_ERR_INNER_TILING_ERROR, type, "no tiling function is registered (IMPL_OP_OPTILING).");
+  const gert::OpImplFunctions* registered = gert::FindOpImplFunctions(type);
+  gert::OpImplFunctions impl = registered != nullptr ? *registered : gert::OpImplFunctions();
+  // Older op_host code registers tiling through OpDef: this->AICore().SetTiling(fn).
+  const ops::OpDef* def = ops::FindOpDef(type);
+  if (impl.tiling == nullptr && def != nullptr) impl.tiling = def->GetAICore().GetTiling();
+  if (impl.tiling == nullptr) {
+    LogError(ACLNN_ERR_INNER_TILING_ERROR, type,
+             "no tiling function is registered (IMPL_OP_OPTILING or AICore().SetTiling).");
     return ACLNN_ERR_INNER_TILING_ERROR;
   }
   const void* compileInfo = nullptr;
-  aclnnStatus status = opgen_twin::acl::CompileInfoFor(type, *impl, &compileInfo);
+  aclnnStatus status = opgen_twin::acl::CompileInfoFor(type, impl, &compileInfo);
   if (status != ACLNN_SUCCESS) return status;
 
   auto context = ContextFactory::MakeTiling(type, operands, gert::MaxTilingDataSize(type), compileInfo);
-  if (impl->tiling(context.get()) != ge::GRAPH_SUCCESS) {
+  if (impl.tiling(context.get()) != ge::GRAPH_SUCCESS) {
     LogError(ACLNN_ERR_INNER_TILING_ERROR, type, "tiling function returned failure.");
     return ACLNN_ERR_INNER_TILING_ERROR;
   }

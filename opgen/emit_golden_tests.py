@@ -1,0 +1,114 @@
+"""Generated golden tests per operator (generated/<op>/tests/test_golden_<op>.py, pytest).
+
+Standalone: they need numpy, ml_dtypes, the generated `opgen_ops` binding and, when importable, torch.
+The reference implementation, the special values, the tolerances and the error cases are emitted from
+the spec, so the file can run wherever `opgen_ops` runs (on the twin or on a real device).
+"""
+
+from __future__ import annotations
+
+import black
+
+from opgen import formula as F
+from opgen.formula_binding import formula_symbols, kernel_formula
+from opgen.model import CheckRejectIf, Direction, OpSpec, ParamKind
+from opgen.negative_cases import negative_calls
+from opgen.templating import render
+
+_BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
+# Smallest positive subnormal-range values per dtype (their negatives are added too).
+_SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-7, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
+
+
+def branch_points(spec: OpSpec) -> list[float]:
+    """Constants the formula compares tensors with: where the result switches branches."""
+    points = set()
+    for node in F.walk(kernel_formula(spec)):
+        if isinstance(node, F.Compare):
+            for side in (node.a, node.b):
+                folded = F.fold_constants(side)
+                if isinstance(folded, F.Const):
+                    points.add(folded.value)
+    return sorted(points)
+
+
+def _float_source(value: float) -> str:
+    if value != value:
+        return "math.nan"
+    if value in (float("inf"), float("-inf")):
+        return "math.inf" if value > 0 else "-math.inf"
+    return repr(float(value))
+
+
+def _python_names(spec: OpSpec) -> dict[str, str]:
+    return {p.name: p.python for p in spec.params}
+
+
+def _arg_literal(arg) -> str:
+    if arg.kind == "null":
+        return "None"
+    if arg.kind == "bool":
+        return repr(bool(arg.value))
+    if arg.kind == "scalar":
+        return f"scalar({arg.value!r}, {arg.dtype.value!r})"
+    return f"tensor({tuple(arg.shape)!r}, {arg.dtype.value!r})"
+
+
+def render_golden_tests(spec: OpSpec, spec_name: str) -> dict[str, str]:
+    names = _python_names(spec)
+    params = [p for p in spec.params if p.direction is Direction.INPUT]
+    tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
+    scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
+    reference = F.to_numpy(kernel_formula(spec), names)
+    rejections = []
+    for row in spec.errors:
+        if isinstance(row.check, CheckRejectIf):
+            condition = F.parse(row.check.reject_if, formula_symbols(spec, tensors=False))
+            rejections.append({"code": row.code, "condition": F.to_numpy(condition, names), "message": row.message})
+    scalar_values = {
+        p.python: list(spec.golden.scalar_values.get(p.name, [spec.example.scalars[p.name]])) for p in scalars
+    }
+    tolerance = {
+        d.value: (t.rtol, t.atol, t.max_fail_ratio, t.standard or "") for d, t in spec.golden.tolerance.items()
+    }
+    errors = []
+    for call in negative_calls(spec):
+        if call.null_outputs:
+            continue  # a null workspaceSize/executor cannot be passed from Python (see the C++ op_api tests)
+        args = {names[n]: _arg_literal(a) for n, a in call.args.items()}
+        out_name = spec.outputs[0].name
+        errors.append(
+            {
+                "name": call.name,
+                "args": [args[p.python] for p in params],
+                "out": args[names[out_name]],
+                "status": call.status,
+                "message": call.message,
+            }
+        )
+    special = [float(v) for v in spec.golden.special_values] + branch_points(spec)
+    path = f"tests/test_golden_{spec.operator.dir}.py"
+    text = render(
+        "op/tests/test_golden_op.py.j2",
+        path,
+        spec_name,
+        op=spec.operator.dir,
+        api=spec.api.name,
+        function=spec.api.aten,
+        aten=spec.api.aten,
+        params=[{"name": p.python, "kind": p.kind.value} for p in params],
+        tensors=tensors,
+        scalar_names=[p.python for p in scalars],
+        reference=reference,
+        helpers=F.NUMPY_HELPERS,
+        rejections=rejections,
+        dtypes=[d.value for d in spec.tensor_inputs[0].dtypes],
+        shapes=[tuple(s) for s in spec.golden.shapes],
+        scalar_values=scalar_values,
+        value_range=tuple(spec.golden.value_range),
+        special="[" + ", ".join(_float_source(v) for v in special) + "]",
+        subnormals={k: v for k, v in _SUBNORMALS.items() if k in [d.value for d in spec.tensor_inputs[0].dtypes]},
+        tolerance=tolerance,
+        errors=errors,
+    )
+    return {path: black.format_str(text, mode=_BLACK)}

@@ -1,0 +1,312 @@
+"""torch_npu integration (generated/torch_npu): the op-plugin registrations and the `op_api` adapters that
+bind each spec's aten op(s) to its aclnn API(s), in the conventions of Ascend/op-plugin.
+
+`op_plugin_functions.yaml` lists one entry per aten function (functional, out variant, in-place variant)
+with its schema string; `opapi/<AtenOp>KernelNpuOpApi.cpp` implements them in `namespace op_api`: fall back
+to the aclop kernel when the CANN in use lacks the aclnn API (DO_COMPATIBILITY), allocate or resize the
+output by the spec's shape and dtype rules, then run the API through EXEC_NPU_CMD with its arguments in
+the C signature's order.
+
+Schemas are derived from the spec: aten argument names are the params' Python names, `Tensor`/`Scalar`/
+`bool` come from the param kinds, defaults from `default`, and the out variant's overload and argument name
+from the output param's Python name (aten names the out tensor of most backward ops `grad_input`).
+A spec without `api.aten` is registered as a torch_npu custom op `npu_<api>` (functional form only).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from opgen.api_signature import ApiSignature, CParam, inplace_signature, main_signature
+from opgen.model import Direction, OpSpec, Param, ParamKind
+from opgen.templating import render
+
+ROOT = "torch_npu"
+FUNCTIONS_YAML = f"{ROOT}/op_plugin_functions.yaml"
+
+# op-plugin's `all_version`: the PyTorch versions the registrations apply to (its README and config list
+# v2.1 to v2.10; its extension sample already lists v2.11).
+TORCH_VERSIONS = ("v2.1", "v2.2", "v2.3", "v2.4", "v2.5", "v2.6", "v2.7", "v2.8", "v2.9", "v2.10", "v2.11")
+
+_LINE_LIMIT = 120
+_INDENT = "  "
+_SCHEMA_TYPES = {ParamKind.TENSOR: "Tensor", ParamKind.SCALAR: "Scalar", ParamKind.BOOL: "bool"}
+_CPP_TYPES = {ParamKind.TENSOR: "const at::Tensor&", ParamKind.SCALAR: "const at::Scalar&", ParamKind.BOOL: "bool"}
+
+
+class Variant(str, Enum):
+    FUNCTIONAL = "functional"
+    OUT = "out"
+    INPLACE = "inplace"
+
+
+@dataclass(frozen=True)
+class AtenArg:
+    name: str
+    param: Param
+    mutable: bool = False  # Tensor(a!): written by the function (out tensor, in-place self)
+    kwarg_only: bool = False
+
+    def schema(self) -> str:
+        kind = _SCHEMA_TYPES[self.param.kind] + ("(a!)" if self.mutable else "")
+        default = "" if self.mutable else _schema_default(self.param)
+        return f"{kind} {self.name}{default}"
+
+    def cpp(self) -> str:
+        return f"at::Tensor& {self.name}" if self.mutable else f"{_CPP_TYPES[self.param.kind]} {self.name}"
+
+
+@dataclass(frozen=True)
+class AtenFunction:
+    """One aten overload, the aclnn API that implements it and how C parameters map to its arguments."""
+
+    op: str  # e.g. leaky_relu_backward
+    overload: str  # "" for the default overload, e.g. grad_input
+    variant: Variant
+    args: tuple[AtenArg, ...]
+    api: ApiSignature
+    c_names: dict[str, str]  # C parameter name -> aten argument / local variable name
+    result: str  # name of the tensor the function returns
+    official: bool
+
+    @property
+    def schema(self) -> str:
+        parts: list[str] = []
+        for arg in self.args:
+            if arg.kwarg_only and "*" not in parts:
+                parts.append("*")
+            parts.append(arg.schema())
+        returns = "Tensor" if self.variant is Variant.FUNCTIONAL else "Tensor(a!)"
+        dotted = f"{self.op}.{self.overload}" if self.overload else self.op
+        return f"{dotted}({', '.join(parts)}) -> {returns}"
+
+    @property
+    def cpp_name(self) -> str:
+        """The C++ kernel name op-plugin uses: out overloads take an `_out` suffix."""
+        return f"{self.op}_out" if self.variant is Variant.OUT else self.op
+
+    @property
+    def exec_args(self) -> list[str]:
+        return [self.c_names[c.name] for c in self.api.user_params]
+
+
+# ---------------------------------------------------------------------------------------------- schemas
+
+
+def _schema_default(param: Param) -> str:
+    value = param.default
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return f"={value}"
+    # aten prints integral Scalar defaults without a fraction (`Scalar alpha=1`).
+    if param.kind is ParamKind.SCALAR and float(value).is_integer():
+        return f"={int(value)}"
+    return f"={value!r}"
+
+
+def _single_output(spec: OpSpec) -> Param:
+    outputs = spec.outputs
+    if len(outputs) != 1:
+        raise ValueError(f"{spec.operator.type}: torch_npu binding supports exactly one output, got {len(outputs)}")
+    return outputs[0]
+
+
+def _inputs(spec: OpSpec) -> list[Param]:
+    return [p for p in spec.params if p.direction is Direction.INPUT]
+
+
+def aten_functions(spec: OpSpec) -> list[AtenFunction]:
+    """The aten overloads a spec binds: functional and out (official ops) or functional only (custom ops),
+    plus the in-place form when the spec names its aten op."""
+    out = _single_output(spec)
+    main = main_signature(spec)
+    inputs = tuple(AtenArg(p.python, p) for p in _inputs(spec))
+    input_names = {p.name: p.python for p in _inputs(spec)}
+    official = spec.api.aten is not None
+    op = spec.api.aten or f"npu_{spec.api.snake}"
+    functions = [
+        AtenFunction(
+            op, "", Variant.FUNCTIONAL, inputs, main, {**input_names, out.name: out.python}, out.python, official
+        )
+    ]
+    if official:
+        out_arg = AtenArg(out.python, out, mutable=True, kwarg_only=True)
+        names = {**input_names, out.name: out.python}
+        functions.append(AtenFunction(op, out.python, Variant.OUT, inputs + (out_arg,), main, names, out.python, True))
+    variant = spec.api.inplace
+    sig = inplace_signature(spec)
+    if variant is not None and variant.aten is not None and sig is not None:
+        target = spec.param(variant.replaces[0])
+        args = tuple(AtenArg(p.python, p, mutable=p.name == target.name) for p in _inputs(spec))
+        names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
+        functions.append(AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, target.python, official))
+    return functions
+
+
+# ---------------------------------------------------------------------------------------------- adapters
+
+
+@dataclass(frozen=True)
+class CppFunction:
+    signature: str  # declarator, wrapped, without the opening brace
+    compat: str | None  # DO_COMPATIBILITY statement (official ops fall back to op-plugin's aclop kernel)
+    prepare: list[str]  # statements that allocate or check the output
+    exec: str
+    result: str
+
+
+def _pack(first: str, pad: str, args: list[str], tail: str) -> list[str]:
+    """Arguments packed greedily onto lines: the first line starts with `first`, the others with `pad`."""
+    lines, current = [], first
+    for i, arg in enumerate(args):
+        piece = arg + (", " if i < len(args) - 1 else f"){tail}")
+        if len(current) + len(piece.rstrip()) > _LINE_LIMIT and current.strip() and current != first:
+            lines.append(current.rstrip())
+            current = pad
+        current += piece
+    lines.append(current)
+    return lines
+
+
+def _call(head: str, args: list[str], indent: str, tail: str = "") -> str:
+    """`head(args)tail` within the line limit: continuation lines aligned under the first argument, or,
+    when an argument is too long for that, every argument on lines indented 4 more than the call."""
+    one_line = f"{indent}{head}({', '.join(args)}){tail}"
+    if len(one_line) <= _LINE_LIMIT:
+        return one_line
+    aligned = _pack(f"{indent}{head}(", " " * (len(indent) + len(head) + 1), args, tail)
+    if all(len(line) <= _LINE_LIMIT for line in aligned):
+        return "\n".join(aligned)
+    pad = indent + "    "
+    return "\n".join([f"{indent}{head}("] + _pack(pad, pad, args, tail))
+
+
+def _size_expr(params: list[Param]) -> str:
+    if len(params) == 1:
+        return f"{params[0].python}.sizes()"
+    expr = f"op_infer::broadcast_ops_npu_output_size({params[0].python}, {params[1].python})"
+    for extra in params[2:]:
+        expr = f"op_infer::broadcast_ops_npu_output_size({expr}, {extra.python}.sizes())"
+    return expr
+
+
+def _dtype_expr(params: list[Param]) -> str:
+    names = [p.python for p in params]
+    if len(names) == 1:
+        return f"{names[0]}.scalar_type()"
+    if len(names) == 2:
+        return f"at::native::result_type({names[0]}, {names[1]})"
+    return f"at::native::result_type({{{', '.join(names)}}})"
+
+
+def output_rule(spec: OpSpec) -> tuple[list[Param], list[Param]]:
+    """(shape sources, dtype sources) of the output: the broadcast of `broadcast_result_of` or the shape of
+    `same_as`; the dtype of `dtype.same_as` or the promotion of `castable_from`; else the first tensor input."""
+    out = _single_output(spec)
+    first = spec.tensor_inputs[0].name
+    shape = out.shape.broadcast_result_of or [out.shape.same_as or first]
+    dtype = [out.dtype.same_as] if out.dtype.same_as else (out.dtype.castable_from or [first])
+    return [spec.param(n) for n in shape], [spec.param(n) for n in dtype]
+
+
+def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
+    if fn.variant is Variant.INPLACE:
+        return []  # the aclnn API checks the in-place tensor itself; nothing to allocate
+    shape, dtype = output_rule(spec)
+    out = fn.result
+    lines = []
+    size = _size_expr(shape)
+    if len(shape) > 1:
+        lines.append(f"{_INDENT}auto output_size = {size};")
+        size = "output_size"
+    if fn.variant is Variant.OUT:
+        # The out tensor keeps its dtype (the API casts into it) and is resized to the output shape.
+        sources = "{" + ", ".join(p.python for p in spec.tensor_inputs) + "}"
+        lines.append(_call("npu_preparation::check_tensor", [sources, out, f"{out}.scalar_type()", size], _INDENT, ";"))
+        return lines
+    if len(shape) == 1 and shape == dtype:
+        lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0].python});")
+        return lines
+    lines.append(f"{_INDENT}at::ScalarType output_dtype = {_dtype_expr(dtype)};")
+    options = f"{dtype[0].python}.options().dtype(output_dtype)"
+    lines.append(
+        _call(f"at::Tensor {out} = npu_preparation::apply_tensor_without_format", [size, options], _INDENT, ";")
+    )
+    return lines
+
+
+def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
+    returns = "at::Tensor" if fn.variant is Variant.FUNCTIONAL else "at::Tensor&"
+    signature = _call(f"{returns} {fn.cpp_name}", [a.cpp() for a in fn.args], "")
+    arg_names = [a.name for a in fn.args]
+    compat = None
+    if fn.official:
+        compat = _call(
+            "DO_COMPATIBILITY", [fn.api.name, f"acl_op::{fn.cpp_name}({', '.join(arg_names)})"], _INDENT, ";"
+        )
+    prepare = _prepare(spec, fn)
+    exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *fn.exec_args], _INDENT, ";")
+    return CppFunction(signature, compat, prepare, exec_call, fn.result)
+
+
+def _camel(snake: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)
+
+
+def adapter_path(spec: OpSpec) -> str:
+    """op-plugin names adapter files after the aten op: LeakyReluBackwardKernelNpuOpApi.cpp."""
+    return f"{ROOT}/opapi/{_camel(spec.api.aten or 'npu_' + spec.api.snake)}KernelNpuOpApi.cpp"
+
+
+def _check_names(spec: OpSpec, functions: list[AtenFunction]) -> None:
+    """Generated names must be C++/aten identifiers and must not shadow each other or the locals we emit."""
+    for fn in functions:
+        names = [a.name for a in fn.args] + ([fn.result] if fn.variant is Variant.FUNCTIONAL else [])
+        clashes = {n for n in names if names.count(n) > 1} | (set(names) & {"output_size", "output_dtype"})
+        if clashes or not all(re.fullmatch(r"[a-z_][a-z0-9_]*", n) for n in names):
+            raise ValueError(f"{spec.operator.type}: unusable aten argument names for {fn.schema}: {sorted(clashes)}")
+
+
+# ---------------------------------------------------------------------------------------------- files
+
+
+@dataclass(frozen=True)
+class YamlEntry:
+    func: str
+    versions: list[tuple[str, str]]  # (backend key, version spec), e.g. ("op_api", "all_version")
+
+
+def _yaml_entry(fn: AtenFunction) -> YamlEntry:
+    backends = [("acl_op", "all_version")] if fn.official else []
+    return YamlEntry(fn.schema, backends + [("op_api", "all_version")])
+
+
+def render_torch_npu(specs: list[tuple[OpSpec, str]]) -> dict[str, str]:
+    files: dict[str, str] = {}
+    entries: list[tuple[AtenFunction, YamlEntry]] = []
+    for spec, name in specs:
+        functions = aten_functions(spec)
+        _check_names(spec, functions)
+        entries.extend((fn, _yaml_entry(fn)) for fn in functions)
+        cpp = [_cpp_function(spec, fn) for fn in functions]
+        files[adapter_path(spec)] = render(
+            "torch_npu/opapi/KernelNpuOpApi.cpp.j2",
+            adapter_path(spec),
+            name,
+            functions=cpp,
+            uses_acl_op=any(fn.official for fn in functions),
+        )
+    order = sorted(entries, key=lambda item: (item[0].op, item[0].overload))
+    sources = ", ".join(name for _, name in specs)
+    files[FUNCTIONS_YAML] = render(
+        "torch_npu/op_plugin_functions.yaml.j2",
+        FUNCTIONS_YAML,
+        sources,
+        versions=", ".join(TORCH_VERSIONS),
+        official=[entry for fn, entry in order if fn.official],
+        custom=[entry for fn, entry in order if not fn.official],
+    )
+    return files
