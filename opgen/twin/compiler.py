@@ -8,7 +8,9 @@ kernel with the twin's kernel registry; then links them.
 
 Objects are cached by content: the key hashes the preprocessed translation unit, the flags and the
 compiler's identity. A manifest of each unit's dependencies (mtime and size) lets an unchanged unit skip
-even the preprocessing.
+even the preprocessing (like ccache's direct mode, a header newly shadowing another on the include path
+is not noticed until a listed dependency changes). The cache lives in $OPGEN_CACHE_DIR or
+~/.cache/opgen/cc and is never pruned; delete it freely.
 """
 
 from __future__ import annotations
@@ -372,7 +374,7 @@ def _compile_unit(unit: Unit, cache: ObjectCache, work: Path) -> UnitOutcome:
         stderr_path = cached.with_suffix(".stderr")
         return UnitOutcome(unit, cached, True, stderr_path.read_text(encoding="utf-8") if stderr_path.exists() else "")
 
-    # Line markers matter for debug info and __LINE__-free diagnostics only when -g is on.
+    # Line markers only matter to debug info: without -g they are dropped, so comment-only edits hit the cache.
     keep_lines = any(flag.startswith("-g") for flag in unit.flags)
     preprocess = [compiler(), "-E", *([] if keep_lines else ["-P"]), *unit.flags, source]
     result = subprocess.run(preprocess, capture_output=True)

@@ -49,6 +49,8 @@ struct aclOpExecutor : public op::Object {
   aclTensor* AllocTensor(const op::Shape& shape, op::DataType dataType, op::Format format = op::Format::FORMAT_ND);
   aclTensor* AllocTensor(const op::Shape& storageShape, const op::Shape& originShape, op::DataType dataType,
                          op::Format storageFormat, op::Format originFormat);
+  // Shape to be set later (INFER_SHAPE); 0-d until then.
+  aclTensor* AllocTensor(op::DataType dataType, op::Format storageFormat, op::Format originFormat);
   aclTensor* AllocHostTensor(const op::Shape& shape, op::DataType dataType, op::Format format = op::Format::FORMAT_ND);
   aclTensor* AllocHostTensor(const int64_t* value, uint64_t size, op::DataType dataType);
   aclTensor* AllocHostTensor(const int32_t* value, uint64_t size, op::DataType dataType);
@@ -67,8 +69,16 @@ struct aclOpExecutor : public op::Object {
   aclScalar* AllocScalar(const void* data, op::DataType dataType);
   aclScalar* AllocScalar(float value);
   aclScalar* AllocScalar(double value);
+  aclScalar* AllocScalar(op::fp16_t value);
+  aclScalar* AllocScalar(op::bfloat16 value);
+  aclScalar* AllocScalar(int8_t value);
+  aclScalar* AllocScalar(int16_t value);
   aclScalar* AllocScalar(int32_t value);
   aclScalar* AllocScalar(int64_t value);
+  aclScalar* AllocScalar(uint8_t value);
+  aclScalar* AllocScalar(uint16_t value);
+  aclScalar* AllocScalar(uint32_t value);
+  aclScalar* AllocScalar(uint64_t value);
   aclScalar* AllocScalar(bool value);
   // Host tensors holding values converted to dataType.
   const aclTensor* ConvertToTensor(const aclIntArray* value, op::DataType dataType);

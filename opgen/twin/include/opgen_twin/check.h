@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace opgen_twin {
 
@@ -55,6 +56,6 @@ class CheckError : public std::runtime_error {
 [[noreturn]] void Fail(const char* check, const char* api, const std::string& details);
 
 // printf-style formatting for check details.
-std::string Format(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string StringPrintf(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace opgen_twin

@@ -38,7 +38,7 @@ inline bool CompareValues(C a, C b, AscendC::CMPMODE mode) {
 
 inline void CheckCmpMode(const char* api, AscendC::CMPMODE mode) {
   if (static_cast<uint8_t>(mode) > static_cast<uint8_t>(AscendC::CMPMODE::NE)) {
-    Fail("INVALID_ARGUMENT", api, Format("cmpMode=%d is not a CMPMODE", static_cast<int>(mode)));
+    Fail("INVALID_ARGUMENT", api, StringPrintf("cmpMode=%d is not a CMPMODE", static_cast<int>(mode)));
   }
 }
 
@@ -52,7 +52,7 @@ uint64_t CompareProlog(Api api, const AscendC::LocalTensor<U>& dst, const Ascend
   const uint64_t n = CheckCount(name, count);
   if (n * sizeof(T) % kRepeatBytes != 0) {
     Fail("COMPARE_COUNT", name,
-         Format("count=%llu elements of %zu bytes = %llu bytes is not a whole number of 256-byte repeats (A2 "
+         StringPrintf("count=%llu elements of %zu bytes = %llu bytes is not a whole number of 256-byte repeats (A2 "
                 "silently skips the last %llu bytes)",
                 static_cast<unsigned long long>(n), sizeof(T), static_cast<unsigned long long>(n * sizeof(T)),
                 static_cast<unsigned long long>(n * sizeof(T) % kRepeatBytes)));
@@ -145,7 +145,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
   d::RequireDtype(opgen_twin::Api::kSelect, opgen_twin::kDTypeOf<T>);
   if (selMode != SELMODE::VSEL_CMPMASK_SPR && selMode != SELMODE::VSEL_TENSOR_TENSOR_MODE) {
     opgen_twin::Fail("SELECT_MODE", "Select",
-                     opgen_twin::Format("selMode=%s needs a scalar src1; with two tensors use VSEL_CMPMASK_SPR or "
+                     opgen_twin::StringPrintf("selMode=%s needs a scalar src1; with two tensors use VSEL_CMPMASK_SPR or "
                                         "VSEL_TENSOR_TENSOR_MODE",
                                         d::SelModeName(selMode)));
   }
@@ -162,7 +162,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
   d::RequireDtype(opgen_twin::Api::kSelect, opgen_twin::kDTypeOf<T>);
   if (selMode != SELMODE::VSEL_TENSOR_SCALAR_MODE) {
     opgen_twin::Fail("SELECT_MODE", "Select",
-                     opgen_twin::Format("selMode=%s with a scalar src1; use VSEL_TENSOR_SCALAR_MODE",
+                     opgen_twin::StringPrintf("selMode=%s with a scalar src1; use VSEL_TENSOR_SCALAR_MODE",
                                         d::SelModeName(selMode)));
   }
   d::SelectImpl(dst, selMask, src0, selMode, count, [src1](uint64_t) { return src1; });

@@ -65,7 +65,7 @@ inline void CheckCopyLength(const char* api, uint64_t count, uint64_t element_by
   const uint64_t bytes = count * element_bytes;
   if (bytes % kUbBlockBytes != 0) {
     Fail("DATACOPY_LENGTH", api,
-         Format("count=%llu elements of %llu bytes = %llu bytes is not a whole number of 32-byte blocks (hardware "
+         StringPrintf("count=%llu elements of %llu bytes = %llu bytes is not a whole number of 32-byte blocks (hardware "
                 "silently drops the last %llu bytes; use DataCopyPad for a tail)",
                 static_cast<unsigned long long>(count), static_cast<unsigned long long>(element_bytes),
                 static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(bytes % kUbBlockBytes)));
@@ -75,7 +75,7 @@ inline void CheckCopyLength(const char* api, uint64_t count, uint64_t element_by
 inline void CheckBlockCount(const char* api, uint64_t block_count, uint64_t block_len) {
   if (block_count == 0 || block_len == 0) {
     Fail("INVALID_ARGUMENT", api,
-         Format("blockCount=%llu blockLen=%llu: both must be at least 1", static_cast<unsigned long long>(block_count),
+         StringPrintf("blockCount=%llu blockLen=%llu: both must be at least 1", static_cast<unsigned long long>(block_count),
                 static_cast<unsigned long long>(block_len)));
   }
 }
@@ -98,7 +98,7 @@ void DataCopyPadIn(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTens
   const uint64_t right_bytes = right_elements * sizeof(T);
   if (left_bytes > kUbBlockBytes || right_bytes > kUbBlockBytes) {
     Fail("INVALID_ARGUMENT", api,
-         Format("leftPadding=%llu rightPadding=%llu elements: each may be at most 32 bytes",
+         StringPrintf("leftPadding=%llu rightPadding=%llu elements: each may be at most 32 bytes",
                 static_cast<unsigned long long>(left_elements), static_cast<unsigned long long>(right_elements)));
   }
   const uint64_t padded = left_bytes + block_len + right_bytes;

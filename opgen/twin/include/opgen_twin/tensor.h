@@ -109,7 +109,7 @@ class LocalTensor {
     const uint64_t shift = static_cast<uint64_t>(offset) * sizeof(T);
     if (shift > ref_.bytes) {
       opgen_twin::Fail("UB_OUT_OF_BOUNDS", "LocalTensor::operator[]",
-                       opgen_twin::Format("offset %u elements is past the end of a %u-element tensor", offset,
+                       opgen_twin::StringPrintf("offset %u elements is past the end of a %u-element tensor", offset,
                                           GetSize()));
     }
     LocalTensor view = *this;
@@ -147,7 +147,7 @@ class LocalTensor {
   void SetSize(const uint32_t size) {
     if (uint64_t{size} * sizeof(T) > ref_.bytes) {
       opgen_twin::Fail("UB_OUT_OF_BOUNDS", "LocalTensor::SetSize",
-                       opgen_twin::Format("size %u elements exceeds the tensor's %u", size, GetSize()));
+                       opgen_twin::StringPrintf("size %u elements exceeds the tensor's %u", size, GetSize()));
     }
     ref_.bytes = static_cast<uint32_t>(uint64_t{size} * sizeof(T));
   }

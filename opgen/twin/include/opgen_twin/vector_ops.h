@@ -170,7 +170,7 @@ struct ReluOp {
 
 inline uint64_t CheckCount(const char* api, int64_t count) {
   if (count < 0) {
-    Fail("INVALID_ARGUMENT", api, Format("count=%lld is negative", static_cast<long long>(count)));
+    Fail("INVALID_ARGUMENT", api, StringPrintf("count=%lld is negative", static_cast<long long>(count)));
   }
   return static_cast<uint64_t>(count);
 }

@@ -119,6 +119,12 @@ aclTensor* aclOpExecutor::AllocTensor(const op::Shape& storageShape, const op::S
   return tensor;
 }
 
+aclTensor* aclOpExecutor::AllocTensor(op::DataType dataType, op::Format storageFormat, op::Format originFormat) {
+  aclTensor* tensor = AllocTensor(op::Shape{}, dataType, originFormat);
+  if (tensor != nullptr) tensor->SetStorageFormat(storageFormat);
+  return tensor;
+}
+
 aclTensor* aclOpExecutor::AllocHostTensor(const op::Shape& shape, op::DataType dataType, op::Format format) {
   auto* tensor = new aclTensor(nullptr, static_cast<uint64_t>(std::max<int64_t>(shape.GetShapeSize(), 0)), dataType);
   tensor->SetViewShape(shape);
@@ -195,8 +201,16 @@ aclScalar* aclOpExecutor::AllocScalar(const void* data, op::DataType dataType) {
 }
 aclScalar* aclOpExecutor::AllocScalar(float value) { return Keep(new aclScalar(value)); }
 aclScalar* aclOpExecutor::AllocScalar(double value) { return Keep(new aclScalar(value)); }
+aclScalar* aclOpExecutor::AllocScalar(op::fp16_t value) { return AllocScalar(&value.val, ge::DT_FLOAT16); }
+aclScalar* aclOpExecutor::AllocScalar(op::bfloat16 value) { return AllocScalar(&value.value, ge::DT_BF16); }
+aclScalar* aclOpExecutor::AllocScalar(int8_t value) { return AllocScalar(&value, ge::DT_INT8); }
+aclScalar* aclOpExecutor::AllocScalar(int16_t value) { return AllocScalar(&value, ge::DT_INT16); }
 aclScalar* aclOpExecutor::AllocScalar(int32_t value) { return Keep(new aclScalar(value)); }
 aclScalar* aclOpExecutor::AllocScalar(int64_t value) { return Keep(new aclScalar(value)); }
+aclScalar* aclOpExecutor::AllocScalar(uint8_t value) { return AllocScalar(&value, ge::DT_UINT8); }
+aclScalar* aclOpExecutor::AllocScalar(uint16_t value) { return AllocScalar(&value, ge::DT_UINT16); }
+aclScalar* aclOpExecutor::AllocScalar(uint32_t value) { return AllocScalar(&value, ge::DT_UINT32); }
+aclScalar* aclOpExecutor::AllocScalar(uint64_t value) { return AllocScalar(&value, ge::DT_UINT64); }
 aclScalar* aclOpExecutor::AllocScalar(bool value) { return Keep(new aclScalar(value)); }
 
 const aclTensor* aclOpExecutor::ConvertToTensor(const aclIntArray* value, op::DataType dataType) {

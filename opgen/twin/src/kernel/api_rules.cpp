@@ -142,10 +142,10 @@ void RequireDtype(Api api, DType type) {
   if ((allowed & DTypeBit(type)) != 0) return;
   if (allowed == 0) {
     Fail("DTYPE_UNSUPPORTED", ApiName(api),
-         Format("dtype=%s soc=%s: %s is not available on this SoC", DTypeName(type), soc.name, ApiName(api)));
+         StringPrintf("dtype=%s soc=%s: %s is not available on this SoC", DTypeName(type), soc.name, ApiName(api)));
   }
   Fail("DTYPE_UNSUPPORTED", ApiName(api),
-       Format("dtype=%s soc=%s: %s takes %s here", DTypeName(type), soc.name, ApiName(api),
+       StringPrintf("dtype=%s soc=%s: %s takes %s here", DTypeName(type), soc.name, ApiName(api),
               DTypeList(allowed).c_str()));
 }
 
@@ -160,11 +160,11 @@ void RequireCast(DType dst, DType src, int round_mode) {
   }
   if (rule == nullptr) {
     Fail("DTYPE_UNSUPPORTED", "Cast",
-         Format("dtype=%s->%s soc=%s: no such conversion on this SoC", DTypeName(src), DTypeName(dst), soc.name));
+         StringPrintf("dtype=%s->%s soc=%s: no such conversion on this SoC", DTypeName(src), DTypeName(dst), soc.name));
   }
   if (round_mode < 0 || round_mode > 6 || ((rule->modes >> round_mode) & 1u) == 0) {
     Fail("CAST_MODE_ILLEGAL", "Cast",
-         Format("dtype=%s->%s mode=%s soc=%s: legal modes are %s (hardware issues nothing and leaves dst "
+         StringPrintf("dtype=%s->%s mode=%s soc=%s: legal modes are %s (hardware issues nothing and leaves dst "
                 "unchanged)",
                 DTypeName(src), DTypeName(dst), RoundModeName(round_mode), soc.name, ModeList(rule->modes).c_str()));
   }

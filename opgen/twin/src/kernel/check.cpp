@@ -31,7 +31,7 @@ FailureMode GetFailureMode() {
   return g_mode;
 }
 
-std::string Format(const char* format, ...) {
+std::string StringPrintf(const char* format, ...) {
   va_list args;
   va_start(args, format);
   va_list copy;

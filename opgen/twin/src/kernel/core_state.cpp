@@ -47,28 +47,28 @@ void CheckUbOperand(const char* api, const char* role, const UbRef& ref, uint64_
                     bool aligned) {
   CoreState& core = RequireCore(api);
   if (ref.epoch == 0) {
-    Fail("TENSOR_INVALID", api, Format("%s: the LocalTensor has no buffer (not allocated from a TQue or TBuf)", role));
+    Fail("TENSOR_INVALID", api, StringPrintf("%s: the LocalTensor has no buffer (not allocated from a TQue or TBuf)", role));
   }
   if (ref.epoch != core.epoch) {
     Fail("TENSOR_INVALID", api,
-         Format("%s: the LocalTensor belongs to an earlier core run or was released by TPipe::Reset", role));
+         StringPrintf("%s: the LocalTensor belongs to an earlier core run or was released by TPipe::Reset", role));
   }
   if (ref.block >= 0) {
     const BufferBlock& block = core.blocks[static_cast<size_t>(ref.block)];
     if (block.state == BlockState::kFree || block.generation != ref.generation) {
       Fail("USE_AFTER_FREE", api,
-           Format("%s: the LocalTensor at UB offset %u was freed with FreeTensor (buffer %d of its queue)", role,
+           StringPrintf("%s: the LocalTensor at UB offset %u was freed with FreeTensor (buffer %d of its queue)", role,
                   ref.offset, ref.block));
     }
   }
   if (aligned && ref.offset % kUbBlockBytes != 0) {
     Fail("UB_MISALIGNED", api,
-         Format("%s starts at UB offset %u, which is not 32-byte aligned (offset %% 32 = %u)", role, ref.offset,
+         StringPrintf("%s starts at UB offset %u, which is not 32-byte aligned (offset %% 32 = %u)", role, ref.offset,
                 ref.offset % kUbBlockBytes));
   }
   if (first_byte + need_bytes > ref.bytes) {
     Fail("UB_OUT_OF_BOUNDS", api,
-         Format("%s: needs bytes [%llu, %llu) but the tensor at UB offset %u has %u bytes", role,
+         StringPrintf("%s: needs bytes [%llu, %llu) but the tensor at UB offset %u has %u bytes", role,
                 static_cast<unsigned long long>(first_byte), static_cast<unsigned long long>(first_byte + need_bytes),
                 ref.offset, ref.bytes));
   }
@@ -107,11 +107,11 @@ namespace {
 
 uint32_t& FlagCount(CoreState& core, int hard_event, int32_t id, const char* api) {
   if (hard_event < 0 || static_cast<size_t>(hard_event) >= kHardEventCount - 1) {
-    Fail("INVALID_ARGUMENT", api, Format("event=%d is not a HardEvent", hard_event));
+    Fail("INVALID_ARGUMENT", api, StringPrintf("event=%d is not a HardEvent", hard_event));
   }
   if (id < 0 || id >= kEventIdsPerEvent) {
     Fail("EVENT_ID_RANGE", api,
-         Format("event=%s id=%d: event ids are 0..%d", HardEventName(hard_event), id, kEventIdsPerEvent - 1));
+         StringPrintf("event=%s id=%d: event ids are 0..%d", HardEventName(hard_event), id, kEventIdsPerEvent - 1));
   }
   return core.flags[static_cast<size_t>(hard_event)][static_cast<size_t>(id)];
 }
@@ -128,7 +128,7 @@ void EventWait(int hard_event, int32_t id) {
   uint32_t& count = FlagCount(core, hard_event, id, "WaitFlag");
   if (count == 0) {
     Fail("EVENT_UNPAIRED", "WaitFlag",
-         Format("event=%s id=%d: WaitFlag without a matching SetFlag (hangs on hardware)", HardEventName(hard_event),
+         StringPrintf("event=%s id=%d: WaitFlag without a matching SetFlag (hangs on hardware)", HardEventName(hard_event),
                 id));
   }
   --count;
@@ -142,7 +142,7 @@ int32_t EventFetch(int hard_event) {
     if (((taken >> id) & 1u) == 0) return id;
   }
   Fail("EVENT_ID_RANGE", "FetchEventID",
-       Format("event=%s: all %d ids are allocated", HardEventName(hard_event), kEventIdsPerEvent));
+       StringPrintf("event=%s: all %d ids are allocated", HardEventName(hard_event), kEventIdsPerEvent));
 }
 
 int32_t EventAlloc(int hard_event) {

@@ -63,7 +63,7 @@ void Accumulate(const char* api, DType type, uint8_t* gm, const uint8_t* ub, uin
     case DType::kInt8: AccumulateAs<int8_t>(gm, ub, bytes); return;
     default:
       Fail("DTYPE_UNSUPPORTED", api,
-           Format("dtype=%s: atomic accumulation (SetAtomicAdd) takes float, half, bfloat16_t, int32_t, int16_t or "
+           StringPrintf("dtype=%s: atomic accumulation (SetAtomicAdd) takes float, half, bfloat16_t, int32_t, int16_t or "
                   "int8_t",
                   DTypeName(type)));
   }
@@ -86,13 +86,13 @@ bool FindGmRegion(uintptr_t address, GmRegion* region) {
 std::string DescribeGmRange(uintptr_t begin, uintptr_t end) {
   GmRegion region;
   if (FindGmRegion(begin, &region)) {
-    return Format("bytes [%llu, %llu) of the %s buffer at %p (%zu bytes)",
+    return StringPrintf("bytes [%llu, %llu) of the %s buffer at %p (%zu bytes)",
                   static_cast<unsigned long long>(begin - region.base),
                   static_cast<unsigned long long>(end - region.base),
                   region.from_gm_alloc ? "GmAlloc" : "registered", reinterpret_cast<void*>(region.base),
                   region.bytes);
   }
-  return Format("GM [%p, %p)", reinterpret_cast<void*>(begin), reinterpret_cast<void*>(end));
+  return StringPrintf("GM [%p, %p)", reinterpret_cast<void*>(begin), reinterpret_cast<void*>(end));
 }
 
 GmExtent MakeGmExtent(const void* base, uint64_t bytes, bool sized) {
@@ -123,13 +123,13 @@ void CheckGmAccess(const char* api, const GmExtent& extent, const void* address,
   const uintptr_t begin = reinterpret_cast<uintptr_t>(address);
   const uintptr_t end = begin + bytes;
   if (begin < kNullPage) {
-    Fail("GM_OUT_OF_BOUNDS", api, Format("%s %llu bytes at GM address %p (a null pointer)", verb,
+    Fail("GM_OUT_OF_BOUNDS", api, StringPrintf("%s %llu bytes at GM address %p (a null pointer)", verb,
                                          static_cast<unsigned long long>(bytes), address));
   }
   if (extent.bounded && (begin < extent.begin || end > extent.end)) {
     const long long first = static_cast<long long>(begin - extent.begin);
     Fail("GM_OUT_OF_BOUNDS", api,
-         Format("%s bytes [%lld, %lld) of a GlobalTensor whose %s covers %llu bytes (%s)", verb, first,
+         StringPrintf("%s bytes [%lld, %lld) of a GlobalTensor whose %s covers %llu bytes (%s)", verb, first,
                 first + static_cast<long long>(bytes), extent.from_size ? "SetGlobalBuffer size" : "allocation",
                 static_cast<unsigned long long>(extent.end - extent.begin),
                 begin < extent.begin ? "before its start" : "past its end"));
@@ -137,7 +137,7 @@ void CheckGmAccess(const char* api, const GmExtent& extent, const void* address,
   GmRegion region;
   if (FindGmRegion(begin, &region) && end > region.base + region.bytes) {
     Fail("GM_OUT_OF_BOUNDS", api,
-         Format("%s bytes [%llu, %llu) of the %s buffer at %p, which has only %zu bytes", verb,
+         StringPrintf("%s bytes [%llu, %llu) of the %s buffer at %p, which has only %zu bytes", verb,
                 static_cast<unsigned long long>(begin - region.base), static_cast<unsigned long long>(end - region.base),
                 region.from_gm_alloc ? "GmAlloc" : "registered", reinterpret_cast<void*>(region.base), region.bytes));
   }
@@ -166,12 +166,12 @@ void CopyUbToGm(const char* api, const GmExtent& extent, void* gm, const uint8_t
 void LoadTiling(void* destination, uint64_t bytes, const void* tiling, const char* type_name) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(tiling);
   if (address < kNullPage) {
-    Fail("GM_OUT_OF_BOUNDS", "GET_TILING_DATA", Format("tiling=%s: the tiling pointer is null", type_name));
+    Fail("GM_OUT_OF_BOUNDS", "GET_TILING_DATA", StringPrintf("tiling=%s: the tiling pointer is null", type_name));
   }
   GmRegion region;
   if (FindGmRegion(address, &region) && address + bytes > region.base + region.bytes) {
     Fail("GM_OUT_OF_BOUNDS", "GET_TILING_DATA",
-         Format("tiling=%s needs %llu bytes but its GM buffer has %llu bytes from the tiling pointer", type_name,
+         StringPrintf("tiling=%s needs %llu bytes but its GM buffer has %llu bytes from the tiling pointer", type_name,
                 static_cast<unsigned long long>(bytes),
                 static_cast<unsigned long long>(region.base + region.bytes - address)));
   }
@@ -202,7 +202,7 @@ void* GmAlloc(size_t size) {
   const size_t rounded = size == 0 ? kAlignment : (size + kAlignment - 1) / kAlignment * kAlignment;
   void* memory = std::aligned_alloc(kAlignment, rounded);
   if (memory == nullptr) {
-    opgen_twin::Fail("GM_ALLOC", "GmAlloc", opgen_twin::Format("could not allocate %zu bytes", size));
+    opgen_twin::Fail("GM_ALLOC", "GmAlloc", opgen_twin::StringPrintf("could not allocate %zu bytes", size));
   }
   std::memset(memory, 0xff, rounded);
   std::lock_guard<std::mutex> lock(opgen_twin::detail::RegionMutex());
@@ -226,7 +226,7 @@ void GmFree(void* ptr) {
       return;
     }
   }
-  opgen_twin::Fail("GM_FREE_INVALID", "GmFree", opgen_twin::Format("%p was not returned by GmAlloc", ptr));
+  opgen_twin::Fail("GM_FREE_INVALID", "GmFree", opgen_twin::StringPrintf("%p was not returned by GmAlloc", ptr));
 }
 
 void SetKernelMode(KernelMode) {}

@@ -59,7 +59,7 @@ void MergeCoreWrites(LaunchState& launch) {
       const uintptr_t overlap_begin = begin > clash_begin ? begin : clash_begin;
       const uintptr_t overlap_end = end < clash->end ? end : clash->end;
       Fail("GM_WRITE_OVERLAP", run.second.api,
-           Format("core %u and core %u both write %s (core %u via %s); cores must write disjoint GM ranges",
+           StringPrintf("core %u and core %u both write %s (core %u via %s); cores must write disjoint GM ranges",
                   core.index, clash->core, DescribeGmRange(overlap_begin, overlap_end).c_str(), clash->core,
                   clash->api));
     }
@@ -96,12 +96,12 @@ void CheckTensorsReleased(const CoreState& core, const char* when) {
       if (block.state == BlockState::kFree) continue;
       ++count;
       if (!held.empty()) held += ", ";
-      held += Format("%s queue buffer at UB offset %u (%s)", PositionName(group.position), block.offset,
+      held += StringPrintf("%s queue buffer at UB offset %u (%s)", PositionName(group.position), block.offset,
                      block.state == BlockState::kQueued ? "enqueued, never dequeued" : "allocated, never freed");
     }
   }
   if (count > 0) {
-    Fail("TENSOR_LEAK", "FreeTensor", Format("%zu tensor(s) still allocated when %s: %s", count, when, held.c_str()));
+    Fail("TENSOR_LEAK", "FreeTensor", StringPrintf("%zu tensor(s) still allocated when %s: %s", count, when, held.c_str()));
   }
 }
 
@@ -112,7 +112,7 @@ void CheckCoreEnd(LaunchState& launch) {
     for (size_t id = 0; id < static_cast<size_t>(kEventIdsPerEvent); ++id) {
       if (core.flags[e][id] > 0) {
         Fail("EVENT_UNPAIRED", "SetFlag",
-             Format("event=%s id=%zu: %u SetFlag(s) never waited for when the kernel returned",
+             StringPrintf("event=%s id=%zu: %u SetFlag(s) never waited for when the kernel returned",
                     HardEventName(static_cast<int>(e)), id, core.flags[e][id]));
       }
     }
@@ -125,7 +125,7 @@ uint64_t PendingTilingKey() { return g_pending_tiling_key; }
 
 void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, const std::function<void()>& body) {
   if (g_launch != nullptr) {
-    Fail("INVALID_ARGUMENT", "ICPU_RUN_KF", Format("kernel %s launched while kernel %s runs", kernel,
+    Fail("INVALID_ARGUMENT", "ICPU_RUN_KF", StringPrintf("kernel %s launched while kernel %s runs", kernel,
                                                    g_launch->kernel.c_str()));
   }
   LaunchState launch;
@@ -143,7 +143,7 @@ void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, cons
   try {
     if (launch.ub_storage == nullptr) Fail("GM_ALLOC", "ICPU_RUN_KF", "could not allocate the UB model");
     if (block_dim == 0 || block_dim > kMaxBlockDim) {
-      Fail("INVALID_ARGUMENT", "ICPU_RUN_KF", Format("blockDim=%u must be in [1, %u]", block_dim, kMaxBlockDim));
+      Fail("INVALID_ARGUMENT", "ICPU_RUN_KF", StringPrintf("blockDim=%u must be in [1, %u]", block_dim, kMaxBlockDim));
     }
     for (uint32_t index = 0; index < block_dim; ++index) {
       BeginCore(launch, index);
@@ -188,7 +188,7 @@ void RegisterKernel(const char* name, KernelThunk thunk, int numArgs) {
   auto& registry = Registry();
   auto it = registry.find(name);
   if (it != registry.end() && it->second.thunk != thunk) {
-    Fail("KERNEL_REGISTRY", "RegisterKernel", Format("kernel %s is registered twice", name));
+    Fail("KERNEL_REGISTRY", "RegisterKernel", StringPrintf("kernel %s is registered twice", name));
   }
   registry[name] = RegisteredKernel{thunk, numArgs};
 }
@@ -202,12 +202,12 @@ void LaunchKernel(const char* name, uint32_t blockDim, uint64_t tilingKey, const
     std::string known;
     for (const auto& entry : registry) known += (known.empty() ? "" : ", ") + entry.first;
     Fail("UNKNOWN_KERNEL", "LaunchKernel",
-         Format("kernel %s is not registered (registered: %s)", name, known.empty() ? "none" : known.c_str()));
+         StringPrintf("kernel %s is not registered (registered: %s)", name, known.empty() ? "none" : known.c_str()));
   }
   const RegisteredKernel kernel = it->second;
   if (static_cast<int>(args.size()) != kernel.num_args) {
     Fail("KERNEL_ARGS", "LaunchKernel",
-         Format("kernel %s takes %d GM_ADDR arguments, %zu given", name, kernel.num_args, args.size()));
+         StringPrintf("kernel %s takes %d GM_ADDR arguments, %zu given", name, kernel.num_args, args.size()));
   }
   detail::RunLaunch(name, blockDim, tilingKey, [&]() { kernel.thunk(args.data()); });
 }

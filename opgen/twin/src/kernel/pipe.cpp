@@ -10,7 +10,7 @@ namespace {
 const char* GroupKind(const BufferGroup& group) { return group.is_queue() ? "queue" : "TBuf"; }
 
 std::string GroupLabel(const BufferGroup& group) {
-  return Format("%s %s", PositionName(group.position), GroupKind(group));
+  return StringPrintf("%s %s", PositionName(group.position), GroupKind(group));
 }
 
 void ClearBuffers(CoreState& core) {
@@ -24,11 +24,11 @@ BufferGroup& LookupGroup(const BufferHandle& handle, const char* api, bool want_
   CoreState& core = RequireCore(api);
   if (handle.id < 0 || handle.epoch != core.epoch || static_cast<size_t>(handle.id) >= core.groups.size()) {
     Fail("TPIPE_MISUSE", api,
-         Format("the %s is used before TPipe::InitBuffer (in this core run)", want_queue ? "queue" : "TBuf"));
+         StringPrintf("the %s is used before TPipe::InitBuffer (in this core run)", want_queue ? "queue" : "TBuf"));
   }
   BufferGroup& group = core.groups[static_cast<size_t>(handle.id)];
   if (group.is_queue() != want_queue) {
-    Fail("TPIPE_MISUSE", api, Format("%s used as a %s", GroupLabel(group).c_str(), want_queue ? "queue" : "TBuf"));
+    Fail("TPIPE_MISUSE", api, StringPrintf("%s used as a %s", GroupLabel(group).c_str(), want_queue ? "queue" : "TBuf"));
   }
   return group;
 }
@@ -39,7 +39,7 @@ BufferBlock& OwnedBlock(CoreState& core, const BufferGroup& group, int32_t group
   if (tensor.epoch != core.epoch || tensor.block < 0 || static_cast<size_t>(tensor.block) >= core.blocks.size() ||
       core.blocks[static_cast<size_t>(tensor.block)].group != group_id) {
     Fail("QUEUE_MISUSE", api,
-         Format("the tensor (UB offset %u) was not allocated from this %s", tensor.offset, GroupLabel(group).c_str()));
+         StringPrintf("the tensor (UB offset %u) was not allocated from this %s", tensor.offset, GroupLabel(group).c_str()));
   }
   return core.blocks[static_cast<size_t>(tensor.block)];
 }
@@ -84,24 +84,24 @@ BufferHandle PipeInitBuffer(void* pipe, BufferHandle existing, int position, int
   }
   const char* kind = depth > 0 ? "queue" : "TBuf";
   if (existing.id >= 0 && existing.epoch == core.epoch) {
-    Fail("TPIPE_MISUSE", api, Format("InitBuffer called twice for the same %s %s", PositionName(position), kind));
+    Fail("TPIPE_MISUSE", api, StringPrintf("InitBuffer called twice for the same %s %s", PositionName(position), kind));
   }
   if (num == 0 || bytes == 0) {
     Fail("INVALID_ARGUMENT", api,
-         Format("%s %s: num=%u len=%llu; both must be at least 1", PositionName(position), kind, num,
+         StringPrintf("%s %s: num=%u len=%llu; both must be at least 1", PositionName(position), kind, num,
                 static_cast<unsigned long long>(bytes)));
   }
   const uint64_t rounded = (bytes + kUbBlockBytes - 1) / kUbBlockBytes * kUbBlockBytes;
   const uint64_t total = rounded * num;
   if (core.blocks.size() + num > kMaxPipeBuffers) {
     Fail("TOO_MANY_BUFFERS", api,
-         Format("%s %s: num=%u would make %zu buffers; a TPipe holds at most %u", PositionName(position), kind, num,
+         StringPrintf("%s %s: num=%u would make %zu buffers; a TPipe holds at most %u", PositionName(position), kind, num,
                 core.blocks.size() + num, kMaxPipeBuffers));
   }
   const SocInfo& soc = *ActiveLaunch()->soc;
   if (core.ub_used + total > soc.ubUsableBytes) {
     Fail("UB_OVERSUBSCRIBED", api,
-         Format("%s %s: num=%u len=%llu (%llu bytes each after rounding to 32) needs %llu bytes, but %llu of the "
+         StringPrintf("%s %s: num=%u len=%llu (%llu bytes each after rounding to 32) needs %llu bytes, but %llu of the "
                 "%llu usable UB bytes are already taken (soc=%s)",
                 PositionName(position), kind, num, static_cast<unsigned long long>(bytes),
                 static_cast<unsigned long long>(rounded), static_cast<unsigned long long>(total),
@@ -143,7 +143,7 @@ UbRef QueueAlloc(const BufferHandle& queue) {
     uint32_t& live = core.live[static_cast<size_t>(group.position)];
     if (live >= kMaxLiveTensorsPerPosition) {
       Fail("LIVE_TENSORS_EXCEEDED", api,
-           Format("%s: %u tensors of position %s are already allocated; at most %u may be live per position",
+           StringPrintf("%s: %u tensors of position %s are already allocated; at most %u may be live per position",
                   GroupLabel(group).c_str(), live, PositionName(group.position), kMaxLiveTensorsPerPosition));
     }
     ++live;
@@ -159,7 +159,7 @@ UbRef QueueAlloc(const BufferHandle& queue) {
     return ref;
   }
   Fail("ALLOC_NO_FREE_BUFFER", api,
-       Format("%s: all %zu buffers are in use (FreeTensor missing?); hardware would hang",
+       StringPrintf("%s: all %zu buffers are in use (FreeTensor missing?); hardware would hang",
               GroupLabel(group).c_str(), count));
 }
 
@@ -170,12 +170,12 @@ bool QueueEnque(const BufferHandle& queue, const UbRef& tensor) {
   BufferBlock& block = OwnedBlock(core, group, queue.id, tensor, api);
   if (block.state != BlockState::kAllocated || block.generation != tensor.generation) {
     Fail("QUEUE_MISUSE", api,
-         Format("%s: the tensor at UB offset %u is %s", GroupLabel(group).c_str(), tensor.offset,
+         StringPrintf("%s: the tensor at UB offset %u is %s", GroupLabel(group).c_str(), tensor.offset,
                 block.state == BlockState::kQueued ? "already in the queue" : "not allocated (freed)"));
   }
   if (static_cast<int32_t>(group.fifo.size()) >= group.depth) {
     Fail("ENQUE_FULL", api,
-         Format("%s already holds depth=%d tensors; EnQue beyond the depth fails on hardware",
+         StringPrintf("%s already holds depth=%d tensors; EnQue beyond the depth fails on hardware",
                 GroupLabel(group).c_str(), group.depth));
   }
   block.state = BlockState::kQueued;
@@ -189,7 +189,7 @@ UbRef QueueDeque(const BufferHandle& queue) {
   CoreState& core = *ActiveCore();
   if (group.fifo.empty()) {
     Fail("DEQUE_EMPTY", api,
-         Format("%s is empty (no EnQue before this DeQue); hardware would hang", GroupLabel(group).c_str()));
+         StringPrintf("%s is empty (no EnQue before this DeQue); hardware would hang", GroupLabel(group).c_str()));
   }
   UbRef tensor = group.fifo.front();
   group.fifo.pop_front();
@@ -207,11 +207,11 @@ void QueueFree(const BufferHandle& queue, const UbRef& tensor) {
   BufferBlock& block = OwnedBlock(core, group, queue.id, tensor, api);
   if (block.state == BlockState::kFree || block.generation != tensor.generation) {
     Fail("FREE_INVALID", api,
-         Format("%s: the tensor at UB offset %u is already free", GroupLabel(group).c_str(), tensor.offset));
+         StringPrintf("%s: the tensor at UB offset %u is already free", GroupLabel(group).c_str(), tensor.offset));
   }
   if (block.state == BlockState::kQueued) {
     Fail("FREE_INVALID", api,
-         Format("%s: the tensor at UB offset %u is still in the queue (EnQue'd, not DeQue'd)",
+         StringPrintf("%s: the tensor at UB offset %u is still in the queue (EnQue'd, not DeQue'd)",
                 GroupLabel(group).c_str(), tensor.offset));
   }
   block.state = BlockState::kFree;
@@ -243,7 +243,7 @@ UbRef BufGet(const BufferHandle& buf, uint64_t offset_bytes, uint64_t length_byt
   if (length_bytes == UINT64_MAX) length_bytes = block.bytes > offset_bytes ? block.bytes - offset_bytes : 0;
   if (offset_bytes + length_bytes > block.bytes) {
     Fail("UB_OUT_OF_BOUNDS", api,
-         Format("bytes [%llu, %llu) requested from a %s TBuf of %u bytes", static_cast<unsigned long long>(offset_bytes),
+         StringPrintf("bytes [%llu, %llu) requested from a %s TBuf of %u bytes", static_cast<unsigned long long>(offset_bytes),
                 static_cast<unsigned long long>(offset_bytes + length_bytes), PositionName(group.position),
                 block.bytes));
   }

@@ -78,7 +78,7 @@ const SocInfo& CurrentSoc() {
     }
     const SocInfo* soc = FindSoc(name);
     if (soc == nullptr) {
-      Fail("UNKNOWN_SOC", source, Format("soc=%s is not a known SoC (known: %s)", name, KnownNames().c_str()));
+      Fail("UNKNOWN_SOC", source, StringPrintf("soc=%s is not a known SoC (known: %s)", name, KnownNames().c_str()));
     }
     g_selected = soc;
   }
@@ -89,10 +89,10 @@ void SetSoc(const char* name) {
   const SocInfo* soc = FindSoc(name);
   if (soc == nullptr) {
     Fail("UNKNOWN_SOC", "SetSoc",
-         Format("soc=%s is not a known SoC (known: %s)", name ? name : "(null)", KnownNames().c_str()));
+         StringPrintf("soc=%s is not a known SoC (known: %s)", name ? name : "(null)", KnownNames().c_str()));
   }
   if (detail::ActiveLaunch() != nullptr) {
-    Fail("INVALID_ARGUMENT", "SetSoc", Format("soc=%s: the SoC cannot change while a kernel runs", name));
+    Fail("INVALID_ARGUMENT", "SetSoc", StringPrintf("soc=%s: the SoC cannot change while a kernel runs", name));
   }
   g_selected = soc;
 }

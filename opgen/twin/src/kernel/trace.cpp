@@ -21,7 +21,7 @@ std::string JsonString(const std::string& text) {
       quoted += '\\';
       quoted += c;
     } else if (static_cast<unsigned char>(c) < 0x20) {
-      quoted += Format("\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      quoted += StringPrintf("\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
     } else {
       quoted += c;
     }

@@ -1,0 +1,429 @@
+"""The torch_npu integration: op-plugin YAML registrations and op_api adapters generated from the specs.
+
+Expectations come from PyTorch itself (its registered aten schemas, and what its CPU kernels return) and from
+opgen's C signatures; the adapters are compiled against the stub headers in stubs/ (a strict stand-in for
+op-plugin and torch_npu) and run, to see which aclnn API they call with what, and what they allocate.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from opgen.api_signature import ApiSignature, signatures
+from opgen.build import load_specs
+from opgen.emit_torch_npu import FUNCTIONS_YAML, adapter_path, render_torch_npu
+from opgen.model import Direction, OpSpec
+
+torch = pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[2]
+STUBS = Path(__file__).resolve().parent / "stubs"
+CXX = shutil.which("g++")
+STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-Wmissing-declarations"]
+
+LOADED = load_specs(ROOT / "specs")
+SPECS = [item.spec for item in LOADED]
+SPEC_IDS = [spec.operator.dir for spec in SPECS]
+FILES = render_torch_npu([(item.spec, item.source.file) for item in LOADED])
+
+STUB_DTYPES = {torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float", torch.float64: "Double"}
+
+needs_cxx = pytest.mark.skipif(CXX is None, reason="g++ not found")
+
+
+# ---------------------------------------------------------------------------------------------- PyTorch facts
+
+
+def aten_ops(spec: OpSpec) -> list[str]:
+    ops = [spec.api.aten] if spec.api.aten else []
+    if spec.api.inplace and spec.api.inplace.aten:
+        ops.append(spec.api.inplace.aten)
+    return ops
+
+
+def torch_schemas(spec: OpSpec) -> list:
+    """Every overload PyTorch registers for the spec's aten ops (functional, out and in-place forms)."""
+    return [s for op in aten_ops(spec) for s in torch._C._jit_get_schemas_for_operator(f"aten::{op}")]
+
+
+def key(schema) -> tuple[str, str]:
+    return schema.name.split("::")[-1], schema.overload_name
+
+
+def is_write(alias_info) -> bool:
+    return alias_info is not None and alias_info.is_write
+
+
+def cpp_name(schema) -> str:
+    """The C++ kernel name of an overload: out overloads take `_out` (op-plugin and at::native alike)."""
+    base = schema.name.split("::")[-1]
+    return base + "_out" if any(a.is_out for a in schema.arguments) else base
+
+
+def cpp_params(schema) -> list[str]:
+    types = {"NumberType": "const at::Scalar&", "BoolType": "bool"}
+    params = []
+    for arg in schema.arguments:
+        kind = arg.type.kind()
+        if kind == "TensorType":
+            ctype = "at::Tensor&" if is_write(arg.alias_info) else "const at::Tensor&"
+        else:
+            ctype = types[kind]
+        params.append(f"{ctype} {arg.name}")
+    return params
+
+
+def cpp_return(schema) -> str:
+    return "at::Tensor&" if is_write(schema.returns[0].alias_info) else "at::Tensor"
+
+
+def declarations(schemas, namespace: str) -> str:
+    lines = [f"namespace {namespace} {{"]
+    for s in schemas:
+        lines.append(f"{cpp_return(s)} {cpp_name(s)}({', '.join(cpp_params(s))});")
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def aclnn_declarations(sigs: list[ApiSignature]) -> str:
+    """One recording stand-in per aclnn API, typed from opgen's C signature (aclTensor* output -> Tensor&)."""
+    lines = ["#pragma once", "namespace aclnn_stub {"]
+    for sig in sigs:
+        params = []
+        for c in sig.user_params:
+            if c.ctype == "bool":
+                ctype = "bool"
+            elif c.ctype.endswith("aclScalar"):
+                ctype = "const at::Scalar&"
+            elif c.ctype.startswith("const "):
+                ctype = "const at::Tensor&"
+            else:
+                ctype = "at::Tensor&"
+            params.append(f"{ctype} {c.name}")
+        values = ", ".join(f"describe({c.name})" for c in sig.user_params)
+        lines.append(f"inline void {sig.name}(const char* names, {', '.join(params)}) {{")
+        lines.append(f'  record("{sig.name}", names, {{{values}}});')
+        lines.append("}")
+    return "\n".join(lines + ["}  // namespace aclnn_stub"]) + "\n"
+
+
+def write_declarations(directory: Path, extra_schemas=()) -> Path:
+    """torch_npu_test/*.h for the stub headers: kernels declared from PyTorch's schemas, aclnn APIs from opgen."""
+    schemas = [s for spec in SPECS for s in torch_schemas(spec)] + list(extra_schemas)
+    inc = directory / "torch_npu_test"
+    inc.mkdir(parents=True, exist_ok=True)
+    head = '#pragma once\n#include "op_plugin/utils/op_api_common.h"\n'
+    (inc / "op_api_declarations.h").write_text(head + declarations(schemas, "op_api"))
+    (inc / "acl_op_declarations.h").write_text(head + declarations(schemas, "acl_op"))
+    (inc / "aclnn_apis.h").write_text(aclnn_declarations([sig for spec in SPECS for sig in signatures(spec)]))
+    return directory
+
+
+def compile_cpp(sources: list[Path], include: Path, flags: list[str], output: Path | None = None) -> None:
+    cmd = [CXX, *flags, f"-I{STUBS}", f"-I{include}", *map(str, sources)]
+    cmd += ["-o", str(output)] if output else ["-fsyntax-only"]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+# ---------------------------------------------------------------------------------------------- YAML
+
+
+def yaml_doc() -> dict:
+    return yaml.safe_load(FILES[FUNCTIONS_YAML])
+
+
+def test_yaml_starts_with_the_generated_notice_and_parses():
+    first = FILES[FUNCTIONS_YAML].splitlines()[0]
+    assert first.startswith("# Generated by opgen from ") and "Do not edit" in first
+    doc = yaml_doc()
+    assert set(doc) <= {"all_version", "official", "custom"}
+    assert all(re.fullmatch(r"v\d+\.\d+", v) for v in doc["all_version"])
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_yaml_has_exactly_the_real_aten_schemas(spec):
+    expected = {key(s): s for s in torch_schemas(spec)}
+    assert expected, "the spec's aten ops must exist in PyTorch"
+    entries = [e for e in yaml_doc()["official"] if e["func"].split("(")[0].split(".")[0] in aten_ops(spec)]
+    parsed = [torch._C.parse_schema("aten::" + e["func"]) for e in entries]
+    assert sorted(key(s) for s in parsed) == sorted(expected)  # one entry per functional/out/in-place overload
+    for schema in parsed:
+        real = expected[key(schema)]
+        assert schema == real, f"{schema} != {real}"
+        assert str(schema) == str(real)  # names, types, defaults, alias annotations, kwarg-only marker
+
+
+def test_every_entry_names_an_aclnn_backend_with_known_versions():
+    doc = yaml_doc()
+    for entry in doc["official"] + doc.get("custom", []):
+        assert entry["op_api"] == "all_version"
+        assert set(entry) <= {"func", "op_api", "acl_op"}
+    # An aclop fallback is only claimed for official aten ops (DO_COMPATIBILITY calls acl_op::<op>).
+    assert all(e["acl_op"] == "all_version" for e in doc["official"])
+
+
+# ---------------------------------------------------------------------------------------------- adapters
+
+
+def adapter_functions(text: str) -> dict[str, tuple[str, str]]:
+    """C++ function name -> (return type, body) of each function defined in an adapter."""
+    found = {}
+    for m in re.finditer(r"^(at::Tensor&?) (\w+)\((.*?)\) \{\n(.*?)^\}", text, re.S | re.M):
+        found[m.group(2)] = (m.group(1), m.group(4))
+    return found
+
+
+def exec_calls(body: str) -> list[list[str]]:
+    return [[a.strip() for a in m.group(1).split(",")] for m in re.finditer(r"EXEC_NPU_CMD\((.*?)\);", body, re.S)]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_adapter_file_follows_op_plugin_naming(spec):
+    camel = "".join(w.capitalize() for w in spec.api.aten.split("_"))
+    path = adapter_path(spec)
+    assert path == f"torch_npu/opapi/{camel}KernelNpuOpApi.cpp"
+    text = FILES[path]
+    assert text.startswith("// Generated by opgen from specs/" + spec.operator.dir + ".yaml")
+    assert "namespace op_api {" in text and "using npu_preparation = at_npu::native::OpPreparation;" in text
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_adapter_calls_the_aclnn_api_in_c_signature_order(spec):
+    functions = adapter_functions(FILES[adapter_path(spec)])
+    schemas = torch_schemas(spec)
+    assert sorted(functions) == sorted(cpp_name(s) for s in schemas)
+    main, *rest = signatures(spec)
+    inplace = rest[0] if rest else None
+    for schema in schemas:
+        returns, body = functions[cpp_name(schema)]
+        assert returns == cpp_return(schema)
+        aten_names = [a.name for a in schema.arguments]
+        written = [a.name for a in schema.arguments if is_write(a.alias_info)]
+        returned = re.search(r"return (\w+);\s*$", body).group(1)
+        is_inplace = schema.name.endswith("_") and not any(a.is_out for a in schema.arguments)
+        sig = inplace if is_inplace else main
+        [call] = exec_calls(body)
+        assert call[0] == sig.name
+        expected = []
+        for c in sig.user_params:
+            if c.param.direction is Direction.OUTPUT or c.inplace:
+                expected.append(written[0] if written else returned)  # the out / in-place tensor
+            else:
+                assert c.param.python in aten_names  # aclnn inputs are aten arguments of the same name
+                expected.append(c.param.python)
+        assert call[1:] == expected
+        assert returned == (written[0] if written else expected[-1])
+        if spec.api.aten:  # official op: fall back to op-plugin's aclop kernel of the same overload
+            args = ", ".join(aten_names)
+            assert re.sub(r"\s+", " ", f"DO_COMPATIBILITY({sig.name}, acl_op::{cpp_name(schema)}({args}));") in (
+                re.sub(r"\s+", " ", body).replace("( ", "(")
+            )
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_adapter_allocation_follows_the_output_rules(spec):
+    """The functional form allocates by the spec's shape rule and dtype rule, the out form resizes `out`."""
+    functions = adapter_functions(FILES[adapter_path(spec)])
+    out = spec.outputs[0]
+    functional = re.sub(r"\s+", " ", functions[spec.api.aten][1])
+    out_form = re.sub(r"\s+", " ", functions[spec.api.aten + "_out"][1])
+    names = [spec.param(n).python for n in out.shape.broadcast_result_of]
+    if names:
+        broadcast = f"op_infer::broadcast_ops_npu_output_size({', '.join(names)})"
+        assert broadcast in functional and broadcast in out_form
+        assert f"at::native::result_type({', '.join(spec.param(n).python for n in out.dtype.castable_from)})" in (
+            functional
+        )
+    else:
+        source = spec.param(out.shape.same_as).python
+        assert f"npu_preparation::apply_tensor_without_format({source})" in functional
+        assert f"{source}.sizes()" in out_form
+    assert "npu_preparation::check_tensor(" in out_form
+
+
+@needs_cxx
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_adapter_compiles_strictly_against_the_stubs(spec, tmp_path):
+    source = tmp_path / Path(adapter_path(spec)).name
+    source.write_text(FILES[adapter_path(spec)])
+    compile_cpp([source], write_declarations(tmp_path), STRICT)
+
+
+# ---------------------------------------------------------------------------------------------- running them
+
+
+def cases(spec: OpSpec) -> list[dict[str, tuple[tuple[int, ...], torch.dtype]]]:
+    """Input tensors (by aten name) valid for the spec: equal shapes and dtypes, and where the output is a
+    broadcast of inputs, broadcasting shapes with mixed dtypes (promotion)."""
+    tensors = [p.python for p in spec.tensor_inputs]
+    found = [{n: ((2, 3), torch.bfloat16) for n in tensors}]
+    broadcast = [spec.param(n).python for n in spec.outputs[0].shape.broadcast_result_of]
+    if broadcast:
+        mixed = dict(found[0])
+        shapes, dtypes = [(2, 1, 3), (4, 1), (3,)], [torch.float16, torch.bfloat16, torch.float32]
+        for i, name in enumerate(broadcast):
+            mixed[name] = (shapes[i % 3], dtypes[i % 3])
+        found.append(mixed)
+    return found
+
+
+def describe(t: torch.Tensor) -> str:
+    return "[" + ",".join(str(d) for d in t.shape) + "]:" + STUB_DTYPES[t.dtype]
+
+
+class Program:
+    """One C++ program calling every adapter function: C++ statements and what PyTorch says should come out."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.expected: dict[str, dict] = {}
+
+    def call(self, label: str, schema, tensors: dict, fallback: bool = False) -> None:
+        op = getattr(torch.ops.aten, schema.name.split("::")[-1])
+        torch_args = []
+        for arg in schema.arguments:
+            kind = arg.type.kind()
+            if kind == "TensorType" and not arg.is_out:
+                shape, dtype = tensors[arg.name]
+                torch_args.append(torch.rand(shape, dtype=torch.float32).to(dtype))
+            elif kind != "TensorType":
+                torch_args.append(0.5 if kind == "NumberType" else False)
+        # PyTorch's CPU kernels want out= in the result dtype (aclnn would cast into any castable one).
+        out_dtype = op.default(*torch_args).dtype if any(a.is_out for a in schema.arguments) else None
+        decls, cpp_args, torch_kwargs, written = [], [], {}, None
+        inputs = iter(torch_args)
+        for arg in schema.arguments:
+            kind = arg.type.kind()
+            if kind == "TensorType" and arg.is_out:
+                written = arg.name
+                decls.append(
+                    f"at::Tensor {arg.name}(std::vector<int64_t>{{0}}, at::ScalarType::{STUB_DTYPES[out_dtype]});"
+                )
+                torch_kwargs[arg.name] = torch.empty(0, dtype=out_dtype)
+                continue
+            value = next(inputs)
+            if kind == "TensorType":
+                dims = ", ".join(map(str, value.shape))
+                decls.append(
+                    f"at::Tensor {arg.name}(std::vector<int64_t>{{{dims}}}, at::ScalarType::{STUB_DTYPES[value.dtype]});"
+                )
+                written = arg.name if is_write(arg.alias_info) else written
+            elif kind == "NumberType":
+                decls.append(f"at::Scalar {arg.name}({value});")
+            else:
+                decls.append(f"bool {arg.name} = {str(value).lower()};")
+            cpp_args.append(arg.name)
+        cpp_args += [a.name for a in schema.arguments if a.is_out]
+        call = f"op_api::{cpp_name(schema)}({', '.join(cpp_args)})"
+        if written:
+            decls.append(f"at::Tensor& result = {call};")
+            decls.append(f'std::printf("SAME %d\\n", static_cast<int>(&result == &{written}));')
+        else:
+            decls.append(f"at::Tensor result = {call};")
+        decls.append('std::printf("RESULT %s\\n", result.describe().c_str());')
+        self.lines += [f'  std::printf("CASE {label}\\n");', "  {", *("    " + d for d in decls), "  }"]
+        result = getattr(op, schema.overload_name or "default")(*torch_args, **torch_kwargs)
+        self.expected[label] = {"result": describe(result), "written": written, "fallback": fallback}
+
+    def source(self, schemas) -> str:
+        acl_op = []
+        for s in schemas:  # the aclop kernels only say they were called (the driver builds with -w)
+            written = next((a.name for a in s.arguments if is_write(a.alias_info)), None)
+            body = f"return {written};" if written else "return at::Tensor();"
+            name = cpp_name(s)
+            acl_op.append(
+                f'{cpp_return(s)} {name}({", ".join(cpp_params(s))}) {{ std::printf("ACLOP {name}\\n"); {body} }}'
+            )
+        return "\n".join(
+            [
+                '#include "op_plugin/AclOpsInterface.h"',
+                '#include "op_plugin/OpApiInterface.h"',
+                "namespace acl_op {",
+                *acl_op,
+                "}  // namespace acl_op",
+                "int main() {",
+                *self.lines,
+                "  return 0;",
+                "}",
+            ]
+        )
+
+
+def parse_run(stdout: str) -> dict[str, list[str]]:
+    runs: dict[str, list[str]] = {}
+    label = None
+    for line in stdout.splitlines():
+        if line.startswith("CASE "):
+            label = line[5:]
+            runs[label] = []
+        else:
+            runs[label].append(line)
+    return runs
+
+
+@pytest.fixture(scope="module")
+def run_all(tmp_path_factory):
+    """Build the adapters of every spec with one driver program and run it once."""
+    if CXX is None:
+        pytest.skip("g++ not found")
+    tmp = tmp_path_factory.mktemp("torch_npu_run")
+    program = Program()
+    labels: dict[str, list[str]] = {}
+    schemas = [s for spec in SPECS for s in torch_schemas(spec)]
+    for spec in SPECS:
+        labels[spec.operator.dir] = []
+        for schema in torch_schemas(spec):
+            for i, tensors in enumerate(cases(spec)):
+                label = f"{schema.name}.{schema.overload_name or 'default'}#{i}"
+                program.call(label, schema, tensors)
+                labels[spec.operator.dir].append(label)
+            program.lines.append("  aclnn_stub::available = false;")
+            label = f"{schema.name}.{schema.overload_name or 'default'}#fallback"
+            program.call(label, schema, cases(spec)[0], fallback=True)
+            program.lines.append("  aclnn_stub::available = true;")
+            labels[spec.operator.dir].append(label)
+    sources = []
+    for spec in SPECS:
+        path = tmp / Path(adapter_path(spec)).name
+        path.write_text(FILES[adapter_path(spec)])
+        sources.append(path)
+    driver = tmp / "driver.cpp"
+    driver.write_text(program.source(schemas))
+    exe = tmp / "driver"
+    compile_cpp(sources + [driver], write_declarations(tmp), ["-std=c++17", "-O0", "-w"], exe)
+    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return parse_run(result.stdout), program.expected, labels
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_adapters_allocate_what_pytorch_returns_and_run_the_api(spec, run_all):
+    runs, expected, labels = run_all
+    main, *rest = signatures(spec)
+    for label in labels[spec.operator.dir]:
+        lines, want = runs[label], expected[label]
+        schema_name = label.split("::")[1].split(".")[0]
+        execs = [line for line in lines if line.startswith("EXEC ")]
+        if want["fallback"]:
+            # No aclnn API in this CANN: the aclop kernel of the same overload runs instead.
+            assert execs == [] and lines[0].startswith("ACLOP "), lines
+            assert lines[0].split()[1] in (schema_name, schema_name + "_out")
+            continue
+        assert len(execs) == 1, lines
+        api = execs[0].split()[1]
+        sig = rest[0] if rest and api == rest[0].name else main
+        assert api == sig.name
+        # The tensor handed to the API as its output is the one returned, with PyTorch's shape and dtype.
+        values = execs[0].split("|")[2].split()
+        result = next(line.split()[1] for line in lines if line.startswith("RESULT "))
+        assert result == want["result"], label
+        out_index = next(i for i, c in enumerate(sig.user_params) if c.inplace or c.param.direction is Direction.OUTPUT)
+        assert values[out_index] == result
+        if want["written"]:
+            assert "SAME 1" in lines  # out= and in-place forms return the tensor they were given
