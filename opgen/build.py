@@ -20,6 +20,7 @@ from opgen.emit_kernel import render_kernel
 from opgen.emit_golden_tests import render_golden_tests
 from opgen.emit_op_api import render_op_api
 from opgen.emit_python import render_python
+from opgen.emit_torch_npu import render_torch_npu
 from opgen.output_tree import safe_relative
 from opgen.spec_loader import LoadedSpec, load_spec
 
@@ -130,5 +131,7 @@ def build_tree(spec_dir: Path) -> BuildResult:
                     raise AssertionError(f"two emitters produce {path}")
                 files[path] = text.encode("utf-8")
     for rel, text in render_python([(item.spec, item.source.file) for item in loaded]).items():
+        files[safe_relative(rel)] = text.encode("utf-8")
+    for rel, text in render_torch_npu([(item.spec, item.source.file) for item in loaded]).items():
         files[safe_relative(rel)] = text.encode("utf-8")
     return BuildResult(loaded, dict(sorted(files.items())))

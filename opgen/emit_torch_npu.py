@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from opgen.api_signature import ApiSignature, CParam, inplace_signature, main_signature
+from opgen.api_signature import ApiSignature, inplace_signature, main_signature
 from opgen.model import Direction, OpSpec, Param, ParamKind
 from opgen.templating import render
 
@@ -124,23 +124,19 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
     out = _single_output(spec)
     main = main_signature(spec)
     inputs = tuple(AtenArg(p.python, p) for p in _inputs(spec))
-    input_names = {p.name: p.python for p in _inputs(spec)}
+    names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     official = spec.api.aten is not None
     op = spec.api.aten or f"npu_{spec.api.snake}"
-    functions = [
-        AtenFunction(
-            op, "", Variant.FUNCTIONAL, inputs, main, {**input_names, out.name: out.python}, out.python, official
-        )
-    ]
+    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, out.python, official)]
     if official:
         out_arg = AtenArg(out.python, out, mutable=True, kwarg_only=True)
-        names = {**input_names, out.name: out.python}
         functions.append(AtenFunction(op, out.python, Variant.OUT, inputs + (out_arg,), main, names, out.python, True))
     variant = spec.api.inplace
     sig = inplace_signature(spec)
     if variant is not None and variant.aten is not None and sig is not None:
         target = spec.param(variant.replaces[0])
-        args = tuple(AtenArg(p.python, p, mutable=p.name == target.name) for p in _inputs(spec))
+        kept = [p for p in _inputs(spec) if p.name == target.name or p.name not in variant.replaces]
+        args = tuple(AtenArg(p.python, p, mutable=p.name == target.name) for p in kept)
         names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
         functions.append(AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, target.python, official))
     return functions

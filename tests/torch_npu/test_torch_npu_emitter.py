@@ -427,3 +427,30 @@ def test_adapters_allocate_what_pytorch_returns_and_run_the_api(spec, run_all):
         assert values[out_index] == result
         if want["written"]:
             assert "SAME 1" in lines  # out= and in-place forms return the tensor they were given
+
+
+# ---------------------------------------------------------------------------------------------- custom ops
+
+
+@needs_cxx
+def test_spec_without_aten_op_becomes_a_torch_npu_custom_op(tmp_path):
+    base = next(s for s in SPECS if s.api.inplace is not None)
+    spec = base.model_copy(update={"api": base.api.model_copy(update={"aten": None, "inplace": None})})
+    files = render_torch_npu([(spec, "specs/custom.yaml")])
+    doc = yaml.safe_load(files[FUNCTIONS_YAML])
+    assert "official" not in doc
+    [entry] = doc["custom"]  # functional form only, aclnn only (no aclop kernel to fall back to)
+    assert entry == {"func": entry["func"], "op_api": "all_version"}
+    schema = torch._C.parse_schema("npu::" + entry["func"])
+    assert schema.name == f"npu::npu_{base.api.snake}"
+    real = torch._C._jit_get_schemas_for_operator(f"aten::{base.api.aten}")[0]  # same arguments as aten's op
+    assert [(a.name, str(a.type), a.default_value) for a in schema.arguments] == [
+        (a.name, str(a.type), a.default_value) for a in real.arguments
+    ]
+    path = adapter_path(spec)
+    assert path == f"torch_npu/opapi/Npu{''.join(w.capitalize() for w in base.api.aten.split('_'))}KernelNpuOpApi.cpp"
+    text = files[path]
+    assert "DO_COMPATIBILITY" not in text and "AclOpsInterface.h" not in text
+    source = tmp_path / Path(path).name
+    source.write_text(text)
+    compile_cpp([source], write_declarations(tmp_path, [schema]), STRICT)

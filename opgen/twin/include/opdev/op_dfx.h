@@ -45,7 +45,8 @@ void InitL0Context(const char* profilingName, aclOpExecutor* executor);
 #define DFX_OUT(...) std::make_tuple(__VA_ARGS__)
 
 #define L2_DFX_PHASE_1(APIName, IN, OUT)                                                                          \
-  static_assert(::op::ValidDfxName(#APIName "GetWorkspaceSize", __func__), "Invalid DFX:" #APIName "GetWorkspaceSize"); \
+  static_assert(::op::ValidDfxName(#APIName "GetWorkspaceSize", __func__),                                       \
+                "Invalid DFX:" #APIName "GetWorkspaceSize");                                                      \
   if (::op::CheckPhase1Params(executor, workspaceSize) != ACLNN_SUCCESS) {                                        \
     return ACLNN_ERR_PARAM_NULLPTR;                                                                               \
   }                                                                                                               \

@@ -37,8 +37,10 @@ struct LaunchTrace {
   CoreTrace Totals() const;
 };
 
-// The most recent launch; an empty LaunchTrace if there was none.
+// The most recent launch; an empty LaunchTrace if there was none. References stay valid until the next
+// launch or ClearTraces().
 const LaunchTrace& LastLaunch();
+// Every launch since the start or the last ClearTraces(), in order (failed launches included).
 const std::vector<LaunchTrace>& AllLaunches();
 void ClearTraces();
 

@@ -197,7 +197,8 @@ aclTensorList::aclTensorList(const aclTensor* const* tensors, uint64_t size) {
 ge::AscendString aclTensorList::ToString() const {
   std::string text = "[";
   for (size_t i = 0; i < tensors_.size(); ++i) {
-    text += std::string(i == 0 ? "" : ", ") + (tensors_[i] == nullptr ? "nullptr" : tensors_[i]->ToString().GetString());
+    text += i == 0 ? "" : ", ";
+    text += tensors_[i] == nullptr ? "nullptr" : tensors_[i]->ToString().GetString();
   }
   return ge::AscendString(text + "]");
 }
@@ -208,7 +209,8 @@ aclScalarList::aclScalarList(const aclScalar* const* scalars, uint64_t size) {
 ge::AscendString aclScalarList::ToString() const {
   std::string text = "[";
   for (size_t i = 0; i < scalars_.size(); ++i) {
-    text += std::string(i == 0 ? "" : ", ") + (scalars_[i] == nullptr ? "nullptr" : scalars_[i]->ToString().GetString());
+    text += i == 0 ? "" : ", ";
+    text += scalars_[i] == nullptr ? "nullptr" : scalars_[i]->ToString().GetString();
   }
   return ge::AscendString(text + "]");
 }

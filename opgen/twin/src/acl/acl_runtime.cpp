@@ -38,7 +38,9 @@ RuntimeState& State() {
 }
 
 aclError Report(aclError code, const char* function, const std::string& message) {
-  if (log::Enabled(log::kError)) log::Emit(log::kError, "acl_runtime.cpp", 0, function, "aclError[" + std::to_string(code) + "]", message);
+  if (log::Enabled(log::kError)) {
+    log::Emit(log::kError, "acl_runtime.cpp", 0, function, "aclError[" + std::to_string(code) + "]", message);
+  }
   return code;
 }
 

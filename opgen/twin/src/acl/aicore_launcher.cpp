@@ -96,7 +96,8 @@ class AiCoreLaunchTask : public op::internal::LaunchTask {
     try {
       LaunchKernel(kernelName_.c_str(), blockDim_, tilingKey_, args);
     } catch (const CheckError& error) {
-      LogError(ACLNN_ERR_INNER, opType_, std::string("kernel ") + kernelName_ + " failed a twin check: " + error.what());
+      LogError(ACLNN_ERR_INNER, opType_,
+               std::string("kernel ") + kernelName_ + " failed a twin check: " + error.what());
       status = ACLNN_ERR_INNER;
     } catch (const std::exception& error) {
       LogError(ACLNN_ERR_INNER, opType_, std::string("kernel ") + kernelName_ + " raised: " + error.what());

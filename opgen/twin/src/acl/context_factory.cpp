@@ -179,7 +179,9 @@ void ContextFactory::FillNode(gert::ExtendedKernelContext& ctx, const std::strin
     return;
   }
   const auto& attrDefs = def->GetAttrs();
-  for (size_t i = 0; i < attrDefs.size(); ++i) AppendTyped(ctx.attrs_, attrDefs[i], i < args.size() ? &args[i] : nullptr);
+  for (size_t i = 0; i < attrDefs.size(); ++i) {
+    AppendTyped(ctx.attrs_, attrDefs[i], i < args.size() ? &args[i] : nullptr);
+  }
 }
 
 std::unique_ptr<gert::TilingContext> ContextFactory::MakeTiling(const std::string& opType,

@@ -21,7 +21,9 @@ namespace {
 
 constexpr uint64_t kWorkspaceAlignment = 512;
 
-uint64_t AlignUp(uint64_t bytes) { return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
+uint64_t AlignUp(uint64_t bytes) {
+  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+}
 
 struct LiveExecutors {
   std::mutex mutex;
@@ -103,7 +105,8 @@ aclTensor* aclOpExecutor::AllocDeviceTensor(aclTensor* tensor) {
 
 aclTensor* aclOpExecutor::AllocTensor(const op::Shape& shape, op::DataType dataType, op::Format format) {
   if (op::TypeSize(dataType) == 0) {
-    LogError(ACLNN_ERR_INNER, __func__, std::string("cannot allocate a tensor of ") + op::ToString(dataType).GetString());
+    LogError(ACLNN_ERR_INNER, __func__,
+             std::string("cannot allocate a tensor of ") + op::ToString(dataType).GetString());
     return nullptr;
   }
   return AllocDeviceTensor(new aclTensor(shape, dataType, format, nullptr));

@@ -1,0 +1,61 @@
+"""The generated aclnn API's output in numpy, rounding wherever its precision path rounds.
+
+The path: inputs are cast (through float) to the promoted compute dtype and broadcast to out's shape;
+the AI Core kernel's lowered vector program runs on them (`opgen.kernel_model`), or, for dtypes routed
+to AICPU, the formula is evaluated in double; scalars reach the kernel as float32 attributes; the
+result is cast to out's dtype. The generated op_api tests bake these values in as expectations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from opgen import formula as F
+from opgen.dtypes import DType, promote_types
+from opgen.formula_binding import kernel_formula
+from opgen.kernel_model import run_program
+from opgen.kernel_plan import KernelPlan, aicore_dtypes
+from opgen.model import OpSpec
+
+
+def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType]) -> DType:
+    """The dtype the L0 op runs in: the promoted dtype of the inputs that promote (else the first)."""
+    names = [p.name for p in spec.tensor_inputs]
+    promoted = [p.name for p in spec.tensor_inputs if p.dtype.promote_with] or names[:1]
+    dtype = input_dtypes[promoted[0]]
+    for name in promoted[1:]:
+        dtype = promote_types(dtype, input_dtypes[name])
+    return dtype
+
+
+def _through_float(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """A cast as the twin does it: via float32 (float64 for double) with one rounding into `dtype`."""
+    wide = np.float64 if dtype is DType.DOUBLE else np.float32
+    return np.asarray(values).astype(wide).astype(dtype.numpy)
+
+
+def aclnn_output(
+    spec: OpSpec,
+    plan: KernelPlan,
+    inputs: Mapping[str, np.ndarray],
+    input_dtypes: Mapping[str, DType],
+    scalars: Mapping[str, float | bool],
+    out_dtype: DType,
+) -> np.ndarray:
+    """Output of the main API for `inputs` (arrays in their storage dtypes), in `out_dtype`."""
+    compute = compute_dtype(spec, input_dtypes)
+    out_shape = np.broadcast_shapes(*(np.shape(inputs[p.name]) for p in spec.tensor_inputs))
+    flat = {
+        p.name: np.broadcast_to(_through_float(inputs[p.name], compute), out_shape).reshape(-1)
+        for p in spec.tensor_inputs
+    }
+    flags = {name: bool(scalars[name]) for name in plan.flags}
+    attributes = {name: float(np.float32(scalars[name])) for name in plan.scalars}
+    if compute in aicore_dtypes(spec):
+        result = run_program(plan.variant(compute, flags).program, flat, attributes)
+    else:  # AICPU: the formula in double, with the attributes as float32
+        expr = F.specialize(kernel_formula(spec), flags)
+        result = F.evaluate(expr, {**flat, **attributes})
+    return _through_float(result, out_dtype).reshape(out_shape)
