@@ -20,6 +20,7 @@ from opgen.emit_kernel import render_kernel
 from opgen.emit_golden_tests import render_golden_tests
 from opgen.emit_op_api import render_op_api
 from opgen.emit_python import render_python
+from opgen.emit_tests import render_tests
 from opgen.emit_torch_npu import render_torch_npu
 from opgen.output_tree import safe_relative
 from opgen.spec_loader import LoadedSpec, load_spec
@@ -99,6 +100,10 @@ def emit_golden_tests(item: LoadedSpec) -> dict[str, str]:
     return render_golden_tests(item.spec, item.source.file)
 
 
+def emit_tests(item: LoadedSpec) -> dict[str, str]:
+    return render_tests(item.spec, item.source.file)
+
+
 def emit_cmake(item: LoadedSpec) -> dict[str, str]:
     return render_cmake(item.spec, item.source.file)
 
@@ -109,6 +114,7 @@ EMITTERS: list[Emitter] = [
     emit_op_kernel,
     emit_op_api,
     emit_golden_tests,
+    emit_tests,
     emit_cmake,
 ]
 

@@ -255,6 +255,7 @@ def call(api: str, args: list) -> None:
     """Runs `api` in two phases; raises AclnnError with the status of a failing phase."""
     lib = library()
     stream = _STATE["stream"]
+    _recent_error(lib)  # drop messages of earlier calls
     tensors: list[_DeviceTensor] = []
     scalars: list[int] = []
     keep: list[np.ndarray] = []

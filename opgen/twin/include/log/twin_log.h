@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 #include <type_traits>
 
 namespace opgen_twin {
@@ -15,6 +16,8 @@ namespace log {
 enum Level { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
 
 bool Enabled(Level level);
+// Error lines logged on this thread since the last aclGetRecentErrMsg.
+std::vector<std::string>& RecentErrors();
 void Emit(Level level, const char* file, int line, const char* function, const std::string& tag,
           const std::string& message);
 // The aclnn API (L2_DFX_PHASE_1 / _2) running on this thread, or "".

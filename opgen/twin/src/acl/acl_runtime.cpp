@@ -162,7 +162,17 @@ aclError aclrtGetVersion(int32_t* majorVersion, int32_t* minorVersion, int32_t* 
   return ACL_SUCCESS;
 }
 
-const char* aclGetRecentErrMsg(void) { return nullptr; }
+const char* aclGetRecentErrMsg(void) {
+  static thread_local std::string recent;
+  std::vector<std::string>& errors = opgen_twin::log::RecentErrors();
+  if (errors.empty()) return nullptr;
+  recent.clear();
+  for (const std::string& line : errors) {
+    recent += (recent.empty() ? "" : "\n") + line;
+  }
+  errors.clear();
+  return recent.c_str();
+}
 
 aclError aclrtSetDevice(int32_t deviceId) {
   std::lock_guard<std::mutex> lock(State().mutex);

@@ -60,6 +60,15 @@ void Emit(Level level, const char* file, int line, const char* function, const s
   }
   std::fprintf(stderr, "%s\n", text.c_str());
   std::fflush(stderr);
+  if (level == kError) {
+    RecentErrors().push_back(text);
+  }
+}
+
+std::vector<std::string>& RecentErrors() {
+  // Error lines since the last aclGetRecentErrMsg, which returns and clears them (as on CANN).
+  static thread_local std::vector<std::string> errors;
+  return errors;
 }
 
 const char* CurrentApiName() { return g_apiName.c_str(); }

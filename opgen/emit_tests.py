@@ -1,0 +1,473 @@
+"""tests/ of an operator package, in the ops-nn layout:
+
+- `tests/ut/op_api/test_aclnn_<api>.cpp` per aclnn API (the in-place one too): one case per error-table row
+  asserting its status (null workspaceSize/executor included), one success case per dtype (and per extra
+  mode) whose output is checked against values computed here from the kernel plan's precision path;
+- `tests/ut/op_host/test_<op>_tiling.cpp`: `Plan<OpType>Tiling` per SoC x kernel variant x size, checked
+  against `opgen.tiling_model` and against the tiling's invariants (cores, 32-byte blocks, UB budget);
+- `tests/ut/opgen_ut.h` (a header-only gtest-compatible shim) and `tests/ut/op_api/op_api_ut.h`;
+- `tests/golden/gen_data.py` and `compare_data.py`: standalone CANN-style input/golden generation and
+  comparison under the spec's precision standard.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import textwrap
+from dataclasses import dataclass, replace
+
+import black
+import numpy as np
+
+from opgen import formula as F
+from opgen.aclnn_path_model import aclnn_output
+from opgen.api_signature import ApiSignature, signatures
+from opgen.dtypes import DType
+from opgen.emit_host import BLOCK_BYTES
+from opgen.formula_binding import formula_symbols, kernel_formula
+from opgen.kernel_plan import KernelPlan, kernel_plan
+from opgen.model import CheckRejectIf, Direction, OpSpec, ParamKind, snake_case
+from opgen.negative_cases import Arg, Call, negative_calls, valid_call, valid_calls
+from opgen.socs import get_soc
+from opgen.templating import render
+from opgen.tiling_model import plan_tiling
+
+SUCCESS_SHAPE = (2, 5)  # room for the spec's special values next to ordinary ones
+TILING_SIZES = (1, 33, 4099, 1_000_003)
+LARGE_TILING_SIZE = TILING_SIZES[-1]
+_BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
+
+# C++ host element types of a tensor's data (FLOAT16/BFLOAT16 travel as raw bits).
+_HOST_TYPE = {DType.FLOAT: "float", DType.DOUBLE: "double", DType.FLOAT16: "uint16_t", DType.BFLOAT16: "uint16_t"}
+_SCALAR_HOST_TYPE = {
+    DType.INT8: "int8_t",
+    DType.INT16: "int16_t",
+    DType.INT32: "int32_t",
+    DType.INT64: "int64_t",
+    DType.UINT8: "uint8_t",
+    DType.UINT16: "uint16_t",
+    DType.UINT32: "uint32_t",
+    DType.UINT64: "uint64_t",
+}
+
+
+# ---------------------------------------------------------------------------------------------- C++ literals
+
+
+def _float_literal(value: float, suffix: str = "") -> str:
+    if math.isnan(value):
+        return "NAN"
+    if math.isinf(value):
+        return "INFINITY" if value > 0 else "-INFINITY"
+    return repr(float(value)) + suffix
+
+
+def _bits(values: np.ndarray) -> list[str]:
+    return [f"0x{int(b):04x}" for b in np.ascontiguousarray(values).view(np.uint16).reshape(-1)]
+
+
+def _tensor_data(values: np.ndarray, dtype: DType) -> tuple[list[str], str]:
+    """(C++ items of the host data, comment with the values when they travel as bits)."""
+    flat = values.reshape(-1)
+    if dtype in (DType.FLOAT16, DType.BFLOAT16):
+        comment = "values: " + ", ".join(_value_text(float(v)) for v in flat.astype(np.float64))
+        return _bits(flat), comment
+    suffix = "f" if dtype is DType.FLOAT else ""
+    return [_float_literal(float(v), suffix) for v in flat.astype(np.float64)], ""
+
+
+def _value_text(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:g}" if value != 0 or math.copysign(1, value) > 0 else "-0"
+
+
+def _scalar_literal(arg: Arg) -> str:
+    """The host value an aclScalar of `arg.dtype` is created from."""
+    dtype, value = arg.dtype, arg.value
+    if dtype is DType.FLOAT:
+        return _float_literal(float(value), "f")
+    if dtype is DType.DOUBLE:
+        return _float_literal(float(value))
+    if dtype in (DType.FLOAT16, DType.BFLOAT16):
+        return f"uint16_t{{{_bits(np.asarray([value], dtype=dtype.numpy))[0]}}}"
+    if dtype is DType.BOOL:
+        return "true" if value else "false"
+    if dtype is DType.COMPLEX64:
+        return f"std::complex<float>({_float_literal(float(value), 'f')}, 0.0f)"
+    if dtype is DType.COMPLEX128:
+        return f"std::complex<double>({_float_literal(float(value))}, 0.0)"
+    return f"{_SCALAR_HOST_TYPE[dtype]}{{{int(value)}}}"
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "{" + ", ".join(str(d) for d in shape) + "}"
+
+
+def pack(items: list[str], first: str, indent: str, last: str = "", width: int = 120) -> list[str]:
+    """`first` + the comma-separated items + `last`, packed greedily into lines of at most `width` columns
+    (continuation lines start with `indent`); one line when it fits."""
+    lines: list[str] = []
+    line = first
+    for i, item in enumerate(items):
+        text = item + ("," if i + 1 < len(items) else last)
+        if line not in (first, indent) and len(line) + 1 + len(text) > width:
+            lines.append(line.rstrip())
+            line = indent
+        line += ("" if line in (first, indent) else " ") + text
+    if not items:
+        line += last
+    lines.append(line)
+    return lines
+
+
+def wrap_comment(text: str, indent: int = 0, width: int = 120) -> list[str]:
+    """Lines of a `// ` comment starting at column `indent`."""
+    return textwrap.wrap(text, width=width - indent - 3, break_long_words=False)
+
+
+# ---------------------------------------------------------------------------------------------- op_api tests
+
+
+def sample_values(spec: OpSpec, index: int, count: int) -> np.ndarray:
+    """Deterministic float64 inputs for tensor input `index`: the spec's special values (shifted per input so
+    they meet ordinary values of the other inputs) and a grid over the golden range in quarter steps (exact in
+    every float dtype)."""
+    lo, hi = spec.golden.value_range
+    specials = [float(v) for v in spec.golden.special_values]
+    values = []
+    for i in range(count):
+        j = (i - 2 * index) % count
+        if j < len(specials):
+            values.append(specials[j])
+        else:
+            position = ((i * 3 + index) % count + 0.5) / count
+            values.append(round((lo + (hi - lo) * position) * 4) / 4)
+    return np.asarray(values, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class CaseArg:
+    """One argument of a generated call: declaration lines (maybe none) and the expression passed."""
+
+    declarations: list[str]
+    expression: str
+
+
+@dataclass(frozen=True)
+class ApiCase:
+    name: str
+    comment: list[str]
+    body: list[str]  # the test body's lines, without indentation
+    row: int | None = None  # the error-table row, for negative cases
+
+
+@dataclass(frozen=True)
+class ApiTest:
+    path: str
+    api: str
+    suite: str
+    header: str
+    cases: list[ApiCase]
+
+
+_INDENT = "  "
+
+
+def _tensor_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
+    acl = arg.dtype.acl_enum
+    if data is None:
+        return CaseArg([f"UtTensor {name}({_shape(arg.shape)}, {acl});"], f"{name}.get()")
+    items, comment = _tensor_data(data, arg.dtype)
+    lines = [f"// {comment}"] if comment else []
+    host = _HOST_TYPE[arg.dtype]
+    lines += pack(items, f"const std::vector<{host}> {name}Data = {{", _INDENT * 2, "};", 120 - len(_INDENT))
+    lines.append(f"UtTensor {name}({_shape(arg.shape)}, {acl}, {name}Data);")
+    return CaseArg(lines, f"{name}.get()")
+
+
+def _case_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
+    if arg.kind == "null":
+        return CaseArg([], "nullptr")
+    if arg.kind == "bool":
+        return CaseArg([f"const bool {name} = {'true' if arg.value else 'false'};"], name)
+    if arg.kind == "scalar":
+        return CaseArg([f"UtScalar {name}({_scalar_literal(arg)}, {arg.dtype.acl_enum});"], name + ".get()")
+    return _tensor_arg(name, arg, data)
+
+
+def _phase_one(sig: ApiSignature, parts: list[CaseArg], null_outputs: tuple[str, ...]) -> list[str]:
+    """Declarations, then `aclnnStatus ret = <Api>GetWorkspaceSize(...)`."""
+    lines = [line for part in parts for line in part.declarations]
+    outputs = []
+    if "workspaceSize" in null_outputs:
+        outputs.append("nullptr")
+    else:
+        lines.append("uint64_t workspaceSize = 0;")
+        outputs.append("&workspaceSize")
+    if "executor" in null_outputs:
+        outputs.append("nullptr")
+    else:
+        lines.append("aclOpExecutor* executor = nullptr;")
+        outputs.append("&executor")
+    args = [part.expression for part in parts] + outputs
+    lines += pack(args, f"aclnnStatus ret = {sig.get_workspace_name}(", _INDENT * 2, ");", 120 - len(_INDENT))
+    return lines
+
+
+def _inplace_args(sig: ApiSignature, call: Call) -> dict[str, Arg] | None:
+    """The call's arguments for the in-place API, or None when the replaced params differ (not expressible)."""
+    replaced = [call.args[name] for name in sig.replaced]
+    args: dict[str, Arg] = {}
+    for cparam in sig.user_params:
+        if cparam.inplace:
+            if any(a.kind == "null" for a in replaced):
+                args[cparam.name] = Arg("null")
+            elif all(a == replaced[0] for a in replaced):
+                args[cparam.name] = replaced[0]
+            else:
+                return None
+        else:
+            args[cparam.name] = call.args[cparam.name]
+    return args
+
+
+def _api_args(sig: ApiSignature, call: Call) -> dict[str, Arg] | None:
+    if sig.inplace:
+        return _inplace_args(sig, call)
+    return {p.name: call.args[p.name] for p in sig.user_params}
+
+
+def _mode_calls(spec: OpSpec, plan: KernelPlan) -> list[Call]:
+    """Success calls in the first dtype for every combination of the kernel's mode flags (the example's
+    combination is already covered), skipping combinations the error table rejects."""
+    base = valid_call(spec, spec.tensor_inputs[0].dtypes[0], SUCCESS_SHAPE)
+    calls = []
+    for values in itertools.product((False, True), repeat=len(plan.flags)):
+        mode = dict(zip(plan.flags, values))
+        if all(base.args[flag].value == value for flag, value in mode.items()):
+            continue
+        args = {**base.args, **{flag: replace(base.args[flag], value=value) for flag, value in mode.items()}}
+        if _rejected(spec, args):
+            continue
+        suffix = "_".join(f"{flag}{int(value)}" for flag, value in mode.items())
+        calls.append(replace(base, name=f"{base.name}_{suffix}", args=args))
+    return calls
+
+
+def _rejected(spec: OpSpec, args: dict[str, Arg]) -> bool:
+    for row in spec.errors:
+        if isinstance(row.check, CheckRejectIf):
+            expr = F.parse(row.check.reject_if, formula_symbols(spec, tensors=False))
+            if bool(F.evaluate(expr, {n: args[n].value for n in F.free_names(expr)})):
+                return True
+    return False
+
+
+def success_calls(spec: OpSpec, plan: KernelPlan) -> list[Call]:
+    """One success call per dtype of the first input, then one per extra kernel mode."""
+    first = spec.tensor_inputs[0].name
+    calls = [valid_call(spec, call.args[first].dtype, SUCCESS_SHAPE) for call in valid_calls(spec)]
+    return calls + _mode_calls(spec, plan)
+
+
+def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call) -> ApiCase | None:
+    api_args = _api_args(sig, call)
+    if api_args is None:
+        return None
+    inputs, dtypes = {}, {}
+    for index, param in enumerate(spec.tensor_inputs):
+        arg = call.args[param.name]
+        inputs[param.name] = sample_values(spec, index, int(np.prod(arg.shape))).astype(arg.dtype.numpy)
+        inputs[param.name] = inputs[param.name].reshape(arg.shape)
+        dtypes[param.name] = arg.dtype
+    out = spec.outputs[0]
+    out_dtype = call.args[out.name].dtype
+    scalars = {p.name: call.args[p.name].value for p in spec.params if p.kind is not ParamKind.TENSOR}
+    expected = aclnn_output(spec, plan, inputs, dtypes, scalars, out_dtype)
+    tolerance = spec.golden.tolerance[out_dtype]
+    # The in-place tensor holds the first replaced input's data and receives the result.
+    data_of = dict(inputs)
+    output = out.name
+    if sig.inplace:
+        output = next(p.name for p in sig.user_params if p.inplace)
+        data_of[output] = inputs[sig.replaced[0]]
+    parts = [_case_arg(name, arg, data_of.get(name)) for name, arg in api_args.items()]
+    tensors = ", ".join(f"{n} {a.dtype.value}" for n, a in api_args.items() if a.kind == "tensor")
+    comment = wrap_comment(
+        f"Success: {tensors}, shape {list(call.args[out.name].shape)}. Expected: the spec's formula through the "
+        "kernel plan's precision path, computed when this file was generated."
+    )
+    items = [_float_literal(float(v)) for v in expected.reshape(-1).astype(np.float64)]
+    allowed = int(math.floor(tolerance.max_fail_ratio * expected.size))
+    standard = tolerance.standard or "precision standard"
+    check = f"CountMismatches({output}.Values(), expected, {tolerance.rtol!r}, {tolerance.atol!r})"
+    body = _phase_one(sig, parts, ())
+    body += [
+        "ASSERT_EQ(ret, ACLNN_SUCCESS);",
+        f"ASSERT_EQ(RunPhaseTwo({sig.name}, workspaceSize, executor), ACLNN_SUCCESS);",
+        "",
+        *pack(items, "const std::vector<double> expected = {", _INDENT * 2, "};", 120 - len(_INDENT)),
+        *(
+            "// " + line
+            for line in wrap_comment(
+                f"{standard}: rtol {tolerance.rtol:g}, atol {tolerance.atol:g}; at most {allowed} of {expected.size} "
+                "elements outside.",
+                len(_INDENT),
+            )
+        ),
+        f"EXPECT_LE({check}, {allowed}u);" if allowed else f"EXPECT_EQ({check}, 0u);",
+    ]
+    return ApiCase(call.name, comment, body)
+
+
+def _error_case(spec: OpSpec, sig: ApiSignature, call: Call) -> ApiCase | None:
+    api_args = _api_args(sig, call)
+    if api_args is None:
+        return None
+    parts = [_case_arg(name, arg, None) for name, arg in api_args.items()]
+    row = spec.errors[call.row]
+    body = _phase_one(sig, parts, call.null_outputs) + [f"EXPECT_EQ(ret, {call.status_name});  // {call.status}"]
+    comment = wrap_comment(f"Error row {call.row} ({row.status.value}): {row.message}")
+    return ApiCase(call.name, comment, body, call.row)
+
+
+def api_test(spec: OpSpec, sig: ApiSignature) -> ApiTest:
+    """The op_api test of one API: the error rows it can express, then the success cases."""
+    plan = kernel_plan(spec)
+    cases = [case for call in negative_calls(spec) if (case := _error_case(spec, sig, call))]
+    cases += [case for call in success_calls(spec, plan) if (case := _success_case(spec, plan, sig, call))]
+    api_snake = snake_case(sig.name[len("aclnn") :])
+    return ApiTest(
+        path=f"tests/ut/op_api/test_aclnn_{api_snake}.cpp",
+        api=sig.name,
+        suite=f"l2_{api_snake}_test",
+        header=f"aclnn_{spec.api.snake}.h",
+        cases=cases,
+    )
+
+
+def api_tests(spec: OpSpec) -> list[ApiTest]:
+    return [api_test(spec, sig) for sig in signatures(spec)]
+
+
+# ---------------------------------------------------------------------------------------------- tiling tests
+
+
+def _tiling_context(spec: OpSpec) -> dict:
+    plan = kernel_plan(spec)
+    socs = [get_soc(s.soc) for s in spec.supported_socs]
+    variants = [
+        {
+            "name": v.name,
+            "dtype": v.storage.ge_enum,
+            "mode": v.mode_index,
+            "key": v.key,
+            "item_size": v.storage.itemsize,
+            "bits": v.bits_per_element,
+            "align": v.align_elements,
+            "masks": len(v.program.masks),
+        }
+        for v in plan.variants
+    ]
+    cases = []
+    for soc_index, soc in enumerate(socs):
+        for variant_index, variant in enumerate(plan.variants):
+            plans = []
+            for total in TILING_SIZES:
+                result = plan_tiling(total, variant, soc)
+                if result is None:
+                    raise ValueError(f"{spec.operator.type}: no tiling for {total} elements of {variant.name}")
+                plans.append(
+                    {"total": total, "block_dim": result.block_dim, "per_core": result.per_core_length,
+                     "tile": result.tile_length}
+                )
+            cases.append(
+                {
+                    "test": f"{soc.name}_{variant.name}",
+                    "soc": soc_index,
+                    "variant": variant_index,
+                    "plans": plans,
+                }
+            )
+    # A mode index no variant has (one past the last flag bit) must be refused.
+    return dict(
+        op_type=spec.operator.type,
+        tiling_header=f"{spec.operator.dir}_tiling.h",
+        socs=[{"name": s.name, "cores": s.vector_cores, "ub": s.ub_usable_bytes} for s in socs],
+        variants=variants,
+        cases=cases,
+        large=LARGE_TILING_SIZE,
+        block_bytes=BLOCK_BYTES,
+        unknown_mode=1 << len(plan.flags),
+        first_dtype=plan.variants[0].storage.ge_enum,
+    )
+
+
+# ---------------------------------------------------------------------------------------------- golden scripts
+
+
+def _golden_context(spec: OpSpec) -> dict:
+    names = {p.name: p.python for p in spec.params}
+    inputs = [p for p in spec.params if p.direction is Direction.INPUT]
+    rejections = []
+    for row in spec.errors:
+        if isinstance(row.check, CheckRejectIf):
+            condition = F.parse(row.check.reject_if, formula_symbols(spec, tensors=False))
+            rejections.append({"condition": F.to_numpy(condition, names), "message": repr(row.message)})
+    scalars = [p for p in inputs if p.kind is ParamKind.SCALAR]
+    flags = [p for p in inputs if p.kind is ParamKind.BOOL]
+    shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
+    return dict(
+        op_type=spec.operator.type,
+        api=spec.api.name,
+        aten=spec.api.aten,
+        dtypes=[d.value for d in spec.tensor_inputs[0].dtypes],
+        value_range=tuple(float(v) for v in spec.golden.value_range),
+        special="[" + ", ".join(_python_float(float(v)) for v in spec.golden.special_values) + "]",
+        tensors=[p.python for p in spec.tensor_inputs],
+        output=spec.outputs[0].python,
+        params=[p.python for p in inputs],
+        scalars=[{"name": p.python, "option": p.python.replace("_", "-"), "default": float(spec.example.scalars[p.name])}
+                 for p in scalars],
+        flags=[{"name": p.python, "option": p.python.replace("_", "-"), "default": bool(spec.example.scalars[p.name])}
+               for p in flags],
+        reference=F.to_numpy(kernel_formula(spec), names),
+        helpers=F.NUMPY_HELPERS,
+        rejections=rejections,
+        default_shape=shapes[-1] if shapes else "33",
+        tolerance={d.value: t for d, t in spec.golden.tolerance.items()},
+    )
+
+
+def _python_float(value: float) -> str:
+    if math.isnan(value):
+        return "math.nan"
+    if math.isinf(value):
+        return "math.inf" if value > 0 else "-math.inf"
+    return repr(value)
+
+
+# ---------------------------------------------------------------------------------------------- entry point
+
+
+def render_tests(spec: OpSpec, spec_name: str) -> dict[str, str]:
+    op = spec.operator.dir
+    files = {"tests/ut/opgen_ut.h": render("op/tests/ut/opgen_ut.h.j2", "tests/ut/opgen_ut.h", spec_name)}
+    helper = "tests/ut/op_api/op_api_ut.h"
+    files[helper] = render(
+        "op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=f"{op.upper()}_TESTS_UT_OP_API_OP_API_UT_H_"
+    )
+    for test in api_tests(spec):
+        files[test.path] = render("op/tests/ut/op_api/test_aclnn_api.cpp.j2", test.path, spec_name, test=test)
+    tiling = f"tests/ut/op_host/test_{op}_tiling.cpp"
+    files[tiling] = render("op/tests/ut/op_host/test_tiling.cpp.j2", tiling, spec_name, **_tiling_context(spec))
+    golden = _golden_context(spec)
+    for name in ("gen_data.py", "compare_data.py"):
+        path = f"tests/golden/{name}"
+        text = render(f"op/tests/golden/{name}.j2", path, spec_name, **golden)
+        files[path] = black.format_str(text, mode=_BLACK)
+    return files
