@@ -413,31 +413,51 @@ def _tiling_context(spec: OpSpec) -> dict:
 def _golden_context(spec: OpSpec) -> dict:
     names = {p.name: p.python for p in spec.params}
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
-    rejections = []
+    rejections, rejection_names = [], set()
     for row in spec.errors:
         if isinstance(row.check, CheckRejectIf):
             condition = F.parse(row.check.reject_if, formula_symbols(spec, tensors=False))
+            rejection_names.update(names[n] for n in F.free_names(condition))
             rejections.append({"condition": F.to_numpy(condition, names), "message": repr(row.message)})
-    scalars = [p for p in inputs if p.kind is ParamKind.SCALAR]
-    flags = [p for p in inputs if p.kind is ParamKind.BOOL]
+    options = [
+        {
+            "name": p.python,
+            "option": p.python.replace("_", "-"),
+            "flag": p.kind is ParamKind.BOOL,
+            "default": spec.example.scalars[p.name],
+        }
+        for p in inputs
+        if p.kind is not ParamKind.TENSOR
+    ]
+    reference = F.to_numpy(kernel_formula(spec), names)
+    # Only the helper functions the reference calls (the block holds blank-line-separated functions).
+    helpers = [h.strip() for h in F.NUMPY_HELPERS.split("\n\n\n") if h.split("(")[0].split()[-1] + "(" in reference]
+    dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
+    in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
+    doc = (
+        f"Writes input_<name>.bin for each tensor input and golden_{spec.outputs[0].python}.bin: raw little-endian "
+        "arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value range, led by "
+        f"its special values. The golden is torch.ops.aten.{spec.api.aten} computed in float{in_double} when torch "
+        "is importable, else the spec's formula in numpy (float64); then it is rounded to the dtype (BFLOAT16 "
+        "through float). Standalone: needs numpy, and torch for the aten golden."
+    )
     return dict(
+        doc=textwrap.wrap(doc, width=116),
         op_type=spec.operator.type,
         api=spec.api.name,
         aten=spec.api.aten,
-        dtypes=[d.value for d in spec.tensor_inputs[0].dtypes],
+        dtypes=dtypes,
         value_range=tuple(float(v) for v in spec.golden.value_range),
         special="[" + ", ".join(_python_float(float(v)) for v in spec.golden.special_values) + "]",
         tensors=[p.python for p in spec.tensor_inputs],
         output=spec.outputs[0].python,
         params=[p.python for p in inputs],
-        scalars=[{"name": p.python, "option": p.python.replace("_", "-"), "default": float(spec.example.scalars[p.name])}
-                 for p in scalars],
-        flags=[{"name": p.python, "option": p.python.replace("_", "-"), "default": bool(spec.example.scalars[p.name])}
-               for p in flags],
-        reference=F.to_numpy(kernel_formula(spec), names),
-        helpers=F.NUMPY_HELPERS,
+        options=options,
+        reference=reference,
+        helpers="\n\n\n".join(helpers),
         rejections=rejections,
+        rejection_names=[o["name"] for o in options if o["name"] in rejection_names],
         default_shape=shapes[-1] if shapes else "33",
         tolerance={d.value: t for d, t in spec.golden.tolerance.items()},
     )

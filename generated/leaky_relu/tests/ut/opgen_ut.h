@@ -215,32 +215,33 @@ inline void InitGoogleTest(int* argc, char** argv) {
     } else                                                                          \
       onFailure ::opgen_ut::Failure(__FILE__, __LINE__, opgenUtResult.text) = ::opgen_ut::Message()
 
-#define OPGEN_UT_COMPARE_(a, b, op, onFailure)                                                                 \
-  OPGEN_UT_CHECK_(::opgen_ut::CompareValues(#op, #a, #b, (a), (b),                                            \
+// The operands are stringized here, before macro expansion, so messages show e.g. ACLNN_SUCCESS.
+#define OPGEN_UT_COMPARE_(aText, bText, a, b, op, onFailure)                                                  \
+  OPGEN_UT_CHECK_(::opgen_ut::CompareValues(#op, aText, bText, (a), (b),                                      \
                                             [](const auto& x, const auto& y) { return x op y; }),              \
                   onFailure)
 
 #define EXPECT_TRUE(condition) OPGEN_UT_CHECK_(::opgen_ut::CheckBool(static_cast<bool>(condition), true, #condition), )
 #define EXPECT_FALSE(condition) \
   OPGEN_UT_CHECK_(::opgen_ut::CheckBool(static_cast<bool>(condition), false, #condition), )
-#define EXPECT_EQ(a, b) OPGEN_UT_COMPARE_(a, b, ==, )
-#define EXPECT_NE(a, b) OPGEN_UT_COMPARE_(a, b, !=, )
-#define EXPECT_LT(a, b) OPGEN_UT_COMPARE_(a, b, <, )
-#define EXPECT_LE(a, b) OPGEN_UT_COMPARE_(a, b, <=, )
-#define EXPECT_GT(a, b) OPGEN_UT_COMPARE_(a, b, >, )
-#define EXPECT_GE(a, b) OPGEN_UT_COMPARE_(a, b, >=, )
+#define EXPECT_EQ(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, ==, )
+#define EXPECT_NE(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, !=, )
+#define EXPECT_LT(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, <, )
+#define EXPECT_LE(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, <=, )
+#define EXPECT_GT(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, >, )
+#define EXPECT_GE(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, >=, )
 #define EXPECT_NEAR(a, b, absError) OPGEN_UT_CHECK_(::opgen_ut::CheckNear((a), (b), (absError), #a, #b), )
 
 #define ASSERT_TRUE(condition) \
   OPGEN_UT_CHECK_(::opgen_ut::CheckBool(static_cast<bool>(condition), true, #condition), return)
 #define ASSERT_FALSE(condition) \
   OPGEN_UT_CHECK_(::opgen_ut::CheckBool(static_cast<bool>(condition), false, #condition), return)
-#define ASSERT_EQ(a, b) OPGEN_UT_COMPARE_(a, b, ==, return)
-#define ASSERT_NE(a, b) OPGEN_UT_COMPARE_(a, b, !=, return)
-#define ASSERT_LT(a, b) OPGEN_UT_COMPARE_(a, b, <, return)
-#define ASSERT_LE(a, b) OPGEN_UT_COMPARE_(a, b, <=, return)
-#define ASSERT_GT(a, b) OPGEN_UT_COMPARE_(a, b, >, return)
-#define ASSERT_GE(a, b) OPGEN_UT_COMPARE_(a, b, >=, return)
+#define ASSERT_EQ(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, ==, return)
+#define ASSERT_NE(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, !=, return)
+#define ASSERT_LT(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, <, return)
+#define ASSERT_LE(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, <=, return)
+#define ASSERT_GT(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, >, return)
+#define ASSERT_GE(a, b) OPGEN_UT_COMPARE_(#a, #b, a, b, >=, return)
 #define ASSERT_NEAR(a, b, absError) OPGEN_UT_CHECK_(::opgen_ut::CheckNear((a), (b), (absError), #a, #b), return)
 
 #ifndef OPGEN_UT_NO_MAIN

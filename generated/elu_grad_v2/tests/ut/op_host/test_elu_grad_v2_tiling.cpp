@@ -52,9 +52,9 @@ constexpr int64_t kLargeTotal = 1000003;
 
 void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const ExpectedPlan& expected) {
   optiling::EluGradV2TilingPlan plan{};
-  ASSERT_TRUE(optiling::PlanEluGradV2Tiling(expected.total, soc.coreNum, soc.ubSize, variant.dtype, variant.mode,
-                                                plan))
-      << soc.name << ", " << expected.total << " elements";
+  const bool planned =
+      optiling::PlanEluGradV2Tiling(expected.total, soc.coreNum, soc.ubSize, variant.dtype, variant.mode, plan);
+  ASSERT_TRUE(planned) << soc.name << ", " << expected.total << " elements";
   EXPECT_EQ(plan.tilingKey, variant.tilingKey);
   // Cores: at least one, at most all, every one for large inputs; the chunks cover the data exactly once.
   EXPECT_GE(plan.blockDim, 1u);
@@ -298,8 +298,10 @@ TEST(EluGradV2TilingTest, refuses_what_it_cannot_plan) {
   optiling::EluGradV2TilingPlan plan{};
   const SocFigures& soc = kSocs[0];
   // No kernel variant for this dtype or mode; nothing to split; no cores.
-  EXPECT_FALSE(optiling::PlanEluGradV2Tiling(33, soc.coreNum, soc.ubSize, ge::DT_INT32, 0, plan));
-  EXPECT_FALSE(optiling::PlanEluGradV2Tiling(33, soc.coreNum, soc.ubSize, ge::DT_FLOAT, 2, plan));
-  EXPECT_FALSE(optiling::PlanEluGradV2Tiling(0, soc.coreNum, soc.ubSize, ge::DT_FLOAT, 0, plan));
-  EXPECT_FALSE(optiling::PlanEluGradV2Tiling(33, 0, soc.ubSize, ge::DT_FLOAT, 0, plan));
+  const uint32_t cores = soc.coreNum;
+  const uint64_t ub = soc.ubSize;
+  EXPECT_FALSE(optiling::PlanEluGradV2Tiling(33, cores, ub, ge::DT_INT32, 0, plan));
+  EXPECT_FALSE(optiling::PlanEluGradV2Tiling(33, cores, ub, ge::DT_FLOAT, 2, plan));
+  EXPECT_FALSE(optiling::PlanEluGradV2Tiling(0, cores, ub, ge::DT_FLOAT, 0, plan));
+  EXPECT_FALSE(optiling::PlanEluGradV2Tiling(33, 0, ub, ge::DT_FLOAT, 0, plan));
 }

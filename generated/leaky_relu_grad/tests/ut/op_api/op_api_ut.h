@@ -23,7 +23,8 @@ namespace op_api_ut {
 class AclRuntime {
  public:
   static void SetUp() {
-    if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS || aclrtCreateStream(&stream_) != ACL_SUCCESS) {
+    if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+        aclrtCreateStream(&stream_) != ACL_SUCCESS) {
       std::fprintf(stderr, "ACL runtime initialisation failed\n");
       std::exit(2);
     }

@@ -49,9 +49,9 @@ constexpr int64_t kLargeTotal = 1000003;
 
 void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const ExpectedPlan& expected) {
   optiling::LeakyReluGradTilingPlan plan{};
-  ASSERT_TRUE(optiling::PlanLeakyReluGradTiling(expected.total, soc.coreNum, soc.ubSize, variant.dtype, variant.mode,
-                                                plan))
-      << soc.name << ", " << expected.total << " elements";
+  const bool planned =
+      optiling::PlanLeakyReluGradTiling(expected.total, soc.coreNum, soc.ubSize, variant.dtype, variant.mode, plan);
+  ASSERT_TRUE(planned) << soc.name << ", " << expected.total << " elements";
   EXPECT_EQ(plan.tilingKey, variant.tilingKey);
   // Cores: at least one, at most all, every one for large inputs; the chunks cover the data exactly once.
   EXPECT_GE(plan.blockDim, 1u);
@@ -187,8 +187,10 @@ TEST(LeakyReluGradTilingTest, refuses_what_it_cannot_plan) {
   optiling::LeakyReluGradTilingPlan plan{};
   const SocFigures& soc = kSocs[0];
   // No kernel variant for this dtype or mode; nothing to split; no cores.
-  EXPECT_FALSE(optiling::PlanLeakyReluGradTiling(33, soc.coreNum, soc.ubSize, ge::DT_INT32, 0, plan));
-  EXPECT_FALSE(optiling::PlanLeakyReluGradTiling(33, soc.coreNum, soc.ubSize, ge::DT_FLOAT, 1, plan));
-  EXPECT_FALSE(optiling::PlanLeakyReluGradTiling(0, soc.coreNum, soc.ubSize, ge::DT_FLOAT, 0, plan));
-  EXPECT_FALSE(optiling::PlanLeakyReluGradTiling(33, 0, soc.ubSize, ge::DT_FLOAT, 0, plan));
+  const uint32_t cores = soc.coreNum;
+  const uint64_t ub = soc.ubSize;
+  EXPECT_FALSE(optiling::PlanLeakyReluGradTiling(33, cores, ub, ge::DT_INT32, 0, plan));
+  EXPECT_FALSE(optiling::PlanLeakyReluGradTiling(33, cores, ub, ge::DT_FLOAT, 1, plan));
+  EXPECT_FALSE(optiling::PlanLeakyReluGradTiling(0, cores, ub, ge::DT_FLOAT, 0, plan));
+  EXPECT_FALSE(optiling::PlanLeakyReluGradTiling(33, 0, ub, ge::DT_FLOAT, 0, plan));
 }
