@@ -68,7 +68,7 @@ def instruction_cpp(instr: Instr, compute: DType) -> str:
     api = instr.api
     if api == "Cast":
         return f"Cast({dst}, {srcs[0]}, RoundMode::{instr.mode}, {count});"
-    if api in ("Compare", "Compares"):
+    if api in ("Compare", "CompareScalar"):
         operand = srcs[1] if api == "Compare" else scalar_cpp(instr.scalar, compute)
         return f"{api}({dst}, {srcs[0]}, {operand}, CMPMODE::{instr.mode}, {count});"
     if api == "Select":

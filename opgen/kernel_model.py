@@ -93,7 +93,7 @@ def _execute(instr: Instr, values, scalar, compute: DType) -> np.ndarray:
     dtype = instr.dst.dtype
     if api == "Cast":
         return _round(src[0].astype(np.float32), dtype)
-    if api in ("Compare", "Compares"):
+    if api in ("Compare", "CompareScalar"):
         other = src[1] if api == "Compare" else scalar(instr.scalar)
         with np.errstate(invalid="ignore"):
             return _COMPARE[instr.mode](src[0], other)

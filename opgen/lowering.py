@@ -9,7 +9,7 @@ Rules (SoC-independent; the SoC decides `compute`):
 - tensors whose storage dtype is not the compute dtype are Cast to it once (CAST_NONE, exact), and the
   result is Cast back with CAST_RINT;
 - an operand known on the host (scalar parameter, constant, or arithmetic of those) uses the scalar form
-  of an API (Adds, Muls, Maxs, Mins, Compares, tensor-scalar Select) or is Duplicated once;
+  of an API (Adds, Muls, Maxs, Mins, CompareScalar (A2/A3 have no Compares), tensor-scalar Select) or is Duplicated once;
 - `where(x > 0, x, x * s)` becomes one LeakyRelu (seed 004's API);
 - temporaries are reused as soon as their value is dead (linear scan), so the number of live tile-sized
   buffers is what the formula needs, no more.
@@ -269,9 +269,9 @@ class _Lowerer:
         if isinstance(a, Buffer) and isinstance(b, Buffer):
             return self.emit("Compare", self.mask(), a, b, mode=_CMP_MODE[node.op], padded=True)
         if isinstance(a, Buffer):
-            return self.emit("Compares", self.mask(), a, scalar=b, mode=_CMP_MODE[node.op], padded=True)
+            return self.emit("CompareScalar", self.mask(), a, scalar=b, mode=_CMP_MODE[node.op], padded=True)
         assert isinstance(b, Buffer)
-        return self.emit("Compares", self.mask(), b, scalar=a, mode=_CMP_MODE[_SWAPPED[node.op]], padded=True)
+        return self.emit("CompareScalar", self.mask(), b, scalar=a, mode=_CMP_MODE[_SWAPPED[node.op]], padded=True)
 
     def select(self, node: F.Select) -> Buffer:
         cond = node.cond

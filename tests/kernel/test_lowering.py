@@ -70,7 +70,7 @@ def test_leaky_relu_uses_the_leaky_relu_api_and_no_temporaries():
 def test_leaky_relu_grad_program_and_buffers():
     plan = _plan("leaky_relu_grad")
     fp32 = plan.variant(DType.FLOAT, {})
-    assert [i.api for i in fp32.program.instrs] == ["Compares", "Muls", "Select"]
+    assert [i.api for i in fp32.program.instrs] == ["CompareScalar", "Muls", "Select"]
     assert fp32.program.instrs[0].padded_count and fp32.program.instrs[0].mode == "GT"
     assert (len(fp32.program.temps), len(fp32.program.masks)) == (1, 1)
     # 3 double-buffered queues + 1 temporary = 7 tile-sized buffers (the community kernel holds 8)

@@ -92,7 +92,7 @@ class KernelEluGradV2 {
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
       LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
       LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Compares(mask0, selfOrResultLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, selfOrResultLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
       Muls(tmp0, selfOrResultLocal, s2, len);
       PipeBarrier<PIPE_V>();
       Exp(tmp0, tmp0, len);
@@ -109,7 +109,7 @@ class KernelEluGradV2 {
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
       LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
       LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Compares(mask0, selfOrResultLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, selfOrResultLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
       Adds(tmp0, selfOrResultLocal, s2, len);
       PipeBarrier<PIPE_V>();
       Muls(tmp0, tmp0, s1, len);
@@ -128,7 +128,7 @@ class KernelEluGradV2 {
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
       Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();
-      Compares(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
       PipeBarrier<PIPE_V>();
       Muls(tmp1, tmp1, s2, len);
       PipeBarrier<PIPE_V>();
@@ -152,7 +152,7 @@ class KernelEluGradV2 {
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
       Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();
-      Compares(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
       PipeBarrier<PIPE_V>();
       Adds(tmp1, tmp1, s2, len);
       PipeBarrier<PIPE_V>();
@@ -174,7 +174,7 @@ class KernelEluGradV2 {
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
       Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();
-      Compares(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
       PipeBarrier<PIPE_V>();
       Muls(tmp1, tmp1, s2, len);
       PipeBarrier<PIPE_V>();
@@ -198,7 +198,7 @@ class KernelEluGradV2 {
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
       Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();
-      Compares(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
       PipeBarrier<PIPE_V>();
       Adds(tmp1, tmp1, s2, len);
       PipeBarrier<PIPE_V>();

@@ -73,7 +73,7 @@ class KernelLeakyReluGrad {
       const uint32_t cmpLen = (len + 63) / 64 * 64;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
       LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Compares(mask0, selfLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, selfLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
       Muls(tmp0, gradOutputLocal, s0, len);
       PipeBarrier<PIPE_V>();
       Select(outLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
@@ -82,7 +82,7 @@ class KernelLeakyReluGrad {
       const uint32_t cmpLen = (len + 127) / 128 * 128;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
       LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Compares(mask0, selfLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, selfLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
       Muls(tmp0, gradOutputLocal, s0, len);
       PipeBarrier<PIPE_V>();
       Select(outLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
@@ -94,7 +94,7 @@ class KernelLeakyReluGrad {
       LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();
-      Compares(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
       PipeBarrier<PIPE_V>();
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();
