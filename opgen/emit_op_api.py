@@ -58,8 +58,11 @@ class DtypeList:
 def dtype_lists(spec: OpSpec) -> list[DtypeList]:
     """Per-parameter dtype lists by SoC (a SoC's list is the param's minus what the SoC lacks)."""
     lists = []
+    checked = {
+        n for row in spec.errors if isinstance(row.check, CheckDtypeSupported) for n in row.check.dtype_supported
+    }
     for param in spec.params:
-        if not param.dtypes:
+        if param.name not in checked:  # only the lists a check reads (an unused one would warn)
             continue
         base = "k" + param.name[0].upper() + param.name[1:] + "Dtypes"
         by_list: dict[tuple[DType, ...], list[str]] = {}

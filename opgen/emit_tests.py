@@ -162,7 +162,6 @@ class ApiCase:
     name: str
     comment: list[str]
     body: list[str]  # the test body's lines, without indentation
-    row: int | None = None  # the error-table row, for negative cases
 
 
 @dataclass(frozen=True)
@@ -332,7 +331,7 @@ def _error_case(spec: OpSpec, sig: ApiSignature, call: Call) -> ApiCase | None:
     row = spec.errors[call.row]
     body = _phase_one(sig, parts, call.null_outputs) + [f"EXPECT_EQ(ret, {call.status_name});  // {call.status}"]
     comment = wrap_comment(f"Error row {call.row} ({row.status.value}): {row.message}")
-    return ApiCase(call.name, comment, body, call.row)
+    return ApiCase(call.name, comment, body)
 
 
 def api_test(spec: OpSpec, sig: ApiSignature) -> ApiTest:
@@ -382,8 +381,12 @@ def _tiling_context(spec: OpSpec) -> dict:
                 if result is None:
                     raise ValueError(f"{spec.operator.type}: no tiling for {total} elements of {variant.name}")
                 plans.append(
-                    {"total": total, "block_dim": result.block_dim, "per_core": result.per_core_length,
-                     "tile": result.tile_length}
+                    {
+                        "total": total,
+                        "block_dim": result.block_dim,
+                        "per_core": result.per_core_length,
+                        "tile": result.tile_length,
+                    }
                 )
             cases.append(
                 {
@@ -393,7 +396,6 @@ def _tiling_context(spec: OpSpec) -> dict:
                     "plans": plans,
                 }
             )
-    # A mode index no variant has (one past the last flag bit) must be refused.
     return dict(
         op_type=spec.operator.type,
         tiling_header=f"{spec.operator.dir}_tiling.h",
@@ -402,7 +404,7 @@ def _tiling_context(spec: OpSpec) -> dict:
         cases=cases,
         large=LARGE_TILING_SIZE,
         block_bytes=BLOCK_BYTES,
-        unknown_mode=1 << len(plan.flags),
+        unknown_mode=1 << len(plan.flags),  # a mode index no variant has: the tiling must refuse it
         first_dtype=plan.variants[0].storage.ge_enum,
     )
 

@@ -255,7 +255,7 @@ CASES = [
     ),
     Case(
         "golden-missing-tolerance",
-        "    DOUBLE: {rtol: 1.0e-7, atol: 1.0e-12, standard: \"FLOAT attribute: exact but for the scalar rounded to float\"}\n",
+        '    DOUBLE: {rtol: 1.0e-7, atol: 1.0e-12, standard: "FLOAT attribute: exact but for the scalar rounded to float"}\n',
         "",
         "  tolerance:",
         "missing-key",

@@ -40,24 +40,6 @@ static const std::initializer_list<op::DataType>& SelfDtypes() {
   }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-      return kOutDtypes;
-    case SocVersion::KIRIN9020:
-    case SocVersion::KIRINX90:
-      return kOutDtypes1;
-    default:
-      return kOutDtypes;
-  }
-}
-
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor *self,
                         const aclScalar *negativeSlope,

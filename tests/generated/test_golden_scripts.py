@@ -1,0 +1,129 @@
+"""The generated CANN-style golden scripts (tests/golden/gen_data.py, compare_data.py) of every package: they are
+standalone, gen_data's inputs run through the aclnn API (the `opgen_ops` binding, on the twin) give an output
+compare_data accepts against the golden, a corrupted output is rejected, and the numpy golden agrees with aten's.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from opgen.model import OpSpec, ParamKind
+from opgen.spec_loader import load_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "generated"
+SPECS = {path.stem: load_spec(path).spec for path in sorted((ROOT / "specs").glob("*.yaml"))}
+STANDALONE_IMPORTS = {"argparse", "math", "pathlib", "sys", "numpy", "torch"}
+STORAGE = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "DOUBLE": np.float64}
+
+
+def _script(op: str, name: str) -> Path:
+    return GENERATED / op / "tests" / "golden" / name
+
+
+def _run(*args: object, cwd: Path) -> subprocess.CompletedProcess:
+    # -I: isolated mode, so the scripts cannot see opgen through the working directory or PYTHONPATH
+    return subprocess.run([sys.executable, "-I", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def _load_input(path: Path, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    array = np.fromfile(path, dtype=STORAGE[dtype]).reshape(shape)
+    return array.view(ml_dtypes.bfloat16) if dtype == "BFLOAT16" else array
+
+
+def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """The main API through opgen_ops, with gen_data's inputs and the spec's example scalars (gen_data's defaults)."""
+    import opgen_ops
+
+    args = []
+    for param in spec.params:
+        if param.kind is ParamKind.TENSOR and param.direction.value == "input":
+            args.append(_load_input(data / f"input_{param.python}.bin", dtype, shape))
+        elif param.kind is ParamKind.BOOL:
+            args.append(bool(spec.example.scalars[param.name]))
+        elif param.kind is ParamKind.SCALAR:
+            args.append(float(spec.example.scalars[param.name]))
+    return getattr(opgen_ops, spec.api.aten)(*args)
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+def test_golden_scripts_import_nothing_from_opgen(op):
+    for name in ("gen_data.py", "compare_data.py"):
+        tree = ast.parse(_script(op, name).read_text(encoding="utf-8"))
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert imported <= STANDALONE_IMPORTS, (name, imported - STANDALONE_IMPORTS)
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+def test_aclnn_output_meets_the_golden(op, tmp_path):
+    pytest.importorskip("opgen_ops")
+    pytest.importorskip("torch")
+    spec = SPECS[op]
+    dtype, shape = "FLOAT16", (4, 33)
+    data = tmp_path / "data"
+    generated = _run(_script(op, "gen_data.py"), "--dtype", dtype, "--shape", "4,33", "--out-dir", data, cwd=tmp_path)
+    assert generated.returncode == 0, generated.stderr
+    assert f"torch.ops.aten.{spec.api.aten}" in generated.stdout
+    out_name = spec.outputs[0].python
+    golden = data / f"golden_{out_name}.bin"
+    assert golden.stat().st_size == np.prod(shape) * 2
+
+    output = np.ascontiguousarray(_call_aclnn(spec, data, dtype, shape))
+    assert output.dtype == np.float16 and output.shape == shape
+    output_path = data / f"output_{out_name}.bin"
+    output.tofile(output_path)
+    compared = _run(_script(op, "compare_data.py"), output_path, golden, "--dtype", dtype, cwd=tmp_path)
+    assert compared.returncode == 0 and compared.stdout.startswith("PASS"), compared.stdout + compared.stderr
+
+    # a wrong result (every finite value off by 1%, well outside 双千分之一) must be rejected
+    wrong = output.astype(np.float32)
+    finite = np.isfinite(wrong) & (np.abs(wrong) > 0.5)
+    wrong[finite] *= 1.01
+    wrong.astype(np.float16).tofile(output_path)
+    compared = _run(_script(op, "compare_data.py"), output_path, golden, "--dtype", dtype, cwd=tmp_path)
+    assert compared.returncode == 1 and compared.stdout.startswith("FAIL"), compared.stdout
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+def test_numpy_golden_agrees_with_aten(op, tmp_path, capsys):
+    pytest.importorskip("torch")
+    spec = SPECS[op]
+    gen_data, compare_data = _module(op, "gen_data.py"), _module(op, "compare_data.py")
+    out = spec.outputs[0].python
+    for dtype in [d.value for d in spec.tensor_inputs[0].dtypes]:
+        for reference in ("torch", "numpy"):
+            argv = ["--dtype", dtype, "--shape", "509", "--seed", "3", "--reference", reference]
+            gen_data.main(argv + ["--out-dir", str(tmp_path / reference)])
+        goldens = [compare_data.load(tmp_path / r / f"golden_{out}.bin", dtype) for r in ("numpy", "torch")]
+        passed, report = compare_data.compare(*goldens, dtype)
+        assert passed, (dtype, report)
+    assert "golden from numpy formula" in capsys.readouterr().out
+
+
+def _module(op: str, name: str):
+    """A golden script loaded as a module (its main() takes argv)."""
+    loader = importlib.util.spec_from_file_location(f"{op}_{name[:-3]}", _script(op, name))
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return module
+
+
+def test_gen_data_refuses_what_the_error_table_rejects(tmp_path):
+    spec = SPECS["leaky_relu_grad"]
+    flag = next(p.python for p in spec.params if p.kind is ParamKind.BOOL).replace("_", "-")
+    slope = next(p.python for p in spec.params if p.kind is ParamKind.SCALAR).replace("_", "-")
+    refused = _run(
+        _script("leaky_relu_grad", "gen_data.py"), f"--{flag}", "true", f"--{slope}", "-0.5", "--out-dir", tmp_path,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert "must not be negative" in refused.stderr

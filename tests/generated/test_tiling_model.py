@@ -1,0 +1,92 @@
+"""opgen.tiling_model.plan_tiling_on agrees with the generated C++ Plan<OpType>Tiling on many sizes, core
+counts and UB sizes (including figures where the tiling must refuse), for every kernel variant of every spec.
+The generated tiling tests take their expected plans from this model, so it must mirror the C++ exactly."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen.kernel_plan import kernel_plan
+from opgen.socs import SOCS
+from opgen.spec_loader import load_spec
+from opgen.tiling_model import plan_tiling_on, ub_bytes
+from opgen.twin.compiler import compile_program
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "generated"
+OPS = [path.stem for path in sorted((ROOT / "specs").glob("*.yaml"))]
+
+DRIVER = """
+#include <cstdio>
+#include "{op}_tiling.h"
+
+// Reads "variant total coreNum ubSize" lines; prints the plan or "fail".
+int main() {{
+  const ge::DataType dtypes[] = {{{dtypes}}};
+  const uint32_t modes[] = {{{modes}}};
+  long long variant = 0;
+  long long total = 0;
+  unsigned cores = 0;
+  unsigned long long ub = 0;
+  while (std::scanf("%lld %lld %u %llu", &variant, &total, &cores, &ub) == 4) {{
+    optiling::{op_type}TilingPlan plan{{}};
+    if (!optiling::Plan{op_type}Tiling(total, cores, ub, dtypes[variant], modes[variant], plan)) {{
+      std::printf("fail\\n");
+      continue;
+    }}
+    std::printf("%llu %u %lld %lld\\n", static_cast<unsigned long long>(plan.tilingKey), plan.blockDim,
+                static_cast<long long>(plan.perCoreLength), static_cast<long long>(plan.tileLength));
+  }}
+  return 0;
+}}
+"""
+
+
+def _queries(variant_count: int) -> list[tuple[int, int, int, int]]:
+    rng = np.random.default_rng(7)
+    totals = list(range(-1, 260)) + [4095, 4096, 4097, 4099, 65_536, 98_304, 1_000_003, 2**31 + 5]
+    totals += [int(t) for t in np.exp(rng.uniform(0, np.log(5e9), 300))]
+    platforms = sorted({(soc.vector_cores, soc.ub_usable_bytes) for soc in SOCS})
+    platforms += [(0, 196_608), (1, 196_608), (7, 65_536), (40, 16_384), (64, 1_024), (3, 64), (8, 0)]
+    queries = []
+    for variant in range(variant_count):
+        for cores, ub in platforms:
+            picks = rng.choice(len(totals), size=120, replace=False)
+            queries += [(variant, totals[i], cores, ub) for i in picks]
+    return queries
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path):
+    spec = load_spec(ROOT / "specs" / f"{op}.yaml").spec
+    plan = kernel_plan(spec)
+    source = tmp_path / "driver.cpp"
+    source.write_text(
+        DRIVER.format(
+            op=op,
+            op_type=spec.operator.type,
+            dtypes=", ".join(v.storage.ge_enum for v in plan.variants),
+            modes=", ".join(str(v.mode_index) for v in plan.variants),
+        )
+    )
+    program = tmp_path / "driver"
+    compile_program([source], program, ops_dirs=[GENERATED / op])
+    queries = _queries(len(plan.variants))
+    stdin = "".join(f"{v} {t} {c} {u}\n" for v, t, c, u in queries)
+    lines = subprocess.run([str(program)], input=stdin, capture_output=True, text=True, check=True).stdout.split("\n")
+    refused = 0
+    for (variant, total, cores, ub), line in zip(queries, lines, strict=False):
+        model = plan_tiling_on(total, plan.variants[variant], cores, ub)
+        if model is None:
+            refused += 1
+            assert line == "fail", (variant, total, cores, ub, line)
+            continue
+        expected = f"{model.tiling_key} {model.block_dim} {model.per_core_length} {model.tile_length}"
+        assert line == expected, (variant, total, cores, ub)
+        assert ub_bytes(model.tile_length, plan.variants[variant]) <= ub
+    assert len(lines) == len(queries) + 1
+    assert 0 < refused < len(queries) // 2  # both outcomes were exercised
