@@ -38,3 +38,17 @@ def test_valid_calls_succeed_for_every_dtype(op):
     for call in valid_calls(spec):
         out = invoke(opgen_ops, spec, call, np.random.default_rng(1))
         assert out.shape == call.args[spec.outputs[0].name].shape
+
+
+def test_inplace_variant_writes_into_its_input_view():
+    base = np.linspace(-3, 3, 24, dtype=np.float32).reshape(4, 6)
+    view = base[:, ::2]  # non-contiguous
+    expected_view = np.where(view > 0, view, view * np.float32(0.25))
+    untouched = base[:, 1::2].copy()
+    returned = opgen_ops.leaky_relu_(view, 0.25)
+    assert returned is view
+    np.testing.assert_array_equal(view, expected_view)
+    np.testing.assert_array_equal(base[:, 1::2], untouched)
+    with pytest.raises(opgen_ops.AclnnError) as info:
+        opgen_ops.leaky_relu_(view.astype(np.int32), 0.25)
+    assert info.value.status == 161002
