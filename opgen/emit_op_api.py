@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen import formula as F
-from opgen.api_signature import ApiSignature, main_signature, signatures
+from opgen.api_signature import ApiSignature, signatures
 from opgen.dtypes import DType
 from opgen.emit_host import opdef_attrs
 from opgen.formula_binding import formula_symbols
@@ -28,7 +28,6 @@ from opgen.model import (
     CheckScalarsCastable,
     ErrorRow,
     OpSpec,
-    Param,
     ParamKind,
 )
 from opgen.socs import get_soc

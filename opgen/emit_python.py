@@ -9,6 +9,7 @@ import black
 
 from opgen import formula as F
 from opgen.api_signature import ApiSignature, signatures
+from opgen.formula_binding import formula_symbols
 from opgen.model import Direction, OpSpec, Param, ParamKind
 from opgen.templating import generated_notice, render
 
@@ -43,11 +44,11 @@ def _default(param: Param) -> str | None:
     return repr(param.default)
 
 
-def _doc(spec: OpSpec, sig: ApiSignature, function: str) -> str:
+def _doc(spec: OpSpec, sig: ApiSignature) -> str:
     lines = [
         f"{sig.name}: {spec.operator.function}",
         "",
-        f"    {spec.formula.output} = {F.to_text(F.parse(spec.formula.expr, _symbols(spec)))}",
+        f"    {spec.formula.output} = {F.to_text(F.parse(spec.formula.expr, formula_symbols(spec)))}",
         "",
     ]
     lines.append("Args:")
@@ -62,12 +63,6 @@ def _doc(spec: OpSpec, sig: ApiSignature, function: str) -> str:
     for row in spec.errors:
         lines.append(f"    AclnnError: status {row.code} ({row.status.value}) if {row.doc}")
     return "\n".join(lines)
-
-
-def _symbols(spec: OpSpec):
-    from opgen.formula_binding import formula_symbols
-
-    return formula_symbols(spec)
 
 
 def _function(spec: OpSpec, sig: ApiSignature, name: str) -> PyFunction:
@@ -109,7 +104,7 @@ def _function(spec: OpSpec, sig: ApiSignature, name: str) -> PyFunction:
         call="[" + ", ".join(call) + "]",
         out_init=out_init,
         returns=returns,
-        doc=_doc(spec, sig, name),
+        doc=_doc(spec, sig),
         spec=spec.operator.dir,
     )
 

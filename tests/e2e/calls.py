@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.model import Direction, OpSpec, ParamKind
+from opgen.model import Direction, OpSpec
 from opgen.negative_cases import Arg, Call
 
 

@@ -7,7 +7,6 @@ GM bounds, multi-core overlap, queue discipline, dtype legality per SoC) stay on
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest
