@@ -11,11 +11,25 @@ from dataclasses import dataclass
 from opgen import formula
 from opgen.api_signature import ApiSignature, CParam, signatures
 from opgen.formula_binding import formula_symbols, latex_symbols
-from opgen.model import Direction, OpSpec, Param, ParamKind
+from opgen.model import (
+    CastableSpec,
+    CheckBroadcast,
+    CheckCastable,
+    CheckNotNull,
+    CheckPromotable,
+    CheckSameDtype,
+    CheckSameShape,
+    Direction,
+    ErrorRow,
+    OpSpec,
+    Param,
+    ParamKind,
+)
 from opgen.socs import get_soc
 from opgen.templating import render
 
 _CONTEXT = "../../../docs/zh/context"
+RELATIONAL_CHECKS = (CheckCastable, CheckSameShape, CheckSameDtype, CheckBroadcast, CheckPromotable)
 
 
 def _link(page: str) -> str:
@@ -127,12 +141,37 @@ def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
     return rows
 
 
+def _check_names(row: ErrorRow) -> list[str]:
+    value = getattr(row.check, next(iter(type(row.check).model_fields)))
+    if isinstance(value, list):
+        return value
+    if isinstance(value, CastableSpec):
+        return value.source + ([value.target] if isinstance(value.target, str) else [])
+    return []
+
+
+def _rows_for(spec: OpSpec, signature: ApiSignature) -> list[tuple[ErrorRow, str]]:
+    """The rows an API can hit, with their doc text; for an in-place API, named as it names them."""
+    if not signature.inplace:
+        return [(row, row.doc) for row in spec.errors]
+    inplace = next(p.name for p in signature.params if p.inplace)
+    rows = []
+    for row in spec.errors:
+        names = list(dict.fromkeys(inplace if n in signature.replaced else n for n in _check_names(row)))
+        if isinstance(row.check, RELATIONAL_CHECKS) and len(names) == 1:
+            continue  # relates the replaced params to each other: one tensor cannot fail it
+        if isinstance(row.check, CheckNotNull):
+            rows.append((row, f"传入的{_join_names(names, '或')}是空指针。"))
+        else:
+            rows.append((row, _inplace_text(row.doc, signature)))
+    return rows
+
+
 def error_groups(spec: OpSpec, signature: ApiSignature) -> list[ErrorGroup]:
     """Consecutive rows with one status share a cell (rowspan), as in the ops-nn docs."""
     groups = []
-    for status, rows in itertools.groupby(spec.errors, key=lambda r: r.status):
-        rows = list(rows)
-        docs = [_inplace_text(r.doc, signature) for r in rows]
+    for status, rows in itertools.groupby(_rows_for(spec, signature), key=lambda item: item[0].status):
+        docs = [text for _, text in rows]
         groups.append(ErrorGroup(status.value, status.code, docs))
     return groups
 

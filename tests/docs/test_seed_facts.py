@@ -205,3 +205,15 @@ def test_call_table_links(docs):
     readme = docs["leaky_relu_grad/README.md"]
     assert "[test_aclnn_leaky_relu_backward.cpp](examples/test_aclnn_leaky_relu_backward.cpp)" in readme
     assert "[aclnnLeakyReluBackward](docs/aclnnLeakyReluBackward.md)" in readme
+
+
+def test_inplace_api_documents_only_the_rows_it_can_hit(docs):
+    doc = docs["leaky_relu/docs/aclnnLeakyRelu&aclnnInplaceLeakyRelu.md"]
+    inplace = doc.split("## aclnnInplaceLeakyReluGetWorkspaceSize", 1)[1].split("## aclnnInplaceLeakyRelu\n", 1)[0]
+    rows = [text_of(r[-1]) for r in table_rows(inplace) if r and ("ACLNN" in "".join(r) or len(r) == 1)]
+    assert "传入的selfRef或negativeSlope是空指针。" in rows
+    assert "selfRef的shape超过8维。" in rows
+    # castability of self to out and the self/out shape check relate the one tensor to itself
+    assert not any(row.count("selfRef") > 1 for row in rows), rows
+    main = doc.split("## aclnnLeakyReluGetWorkspaceSize", 1)[1].split("## aclnnLeakyRelu\n", 1)[0]
+    assert len([r for r in table_rows(main) if r and ("ACLNN" in "".join(r) or len(r) == 1)]) == 5
