@@ -82,6 +82,8 @@ class _Checker:
         self.check_example()
         self.check_golden()
         self.check_kernel()
+        if not self.problems:
+            self.check_generatable()
         return self.problems
 
     def check_params(self) -> None:
@@ -310,6 +312,31 @@ class _Checker:
                     ("kernel", "vector_apis", j),
                     f"unknown vector API '{api}'{suggest(api, KNOWN_VECTOR_APIS)}",
                     "unknown-value",
+                )
+
+    def check_generatable(self) -> None:
+        """What the emitters need beyond well-formed names: a lowerable formula, reachable error rows."""
+        from opgen.kernel_plan import kernel_plan
+        from opgen.lowering import LoweringError
+        from opgen.negative_cases import NoCaseError, negative_calls
+
+        try:
+            kernel_plan(self.spec)
+        except LoweringError as exc:
+            self.report(("formula", "expr"), f"the AI Core kernel cannot be generated: {exc}", "not-lowerable")
+        try:
+            negative_calls(self.spec)
+        except NoCaseError as exc:
+            self.report(
+                ("errors",), f"{exc}; an earlier row always fails first, or the check cannot fail", "unreachable"
+            )
+        for name, tensor in self.spec.example.tensors.items():
+            param = self.params[name]
+            if param.direction is Direction.OUTPUT and tensor.dtype not in (DType.FLOAT, DType.DOUBLE):
+                self.report(
+                    ("example", "tensors", name, "dtype"),
+                    "the example prints its output: use FLOAT or DOUBLE",
+                    "invalid",
                 )
 
 

@@ -304,6 +304,31 @@ CASES = [
         spec="elu_grad_v2.yaml",
     ),
     Case(
+        "formula-not-lowerable",
+        "expr: where(self > 0, gradOutput, gradOutput * negativeSlope)",
+        "expr: where(self > 0, gradOutput, gradOutput * erf(negativeSlope * self))",
+        "expr: where",
+        "not-lowerable",
+        "cannot lower erf()",
+    ),
+    Case(
+        "unreachable-error-row",
+        "\nexample:\n",
+        "  - status: ACLNN_ERR_PARAM_NULLPTR\n    code: 161001\n    check: {not_null: [self]}\n"
+        "    message: again.\n    doc: again.\n\nexample:\n",
+        "errors:",
+        "unreachable",
+        "no call trips error row 6",
+    ),
+    Case(
+        "example-output-not-printable",
+        "out: {shape: [4], dtype: FLOAT, data: [0, 0, 0, 0]}",
+        "out: {shape: [4], dtype: FLOAT16, data: [0, 0, 0, 0]}",
+        "out: {shape: [4], dtype: FLOAT16",
+        "invalid",
+        "use FLOAT or DOUBLE",
+    ),
+    Case(
         "where-condition-not-bool",
         "where(isResult,",
         "where(alpha,",
