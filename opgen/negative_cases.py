@@ -69,6 +69,10 @@ class Call:
 class NoCaseError(ValueError):
     """No call can trip this row while passing every earlier one (the row is unreachable)."""
 
+    def __init__(self, message: str, row: int | None = None):
+        super().__init__(message)
+        self.row = row
+
 
 def _scalar_default(spec: OpSpec, name: str) -> Arg:
     param = spec.param(name)
@@ -292,7 +296,11 @@ def negative_calls(spec: OpSpec) -> list[Call]:
     base = valid_call(spec, spec.tensor_inputs[0].dtypes[0]).args
     calls = []
     for index, row in enumerate(spec.errors):
-        for args, null_outputs in _mutations(spec, row, base):
+        try:
+            mutations = _mutations(spec, row, base)
+        except NoCaseError as exc:
+            raise NoCaseError(str(exc), index) from None
+        for args, null_outputs in mutations:
             if _trips(spec, args, null_outputs, index):
                 ordered = {p.name: args[p.name] for p in spec.params}
                 calls.append(
@@ -308,5 +316,5 @@ def negative_calls(spec: OpSpec) -> list[Call]:
                 )
                 break
         else:
-            raise NoCaseError(f"{spec.operator.type}: no call trips error row {index} ({row.doc})")
+            raise NoCaseError(f"no call trips error row {index} ({row.doc})", index)
     return calls

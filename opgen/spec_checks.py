@@ -327,9 +327,8 @@ class _Checker:
         try:
             negative_calls(self.spec)
         except NoCaseError as exc:
-            self.report(
-                ("errors",), f"{exc}; an earlier row always fails first, or the check cannot fail", "unreachable"
-            )
+            path = ("errors", exc.row, "check") if exc.row is not None else ("errors",)
+            self.report(path, f"{exc}; an earlier row always fails first, or the check cannot fail", "unreachable")
         for name, tensor in self.spec.example.tensors.items():
             param = self.params[name]
             if param.direction is Direction.OUTPUT and tensor.dtype not in (DType.FLOAT, DType.DOUBLE):

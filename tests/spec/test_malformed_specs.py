@@ -316,7 +316,7 @@ CASES = [
         "\nexample:\n",
         "  - status: ACLNN_ERR_PARAM_NULLPTR\n    code: 161001\n    check: {not_null: [self]}\n"
         "    message: again.\n    doc: again.\n\nexample:\n",
-        "errors:",
+        "check: {not_null: [self]}",
         "unreachable",
         "no call trips error row 6",
     ),
