@@ -66,6 +66,11 @@ class DType(str, enum.Enum):
         """Element type in Ascend C kernels and the CPU twin."""
         return _CPP_TYPE[self]
 
+    @property
+    def host_cpp_type(self) -> str:
+        """Element type of a host program's buffer (ACL host code has no half/bf16: they travel as bits)."""
+        return "uint16_t" if self in (DType.FLOAT16, DType.BFLOAT16) else _CPP_TYPE[self]
+
 
 _ACL_VALUE = {
     DType.FLOAT: 0,

@@ -15,9 +15,6 @@ from opgen.formula_binding import evaluate_reference
 from opgen.model import ExampleTensor, OpSpec, ParamKind
 from opgen.templating import render
 
-# Host element types for the example's std::vector buffers (half/bf16 travel as raw bits).
-_HOST_TYPE = {DType.FLOAT: "float", DType.DOUBLE: "double", DType.FLOAT16: "uint16_t", DType.BFLOAT16: "uint16_t"}
-
 
 def example_path(spec: OpSpec) -> str:
     return f"examples/test_aclnn_{spec.api.snake}.cpp"
@@ -77,7 +74,7 @@ def render_example(spec: OpSpec, spec_name: str) -> str:
                 {
                     "name": param.name,
                     "shape": ", ".join(str(d) for d in tensor.shape),
-                    "host_type": _HOST_TYPE[tensor.dtype],
+                    "host_type": tensor.dtype.host_cpp_type,
                     "data": data,
                     "comment": comment,
                     "acl_dtype": tensor.dtype.acl_enum,

@@ -38,20 +38,6 @@ TILING_SIZES = (1, 33, 4099, 1_000_003)
 LARGE_TILING_SIZE = TILING_SIZES[-1]
 _BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
 
-# C++ host element types of a tensor's data (FLOAT16/BFLOAT16 travel as raw bits).
-_HOST_TYPE = {DType.FLOAT: "float", DType.DOUBLE: "double", DType.FLOAT16: "uint16_t", DType.BFLOAT16: "uint16_t"}
-_SCALAR_HOST_TYPE = {
-    DType.INT8: "int8_t",
-    DType.INT16: "int16_t",
-    DType.INT32: "int32_t",
-    DType.INT64: "int64_t",
-    DType.UINT8: "uint8_t",
-    DType.UINT16: "uint16_t",
-    DType.UINT32: "uint32_t",
-    DType.UINT64: "uint64_t",
-}
-
-
 # ---------------------------------------------------------------------------------------------- C++ literals
 
 
@@ -100,7 +86,7 @@ def _scalar_literal(arg: Arg) -> str:
         return f"std::complex<float>({_float_literal(float(value), 'f')}, 0.0f)"
     if dtype is DType.COMPLEX128:
         return f"std::complex<double>({_float_literal(float(value))}, 0.0)"
-    return f"{_SCALAR_HOST_TYPE[dtype]}{{{int(value)}}}"
+    return f"{dtype.host_cpp_type}{{{int(value)}}}"
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -182,7 +168,7 @@ def _tensor_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
         return CaseArg([f"UtTensor {name}({_shape(arg.shape)}, {acl});"], f"{name}.get()")
     items, comment = _tensor_data(data, arg.dtype)
     lines = [f"// {comment}"] if comment else []
-    host = _HOST_TYPE[arg.dtype]
+    host = arg.dtype.host_cpp_type
     lines += pack(items, f"const std::vector<{host}> {name}Data = {{", _INDENT * 2, "};", 120 - len(_INDENT))
     lines.append(f"UtTensor {name}({_shape(arg.shape)}, {acl}, {name}Data);")
     return CaseArg(lines, f"{name}.get()")
