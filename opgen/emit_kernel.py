@@ -128,6 +128,27 @@ def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> Vari
     )
 
 
+@dataclass(frozen=True)
+class BranchView:
+    """Tiling keys whose code is identical (e.g. fp16 and bf16 both computed in float) share one branch."""
+
+    condition: str  # "KEY == 20 || KEY == 30"
+    comment: str
+    body: VariantView
+
+
+def branches(views: list[VariantView], same: callable) -> list[BranchView]:
+    groups: dict[object, list[VariantView]] = {}
+    for view in views:
+        groups.setdefault(same(view), []).append(view)
+    result = []
+    for members in groups.values():
+        condition = " || ".join(f"KEY == {v.key}" for v in members)
+        comment = f"{', '.join(v.name for v in members)}: computed in {members[0].compute}"
+        result.append(BranchView(condition, comment, members[0]))
+    return result
+
+
 def render_kernel(spec: OpSpec, spec_name: str) -> dict[str, str]:
     plan = kernel_plan(spec)
     op = spec.operator.dir
@@ -143,6 +164,8 @@ def render_kernel(spec: OpSpec, spec_name: str) -> dict[str, str]:
         output={"name": output.name, "gm": output.opdef},
         scalars=list(plan.scalars),
         variants=views,
+        compute_branches=branches(views, lambda v: (tuple(v.lines), v.temps, v.masks, v.uses_cmp_len, v.compute)),
+        scalar_branches=branches(views, lambda v: tuple(v.slots)),
         buffer_num=BUFFER_NUM,
         max_slots=max((len(v.slots) for v in views), default=0),
     )

@@ -44,27 +44,11 @@ class KernelEluGradV2 {
 
  private:
   __aicore__ inline void InitScalars(const EluGradV2TilingData& tiling) {
-    if constexpr (KEY == 10) {
+    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
       s0 = static_cast<C>(tiling.scale);
       s1 = static_cast<C>(((tiling.inputScale * tiling.alpha) * tiling.scale));
       s2 = static_cast<C>(tiling.inputScale);
-    } else if constexpr (KEY == 11) {
-      s0 = static_cast<C>(tiling.scale);
-      s1 = static_cast<C>(tiling.inputScale);
-      s2 = static_cast<C>((tiling.alpha * tiling.scale));
-    } else if constexpr (KEY == 20) {
-      s0 = static_cast<C>(tiling.scale);
-      s1 = static_cast<C>(((tiling.inputScale * tiling.alpha) * tiling.scale));
-      s2 = static_cast<C>(tiling.inputScale);
-    } else if constexpr (KEY == 21) {
-      s0 = static_cast<C>(tiling.scale);
-      s1 = static_cast<C>(tiling.inputScale);
-      s2 = static_cast<C>((tiling.alpha * tiling.scale));
-    } else if constexpr (KEY == 30) {
-      s0 = static_cast<C>(tiling.scale);
-      s1 = static_cast<C>(((tiling.inputScale * tiling.alpha) * tiling.scale));
-      s2 = static_cast<C>(tiling.inputScale);
-    } else if constexpr (KEY == 31) {
+    } else if constexpr (KEY == 11 || KEY == 21 || KEY == 31) {
       s0 = static_cast<C>(tiling.scale);
       s1 = static_cast<C>(tiling.inputScale);
       s2 = static_cast<C>((tiling.alpha * tiling.scale));
@@ -86,7 +70,7 @@ class KernelEluGradV2 {
     LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
     LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.template DeQue<T>();
     LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float_isResult0: storage float, compute float
+    if constexpr (KEY == 10) {  // float_isResult0: computed in float
       // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
       const uint32_t cmpLen = (len + 63) / 64 * 64;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -103,7 +87,7 @@ class KernelEluGradV2 {
       Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
       PipeBarrier<PIPE_V>();
       Mul(outLocal, gradOutputLocal, tmp1, len);
-    } else if constexpr (KEY == 11) {  // float_isResult1: storage float, compute float
+    } else if constexpr (KEY == 11) {  // float_isResult1: computed in float
       // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
       const uint32_t cmpLen = (len + 63) / 64 * 64;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -118,7 +102,7 @@ class KernelEluGradV2 {
       Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
       PipeBarrier<PIPE_V>();
       Mul(outLocal, gradOutputLocal, tmp1, len);
-    } else if constexpr (KEY == 20) {  // float16_isResult0: storage half, compute float
+    } else if constexpr (KEY == 20 || KEY == 30) {  // float16_isResult0, bfloat16_isResult0: computed in float
       // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
       const uint32_t cmpLen = (len + 63) / 64 * 64;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -142,53 +126,7 @@ class KernelEluGradV2 {
       Mul(tmp1, tmp0, tmp2, len);
       PipeBarrier<PIPE_V>();
       Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 21) {  // float16_isResult1: storage half, compute float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp1, s2, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, s1, len);
-      Duplicate(tmp2, s0, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 30) {  // bfloat16_isResult0: storage bfloat16_t, compute float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, s2, len);
-      PipeBarrier<PIPE_V>();
-      Exp(tmp1, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, s1, len);
-      Duplicate(tmp2, s0, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 31) {  // bfloat16_isResult1: storage bfloat16_t, compute float
+    } else if constexpr (KEY == 21 || KEY == 31) {  // float16_isResult1, bfloat16_isResult1: computed in float
       // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
       const uint32_t cmpLen = (len + 63) / 64 * 64;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();

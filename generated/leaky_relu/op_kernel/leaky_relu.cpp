@@ -42,11 +42,7 @@ class KernelLeakyRelu {
 
  private:
   __aicore__ inline void InitScalars(const LeakyReluTilingData& tiling) {
-    if constexpr (KEY == 10) {
-      s0 = static_cast<C>(tiling.negativeSlope);
-    } else if constexpr (KEY == 20) {
-      s0 = static_cast<C>(tiling.negativeSlope);
-    } else if constexpr (KEY == 30) {
+    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
       s0 = static_cast<C>(tiling.negativeSlope);
     }
   }
@@ -62,11 +58,11 @@ class KernelLeakyRelu {
   __aicore__ inline void Compute(uint32_t len) {
     LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
     LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: storage float, compute float
+    if constexpr (KEY == 10) {  // float: computed in float
       LeakyRelu(outLocal, selfLocal, s0, len);
-    } else if constexpr (KEY == 20) {  // float16: storage half, compute half
+    } else if constexpr (KEY == 20) {  // float16: computed in half
       LeakyRelu(outLocal, selfLocal, s0, len);
-    } else if constexpr (KEY == 30) {  // bfloat16: storage bfloat16_t, compute float
+    } else if constexpr (KEY == 30) {  // bfloat16: computed in float
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();

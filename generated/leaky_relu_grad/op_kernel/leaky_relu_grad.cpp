@@ -44,11 +44,7 @@ class KernelLeakyReluGrad {
 
  private:
   __aicore__ inline void InitScalars(const LeakyReluGradTilingData& tiling) {
-    if constexpr (KEY == 10) {
-      s0 = static_cast<C>(tiling.negativeSlope);
-    } else if constexpr (KEY == 20) {
-      s0 = static_cast<C>(tiling.negativeSlope);
-    } else if constexpr (KEY == 30) {
+    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
       s0 = static_cast<C>(tiling.negativeSlope);
     }
   }
@@ -68,7 +64,7 @@ class KernelLeakyReluGrad {
     LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
     LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
     LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: storage float, compute float
+    if constexpr (KEY == 10) {  // float: computed in float
       // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
       const uint32_t cmpLen = (len + 63) / 64 * 64;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -77,7 +73,7 @@ class KernelLeakyReluGrad {
       Muls(tmp0, gradOutputLocal, s0, len);
       PipeBarrier<PIPE_V>();
       Select(outLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 20) {  // float16: storage half, compute half
+    } else if constexpr (KEY == 20) {  // float16: computed in half
       // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
       const uint32_t cmpLen = (len + 127) / 128 * 128;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -86,7 +82,7 @@ class KernelLeakyReluGrad {
       Muls(tmp0, gradOutputLocal, s0, len);
       PipeBarrier<PIPE_V>();
       Select(outLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 30) {  // bfloat16: storage bfloat16_t, compute float
+    } else if constexpr (KEY == 30) {  // bfloat16: computed in float
       // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
       const uint32_t cmpLen = (len + 63) / 64 * 64;
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
