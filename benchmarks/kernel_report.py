@@ -14,9 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from opgen.kernel_plan import BUFFER_NUM, kernel_plan  # noqa: E402
-from opgen.socs import get_soc  # noqa: E402
-from opgen.spec_loader import load_spec  # noqa: E402
+from opgen.plan.kernel import BUFFER_NUM, kernel_plan  # noqa: E402
+from opgen.spec.socs import get_soc  # noqa: E402
+from opgen.spec.loader import load_spec  # noqa: E402
 
 OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 SOCS = ["ascend910b", "ascend950"]

@@ -1,7 +1,8 @@
-"""`opgen build`: every spec in a directory -> the complete generated tree, as bytes in memory.
+"""`opgen build`: specs -> plans -> the complete generated tree, as bytes in memory.
 
-Emitters are pure functions of one `OpSpec`; this module only gathers their files under each
-operator's directory, so the tree is deterministic and can be compared or written in one go.
+Each spec is loaded and validated once (`opgen.spec`), planned once (`opgen.plan`), and every emitter
+(`opgen.emit`) renders its artifact from that plan. This module only gathers the emitters' files under
+each operator's directory, so the tree is deterministic and can be compared or written in one go.
 """
 
 from __future__ import annotations
@@ -10,134 +11,99 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen.diagnostics import Diagnostic, SpecError
-from opgen.emit_docs import render_docs
-from opgen.emit_aicpu import render_aicpu
-from opgen.emit_cmake import render_cmake
-from opgen.emit_example import example_path, render_example
-from opgen.emit_host import render_host
-from opgen.emit_kernel import render_kernel
-from opgen.emit_golden_tests import render_golden_tests
-from opgen.emit_op_api import render_op_api
-from opgen.emit_python import render_python
-from opgen.emit_tests import render_tests
-from opgen.emit_torch_npu import render_torch_npu
+from opgen.emit.aicpu import render_aicpu
+from opgen.emit.cmake import render_cmake
+from opgen.emit.docs import render_docs
+from opgen.emit.example import example_path, render_example
+from opgen.emit.golden_tests import render_golden_tests
+from opgen.emit.host import render_host
+from opgen.emit.kernel import render_kernel
+from opgen.emit.op_api import render_op_api
+from opgen.emit.python import render_python
+from opgen.emit.tests import render_tests
+from opgen.emit.torch_npu import render_torch_npu
 from opgen.output_tree import safe_relative
-from opgen.spec_loader import LoadedSpec, load_spec
+from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
+from opgen.spec.diagnostics import Diagnostic, SpecError
+from opgen.spec.loader import LoadedSpec, load_spec_text, load_specs
 
 
-def spec_files(spec_dir: Path) -> list[Path]:
-    return sorted(p for p in spec_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
-
-
-def load_specs(spec_dir: Path) -> list[LoadedSpec]:
-    """Load every spec; raise one SpecError with the diagnostics of all files."""
-    if not spec_dir.is_dir():
-        raise FileNotFoundError(f"spec directory not found: {spec_dir}")
+def plan_specs(loaded: list[LoadedSpec]) -> list[OperatorPlan]:
+    """Plan every spec; raise one SpecError with the problems of all of them, at their spec fields."""
+    plans: list[OperatorPlan] = []
     problems: list[Diagnostic] = []
-    loaded: list[LoadedSpec] = []
-    for path in spec_files(spec_dir):
+    for item in loaded:
         try:
-            loaded.append(load_spec(path, display_name=_display_name(spec_dir, path)))
-        except SpecError as exc:
-            problems.extend(exc.diagnostics)
-    problems.extend(_cross_spec_problems(loaded))
+            plans.append(plan_operator(item.spec, item.source.file))
+        except PlanError as exc:
+            problems.extend(
+                Diagnostic(item.source.location_of(p.path), p.path, p.message, p.kind) for p in exc.problems
+            )
     if problems:
         raise SpecError(problems)
-    return loaded
+    return plans
 
 
-def _display_name(spec_dir: Path, path: Path) -> str:
-    """`specs/leaky_relu.yaml`: stable whatever the working directory, so outputs are deterministic."""
-    return f"{spec_dir.resolve().name}/{path.name}"
+def check_spec_text(text: str, name: str) -> OperatorPlan:
+    """One spec's text loaded, validated and planned (for tools and tests), or a SpecError."""
+    return plan_specs([load_spec_text(text, name)])[0]
 
 
-def _cross_spec_problems(loaded: list[LoadedSpec]) -> list[Diagnostic]:
-    problems = []
-    owners: dict[tuple[str, str], LoadedSpec] = {}
-    for item in loaded:
-        spec = item.spec
-        keys = [
-            ("operator.dir", spec.operator.dir, ("operator", "dir")),
-            ("operator.type", spec.operator.type, ("operator", "type")),
-            ("api.name", spec.api.name, ("api", "name")),
-        ]
-        if spec.api.inplace:
-            keys.append(("api.name", spec.api.inplace.name, ("api", "inplace", "name")))
-        for label, value, path in keys:
-            first = owners.setdefault((label, value), item)
-            if first is not item:
-                message = f"{label} '{value}' is already used by {first.source.file}"
-                problems.append(Diagnostic(item.source.location_of(path), path, message, "duplicate-name"))
-    return problems
+def check_specs(spec_dir: Path) -> list[OperatorPlan]:
+    """What `opgen check` runs: every spec loaded, validated and planned, or one SpecError for all."""
+    return plan_specs(load_specs(spec_dir))
 
 
-Emitter = Callable[[LoadedSpec], dict[str, str]]
-
-
-def emit_docs_and_example(item: LoadedSpec) -> dict[str, str]:
-    spec, name = item.spec, item.source.file
-    program = render_example(spec, name)
-    files = {example_path(spec): program}
+def emit_docs_and_example(plan: OperatorPlan) -> dict[str, str]:
+    program = render_example(plan)
+    files = {example_path(plan.spec): program}
     body = program.split("\n", 1)[1]  # the doc shows the program without its generated-file notice
-    files.update(render_docs(spec, name, body, example_path(spec)))
+    files.update(render_docs(plan, body, example_path(plan.spec)))
     return files
 
 
-def emit_op_host(item: LoadedSpec) -> dict[str, str]:
-    return render_host(item.spec, item.source.file)
+def emit_op_kernel(plan: OperatorPlan) -> dict[str, str]:
+    return {**render_kernel(plan), **render_aicpu(plan)}
 
 
-def emit_op_kernel(item: LoadedSpec) -> dict[str, str]:
-    return {**render_kernel(item.spec, item.source.file), **render_aicpu(item.spec, item.source.file)}
-
-
-def emit_op_api(item: LoadedSpec) -> dict[str, str]:
-    return render_op_api(item.spec, item.source.file)
-
-
-def emit_golden_tests(item: LoadedSpec) -> dict[str, str]:
-    return render_golden_tests(item.spec, item.source.file)
-
-
-def emit_tests(item: LoadedSpec) -> dict[str, str]:
-    return render_tests(item.spec, item.source.file)
-
-
-def emit_cmake(item: LoadedSpec) -> dict[str, str]:
-    return render_cmake(item.spec, item.source.file)
-
-
-EMITTERS: list[Emitter] = [
+# One entry per artifact of an operator package; each is a pure function of the plan.
+EMITTERS: list[Callable[[OperatorPlan], dict[str, str]]] = [
     emit_docs_and_example,
-    emit_op_host,
+    render_host,
     emit_op_kernel,
-    emit_op_api,
-    emit_golden_tests,
-    emit_tests,
-    emit_cmake,
+    render_op_api,
+    render_golden_tests,
+    render_tests,
+    render_cmake,
 ]
 
 
 @dataclass(frozen=True)
 class BuildResult:
     specs: list[LoadedSpec]
+    plans: list[OperatorPlan]
     files: dict[str, bytes]
+
+
+def render_operator(plan: OperatorPlan) -> dict[str, bytes]:
+    """Every file of one operator package, by path relative to the output tree."""
+    files: dict[str, bytes] = {}
+    for emitter in EMITTERS:
+        for rel, text in emitter(plan).items():
+            path = safe_relative(f"{plan.op}/{rel}")
+            if path in files:
+                raise AssertionError(f"two emitters produce {path}")
+            files[path] = text.encode("utf-8")
+    return files
 
 
 def build_tree(spec_dir: Path) -> BuildResult:
     loaded = load_specs(spec_dir)
+    plans = plan_specs(loaded)
     files: dict[str, bytes] = {}
-    for item in loaded:
-        root = item.spec.operator.dir
-        for emitter in EMITTERS:
-            for rel, text in emitter(item).items():
-                path = safe_relative(f"{root}/{rel}")
-                if path in files:
-                    raise AssertionError(f"two emitters produce {path}")
-                files[path] = text.encode("utf-8")
-    for rel, text in render_python([(item.spec, item.source.file) for item in loaded]).items():
-        files[safe_relative(rel)] = text.encode("utf-8")
-    for rel, text in render_torch_npu([(item.spec, item.source.file) for item in loaded]).items():
-        files[safe_relative(rel)] = text.encode("utf-8")
-    return BuildResult(loaded, dict(sorted(files.items())))
+    for plan in plans:
+        files.update(render_operator(plan))
+    for shared in (render_python, render_torch_npu):
+        for rel, text in shared(plans).items():
+            files[safe_relative(rel)] = text.encode("utf-8")
+    return BuildResult(loaded, plans, dict(sorted(files.items())))

@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from opgen.build import build_tree, load_specs
-from opgen.diagnostics import SpecError
+from opgen.build import build_tree, check_specs
 from opgen.output_tree import UnsafePathError, diff_tree, write_tree
+from opgen.spec.diagnostics import SpecError
 
 
 def _report(exc: SpecError) -> int:
@@ -22,7 +22,7 @@ def _report(exc: SpecError) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     try:
-        loaded = load_specs(Path(args.spec_dir))
+        loaded = check_specs(Path(args.spec_dir))
     except SpecError as exc:
         return _report(exc)
     print(f"opgen: {len(loaded)} spec{'s' if len(loaded) != 1 else ''} OK")
@@ -52,7 +52,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from opgen.model import OpSpec
+    from opgen.spec.model import OpSpec  # noqa: PLC0415 (only this command needs the schema)
 
     schema = OpSpec.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

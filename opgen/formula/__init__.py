@@ -8,6 +8,7 @@
 The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
 """
 
+from .cpp import CPP_HELPERS, to_cpp
 from .errors import FormulaError
 from .ir import (
     Binary,
@@ -28,9 +29,8 @@ from .ir import (
     rewrite,
     walk,
 )
-from .cpp import CPP_HELPERS, to_cpp
-from .numpy_source import NUMPY_HELPERS, to_numpy
 from .latex import describe_condition, negate_condition, to_latex
+from .numpy_source import NUMPY_HELPERS, to_numpy
 from .parser import parse
 from .reference import evaluate, round_to_dtype
 from .simplify import fold_constants, is_constant, specialize, substitute

@@ -15,7 +15,18 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from .grammar import Prec
-from .ir import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Unary
+from .ir import (
+    Binary,
+    BoolConst,
+    Call,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Name,
+    Select,
+    Unary,
+)
 
 _COMPARE_LATEX = {"lt": r"\lt", "le": r"\le", "gt": r"\gt", "ge": r"\ge", "eq": "=", "ne": r"\ne"}
 _NEGATED_COMPARE = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}

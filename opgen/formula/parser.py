@@ -34,7 +34,19 @@ from .grammar import (
     MATH_FUNCTIONS,
     RESERVED,
 )
-from .ir import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Unary, depth
+from .ir import (
+    Binary,
+    BoolConst,
+    Call,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Name,
+    Select,
+    Unary,
+    depth,
+)
 from .lexer import END, NAME, NUMBER, OP, Token, tokenize
 from .symbols import Symbol, SymbolKind
 from .typecheck import ExprType, TypeMismatch, ValueType, node_type

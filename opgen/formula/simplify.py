@@ -12,7 +12,19 @@ from typing import Mapping
 
 import numpy as np
 
-from .ir import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Unary, rewrite
+from .ir import (
+    Binary,
+    BoolConst,
+    Call,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Name,
+    Select,
+    Unary,
+    rewrite,
+)
 from .reference import BINARY, COMPARE, FUNCTIONS
 from .symbols import SymbolKind
 

@@ -9,7 +9,18 @@ from __future__ import annotations
 import math
 
 from .grammar import ARITH_PREC, ARITH_TOKENS, COMPARE_TOKENS, Prec
-from .ir import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Unary
+from .ir import (
+    Binary,
+    BoolConst,
+    Call,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Name,
+    Select,
+    Unary,
+)
 
 _ARITH_SPELLING = {op: tok for tok, op in ARITH_TOKENS.items()}
 _COMPARE_SPELLING = {op: tok for tok, op in COMPARE_TOKENS.items()}

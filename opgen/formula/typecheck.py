@@ -13,7 +13,20 @@ from typing import Sequence
 
 from .errors import FormulaError
 from .grammar import OP_SPELLING
-from .ir import Binary, BoolConst, Call, Compare, Const, Expr, Logical, Name, Select, Unary, children, walk
+from .ir import (
+    Binary,
+    BoolConst,
+    Call,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Name,
+    Select,
+    Unary,
+    children,
+    walk,
+)
 from .symbols import SymbolKind
 
 

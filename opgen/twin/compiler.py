@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from opgen.socs import DEFAULT_SOC, SOC_BY_NAME
+from opgen.spec.socs import DEFAULT_SOC, SOC_BY_NAME
 from opgen.twin import INCLUDE_DIR, SOURCE_DIR
 
 CXX_SUFFIXES = {".cpp", ".cc", ".cxx", ".c++", ".C"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from opgen.socs import DEFAULT_SOC, SOCS, Soc
+from opgen.spec.socs import DEFAULT_SOC, SOCS, Soc
 
 INC_PATH = Path(__file__).parent / "include" / "opgen_twin" / "soc_table.inc"
 

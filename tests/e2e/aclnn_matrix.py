@@ -22,13 +22,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from opgen.aclnn_path_model import aclnn_output  # noqa: E402
-from opgen.dtypes import DType  # noqa: E402
-from opgen.formula_binding import evaluate_reference  # noqa: E402
-from opgen.kernel_plan import kernel_plan  # noqa: E402
-from opgen.model import OpSpec, ParamKind  # noqa: E402
-from opgen.socs import get_soc  # noqa: E402
-from opgen.spec_loader import load_spec  # noqa: E402
+from opgen.plan.aclnn_path import aclnn_output  # noqa: E402
+from opgen.spec.dtypes import DType  # noqa: E402
+from opgen.spec.formula_binding import evaluate_reference  # noqa: E402
+from opgen.plan.kernel import kernel_plan  # noqa: E402
+from opgen.spec.model import OpSpec, ParamKind  # noqa: E402
+from opgen.spec.socs import get_soc  # noqa: E402
+from opgen.spec.loader import load_spec  # noqa: E402
 
 OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 LARGE = 1_000_003

@@ -1,11 +1,11 @@
-"""Turns opgen.negative_cases calls into opgen_ops calls (numpy arrays, numpy scalars, None for null)."""
+"""Turns opgen.plan.cases calls into opgen_ops calls (numpy arrays, numpy scalars, None for null)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from opgen.model import Direction, OpSpec
-from opgen.negative_cases import Arg, Call
+from opgen.spec.model import Direction, OpSpec
+from opgen.plan.cases import Arg, Call
 
 
 def value_of(arg: Arg, rng: np.random.Generator):

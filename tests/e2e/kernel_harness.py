@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from opgen.dtypes import DType
-from opgen.emit_host import opdef_attrs
-from opgen.model import OpSpec
-from opgen.socs import get_soc
+from opgen.spec.dtypes import DType
+from opgen.plan.kernel import opdef_attrs
+from opgen.spec.model import OpSpec
+from opgen.spec.socs import get_soc
 from opgen.twin.compiler import main as cc_main
 
 ROOT = Path(__file__).resolve().parents[2]

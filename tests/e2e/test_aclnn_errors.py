@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from opgen.negative_cases import negative_calls, valid_calls
-from opgen.spec_loader import load_spec
+from opgen.plan.cases import negative_calls, valid_calls
+from opgen.spec.loader import load_spec
 
 from calls import invoke
 

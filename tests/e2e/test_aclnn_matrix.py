@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen.socs import get_soc
+from opgen.spec.socs import get_soc
 
 pytest.importorskip("opgen_ops")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen.spec_loader import load_spec
+from opgen.spec.loader import load_spec
 from opgen.twin.compiler import main as cc_main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from opgen.dtypes import DType
-from opgen.kernel_model import run_program
-from opgen.kernel_plan import kernel_plan
-from opgen.spec_loader import load_spec
-from opgen.socs import get_soc
+from opgen.spec.dtypes import DType
+from opgen.plan.kernel_model import run_program
+from opgen.plan.kernel import kernel_plan
+from opgen.spec.loader import load_spec
+from opgen.spec.socs import get_soc
 
 from kernel_harness import ROOT, KernelHarness
 

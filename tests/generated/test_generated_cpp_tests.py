@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from opgen.api_signature import signatures
-from opgen.kernel_plan import kernel_plan
-from opgen.model import OpSpec, snake_case
-from opgen.negative_cases import negative_calls
-from opgen.spec_loader import load_spec
+from opgen.plan.signature import signatures
+from opgen.plan.kernel import kernel_plan
+from opgen.spec.model import OpSpec, snake_case
+from opgen.plan.cases import negative_calls
+from opgen.spec.loader import load_spec
 from opgen.twin.compiler import Plan, compile_program, compiler, parse_args
 
 ROOT = Path(__file__).resolve().parents[2]

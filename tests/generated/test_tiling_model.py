@@ -1,4 +1,4 @@
-"""opgen.tiling_model.plan_tiling_on agrees with the generated C++ Plan<OpType>Tiling on many sizes, core
+"""opgen.plan.tiling.plan_tiling_on agrees with the generated C++ Plan<OpType>Tiling on many sizes, core
 counts and UB sizes (including figures where the tiling must refuse), for every kernel variant of every spec.
 The generated tiling tests take their expected plans from this model, so it must mirror the C++ exactly."""
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from opgen.kernel_plan import kernel_plan
-from opgen.socs import SOCS
-from opgen.spec_loader import load_spec
-from opgen.tiling_model import plan_tiling_on, ub_bytes
+from opgen.plan.kernel import kernel_plan
+from opgen.spec.socs import SOCS
+from opgen.spec.loader import load_spec
+from opgen.plan.tiling import plan_tiling_on, ub_bytes
 from opgen.twin.compiler import compile_program
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,10 +1,10 @@
-"""opgen.dtypes must agree with PyTorch's promotion and castability tables for every pair."""
+"""opgen.spec.dtypes must agree with PyTorch's promotion and castability tables for every pair."""
 
 import itertools
 
 import pytest
 
-from opgen.dtypes import DType, can_cast, promote_types
+from opgen.spec.dtypes import DType, can_cast, promote_types
 
 torch = pytest.importorskip("torch")
 

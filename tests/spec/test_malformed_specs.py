@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from opgen.cli import main
-from opgen.diagnostics import SpecError
-from opgen.spec_loader import load_spec_text
+from opgen.spec.diagnostics import SpecError
+from opgen.build import check_spec_text
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
@@ -353,7 +353,7 @@ def test_malformed_spec_is_reported_at_its_line(case: Case):
     assert case.old in original, f"case {case.id} no longer applies to {case.spec}"
     mutated = original.replace(case.old, case.new, 1)
     with pytest.raises(SpecError) as info:
-        load_spec_text(mutated, f"specs/{case.spec}")
+        check_spec_text(mutated, f"specs/{case.spec}")
     diagnostics = info.value.diagnostics
     expected_line = _line_of(mutated, case.marker, case.occurrence)
     matching = [d for d in diagnostics if d.kind == case.kind and case.fragment in d.message]

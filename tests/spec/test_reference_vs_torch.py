@@ -13,10 +13,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from opgen.dtypes import DType
-from opgen.formula_binding import evaluate_reference
-from opgen.model import OpSpec, ParamKind
-from opgen.spec_loader import load_spec
+from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import evaluate_reference
+from opgen.spec.model import OpSpec, ParamKind
+from opgen.spec.loader import load_spec
 
 torch = pytest.importorskip("torch")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen.socs import SOCS, get_soc
+from opgen.spec.socs import SOCS, get_soc
 from opgen.twin.compiler import compile_program
 
 FIXTURES = Path(__file__).parent / "fixtures"

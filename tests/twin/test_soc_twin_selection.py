@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen.socs import DEFAULT_SOC, SOCS
+from opgen.spec.socs import DEFAULT_SOC, SOCS
 from opgen.twin import soc_table
 from opgen.twin.compiler import compile_program
 

@@ -1,14 +1,11 @@
-"""Jinja environment for the templates in `templates/` (StrictUndefined: a missing value is a bug)."""
+"""Jinja environment for the templates shipped in `opgen/templates` (StrictUndefined: a missing value is a bug)."""
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 
 import jinja2
-
-TEMPLATE_ROOT = Path(os.environ.get("OPGEN_TEMPLATES", Path(__file__).resolve().parent.parent / "templates"))
 
 _COMMENT = {
     ".md": ("<!-- ", " -->"),
@@ -35,7 +32,7 @@ def generated_notice(output_path: str, spec_name: str) -> str:
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_ROOT)),
+        loader=jinja2.PackageLoader("opgen", "templates"),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,

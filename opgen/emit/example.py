@@ -5,15 +5,17 @@ Its comments state the numbers it will print; they are computed here from the sp
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from opgen.api_signature import main_signature
-from opgen.dtypes import DType
-from opgen.formula_binding import evaluate_reference
-from opgen.model import ExampleTensor, OpSpec, ParamKind
-from opgen.templating import render
+from opgen.emit.templating import render
+from opgen.lang import cpp
+from opgen.plan.operator import OperatorPlan
+from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import evaluate_reference
+from opgen.spec.model import ExampleTensor, OpSpec, ParamKind
 
 
 def example_path(spec: OpSpec) -> str:
@@ -21,10 +23,7 @@ def example_path(spec: OpSpec) -> str:
 
 
 def _literal(value: float, dtype: DType) -> str:
-    if dtype is DType.FLOAT:
-        text = repr(float(value))
-        return text + "f"
-    return repr(float(value))
+    return cpp.float_literal(value, "double" if dtype is DType.DOUBLE else "float")
 
 
 def _tensor_data(tensor: ExampleTensor) -> tuple[str, str]:
@@ -36,7 +35,9 @@ def _tensor_data(tensor: ExampleTensor) -> tuple[str, str]:
 
 
 def _compact(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+    if math.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return cpp.float_literal(value, "double")
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,10 @@ def example_result(spec: OpSpec) -> ExampleResult:
     return ExampleResult(out.name, np.asarray(values))
 
 
-def render_example(spec: OpSpec, spec_name: str) -> str:
+def render_example(operator: OperatorPlan) -> str:
+    spec, spec_name = operator.spec, operator.source
     example = spec.example
-    signature = main_signature(spec)
+    signature = operator.main
     tensors, scalars, handles = [], [], []
     for cparam in signature.user_params:
         param = cparam.param

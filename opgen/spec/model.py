@@ -1,42 +1,32 @@
 """The typed spec model: what one `specs/<op>.yaml` says about one operator.
 
 Field shapes are checked here (Pydantic, unknown keys forbidden); cross-references between fields
-(names used by checks and formulas, dtype relations) are checked by `opgen.spec_checks`.
+(names used by checks and formulas, dtype relations) are checked by `opgen.spec.validate`.
 Every emitter is a pure function of an `OpSpec`.
 """
 
 from __future__ import annotations
 
-import re
 from enum import Enum
 from typing import Annotated, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import BaseModel, Discriminator, Field, Tag, model_validator
 
-from opgen.dtypes import DType
-
-
-class FieldError(ValueError):
-    """A model-level check failure that belongs to one field (so the diagnostic points at that field)."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(message)
-        self.field = field
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
-
-
-CamelName = Annotated[str, Field(pattern=r"^[A-Z][A-Za-z0-9]*$")]
-SnakeName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
-Identifier = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-AclnnName = Annotated[str, Field(pattern=r"^aclnn[A-Z][A-Za-z0-9]*$")]
-
-
-def snake_case(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
-
+from opgen.spec.base import (
+    AclnnName,
+    CamelName,
+    Direction,
+    FieldError,
+    Identifier,
+    ParamKind,
+    SnakeName,
+    snake_case,
+)
+from opgen.spec.base import Strict as _Strict
+from opgen.spec.checks import (
+    CHECK_MODELS,
+)
+from opgen.spec.dtypes import DType
 
 # ---------------------------------------------------------------------------------------------- operator
 
@@ -89,17 +79,6 @@ class Routing(_Strict):
 
 
 # ---------------------------------------------------------------------------------------------- params
-
-
-class Direction(str, Enum):
-    INPUT = "input"
-    OUTPUT = "output"
-
-
-class ParamKind(str, Enum):
-    TENSOR = "tensor"  # const aclTensor* / aclTensor*
-    SCALAR = "scalar"  # const aclScalar*
-    BOOL = "bool"  # bool host argument (attribute / mode flag)
 
 
 class ShapeRelation(_Strict):
@@ -200,67 +179,6 @@ STATUS_CODES = {
     Status.ACLNN_ERR_PARAM_INVALID: 161002,
     Status.ACLNN_ERR_RUNTIME_ERROR: 361001,
     Status.ACLNN_ERR_INNER: 561000,
-}
-
-
-class CheckNotNull(_Strict):
-    not_null: list[Identifier] = Field(description="pointer arguments that must not be null")
-
-
-class CheckDtypeSupported(_Strict):
-    dtype_supported: list[Identifier] = Field(description="dtype must be in the param's per-SoC list")
-
-
-class CheckSameDtype(_Strict):
-    same_dtype: list[Identifier] = Field(min_length=2)
-
-
-class CheckPromotable(_Strict):
-    promotable: list[Identifier] = Field(min_length=2, description="these dtypes must promote to a supported one")
-
-
-class CastableSpec(_Strict):
-    source: list[Identifier] = Field(min_length=1, description="dtype (promoted when several) to cast from")
-    target: Identifier | DType = Field(description="a parameter (its dtype) or a dtype")
-
-
-class CheckCastable(_Strict):
-    castable: CastableSpec
-
-
-class CheckScalarsCastable(_Strict):
-    scalars_castable: list[Identifier] = Field(description="scalars that must be castable to their castable_to")
-
-
-class CheckMaxRank(_Strict):
-    max_rank: list[Identifier] = Field(description="tensors whose rank must be within their 'rank' range")
-
-
-class CheckBroadcast(_Strict):
-    broadcast: list[Identifier] = Field(
-        description="inputs must broadcast; outputs listed must have the broadcast shape", min_length=2
-    )
-
-
-class CheckSameShape(_Strict):
-    same_shape: list[Identifier] = Field(min_length=2)
-
-
-class CheckRejectIf(_Strict):
-    reject_if: str = Field(description="formula-language condition over scalars and bool params")
-
-
-CHECK_MODELS: dict[str, type[_Strict]] = {
-    "not_null": CheckNotNull,
-    "dtype_supported": CheckDtypeSupported,
-    "same_dtype": CheckSameDtype,
-    "promotable": CheckPromotable,
-    "castable": CheckCastable,
-    "scalars_castable": CheckScalarsCastable,
-    "max_rank": CheckMaxRank,
-    "broadcast": CheckBroadcast,
-    "same_shape": CheckSameShape,
-    "reject_if": CheckRejectIf,
 }
 
 
@@ -378,6 +296,16 @@ class OpSpec(_Strict):
     @property
     def outputs(self) -> list[Param]:
         return [p for p in self.params if p.direction is Direction.OUTPUT]
+
+    def shape_sources(self, output: Param) -> list[str]:
+        """The inputs whose (broadcast) shape `output` has: the one rule every artifact follows."""
+        return output.shape.broadcast_result_of or [output.shape.same_as or self.tensor_inputs[0].name]
+
+    def dtype_sources(self, output: Param) -> list[str]:
+        """The inputs whose promoted dtype `output` is computed in (and cast from)."""
+        if output.dtype.same_as:
+            return [output.dtype.same_as]
+        return output.dtype.castable_from or [self.tensor_inputs[0].name]
 
     @property
     def supported_socs(self) -> list[SocSupport]:

@@ -10,20 +10,19 @@ from __future__ import annotations
 import black
 
 from opgen import formula as F
-from opgen.formula_binding import formula_symbols, kernel_formula
-from opgen.model import CheckRejectIf, Direction, OpSpec, ParamKind
-from opgen.negative_cases import negative_calls
-from opgen.templating import render
+from opgen.emit.templating import render
+from opgen.plan.operator import OperatorPlan
+from opgen.spec.model import Direction, OpSpec, ParamKind
 
 _BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
 _SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-7, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
 
 
-def branch_points(spec: OpSpec) -> list[float]:
+def branch_points(expr: F.Expr) -> list[float]:
     """Constants the formula compares tensors with: where the result switches branches."""
     points = set()
-    for node in F.walk(kernel_formula(spec)):
+    for node in F.walk(expr):
         if isinstance(node, F.Compare):
             for side in (node.a, node.b):
                 folded = F.fold_constants(side)
@@ -54,17 +53,17 @@ def _arg_literal(arg) -> str:
     return f"tensor({tuple(arg.shape)!r}, {arg.dtype.value!r})"
 
 
-def render_golden_tests(spec: OpSpec, spec_name: str) -> dict[str, str]:
+def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
+    spec, spec_name = operator.spec, operator.source
     names = _python_names(spec)
     params = [p for p in spec.params if p.direction is Direction.INPUT]
     tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
-    reference = F.to_numpy(kernel_formula(spec), names)
-    rejections = []
-    for row in spec.errors:
-        if isinstance(row.check, CheckRejectIf):
-            condition = F.parse(row.check.reject_if, formula_symbols(spec, tensors=False))
-            rejections.append({"code": row.code, "condition": F.to_numpy(condition, names), "message": row.message})
+    reference = F.to_numpy(operator.kernel_formula, names)
+    rejections = [
+        {"code": r.row.code, "condition": F.to_numpy(r.condition, names), "message": r.row.message}
+        for r in operator.rejections
+    ]
     scalar_values = {
         p.python: list(spec.golden.scalar_values.get(p.name, [spec.example.scalars[p.name]])) for p in scalars
     }
@@ -72,11 +71,11 @@ def render_golden_tests(spec: OpSpec, spec_name: str) -> dict[str, str]:
         d.value: (t.rtol, t.atol, t.max_fail_ratio, t.standard or "") for d, t in spec.golden.tolerance.items()
     }
     errors = []
-    for call in negative_calls(spec):
+    for call in operator.negative_calls:
         if call.null_outputs:
             continue  # a null workspaceSize/executor cannot be passed from Python (see the C++ op_api tests)
         args = {names[n]: _arg_literal(a) for n, a in call.args.items()}
-        out_name = spec.outputs[0].name
+        out_name = operator.outputs[0].param.name
         errors.append(
             {
                 "name": call.name,
@@ -86,7 +85,7 @@ def render_golden_tests(spec: OpSpec, spec_name: str) -> dict[str, str]:
                 "message": call.message,
             }
         )
-    special = [float(v) for v in spec.golden.special_values] + branch_points(spec)
+    special = [float(v) for v in spec.golden.special_values] + branch_points(operator.kernel_formula)
     path = f"tests/test_golden_{spec.operator.dir}.py"
     text = render(
         "op/tests/test_golden_op.py.j2",

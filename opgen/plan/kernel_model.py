@@ -14,8 +14,8 @@ import ml_dtypes
 import numpy as np
 
 from opgen import formula as F
-from opgen.dtypes import DType
-from opgen.lowering import Buffer, Instr, Scalar, VectorProgram
+from opgen.plan.lowering import Buffer, Instr, Scalar, VectorProgram
+from opgen.spec.dtypes import DType
 
 
 def _np(dtype: DType) -> np.dtype:

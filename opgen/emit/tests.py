@@ -4,7 +4,7 @@
   asserting its status (null workspaceSize/executor included), one success case per dtype (and per extra
   mode) whose output is checked against values computed here from the kernel plan's precision path;
 - `tests/ut/op_host/test_<op>_tiling.cpp`: `Plan<OpType>Tiling` per SoC x kernel variant x size, checked
-  against `opgen.tiling_model` and against the tiling's invariants (cores, 32-byte blocks, UB budget);
+  against `opgen.plan.tiling` and against the tiling's invariants (cores, 32-byte blocks, UB budget);
 - `tests/ut/opgen_ut.h` (a header-only gtest-compatible shim) and `tests/ut/op_api/op_api_ut.h`;
 - `tests/golden/gen_data.py` and `compare_data.py`: standalone CANN-style input/golden generation and
   comparison under the spec's precision standard.
@@ -21,17 +21,16 @@ import black
 import numpy as np
 
 from opgen import formula as F
-from opgen.aclnn_path_model import aclnn_output
-from opgen.api_signature import ApiSignature, signatures
-from opgen.dtypes import DType
-from opgen.emit_host import BLOCK_BYTES
-from opgen.formula_binding import formula_symbols, kernel_formula
-from opgen.kernel_plan import KernelPlan, kernel_plan
-from opgen.model import CheckRejectIf, Direction, OpSpec, ParamKind, snake_case
-from opgen.negative_cases import Arg, Call, negative_calls, valid_call, valid_calls
-from opgen.socs import get_soc
-from opgen.templating import render
-from opgen.tiling_model import plan_tiling
+from opgen.emit.templating import render
+from opgen.plan.aclnn_path import aclnn_output
+from opgen.plan.cases import Arg, Call, valid_call
+from opgen.plan.kernel import KernelPlan
+from opgen.plan.operator import OperatorPlan
+from opgen.plan.signature import ApiSignature
+from opgen.plan.tiling import BLOCK_BYTES, plan_tiling
+from opgen.spec.dtypes import DType
+from opgen.spec.model import Direction, OpSpec, ParamKind, snake_case
+from opgen.spec.socs import get_soc
 
 SUCCESS_SHAPE = (2, 5)  # room for the spec's special values next to ordinary ones
 TILING_SIZES = (1, 33, 4099, 1_000_003)
@@ -226,9 +225,10 @@ def _api_args(sig: ApiSignature, call: Call) -> dict[str, Arg] | None:
     return {p.name: call.args[p.name] for p in sig.user_params}
 
 
-def _mode_calls(spec: OpSpec, plan: KernelPlan) -> list[Call]:
+def _mode_calls(operator: OperatorPlan) -> list[Call]:
     """Success calls in the first dtype for every combination of the kernel's mode flags (the example's
     combination is already covered), skipping combinations the error table rejects."""
+    spec, plan = operator.spec, operator.kernel
     base = valid_call(spec, spec.tensor_inputs[0].dtypes[0], SUCCESS_SHAPE)
     calls = []
     for values in itertools.product((False, True), repeat=len(plan.flags)):
@@ -236,27 +236,19 @@ def _mode_calls(spec: OpSpec, plan: KernelPlan) -> list[Call]:
         if all(base.args[flag].value == value for flag, value in mode.items()):
             continue
         args = {**base.args, **{flag: replace(base.args[flag], value=value) for flag, value in mode.items()}}
-        if _rejected(spec, args):
+        if operator.rejects({n: a.value for n, a in args.items()}):
             continue
         suffix = "_".join(f"{flag}{int(value)}" for flag, value in mode.items())
         calls.append(replace(base, name=f"{base.name}_{suffix}", args=args))
     return calls
 
 
-def _rejected(spec: OpSpec, args: dict[str, Arg]) -> bool:
-    for row in spec.errors:
-        if isinstance(row.check, CheckRejectIf):
-            expr = F.parse(row.check.reject_if, formula_symbols(spec, tensors=False))
-            if bool(F.evaluate(expr, {n: args[n].value for n in F.free_names(expr)})):
-                return True
-    return False
-
-
-def success_calls(spec: OpSpec, plan: KernelPlan) -> list[Call]:
+def success_calls(operator: OperatorPlan) -> list[Call]:
     """One success call per dtype of the first input, then one per extra kernel mode."""
+    spec = operator.spec
     first = spec.tensor_inputs[0].name
-    calls = [valid_call(spec, call.args[first].dtype, SUCCESS_SHAPE) for call in valid_calls(spec)]
-    return calls + _mode_calls(spec, plan)
+    calls = [valid_call(spec, call.args[first].dtype, SUCCESS_SHAPE) for call in operator.valid_calls]
+    return calls + _mode_calls(operator)
 
 
 def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call) -> ApiCase | None:
@@ -320,11 +312,11 @@ def _error_case(spec: OpSpec, sig: ApiSignature, call: Call) -> ApiCase | None:
     return ApiCase(call.name, comment, body)
 
 
-def api_test(spec: OpSpec, sig: ApiSignature) -> ApiTest:
+def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
     """The op_api test of one API: the error rows it can express, then the success cases."""
-    plan = kernel_plan(spec)
-    cases = [case for call in negative_calls(spec) if (case := _error_case(spec, sig, call))]
-    cases += [case for call in success_calls(spec, plan) if (case := _success_case(spec, plan, sig, call))]
+    spec, plan = operator.spec, operator.kernel
+    cases = [case for call in operator.negative_calls if (case := _error_case(spec, sig, call))]
+    cases += [case for call in success_calls(operator) if (case := _success_case(spec, plan, sig, call))]
     api_snake = snake_case(sig.name[len("aclnn") :])
     return ApiTest(
         path=f"tests/ut/op_api/test_aclnn_{api_snake}.cpp",
@@ -335,15 +327,15 @@ def api_test(spec: OpSpec, sig: ApiSignature) -> ApiTest:
     )
 
 
-def api_tests(spec: OpSpec) -> list[ApiTest]:
-    return [api_test(spec, sig) for sig in signatures(spec)]
+def api_tests(operator: OperatorPlan) -> list[ApiTest]:
+    return [api_test(operator, sig) for sig in operator.signatures]
 
 
 # ---------------------------------------------------------------------------------------------- tiling tests
 
 
-def _tiling_context(spec: OpSpec) -> dict:
-    plan = kernel_plan(spec)
+def _tiling_context(operator: OperatorPlan) -> dict:
+    spec, plan = operator.spec, operator.kernel
     socs = [get_soc(s.soc) for s in spec.supported_socs]
     variants = [
         {
@@ -398,15 +390,14 @@ def _tiling_context(spec: OpSpec) -> dict:
 # ---------------------------------------------------------------------------------------------- golden scripts
 
 
-def _golden_context(spec: OpSpec) -> dict:
+def _golden_context(operator: OperatorPlan) -> dict:
+    spec = operator.spec
     names = {p.name: p.python for p in spec.params}
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
     rejections, rejection_names = [], set()
-    for row in spec.errors:
-        if isinstance(row.check, CheckRejectIf):
-            condition = F.parse(row.check.reject_if, formula_symbols(spec, tensors=False))
-            rejection_names.update(names[n] for n in F.free_names(condition))
-            rejections.append({"condition": F.to_numpy(condition, names), "message": repr(row.message)})
+    for rejection in operator.rejections:
+        rejection_names.update(names[n] for n in F.free_names(rejection.condition))
+        rejections.append({"condition": F.to_numpy(rejection.condition, names), "message": repr(rejection.row.message)})
     options = [
         {
             "name": p.python,
@@ -417,7 +408,7 @@ def _golden_context(spec: OpSpec) -> dict:
         for p in inputs
         if p.kind is not ParamKind.TENSOR
     ]
-    reference = F.to_numpy(kernel_formula(spec), names)
+    reference = F.to_numpy(operator.kernel_formula, names)
     # Only the helper functions the reference calls (the block holds blank-line-separated functions).
     helpers = [h.strip() for h in F.NUMPY_HELPERS.split("\n\n\n") if h.split("(")[0].split()[-1] + "(" in reference]
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
@@ -462,18 +453,19 @@ def _python_float(value: float) -> str:
 # ---------------------------------------------------------------------------------------------- entry point
 
 
-def render_tests(spec: OpSpec, spec_name: str) -> dict[str, str]:
+def render_tests(operator: OperatorPlan) -> dict[str, str]:
+    spec, spec_name = operator.spec, operator.source
     op = spec.operator.dir
     files = {"tests/ut/opgen_ut.h": render("op/tests/ut/opgen_ut.h.j2", "tests/ut/opgen_ut.h", spec_name)}
     helper = "tests/ut/op_api/op_api_ut.h"
     files[helper] = render(
         "op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=f"{op.upper()}_TESTS_UT_OP_API_OP_API_UT_H_"
     )
-    for test in api_tests(spec):
+    for test in api_tests(operator):
         files[test.path] = render("op/tests/ut/op_api/test_aclnn_api.cpp.j2", test.path, spec_name, test=test)
     tiling = f"tests/ut/op_host/test_{op}_tiling.cpp"
-    files[tiling] = render("op/tests/ut/op_host/test_tiling.cpp.j2", tiling, spec_name, **_tiling_context(spec))
-    golden = _golden_context(spec)
+    files[tiling] = render("op/tests/ut/op_host/test_tiling.cpp.j2", tiling, spec_name, **_tiling_context(operator))
+    golden = _golden_context(operator)
     for name in ("gen_data.py", "compare_data.py"):
         path = f"tests/golden/{name}"
         text = render(f"op/tests/golden/{name}.j2", path, spec_name, **golden)

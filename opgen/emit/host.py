@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen import formula as F
-from opgen.dtypes import DType
-from opgen.emit_kernel import tiling_struct
-from opgen.formula_binding import kernel_formula
-from opgen.kernel_plan import KernelPlan, aicore_dtypes, kernel_plan
-from opgen.model import OpSpec, Param, ParamKind
-from opgen.templating import render
-
-MIN_BYTES_PER_CORE = 4096  # below this, splitting over more cores costs more than it gains
-BLOCK_BYTES = 32
+from opgen.emit.templating import render
+from opgen.plan.kernel import KernelPlan, aicore_dtypes, tiling_struct
+from opgen.plan.operator import OperatorPlan
+from opgen.plan.tiling import BLOCK_BYTES, MIN_BYTES_PER_CORE
+from opgen.spec.dtypes import DType
+from opgen.spec.model import OpSpec, Param
 
 
 @dataclass(frozen=True)
@@ -25,30 +21,6 @@ class OpDefParam:
     name: str
     dtypes: str  # C++ initializer list body
     formats: str
-
-
-@dataclass(frozen=True)
-class OpDefAttr:
-    name: str
-    param: str
-    kind: str  # "Float" or "Bool"
-    default: str
-    index: int
-
-
-def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
-    """Scalars and flags the kernel needs, in spec order; their position is the runtime attr index."""
-    used = set(F.free_names(kernel_formula(spec)))
-    attrs = []
-    for param in spec.params:
-        if param.kind is ParamKind.TENSOR or param.name not in used:
-            continue
-        if param.kind is ParamKind.SCALAR:
-            default = f"{float(param.default if param.default is not None else 0.0)!r}f"
-            attrs.append(OpDefAttr(param.opdef, param.name, "Float", default, len(attrs)))
-        else:
-            attrs.append(OpDefAttr(param.opdef, param.name, "Bool", "true" if param.default else "false", len(attrs)))
-    return attrs
 
 
 def _param_row(param: Param, dtypes: list[DType]) -> OpDefParam:
@@ -95,17 +67,15 @@ def _variant_rows(spec: OpSpec, plan: KernelPlan) -> list[dict]:
 def shape_rule(spec: OpSpec) -> dict:
     out = spec.outputs[0]
     inputs = [p.name for p in spec.tensor_inputs]
-    if out.shape.broadcast_result_of:
-        sources = [inputs.index(name) for name in out.shape.broadcast_result_of]
-        return {"kind": "broadcast", "sources": sources}
-    source = out.shape.same_as or inputs[0]
-    return {"kind": "copy", "sources": [inputs.index(source)]}
+    sources = [inputs.index(name) for name in spec.shape_sources(out)]
+    return {"kind": "broadcast" if out.shape.broadcast_result_of else "copy", "sources": sources}
 
 
-def render_host(spec: OpSpec, spec_name: str) -> dict[str, str]:
+def render_host(operator: OperatorPlan) -> dict[str, str]:
+    spec, spec_name = operator.spec, operator.source
     op = spec.operator.dir
-    plan = kernel_plan(spec)
-    attrs = opdef_attrs(spec)
+    plan = operator.kernel
+    attrs = list(operator.attrs)
     flags = [a for a in attrs if a.kind == "Bool"]
     context = dict(
         op_type=spec.operator.type,

@@ -1,7 +1,7 @@
 """The generated aclnn API's output in numpy, rounding wherever its precision path rounds.
 
 The path: inputs are cast (through float) to the promoted compute dtype and broadcast to out's shape;
-the AI Core kernel's lowered vector program runs on them (`opgen.kernel_model`), or, for dtypes routed
+the AI Core kernel's lowered vector program runs on them (`opgen.plan.kernel_model`), or, for dtypes routed
 to AICPU, the formula is evaluated in double; scalars reach the kernel as float32 attributes; the
 result is cast to out's dtype. The generated op_api tests bake these values in as expectations.
 """
@@ -13,11 +13,11 @@ from collections.abc import Mapping
 import numpy as np
 
 from opgen import formula as F
-from opgen.dtypes import DType, promote_types
-from opgen.formula_binding import kernel_formula
-from opgen.kernel_model import run_program
-from opgen.kernel_plan import KernelPlan, aicore_dtypes
-from opgen.model import OpSpec
+from opgen.plan.kernel import KernelPlan, aicore_dtypes
+from opgen.plan.kernel_model import run_program
+from opgen.spec.dtypes import DType, promote_types
+from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.model import OpSpec
 
 
 def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType]) -> DType:

@@ -11,11 +11,11 @@ import itertools
 from dataclasses import dataclass
 
 from opgen import formula as F
-from opgen.dtypes import DType
-from opgen.formula_binding import kernel_formula
-from opgen.lowering import VectorProgram, lower
-from opgen.model import OpSpec, ParamKind
-from opgen.socs import get_soc
+from opgen.plan.lowering import VectorProgram, lower
+from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.model import OpSpec, ParamKind
+from opgen.spec.socs import get_soc
 
 BUFFER_NUM = 2  # double-buffered queues
 _DTYPE_CODE = {DType.FLOAT: 1, DType.FLOAT16: 2, DType.BFLOAT16: 3}
@@ -99,3 +99,36 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
                 KernelVariant(tiling_key(storage, index), storage, tuple(sorted(mode.items())), index, program)
             )
     return KernelPlan(flags, scalars, inputs, tuple(variants))
+
+
+@dataclass(frozen=True)
+class OpDefAttr:
+    name: str
+    param: str
+    kind: str  # "Float" or "Bool"
+    default: str
+    index: int
+
+
+def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
+    """Scalars and flags the kernel needs, in spec order; their position is the runtime attr index."""
+    used = set(F.free_names(kernel_formula(spec)))
+    attrs = []
+    for param in spec.params:
+        if param.kind is ParamKind.TENSOR or param.name not in used:
+            continue
+        if param.kind is ParamKind.SCALAR:
+            default = f"{float(param.default if param.default is not None else 0.0)!r}f"
+            attrs.append(OpDefAttr(param.opdef, param.name, "Float", default, len(attrs)))
+        else:
+            attrs.append(OpDefAttr(param.opdef, param.name, "Bool", "true" if param.default else "false", len(attrs)))
+    return attrs
+
+
+def tiling_struct(spec: OpSpec) -> str:
+    return f"{spec.operator.type}TilingData"
+
+
+def kernel_name(spec: OpSpec) -> str:
+    """The kernel's entry function, named after the operator directory as in ops-nn."""
+    return spec.operator.dir

@@ -19,9 +19,10 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from opgen.api_signature import ApiSignature, inplace_signature, main_signature
-from opgen.model import Direction, OpSpec, Param, ParamKind
-from opgen.templating import render
+from opgen.emit.templating import render
+from opgen.plan.operator import OperatorPlan
+from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind
 
 ROOT = "torch_npu"
 FUNCTIONS_YAML = f"{ROOT}/op_plugin_functions.yaml"
@@ -108,10 +109,7 @@ def _schema_default(param: Param) -> str:
 
 
 def _single_output(spec: OpSpec) -> Param:
-    outputs = spec.outputs
-    if len(outputs) != 1:
-        raise ValueError(f"{spec.operator.type}: torch_npu binding supports exactly one output, got {len(outputs)}")
-    return outputs[0]
+    return spec.outputs[0]  # the plan admits one output
 
 
 def _inputs(spec: OpSpec) -> list[Param]:
@@ -202,10 +200,7 @@ def output_rule(spec: OpSpec) -> tuple[list[Param], list[Param]]:
     """(shape sources, dtype sources) of the output: the broadcast of `broadcast_result_of` or the shape of
     `same_as`; the dtype of `dtype.same_as` or the promotion of `castable_from`; else the first tensor input."""
     out = _single_output(spec)
-    first = spec.tensor_inputs[0].name
-    shape = out.shape.broadcast_result_of or [out.shape.same_as or first]
-    dtype = [out.dtype.same_as] if out.dtype.same_as else (out.dtype.castable_from or [first])
-    return [spec.param(n) for n in shape], [spec.param(n) for n in dtype]
+    return [spec.param(n) for n in spec.shape_sources(out)], [spec.param(n) for n in spec.dtype_sources(out)]
 
 
 def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
@@ -280,10 +275,11 @@ def _yaml_entry(fn: AtenFunction) -> YamlEntry:
     return YamlEntry(fn.schema, backends + [("op_api", "all_version")])
 
 
-def render_torch_npu(specs: list[tuple[OpSpec, str]]) -> dict[str, str]:
+def render_torch_npu(operators: list[OperatorPlan]) -> dict[str, str]:
     files: dict[str, str] = {}
     entries: list[tuple[AtenFunction, YamlEntry]] = []
-    for spec, name in specs:
+    for operator in operators:
+        spec, name = operator.spec, operator.source
         functions = aten_functions(spec)
         _check_names(spec, functions)
         entries.extend((fn, _yaml_entry(fn)) for fn in functions)
@@ -296,7 +292,7 @@ def render_torch_npu(specs: list[tuple[OpSpec, str]]) -> dict[str, str]:
             uses_acl_op=any(fn.official for fn in functions),
         )
     order = sorted(entries, key=lambda item: (item[0].op, item[0].overload))
-    sources = ", ".join(name for _, name in specs)
+    sources = ", ".join(operator.source for operator in operators)
     files[FUNCTIONS_YAML] = render(
         "torch_npu/op_plugin_functions.yaml.j2",
         FUNCTIONS_YAML,

@@ -4,19 +4,18 @@ dtypes the spec routes away from AI Core (DOUBLE)."""
 from __future__ import annotations
 
 from opgen import formula as F
-from opgen.emit_host import opdef_attrs
-from opgen.formula_binding import kernel_formula
-from opgen.model import OpSpec
-from opgen.templating import render
+from opgen.emit.templating import render
+from opgen.plan.operator import OperatorPlan
 
 
-def render_aicpu(spec: OpSpec, spec_name: str) -> dict[str, str]:
+def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
+    spec, spec_name = operator.spec, operator.source
     if not spec.routing.aicpu:
         return {}
     op = spec.operator.dir
     inputs = spec.tensor_inputs
-    attrs = opdef_attrs(spec)
-    expr = kernel_formula(spec)
+    attrs = list(operator.attrs)
+    expr = operator.kernel_formula
     names = {p.name: f"{p.name}Data[i]" for p in inputs}
     path = f"op_kernel/aicpu/{op}_aicpu.cpp"
     return {

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from opgen.model import OpSpec
-from opgen.templating import render
+from opgen.emit.templating import render
+from opgen.plan.operator import OperatorPlan
 
 
-def render_cmake(spec: OpSpec, spec_name: str) -> dict[str, str]:
+def render_cmake(operator: OperatorPlan) -> dict[str, str]:
+    spec, spec_name = operator.spec, operator.source
     return {
         "CMakeLists.txt": render(
             "op/CMakeLists.txt.j2",

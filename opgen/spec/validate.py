@@ -9,33 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from opgen import formula
-from opgen.diagnostics import Diagnostic, FieldPath, suggest
-from opgen.dtypes import DType
-from opgen.formula_binding import formula_symbols
-from opgen.model import (
-    CheckBroadcast,
-    CheckCastable,
-    CheckDtypeSupported,
-    CheckMaxRank,
-    CheckNotNull,
-    CheckPromotable,
-    CheckRejectIf,
-    CheckSameDtype,
-    CheckSameShape,
-    CheckScalarsCastable,
-    Direction,
-    OpSpec,
-    Param,
-    ParamKind,
-)
-from opgen.socs import SOC_BY_NAME
-from opgen.yaml_source import SourceDocument
+from opgen.spec.checks import IMPLICIT_POINTERS
+from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
+from opgen.spec.formula_binding import formula_symbols
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind
+from opgen.spec.socs import SOC_BY_NAME
+from opgen.spec.yaml_source import SourceDocument
 
 KNOWN_FORMATS = ("ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC", "FRACTAL_NZ", "NCDHW")
 # Vector APIs a spec may require the kernel to use (those the lowering knows how to emit).
 KNOWN_VECTOR_APIS = ("LeakyRelu", "Relu", "Exp", "Ln", "Abs", "Sqrt", "Muls", "Adds", "Maxs", "Mins")
-# Phase-one out-parameters every aclnn API has; null checks may name them.
-IMPLICIT_POINTERS = ("workspaceSize", "executor")
 SPECIAL_VALUES = ("inf", "-inf", "nan")
 
 
@@ -82,8 +65,6 @@ class _Checker:
         self.check_example()
         self.check_golden()
         self.check_kernel()
-        if not self.problems:
-            self.check_generatable()
         return self.problems
 
     def check_params(self) -> None:
@@ -199,66 +180,8 @@ class _Checker:
         self.parse(f.expr, ("formula", "expr"), formula_symbols(self.spec), "formula")
 
     def check_errors(self) -> None:
-        tensors = (ParamKind.TENSOR,)
         for i, row in enumerate(self.spec.errors):
-            check = row.check
-            base = ("errors", i, "check")
-            if isinstance(check, CheckNotNull):
-                for j, name in enumerate(check.not_null):
-                    if name not in IMPLICIT_POINTERS:
-                        self.resolve(
-                            name,
-                            base + ("not_null", j),
-                            kinds=(ParamKind.TENSOR, ParamKind.SCALAR),
-                            what="a null check",
-                        )
-            elif isinstance(check, CheckDtypeSupported):
-                for j, param in enumerate(self.resolve_all(check.dtype_supported, base + ("dtype_supported",))):
-                    if not param.dtypes:
-                        self.report(
-                            base + ("dtype_supported", j),
-                            f"'{param.name}' declares no dtypes to check against",
-                            "invalid",
-                        )
-            elif isinstance(check, CheckSameDtype):
-                self.resolve_all(check.same_dtype, base + ("same_dtype",), kinds=tensors, what="a dtype check")
-            elif isinstance(check, CheckPromotable):
-                self.resolve_all(check.promotable, base + ("promotable",), kinds=tensors, what="a promotion check")
-            elif isinstance(check, CheckCastable):
-                self.resolve_all(
-                    check.castable.source, base + ("castable", "source"), kinds=tensors, what="a cast check"
-                )
-                if not isinstance(check.castable.target, DType):
-                    self.resolve(
-                        check.castable.target, base + ("castable", "target"), kinds=tensors, what="a cast check"
-                    )
-            elif isinstance(check, CheckScalarsCastable):
-                for j, param in enumerate(
-                    self.resolve_all(
-                        check.scalars_castable,
-                        base + ("scalars_castable",),
-                        kinds=(ParamKind.SCALAR,),
-                        what="a scalar cast check",
-                    )
-                ):
-                    if param.dtype.castable_to is None:
-                        self.report(
-                            base + ("scalars_castable", j), f"'{param.name}' has no 'dtype.castable_to'", "invalid"
-                        )
-            elif isinstance(check, CheckMaxRank):
-                self.resolve_all(check.max_rank, base + ("max_rank",), kinds=tensors, what="a rank check")
-            elif isinstance(check, CheckBroadcast):
-                found = self.resolve_all(
-                    check.broadcast, base + ("broadcast",), kinds=tensors, what="a broadcast check"
-                )
-                if found and not any(p.direction is Direction.INPUT for p in found):
-                    self.report(base + ("broadcast",), "a broadcast check needs at least one input", "invalid")
-            elif isinstance(check, CheckSameShape):
-                self.resolve_all(check.same_shape, base + ("same_shape",), kinds=tensors, what="a shape check")
-            elif isinstance(check, CheckRejectIf):
-                self.parse(
-                    check.reject_if, base + ("reject_if",), formula_symbols(self.spec, tensors=False), "condition"
-                )
+            row.check.validate(self, ("errors", i, "check"))
 
     def check_example(self) -> None:
         example = self.spec.example
@@ -312,30 +235,6 @@ class _Checker:
                     ("kernel", "vector_apis", j),
                     f"unknown vector API '{api}'{suggest(api, KNOWN_VECTOR_APIS)}",
                     "unknown-value",
-                )
-
-    def check_generatable(self) -> None:
-        """What the emitters need beyond well-formed names: a lowerable formula, reachable error rows."""
-        from opgen.kernel_plan import kernel_plan
-        from opgen.lowering import LoweringError
-        from opgen.negative_cases import NoCaseError, negative_calls
-
-        try:
-            kernel_plan(self.spec)
-        except LoweringError as exc:
-            self.report(("formula", "expr"), f"the AI Core kernel cannot be generated: {exc}", "not-lowerable")
-        try:
-            negative_calls(self.spec)
-        except NoCaseError as exc:
-            path = ("errors", exc.row, "check") if exc.row is not None else ("errors",)
-            self.report(path, f"{exc}; an earlier row always fails first, or the check cannot fail", "unreachable")
-        for name, tensor in self.spec.example.tensors.items():
-            param = self.params[name]
-            if param.direction is Direction.OUTPUT and tensor.dtype not in (DType.FLOAT, DType.DOUBLE):
-                self.report(
-                    ("example", "tensors", name, "dtype"),
-                    "the example prints its output: use FLOAT or DOUBLE",
-                    "invalid",
                 )
 
 

@@ -1,7 +1,7 @@
 """Load a spec file into a validated `OpSpec`, or raise `SpecError` with every problem found.
 
-Three passes, each reporting everything it can before stopping: YAML structure (opgen.yaml_source),
-field shapes (Pydantic, errors mapped back to file:line:col), then cross-references (opgen.spec_checks).
+Three passes, each reporting everything it can before stopping: YAML structure (opgen.spec.yaml_source),
+field shapes (Pydantic, errors mapped back to file:line:col), then cross-references (opgen.spec.validate).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 import pydantic
 from pydantic import BaseModel
 
-from opgen.diagnostics import Diagnostic, FieldPath, SpecError, suggest
-from opgen.model import CHECK_MODELS, OpSpec
-from opgen.spec_checks import check_spec
-from opgen.yaml_source import SourceDocument, load_yaml
+from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError, suggest
+from opgen.spec.model import CHECK_MODELS, OpSpec
+from opgen.spec.validate import check_spec
+from opgen.spec.yaml_source import SourceDocument, load_yaml
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,53 @@ def load_spec_text(text: str, name: str, path: Path | None = None) -> LoadedSpec
 
 
 def _single(name: str, message: str, kind: str) -> SpecError:
-    from opgen.diagnostics import Location
-
     return SpecError([Diagnostic(Location(name, 1, 1), (), message, kind)])
+
+
+def spec_files(spec_dir: Path) -> list[Path]:
+    return sorted(p for p in spec_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def load_specs(spec_dir: Path) -> list[LoadedSpec]:
+    """Load every spec; raise one SpecError with the diagnostics of all files."""
+    if not spec_dir.is_dir():
+        raise FileNotFoundError(f"spec directory not found: {spec_dir}")
+    problems: list[Diagnostic] = []
+    loaded: list[LoadedSpec] = []
+    for path in spec_files(spec_dir):
+        try:
+            loaded.append(load_spec(path, display_name=_display_name(spec_dir, path)))
+        except SpecError as exc:
+            problems.extend(exc.diagnostics)
+    problems.extend(_cross_spec_problems(loaded))
+    if problems:
+        raise SpecError(problems)
+    return loaded
+
+
+def _display_name(spec_dir: Path, path: Path) -> str:
+    """`specs/leaky_relu.yaml`: stable whatever the working directory, so outputs are deterministic."""
+    return f"{spec_dir.resolve().name}/{path.name}"
+
+
+def _cross_spec_problems(loaded: list[LoadedSpec]) -> list[Diagnostic]:
+    problems = []
+    owners: dict[tuple[str, str], LoadedSpec] = {}
+    for item in loaded:
+        spec = item.spec
+        keys = [
+            ("operator.dir", spec.operator.dir, ("operator", "dir")),
+            ("operator.type", spec.operator.type, ("operator", "type")),
+            ("api.name", spec.api.name, ("api", "name")),
+        ]
+        if spec.api.inplace:
+            keys.append(("api.name", spec.api.inplace.name, ("api", "inplace", "name")))
+        for label, value, path in keys:
+            first = owners.setdefault((label, value), item)
+            if first is not item:
+                message = f"{label} '{value}' is already used by {first.source.file}"
+                problems.append(Diagnostic(item.source.location_of(path), path, message, "duplicate-name"))
+    return problems
 
 
 # ------------------------------------------------------------------------------ Pydantic error mapping

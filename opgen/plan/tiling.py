@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.emit_host import BLOCK_BYTES, MIN_BYTES_PER_CORE
-from opgen.kernel_plan import KernelVariant
-from opgen.socs import Soc
+from opgen.plan.kernel import KernelVariant
+from opgen.spec.socs import Soc
+
+MIN_BYTES_PER_CORE = 4096  # below this, splitting over more cores costs more than it gains
+BLOCK_BYTES = 32
 
 
 @dataclass(frozen=True)

@@ -9,27 +9,20 @@ import itertools
 from dataclasses import dataclass
 
 from opgen import formula
-from opgen.api_signature import ApiSignature, CParam, signatures
-from opgen.formula_binding import formula_symbols, latex_symbols
-from opgen.model import (
-    CastableSpec,
-    CheckBroadcast,
-    CheckCastable,
-    CheckNotNull,
-    CheckPromotable,
-    CheckSameDtype,
-    CheckSameShape,
+from opgen.emit.templating import render
+from opgen.plan.operator import OperatorPlan
+from opgen.plan.signature import ApiSignature, CParam
+from opgen.spec.formula_binding import latex_symbols
+from opgen.spec.model import (
     Direction,
     ErrorRow,
     OpSpec,
     Param,
     ParamKind,
 )
-from opgen.socs import get_soc
-from opgen.templating import render
+from opgen.spec.socs import get_soc
 
 _CONTEXT = "../../../docs/zh/context"
-RELATIONAL_CHECKS = (CheckCastable, CheckSameShape, CheckSameDtype, CheckBroadcast, CheckPromotable)
 
 
 def _link(page: str) -> str:
@@ -141,15 +134,6 @@ def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
     return rows
 
 
-def _check_names(row: ErrorRow) -> list[str]:
-    value = getattr(row.check, next(iter(type(row.check).model_fields)))
-    if isinstance(value, list):
-        return value
-    if isinstance(value, CastableSpec):
-        return value.source + ([value.target] if isinstance(value.target, str) else [])
-    return []
-
-
 def _rows_for(spec: OpSpec, signature: ApiSignature) -> list[tuple[ErrorRow, str]]:
     """The rows an API can hit, with their doc text; for an in-place API, named as it names them."""
     if not signature.inplace:
@@ -157,13 +141,10 @@ def _rows_for(spec: OpSpec, signature: ApiSignature) -> list[tuple[ErrorRow, str
     inplace = next(p.name for p in signature.params if p.inplace)
     rows = []
     for row in spec.errors:
-        names = list(dict.fromkeys(inplace if n in signature.replaced else n for n in _check_names(row)))
-        if isinstance(row.check, RELATIONAL_CHECKS) and len(names) == 1:
+        names = list(dict.fromkeys(inplace if n in signature.replaced else n for n in row.check.names()))
+        if row.check.relational and len(names) == 1:
             continue  # relates the replaced params to each other: one tensor cannot fail it
-        if isinstance(row.check, CheckNotNull):
-            rows.append((row, f"传入的{_join_names(names, '或')}是空指针。"))
-        else:
-            rows.append((row, _inplace_text(row.doc, signature)))
+        rows.append((row, row.check.inplace_doc(names) or _inplace_text(row.doc, signature)))
     return rows
 
 
@@ -198,9 +179,8 @@ class FormulaBlock:
     latex: str
 
 
-def formula_blocks(spec: OpSpec) -> list[FormulaBlock]:
+def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
     """One block per combination of the mode flags the formula uses (e.g. isResult True / False)."""
-    expr = formula.parse(spec.formula.expr, formula_symbols(spec))
     flags = sorted(formula.flags_used(expr))
     lhs = spec.param(spec.formula.output).latex or spec.formula.output
     symbols = latex_symbols(spec)
@@ -239,13 +219,14 @@ def _api_context(spec: OpSpec, signature: ApiSignature) -> dict:
     }
 
 
-def render_docs(spec: OpSpec, spec_name: str, example_program: str, example_path: str) -> dict[str, str]:
-    sigs = signatures(spec)
+def render_docs(operator: OperatorPlan, example_program: str, example_path: str) -> dict[str, str]:
+    spec, spec_name = operator.spec, operator.source
+    sigs = list(operator.signatures)
     names = [s.name for s in sigs]
     doc_file = f"docs/{spec.api.doc_stem}.md"
     common = {
         "function": spec.operator.function,
-        "formulas": formula_blocks(spec),
+        "formulas": formula_blocks(spec, operator.formula),
         "var_doc": spec.formula.var_doc,
     }
     api_doc = render(

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from opgen import formula
-from opgen.model import Direction, OpSpec, ParamKind
+from opgen.spec.base import Direction, ParamKind
+
+if TYPE_CHECKING:
+    from opgen.spec.model import OpSpec
 
 _SYMBOL_KIND = {ParamKind.SCALAR: formula.SymbolKind.SCALAR, ParamKind.BOOL: formula.SymbolKind.FLAG}
 
@@ -28,12 +33,27 @@ def formula_symbols(spec: OpSpec, *, tensors: bool = True) -> dict[str, formula.
     return table
 
 
+@lru_cache(maxsize=512)
+def _parse_cached(text: str, symbols: tuple[tuple[str, formula.Symbol], ...]) -> formula.Expr:
+    return formula.parse(text, dict(symbols))
+
+
+def parse_with(text: str, symbols: dict[str, formula.Symbol]) -> formula.Expr:
+    """Parse `text` over `symbols`, once per distinct (text, symbol table): the IR is immutable."""
+    return _parse_cached(text, tuple(sorted(symbols.items())))
+
+
+def parse_condition(spec: OpSpec, text: str) -> formula.Expr:
+    """An error-table condition over the spec's scalars and flags."""
+    return parse_with(text, formula_symbols(spec, tensors=False))
+
+
 def latex_symbols(spec: OpSpec) -> dict[str, str]:
     return {p.name: p.latex for p in spec.params if p.latex}
 
 
 def parsed_formula(spec: OpSpec) -> formula.Expr:
-    return formula.parse(spec.formula.expr, formula_symbols(spec))
+    return parse_with(spec.formula.expr, formula_symbols(spec))
 
 
 def kernel_formula(spec: OpSpec) -> formula.Expr:

@@ -2,8 +2,8 @@
 
 The program is a straight-line list of vector instructions over UB buffers (input/output queue tensors,
 VECCALC temporaries, compare masks) plus host-uniform scalars. It is the single model behind the kernel's
-`Compute` (opgen.emit_kernel), the UB budget of the tiling (how many tile-sized buffers are live), and the
-bit-exact numpy model of the kernel's precision path (opgen.kernel_model).
+`Compute` (opgen.emit.kernel), the UB budget of the tiling (how many tile-sized buffers are live), and the
+bit-exact numpy model of the kernel's precision path (opgen.plan.kernel_model).
 
 Rules (SoC-independent; the SoC decides `compute`):
 - tensors whose storage dtype is not the compute dtype are Cast to it once (CAST_NONE, exact), and the
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from opgen import formula as F
-from opgen.dtypes import DType
+from opgen.spec.dtypes import DType
 
 
 class LoweringError(ValueError):

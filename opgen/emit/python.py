@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import black
 
 from opgen import formula as F
-from opgen.api_signature import ApiSignature, signatures
-from opgen.formula_binding import formula_symbols
-from opgen.model import Direction, OpSpec, Param, ParamKind
-from opgen.templating import generated_notice, render
+from opgen.emit.templating import generated_notice, render
+from opgen.plan.operator import OperatorPlan
+from opgen.plan.signature import ApiSignature
+from opgen.spec.model import Direction, Param, ParamKind
 
 PACKAGE = "python/opgen_ops"
 _BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
@@ -44,11 +44,12 @@ def _default(param: Param) -> str | None:
     return repr(param.default)
 
 
-def _doc(spec: OpSpec, sig: ApiSignature) -> str:
+def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
+    spec = operator.spec
     lines = [
         f"{sig.name}: {spec.operator.function}",
         "",
-        f"    {spec.formula.output} = {F.to_text(F.parse(spec.formula.expr, formula_symbols(spec)))}",
+        f"    {spec.formula.output} = {F.to_text(operator.formula)}",
         "",
     ]
     lines.append("Args:")
@@ -65,7 +66,8 @@ def _doc(spec: OpSpec, sig: ApiSignature) -> str:
     return "\n".join(lines)
 
 
-def _function(spec: OpSpec, sig: ApiSignature, name: str) -> PyFunction:
+def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunction:
+    spec = operator.spec
     args: list[PyArg] = []
     call: list[str] = []
     out_init = None
@@ -81,8 +83,7 @@ def _function(spec: OpSpec, sig: ApiSignature, name: str) -> PyFunction:
             returns = py
         elif param.direction is Direction.OUTPUT:
             has_out = True
-            shape_of = param.shape.broadcast_result_of or [param.shape.same_as or spec.tensor_inputs[0].name]
-            dtype_of = param.dtype.castable_from or [spec.tensor_inputs[0].name]
+            shape_of, dtype_of = spec.shape_sources(param), spec.dtype_sources(param)
             py_names = lambda names: "[" + ", ".join(spec.param(n).python for n in names) + "]"  # noqa: E731
             out_init = f"if out is None:\n        out = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)})"
             call.append("_rt.Tensor(out, output=True)")
@@ -104,17 +105,17 @@ def _function(spec: OpSpec, sig: ApiSignature, name: str) -> PyFunction:
         call="[" + ", ".join(call) + "]",
         out_init=out_init,
         returns=returns,
-        doc=_doc(spec, sig),
+        doc=_doc(operator, sig),
         spec=spec.operator.dir,
     )
 
 
-def python_functions(spec: OpSpec) -> list[PyFunction]:
-    sigs = signatures(spec)
-    functions = [_function(spec, sigs[0], spec.api.aten or spec.api.snake)]
+def python_functions(operator: OperatorPlan) -> list[PyFunction]:
+    spec, sigs = operator.spec, operator.signatures
+    functions = [_function(operator, sigs[0], spec.api.aten or spec.api.snake)]
     if len(sigs) > 1:
         inplace = spec.api.inplace
-        functions.append(_function(spec, sigs[1], (inplace.aten if inplace else None) or sigs[1].name))
+        functions.append(_function(operator, sigs[1], (inplace.aten if inplace else None) or sigs[1].name))
     return functions
 
 
@@ -122,9 +123,9 @@ def _format(text: str) -> str:
     return black.format_str(text, mode=_BLACK)
 
 
-def render_python(specs: list[tuple[OpSpec, str]]) -> dict[str, str]:
-    functions = [f for spec, _ in specs for f in python_functions(spec)]
-    sources = ", ".join(name for _, name in specs)
+def render_python(operators: list[OperatorPlan]) -> dict[str, str]:
+    functions = [f for operator in operators for f in python_functions(operator)]
+    sources = ", ".join(operator.source for operator in operators)
     files = {}
     init = render("python/opgen_ops/__init__.py.j2", "__init__.py", sources, functions=functions)
     files[f"{PACKAGE}/__init__.py"] = _format(init)

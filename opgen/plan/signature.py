@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.model import Direction, OpSpec, Param, ParamKind
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,10 @@ class ApiSignature:
     @property
     def user_params(self) -> tuple[CParam, ...]:
         return tuple(p for p in self.params if p.param is not None)
+
+    def parameter_list(self, separator: str) -> str:
+        """The phase-one parameters as the header and source declare them: `const aclTensor *self`."""
+        return separator.join(f"{p.ctype} {p.stars}{p.name}" for p in self.params)
 
     def phase_one_lines(self) -> list[str]:
         width = max(len(p.ctype) + 1 + len(p.stars) for p in self.params)

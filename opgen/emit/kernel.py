@@ -10,19 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen import formula as F
-from opgen.dtypes import DType
-from opgen.kernel_plan import BUFFER_NUM, KernelPlan, KernelVariant, kernel_plan
-from opgen.lowering import Buffer, Instr, LoweringError, Scalar
-from opgen.model import OpSpec
-from opgen.templating import render
-
-
-def tiling_struct(spec: OpSpec) -> str:
-    return f"{spec.operator.type}TilingData"
-
-
-def kernel_name(spec: OpSpec) -> str:
-    return spec.operator.dir
+from opgen.emit.templating import render
+from opgen.plan.kernel import (
+    BUFFER_NUM,
+    KernelPlan,
+    KernelVariant,
+    kernel_name,
+    tiling_struct,
+)
+from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
+from opgen.plan.operator import OperatorPlan
+from opgen.spec.dtypes import DType
+from opgen.spec.model import OpSpec
 
 
 def _float_literal(value: float) -> str:
@@ -149,8 +148,9 @@ def branches(views: list[VariantView], same: callable) -> list[BranchView]:
     return result
 
 
-def render_kernel(spec: OpSpec, spec_name: str) -> dict[str, str]:
-    plan = kernel_plan(spec)
+def render_kernel(operator: OperatorPlan) -> dict[str, str]:
+    spec, spec_name = operator.spec, operator.source
+    plan = operator.kernel
     op = spec.operator.dir
     inputs = [spec.param(name) for name in plan.inputs]
     output = spec.outputs[0]

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from opgen.diagnostics import Diagnostic, FieldPath, Location, SpecError
+from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError
 
 _STD = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_STD + t for t in ("str", "int", "float", "bool", "null")}

@@ -1,0 +1,159 @@
+"""op_api: the two-phase aclnn API (L2) and the L0 wrapper that launches the AI Core or AICPU kernel.
+
+The checks are the spec's error table, in its order, each returning its status and logging its message;
+then empty tensors short-cut, inputs are made contiguous, promoted, broadcast, the L0 op runs, the result
+is cast to out's dtype and copied into `out` (which may be a non-contiguous view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen.emit.templating import render
+from opgen.plan.kernel import OpDefAttr, aicore_dtypes
+from opgen.plan.operator import OperatorPlan
+from opgen.plan.signature import ApiSignature
+from opgen.spec.checks import (
+    CheckDtypeSupported,
+    cpp_dtype,
+    cpp_promote,
+    dtype_list_function,
+)
+from opgen.spec.dtypes import DType
+from opgen.spec.model import OpSpec, ParamKind
+from opgen.spec.socs import get_soc
+
+
+def _c_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+@dataclass(frozen=True)
+class DtypeList:
+    param: str
+    function: str  # C++ function returning the list for the current SoC
+    groups: list[tuple[list[str], str, str]]  # (SocVersion enumerators, list variable, initializer body)
+    default: str  # list variable for SoCs the spec does not name
+
+
+def dtype_lists(spec: OpSpec) -> list[DtypeList]:
+    """Per-parameter dtype lists by SoC (a SoC's list is the param's minus what the SoC lacks)."""
+    lists = []
+    checked = {
+        n for row in spec.errors if isinstance(row.check, CheckDtypeSupported) for n in row.check.names()
+    }
+    for param in spec.params:
+        if param.name not in checked:  # only the lists a check reads (an unused one would warn)
+            continue
+        base = "k" + param.name[0].upper() + param.name[1:] + "Dtypes"
+        by_list: dict[tuple[DType, ...], list[str]] = {}
+        for support in spec.socs:
+            by_list.setdefault(tuple(spec.dtypes_on(param, support.soc)), []).append(get_soc(support.soc).soc_version)
+        full = tuple(param.dtypes)
+        groups = []
+        default = base
+        for i, (dtypes, socs) in enumerate(by_list.items()):
+            var = base if dtypes == full else f"{base}{i}"
+            groups.append((socs, var, ", ".join(cpp_dtype(d) for d in dtypes)))
+        if full not in by_list:
+            groups.append(([], base, ", ".join(cpp_dtype(d) for d in full)))
+        function = dtype_list_function(param.name)
+        lists.append(DtypeList(param.name, function, groups, default))
+    return lists
+
+
+@dataclass(frozen=True)
+class CheckView:
+    status: str
+    condition: str
+    setup: list[str]
+    message: str
+
+
+def checks(operator: OperatorPlan) -> list[CheckView]:
+    return [
+        CheckView(row.status.value, check.condition, list(check.setup), _c_string(row.message))
+        for row, check in zip(operator.spec.errors, operator.checks)
+    ]
+
+
+def _compute_dtype_expr(spec: OpSpec) -> str:
+    inputs = spec.tensor_inputs
+    promoted = [p.name for p in inputs if p.dtype.promote_with] or [inputs[0].name]
+    names = list(dict.fromkeys(promoted + [n for p in inputs for n in p.dtype.promote_with]))
+    return cpp_promote(names)
+
+
+def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
+    """L0 parameters: tensors (kernel inputs), then the attributes the kernel needs, as plain values."""
+    args = []
+    for attr in attrs:
+        param = spec.param(attr.param)
+        if param.kind is ParamKind.SCALAR:
+            args.append({"name": attr.param, "ctype": "float", "value": f"{attr.param}->ToFloat()", "attr": attr.name})
+        else:
+            args.append({"name": attr.param, "ctype": "bool", "value": attr.param, "attr": attr.name})
+    return args
+
+
+def render_op_api(operator: OperatorPlan) -> dict[str, str]:
+    spec, spec_name = operator.spec, operator.source
+    op = spec.operator.dir
+    sigs = list(operator.signatures)
+    main = sigs[0]
+    header = f"aclnn_{spec.api.snake}.h"
+    out = operator.outputs[0].param
+    inputs = spec.tensor_inputs
+    broadcast = operator.outputs[0].broadcast
+    l0_args = _l0_args(spec, list(operator.attrs))
+    aicore = [cpp_dtype(d) for d in aicore_dtypes(spec)]
+    common = dict(
+        op=op,
+        op_type=spec.operator.type,
+        header=header,
+        guard=f"OP_API_INC_ACLNN_{spec.api.snake.upper()}_H_",
+        l0_header=f"{op}.h",
+        apis=[_api_view(s) for s in sigs],
+        main=_api_view(main),
+        inplace=_inplace_view(sigs[1], main) if len(sigs) > 1 else None,
+        dtype_lists=dtype_lists(spec),
+        checks=checks(operator),
+        inputs=[{"name": p.name, "opdef": p.opdef} for p in inputs],
+        out=out.name,
+        compute_dtype=_compute_dtype_expr(spec),
+        broadcast=broadcast,
+        l0_args=l0_args,
+        aicore_dtypes=", ".join(aicore),
+        aicpu=bool(spec.routing.aicpu),
+        dfx_in=", ".join(
+            p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input"
+        ),
+    )
+    files = {}
+    for template, name in (
+        ("op/op_api/aclnn_api.h.j2", f"op_api/{header}"),
+        ("op/op_api/aclnn_api.cpp.j2", f"op_api/aclnn_{spec.api.snake}.cpp"),
+        ("op/op_api/l0.h.j2", f"op_api/{op}.h"),
+        ("op/op_api/l0.cpp.j2", f"op_api/{op}.cpp"),
+    ):
+        files[name] = render(template, name, spec_name, **common)
+    return files
+
+
+def _api_view(sig: ApiSignature) -> dict:
+    return {
+        "name": sig.name,
+        "get_workspace": sig.get_workspace_name,
+        "phase_one_params": sig.parameter_list(",\n    "),
+        "inplace_param": next((p.name for p in sig.params if p.inplace), None),
+        "call_args": [p.name for p in sig.user_params],
+        "all_names": [p.name for p in sig.params],
+    }
+
+
+def _inplace_view(sig: ApiSignature, main: ApiSignature) -> dict:
+    """The in-place API forwards to the main one with its tensor standing for every param it replaces."""
+    view = _api_view(sig)
+    inplace = view["inplace_param"]
+    view["forward_args"] = [inplace if p.name in sig.replaced else p.name for p in main.user_params]
+    return view

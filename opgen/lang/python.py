@@ -1,0 +1,108 @@
+"""Python source text: string and docstring literals, comments, float literals, reserved names."""
+
+from __future__ import annotations
+
+import keyword
+import math
+
+from opgen.lang import Code
+
+# Characters a Python literal may hold as they are: printable and not a line break of any kind.
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _escape_char(char: str, quote: str) -> str:
+    if char == "\\":
+        return "\\\\"
+    if char == quote:
+        return "\\" + quote
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    if char in named:
+        return named[char]
+    point = ord(char)
+    if char.isprintable() and char not in _LINE_BREAKS and not 0xD800 <= point <= 0xDFFF:
+        return char
+    if point < 0x100:
+        return f"\\x{point:02x}"
+    if point < 0x10000:
+        return f"\\u{point:04x}"
+    return f"\\U{point:08x}"
+
+
+def string(text: str) -> Code:
+    """A str literal holding exactly `text`; double quotes unless that needs more escapes (black's rule)."""
+    quote = "'" if '"' in text and "'" not in text else '"'
+    return Code(quote + "".join(_escape_char(c, quote) for c in text) + quote)
+
+
+def docstring_body(text: str) -> Code:
+    """Text for inside a non-raw triple-quoted docstring: it cannot close the string or hold a NUL.
+
+    Every quote and backslash is escaped, so neither a `\"\"\"` nor a trailing backslash can end the literal.
+    """
+    out = []
+    for char in text:
+        if char == "\n":
+            out.append(char)
+        elif char == '"':
+            out.append('\\"')
+        else:
+            out.append(_escape_char(char, '"'))
+    return Code("".join(out))
+
+
+def comment(text: str) -> Code:
+    """One `#` comment line's text: line breaks and control characters are shown escaped."""
+    return Code("".join(c if c == "\\" else _escape_char(c, "") for c in text))
+
+
+def float_literal(value: float) -> Code:
+    """A float expression; non-finite values need `import math` in the generated module."""
+    value = float(value)
+    if math.isnan(value):
+        return Code("math.nan")
+    if math.isinf(value):
+        return Code("math.inf" if value > 0 else "-math.inf")
+    return Code(repr(value))
+
+
+def literal(value: object) -> Code:
+    """A Python literal of a None, bool, int, float or str value."""
+    if value is None or isinstance(value, bool):
+        return Code(repr(value))
+    if isinstance(value, int):
+        return Code(str(value))
+    if isinstance(value, float):
+        return float_literal(value)
+    if isinstance(value, str):
+        return string(value)
+    raise TypeError(f"no Python literal for {type(value).__name__}")
+
+
+KEYWORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+# Builtins the generated function bodies call; shadowing any other builtin inside a function is harmless.
+BUILTINS = frozenset(
+    {"bool", "float", "int", "complex", "str", "tuple", "list", "dict", "len", "range", "isinstance", "type"}
+    | {"zip", "print", "any", "all", "abs", "sum", "open", "object", "getattr", "sorted", "enumerate", "None"}
+    | {"ValueError", "TypeError", "RuntimeError", "Exception", "OSError", "AssertionError"}
+)
+# Module-level names the generated Python uses (opgen_ops, golden tests and scripts): a parameter with
+# one of these names would hide it inside the generated function.
+GENERATED_MODULE_NAMES = frozenset(
+    {"np", "math", "ml_dtypes", "torch", "pytest", "opgen_ops", "argparse", "pathlib", "sys", "os", "annotations"}
+)
+
+
+def reserved_reason(name: str) -> str | None:
+    """Why `name` cannot be a Python identifier in generated code, or None when it can."""
+    if not name.isidentifier():
+        return "is not a Python identifier"
+    if name in KEYWORDS:
+        return "is a Python keyword"
+    if name.startswith("_"):
+        return "starts with '_', which generated Python keeps for its own names"
+    if name in BUILTINS:
+        return "is a Python builtin that generated code uses"
+    if name in GENERATED_MODULE_NAMES:
+        return "is a module name the generated Python uses"
+    return None

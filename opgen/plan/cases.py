@@ -1,0 +1,122 @@
+"""Concrete calls derived from a spec: one valid call per dtype, and one call per error-table row that
+trips exactly that row (every earlier row passes). Used by the generated C++ op_api tests and the
+generated Python golden tests, so both exercise the error table the docs show.
+
+What makes a row fail, and how to make it fail, belongs to its check kind (`opgen.spec.checks`); this
+module only supplies the spec's output rules and picks, per row, the first mutation that trips it alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from opgen.spec.checks import Arg, Args, NoCaseError
+from opgen.spec.dtypes import DType, promote_types
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind
+
+BASE_SHAPE = (2, 3)
+
+__all__ = ["Arg", "Call", "NoCaseError", "negative_calls", "valid_call", "valid_calls", "SpecCallModel"]
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: dict[str, Arg]  # by main-API parameter name, in signature order
+    null_outputs: tuple[str, ...] = ()  # workspaceSize / executor passed as nullptr (C++ only)
+    status: int = 0
+    status_name: str = "ACLNN_SUCCESS"
+    message: str = ""  # the row's log message, for negative calls
+    row: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _scalar_default(spec: OpSpec, param: Param) -> Arg:
+    value = spec.example.scalars[param.name]
+    if param.kind is ParamKind.BOOL:
+        return Arg("bool", value=bool(value))
+    dtype = spec.example.scalar_dtypes.get(param.name, DType.FLOAT)
+    return Arg("scalar", dtype=dtype, value=float(value))
+
+
+def output_shape(spec: OpSpec, output: Param, args: Args) -> tuple[int, ...]:
+    sources = spec.shape_sources(output)
+    try:
+        return tuple(np.broadcast_shapes(*(args[s].shape for s in sources)))
+    except ValueError:
+        return args[sources[0]].shape
+
+
+def output_dtype(spec: OpSpec, output: Param, args: Args) -> DType:
+    sources = spec.dtype_sources(output)
+    dtype = args[sources[0]].dtype
+    assert dtype is not None
+    for name in sources[1:]:
+        other = args[name].dtype
+        dtype = (promote_types(dtype, other) if other is not None else None) or dtype
+    return dtype
+
+
+@dataclass(frozen=True)
+class SpecCallModel:
+    """The spec's output rules over concrete arguments (the `CallModel` check kinds mutate through)."""
+
+    spec: OpSpec
+
+    def with_outputs(self, args: Args) -> Args:
+        result = dict(args)
+        for out in self.spec.outputs:
+            result[out.name] = Arg("tensor", output_shape(self.spec, out, args), output_dtype(self.spec, out, args))
+        return result
+
+    def output_dtype(self, args: Args) -> DType:
+        return output_dtype(self.spec, self.spec.outputs[0], args)
+
+
+def valid_call(spec: OpSpec, dtype: DType, shape: tuple[int, ...] = BASE_SHAPE) -> Call:
+    args: Args = {}
+    for param in spec.params:
+        if param.kind is ParamKind.TENSOR and param.direction is Direction.INPUT:
+            args[param.name] = Arg("tensor", shape, dtype)
+        elif param.kind is not ParamKind.TENSOR:
+            args[param.name] = _scalar_default(spec, param)
+    args = SpecCallModel(spec).with_outputs(args)
+    return Call(f"valid_{dtype.value.lower()}", {p.name: args[p.name] for p in spec.params})
+
+
+def valid_calls(spec: OpSpec) -> list[Call]:
+    return [valid_call(spec, d) for d in spec.tensor_inputs[0].dtypes]
+
+
+def first_failing_row(spec: OpSpec, args: Args, null_outputs: tuple[str, ...] = ()) -> int | None:
+    """The index of the error row a call trips (the first that fails), or None when it passes them all."""
+    soc = spec.supported_socs[0].soc  # the tests run on a supported SoC
+    for index, row in enumerate(spec.errors):
+        if row.check.kind != "not_null" and any(a.kind == "null" for a in args.values()):
+            continue  # other checks read what a pointer points to; only a null check looks at the pointer
+        if row.check.fails(spec, args, null_outputs, soc):
+            return index
+    return None
+
+
+def negative_calls(spec: OpSpec) -> list[Call]:
+    """One call per error row, each tripping exactly its row; NoCaseError if a row is unreachable."""
+    model = SpecCallModel(spec)
+    base = valid_call(spec, spec.tensor_inputs[0].dtypes[0]).args
+    calls = []
+    for index, row in enumerate(spec.errors):
+        try:
+            mutations = row.check.mutations(model, base)
+        except NoCaseError as exc:
+            raise NoCaseError(str(exc), index) from None
+        for args, null_outputs in mutations:
+            if first_failing_row(spec, args, null_outputs) == index:
+                ordered = {p.name: args[p.name] for p in spec.params}
+                name = f"row{index}_{row.check.case_name}"
+                calls.append(Call(name, ordered, null_outputs, row.code, row.status.value, row.message, index))
+                break
+        else:
+            raise NoCaseError(f"no call trips error row {index} ({row.doc})", index)
+    return calls

@@ -1,0 +1,139 @@
+"""One frozen plan per operator: everything decided about it, computed once, read by every emitter.
+
+The plan holds the parsed formulas, the API signatures, each error row's C++ check, the kernel plan
+(lowered vector programs per dtype and mode), the OpDef attributes, the output rules and the concrete
+valid and negative calls. Emitters are pure functions of it; none recomputes what it holds.
+A spec that validates but cannot be generated (a formula that does not lower, an unreachable error row)
+fails here with a `PlanError` naming the spec field at fault.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen import formula as F
+from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
+from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_plan, opdef_attrs
+from opgen.plan.lowering import LoweringError
+from opgen.plan.signature import ApiSignature, signatures
+from opgen.spec.checks import CheckRejectIf, CppCheck
+from opgen.spec.diagnostics import FieldPath
+from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import kernel_formula, parsed_formula
+from opgen.spec.model import Direction, ErrorRow, OpSpec, Param
+
+
+@dataclass(frozen=True)
+class PlanProblem:
+    path: FieldPath
+    message: str
+    kind: str
+
+
+class PlanError(Exception):
+    def __init__(self, problems: list[PlanProblem]):
+        super().__init__("; ".join(p.message for p in problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class OutputRule:
+    """How one output's shape and dtype follow from the inputs (the same rule in every artifact)."""
+
+    param: Param
+    shape_sources: tuple[str, ...]  # its shape is the broadcast shape of these inputs
+    dtype_sources: tuple[str, ...]  # its dtype is cast from the promoted dtype of these inputs
+
+    @property
+    def broadcast(self) -> bool:
+        return bool(self.param.shape.broadcast_result_of)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """An error row whose check is a condition over scalars and flags."""
+
+    row: ErrorRow
+    index: int
+    condition: F.Expr
+
+
+@dataclass(frozen=True)
+class OperatorPlan:
+    spec: OpSpec
+    source: str  # the spec as named in generated-file notices, e.g. specs/leaky_relu.yaml
+    formula: F.Expr  # as written (with the spec's short variable names)
+    kernel_formula: F.Expr  # over parameter names only
+    signatures: tuple[ApiSignature, ...]  # the main API first, then the in-place one
+    checks: tuple[CppCheck, ...]  # one per error row, in order
+    rejections: tuple[Rejection, ...]
+    kernel: KernelPlan
+    attrs: tuple[OpDefAttr, ...]
+    outputs: tuple[OutputRule, ...]
+    valid_calls: tuple[Call, ...]
+    negative_calls: tuple[Call, ...]
+
+    @property
+    def main(self) -> ApiSignature:
+        return self.signatures[0]
+
+    @property
+    def inplace(self) -> ApiSignature | None:
+        return self.signatures[1] if len(self.signatures) > 1 else None
+
+    @property
+    def op(self) -> str:
+        return self.spec.operator.dir
+
+    def rejects(self, values: dict[str, float | bool | None]) -> bool:
+        """True when some error-table condition holds for these scalar and flag values."""
+        return any(r.row.check.rejects(self.spec, values) for r in self.rejections if isinstance(r.row.check, CheckRejectIf))
+
+
+def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
+    problems: list[PlanProblem] = []
+    if len(spec.outputs) != 1:
+        # Several outputs are modelled everywhere as a list, but the kernel lowering computes one.
+        raise PlanError(
+            [PlanProblem(("params",), f"the operator has {len(spec.outputs)} outputs; opgen generates one", "invalid")]
+        )
+    try:
+        kernel = kernel_plan(spec)
+    except LoweringError as exc:
+        problems.append(PlanProblem(("formula", "expr"), f"the AI Core kernel cannot be generated: {exc}", "not-lowerable"))
+    try:
+        negatives = tuple(negative_calls(spec))
+    except NoCaseError as exc:
+        path: FieldPath = ("errors", exc.row, "check") if exc.row is not None else ("errors",)
+        problems.append(
+            PlanProblem(path, f"{exc}; an earlier row always fails first, or the check cannot fail", "unreachable")
+        )
+    for name, tensor in spec.example.tensors.items():
+        if spec.param(name).direction is Direction.OUTPUT and tensor.dtype not in (DType.FLOAT, DType.DOUBLE):
+            problems.append(
+                PlanProblem(
+                    ("example", "tensors", name, "dtype"), "the example prints its output: use FLOAT or DOUBLE", "invalid"
+                )
+            )
+    if problems:
+        raise PlanError(problems)
+    return OperatorPlan(
+        spec=spec,
+        source=source,
+        formula=parsed_formula(spec),
+        kernel_formula=kernel_formula(spec),
+        signatures=tuple(signatures(spec)),
+        checks=tuple(row.check.cpp(spec) for row in spec.errors),
+        rejections=tuple(
+            Rejection(row, i, row.check.condition(spec))
+            for i, row in enumerate(spec.errors)
+            if isinstance(row.check, CheckRejectIf)
+        ),
+        kernel=kernel,
+        attrs=tuple(opdef_attrs(spec)),
+        outputs=tuple(
+            OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
+        ),
+        valid_calls=tuple(valid_calls(spec)),
+        negative_calls=negatives,
+    )

@@ -1,0 +1,539 @@
+"""The check kinds of an error table, each one class that owns everything about its rule.
+
+In the spirit of MLIR's constraint records, a check kind states in one place:
+- its YAML shape (the Pydantic fields) and what its names must resolve to (`validate`);
+- its C++ failure condition in the generated op_api (`cpp`);
+- its evaluation on a concrete call, in Python (`fails`), which decides which error row a call trips;
+- the argument mutations that make it fail (`mutations`), from which negative test cases are derived;
+- the facts the docs need: the parameters it names (`names`) and whether it relates parameters to each
+  other (`relational`: an in-place API, whose one tensor stands for several, cannot fail it).
+
+Adding a check kind means adding one class here and listing it in `CHECK_KINDS`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+import numpy as np
+from pydantic import Field
+
+from opgen import formula as F
+from opgen.spec.base import Direction, Identifier, ParamKind, Strict
+from opgen.spec.diagnostics import FieldPath
+from opgen.spec.dtypes import DType, can_cast, promote_types
+from opgen.spec.formula_binding import parse_condition
+
+if TYPE_CHECKING:
+    from opgen.spec.model import OpSpec, Param
+
+# Phase-one out-parameters every aclnn API has; null checks may name them.
+IMPLICIT_POINTERS = ("workspaceSize", "executor")
+TENSORS = (ParamKind.TENSOR,)
+
+
+# ---------------------------------------------------------------------------------------------- concrete calls
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One API argument: a tensor (shape, dtype), a scalar (value, dtype), a bool, or a null pointer."""
+
+    kind: str  # tensor / scalar / bool / null
+    shape: tuple[int, ...] = ()
+    dtype: DType | None = None
+    value: float | bool | None = None
+
+
+Args = dict[str, Arg]
+Mutation = tuple[Args, tuple[str, ...]]  # arguments, and the phase-one outputs passed as nullptr
+
+
+class NoCaseError(ValueError):
+    """No call can trip this row while passing every earlier one (the row is unreachable)."""
+
+    def __init__(self, message: str, row: int | None = None):
+        super().__init__(message)
+        self.row = row
+
+
+# Dtypes tried, in order, when a check needs one a parameter does not accept.
+CANDIDATE_DTYPES = (
+    DType.INT32,
+    DType.INT8,
+    DType.UINT16,
+    DType.INT64,
+    DType.COMPLEX64,
+    DType.BOOL,
+    DType.DOUBLE,
+    DType.FLOAT16,
+    DType.FLOAT,
+)
+
+
+def unsupported_dtype(supported: list[DType], *, castable_from: DType | None = None) -> DType:
+    for dtype in CANDIDATE_DTYPES:
+        if dtype not in supported and (castable_from is None or not can_cast(castable_from, dtype)):
+            return dtype
+    raise NoCaseError("every candidate dtype is supported")
+
+
+# ---------------------------------------------------------------------------------------------- contexts
+
+
+class Resolver(Protocol):
+    """What validation offers a check: name resolution with diagnostics at exact YAML paths."""
+
+    spec: OpSpec
+
+    def resolve(
+        self, name: str, path: FieldPath, *, kinds: tuple[ParamKind, ...] | None = None, what: str = ""
+    ) -> Param | None: ...
+
+    def resolve_all(
+        self, names: list[str], path: FieldPath, *, kinds: tuple[ParamKind, ...] | None = None, what: str = ""
+    ) -> list[Param]: ...
+
+    def report(self, path: FieldPath, message: str, kind: str) -> None: ...
+
+    def parse(self, text: str, path: FieldPath, symbols: dict[str, F.Symbol], what: str) -> None: ...
+
+
+class CallModel(Protocol):
+    """What negative-case derivation offers a check: the spec's output rules over concrete arguments."""
+
+    spec: OpSpec
+
+    def with_outputs(self, args: Args) -> Args:
+        """`args` with every output recomputed from the inputs, so only the mutated input is wrong."""
+        ...
+
+    def output_dtype(self, args: Args) -> DType: ...
+
+
+@dataclass(frozen=True)
+class CppCheck:
+    condition: str  # C++ expression, true when the check fails
+    setup: tuple[str, ...] = ()  # statements computing what the condition reads
+
+
+def cpp_dtype(dtype: DType) -> str:
+    return f"op::DataType::{dtype.ge_enum.split('::')[1]}"
+
+
+def cpp_shape(name: str) -> str:
+    return f"{name}->GetViewShape()"
+
+
+def cpp_promote(names: list[str]) -> str:
+    expr = f"{names[0]}->GetDataType()"
+    for name in names[1:]:
+        expr = f"PromoteType({expr}, {name}->GetDataType())"
+    return expr
+
+
+def dtype_list_function(param: str) -> str:
+    """The op_api function returning a parameter's dtypes on the current SoC."""
+    return param[0].upper() + param[1:] + "Dtypes"
+
+
+def _any(names: list[str], fmt: str) -> str:
+    return " || ".join(fmt.format(n) for n in names)
+
+
+# ---------------------------------------------------------------------------------------------- the kinds
+
+
+class CheckKind(Strict):
+    """Base of every check kind; a YAML check is a one-key mapping whose key is `kind`."""
+
+    kind: ClassVar[str]
+    relational: ClassVar[bool] = False
+
+    @property
+    def case_name(self) -> str:
+        """Suffix of the negative test case tripping this check."""
+        return type(self).__name__.removeprefix("Check").lower()
+
+    def names(self) -> list[str]:
+        """The parameters the check names, in order (doc rows rename them for an in-place API)."""
+        value = getattr(self, self.kind)
+        return list(value) if isinstance(value, list) else []
+
+    def inplace_doc(self, names: list[str]) -> str | None:
+        """The doc text of this row for an in-place API when it cannot reuse the row's own; None: reuse."""
+        return None
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        raise NotImplementedError
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        raise NotImplementedError
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        raise NotImplementedError
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        raise NotImplementedError
+
+
+class CheckNotNull(CheckKind):
+    kind: ClassVar[str] = "not_null"
+    not_null: list[Identifier] = Field(description="pointer arguments that must not be null")
+
+    def inplace_doc(self, names: list[str]) -> str | None:
+        joined = names[0] if len(names) == 1 else "、".join(names[:-1]) + "或" + names[-1]
+        return f"传入的{joined}是空指针。"
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        for j, name in enumerate(self.not_null):
+            if name not in IMPLICIT_POINTERS:
+                resolver.resolve(
+                    name, path + ("not_null", j), kinds=(ParamKind.TENSOR, ParamKind.SCALAR), what="a null check"
+                )
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        return CppCheck(_any(self.not_null, "{} == nullptr"))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(n in null_outputs or (n in args and args[n].kind == "null") for n in self.not_null)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        return [
+            (base, (name,)) if name in IMPLICIT_POINTERS else ({**base, name: Arg("null")}, ())
+            for name in self.not_null
+        ]
+
+
+class CheckDtypeSupported(CheckKind):
+    kind: ClassVar[str] = "dtype_supported"
+    dtype_supported: list[Identifier] = Field(description="dtype must be in the param's per-SoC list")
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        for j, param in enumerate(resolver.resolve_all(self.dtype_supported, path + ("dtype_supported",))):
+            if not param.dtypes:
+                resolver.report(
+                    path + ("dtype_supported", j), f"'{param.name}' declares no dtypes to check against", "invalid"
+                )
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        return CppCheck(
+            " || ".join(f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())" for n in self.dtype_supported)
+        )
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(args[n].dtype not in spec.dtypes_on(spec.param(n), soc) for n in self.dtype_supported)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        spec = model.spec
+        tensors = {p.name for p in spec.params if p.kind is ParamKind.TENSOR}
+        outputs = {p.name for p in spec.outputs}
+        candidates: list[Mutation] = []
+        for name in self.dtype_supported:
+            bad = unsupported_dtype(spec.param(name).dtypes)
+            if name in tensors:
+                mutated = {n: (replace(a, dtype=bad) if n == name else a) for n, a in base.items()}
+                candidates.append((model.with_outputs(mutated), ()))
+                # also with every input tensor in the bad dtype, for ops that require equal dtypes first
+                same = {n: (replace(a, dtype=bad) if n in tensors - outputs else a) for n, a in base.items()}
+                candidates.append((model.with_outputs(same), ()))
+            else:
+                value = True if bad is DType.BOOL else 1
+                candidates.append(({**base, name: replace(base[name], dtype=bad, value=value)}, ()))
+        return candidates
+
+
+class CheckSameDtype(CheckKind):
+    kind: ClassVar[str] = "same_dtype"
+    relational: ClassVar[bool] = True
+    same_dtype: list[Identifier] = Field(min_length=2)
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        resolver.resolve_all(self.same_dtype, path + ("same_dtype",), kinds=TENSORS, what="a dtype check")
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        first, *rest = self.same_dtype
+        return CppCheck(_any(rest, "{}->GetDataType() != " + f"{first}->GetDataType()"))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        first = args[self.same_dtype[0]].dtype
+        return any(args[n].dtype is not first for n in self.same_dtype[1:])
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        first, second = self.same_dtype[0], self.same_dtype[1]
+        others = [d for d in model.spec.param(second).dtypes if d is not base[first].dtype]
+        if not others:
+            raise NoCaseError(f"'{second}' accepts no dtype other than {base[first].dtype}")
+        return [(model.with_outputs({**base, second: replace(base[second], dtype=others[0])}), ())]
+
+
+class CheckPromotable(CheckKind):
+    kind: ClassVar[str] = "promotable"
+    relational: ClassVar[bool] = True
+    promotable: list[Identifier] = Field(min_length=2, description="these dtypes must promote to a supported one")
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        resolver.resolve_all(self.promotable, path + ("promotable",), kinds=TENSORS, what="a promotion check")
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        return CppCheck(f"{cpp_promote(self.promotable)} == op::DataType::DT_UNDEFINED")
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        dtype: DType | None = args[self.promotable[0]].dtype
+        for name in self.promotable[1:]:
+            other = args[name].dtype
+            dtype = promote_types(dtype, other) if dtype is not None and other is not None else None
+        return dtype is None
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        first, second = self.promotable[0], self.promotable[1]
+        dtype = base[first].dtype
+        for candidate in CANDIDATE_DTYPES:
+            if dtype is not None and promote_types(dtype, candidate) is None:
+                return [(model.with_outputs({**base, second: replace(base[second], dtype=candidate)}), ())]
+        raise NoCaseError(f"every candidate dtype promotes with {dtype}")
+
+
+class CastableSpec(Strict):
+    source: list[Identifier] = Field(min_length=1, description="dtype (promoted when several) to cast from")
+    target: Identifier | DType = Field(description="a parameter (its dtype) or a dtype")
+
+
+class CheckCastable(CheckKind):
+    kind: ClassVar[str] = "castable"
+    relational: ClassVar[bool] = True
+    castable: CastableSpec
+
+    def names(self) -> list[str]:
+        target = self.castable.target
+        return list(self.castable.source) + ([] if isinstance(target, DType) else [target])
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        resolver.resolve_all(self.castable.source, path + ("castable", "source"), kinds=TENSORS, what="a cast check")
+        if not isinstance(self.castable.target, DType):
+            resolver.resolve(self.castable.target, path + ("castable", "target"), kinds=TENSORS, what="a cast check")
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        target = self.castable.target
+        to = cpp_dtype(target) if isinstance(target, DType) else f"{target}->GetDataType()"
+        return CppCheck(f"!CanCast({cpp_promote(self.castable.source)}, {to})")
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        source: DType | None = args[self.castable.source[0]].dtype
+        for name in self.castable.source[1:]:
+            other = args[name].dtype
+            source = promote_types(source, other) if source is not None and other is not None else None
+        target = self.castable.target
+        goal = target if isinstance(target, DType) else args[target].dtype
+        return source is None or goal is None or not can_cast(source, goal)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        target = self.castable.target
+        if isinstance(target, DType):
+            raise NoCaseError("casts to a fixed dtype are covered by the dtype rows")
+        bad = unsupported_dtype([], castable_from=model.output_dtype(base))
+        return [({**base, target: replace(base[target], dtype=bad)}, ())]
+
+
+class CheckScalarsCastable(CheckKind):
+    kind: ClassVar[str] = "scalars_castable"
+    scalars_castable: list[Identifier] = Field(description="scalars that must be castable to their castable_to")
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        found = resolver.resolve_all(
+            self.scalars_castable, path + ("scalars_castable",), kinds=(ParamKind.SCALAR,), what="a scalar cast check"
+        )
+        for j, param in enumerate(found):
+            if param.dtype.castable_to is None:
+                resolver.report(path + ("scalars_castable", j), f"'{param.name}' has no 'dtype.castable_to'", "invalid")
+
+    def _goal(self, spec: OpSpec, name: str) -> DType:
+        goal = spec.param(name).dtype.castable_to
+        assert goal is not None  # validated
+        return goal
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        return CppCheck(
+            " || ".join(
+                f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})" for n in self.scalars_castable
+            )
+        )
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(
+            args[n].dtype is None or not can_cast(args[n].dtype, self._goal(spec, n)) for n in self.scalars_castable
+        )
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        candidates: list[Mutation] = []
+        for name in self.scalars_castable:
+            goal = self._goal(model.spec, name)
+            bad = next((d for d in (DType.COMPLEX64, DType.COMPLEX128) if not can_cast(d, goal)), None)
+            if bad is not None:
+                candidates.append(({**base, name: replace(base[name], dtype=bad, value=1.0)}, ()))
+        return candidates
+
+
+class CheckMaxRank(CheckKind):
+    kind: ClassVar[str] = "max_rank"
+    max_rank: list[Identifier] = Field(description="tensors whose rank must be within their 'rank' range")
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        resolver.resolve_all(self.max_rank, path + ("max_rank",), kinds=TENSORS, what="a rank check")
+
+    @staticmethod
+    def _range(spec: OpSpec, name: str) -> tuple[int, int]:
+        rank = spec.param(name).rank
+        assert rank is not None  # a tensor parameter always has one
+        return rank
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        parts = []
+        for name in self.max_rank:
+            low, high = self._range(spec, name)
+            parts.append(f"{cpp_shape(name)}.GetDimNum() > {high}")
+            if low > 0:
+                parts.append(f"{cpp_shape(name)}.GetDimNum() < {low}")
+        return CppCheck(" || ".join(parts))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(not self._range(spec, n)[0] <= len(args[n].shape) <= self._range(spec, n)[1] for n in self.max_rank)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        spec = model.spec
+        tensors = {p.name for p in spec.params if p.kind is ParamKind.TENSOR}
+        outputs = {p.name for p in spec.outputs}
+        candidates: list[Mutation] = []
+        for name in self.max_rank:
+            deep = (1,) * (self._range(spec, name)[1] + 1)
+            if name in outputs:
+                candidates.append(({**base, name: replace(base[name], shape=deep)}, ()))
+                continue
+            candidates.append((model.with_outputs({**base, name: replace(base[name], shape=deep)}), ()))
+            every = {n: (replace(a, shape=deep) if n in tensors else a) for n, a in base.items()}
+            candidates.append((every, ()))
+        return candidates
+
+
+class CheckBroadcast(CheckKind):
+    kind: ClassVar[str] = "broadcast"
+    relational: ClassVar[bool] = True
+    broadcast: list[Identifier] = Field(
+        description="inputs must broadcast; outputs listed must have the broadcast shape", min_length=2
+    )
+
+    def _split(self, spec: OpSpec) -> tuple[list[str], list[str]]:
+        inputs = [n for n in self.broadcast if spec.param(n).direction is Direction.INPUT]
+        return inputs, [n for n in self.broadcast if n not in inputs]
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        found = resolver.resolve_all(self.broadcast, path + ("broadcast",), kinds=TENSORS, what="a broadcast check")
+        if found and not any(p.direction is Direction.INPUT for p in found):
+            resolver.report(path + ("broadcast",), "a broadcast check needs at least one input", "invalid")
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        inputs, outputs = self._split(spec)
+        setup = [f"op::Shape broadcastShape = {cpp_shape(inputs[0])};", "bool broadcastOk = true;"]
+        for name in inputs[1:]:
+            setup += [
+                "{",
+                "  op::Shape merged;",
+                f"  broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, {cpp_shape(name)}, merged);",
+                "  broadcastShape = merged;",
+                "}",
+            ]
+        condition = "!broadcastOk" + "".join(f" || {cpp_shape(o)} != broadcastShape" for o in outputs)
+        return CppCheck(condition, tuple(setup))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        inputs, outputs = self._split(spec)
+        try:
+            shape = np.broadcast_shapes(*(args[n].shape for n in inputs))
+        except ValueError:
+            return True
+        return any(args[n].shape != tuple(shape) for n in outputs)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        inputs, outputs = self._split(model.spec)
+        candidates: list[Mutation] = []
+        if len(inputs) > 1:
+            candidates.append(({**base, inputs[1]: replace(base[inputs[1]], shape=(4, 5))}, ()))
+        candidates += [({**base, name: replace(base[name], shape=(7,))}, ()) for name in outputs]
+        return candidates
+
+
+class CheckSameShape(CheckKind):
+    kind: ClassVar[str] = "same_shape"
+    relational: ClassVar[bool] = True
+    same_shape: list[Identifier] = Field(min_length=2)
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        resolver.resolve_all(self.same_shape, path + ("same_shape",), kinds=TENSORS, what="a shape check")
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        first, *rest = self.same_shape
+        return CppCheck(_any(rest, cpp_shape("{}") + f" != {cpp_shape(first)}"))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        first = args[self.same_shape[0]].shape
+        return any(args[n].shape != first for n in self.same_shape[1:])
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        return [({**base, name: replace(base[name], shape=(5,))}, ()) for name in self.same_shape[1:]]
+
+
+class CheckRejectIf(CheckKind):
+    kind: ClassVar[str] = "reject_if"
+    reject_if: str = Field(description="formula-language condition over scalars and bool params", max_length=4096)
+
+    def condition(self, spec: OpSpec) -> F.Expr:
+        return parse_condition(spec, self.reject_if)
+
+    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+        from opgen.spec.formula_binding import formula_symbols
+
+        resolver.parse(self.reject_if, path + ("reject_if",), formula_symbols(resolver.spec, tensors=False), "condition")
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        names = {p.name: f"{p.name}->ToDouble()" for p in spec.params if p.kind is ParamKind.SCALAR}
+        return CppCheck(F.to_cpp(self.condition(spec), names))
+
+    def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | None]) -> bool:
+        """True when the condition holds for these scalar and flag values."""
+        expr = self.condition(spec)
+        return bool(F.evaluate(expr, {n: values[n] for n in F.free_names(expr)}))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return self.rejects(spec, {n: a.value for n, a in args.items()})
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        spec = model.spec
+        expr = self.condition(spec)
+        names = list(F.free_names(expr))
+        options: list[list[float | bool]] = [
+            [True, False] if spec.param(n).kind is ParamKind.BOOL else [-1.5, 0.5, 0.0, 2.0] for n in names
+        ]
+        found: list[Mutation] = []
+        for combo in itertools.product(*options):
+            env = dict(zip(names, combo))
+            if bool(F.evaluate(expr, env)):
+                found.append(({**base, **{n: replace(base[n], value=v) for n, v in env.items()}}, ()))
+        return found
+
+
+CHECK_KINDS: tuple[type[CheckKind], ...] = (
+    CheckNotNull,
+    CheckDtypeSupported,
+    CheckSameDtype,
+    CheckPromotable,
+    CheckCastable,
+    CheckScalarsCastable,
+    CheckMaxRank,
+    CheckBroadcast,
+    CheckSameShape,
+    CheckRejectIf,
+)
+CHECK_MODELS: dict[str, type[CheckKind]] = {kind.kind: kind for kind in CHECK_KINDS}
