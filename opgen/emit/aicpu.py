@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from opgen import formula as F
 from opgen.emit.templating import render
+from opgen.lang import code, ident
 from opgen.plan.operator import OperatorPlan
 
 
@@ -23,11 +24,11 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             "op/op_kernel/aicpu/aicpu.cpp.j2",
             path,
             spec_name,
-            op_type=spec.operator.type,
-            inputs=[{"name": p.name, "index": i} for i, p in enumerate(inputs)],
+            op_type=ident(spec.operator.type),
+            inputs=[{"name": ident(p.name), "index": i} for i, p in enumerate(inputs)],
             attrs=attrs,
-            element_expr=F.to_cpp(expr, names),
-            helpers=F.CPP_HELPERS,
-            dtypes=[d.ge_enum.replace("ge::", "") for d in spec.routing.aicpu],
+            element_expr=code(F.to_cpp(expr, names)),
+            helpers=code(F.CPP_HELPERS),
+            dtypes=[ident(d.ge_enum.replace("ge::", "")) for d in spec.routing.aicpu],
         )
     }

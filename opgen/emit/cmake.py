@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from opgen.emit.templating import render
+from opgen.lang import code, ident, idents
 from opgen.plan.operator import OperatorPlan
 
 
@@ -13,8 +14,8 @@ def render_cmake(operator: OperatorPlan) -> dict[str, str]:
             "op/CMakeLists.txt.j2",
             "CMakeLists.txt",
             spec_name,
-            op=spec.operator.dir,
-            socs=[s.soc for s in spec.supported_socs],
-            arch_tiling_dir="op_host",
+            op=ident(spec.operator.dir),
+            socs=idents([s.soc for s in spec.supported_socs]),
+            arch_tiling_dir=code("op_host"),
         )
     }

@@ -6,10 +6,12 @@ Every row and sentence is derived from the spec here; the templates only lay the
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 from opgen import formula
 from opgen.emit.templating import render
+from opgen.lang import Code, code, ident, markdown
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, CParam
 from opgen.spec.formula_binding import latex_symbols
@@ -35,26 +37,27 @@ def _join_names(names: list[str], last: str = "与") -> str:
 
 @dataclass(frozen=True)
 class ParamRow:
-    name: str
-    direction: str
-    description: str
-    notes: str
-    dtypes: str
-    formats: str
-    rank: str
-    non_contiguous: str
+    name: Code
+    direction: Code
+    description: Code
+    notes: Code
+    dtypes: Code
+    formats: Code
+    rank: Code
+    non_contiguous: Code
 
 
 @dataclass(frozen=True)
 class ErrorGroup:
-    status: str
+    status: Code
     code: int
-    descriptions: list[str]
+    descriptions: list[Code]
 
 
 def usage_notes(spec: OpSpec, param: Param) -> list[str]:
-    """使用说明 lines: free notes first, then one line per structured fact of the parameter."""
-    notes = list(param.notes)
+    """使用说明 lines: free notes first (Markdown from the spec, sanitised), then one line per structured
+    fact of the parameter (generated from names the spec validated)."""
+    notes: list[str] = [markdown.text(note) for note in param.notes]
     if param.empty_tensor:
         notes.append("支持空Tensor。")
     rel = param.dtype
@@ -92,18 +95,19 @@ def _soc_dtype_notes(spec: OpSpec, param: Param) -> list[str]:
     ]
 
 
-def _cell(lines: list[str]) -> str:
+def _cell(lines: list[str]) -> Code:
+    """Usage-note lines as one table cell; each line is already sanitised or generated."""
     if not lines:
-        return "-"
+        return Code("-")
     if len(lines) == 1:
-        return lines[0]
-    return "<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul>"
+        return code(" ".join(lines[0].splitlines()))
+    return code("<ul>" + "".join(f"<li>{' '.join(line.splitlines())}</li>" for line in lines) + "</ul>")
 
 
-def _direction(cparam: CParam) -> str:
+def _direction(cparam: CParam) -> Code:
     if cparam.inplace:
-        return "输入/输出"
-    return "输入" if cparam.direction is Direction.INPUT else "输出"
+        return Code("输入/输出")
+    return Code("输入" if cparam.direction is Direction.INPUT else "输出")
 
 
 def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
@@ -112,25 +116,29 @@ def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
         param = cparam.param
         assert param is not None
         if cparam.inplace:
-            description = f"输入输出tensor，即公式中的{'与'.join(signature.replaced)}，计算结果原地写回。"
+            description = code(f"输入输出tensor，即公式中的{'与'.join(signature.replaced)}，计算结果原地写回。")
             notes = ["支持空Tensor。"] if param.empty_tensor else []
         else:
-            description, notes = param.description, usage_notes(spec, param)
+            description, notes = markdown.html_cell(param.description), usage_notes(spec, param)
         is_tensor = param.kind is ParamKind.TENSOR
         rows.append(
             ParamRow(
-                name=cparam.name,
+                name=ident(cparam.name),
                 direction=_direction(cparam),
                 description=description,
                 notes=_cell(notes),
-                dtypes="、".join(d.value for d in param.dtypes) or "-",
-                formats="、".join(param.formats) or "-",
-                rank=f"{param.rank[0]}-{param.rank[1]}" if is_tensor and param.rank else "-",
-                non_contiguous=("√" if param.non_contiguous else "×") if is_tensor else "-",
+                dtypes=code("、".join(d.value for d in param.dtypes) or "-"),
+                formats=code("、".join(param.formats) or "-"),
+                rank=code(f"{param.rank[0]}-{param.rank[1]}" if is_tensor and param.rank else "-"),
+                non_contiguous=code(("√" if param.non_contiguous else "×") if is_tensor else "-"),
             )
         )
-    rows.append(ParamRow("workspaceSize", "输出", "返回需要在Device侧申请的workspace大小。", "-", "-", "-", "-", "-"))
-    rows.append(ParamRow("executor", "输出", "返回op执行器，包含了算子计算流程。", "-", "-", "-", "-", "-"))
+    for name, text in (
+        ("workspaceSize", "返回需要在Device侧申请的workspace大小。"),
+        ("executor", "返回op执行器，包含了算子计算流程。"),
+    ):
+        none = Code("-")
+        rows.append(ParamRow(Code(name), Code("输出"), Code(text), none, none, none, none, none))
     return rows
 
 
@@ -152,8 +160,8 @@ def error_groups(spec: OpSpec, signature: ApiSignature) -> list[ErrorGroup]:
     """Consecutive rows with one status share a cell (rowspan), as in the ops-nn docs."""
     groups = []
     for status, rows in itertools.groupby(_rows_for(spec, signature), key=lambda item: item[0].status):
-        docs = [text for _, text in rows]
-        groups.append(ErrorGroup(status.value, status.code, docs))
+        docs = [markdown.html_cell(text) for _, text in rows]
+        groups.append(ErrorGroup(ident(status.value), status.code, docs))
     return groups
 
 
@@ -175,45 +183,52 @@ def _inplace_text(text: str, signature: ApiSignature) -> str:
 
 @dataclass(frozen=True)
 class FormulaBlock:
-    title: str | None  # e.g. "当isResult是True时："
-    latex: str
+    title: Code | None  # e.g. "当isResult是True时："
+    latex: Code
 
 
 def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
     """One block per combination of the mode flags the formula uses (e.g. isResult True / False)."""
     flags = sorted(formula.flags_used(expr))
-    lhs = spec.param(spec.formula.output).latex or spec.formula.output
-    symbols = latex_symbols(spec)
+    # The spec's TeX symbols are escaped for the math block; the printer builds the rest from the IR.
+    symbols = {name: markdown.math(latex) for name, latex in latex_symbols(spec).items()}
+    lhs = symbols.get(spec.formula.output, spec.formula.output)
     if not flags:
-        return [FormulaBlock(None, f"{lhs} = {formula.to_latex(expr, symbols)}")]
+        return [FormulaBlock(None, code(f"{lhs} = {formula.to_latex(expr, symbols)}"))]
     blocks = []
     for values in itertools.product((True, False), repeat=len(flags)):
         mode = dict(zip(flags, values))
         title = "，".join(f"{flag}是{value}" for flag, value in mode.items())
         latex = formula.to_latex(formula.specialize(expr, mode), symbols)
-        blocks.append(FormulaBlock(f"当{title}时：", f"{lhs} = {latex}"))
+        blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {latex}")))
     return blocks
 
 
-def _products(spec: OpSpec, label: str) -> list[tuple[str, str]]:
-    return [(getattr(get_soc(s.soc), label), "√" if s.supported else "×") for s in spec.socs]
+def _products(spec: OpSpec, label: str) -> list[tuple[Code, Code]]:
+    return [(code(getattr(get_soc(s.soc), label)), Code("√" if s.supported else "×")) for s in spec.socs]
 
 
-def _constraints(spec: OpSpec, api_names: list[str]) -> list[str]:
+def _constraints(spec: OpSpec, api_names: list[str]) -> list[Code]:
     lines = []
     if spec.constraints.deterministic:
-        lines.append("- 确定性计算：")
-        lines.extend(f"    - {name}默认确定性实现。" for name in api_names)
-    lines.extend(f"- {note}" for note in spec.constraints.notes)
+        lines.append(Code("- 确定性计算："))
+        lines.extend(code(f"    - {name}默认确定性实现。") for name in api_names)
+    lines.extend(code("- " + " ".join(markdown.text(note).splitlines())) for note in spec.constraints.notes)
     return lines
+
+
+def _fence(program: str) -> Code:
+    """A code fence longer than any backtick run in the program, so no literal in it can close the block."""
+    longest = max((len(run) for run in re.findall(r"`+", program)), default=0)
+    return Code("`" * max(3, longest + 1))
 
 
 def _api_context(spec: OpSpec, signature: ApiSignature) -> dict:
     return {
-        "name": signature.name,
-        "get_workspace_name": signature.get_workspace_name,
-        "phase_one": signature.phase_one_prototype(),
-        "phase_two": signature.phase_two_prototype(),
+        "name": ident(signature.name),
+        "get_workspace_name": ident(signature.get_workspace_name),
+        "phase_one": code(signature.phase_one_prototype()),
+        "phase_two": code(signature.phase_two_prototype()),
         "params": param_rows(spec, signature),
         "errors": error_groups(spec, signature),
     }
@@ -225,20 +240,21 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
     names = [s.name for s in sigs]
     doc_file = f"docs/{spec.api.doc_stem}.md"
     common = {
-        "function": spec.operator.function,
+        "function": code(" ".join(markdown.text(spec.operator.function).splitlines())),
         "formulas": formula_blocks(spec, operator.formula),
-        "var_doc": spec.formula.var_doc,
+        "var_doc": markdown.text(spec.formula.var_doc) if spec.formula.var_doc else None,
     }
     api_doc = render(
         "op/docs/aclnn_api.md.j2",
         doc_file,
         spec_name,
-        title=spec.api.doc_stem,
+        title=code(spec.api.doc_stem),
         products=_products(spec, "api_doc_label"),
         apis=[_api_context(spec, s) for s in sigs],
-        api_names=names,
+        api_names=[ident(n) for n in names],
         constraints=_constraints(spec, names),
-        example_program=example_program,
+        example_program=code(example_program),
+        fence=_fence(example_program),
         **common,
     )
     readme_rows = param_rows(spec, sigs[0])
@@ -246,16 +262,16 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
         "op/README.md.j2",
         "README.md",
         spec_name,
-        op_type=spec.operator.type,
+        op_type=ident(spec.operator.type),
         products=_products(spec, "readme_label"),
         params=readme_rows,
         constraints=_constraints(spec, names),
         calls=[
             {
-                "example": example_path,
-                "example_name": example_path.rsplit("/", 1)[-1],
-                "doc": doc_file,
-                "api": names[0] if len(names) == 1 else "&".join(names),
+                "example": code(example_path),
+                "example_name": code(example_path.rsplit("/", 1)[-1]),
+                "doc": code(doc_file),
+                "api": code(names[0] if len(names) == 1 else "&".join(names)),
             }
         ],
         **common,

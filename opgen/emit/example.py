@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from opgen.emit.templating import render
-from opgen.lang import cpp
+from opgen.lang import Code, code, cpp, ident
 from opgen.plan.operator import OperatorPlan
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
@@ -22,16 +22,17 @@ def example_path(spec: OpSpec) -> str:
     return f"examples/test_aclnn_{spec.api.snake}.cpp"
 
 
-def _literal(value: float, dtype: DType) -> str:
+def _literal(value: float, dtype: DType) -> Code:
     return cpp.float_literal(value, "double" if dtype is DType.DOUBLE else "float")
 
 
-def _tensor_data(tensor: ExampleTensor) -> tuple[str, str]:
-    """C++ initializer and an explanatory comment (for half/bf16, the values behind the bits)."""
+def _tensor_data(tensor: ExampleTensor) -> tuple[Code, Code]:
+    """C++ braced initializer and an explanatory comment (for half/bf16, the values behind the bits)."""
     if tensor.dtype in (DType.FLOAT16, DType.BFLOAT16):
         bits = np.asarray(tensor.data, dtype=tensor.dtype.numpy).view(np.uint16)
-        return ", ".join(f"0x{b:04x}" for b in bits), "values: " + ", ".join(f"{v:g}" for v in tensor.data)
-    return ", ".join(_compact(v) for v in tensor.data), ""
+        values = "values: " + ", ".join(f"{v:g}" for v in tensor.data)
+        return code("{" + ", ".join(f"0x{b:04x}" for b in bits) + "}"), cpp.comment(values)
+    return code("{" + ", ".join(_compact(v) for v in tensor.data) + "}"), Code("")
 
 
 def _compact(value: float) -> str:
@@ -74,49 +75,51 @@ def render_example(operator: OperatorPlan) -> str:
             data, comment = _tensor_data(tensor)
             tensors.append(
                 {
-                    "name": param.name,
-                    "shape": ", ".join(str(d) for d in tensor.shape),
-                    "host_type": tensor.dtype.host_cpp_type,
+                    "name": ident(param.name),
+                    "shape": code("{" + ", ".join(str(d) for d in tensor.shape) + "}"),
+                    "host_type": code(tensor.dtype.host_cpp_type),
                     "data": data,
                     "comment": comment,
-                    "acl_dtype": tensor.dtype.acl_enum,
+                    "acl_dtype": ident(tensor.dtype.acl_enum),
                 }
             )
-            handles.append({"type": "aclTensor", "name": param.name, "destroy": "aclDestroyTensor"})
+            handles.append({"type": code("aclTensor"), "name": ident(param.name), "destroy": code("aclDestroyTensor")})
         elif param.kind is ParamKind.SCALAR:
             dtype = example.scalar_dtypes.get(param.name, DType.FLOAT)
             scalars.append(
                 {
-                    "name": param.name,
-                    "host_type": "double" if dtype is DType.DOUBLE else "float",
-                    "value": _literal(example.scalars[param.name], dtype),
-                    "acl_dtype": dtype.acl_enum,
+                    "name": ident(param.name),
+                    "host_type": code("double" if dtype is DType.DOUBLE else "float"),
+                    "value": _literal(float(example.scalars[param.name]), dtype),
+                    "acl_dtype": ident(dtype.acl_enum),
                 }
             )
-            handles.append({"type": "aclScalar", "name": param.name, "destroy": "aclDestroyScalar"})
+            handles.append({"type": code("aclScalar"), "name": ident(param.name), "destroy": code("aclDestroyScalar")})
         else:
-            value = "true" if example.scalars[param.name] else "false"
-            scalars.append({"name": param.name, "host_type": "bool", "value": value, "acl_dtype": None})
-    call_args = ", ".join(
-        f"{p.name}Value" if p.param is not None and p.param.kind is ParamKind.BOOL else p.name
-        for p in signature.user_params
+            value = code("true" if example.scalars[param.name] else "false")
+            scalars.append({"name": ident(param.name), "host_type": code("bool"), "value": value, "acl_dtype": None})
+    call_args = code(
+        ", ".join(
+            f"{p.name}Value" if p.param is not None and p.param.kind is ParamKind.BOOL else p.name
+            for p in signature.user_params
+        )
     )
     result = example_result(spec)
     output = next(t for t in tensors if t["name"] == result.output)
     out_dtype = example.tensors[result.output].dtype
     if out_dtype in (DType.FLOAT16, DType.BFLOAT16):
         raise ValueError("example outputs must be FLOAT or DOUBLE so the program can print them")
-    expected = [f"result[{i}] is: {float(v):f}" for i, v in enumerate(result.values.reshape(-1))]
+    expected = [cpp.comment(f"result[{i}] is: {float(v):f}") for i, v in enumerate(result.values.reshape(-1))]
     return render(
         "op/examples/test_aclnn_api.cpp.j2",
         example_path(spec),
         spec_name,
-        header=f"aclnn_{spec.api.snake}.h",
-        api=spec.api.name,
+        header=code(f"aclnn_{spec.api.snake}.h"),
+        api=ident(spec.api.name),
         tensors=tensors,
         scalars=scalars,
         handles=handles,
         call_args=call_args,
-        output={**output, "print_expr": "resultData[i]"},
+        output={**output, "print_expr": code("resultData[i]")},
         expected=expected,
     )

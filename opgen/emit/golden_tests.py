@@ -11,6 +11,8 @@ import black
 
 from opgen import formula as F
 from opgen.emit.templating import render
+from opgen.lang import Code, code, ident, idents, python
+from opgen.plan.cases import Arg
 from opgen.plan.operator import OperatorPlan
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
@@ -31,26 +33,19 @@ def branch_points(expr: F.Expr) -> list[float]:
     return sorted(points)
 
 
-def _float_source(value: float) -> str:
-    if value != value:
-        return "math.nan"
-    if value in (float("inf"), float("-inf")):
-        return "math.inf" if value > 0 else "-math.inf"
-    return repr(float(value))
-
-
 def _python_names(spec: OpSpec) -> dict[str, str]:
     return {p.name: p.python for p in spec.params}
 
 
-def _arg_literal(arg) -> str:
+def _arg_literal(arg: Arg) -> Code:
     if arg.kind == "null":
-        return "None"
+        return Code("None")
     if arg.kind == "bool":
-        return repr(bool(arg.value))
+        return python.literal(bool(arg.value))
+    assert arg.dtype is not None
     if arg.kind == "scalar":
-        return f"scalar({arg.value!r}, {arg.dtype.value!r})"
-    return f"tensor({tuple(arg.shape)!r}, {arg.dtype.value!r})"
+        return code(f"scalar({python.literal(arg.value)}, {python.string(arg.dtype.value)})")
+    return code(f"tensor({python.literal(tuple(arg.shape))}, {python.string(arg.dtype.value)})")
 
 
 def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
@@ -61,7 +56,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
     reference = F.to_numpy(operator.kernel_formula, names)
     rejections = [
-        {"code": r.row.code, "condition": F.to_numpy(r.condition, names), "message": r.row.message}
+        {"code": r.row.code, "condition": code(F.to_numpy(r.condition, names)), "message": python.string(r.row.message)}
         for r in operator.rejections
     ]
     scalar_values = {
@@ -78,36 +73,36 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         out_name = operator.outputs[0].param.name
         errors.append(
             {
-                "name": call.name,
+                "name": python.string(call.name),
                 "args": [args[p.python] for p in params],
                 "out": args[names[out_name]],
                 "status": call.status,
-                "message": call.message,
+                "message": python.string(call.message),
             }
         )
     special = [float(v) for v in spec.golden.special_values] + branch_points(operator.kernel_formula)
+    dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     path = f"tests/test_golden_{spec.operator.dir}.py"
     text = render(
         "op/tests/test_golden_op.py.j2",
         path,
         spec_name,
-        op=spec.operator.dir,
-        api=spec.api.name,
-        function=spec.api.aten,
-        aten=spec.api.aten,
-        params=[{"name": p.python, "kind": p.kind.value} for p in params],
-        tensors=tensors,
-        scalar_names=[p.python for p in scalars],
-        reference=reference,
-        helpers=F.NUMPY_HELPERS,
+        op=ident(spec.operator.dir),
+        api=ident(spec.api.name),
+        function=ident(operator.bindings[0]),
+        aten=ident(spec.api.aten) if spec.api.aten else None,
+        params=[{"name": ident(p.python), "key": python.string(p.python), "kind": p.kind.value} for p in params],
+        tensors=idents(tensors),
+        scalar_names=idents([p.python for p in scalars]),
+        reference=code(reference),
+        helpers=code(F.NUMPY_HELPERS),
         rejections=rejections,
-        dtypes=[d.value for d in spec.tensor_inputs[0].dtypes],
-        shapes=[tuple(s) for s in spec.golden.shapes],
-        scalar_values=scalar_values,
-        value_range=tuple(spec.golden.value_range),
-        special="[" + ", ".join(_float_source(v) for v in special) + "]",
-        subnormals={k: v for k, v in _SUBNORMALS.items() if k in [d.value for d in spec.tensor_inputs[0].dtypes]},
-        tolerance=tolerance,
+        shapes=python.literal([tuple(s) for s in spec.golden.shapes]),
+        scalar_values=python.literal(scalar_values),
+        value_range=python.literal(tuple(float(v) for v in spec.golden.value_range)),
+        special=python.literal(special),
+        subnormals=python.literal({k: v for k, v in _SUBNORMALS.items() if k in dtypes}),
+        tolerance=python.literal(tolerance),
         errors=errors,
     )
     return {path: black.format_str(text, mode=_BLACK)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.emit.templating import render
+from opgen.lang import Code, code, ident
 from opgen.plan.kernel import KernelPlan, aicore_dtypes, tiling_struct
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.tiling import BLOCK_BYTES, MIN_BYTES_PER_CORE
@@ -18,16 +19,16 @@ from opgen.spec.model import OpSpec, Param
 
 @dataclass(frozen=True)
 class OpDefParam:
-    name: str
-    dtypes: str  # C++ initializer list body
-    formats: str
+    name: Code
+    dtypes: Code  # C++ initializer list body
+    formats: Code
 
 
 def _param_row(param: Param, dtypes: list[DType]) -> OpDefParam:
     return OpDefParam(
-        name=param.opdef,
-        dtypes=", ".join(d.ge_enum for d in dtypes),
-        formats=", ".join("ge::FORMAT_ND" for _ in dtypes),
+        name=ident(param.opdef),
+        dtypes=code(", ".join(d.ge_enum for d in dtypes)),
+        formats=code(", ".join("ge::FORMAT_ND" for _ in dtypes)),
     )
 
 
@@ -39,8 +40,8 @@ def soc_configs(spec: OpSpec) -> list[dict]:
         dtypes = [d for d in spec.dtypes_on(first, support.soc) if d in kernel_dtypes]
         configs.append(
             {
-                "soc": support.soc,
-                "var": "config" + "".join(part.capitalize() for part in support.soc.split("_")),
+                "soc": ident(support.soc),
+                "var": ident("config" + "".join(part.capitalize() for part in support.soc.split("_"))),
                 "inputs": [_param_row(p, dtypes) for p in spec.tensor_inputs],
                 "outputs": [_param_row(p, dtypes) for p in spec.outputs],
             }
@@ -52,13 +53,13 @@ def _variant_rows(spec: OpSpec, plan: KernelPlan) -> list[dict]:
     return [
         {
             "key": v.key,
-            "dtype": v.storage.ge_enum,
+            "dtype": code(v.storage.ge_enum),
             "mode": v.mode_index,
             "item_size": v.storage.itemsize,
             "bits_per_element": v.bits_per_element,
             "align": v.align_elements,
             "masks": len(v.program.masks),
-            "name": v.name,
+            "name": ident(v.name),
         }
         for v in plan.variants
     ]
@@ -68,7 +69,7 @@ def shape_rule(spec: OpSpec) -> dict:
     out = spec.outputs[0]
     inputs = [p.name for p in spec.tensor_inputs]
     sources = [inputs.index(name) for name in spec.shape_sources(out)]
-    return {"kind": "broadcast" if out.shape.broadcast_result_of else "copy", "sources": sources}
+    return {"kind": "broadcast" if out.shape.broadcast_result_of else "copy", "sources": sources}  # kind: for tests
 
 
 def render_host(operator: OperatorPlan) -> dict[str, str]:
@@ -78,10 +79,10 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
     attrs = list(operator.attrs)
     flags = [a for a in attrs if a.kind == "Bool"]
     context = dict(
-        op_type=spec.operator.type,
-        op=op,
+        op_type=ident(spec.operator.type),
+        op=ident(op),
         tiling_struct=tiling_struct(spec),
-        tiling_header=f"{op}_tiling_data.h",
+        tiling_header=code(f"{op}_tiling_data.h"),
         inputs=[_param_row(p, aicore_dtypes(spec)) for p in spec.tensor_inputs],
         outputs=[_param_row(p, aicore_dtypes(spec)) for p in spec.outputs],
         attrs=attrs,

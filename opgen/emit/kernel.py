@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.emit.templating import render
+from opgen.lang import Code, code, cpp, ident, idents
 from opgen.plan.kernel import (
     BUFFER_NUM,
     KernelPlan,
@@ -24,25 +25,16 @@ from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
 
-def _float_literal(value: float) -> str:
-    if value != value:
-        return '__builtin_nanf("")'
-    if value in (float("inf"), float("-inf")):
-        return ("-" if value < 0 else "") + "__builtin_inff()"
-    text = repr(float(value))
-    return text + "f"
-
-
 def scalar_cpp(scalar: Scalar, compute: DType) -> str:
     if scalar.slot is not None:
         return scalar.slot
-    return f"static_cast<{compute.cpp_type}>({_float_literal(scalar.constant)})"
+    return f"static_cast<{compute.cpp_type}>({cpp.float_literal(scalar.constant)})"
 
 
 def uniform_cpp(expr: F.Expr, fields: dict[str, str]) -> str:
     """A host-uniform expression as float C++ over tiling-data fields (scalar unit of the core)."""
     if isinstance(expr, F.Const):
-        return _float_literal(expr.value)
+        return cpp.float_literal(expr.value)
     if isinstance(expr, F.Name):
         return fields[expr.name]
     if isinstance(expr, F.Unary):
@@ -99,13 +91,13 @@ def compute_lines(variant: KernelVariant) -> list[str]:
 @dataclass(frozen=True)
 class VariantView:
     key: int
-    name: str
-    storage: str
-    compute: str
+    name: Code
+    storage: Code
+    compute: Code
     temps: int
     masks: int
-    slots: list[tuple[str, str]]  # (variable, float C++ initialiser)
-    lines: list[str]
+    slots: list[tuple[Code, Code]]  # (variable, float C++ initialiser)
+    lines: list[Code]
     uses_cmp_len: bool
     cmp_align: int  # elements in one 256-byte repeat of the compute type
 
@@ -115,13 +107,13 @@ def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> Vari
     program = variant.program
     return VariantView(
         key=variant.key,
-        name=variant.name,
-        storage=variant.storage.cpp_type,
-        compute=variant.compute.cpp_type,
+        name=ident(variant.name),
+        storage=code(variant.storage.cpp_type),
+        compute=code(variant.compute.cpp_type),
         temps=len(program.temps),
         masks=len(program.masks),
-        slots=[(slot.name, uniform_cpp(slot.expr, fields)) for slot in program.slots],
-        lines=compute_lines(variant),
+        slots=[(ident(slot.name), code(uniform_cpp(slot.expr, fields))) for slot in program.slots],
+        lines=[code(line) for line in compute_lines(variant)],
         uses_cmp_len=any(i.padded_count for i in program.instrs),
         cmp_align=256 // variant.compute.itemsize,
     )
@@ -131,8 +123,8 @@ def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> Vari
 class BranchView:
     """Tiling keys whose code is identical (e.g. fp16 and bf16 both computed in float) share one branch."""
 
-    condition: str  # "KEY == 20 || KEY == 30"
-    comment: str
+    condition: Code  # "KEY == 20 || KEY == 30"
+    comment: Code
     body: VariantView
 
 
@@ -142,8 +134,8 @@ def branches(views: list[VariantView], same: callable) -> list[BranchView]:
         groups.setdefault(same(view), []).append(view)
     result = []
     for members in groups.values():
-        condition = " || ".join(f"KEY == {v.key}" for v in members)
-        comment = f"{', '.join(v.name for v in members)}: computed in {members[0].compute}"
+        condition = code(" || ".join(f"KEY == {v.key}" for v in members))
+        comment = cpp.comment(f"{', '.join(v.name for v in members)}: computed in {members[0].compute}")
         result.append(BranchView(condition, comment, members[0]))
     return result
 
@@ -156,13 +148,13 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     output = spec.outputs[0]
     views = [variant_view(spec, plan, v) for v in plan.variants]
     context = dict(
-        op_type=spec.operator.type,
+        op_type=ident(spec.operator.type),
         kernel=kernel_name(spec),
         tiling_struct=tiling_struct(spec),
-        tiling_header=f"{op}_tiling_data.h",
-        inputs=[{"name": p.name, "gm": p.opdef} for p in inputs],
-        output={"name": output.name, "gm": output.opdef},
-        scalars=list(plan.scalars),
+        tiling_header=code(f"{op}_tiling_data.h"),
+        inputs=[{"name": ident(p.name), "gm": ident(p.opdef)} for p in inputs],
+        output={"name": ident(output.name), "gm": ident(output.opdef)},
+        scalars=idents(plan.scalars),
         variants=views,
         compute_branches=branches(views, lambda v: (tuple(v.lines), v.temps, v.masks, v.uses_cmp_len, v.compute)),
         scalar_branches=branches(views, lambda v: tuple(v.slots)),

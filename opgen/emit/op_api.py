@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.emit.templating import render
+from opgen.lang import Code, code, cpp, ident
 from opgen.plan.kernel import OpDefAttr, aicore_dtypes
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
@@ -24,16 +25,12 @@ from opgen.spec.model import OpSpec, ParamKind
 from opgen.spec.socs import get_soc
 
 
-def _c_string(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
-
-
 @dataclass(frozen=True)
 class DtypeList:
-    param: str
-    function: str  # C++ function returning the list for the current SoC
-    groups: list[tuple[list[str], str, str]]  # (SocVersion enumerators, list variable, initializer body)
-    default: str  # list variable for SoCs the spec does not name
+    param: Code
+    function: Code  # C++ function returning the list for the current SoC
+    groups: list[tuple[list[Code], Code, Code]]  # (SocVersion enumerators, list variable, initializer body)
+    default: Code  # list variable for SoCs the spec does not name
 
 
 def dtype_lists(spec: OpSpec) -> list[DtypeList]:
@@ -46,42 +43,47 @@ def dtype_lists(spec: OpSpec) -> list[DtypeList]:
         if param.name not in checked:  # only the lists a check reads (an unused one would warn)
             continue
         base = "k" + param.name[0].upper() + param.name[1:] + "Dtypes"
-        by_list: dict[tuple[DType, ...], list[str]] = {}
+        by_list: dict[tuple[DType, ...], list[Code]] = {}
         for support in spec.socs:
-            by_list.setdefault(tuple(spec.dtypes_on(param, support.soc)), []).append(get_soc(support.soc).soc_version)
+            soc_version = ident(get_soc(support.soc).soc_version)
+            by_list.setdefault(tuple(spec.dtypes_on(param, support.soc)), []).append(soc_version)
         full = tuple(param.dtypes)
         groups = []
-        default = base
         for i, (dtypes, socs) in enumerate(by_list.items()):
-            var = base if dtypes == full else f"{base}{i}"
-            groups.append((socs, var, ", ".join(cpp_dtype(d) for d in dtypes)))
+            var = ident(base if dtypes == full else f"{base}{i}")
+            groups.append((socs, var, code(", ".join(cpp_dtype(d) for d in dtypes))))
         if full not in by_list:
-            groups.append(([], base, ", ".join(cpp_dtype(d) for d in full)))
-        function = dtype_list_function(param.name)
-        lists.append(DtypeList(param.name, function, groups, default))
+            groups.append(([], ident(base), code(", ".join(cpp_dtype(d) for d in full))))
+        function = ident(dtype_list_function(param.name))
+        lists.append(DtypeList(ident(param.name), function, groups, ident(base)))
     return lists
 
 
 @dataclass(frozen=True)
 class CheckView:
-    status: str
-    condition: str
-    setup: list[str]
-    message: str
+    status: Code
+    condition: Code
+    setup: list[Code]
+    message: Code  # a printf format literal that prints the row's message as written
 
 
 def checks(operator: OperatorPlan) -> list[CheckView]:
     return [
-        CheckView(row.status.value, check.condition, list(check.setup), _c_string(row.message))
+        CheckView(
+            ident(row.status.value),
+            code(check.condition),
+            [code(line) for line in check.setup],
+            cpp.format_string(row.message),
+        )
         for row, check in zip(operator.spec.errors, operator.checks)
     ]
 
 
-def _compute_dtype_expr(spec: OpSpec) -> str:
+def _compute_dtype_expr(spec: OpSpec) -> Code:
     inputs = spec.tensor_inputs
     promoted = [p.name for p in inputs if p.dtype.promote_with] or [inputs[0].name]
     names = list(dict.fromkeys(promoted + [n for p in inputs for n in p.dtype.promote_with]))
-    return cpp_promote(names)
+    return code(cpp_promote(names))
 
 
 def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
@@ -90,9 +92,10 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
     for attr in attrs:
         param = spec.param(attr.param)
         if param.kind is ParamKind.SCALAR:
-            args.append({"name": attr.param, "ctype": "float", "value": f"{attr.param}->ToFloat()", "attr": attr.name})
+            value = code(f"{attr.param}->ToFloat()")
+            args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
         else:
-            args.append({"name": attr.param, "ctype": "bool", "value": attr.param, "attr": attr.name})
+            args.append({"name": attr.param, "ctype": Code("bool"), "value": attr.param, "attr": attr.name})
     return args
 
 
@@ -108,25 +111,25 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     l0_args = _l0_args(spec, list(operator.attrs))
     aicore = [cpp_dtype(d) for d in aicore_dtypes(spec)]
     common = dict(
-        op=op,
-        op_type=spec.operator.type,
-        header=header,
-        guard=f"OP_API_INC_ACLNN_{spec.api.snake.upper()}_H_",
-        l0_header=f"{op}.h",
+        op=ident(op),
+        op_type=ident(spec.operator.type),
+        header=code(header),
+        guard=ident(f"OP_API_INC_ACLNN_{spec.api.snake.upper()}_H_"),
+        l0_header=code(f"{op}.h"),
         apis=[_api_view(s) for s in sigs],
         main=_api_view(main),
         inplace=_inplace_view(sigs[1], main) if len(sigs) > 1 else None,
         dtype_lists=dtype_lists(spec),
         checks=checks(operator),
-        inputs=[{"name": p.name, "opdef": p.opdef} for p in inputs],
-        out=out.name,
+        inputs=[{"name": ident(p.name), "opdef": ident(p.opdef)} for p in inputs],
+        out=ident(out.name),
         compute_dtype=_compute_dtype_expr(spec),
         broadcast=broadcast,
         l0_args=l0_args,
-        aicore_dtypes=", ".join(aicore),
+        aicore_dtypes=code(", ".join(aicore)),
         aicpu=bool(spec.routing.aicpu),
-        dfx_in=", ".join(
-            p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input"
+        dfx_in=code(
+            ", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input")
         ),
     )
     files = {}
@@ -142,12 +145,12 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
 
 def _api_view(sig: ApiSignature) -> dict:
     return {
-        "name": sig.name,
-        "get_workspace": sig.get_workspace_name,
-        "phase_one_params": sig.parameter_list(",\n    "),
-        "inplace_param": next((p.name for p in sig.params if p.inplace), None),
-        "call_args": [p.name for p in sig.user_params],
-        "all_names": [p.name for p in sig.params],
+        "name": ident(sig.name),
+        "get_workspace": ident(sig.get_workspace_name),
+        "phase_one_params": code(sig.parameter_list(",\n    ")),
+        "inplace_param": next((ident(p.name) for p in sig.params if p.inplace), None),
+        "call_args": [ident(p.name) for p in sig.user_params],
+        "all_names": [ident(p.name) for p in sig.params],
     }
 
 
@@ -155,5 +158,5 @@ def _inplace_view(sig: ApiSignature, main: ApiSignature) -> dict:
     """The in-place API forwards to the main one with its tensor standing for every param it replaces."""
     view = _api_view(sig)
     inplace = view["inplace_param"]
-    view["forward_args"] = [inplace if p.name in sig.replaced else p.name for p in main.user_params]
+    view["forward_args"] = [inplace if p.name in sig.replaced else ident(p.name) for p in main.user_params]
     return view

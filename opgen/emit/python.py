@@ -9,6 +9,7 @@ import black
 
 from opgen import formula as F
 from opgen.emit.templating import generated_notice, render
+from opgen.lang import Code, code, ident, python
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.spec.model import Direction, Param, ParamKind
@@ -17,31 +18,42 @@ PACKAGE = "python/opgen_ops"
 _BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
 
 
+# Stub annotations per parameter kind.
+_ANNOTATION = {
+    "tensor": Code("np.ndarray | None"),
+    "scalar": Code("float | int | bool | np.generic | None"),
+    "bool": Code("bool"),
+}
+
+
 @dataclass(frozen=True)
 class PyArg:
-    name: str  # Python name
+    name: Code  # Python name
     kind: str  # tensor / scalar / bool
-    default: str | None
-    description: str
+    default: Code | None
+    annotation: Code
 
 
 @dataclass(frozen=True)
 class PyFunction:
-    name: str
-    api: str
+    name: Code
+    api: Code  # a string literal naming the C API
     args: list[PyArg]  # positional (before `*`)
     has_out: bool
-    call: str  # the list passed to _rt.call
-    out_init: str | None
-    returns: str
-    doc: str
-    spec: str
+    call: Code  # the list passed to _rt.call
+    out_init: Code | None
+    returns: Code
+    doc: Code  # docstring body, escaped
 
 
-def _default(param: Param) -> str | None:
+def _default(param: Param) -> Code | None:
     if param.default is None:
         return None
-    return repr(param.default)
+    return python.literal(param.default)
+
+
+def _arg(name: str, kind: str, default: Code | None) -> PyArg:
+    return PyArg(ident(name), kind, default, _ANNOTATION[kind])
 
 
 def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
@@ -78,7 +90,7 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
         assert param is not None
         py = param.python
         if cparam.inplace:
-            args.append(PyArg(py, "tensor", None, param.description))
+            args.append(_arg(py, "tensor", None))
             call.append(f"_rt.Tensor({py}, output=True)")
             returns = py
         elif param.direction is Direction.OUTPUT:
@@ -89,34 +101,28 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             call.append("_rt.Tensor(out, output=True)")
             returns = "out"
         elif param.kind is ParamKind.TENSOR:
-            args.append(PyArg(py, "tensor", _default(param), param.description))
+            args.append(_arg(py, "tensor", _default(param)))
             call.append(f"_rt.Tensor({py})")
         elif param.kind is ParamKind.SCALAR:
-            args.append(PyArg(py, "scalar", _default(param), param.description))
+            args.append(_arg(py, "scalar", _default(param)))
             call.append(f"_rt.Scalar({py})")
         else:
-            args.append(PyArg(py, "bool", _default(param), param.description))
-            call.append(f"bool({py})")
+            args.append(_arg(py, "bool", _default(param)))
+            call.append(f"_rt.Flag({py})")
     return PyFunction(
-        name=name,
-        api=sig.name,
+        name=ident(name),
+        api=python.string(sig.name),
         args=args,
         has_out=has_out,
-        call="[" + ", ".join(call) + "]",
-        out_init=out_init,
-        returns=returns,
-        doc=_doc(operator, sig),
-        spec=spec.operator.dir,
+        call=code("[" + ", ".join(call) + "]"),
+        out_init=code(out_init) if out_init else None,
+        returns=ident(returns),
+        doc=python.docstring_body(_doc(operator, sig)),
     )
 
 
 def python_functions(operator: OperatorPlan) -> list[PyFunction]:
-    spec, sigs = operator.spec, operator.signatures
-    functions = [_function(operator, sigs[0], spec.api.aten or spec.api.snake)]
-    if len(sigs) > 1:
-        inplace = spec.api.inplace
-        functions.append(_function(operator, sigs[1], (inplace.aten if inplace else None) or sigs[1].name))
-    return functions
+    return [_function(operator, sig, name) for sig, name in zip(operator.signatures, operator.bindings)]
 
 
 def _format(text: str) -> str:
@@ -127,7 +133,8 @@ def render_python(operators: list[OperatorPlan]) -> dict[str, str]:
     functions = [f for operator in operators for f in python_functions(operator)]
     sources = ", ".join(operator.source for operator in operators)
     files = {}
-    init = render("python/opgen_ops/__init__.py.j2", "__init__.py", sources, functions=functions)
+    all_names = python.literal(["AclnnError"] + [str(f.name) for f in functions])
+    init = render("python/opgen_ops/__init__.py.j2", "__init__.py", sources, functions=functions, all_names=all_names)
     files[f"{PACKAGE}/__init__.py"] = _format(init)
     stub = render("python/opgen_ops/__init__.pyi.j2", "__init__.pyi", sources, functions=functions)
     files[f"{PACKAGE}/__init__.pyi"] = _format(stub)

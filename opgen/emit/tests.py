@@ -22,6 +22,7 @@ import numpy as np
 
 from opgen import formula as F
 from opgen.emit.templating import render
+from opgen.lang import Code, code, cpp, ident, idents, python
 from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.cases import Arg, Call, valid_call
 from opgen.plan.kernel import KernelPlan
@@ -41,11 +42,7 @@ _BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311}
 
 
 def _float_literal(value: float, suffix: str = "") -> str:
-    if math.isnan(value):
-        return "NAN"
-    if math.isinf(value):
-        return "INFINITY" if value > 0 else "-INFINITY"
-    return repr(float(value)) + suffix
+    return cpp.float_literal(value, "float" if suffix == "f" else "double")
 
 
 def _bits(values: np.ndarray) -> list[str]:
@@ -56,7 +53,7 @@ def _tensor_data(values: np.ndarray, dtype: DType) -> tuple[list[str], str]:
     """(C++ items of the host data, comment with the values when they travel as bits)."""
     flat = values.reshape(-1)
     if dtype in (DType.FLOAT16, DType.BFLOAT16):
-        comment = "values: " + ", ".join(_value_text(float(v)) for v in flat.astype(np.float64))
+        comment = cpp.comment("values: " + ", ".join(_value_text(float(v)) for v in flat.astype(np.float64)))
         return _bits(flat), comment
     suffix = "f" if dtype is DType.FLOAT else ""
     return [_float_literal(float(v), suffix) for v in flat.astype(np.float64)], ""
@@ -144,17 +141,22 @@ class CaseArg:
 
 @dataclass(frozen=True)
 class ApiCase:
-    name: str
-    comment: list[str]
-    body: list[str]  # the test body's lines, without indentation
+    name: Code
+    comment: list[Code]  # comment lines, escaped
+    body: list[Code]  # the test body's lines, without indentation
+
+    @staticmethod
+    def of(name: str, comment: list[str], body: list[str]) -> ApiCase:
+        """Comment lines may hold spec text (escaped here); body lines are code built from escaped parts."""
+        return ApiCase(ident(name), [cpp.comment(line) for line in comment], [code(line) for line in body])
 
 
 @dataclass(frozen=True)
 class ApiTest:
     path: str
-    api: str
-    suite: str
-    header: str
+    api: Code
+    suite: Code
+    header: Code
     cases: list[ApiCase]
 
 
@@ -289,7 +291,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         "",
         *pack(items, "const std::vector<double> expected = {", _INDENT * 2, "};", 120 - len(_INDENT)),
         *(
-            "// " + line
+            "// " + cpp.comment(line)
             for line in wrap_comment(
                 f"{standard}: rtol {tolerance.rtol:g}, atol {tolerance.atol:g}; at most {allowed} of {expected.size} "
                 "elements outside.",
@@ -298,7 +300,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         ),
         f"EXPECT_LE({check}, {allowed}u);" if allowed else f"EXPECT_EQ({check}, 0u);",
     ]
-    return ApiCase(call.name, comment, body)
+    return ApiCase.of(call.name, comment, body)
 
 
 def _error_case(spec: OpSpec, sig: ApiSignature, call: Call) -> ApiCase | None:
@@ -309,7 +311,7 @@ def _error_case(spec: OpSpec, sig: ApiSignature, call: Call) -> ApiCase | None:
     row = spec.errors[call.row]
     body = _phase_one(sig, parts, call.null_outputs) + [f"EXPECT_EQ(ret, {call.status_name});  // {call.status}"]
     comment = wrap_comment(f"Error row {call.row} ({row.status.value}): {row.message}")
-    return ApiCase(call.name, comment, body)
+    return ApiCase.of(call.name, comment, body)
 
 
 def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
@@ -320,9 +322,9 @@ def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
     api_snake = snake_case(sig.name[len("aclnn") :])
     return ApiTest(
         path=f"tests/ut/op_api/test_aclnn_{api_snake}.cpp",
-        api=sig.name,
-        suite=f"l2_{api_snake}_test",
-        header=f"aclnn_{spec.api.snake}.h",
+        api=ident(sig.name),
+        suite=ident(f"l2_{api_snake}_test"),
+        header=code(f"aclnn_{spec.api.snake}.h"),
         cases=cases,
     )
 
@@ -339,8 +341,8 @@ def _tiling_context(operator: OperatorPlan) -> dict:
     socs = [get_soc(s.soc) for s in spec.supported_socs]
     variants = [
         {
-            "name": v.name,
-            "dtype": v.storage.ge_enum,
+            "name": ident(v.name),
+            "dtype": code(v.storage.ge_enum),
             "mode": v.mode_index,
             "key": v.key,
             "item_size": v.storage.itemsize,
@@ -368,22 +370,22 @@ def _tiling_context(operator: OperatorPlan) -> dict:
                 )
             cases.append(
                 {
-                    "test": f"{soc.name}_{variant.name}",
+                    "test": ident(f"{soc.name}_{variant.name}"),
                     "soc": soc_index,
                     "variant": variant_index,
                     "plans": plans,
                 }
             )
     return dict(
-        op_type=spec.operator.type,
-        tiling_header=f"{spec.operator.dir}_tiling.h",
-        socs=[{"name": s.name, "cores": s.vector_cores, "ub": s.ub_usable_bytes} for s in socs],
+        op_type=ident(spec.operator.type),
+        tiling_header=code(f"{spec.operator.dir}_tiling.h"),
+        socs=[{"name": ident(s.name), "cores": s.vector_cores, "ub": s.ub_usable_bytes} for s in socs],
         variants=variants,
         cases=cases,
         large=LARGE_TILING_SIZE,
         block_bytes=BLOCK_BYTES,
         unknown_mode=1 << len(plan.flags),  # a mode index no variant has: the tiling must refuse it
-        first_dtype=plan.variants[0].storage.ge_enum,
+        first_dtype=code(plan.variants[0].storage.ge_enum),
     )
 
 
@@ -397,13 +399,18 @@ def _golden_context(operator: OperatorPlan) -> dict:
     rejections, rejection_names = [], set()
     for rejection in operator.rejections:
         rejection_names.update(names[n] for n in F.free_names(rejection.condition))
-        rejections.append({"condition": F.to_numpy(rejection.condition, names), "message": repr(rejection.row.message)})
+        rejections.append(
+            {"condition": code(F.to_numpy(rejection.condition, names)), "message": python.string(rejection.row.message)}
+        )
     options = [
         {
-            "name": p.python,
-            "option": p.python.replace("_", "-"),
+            "name": ident(p.python),
+            "key": python.string(p.python),
+            "option": code(p.python.replace("_", "-")),
             "flag": p.kind is ParamKind.BOOL,
-            "default": spec.example.scalars[p.name],
+            "default": spec.example.scalars[p.name]
+            if p.kind is ParamKind.BOOL
+            else python.float_literal(float(spec.example.scalars[p.name])),
         }
         for p in inputs
         if p.kind is not ParamKind.TENSOR
@@ -414,31 +421,43 @@ def _golden_context(operator: OperatorPlan) -> dict:
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
     in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
+    golden_source = (
+        f"torch.ops.aten.{spec.api.aten} computed in float{in_double} when torch is importable, else the spec's "
+        "formula in numpy (float64)"
+        if spec.api.aten
+        else "the spec's formula in numpy (float64)"
+    )
     doc = (
         f"Writes input_<name>.bin for each tensor input and golden_{spec.outputs[0].python}.bin: raw little-endian "
         "arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value range, led by "
-        f"its special values. The golden is torch.ops.aten.{spec.api.aten} computed in float{in_double} when torch "
-        "is importable, else the spec's formula in numpy (float64); then it is rounded to the dtype (BFLOAT16 "
+        f"its special values. The golden is {golden_source}; then it is rounded to the dtype (BFLOAT16 "
         "through float). Standalone: needs numpy, and torch for the aten golden."
     )
     return dict(
-        doc=textwrap.wrap(doc, width=116),
-        op_type=spec.operator.type,
-        api=spec.api.name,
-        aten=spec.api.aten,
-        dtypes=dtypes,
-        value_range=tuple(float(v) for v in spec.golden.value_range),
-        special="[" + ", ".join(_python_float(float(v)) for v in spec.golden.special_values) + "]",
-        tensors=[p.python for p in spec.tensor_inputs],
-        output=spec.outputs[0].python,
-        params=[p.python for p in inputs],
+        doc=[python.docstring_body(line) for line in textwrap.wrap(doc, width=116)],
+        op_type=ident(spec.operator.type),
+        api=ident(spec.api.name),
+        aten=ident(spec.api.aten) if spec.api.aten else None,
+        dtypes=python.literal(dtypes),
+        value_range=python.literal(tuple(float(v) for v in spec.golden.value_range)),
+        special=python.literal([float(v) for v in spec.golden.special_values]),
+        tensors=python.literal([p.python for p in spec.tensor_inputs]),
+        output=ident(spec.outputs[0].python),
+        output_literal=python.string(spec.outputs[0].python),
+        params=idents([p.python for p in inputs]),
+        params_literal=python.literal([p.python for p in inputs]),
         options=options,
-        reference=reference,
-        helpers="\n\n\n".join(helpers),
+        reference=code(reference),
+        helpers=code("\n\n\n".join(helpers)),
         rejections=rejections,
-        rejection_names=[o["name"] for o in options if o["name"] in rejection_names],
-        default_shape=shapes[-1] if shapes else "33",
-        tolerance={d.value: t for d, t in spec.golden.tolerance.items()},
+        rejection_names=[
+            {"ident": o["name"], "key": o["key"]} for o in options if o["name"] in rejection_names
+        ],
+        default_shape=code(shapes[-1] if shapes else "33"),
+        tolerance={
+            python.string(d.value): python.literal((t.rtol, t.atol, t.max_fail_ratio, t.standard or ""))
+            for d, t in spec.golden.tolerance.items()
+        },
     )
 
 
@@ -459,7 +478,7 @@ def render_tests(operator: OperatorPlan) -> dict[str, str]:
     files = {"tests/ut/opgen_ut.h": render("op/tests/ut/opgen_ut.h.j2", "tests/ut/opgen_ut.h", spec_name)}
     helper = "tests/ut/op_api/op_api_ut.h"
     files[helper] = render(
-        "op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=f"{op.upper()}_TESTS_UT_OP_API_OP_API_UT_H_"
+        "op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=ident(f"{op.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")
     )
     for test in api_tests(operator):
         files[test.path] = render("op/tests/ut/op_api/test_aclnn_api.cpp.j2", test.path, spec_name, test=test)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from opgen.emit.templating import render
+from opgen.lang import Code, code, ident
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind
@@ -145,11 +146,13 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
 
 @dataclass(frozen=True)
 class CppFunction:
-    signature: str  # declarator, wrapped, without the opening brace
-    compat: str | None  # DO_COMPATIBILITY statement (official ops fall back to op-plugin's aclop kernel)
-    prepare: list[str]  # statements that allocate or check the output
-    exec: str
-    result: str
+    """C++ of one adapter, built from validated identifiers and schema literals."""
+
+    signature: Code  # declarator, wrapped, without the opening brace
+    compat: Code | None  # DO_COMPATIBILITY statement (official ops fall back to op-plugin's aclop kernel)
+    prepare: list[Code]  # statements that allocate or check the output
+    exec: Code
+    result: Code
 
 
 def _pack(first: str, pad: str, args: list[str], tail: str) -> list[str]:
@@ -240,7 +243,9 @@ def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
         )
     prepare = _prepare(spec, fn)
     exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *fn.exec_args], _INDENT, ";")
-    return CppFunction(signature, compat, prepare, exec_call, fn.result)
+    return CppFunction(
+        code(signature), code(compat) if compat else None, [code(p) for p in prepare], code(exec_call), ident(fn.result)
+    )
 
 
 def _camel(snake: str) -> str:
@@ -266,13 +271,13 @@ def _check_names(spec: OpSpec, functions: list[AtenFunction]) -> None:
 
 @dataclass(frozen=True)
 class YamlEntry:
-    func: str
-    versions: list[tuple[str, str]]  # (backend key, version spec), e.g. ("op_api", "all_version")
+    func: Code  # the aten schema, a plain YAML scalar (identifiers, types and numeric defaults)
+    versions: list[tuple[Code, Code]]  # (backend key, version spec), e.g. ("op_api", "all_version")
 
 
 def _yaml_entry(fn: AtenFunction) -> YamlEntry:
-    backends = [("acl_op", "all_version")] if fn.official else []
-    return YamlEntry(fn.schema, backends + [("op_api", "all_version")])
+    backends = [(Code("acl_op"), Code("all_version"))] if fn.official else []
+    return YamlEntry(code(fn.schema), backends + [(Code("op_api"), Code("all_version"))])
 
 
 def render_torch_npu(operators: list[OperatorPlan]) -> dict[str, str]:
@@ -297,8 +302,10 @@ def render_torch_npu(operators: list[OperatorPlan]) -> dict[str, str]:
         "torch_npu/op_plugin_functions.yaml.j2",
         FUNCTIONS_YAML,
         sources,
-        versions=", ".join(TORCH_VERSIONS),
-        official=[entry for fn, entry in order if fn.official],
-        custom=[entry for fn, entry in order if not fn.official],
+        versions=code(", ".join(TORCH_VERSIONS)),
+        sections=[
+            (Code("official"), [entry for fn, entry in order if fn.official]),
+            (Code("custom"), [entry for fn, entry in order if not fn.official]),
+        ],
     )
     return files

@@ -8,6 +8,8 @@ file without passing through the escaper of the language it lands in.
 
 from __future__ import annotations
 
+import re
+
 
 class Code(str):
     """Text that is already valid in the target language it is rendered into (escaped or generated)."""
@@ -26,3 +28,17 @@ def join(items: list[Code] | tuple[Code, ...], separator: str) -> Code:
         if not isinstance(item, Code):
             raise TypeError(f"unescaped text in generated code: {item!r}")
     return Code(separator.join(items))
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def ident(name: str) -> Code:
+    """An identifier (validated when the spec was checked); anything else here is a generator bug."""
+    if not _IDENTIFIER.fullmatch(name):
+        raise ValueError(f"not an identifier: {name!r}")
+    return Code(name)
+
+
+def idents(names: list[str] | tuple[str, ...]) -> list[Code]:
+    return [ident(name) for name in names]

@@ -67,7 +67,7 @@ def float_literal(value: float) -> Code:
 
 
 def literal(value: object) -> Code:
-    """A Python literal of a None, bool, int, float or str value."""
+    """A Python expression for None, bool, int, float, str and lists, tuples and dicts of them."""
     if value is None or isinstance(value, bool):
         return Code(repr(value))
     if isinstance(value, int):
@@ -76,6 +76,13 @@ def literal(value: object) -> Code:
         return float_literal(value)
     if isinstance(value, str):
         return string(value)
+    if isinstance(value, list):
+        return Code("[" + ", ".join(literal(v) for v in value) + "]")
+    if isinstance(value, tuple):
+        items = [literal(v) for v in value]
+        return Code("(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")")
+    if isinstance(value, dict):
+        return Code("{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}")
     raise TypeError(f"no Python literal for {type(value).__name__}")
 
 

@@ -11,6 +11,7 @@ import itertools
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.lang import Code, cpp, ident
 from opgen.plan.lowering import VectorProgram, lower
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import kernel_formula
@@ -103,10 +104,10 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
 
 @dataclass(frozen=True)
 class OpDefAttr:
-    name: str
-    param: str
-    kind: str  # "Float" or "Bool"
-    default: str
+    name: Code  # the OpDef attribute name
+    param: Code  # the API parameter
+    kind: Code  # "Float" or "Bool"
+    default: Code  # C++ literal
     index: int
 
 
@@ -118,17 +119,18 @@ def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
         if param.kind is ParamKind.TENSOR or param.name not in used:
             continue
         if param.kind is ParamKind.SCALAR:
-            default = f"{float(param.default if param.default is not None else 0.0)!r}f"
-            attrs.append(OpDefAttr(param.opdef, param.name, "Float", default, len(attrs)))
+            default = cpp.float_literal(float(param.default if param.default is not None else 0.0))
+            attrs.append(OpDefAttr(ident(param.opdef), ident(param.name), Code("Float"), default, len(attrs)))
         else:
-            attrs.append(OpDefAttr(param.opdef, param.name, "Bool", "true" if param.default else "false", len(attrs)))
+            value = Code("true" if param.default else "false")
+            attrs.append(OpDefAttr(ident(param.opdef), ident(param.name), Code("Bool"), value, len(attrs)))
     return attrs
 
 
-def tiling_struct(spec: OpSpec) -> str:
-    return f"{spec.operator.type}TilingData"
+def tiling_struct(spec: OpSpec) -> Code:
+    return ident(f"{spec.operator.type}TilingData")
 
 
-def kernel_name(spec: OpSpec) -> str:
+def kernel_name(spec: OpSpec) -> Code:
     """The kernel's entry function, named after the operator directory as in ops-nn."""
-    return spec.operator.dir
+    return ident(spec.operator.dir)

@@ -20,7 +20,7 @@ from opgen.spec.checks import CheckRejectIf, CppCheck
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import kernel_formula, parsed_formula
-from opgen.spec.model import Direction, ErrorRow, OpSpec, Param
+from opgen.spec.model import Direction, ErrorRow, OpSpec, Param, snake_case
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,7 @@ class OperatorPlan:
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
+    bindings: tuple[str, ...]  # the Python binding of each signature: its aten name, else the API in snake case
 
     @property
     def main(self) -> ApiSignature:
@@ -136,4 +137,12 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         ),
         valid_calls=tuple(valid_calls(spec)),
         negative_calls=negatives,
+        bindings=binding_names(spec),
     )
+
+
+def binding_names(spec: OpSpec) -> tuple[str, ...]:
+    names = [spec.api.aten or spec.api.snake]
+    if spec.api.inplace is not None:
+        names.append(spec.api.inplace.aten or snake_case(spec.api.inplace.name.removeprefix("aclnn")))
+    return tuple(names)

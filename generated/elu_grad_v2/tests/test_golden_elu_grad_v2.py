@@ -271,7 +271,7 @@ ERROR_CASES = [
             tensor((2, 3), "INT32"),
         ),
         161002,
-        "the dtype of gradOutput cannot be cast to gradInput\u0027s dtype.",
+        "the dtype of gradOutput cannot be cast to gradInput's dtype.",
     ),
     (
         "row6_sameshape",
@@ -287,7 +287,7 @@ ERROR_CASES = [
             tensor((2, 3), "FLOAT"),
         ),
         161002,
-        "the shapes of selfOrResult and gradInput must equal gradOutput\u0027s shape.",
+        "the shapes of selfOrResult and gradInput must equal gradOutput's shape.",
     ),
     (
         "row7_maxrank",

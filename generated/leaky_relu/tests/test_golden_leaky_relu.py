@@ -191,7 +191,7 @@ ERROR_CASES = [
         "row2_castable",
         lambda: ([tensor((2, 3), "FLOAT"), scalar(0.1, "FLOAT")], tensor((2, 3), "INT32")),
         161002,
-        "the dtype of self cannot be cast to out\u0027s dtype.",
+        "the dtype of self cannot be cast to out's dtype.",
     ),
     (
         "row3_maxrank",
@@ -206,7 +206,7 @@ ERROR_CASES = [
         "row4_sameshape",
         lambda: ([tensor((2, 3), "FLOAT"), scalar(0.1, "FLOAT")], tensor((5,), "FLOAT")),
         161002,
-        "the shape of out must equal self\u0027s shape.",
+        "the shape of out must equal self's shape.",
     ),
 ]
 

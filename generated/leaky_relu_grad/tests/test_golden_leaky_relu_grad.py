@@ -213,7 +213,7 @@ ERROR_CASES = [
             tensor((2, 3), "FLOAT"),
         ),
         161002,
-        "gradOutput and self cannot broadcast, or the broadcast shape differs from out\u0027s shape.",
+        "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.",
     ),
     (
         "row4_rejectif",
@@ -231,7 +231,7 @@ ERROR_CASES = [
             tensor((2, 3), "INT32"),
         ),
         161002,
-        "the promoted dtype of gradOutput and self cannot be cast to out\u0027s dtype.",
+        "the promoted dtype of gradOutput and self cannot be cast to out's dtype.",
     ),
 ]
 

@@ -7,6 +7,8 @@ on the opgen CPU twin, or on a real CANN op library (see `_runtime`). A failing 
 
 from __future__ import annotations
 
+import math  # noqa: F401 (non-finite parameter defaults are written math.nan / math.inf)
+
 import numpy as np
 
 from . import _runtime as _rt
@@ -16,13 +18,13 @@ __all__ = ["AclnnError", "elu_backward", "leaky_relu", "leaky_relu_", "leaky_rel
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
-    r"""aclnnEluBackward: [aclnnElu](../../elu/docs/aclnnElu&aclnnInplaceElu.md)激活函数的反向计算，输出ELU激活函数正向输入的梯度。
+    """aclnnEluBackward: [aclnnElu](../../elu/docs/aclnnElu&aclnnInplaceElu.md)激活函数的反向计算，输出ELU激活函数正向输入的梯度。
 
         gradInput = gradOutput * where(x > 0, scale, where(isResult, inputScale * (x + alpha * scale), inputScale * alpha * scale * exp(x * inputScale)))
 
     Args:
         grad_output: 表示ELU激活函数正向输出的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        alpha: 表示ELU激活函数的激活系数，公式中的\alpha。 (scalar; dtypes: -)
+        alpha: 表示ELU激活函数的激活系数，公式中的\\alpha。 (scalar; dtypes: -)
         scale: 表示ELU激活函数的缩放系数，公式中的scale。 (scalar; dtypes: -)
         input_scale: 表示ELU激活函数的输入的缩放系数，公式中的inputScale。 (scalar; dtypes: -)
         is_result: 表示传给ELU反向计算的输入是否是ELU正向的输出。 (bool; dtypes: -)
@@ -51,7 +53,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
             _rt.Scalar(alpha),
             _rt.Scalar(scale),
             _rt.Scalar(input_scale),
-            bool(is_result),
+            _rt.Flag(is_result),
             _rt.Tensor(self_or_result),
             _rt.Tensor(out, output=True),
         ],
@@ -60,7 +62,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
 
 
 def leaky_relu(self, negative_slope=0.01, *, out=None):
-    r"""aclnnLeakyRelu: 激活函数LeakyRelu：self大于0时输出self，否则输出self与negativeSlope的乘积。
+    """aclnnLeakyRelu: 激活函数LeakyRelu：self大于0时输出self，否则输出self与negativeSlope的乘积。
 
         out = where(self > 0, self, self * negativeSlope)
 
@@ -87,7 +89,7 @@ def leaky_relu_(
     self,
     negative_slope=0.01,
 ):
-    r"""aclnnInplaceLeakyRelu: 激活函数LeakyRelu：self大于0时输出self，否则输出self与negativeSlope的乘积。
+    """aclnnInplaceLeakyRelu: 激活函数LeakyRelu：self大于0时输出self，否则输出self与negativeSlope的乘积。
 
         out = where(self > 0, self, self * negativeSlope)
 
@@ -108,7 +110,7 @@ def leaky_relu_(
 
 
 def leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, out=None):
-    r"""aclnnLeakyReluBackward: [aclnnLeakyRelu](../../leaky_relu/docs/aclnnLeakyRelu&aclnnInplaceLeakyRelu.md)激活函数反向。
+    """aclnnLeakyReluBackward: [aclnnLeakyRelu](../../leaky_relu/docs/aclnnLeakyRelu&aclnnInplaceLeakyRelu.md)激活函数反向。
 
         out = where(self > 0, gradOutput, gradOutput * negativeSlope)
 
@@ -137,7 +139,7 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, ou
             _rt.Tensor(grad_output),
             _rt.Tensor(self),
             _rt.Scalar(negative_slope),
-            bool(self_is_result),
+            _rt.Flag(self_is_result),
             _rt.Tensor(out, output=True),
         ],
     )

@@ -245,15 +245,36 @@ class Tensor:
 
 
 class Scalar:
-    """An argument that is an aclScalar (None for a null pointer)."""
+    """An argument that is an aclScalar (None for a null pointer): a number, never text or a container."""
 
     def __init__(self, value):
+        if value is not None and not isinstance(value, (bool, int, float, complex, np.generic, np.ndarray)):
+            raise TypeError(f"expected a number for an aclScalar, got {type(value).__name__}")
         self.value = value
 
 
+class Flag:
+    """A bool argument: only True/False (numpy bools too); 'False', 0 or None are refused, not guessed."""
+
+    def __init__(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"expected a bool, got {type(value).__name__} {value!r}")
+        self.value = bool(value)
+
+
+# One call at a time: the calls share the stream, and a failing call's message is read back from the
+# runtime's recent-error buffer, which must hold that call's message and no other thread's.
+_CALL_LOCK = threading.RLock()
+
+
 def call(api: str, args: list) -> None:
-    """Runs `api` in two phases; raises AclnnError with the status of a failing phase."""
+    """Runs `api` in two phases; raises AclnnError with the status of a failing phase. Thread-safe."""
     lib = library()
+    with _CALL_LOCK:
+        _call(lib, api, args)
+
+
+def _call(lib: ctypes.CDLL, api: str, args: list) -> None:
     stream = _STATE["stream"]
     _recent_error(lib)  # drop messages of earlier calls
     tensors: list[_DeviceTensor] = []
@@ -278,8 +299,10 @@ def call(api: str, args: list) -> None:
                 handle = lib.aclCreateScalar(array.ctypes.data, dtype)
                 scalars.append(handle)
                 c_args.append(ctypes.c_void_p(handle))
+            elif isinstance(arg, Flag):
+                c_args.append(ctypes.c_bool(arg.value))
             else:
-                c_args.append(ctypes.c_bool(bool(arg)))
+                raise TypeError(f"unexpected argument {arg!r}")
         workspace_size = ctypes.c_uint64(0)
         executor = ctypes.c_void_p()
         phase_one = getattr(lib, f"{api}GetWorkspaceSize")

@@ -167,13 +167,15 @@ TEST_F(l2_elu_backward_test, row8_rejectif) {
 // Success: gradOutput FLOAT, selfOrResult FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
 TEST_F(l2_elu_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0.5f, 3.5f, -3.5f, -0.5f, 2.5f};
+  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f,
+      3.5f, -3.5f, -0.5f, 2.5f};
   UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
   UtScalar alpha(1.0f, ACL_FLOAT);
   UtScalar scale(1.0f, ACL_FLOAT);
   UtScalar inputScale(1.0f, ACL_FLOAT);
   const bool isResult = false;
-  const std::vector<float> selfOrResultData = {-3.5f, -0.5f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN, -2.5f, 0.5f, 3.5f};
+  const std::vector<float> selfOrResultData = {-3.5f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
+      __builtin_nanf(""), -2.5f, 0.5f, 3.5f};
   UtTensor selfOrResult({2, 5}, ACL_FLOAT, selfOrResultData);
   UtTensor gradInput({2, 5}, ACL_FLOAT);
   uint64_t workspaceSize = 0;
@@ -183,7 +185,8 @@ TEST_F(l2_elu_backward_test, valid_float) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0.0, NAN, -0.28729748725891113, -0.5, 2.5};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
+      __builtin_nan(""), -0.28729748725891113, -0.5, 2.5};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
@@ -211,7 +214,8 @@ TEST_F(l2_elu_backward_test, valid_float16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0.0, NAN, -0.287353515625, -0.5, 2.5};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
+      __builtin_nan(""), -0.287353515625, -0.5, 2.5};
   // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
@@ -239,7 +243,8 @@ TEST_F(l2_elu_backward_test, valid_bfloat16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0.0, NAN, -0.287109375, -0.5, 2.5};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
+      __builtin_nan(""), -0.287109375, -0.5, 2.5};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }
@@ -247,13 +252,15 @@ TEST_F(l2_elu_backward_test, valid_bfloat16) {
 // Success: gradOutput FLOAT, selfOrResult FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
 TEST_F(l2_elu_backward_test, valid_float_isResult1) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0.5f, 3.5f, -3.5f, -0.5f, 2.5f};
+  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f,
+      3.5f, -3.5f, -0.5f, 2.5f};
   UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
   UtScalar alpha(1.0f, ACL_FLOAT);
   UtScalar scale(1.0f, ACL_FLOAT);
   UtScalar inputScale(1.0f, ACL_FLOAT);
   const bool isResult = true;
-  const std::vector<float> selfOrResultData = {-3.5f, -0.5f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN, -2.5f, 0.5f, 3.5f};
+  const std::vector<float> selfOrResultData = {-3.5f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
+      __builtin_nanf(""), -2.5f, 0.5f, 3.5f};
   UtTensor selfOrResult({2, 5}, ACL_FLOAT, selfOrResultData);
   UtTensor gradInput({2, 5}, ACL_FLOAT);
   uint64_t workspaceSize = 0;
@@ -263,7 +270,8 @@ TEST_F(l2_elu_backward_test, valid_float_isResult1) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, -0.0, INFINITY, -INFINITY, NAN, -INFINITY, NAN, 5.25, -0.5, 2.5};
+  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      -__builtin_inf(), __builtin_nan(""), 5.25, -0.5, 2.5};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }

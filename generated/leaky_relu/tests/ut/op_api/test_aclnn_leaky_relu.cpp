@@ -83,7 +83,8 @@ TEST_F(l2_leaky_relu_test, row4_sameshape) {
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
 TEST_F(l2_leaky_relu_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, 7.0f, -7.0f, -1.0f, 5.0f};
+  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f, 7.0f,
+      -7.0f, -1.0f, 5.0f};
   UtTensor self({2, 5}, ACL_FLOAT, selfData);
   UtScalar negativeSlope(0.1f, ACL_FLOAT);
   UtTensor out({2, 5}, ACL_FLOAT);
@@ -94,8 +95,8 @@ TEST_F(l2_leaky_relu_test, valid_float) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, 7.0, -0.699999988079071,
-      -0.10000000149011612, 5.0};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
+      -0.699999988079071, -0.10000000149011612, 5.0};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
@@ -116,8 +117,8 @@ TEST_F(l2_leaky_relu_test, valid_float16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, 7.0, -0.69970703125, -0.0999755859375,
-      5.0};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
+      -0.69970703125, -0.0999755859375, 5.0};
   // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
@@ -138,8 +139,8 @@ TEST_F(l2_leaky_relu_test, valid_bfloat16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, 7.0, -0.69921875, -0.10009765625,
-      5.0};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
+      -0.69921875, -0.10009765625, 5.0};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
@@ -147,7 +148,8 @@ TEST_F(l2_leaky_relu_test, valid_bfloat16) {
 // Success: self DOUBLE, out DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
 TEST_F(l2_leaky_relu_test, valid_double) {
-  const std::vector<double> selfData = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, 7.0, -7.0, -1.0, 5.0};
+  const std::vector<double> selfData = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0, -7.0,
+      -1.0, 5.0};
   UtTensor self({2, 5}, ACL_DOUBLE, selfData);
   UtScalar negativeSlope(0.1f, ACL_FLOAT);
   UtTensor out({2, 5}, ACL_DOUBLE);
@@ -158,8 +160,8 @@ TEST_F(l2_leaky_relu_test, valid_double) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, 7.0, -0.7000000104308128,
-      -0.10000000149011612, 5.0};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
+      -0.7000000104308128, -0.10000000149011612, 5.0};
   // FLOAT attribute: exact but for the scalar rounded to float: rtol 1e-07, atol 1e-12; at most 0 of 10 elements
   // outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-07, 1e-12), 0u);

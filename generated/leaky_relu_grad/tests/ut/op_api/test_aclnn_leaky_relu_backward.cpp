@@ -109,9 +109,11 @@ TEST_F(l2_leaky_relu_backward_test, row5_castable) {
 // Success: gradOutput FLOAT, self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
 TEST_F(l2_leaky_relu_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, 7.0f, -7.0f, -1.0f, 5.0f};
+  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f,
+      7.0f, -7.0f, -1.0f, 5.0f};
   UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-7.0f, -1.0f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN, -5.0f, 1.0f, 7.0f};
+  const std::vector<float> selfData = {-7.0f, -1.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
+      __builtin_nanf(""), -5.0f, 1.0f, 7.0f};
   UtTensor self({2, 5}, ACL_FLOAT, selfData);
   UtScalar negativeSlope(0.01f, ACL_FLOAT);
   const bool selfIsResult = true;
@@ -123,8 +125,8 @@ TEST_F(l2_leaky_relu_backward_test, valid_float) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0.009999999776482582, 0.07000000029802322,
-      -0.07000000029802322, -1.0, 5.0};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      0.009999999776482582, 0.07000000029802322, -0.07000000029802322, -1.0, 5.0};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
@@ -150,8 +152,8 @@ TEST_F(l2_leaky_relu_backward_test, valid_float16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0.01000213623046875, 0.07000732421875,
-      -0.07000732421875, -1.0, 5.0};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      0.01000213623046875, 0.07000732421875, -0.07000732421875, -1.0, 5.0};
   // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
@@ -177,8 +179,8 @@ TEST_F(l2_leaky_relu_backward_test, valid_bfloat16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0.010009765625, 0.06982421875,
-      -0.06982421875, -1.0, 5.0};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.010009765625,
+      0.06982421875, -0.06982421875, -1.0, 5.0};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
@@ -186,9 +188,11 @@ TEST_F(l2_leaky_relu_backward_test, valid_bfloat16) {
 // Success: gradOutput DOUBLE, self DOUBLE, out DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
 TEST_F(l2_leaky_relu_backward_test, valid_double) {
-  const std::vector<double> gradOutputData = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, 7.0, -7.0, -1.0, 5.0};
+  const std::vector<double> gradOutputData = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
+      -7.0, -1.0, 5.0};
   UtTensor gradOutput({2, 5}, ACL_DOUBLE, gradOutputData);
-  const std::vector<double> selfData = {-7.0, -1.0, 0.0, -0.0, INFINITY, -INFINITY, NAN, -5.0, 1.0, 7.0};
+  const std::vector<double> selfData = {-7.0, -1.0, 0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      -5.0, 1.0, 7.0};
   UtTensor self({2, 5}, ACL_DOUBLE, selfData);
   UtScalar negativeSlope(0.01f, ACL_FLOAT);
   const bool selfIsResult = true;
@@ -200,8 +204,8 @@ TEST_F(l2_leaky_relu_backward_test, valid_double) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0.009999999776482582, 0.06999999843537807,
-      -0.06999999843537807, -1.0, 5.0};
+  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      0.009999999776482582, 0.06999999843537807, -0.06999999843537807, -1.0, 5.0};
   // FLOAT attribute: exact but for the scalar rounded to float: rtol 1e-07, atol 1e-12; at most 0 of 10 elements
   // outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-07, 1e-12), 0u);
