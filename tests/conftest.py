@@ -1,0 +1,23 @@
+"""Shared test fixtures and markers.
+
+Markers (see pyproject.toml): `cxx` compiles C++ (the twin or generated sources), `slow` takes more than a few
+seconds. `pytest -m "not cxx"` runs the pure-Python layers alone; `pytest tests/spec` one layer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# The workplace keeps the source documents beside the project; a user's clone has none.
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """`../shared`, or a clean skip where it does not exist (a user's clone)."""
+    if not SHARED.is_dir():
+        pytest.skip(f"needs the workplace's shared documents at {SHARED}, which a user's clone does not have")
+    return SHARED

@@ -1,0 +1,73 @@
+"""The generated Python bindings take their arguments strictly and can be called from several threads.
+
+Before: `bool(flag)` took the string 'False' as True; a complex scalar reached the API with its imaginary
+part dropped; four threads calling one binding got a spurious AclnnError 561000 in about one call in ten.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.cxx  # the first call builds the twin library
+
+opgen_ops = pytest.importorskip("opgen_ops")
+
+
+def _elu_args():
+    grad = np.linspace(-1, 1, 8, dtype=np.float32)
+    x = np.linspace(-2, 2, 8, dtype=np.float32)
+    return grad, x
+
+
+@pytest.mark.parametrize("flag", ["False", "True", 0, 1, None, np.float32(1)])
+def test_a_bool_parameter_takes_only_bools(flag) -> None:
+    grad, x = _elu_args()
+    with pytest.raises(TypeError, match="expected a bool"):
+        opgen_ops.elu_backward(grad, 1.0, 1.0, 1.0, flag, x)
+
+
+def test_numpy_bools_are_bools() -> None:
+    grad, x = _elu_args()
+    expected = opgen_ops.elu_backward(grad, 1.0, 1.0, 1.0, False, x)
+    np.testing.assert_array_equal(opgen_ops.elu_backward(grad, 1.0, 1.0, 1.0, np.bool_(False), x), expected)
+
+
+@pytest.mark.parametrize("value", ["0.1", [0.1], {"a": 1}, b"x"])
+def test_a_scalar_parameter_takes_only_numbers(value) -> None:
+    with pytest.raises(TypeError, match="expected a number"):
+        opgen_ops.leaky_relu(np.ones(4, np.float32), value)
+
+
+def test_a_complex_scalar_keeps_its_imaginary_part() -> None:
+    """negativeSlope must be castable to FLOAT; a complex one is refused by the API's own check (161002),
+    not silently truncated to its real part."""
+    with pytest.raises(opgen_ops.AclnnError) as info:
+        opgen_ops.leaky_relu(np.ones(4, np.float32), 0.5 + 2j)
+    assert info.value.status == 161002
+
+
+def test_concurrent_calls_from_four_threads() -> None:
+    x = np.linspace(-3, 3, 257, dtype=np.float32)
+    expected = opgen_ops.leaky_relu(x, 0.25)
+    errors: list[BaseException] = []
+    mismatches = []
+
+    def worker() -> None:
+        try:
+            for _ in range(25):
+                got = opgen_ops.leaky_relu(x, 0.25)
+                if not np.array_equal(got, expected):
+                    mismatches.append(got)
+        except BaseException as exc:  # noqa: BLE001 - every failure is reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors[:3]
+    assert not mismatches
