@@ -88,6 +88,8 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         attrs=attrs,
         scalar_attrs=[a for a in attrs if a.kind == "Float"],
         flag_bits=[{"attr": a, "bit": plan.flags.index(a.param)} for a in flags],
+        guard_attrs=[a for a in attrs if a.param in plan.guards],
+        guard_bit=len(plan.flags),
         configs=soc_configs(spec),
         variants=_variant_rows(spec, plan),
         shape=shape_rule(spec),

@@ -384,7 +384,7 @@ def _tiling_context(operator: OperatorPlan) -> dict:
         cases=cases,
         large=LARGE_TILING_SIZE,
         block_bytes=BLOCK_BYTES,
-        unknown_mode=1 << len(plan.flags),  # a mode index no variant has: the tiling must refuse it
+        unknown_mode=1 << plan.mode_bits,  # a mode index no variant has: the tiling must refuse it
         first_dtype=code(plan.variants[0].storage.ge_enum),
     )
 

@@ -54,7 +54,7 @@ def aclnn_output(
     flags = {name: bool(scalars[name]) for name in plan.flags}
     attributes = {name: float(np.float32(scalars[name])) for name in plan.scalars}
     if compute in aicore_dtypes(spec):
-        result = run_program(plan.variant(compute, flags).program, flat, attributes)
+        result = run_program(plan.variant(compute, flags, attributes).program, flat, attributes)
     else:  # AICPU: the formula in double, with the attributes as float32
         expr = F.specialize(kernel_formula(spec), flags)
         result = F.evaluate(expr, {**flat, **attributes})

@@ -8,11 +8,12 @@ SoC lacks vector arithmetic for it (bf16 on A2/A3), so one kernel source serves 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.lang import Code, cpp, ident
-from opgen.plan.lowering import VectorProgram, lower
+from opgen.plan.lowering import LoweringError, VectorProgram, lower
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import kernel_formula
 from opgen.spec.model import OpSpec, ParamKind
@@ -29,6 +30,7 @@ class KernelVariant:
     mode: tuple[tuple[str, bool], ...]  # flag values
     mode_index: int
     program: VectorProgram
+    exact: bool = False  # lowered for non-finite scalars (see KernelPlan.guards)
 
     @property
     def compute(self) -> DType:
@@ -45,8 +47,8 @@ class KernelVariant:
 
     @property
     def name(self) -> str:
-        flags = "_".join(f"{k}{int(v)}" for k, v in self.mode)
-        return f"{self.storage.value.lower()}{'_' + flags if flags else ''}"
+        flags = "_".join(f"{k}{int(v)}" for k, v in self.mode) + ("_nonfinite" if self.exact else "")
+        return f"{self.storage.value.lower()}{'_' + flags.lstrip('_') if flags else ''}"
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,21 @@ class KernelPlan:
     scalars: tuple[str, ...]  # scalar parameters carried in the tiling data (float)
     inputs: tuple[str, ...]  # tensor input parameter names, kernel argument order
     variants: tuple[KernelVariant, ...]
+    # Scalars some fast program assumes finite: when one is NaN or infinite, the tiling sets the mode bit
+    # after the flags' bits and the kernel runs the exact program, so both follow IEEE arithmetic.
+    guards: tuple[str, ...] = ()
 
-    def variant(self, storage: DType, mode: dict[str, bool]) -> KernelVariant:
+    @property
+    def mode_bits(self) -> int:
+        return len(self.flags) + (1 if self.guards else 0)
+
+    def variant(
+        self, storage: DType, mode: dict[str, bool], scalars: dict[str, float] | None = None
+    ) -> KernelVariant:
+        """The variant the tiling picks for these flag values and (for guarded plans) scalar values."""
         wanted = tuple(sorted(mode.items()))
-        return next(v for v in self.variants if v.storage is storage and v.mode == wanted)
+        exact = any(not math.isfinite((scalars or {}).get(name, 0.0)) for name in self.guards)
+        return next(v for v in self.variants if v.storage is storage and v.mode == wanted and v.exact == exact)
 
 
 def aicore_dtypes(spec: OpSpec) -> list[DType]:
@@ -74,11 +87,13 @@ def compute_dtype(spec: OpSpec, storage: DType) -> DType:
     return storage
 
 
-def mode_index(flags: tuple[str, ...], mode: dict[str, bool]) -> int:
-    return sum(1 << i for i, flag in enumerate(flags) if mode[flag])
+def mode_index(flags: tuple[str, ...], mode: dict[str, bool], exact: bool = False) -> int:
+    return sum(1 << i for i, flag in enumerate(flags) if mode[flag]) + (int(exact) << len(flags))
 
 
 def tiling_key(storage: DType, index: int) -> int:
+    if index >= 10:
+        raise LoweringError(f"{index + 1} kernel modes do not fit the tiling key (dtype * 10 + mode)")
     return _DTYPE_CODE[storage] * 10 + index
 
 
@@ -88,18 +103,25 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     inputs = tuple(p.name for p in spec.tensor_inputs)
     used = set(F.free_names(expr))
     scalars = tuple(p.name for p in spec.params if p.kind is ParamKind.SCALAR and p.name in used)
-    variants = []
+    fast: dict[tuple[DType, tuple[bool, ...]], VectorProgram] = {}
     for storage in aicore_dtypes(spec):
         for values in itertools.product((False, True), repeat=len(flags)):
             mode = dict(zip(flags, values))
-            program = lower(
-                F.specialize(expr, mode), inputs=list(inputs), storage=storage, compute=compute_dtype(spec, storage)
-            )
-            index = mode_index(flags, mode)
-            variants.append(
-                KernelVariant(tiling_key(storage, index), storage, tuple(sorted(mode.items())), index, program)
-            )
-    return KernelPlan(flags, scalars, inputs, tuple(variants))
+            compute = compute_dtype(spec, storage)
+            fast[storage, values] = lower(F.specialize(expr, mode), inputs=list(inputs), storage=storage, compute=compute)
+    guards = tuple(sorted({name for program in fast.values() for name in program.assumes_finite}))
+    variants = []
+    for (storage, values), program in fast.items():
+        mode = dict(zip(flags, values))
+        for exact in (False, True) if guards else (False,):
+            if exact:
+                compute = compute_dtype(spec, storage)
+                specialised = F.specialize(expr, mode)
+                program = lower(specialised, inputs=list(inputs), storage=storage, compute=compute, exact=True)
+            index = mode_index(flags, mode, exact)
+            key = tiling_key(storage, index)
+            variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, program, exact))
+    return KernelPlan(flags, scalars, inputs, tuple(variants), guards)
 
 
 @dataclass(frozen=True)

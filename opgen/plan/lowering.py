@@ -17,6 +17,7 @@ Rules (SoC-independent; the SoC decides `compute`):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from opgen import formula as F
@@ -86,6 +87,8 @@ class VectorProgram:
     slots: list[ScalarSlot]
     instrs: list[Instr]
     apis: list[str] = field(default_factory=list)
+    # Scalar parameters this program is exact for only while they are finite (see `lower(exact=...)`).
+    assumes_finite: tuple[str, ...] = ()
 
     def ub_bytes_per_element(self, buffer_num: int) -> float:
         """UB bytes one element of a tile costs: double-buffered queues + temporaries + mask bits."""
@@ -106,8 +109,10 @@ def is_uniform(expr: F.Expr) -> bool:
 
 
 class _Lowerer:
-    def __init__(self, storage: DType, compute: DType, inputs: list[str]):
+    def __init__(self, storage: DType, compute: DType, inputs: list[str], exact: bool = False):
         self.storage, self.compute = storage, compute
+        self.exact = exact
+        self.assumes_finite: set[str] = set()
         self.inputs = {name: Buffer("input", i, storage, name) for i, name in enumerate(inputs)}
         self.output = Buffer("output", 0, storage, "out")
         self.instrs: list[Instr] = []
@@ -197,6 +202,16 @@ class _Lowerer:
         slope = other.b if other.a == x else other.a if other.b == x else None
         if slope is None or not is_uniform(slope):
             return None
+        # LeakyRelu takes the slope branch by the sign bit, so at x = +0 it returns 0 where IEEE gives 0 * s:
+        # NaN for a NaN or infinite slope. Exact for a finite slope (up to the sign of a zero result).
+        folded = F.fold_constants(slope)
+        if isinstance(folded, F.Const):
+            if not math.isfinite(folded.value):
+                return None
+        elif self.exact:
+            return None
+        else:
+            self.assumes_finite.update(F.free_names(slope))
         return self.emit("LeakyRelu", self.temp(), self.as_buffer(self.value(x)), scalar=self.scalar(slope))
 
     def binary(self, node: F.Binary) -> Buffer:
@@ -357,7 +372,14 @@ def _allocate(instrs: list[Instr]) -> tuple[list[Instr], list[Buffer], list[Buff
     return result, physical["temp"], physical["mask"]
 
 
-def lower(expr: F.Expr, *, inputs: list[str], storage: DType, compute: DType) -> VectorProgram:
-    """`expr` must be specialised (no mode flags); `inputs` lists the tensor names in kernel order."""
-    lowerer = _Lowerer(storage, compute, inputs)
-    return lowerer.finish(F.fold_constants(expr))
+def lower(expr: F.Expr, *, inputs: list[str], storage: DType, compute: DType, exact: bool = False) -> VectorProgram:
+    """`expr` must be specialised (no mode flags); `inputs` lists the tensor names in kernel order.
+
+    With `exact`, no fusion is used whose result differs from IEEE arithmetic for non-finite scalar
+    parameters; without it, such fusions are used and the scalars they assume finite are recorded in
+    `VectorProgram.assumes_finite`, so the kernel can pick the exact program when one of them is not.
+    """
+    lowerer = _Lowerer(storage, compute, inputs, exact)
+    program = lowerer.finish(F.fold_constants(expr))
+    program.assumes_finite = tuple(sorted(lowerer.assumes_finite))
+    return program

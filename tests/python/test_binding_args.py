@@ -71,3 +71,15 @@ def test_concurrent_calls_from_four_threads() -> None:
         thread.join(timeout=300)
     assert not errors, errors[:3]
     assert not mismatches
+
+
+@pytest.mark.parametrize("slope", [float("nan"), float("inf"), -float("inf")])
+def test_ai_core_and_aicpu_paths_agree_with_ieee_for_a_non_finite_slope(slope: float) -> None:
+    """float32 runs the AI Core kernel, float64 the AICPU one: both give 0 * slope at x = +0, like torch."""
+    x64 = np.array([0.0, -0.0, 2.0, -3.0, np.nan], np.float64)
+    with np.errstate(all="ignore"):
+        want = np.where(x64 > 0, x64, x64 * slope)
+    for dtype in (np.float32, np.float64):
+        got = opgen_ops.leaky_relu(x64.astype(dtype), slope).astype(np.float64)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=str(dtype))
+        np.testing.assert_array_equal(got[~np.isnan(want)], want[~np.isnan(want)], err_msg=str(dtype))

@@ -42,7 +42,7 @@ class KernelLeakyRelu {
 
  private:
   __aicore__ inline void InitScalars(const LeakyReluTilingData& tiling) {
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+    if constexpr (KEY == 10 || KEY == 11 || KEY == 20 || KEY == 21 || KEY == 30 || KEY == 31) {
       s0 = static_cast<C>(tiling.negativeSlope);
     }
   }
@@ -60,13 +60,45 @@ class KernelLeakyRelu {
     LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
     if constexpr (KEY == 10) {  // float: computed in float
       LeakyRelu(outLocal, selfLocal, s0, len);
+    } else if constexpr (KEY == 11) {  // float_nonfinite: computed in float
+      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+      const uint32_t cmpLen = (len + 63) / 64 * 64;
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+      CompareScalar(mask0, selfLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      Muls(tmp0, selfLocal, s0, len);
+      PipeBarrier<PIPE_V>();
+      Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
     } else if constexpr (KEY == 20) {  // float16: computed in half
       LeakyRelu(outLocal, selfLocal, s0, len);
+    } else if constexpr (KEY == 21) {  // float16_nonfinite: computed in half
+      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+      const uint32_t cmpLen = (len + 127) / 128 * 128;
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+      CompareScalar(mask0, selfLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
+      Muls(tmp0, selfLocal, s0, len);
+      PipeBarrier<PIPE_V>();
+      Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
     } else if constexpr (KEY == 30) {  // bfloat16: computed in float
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();
       LeakyRelu(tmp0, tmp0, s0, len);
+      PipeBarrier<PIPE_V>();
+      Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+    } else if constexpr (KEY == 31) {  // bfloat16_nonfinite: computed in float
+      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+      const uint32_t cmpLen = (len + 63) / 64 * 64;
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+      Muls(tmp1, tmp0, s0, len);
+      PipeBarrier<PIPE_V>();
+      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
       PipeBarrier<PIPE_V>();
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
     }
@@ -104,12 +136,24 @@ extern "C" __global__ __aicore__ void leaky_relu(GM_ADDR x, GM_ADDR y,
     KernelLeakyRelu<float, float, 10, 0, 0> op;
     op.Init(x, y, tilingData);
     op.Process();
+  } else if (TILING_KEY_IS(11)) {
+    KernelLeakyRelu<float, float, 11, 1, 1> op;
+    op.Init(x, y, tilingData);
+    op.Process();
   } else if (TILING_KEY_IS(20)) {
     KernelLeakyRelu<half, half, 20, 0, 0> op;
     op.Init(x, y, tilingData);
     op.Process();
+  } else if (TILING_KEY_IS(21)) {
+    KernelLeakyRelu<half, half, 21, 1, 1> op;
+    op.Init(x, y, tilingData);
+    op.Process();
   } else if (TILING_KEY_IS(30)) {
     KernelLeakyRelu<bfloat16_t, float, 30, 1, 0> op;
+    op.Init(x, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(31)) {
+    KernelLeakyRelu<bfloat16_t, float, 31, 2, 1> op;
     op.Init(x, y, tilingData);
     op.Process();
   }

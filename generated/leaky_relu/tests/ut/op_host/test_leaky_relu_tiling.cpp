@@ -33,8 +33,11 @@ struct VariantFigures {
 
 constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT, 0, 10, 4, 128, 64, 0},  // float
+    {ge::DT_FLOAT, 1, 11, 4, 161, 64, 1},  // float_nonfinite
     {ge::DT_FLOAT16, 0, 20, 2, 64, 128, 0},  // float16
+    {ge::DT_FLOAT16, 1, 21, 2, 81, 128, 1},  // float16_nonfinite
     {ge::DT_BF16, 0, 30, 2, 96, 64, 0},  // bfloat16
+    {ge::DT_BF16, 1, 31, 2, 129, 64, 1},  // bfloat16_nonfinite
 };
 
 struct ExpectedPlan {
@@ -87,6 +90,18 @@ TEST(LeakyReluTilingTest, ascend950_float) {
   }
 }
 
+TEST(LeakyReluTilingTest, ascend950_float_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 56, 17864, 12608},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[1], plan);
+  }
+}
+
 TEST(LeakyReluTilingTest, ascend950_float16) {
   const ExpectedPlan expected[] = {
       {1, 1, 2048, 2048},
@@ -95,7 +110,19 @@ TEST(LeakyReluTilingTest, ascend950_float16) {
       {1000003, 56, 17872, 17920},
   };
   for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[0], kVariants[1], plan);
+    CheckPlan(kSocs[0], kVariants[2], plan);
+  }
+}
+
+TEST(LeakyReluTilingTest, ascend950_float16_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 56, 17872, 17920},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[3], plan);
   }
 }
 
@@ -107,7 +134,19 @@ TEST(LeakyReluTilingTest, ascend950_bfloat16) {
       {1000003, 56, 17872, 17920},
   };
   for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[0], kVariants[2], plan);
+    CheckPlan(kSocs[0], kVariants[4], plan);
+  }
+}
+
+TEST(LeakyReluTilingTest, ascend950_bfloat16_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 56, 17872, 15744},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[5], plan);
   }
 }
 
@@ -123,6 +162,18 @@ TEST(LeakyReluTilingTest, ascend910_93_float) {
   }
 }
 
+TEST(LeakyReluTilingTest, ascend910_93_float_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 9344},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[1], plan);
+  }
+}
+
 TEST(LeakyReluTilingTest, ascend910_93_float16) {
   const ExpectedPlan expected[] = {
       {1, 1, 2048, 2048},
@@ -131,7 +182,19 @@ TEST(LeakyReluTilingTest, ascend910_93_float16) {
       {1000003, 48, 20848, 20864},
   };
   for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[1], kVariants[1], plan);
+    CheckPlan(kSocs[1], kVariants[2], plan);
+  }
+}
+
+TEST(LeakyReluTilingTest, ascend910_93_float16_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 48, 20848, 18560},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[3], plan);
   }
 }
 
@@ -143,7 +206,19 @@ TEST(LeakyReluTilingTest, ascend910_93_bfloat16) {
       {1000003, 48, 20848, 15680},
   };
   for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[1], kVariants[2], plan);
+    CheckPlan(kSocs[1], kVariants[4], plan);
+  }
+}
+
+TEST(LeakyReluTilingTest, ascend910_93_bfloat16_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 48, 20848, 11648},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[5], plan);
   }
 }
 
@@ -159,6 +234,18 @@ TEST(LeakyReluTilingTest, ascend910b_float) {
   }
 }
 
+TEST(LeakyReluTilingTest, ascend910b_float_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 9344},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[1], plan);
+  }
+}
+
 TEST(LeakyReluTilingTest, ascend910b_float16) {
   const ExpectedPlan expected[] = {
       {1, 1, 2048, 2048},
@@ -167,7 +254,19 @@ TEST(LeakyReluTilingTest, ascend910b_float16) {
       {1000003, 48, 20848, 20864},
   };
   for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[2], kVariants[1], plan);
+    CheckPlan(kSocs[2], kVariants[2], plan);
+  }
+}
+
+TEST(LeakyReluTilingTest, ascend910b_float16_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 48, 20848, 18560},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[3], plan);
   }
 }
 
@@ -179,7 +278,19 @@ TEST(LeakyReluTilingTest, ascend910b_bfloat16) {
       {1000003, 48, 20848, 15680},
   };
   for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[2], kVariants[2], plan);
+    CheckPlan(kSocs[2], kVariants[4], plan);
+  }
+}
+
+TEST(LeakyReluTilingTest, ascend910b_bfloat16_nonfinite) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 48, 20848, 11648},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[5], plan);
   }
 }
 
@@ -190,7 +301,7 @@ TEST(LeakyReluTilingTest, refuses_what_it_cannot_plan) {
   const uint32_t cores = soc.coreNum;
   const uint64_t ub = soc.ubSize;
   EXPECT_FALSE(optiling::PlanLeakyReluTiling(33, cores, ub, ge::DT_INT32, 0, plan));
-  EXPECT_FALSE(optiling::PlanLeakyReluTiling(33, cores, ub, ge::DT_FLOAT, 1, plan));
+  EXPECT_FALSE(optiling::PlanLeakyReluTiling(33, cores, ub, ge::DT_FLOAT, 2, plan));
   EXPECT_FALSE(optiling::PlanLeakyReluTiling(0, cores, ub, ge::DT_FLOAT, 0, plan));
   EXPECT_FALSE(optiling::PlanLeakyReluTiling(33, 0, ub, ge::DT_FLOAT, 0, plan));
 }
