@@ -23,7 +23,8 @@ from opgen.twin.compiler import Plan, compile_program, compiler, parse_args
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"
-SPECS = {path.stem: load_spec(path).spec for path in sorted((ROOT / "specs").glob("*.yaml"))}
+# Keyed by the operator directory, which names the generated package (not by the spec's file name).
+SPECS = {spec.operator.dir: spec for spec in (load_spec(p).spec for p in sorted((ROOT / "specs").glob("*.yaml")))}
 SOC = "ascend910b"
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 

@@ -20,7 +20,8 @@ from opgen.spec.loader import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"
-SPECS = {path.stem: load_spec(path).spec for path in sorted((ROOT / "specs").glob("*.yaml"))}
+# Keyed by the operator directory, which names the generated package (not by the spec's file name).
+SPECS = {spec.operator.dir: spec for spec in (load_spec(p).spec for p in sorted((ROOT / "specs").glob("*.yaml")))}
 STANDALONE_IMPORTS = {"argparse", "math", "pathlib", "sys", "numpy", "torch"}
 STORAGE = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "DOUBLE": np.float64}
 
