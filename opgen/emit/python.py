@@ -33,6 +33,11 @@ class PyArg:
     default: Code | None
     annotation: Code
 
+    @property
+    def stub_default(self) -> Code | None:
+        """In the type stub, a default that needs an import (math.nan) is written `...`."""
+        return Code("...") if self.default is not None and "math." in self.default else self.default
+
 
 @dataclass(frozen=True)
 class PyFunction:

@@ -1,0 +1,56 @@
+"""Spec features the three real specs do not exercise, each generated from a one-line variant of a real spec.
+
+Before: a scalar default `.nan` was printed as `nan` (NameError when `opgen_ops` is imported); a spec without
+`api.aten` generated `torch.ops.aten.None` and `opgen_ops.None`.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from pathlib import Path
+
+from opgen.build import check_spec_text
+from opgen.emit.golden_tests import render_golden_tests
+from opgen.emit.python import render_python
+from opgen.emit.tests import render_tests
+from opgen.emit.torch_npu import render_torch_npu
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _variant(name: str, *edits: tuple[str, str]):
+    text = (ROOT / "specs" / name).read_text(encoding="utf-8")
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return check_spec_text(text, f"specs/{name}")
+
+
+def _function(source: str, name: str) -> ast.FunctionDef:
+    return next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def test_a_nan_default_is_a_python_expression() -> None:
+    plan = _variant("leaky_relu.yaml", ("    default: 0.01", "    default: .nan"))
+    source = render_python([plan])["python/opgen_ops/__init__.py"]
+    compile(source, "__init__.py", "exec")
+    default = _function(source, "leaky_relu").args.defaults[-1]
+    assert math.isnan(eval(compile(ast.Expression(default), "<default>", "eval"), {"math": math}))
+    stub = render_python([plan])["python/opgen_ops/__init__.pyi"]
+    assert "math.nan" not in stub and "negative_slope: float | int | bool | np.generic | None = ..." in stub
+
+
+def test_a_spec_without_aten_names_its_binding_after_the_api() -> None:
+    plan = _variant("leaky_relu.yaml", ("  aten: leaky_relu\n", ""), ("    aten: leaky_relu_\n", ""))
+    files = {**render_python([plan]), **render_golden_tests(plan), **render_tests(plan), **render_torch_npu([plan])}
+    for path, text in files.items():
+        assert "aten.None" not in text and "opgen_ops.None" not in text and "def None" not in text, path
+    binding = files["python/opgen_ops/__init__.py"]
+    assert _function(binding, "leaky_relu") and _function(binding, "inplace_leaky_relu")
+    golden = files["tests/test_golden_leaky_relu.py"]
+    compile(golden, "golden.py", "exec")
+    assert "torch.ops.aten" not in golden and "opgen_ops.leaky_relu(" in golden
+    gen_data = files["tests/golden/gen_data.py"]
+    compile(gen_data, "gen_data.py", "exec")
+    assert "torch.ops.aten" not in gen_data
