@@ -49,7 +49,7 @@ class ExampleResult:
 
 def example_result(spec: OpSpec) -> ExampleResult:
     example = spec.example
-    env: dict[str, object] = {}
+    env: dict[str, np.ndarray | float | bool] = {}
     for param in spec.tensor_inputs:
         tensor = example.tensors[param.name]
         env[param.name] = np.asarray(tensor.data, dtype=tensor.dtype.numpy).reshape(tensor.shape)
@@ -66,7 +66,9 @@ def render_example(operator: OperatorPlan) -> str:
     spec, spec_name = operator.spec, operator.source
     example = spec.example
     signature = operator.main
-    tensors, scalars, handles = [], [], []
+    tensors: list[dict[str, Code]] = []
+    scalars: list[dict[str, Code | None]] = []
+    handles: list[dict[str, Code]] = []
     for cparam in signature.user_params:
         param = cparam.param
         assert param is not None

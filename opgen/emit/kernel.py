@@ -7,6 +7,7 @@ here; the template only lays out the class.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from opgen import formula as F
@@ -25,9 +26,11 @@ from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
 
-def scalar_cpp(scalar: Scalar, compute: DType) -> str:
+def scalar_cpp(scalar: Scalar | None, compute: DType) -> str:
+    assert scalar is not None, "the instruction takes a scalar operand"
     if scalar.slot is not None:
         return scalar.slot
+    assert scalar.constant is not None
     return f"static_cast<{compute.cpp_type}>({cpp.float_literal(scalar.constant)})"
 
 
@@ -128,7 +131,7 @@ class BranchView:
     body: VariantView
 
 
-def branches(views: list[VariantView], same: callable) -> list[BranchView]:
+def branches(views: list[VariantView], same: Callable[[VariantView], object]) -> list[BranchView]:
     groups: dict[object, list[VariantView]] = {}
     for view in views:
         groups.setdefault(same(view), []).append(view)

@@ -70,6 +70,7 @@ def _value_text(value: float) -> str:
 def _scalar_literal(arg: Arg) -> str:
     """The host value an aclScalar of `arg.dtype` is created from."""
     dtype, value = arg.dtype, arg.value
+    assert dtype is not None and value is not None  # a scalar argument has both
     if dtype is DType.FLOAT:
         return _float_literal(float(value), "f")
     if dtype is DType.DOUBLE:
@@ -164,6 +165,7 @@ _INDENT = "  "
 
 
 def _tensor_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
+    assert arg.dtype is not None  # a tensor argument has one
     acl = arg.dtype.acl_enum
     if data is None:
         return CaseArg([f"UtTensor {name}({_shape(arg.shape)}, {acl});"], f"{name}.get()")
@@ -181,6 +183,7 @@ def _case_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
     if arg.kind == "bool":
         return CaseArg([f"const bool {name} = {'true' if arg.value else 'false'};"], name)
     if arg.kind == "scalar":
+        assert arg.dtype is not None
         return CaseArg([f"UtScalar {name}({_scalar_literal(arg)}, {arg.dtype.acl_enum});"], name + ".get()")
     return _tensor_arg(name, arg, data)
 
@@ -249,7 +252,8 @@ def success_calls(operator: OperatorPlan) -> list[Call]:
     """One success call per dtype of the first input, then one per extra kernel mode."""
     spec = operator.spec
     first = spec.tensor_inputs[0].name
-    calls = [valid_call(spec, call.args[first].dtype, SUCCESS_SHAPE) for call in operator.valid_calls]
+    dtypes = [call.args[first].dtype for call in operator.valid_calls]
+    calls = [valid_call(spec, dtype, SUCCESS_SHAPE) for dtype in dtypes if dtype is not None]
     return calls + _mode_calls(operator)
 
 
@@ -257,15 +261,22 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
     api_args = _api_args(sig, call)
     if api_args is None:
         return None
-    inputs, dtypes = {}, {}
+    inputs: dict[str, np.ndarray] = {}
+    dtypes: dict[str, DType] = {}
     for index, param in enumerate(spec.tensor_inputs):
         arg = call.args[param.name]
+        assert arg.dtype is not None
         inputs[param.name] = sample_values(spec, index, int(np.prod(arg.shape))).astype(arg.dtype.numpy)
         inputs[param.name] = inputs[param.name].reshape(arg.shape)
         dtypes[param.name] = arg.dtype
     out = spec.outputs[0]
     out_dtype = call.args[out.name].dtype
-    scalars = {p.name: call.args[p.name].value for p in spec.params if p.kind is not ParamKind.TENSOR}
+    assert out_dtype is not None
+    scalars: dict[str, float | bool] = {}
+    for p in spec.params:
+        value = call.args[p.name].value
+        if p.kind is not ParamKind.TENSOR and value is not None:
+            scalars[p.name] = value
     expected = aclnn_output(spec, plan, inputs, dtypes, scalars, out_dtype)
     tolerance = spec.golden.tolerance[out_dtype]
     # The in-place tensor holds the first replaced input's data and receives the result.
@@ -275,7 +286,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         output = next(p.name for p in sig.user_params if p.inplace)
         data_of[output] = inputs[sig.replaced[0]]
     parts = [_case_arg(name, arg, data_of.get(name)) for name, arg in api_args.items()]
-    tensors = ", ".join(f"{n} {a.dtype.value}" for n, a in api_args.items() if a.kind == "tensor")
+    tensors = ", ".join(f"{n} {a.dtype.value}" for n, a in api_args.items() if a.kind == "tensor" and a.dtype)
     comment = wrap_comment(
         f"Success: {tensors}, shape {list(call.args[out.name].shape)}. Expected: the spec's formula through the "
         "kernel plan's precision path, computed when this file was generated."
@@ -308,6 +319,7 @@ def _error_case(spec: OpSpec, sig: ApiSignature, call: Call) -> ApiCase | None:
     if api_args is None:
         return None
     parts = [_case_arg(name, arg, None) for name, arg in api_args.items()]
+    assert call.row is not None  # a negative call names its row
     row = spec.errors[call.row]
     body = _phase_one(sig, parts, call.null_outputs) + [f"EXPECT_EQ(ret, {call.status_name});  // {call.status}"]
     comment = wrap_comment(f"Error row {call.row} ({row.status.value}): {row.message}")
@@ -396,7 +408,8 @@ def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
     names = {p.name: p.python for p in spec.params}
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
-    rejections, rejection_names = [], set()
+    rejections: list[dict[str, Code]] = []
+    rejection_names: set[str] = set()
     for rejection in operator.rejections:
         rejection_names.update(names[n] for n in F.free_names(rejection.condition))
         rejections.append(
@@ -459,14 +472,6 @@ def _golden_context(operator: OperatorPlan) -> dict:
             for d, t in spec.golden.tolerance.items()
         },
     )
-
-
-def _python_float(value: float) -> str:
-    if math.isnan(value):
-        return "math.nan"
-    if math.isinf(value):
-        return "math.inf" if value > 0 else "-math.inf"
-    return repr(value)
 
 
 # ---------------------------------------------------------------------------------------------- entry point

@@ -1,7 +1,7 @@
 """The check kinds of an error table, each one class that owns everything about its rule.
 
 In the spirit of MLIR's constraint records, a check kind states in one place:
-- its YAML shape (the Pydantic fields) and what its names must resolve to (`validate`);
+- its YAML shape (the Pydantic fields) and what its names must resolve to (`resolve_names`);
 - its C++ failure condition in the generated op_api (`cpp`);
 - its evaluation on a concrete call, in Python (`fails`), which decides which error row a call trips;
 - the argument mutations that make it fail (`mutations`), from which negative test cases are derived;
@@ -167,7 +167,7 @@ class CheckKind(Strict):
         """The doc text of this row for an in-place API when it cannot reuse the row's own; None: reuse."""
         return None
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         raise NotImplementedError
 
     def cpp(self, spec: OpSpec) -> CppCheck:
@@ -188,7 +188,7 @@ class CheckNotNull(CheckKind):
         joined = names[0] if len(names) == 1 else "、".join(names[:-1]) + "或" + names[-1]
         return f"传入的{joined}是空指针。"
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         for j, name in enumerate(self.not_null):
             if name not in IMPLICIT_POINTERS:
                 resolver.resolve(
@@ -212,7 +212,7 @@ class CheckDtypeSupported(CheckKind):
     kind: ClassVar[str] = "dtype_supported"
     dtype_supported: list[Identifier] = Field(description="dtype must be in the param's per-SoC list")
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         for j, param in enumerate(resolver.resolve_all(self.dtype_supported, path + ("dtype_supported",))):
             if not param.dtypes:
                 resolver.report(
@@ -251,7 +251,7 @@ class CheckSameDtype(CheckKind):
     relational: ClassVar[bool] = True
     same_dtype: list[Identifier] = Field(min_length=2)
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.same_dtype, path + ("same_dtype",), kinds=TENSORS, what="a dtype check")
 
     def cpp(self, spec: OpSpec) -> CppCheck:
@@ -275,7 +275,7 @@ class CheckPromotable(CheckKind):
     relational: ClassVar[bool] = True
     promotable: list[Identifier] = Field(min_length=2, description="these dtypes must promote to a supported one")
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.promotable, path + ("promotable",), kinds=TENSORS, what="a promotion check")
 
     def cpp(self, spec: OpSpec) -> CppCheck:
@@ -311,7 +311,7 @@ class CheckCastable(CheckKind):
         target = self.castable.target
         return list(self.castable.source) + ([] if isinstance(target, DType) else [target])
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.castable.source, path + ("castable", "source"), kinds=TENSORS, what="a cast check")
         if not isinstance(self.castable.target, DType):
             resolver.resolve(self.castable.target, path + ("castable", "target"), kinds=TENSORS, what="a cast check")
@@ -342,7 +342,7 @@ class CheckScalarsCastable(CheckKind):
     kind: ClassVar[str] = "scalars_castable"
     scalars_castable: list[Identifier] = Field(description="scalars that must be castable to their castable_to")
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         found = resolver.resolve_all(
             self.scalars_castable, path + ("scalars_castable",), kinds=(ParamKind.SCALAR,), what="a scalar cast check"
         )
@@ -381,7 +381,7 @@ class CheckMaxRank(CheckKind):
     kind: ClassVar[str] = "max_rank"
     max_rank: list[Identifier] = Field(description="tensors whose rank must be within their 'rank' range")
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.max_rank, path + ("max_rank",), kinds=TENSORS, what="a rank check")
 
     @staticmethod
@@ -429,7 +429,7 @@ class CheckBroadcast(CheckKind):
         inputs = [n for n in self.broadcast if spec.param(n).direction is Direction.INPUT]
         return inputs, [n for n in self.broadcast if n not in inputs]
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         found = resolver.resolve_all(self.broadcast, path + ("broadcast",), kinds=TENSORS, what="a broadcast check")
         if found and not any(p.direction is Direction.INPUT for p in found):
             resolver.report(path + ("broadcast",), "a broadcast check needs at least one input", "invalid")
@@ -470,7 +470,7 @@ class CheckSameShape(CheckKind):
     relational: ClassVar[bool] = True
     same_shape: list[Identifier] = Field(min_length=2)
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.same_shape, path + ("same_shape",), kinds=TENSORS, what="a shape check")
 
     def cpp(self, spec: OpSpec) -> CppCheck:
@@ -492,7 +492,7 @@ class CheckRejectIf(CheckKind):
     def condition(self, spec: OpSpec) -> F.Expr:
         return parse_condition(spec, self.reject_if)
 
-    def validate(self, resolver: Resolver, path: FieldPath) -> None:
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         from opgen.spec.formula_binding import formula_symbols
 
         resolver.parse(self.reject_if, path + ("reject_if",), formula_symbols(resolver.spec, tensors=False), "condition")
