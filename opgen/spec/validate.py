@@ -181,7 +181,7 @@ class _Checker:
 
     def check_errors(self) -> None:
         for i, row in enumerate(self.spec.errors):
-            row.check.validate(self, ("errors", i, "check"))
+            row.check.resolve_names(self, ("errors", i, "check"))
 
     def check_example(self) -> None:
         example = self.spec.example
