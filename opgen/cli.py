@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from opgen.build import build_tree, check_specs
-from opgen.output_tree import UnsafePathError, diff_tree, write_tree
+from opgen.output_tree import OutputTreeError, UnsafePathError, diff_tree, write_tree
 from opgen.spec.diagnostics import SpecError
 
 
@@ -29,30 +29,45 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _error(message: object) -> int:
+    print(f"opgen: error: {message}", file=sys.stderr)
+    return 1
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     out = Path(args.output)
     try:
         result = build_tree(Path(args.spec_dir))
     except SpecError as exc:
         return _report(exc)
+    if not result.specs:
+        # Building nothing would remove every generated package: refused even with --force (delete OUT instead).
+        return _error(f"no specs (*.yaml, *.yml) in {args.spec_dir}; refusing to build (nothing would be generated)")
+    try:
+        diff = diff_tree(result.files, out) if args.check else write_tree(result.files, out, force=args.force)
+    except OutputTreeError as exc:
+        return _error(exc)
+    except OSError as exc:  # anything output_tree did not name already
+        return _error(f"{exc.strerror or exc}: {exc.filename or out}")
     if args.check:
-        diff = diff_tree(result.files, out)
         if diff.clean:
             print(f"opgen: {out} is up to date ({len(result.files)} files)")
             return 0
         print(f"opgen: {out} is out of date; `opgen build {args.spec_dir}` would change:", file=sys.stderr)
         for line in diff.lines():
             print(f"  {line}", file=sys.stderr)
+        if diff.blocked:
+            print("opgen: `opgen build` stops at blocked paths; `opgen build --force` takes them over", file=sys.stderr)
         return 1
-    diff = write_tree(result.files, out)
     for line in diff.lines():
         print(line)
-    print(f"opgen: {len(result.specs)} specs -> {out} ({len(result.files)} files, {len(diff.lines())} changed)")
+    changed = len(diff.added) + len(diff.changed) + len(diff.removed)
+    print(f"opgen: {len(result.specs)} specs -> {out} ({len(result.files)} files, {changed} changed)")
     return 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from opgen.spec.model import OpSpec  # noqa: PLC0415 (only this command needs the schema)
+    from opgen.spec.model import OpSpec  # only this command needs the schema
 
     schema = OpSpec.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
@@ -71,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("spec_dir", metavar="DIR")
     build.add_argument("-o", "--output", default="generated", metavar="OUT", help="output directory (generated/)")
     build.add_argument("--check", action="store_true", help="change nothing; exit 1 listing files that would change")
+    build.add_argument(
+        "--force",
+        action="store_true",
+        help="take over files in OUT that opgen did not make but that are in the way (they are overwritten)",
+    )
     build.set_defaults(func=cmd_build)
     schema = sub.add_parser("schema", help="print the JSON Schema of the spec format")
     schema.set_defaults(func=cmd_schema)
