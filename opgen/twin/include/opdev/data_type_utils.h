@@ -37,6 +37,7 @@ inline bool IsIntegralType(const DataType type, const bool includeBool) {
 
 // PyTorch canCast: complex -> non-complex, floating -> integral and non-bool -> bool are refused.
 inline bool CanCast(const DataType from, const DataType to) {
+  if (from == DataType::DT_UNDEFINED || to == DataType::DT_UNDEFINED) return false;  // nothing casts to or from it
   if (IsComplexType(from) && !IsComplexType(to)) return false;
   if (IsFloatingType(from) && IsIntegralType(to, false)) return false;
   if (from != DataType::DT_BOOL && to == DataType::DT_BOOL) return false;

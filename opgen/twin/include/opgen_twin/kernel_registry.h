@@ -24,4 +24,12 @@ void LaunchKernel(const char* name, uint32_t blockDim, uint64_t tilingKey, const
 void RegisterGmRegion(void* base, size_t bytes);
 void UnregisterGmRegion(void* base);
 
+// GM memory the twin allocates itself (device memory of the ACL runtime): `bytes` filled with `fill`,
+// registered like RegisterGmRegion, the start aligned to `alignment` (a power of two) and the end, rounded
+// up to it, abutting an inaccessible guard page, so that a kernel's raw-pointer access past the buffer
+// stops with GM_OUT_OF_BOUNDS. nullptr if out of memory.
+void* AllocateGuardedGm(size_t bytes, size_t alignment, unsigned char fill);
+// Frees memory from AllocateGuardedGm; false if `base` did not come from it (or was freed already).
+bool FreeGuardedGm(void* base);
+
 }  // namespace opgen_twin

@@ -308,7 +308,9 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
     LogError(__func__, "viewDims/storageDims missing or rank above 25.");
     return nullptr;
   }
-  if (op::TypeSize(op::ToOpDataType(dataType)) == 0) {
+  // CANN creates a tensor of ACL_DT_UNDEFINED (element size 0): rejecting it is the op's dtype check's
+  // job (ACLNN_ERR_PARAM_INVALID), not the constructor's. Values that are no dtype at all are refused.
+  if (dataType != ACL_DT_UNDEFINED && op::TypeSize(op::ToOpDataType(dataType)) == 0) {
     LogError(__func__, "unsupported dtype " + std::to_string(static_cast<int>(dataType)) + ".");
     return nullptr;
   }

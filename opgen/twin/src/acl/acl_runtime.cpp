@@ -18,7 +18,8 @@ namespace acl {
 namespace {
 
 constexpr int32_t kDeviceCount = 8;
-constexpr size_t kDeviceAlignment = 512;
+// aclrtMalloc's documented guarantee: the start of device memory is 64-byte aligned.
+constexpr size_t kDeviceAlignment = 64;
 constexpr unsigned char kUninitialisedByte = 0xA5;
 
 struct RuntimeState {
@@ -72,16 +73,13 @@ bool InRange(const RuntimeState& state, const void* ptr, size_t bytes) {
 }  // namespace
 
 void* AllocateDeviceBuffer(size_t bytes) {
-  size_t rounded = (bytes + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
-  if (rounded == 0) rounded = kDeviceAlignment;
-  void* ptr = std::aligned_alloc(kDeviceAlignment, rounded);
+  // Registered as GM, with a guard page after it: kernels reading past it through raw pointers are caught.
+  void* ptr = AllocateGuardedGm(bytes, kDeviceAlignment, kUninitialisedByte);
   if (ptr == nullptr) return nullptr;
-  std::memset(ptr, kUninitialisedByte, rounded);
   {
     std::lock_guard<std::mutex> lock(State().mutex);
     State().deviceBuffers[static_cast<const char*>(ptr)] = bytes;
   }
-  RegisterGmRegion(ptr, bytes);
   return ptr;
 }
 
@@ -92,8 +90,7 @@ bool FreeDeviceBuffer(void* ptr) {
     if (it == State().deviceBuffers.end()) return false;
     State().deviceBuffers.erase(it);
   }
-  UnregisterGmRegion(ptr);
-  std::free(ptr);
+  FreeGuardedGm(ptr);
   return true;
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -68,6 +69,41 @@ struct OwnedWrite {
   const char* api = "";
 };
 
+// Memory whose end abuts an inaccessible guard area (see guard.cpp): [map_begin, map_end) is the whole
+// mapping, `data` the buffer, `rounded` its size rounded up to the alignment. map_begin == 0 when no
+// guard could be mapped (the buffer then comes from aligned_alloc).
+struct GuardedMapping {
+  uint8_t* data = nullptr;
+  size_t rounded = 0;
+  uintptr_t map_begin = 0;
+  uintptr_t map_end = 0;
+  bool guarded() const { return map_begin != 0; }
+  // True if `address` is in the guard area before or after the buffer.
+  bool InGuard(uintptr_t address) const {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+    return guarded() && address >= map_begin && address < map_end && (address < begin || address >= begin + rounded);
+  }
+};
+
+// `bytes` (rounded up to `alignment`, a power of two) ending where the guard starts; data == nullptr if out
+// of memory.
+GuardedMapping MapGuarded(size_t bytes, size_t alignment);
+void UnmapGuarded(const GuardedMapping& mapping);
+
+enum class FaultAccess { kUnknown, kRead, kWrite };
+struct FaultRecord {
+  uintptr_t address = 0;
+  FaultAccess access = FaultAccess::kUnknown;
+};
+const char* FaultAccessName(FaultAccess access);
+
+// The SIGSEGV handler of a launch (installed at its start, the previous disposition restored at its end).
+void InstallFaultTrap();
+void RemoveFaultTrap();
+// Runs a core's body; false (and the fault) if it touched an inaccessible page on this thread, after which
+// the body's frames are abandoned. Any other SIGSEGV goes to the previous disposition.
+bool RunTrapped(const std::function<void()>& body, FaultRecord* fault);
+
 struct LaunchState {
   std::string kernel;
   uint32_t block_dim = 0;
@@ -76,6 +112,7 @@ struct LaunchState {
   bool core_active = false;
   CoreState core;
   uint8_t* ub_storage = nullptr;
+  GuardedMapping ub_mapping;  // ub_storage's mapping, with a guard after the SoC's physical UB
   std::map<uintptr_t, OwnedWrite> written;
   LaunchTrace trace;
 };
@@ -110,8 +147,16 @@ struct GmRegion {
   uintptr_t base = 0;
   size_t bytes = 0;
   bool from_gm_alloc = false;
+  GuardedMapping mapping;  // for buffers the twin allocated (GmAlloc, device memory); else unguarded
 };
 bool FindGmRegion(uintptr_t address, GmRegion* region);
+// GmAlloc / AllocateGuardedGm: a registered, guarded buffer of `bytes` filled with `fill` (nullptr if out of
+// memory), and its release (false if `base` is no such buffer of that kind).
+void* AllocateGuardedGmRegion(size_t bytes, size_t alignment, unsigned char fill, bool from_gm_alloc);
+bool FreeGuardedGmRegion(void* base, bool from_gm_alloc);
+// The GM buffer whose guard area holds `address`. Does not wait for the region lock (false if it is held),
+// as it runs after a fault that may have interrupted anything.
+bool FindGuardedGmRegion(uintptr_t address, GmRegion* region);
 // "GmAlloc'd buffer 0x... (4096 bytes), bytes [a, b)" style description of a GM range.
 std::string DescribeGmRange(uintptr_t begin, uintptr_t end);
 

@@ -83,6 +83,23 @@ bool FindGmRegion(uintptr_t address, GmRegion* region) {
   return true;
 }
 
+bool FindGuardedGmRegion(uintptr_t address, GmRegion* region) {
+  std::unique_lock<std::mutex> lock(RegionMutex(), std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  auto& regions = Regions();
+  auto it = regions.upper_bound(address);
+  // The guard before the next buffer, or the guard after the one at or below the address.
+  if (it != regions.end() && it->second.mapping.InGuard(address)) {
+    *region = it->second;
+    return true;
+  }
+  if (it != regions.begin() && std::prev(it)->second.mapping.InGuard(address)) {
+    *region = std::prev(it)->second;
+    return true;
+  }
+  return false;
+}
+
 std::string DescribeGmRange(uintptr_t begin, uintptr_t end) {
   GmRegion region;
   if (FindGmRegion(begin, &region)) {
@@ -178,7 +195,43 @@ void LoadTiling(void* destination, uint64_t bytes, const void* tiling, const cha
   if (destination != nullptr) std::memcpy(destination, tiling, bytes);
 }
 
+void* AllocateGuardedGmRegion(size_t bytes, size_t alignment, unsigned char fill, bool from_gm_alloc) {
+  const GuardedMapping mapping = MapGuarded(bytes, alignment);
+  if (mapping.data == nullptr) return nullptr;
+  std::memset(mapping.data, fill, mapping.rounded);
+  std::lock_guard<std::mutex> lock(RegionMutex());
+  GmRegion region;
+  region.base = reinterpret_cast<uintptr_t>(mapping.data);
+  region.bytes = bytes;
+  region.from_gm_alloc = from_gm_alloc;
+  region.mapping = mapping;
+  Regions()[region.base] = region;
+  return mapping.data;
+}
+
+bool FreeGuardedGmRegion(void* base, bool from_gm_alloc) {
+  GuardedMapping mapping;
+  {
+    std::lock_guard<std::mutex> lock(RegionMutex());
+    auto& regions = Regions();
+    auto it = regions.find(reinterpret_cast<uintptr_t>(base));
+    if (it == regions.end() || it->second.from_gm_alloc != from_gm_alloc || it->second.mapping.data == nullptr) {
+      return false;
+    }
+    mapping = it->second.mapping;
+    regions.erase(it);
+  }
+  UnmapGuarded(mapping);
+  return true;
+}
+
 }  // namespace detail
+
+void* AllocateGuardedGm(size_t bytes, size_t alignment, unsigned char fill) {
+  return detail::AllocateGuardedGmRegion(bytes, alignment, fill, false);
+}
+
+bool FreeGuardedGm(void* base) { return detail::FreeGuardedGmRegion(base, false); }
 
 void RegisterGmRegion(void* base, size_t bytes) {
   std::lock_guard<std::mutex> lock(detail::RegionMutex());
@@ -198,34 +251,18 @@ void UnregisterGmRegion(void* base) {
 namespace AscendC {
 
 void* GmAlloc(size_t size) {
+  // 64-byte aligned, the buffer's (rounded) end abutting a guard page.
   constexpr size_t kAlignment = 64;
-  const size_t rounded = size == 0 ? kAlignment : (size + kAlignment - 1) / kAlignment * kAlignment;
-  void* memory = std::aligned_alloc(kAlignment, rounded);
+  void* memory = opgen_twin::detail::AllocateGuardedGmRegion(size, kAlignment, 0xff, true);
   if (memory == nullptr) {
     opgen_twin::Fail("GM_ALLOC", "GmAlloc", opgen_twin::StringPrintf("could not allocate %zu bytes", size));
   }
-  std::memset(memory, 0xff, rounded);
-  std::lock_guard<std::mutex> lock(opgen_twin::detail::RegionMutex());
-  opgen_twin::detail::GmRegion region;
-  region.base = reinterpret_cast<uintptr_t>(memory);
-  region.bytes = size;
-  region.from_gm_alloc = true;
-  opgen_twin::detail::Regions()[region.base] = region;
   return memory;
 }
 
 void GmFree(void* ptr) {
   if (ptr == nullptr) return;
-  {
-    std::lock_guard<std::mutex> lock(opgen_twin::detail::RegionMutex());
-    auto& regions = opgen_twin::detail::Regions();
-    auto it = regions.find(reinterpret_cast<uintptr_t>(ptr));
-    if (it != regions.end() && it->second.from_gm_alloc) {
-      regions.erase(it);
-      std::free(ptr);
-      return;
-    }
-  }
+  if (opgen_twin::detail::FreeGuardedGmRegion(ptr, true)) return;
   opgen_twin::Fail("GM_FREE_INVALID", "GmFree", opgen_twin::StringPrintf("%p was not returned by GmAlloc", ptr));
 }
 

@@ -1,5 +1,4 @@
 // Kernel launches (ICPU_RUN_KF and LaunchKernel share RunLaunch), the kernel registry, end-of-core checks.
-#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -34,9 +33,42 @@ void FinishCore(LaunchState& launch) {
 }
 
 void ReleaseLaunch(LaunchState& launch) {
-  std::free(launch.ub_storage);
+  RemoveFaultTrap();
+  if (launch.ub_storage != nullptr) UnmapGuarded(launch.ub_mapping);
   launch.ub_storage = nullptr;
   g_launch = nullptr;
+}
+
+// A core touched a guard page (or another inaccessible page) through a raw pointer: names the access.
+[[noreturn]] void ReportFault(const LaunchState& launch, const FaultRecord& fault) {
+  const uintptr_t address = fault.address;
+  const char* access = FaultAccessName(fault.access);
+  if (launch.ub_mapping.InGuard(address)) {
+    const long long byte = static_cast<long long>(address - reinterpret_cast<uintptr_t>(launch.ub_storage));
+    const unsigned long long ub_bytes = launch.soc->ubPhysicalBytes;
+    const std::string where =
+        byte < 0 ? StringPrintf("%lld bytes before the start of the core's UB", -byte)
+                 : StringPrintf("%llu bytes past the end of the core's %llu-byte UB",
+                                static_cast<unsigned long long>(byte) - ub_bytes, ub_bytes);
+    Fail("UB_OUT_OF_BOUNDS", "LocalTensor::GetPhyAddr",
+         StringPrintf("UB %s out of bounds via raw pointer: UB byte %lld (address %p), %s (soc=%s)", access, byte,
+                      reinterpret_cast<void*>(address), where.c_str(), launch.soc->name));
+  }
+  GmRegion region;
+  if (FindGuardedGmRegion(address, &region)) {
+    const long long byte = static_cast<long long>(address - region.base);
+    const std::string where =
+        byte < 0 ? StringPrintf("%lld bytes before its start", -byte)
+                 : StringPrintf("%llu bytes past its end", static_cast<unsigned long long>(byte) - region.bytes);
+    Fail("GM_OUT_OF_BOUNDS", "GlobalTensor::GetPhyAddr",
+         StringPrintf("GM %s out of bounds via raw pointer (from GlobalTensor::GetPhyAddr or a GM_ADDR argument): "
+                      "byte %lld of the %s buffer at %p (%zu bytes), %s",
+                      access, byte, region.from_gm_alloc ? "GmAlloc" : "registered",
+                      reinterpret_cast<void*>(region.base), region.bytes, where.c_str()));
+  }
+  Fail("MEMORY_FAULT", "raw-pointer",
+       StringPrintf("%s of address %p: an inaccessible or read-only page that is neither a GM buffer nor UB",
+                    access, reinterpret_cast<void*>(address)));
 }
 
 // Moves this core's GM writes into the launch's record, failing if another core wrote the same bytes.
@@ -137,9 +169,11 @@ void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, cons
   launch.trace.blockDim = block_dim;
   launch.trace.tilingKey = tiling_key;
   launch.trace.soc = launch.soc->name;
-  const size_t ub_bytes = (launch.soc->ubPhysicalBytes + kUbAlignment - 1) / kUbAlignment * kUbAlignment;
-  launch.ub_storage = static_cast<uint8_t*>(std::aligned_alloc(kUbAlignment, ub_bytes));
+  // UB ends at a guard page: a raw-pointer access past it (or before it) stops with UB_OUT_OF_BOUNDS.
+  launch.ub_mapping = MapGuarded(launch.soc->ubPhysicalBytes, kUbAlignment);
+  launch.ub_storage = launch.ub_mapping.data;
   g_launch = &launch;
+  InstallFaultTrap();
   try {
     if (launch.ub_storage == nullptr) Fail("GM_ALLOC", "ICPU_RUN_KF", "could not allocate the UB model");
     if (block_dim == 0 || block_dim > kMaxBlockDim) {
@@ -147,7 +181,8 @@ void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, cons
     }
     for (uint32_t index = 0; index < block_dim; ++index) {
       BeginCore(launch, index);
-      body();
+      FaultRecord fault;
+      if (!RunTrapped(body, &fault)) ReportFault(launch, fault);
       CheckCoreEnd(launch);
       FinishCore(launch);
     }

@@ -1,0 +1,39 @@
+"""Each spec is planned once per build: one kernel plan (its lowering) per operator, and each formula text
+parsed at most twice (once to validate it with a diagnostic, once for the plan), however many artifacts
+read them. Before, the kernel plan was recomputed 5-6 times and the formula parsed 25 times per spec."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import opgen.formula
+import opgen.plan.operator
+from opgen.build import build_tree
+from opgen.spec import formula_binding
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_one_kernel_plan_and_few_parses_per_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    plans: Counter[str] = Counter()
+    parses: Counter[str] = Counter()
+    real_plan, real_parse = opgen.plan.operator.kernel_plan, opgen.formula.parse
+
+    def counting_plan(spec):  # type: ignore[no-untyped-def]
+        plans[spec.operator.dir] += 1
+        return real_plan(spec)
+
+    def counting_parse(text, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parses[text] += 1
+        return real_parse(text, *args, **kwargs)
+
+    formula_binding._parse_cached.cache_clear()
+    monkeypatch.setattr(opgen.plan.operator, "kernel_plan", counting_plan)
+    monkeypatch.setattr(opgen.formula, "parse", counting_parse)
+    result = build_tree(ROOT / "specs")
+    assert set(plans) == {item.spec.operator.dir for item in result.specs}
+    assert max(plans.values()) == 1, plans
+    assert parses and max(parses.values()) <= 2, parses
