@@ -1,4 +1,4 @@
-// Internal interface between the inline Ascend C API headers and the twin's runtime (src/kernel/).
+// Internal interface between the inline Ascend C API headers and the twin's runtime (src/opgen_twin/).
 // Nothing here is part of Ascend C; user code should not call it.
 #pragma once
 

@@ -8,11 +8,11 @@
 #include "aclnn_kernels/cast.h"
 #include "aclnn_kernels/contiguous.h"
 #include "aclnn_kernels/reshape.h"
-#include "element_access.h"
+#include "../aclnn/element_access.h"
 #include "opdev/op_dfx.h"
 #include "opdev/shape_utils.h"
 #include "opdev/tensor_view_utils.h"
-#include "twin_platform.h"
+#include "../tiling/platform/twin_platform.h"
 
 namespace opgen_twin {
 namespace acl {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "context_factory.h"
+#include "../context_factory.h"
 #include "cpu_kernel.h"
 #include "opdev/aicpu/aicpu_task.h"
 

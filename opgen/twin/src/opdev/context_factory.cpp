@@ -3,7 +3,7 @@
 #include <cctype>
 
 #include "register/op_def_registry.h"
-#include "twin_platform.h"
+#include "../tiling/platform/twin_platform.h"
 
 namespace opgen_twin {
 namespace acl {

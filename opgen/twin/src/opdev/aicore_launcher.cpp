@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "context_factory.h"
-#include "device_memory.h"
+#include "../acl/device_memory.h"
 #include "opdev/make_op_executor.h"
 #include "opgen_twin/check.h"
 #include "opgen_twin/kernel_registry.h"
 #include "register/op_def_registry.h"
 #include "register/op_impl_registry.h"
-#include "twin_platform.h"
+#include "../tiling/platform/twin_platform.h"
 
 namespace opgen_twin {
 namespace acl {

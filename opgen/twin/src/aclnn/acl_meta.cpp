@@ -5,7 +5,7 @@
 #include <string>
 
 #include "aclnn/acl_meta.h"
-#include "device_memory.h"
+#include "../acl/device_memory.h"
 #include "element_access.h"
 #include "log/twin_log.h"
 #include "opdev/common_types.h"

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "aclnn/aclnn_base.h"
-#include "device_memory.h"
-#include "element_access.h"
+#include "../acl/device_memory.h"
+#include "../aclnn/element_access.h"
 #include "log/twin_log.h"
 #include "opdev/op_dfx.h"
 #include "opdev/shape_utils.h"
