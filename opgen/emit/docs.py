@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from opgen import formula
 from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, markdown
+from opgen.plan.cases import row_check
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, CParam
 from opgen.spec.formula_binding import latex_symbols
@@ -149,10 +150,11 @@ def _rows_for(spec: OpSpec, signature: ApiSignature) -> list[tuple[ErrorRow, str
     inplace = next(p.name for p in signature.params if p.inplace)
     rows = []
     for row in spec.errors:
-        names = list(dict.fromkeys(inplace if n in signature.replaced else n for n in row.check.names()))
-        if row.check.relational and len(names) == 1:
+        check = row_check(row)
+        names = list(dict.fromkeys(inplace if n in signature.replaced else n for n in check.names()))
+        if check.relational and len(names) == 1:
             continue  # relates the replaced params to each other: one tensor cannot fail it
-        rows.append((row, row.check.inplace_doc(names) or _inplace_text(row.doc, signature)))
+        rows.append((row, check.inplace_doc(names) or _inplace_text(row.doc, signature)))
     return rows
 
 
@@ -197,7 +199,7 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
         return [FormulaBlock(None, code(f"{lhs} = {formula.to_latex(expr, symbols)}"))]
     blocks = []
     for values in itertools.product((True, False), repeat=len(flags)):
-        mode = dict(zip(flags, values))
+        mode = dict(zip(flags, values, strict=True))
         title = "，".join(f"{flag}是{value}" for flag, value in mode.items())
         latex = formula.to_latex(formula.specialize(expr, mode), symbols)
         blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {latex}")))

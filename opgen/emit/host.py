@@ -78,24 +78,24 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
     plan = operator.kernel
     attrs = list(operator.attrs)
     flags = [a for a in attrs if a.kind == "Bool"]
-    context = dict(
-        op_type=ident(spec.operator.type),
-        op=ident(op),
-        tiling_struct=tiling_struct(spec),
-        tiling_header=code(f"{op}_tiling_data.h"),
-        inputs=[_param_row(p, aicore_dtypes(spec)) for p in spec.tensor_inputs],
-        outputs=[_param_row(p, aicore_dtypes(spec)) for p in spec.outputs],
-        attrs=attrs,
-        scalar_attrs=[a for a in attrs if a.kind == "Float"],
-        flag_bits=[{"attr": a, "bit": plan.flags.index(a.param)} for a in flags],
-        guard_attrs=[a for a in attrs if a.param in plan.guards],
-        guard_bit=len(plan.flags),
-        configs=soc_configs(spec),
-        variants=_variant_rows(spec, plan),
-        shape=shape_rule(spec),
-        min_bytes_per_core=MIN_BYTES_PER_CORE,
-        block_bytes=BLOCK_BYTES,
-    )
+    context = {
+        "op_type": ident(spec.operator.type),
+        "op": ident(op),
+        "tiling_struct": tiling_struct(spec),
+        "tiling_header": code(f"{op}_tiling_data.h"),
+        "inputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.tensor_inputs],
+        "outputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.outputs],
+        "attrs": attrs,
+        "scalar_attrs": [a for a in attrs if a.kind == "Float"],
+        "flag_bits": [{"attr": a, "bit": plan.flags.index(a.param)} for a in flags],
+        "guard_attrs": [a for a in attrs if a.param in plan.guards],
+        "guard_bit": len(plan.flags),
+        "configs": soc_configs(spec),
+        "variants": _variant_rows(spec, plan),
+        "shape": shape_rule(spec),
+        "min_bytes_per_core": MIN_BYTES_PER_CORE,
+        "block_bytes": BLOCK_BYTES,
+    }
     files = {}
     for template, name in (
         ("op/op_host/def.cpp.j2", f"op_host/{op}_def.cpp"),

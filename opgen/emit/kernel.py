@@ -150,20 +150,20 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     inputs = [spec.param(name) for name in plan.inputs]
     output = spec.outputs[0]
     views = [variant_view(spec, plan, v) for v in plan.variants]
-    context = dict(
-        op_type=ident(spec.operator.type),
-        kernel=kernel_name(spec),
-        tiling_struct=tiling_struct(spec),
-        tiling_header=code(f"{op}_tiling_data.h"),
-        inputs=[{"name": ident(p.name), "gm": ident(p.opdef)} for p in inputs],
-        output={"name": ident(output.name), "gm": ident(output.opdef)},
-        scalars=idents(plan.scalars),
-        variants=views,
-        compute_branches=branches(views, lambda v: (tuple(v.lines), v.temps, v.masks, v.uses_cmp_len, v.compute)),
-        scalar_branches=branches(views, lambda v: tuple(v.slots)),
-        buffer_num=BUFFER_NUM,
-        max_slots=max((len(v.slots) for v in views), default=0),
-    )
+    context = {
+        "op_type": ident(spec.operator.type),
+        "kernel": kernel_name(spec),
+        "tiling_struct": tiling_struct(spec),
+        "tiling_header": code(f"{op}_tiling_data.h"),
+        "inputs": [{"name": ident(p.name), "gm": ident(p.opdef)} for p in inputs],
+        "output": {"name": ident(output.name), "gm": ident(output.opdef)},
+        "scalars": idents(plan.scalars),
+        "variants": views,
+        "compute_branches": branches(views, lambda v: (tuple(v.lines), v.temps, v.masks, v.uses_cmp_len, v.compute)),
+        "scalar_branches": branches(views, lambda v: tuple(v.slots)),
+        "buffer_num": BUFFER_NUM,
+        "max_slots": max((len(v.slots) for v in views), default=0),
+    }
     return {
         f"op_kernel/{op}.cpp": render("op/op_kernel/kernel.cpp.j2", f"op_kernel/{op}.cpp", spec_name, **context),
         f"op_kernel/{op}_tiling_data.h": render(

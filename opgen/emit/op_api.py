@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
+from opgen.plan.cases import row_check
 from opgen.plan.kernel import OpDefAttr, aicore_dtypes
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
@@ -36,9 +37,8 @@ class DtypeList:
 def dtype_lists(spec: OpSpec) -> list[DtypeList]:
     """Per-parameter dtype lists by SoC (a SoC's list is the param's minus what the SoC lacks)."""
     lists = []
-    checked = {
-        n for row in spec.errors if isinstance(row.check, CheckDtypeSupported) for n in row.check.names()
-    }
+    row_checks = [row_check(row) for row in spec.errors]
+    checked = {n for check in row_checks if isinstance(check, CheckDtypeSupported) for n in check.names()}
     for param in spec.params:
         if param.name not in checked:  # only the lists a check reads (an unused one would warn)
             continue
@@ -75,7 +75,7 @@ def checks(operator: OperatorPlan) -> list[CheckView]:
             [code(line) for line in check.setup],
             cpp.format_string(row.message),
         )
-        for row, check in zip(operator.spec.errors, operator.checks)
+        for row, check in zip(operator.spec.errors, operator.checks, strict=True)
     ]
 
 
@@ -110,28 +110,28 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     broadcast = operator.outputs[0].broadcast
     l0_args = _l0_args(spec, list(operator.attrs))
     aicore = [cpp_dtype(d) for d in aicore_dtypes(spec)]
-    common = dict(
-        op=ident(op),
-        op_type=ident(spec.operator.type),
-        header=code(header),
-        guard=ident(f"OP_API_INC_ACLNN_{spec.api.snake.upper()}_H_"),
-        l0_header=code(f"{op}.h"),
-        apis=[_api_view(s) for s in sigs],
-        main=_api_view(main),
-        inplace=_inplace_view(sigs[1], main) if len(sigs) > 1 else None,
-        dtype_lists=dtype_lists(spec),
-        checks=checks(operator),
-        inputs=[{"name": ident(p.name), "opdef": ident(p.opdef)} for p in inputs],
-        out=ident(out.name),
-        compute_dtype=_compute_dtype_expr(spec),
-        broadcast=broadcast,
-        l0_args=l0_args,
-        aicore_dtypes=code(", ".join(aicore)),
-        aicpu=bool(spec.routing.aicpu),
-        dfx_in=code(
+    common = {
+        "op": ident(op),
+        "op_type": ident(spec.operator.type),
+        "header": code(header),
+        "guard": ident(f"OP_API_INC_ACLNN_{spec.api.snake.upper()}_H_"),
+        "l0_header": code(f"{op}.h"),
+        "apis": [_api_view(s) for s in sigs],
+        "main": _api_view(main),
+        "inplace": _inplace_view(sigs[1], main) if len(sigs) > 1 else None,
+        "dtype_lists": dtype_lists(spec),
+        "checks": checks(operator),
+        "inputs": [{"name": ident(p.name), "opdef": ident(p.opdef)} for p in inputs],
+        "out": ident(out.name),
+        "compute_dtype": _compute_dtype_expr(spec),
+        "broadcast": broadcast,
+        "l0_args": l0_args,
+        "aicore_dtypes": code(", ".join(aicore)),
+        "aicpu": bool(spec.routing.aicpu),
+        "dfx_in": code(
             ", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input")
         ),
-    )
+    }
     files = {}
     for template, name in (
         ("op/op_api/aclnn_api.h.j2", f"op_api/{header}"),

@@ -15,7 +15,10 @@ from opgen.plan.signature import ApiSignature
 from opgen.spec.model import Direction, Param, ParamKind
 
 PACKAGE = "python/opgen_ops"
-_BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
+_BLACK = black.Mode(line_length=python.LINE_LENGTH, target_versions={black.TargetVersion.PY311})
+_BLACK_STUB = black.Mode(line_length=python.LINE_LENGTH, target_versions={black.TargetVersion.PY311}, is_pyi=True)
+# Docstrings keep the specs' texts whole (a line break would change them), so a long one is exempt from E501.
+_LONG_DOC = Code("  # noqa: E501 (the docstring keeps the spec's texts whole)")
 
 
 # Stub annotations per parameter kind.
@@ -49,6 +52,7 @@ class PyFunction:
     out_init: Code | None
     returns: Code
     doc: Code  # docstring body, escaped
+    doc_noqa: Code  # after the closing quotes: _LONG_DOC when a docstring line is wider than the line length
 
 
 def _default(param: Param) -> Code | None:
@@ -83,6 +87,13 @@ def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
     return "\n".join(lines)
 
 
+def _doc_noqa(doc: Code) -> Code:
+    """_LONG_DOC if a line of the docstring, as the template indents it, is wider than the line length."""
+    first, *rest = doc.split("\n")
+    widths = [python.line_width('    """' + first)] + [python.line_width(f"    {line}".rstrip()) for line in rest]
+    return _LONG_DOC if max(widths) > python.LINE_LENGTH else Code("")
+
+
 def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunction:
     spec = operator.spec
     args: list[PyArg] = []
@@ -110,10 +121,12 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             call.append(f"_rt.Tensor({py})")
         elif param.kind is ParamKind.SCALAR:
             args.append(_arg(py, "scalar", _default(param)))
-            call.append(f"_rt.Scalar({py})")
+            real = not any(d.is_complex for d in param.dtypes)
+            call.append(f"_rt.Scalar({py}, real=True)" if real else f"_rt.Scalar({py})")
         else:
             args.append(_arg(py, "bool", _default(param)))
             call.append(f"_rt.Flag({py})")
+    doc = python.docstring_body(_doc(operator, sig))
     return PyFunction(
         name=ident(name),
         api=python.string(sig.name),
@@ -122,27 +135,28 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
         call=code("[" + ", ".join(call) + "]"),
         out_init=code(out_init) if out_init else None,
         returns=ident(returns),
-        doc=python.docstring_body(_doc(operator, sig)),
+        doc=doc,
+        doc_noqa=_doc_noqa(doc),
     )
 
 
 def python_functions(operator: OperatorPlan) -> list[PyFunction]:
-    return [_function(operator, sig, name) for sig, name in zip(operator.signatures, operator.bindings)]
+    return [_function(operator, sig, name) for sig, name in zip(operator.signatures, operator.bindings, strict=True)]
 
 
-def _format(text: str) -> str:
-    return black.format_str(text, mode=_BLACK)
+def _format(text: str, mode: black.Mode = _BLACK) -> str:
+    return black.format_str(text, mode=mode)
 
 
 def render_python(operators: list[OperatorPlan]) -> dict[str, str]:
     functions = [f for operator in operators for f in python_functions(operator)]
-    sources = ", ".join(operator.source for operator in operators)
+    sources = tuple(operator.source for operator in operators)
     files = {}
     all_names = python.literal(["AclnnError"] + [str(f.name) for f in functions])
     init = render("python/opgen_ops/__init__.py.j2", "__init__.py", sources, functions=functions, all_names=all_names)
     files[f"{PACKAGE}/__init__.py"] = _format(init)
     stub = render("python/opgen_ops/__init__.pyi.j2", "__init__.pyi", sources, functions=functions)
-    files[f"{PACKAGE}/__init__.pyi"] = _format(stub)
+    files[f"{PACKAGE}/__init__.pyi"] = _format(stub, _BLACK_STUB)
     runtime = render("python/opgen_ops/_runtime.py.j2", "_runtime.py", sources)
     files[f"{PACKAGE}/_runtime.py"] = _format(runtime)
     files[f"{PACKAGE}/py.typed"] = generated_notice("py.typed", sources) + "\n"

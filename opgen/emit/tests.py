@@ -38,6 +38,12 @@ TILING_SIZES = (1, 33, 4099, 1_000_003)
 LARGE_TILING_SIZE = TILING_SIZES[-1]
 _BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
 
+
+def _numpy(expr: F.Expr, names: dict[str, str]) -> str:
+    """numpy source of `expr`, without the printer's doubled parentheses around a sole call argument (UP034)."""
+    return python.without_doubled_parens(F.to_numpy(expr, names))
+
+
 # ---------------------------------------------------------------------------------------------- C++ literals
 
 
@@ -237,7 +243,7 @@ def _mode_calls(operator: OperatorPlan) -> list[Call]:
     base = valid_call(spec, spec.tensor_inputs[0].dtypes[0], SUCCESS_SHAPE)
     calls = []
     for values in itertools.product((False, True), repeat=len(plan.flags)):
-        mode = dict(zip(plan.flags, values))
+        mode = dict(zip(plan.flags, values, strict=True))
         if all(base.args[flag].value == value for flag, value in mode.items()):
             continue
         args = {**base.args, **{flag: replace(base.args[flag], value=value) for flag, value in mode.items()}}
@@ -292,7 +298,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         "kernel plan's precision path, computed when this file was generated."
     )
     items = [_float_literal(float(v)) for v in expected.reshape(-1).astype(np.float64)]
-    allowed = int(math.floor(tolerance.max_fail_ratio * expected.size))
+    allowed = math.floor(tolerance.max_fail_ratio * expected.size)
     standard = tolerance.standard or "precision standard"
     check = f"CountMismatches({output}.Values(), expected, {tolerance.rtol!r}, {tolerance.atol!r})"
     body = _phase_one(sig, parts, ())
@@ -388,17 +394,17 @@ def _tiling_context(operator: OperatorPlan) -> dict:
                     "plans": plans,
                 }
             )
-    return dict(
-        op_type=ident(spec.operator.type),
-        tiling_header=code(f"{spec.operator.dir}_tiling.h"),
-        socs=[{"name": ident(s.name), "cores": s.vector_cores, "ub": s.ub_usable_bytes} for s in socs],
-        variants=variants,
-        cases=cases,
-        large=LARGE_TILING_SIZE,
-        block_bytes=BLOCK_BYTES,
-        unknown_mode=1 << plan.mode_bits,  # a mode index no variant has: the tiling must refuse it
-        first_dtype=code(plan.variants[0].storage.ge_enum),
-    )
+    return {
+        "op_type": ident(spec.operator.type),
+        "tiling_header": code(f"{spec.operator.dir}_tiling.h"),
+        "socs": [{"name": ident(s.name), "cores": s.vector_cores, "ub": s.ub_usable_bytes} for s in socs],
+        "variants": variants,
+        "cases": cases,
+        "large": LARGE_TILING_SIZE,
+        "block_bytes": BLOCK_BYTES,
+        "unknown_mode": 1 << plan.mode_bits,  # a mode index no variant has: the tiling must refuse it
+        "first_dtype": code(plan.variants[0].storage.ge_enum),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- golden scripts
@@ -413,7 +419,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     for rejection in operator.rejections:
         rejection_names.update(names[n] for n in F.free_names(rejection.condition))
         rejections.append(
-            {"condition": code(F.to_numpy(rejection.condition, names)), "message": python.string(rejection.row.message)}
+            {"condition": code(_numpy(rejection.condition, names)), "message": python.string(rejection.row.message)}
         )
     options = [
         {
@@ -428,7 +434,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         for p in inputs
         if p.kind is not ParamKind.TENSOR
     ]
-    reference = F.to_numpy(operator.kernel_formula, names)
+    reference = _numpy(operator.kernel_formula, names)
     # Only the helper functions the reference calls (the block holds blank-line-separated functions).
     helpers = [h.strip() for h in F.NUMPY_HELPERS.split("\n\n\n") if h.split("(")[0].split()[-1] + "(" in reference]
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
@@ -446,32 +452,32 @@ def _golden_context(operator: OperatorPlan) -> dict:
         f"its special values. The golden is {golden_source}; then it is rounded to the dtype (BFLOAT16 "
         "through float). Standalone: needs numpy, and torch for the aten golden."
     )
-    return dict(
-        doc=[python.docstring_body(line) for line in textwrap.wrap(doc, width=116)],
-        op_type=ident(spec.operator.type),
-        api=ident(spec.api.name),
-        aten=ident(spec.api.aten) if spec.api.aten else None,
-        dtypes=python.literal(dtypes),
-        value_range=python.literal(tuple(float(v) for v in spec.golden.value_range)),
-        special=python.literal([float(v) for v in spec.golden.special_values]),
-        tensors=python.literal([p.python for p in spec.tensor_inputs]),
-        output=ident(spec.outputs[0].python),
-        output_literal=python.string(spec.outputs[0].python),
-        params=idents([p.python for p in inputs]),
-        params_literal=python.literal([p.python for p in inputs]),
-        options=options,
-        reference=code(reference),
-        helpers=code("\n\n\n".join(helpers)),
-        rejections=rejections,
-        rejection_names=[
+    return {
+        "doc": [python.docstring_body(line) for line in textwrap.wrap(doc, width=116)],
+        "op_type": ident(spec.operator.type),
+        "api": ident(spec.api.name),
+        "aten": ident(spec.api.aten) if spec.api.aten else None,
+        "dtypes": python.literal(dtypes),
+        "value_range": python.literal(tuple(float(v) for v in spec.golden.value_range)),
+        "special": python.literal([float(v) for v in spec.golden.special_values]),
+        "tensors": python.literal([p.python for p in spec.tensor_inputs]),
+        "output": ident(spec.outputs[0].python),
+        "output_literal": python.string(spec.outputs[0].python),
+        "params": idents([p.python for p in inputs]),
+        "params_literal": python.literal([p.python for p in inputs]),
+        "options": options,
+        "reference": code(reference),
+        "helpers": code("\n\n\n".join(helpers)),
+        "rejections": rejections,
+        "rejection_names": [
             {"ident": o["name"], "key": o["key"]} for o in options if o["name"] in rejection_names
         ],
-        default_shape=code(shapes[-1] if shapes else "33"),
-        tolerance={
+        "default_shape": code(shapes[-1] if shapes else "33"),
+        "tolerance": {
             python.string(d.value): python.literal((t.rtol, t.atol, t.max_fail_ratio, t.standard or ""))
             for d, t in spec.golden.tolerance.items()
         },
-    )
+    }
 
 
 # ---------------------------------------------------------------------------------------------- entry point
@@ -482,9 +488,8 @@ def render_tests(operator: OperatorPlan) -> dict[str, str]:
     op = spec.operator.dir
     files = {"tests/ut/opgen_ut.h": render("op/tests/ut/opgen_ut.h.j2", "tests/ut/opgen_ut.h", spec_name)}
     helper = "tests/ut/op_api/op_api_ut.h"
-    files[helper] = render(
-        "op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=ident(f"{op.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")
-    )
+    guard = ident(f"{op.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")
+    files[helper] = render("op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=guard)
     for test in api_tests(operator):
         files[test.path] = render("op/tests/ut/op_api/test_aclnn_api.cpp.j2", test.path, spec_name, test=test)
     tiling = f"tests/ut/op_host/test_{op}_tiling.cpp"

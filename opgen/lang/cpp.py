@@ -55,28 +55,41 @@ def float_literal(value: float, ctype: str = "float") -> Code:
 
 
 KEYWORDS = frozenset(
-    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
-    compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype
-    default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline
-    int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
-    reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template
-    this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t
-    while xor xor_eq final override import module""".split()
+    {
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+        "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+        "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+        "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+        "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+        "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+        "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
+        "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "final", "override",
+        "import", "module",
+    }
 )
 # Names the generated C++ or its headers define as macros, types or functions in the scopes where parameter
 # and operator names land: the C library (libm above all), the ACL/aclnn API and the Ascend C kernel API.
 LIBC_NAMES = frozenset(
-    """abs acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh erf erfc exp exp2 expm1 fabs fdim
-    floor fma fmax fmin fmod frexp hypot ilogb ldexp lgamma llrint llround log log10 log1p log2 logb lrint lround
-    modf nan nearbyint nextafter pow remainder rint round scalbn signbit sin sinh sqrt tan tanh tgamma trunc
-    isnan isinf isfinite fpclassify div exit abort free malloc calloc realloc memcpy memset memmove strlen printf
-    fprintf sprintf snprintf puts assert errno stdin stdout stderr NULL EOF NAN INFINITY main time clock signal
-    raise select index y0 y1 j0 j1 yn jn gamma random""".split()
+    {
+        "abs", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh",
+        "erf", "erfc", "exp", "exp2", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "frexp", "hypot",
+        "ilogb", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p", "log2", "logb", "lrint", "lround",
+        "modf", "nan", "nearbyint", "nextafter", "pow", "remainder", "rint", "round", "scalbn", "signbit", "sin",
+        "sinh", "sqrt", "tan", "tanh", "tgamma", "trunc", "isnan", "isinf", "isfinite", "fpclassify", "div", "exit",
+        "abort", "free", "malloc", "calloc", "realloc", "memcpy", "memset", "memmove", "strlen", "printf", "fprintf",
+        "sprintf", "snprintf", "puts", "assert", "errno", "stdin", "stdout", "stderr", "NULL", "EOF", "NAN", "INFINITY",
+        "main", "time", "clock", "signal", "raise", "select", "index", "y0", "y1", "j0", "j1", "yn", "jn", "gamma",
+        "random",
+    }
 )
 FRAMEWORK_NAMES = frozenset(
-    """op std ge gert AscendC optiling aclTensor aclScalar aclOpExecutor aclnnStatus aclrtStream aclDataType
-    aclFormat executor workspaceSize workspace stream uniqueExecutor l0op tiling context GM_ADDR KERNEL_TYPE
-    uint8_t uint16_t uint32_t uint64_t int8_t int16_t int32_t int64_t size_t half bfloat16_t""".split()
+    {
+        "op", "std", "ge", "gert", "AscendC", "optiling", "aclTensor", "aclScalar", "aclOpExecutor", "aclnnStatus",
+        "aclrtStream", "aclDataType", "aclFormat", "executor", "workspaceSize", "workspace", "stream", "uniqueExecutor",
+        "l0op", "tiling", "context", "GM_ADDR", "KERNEL_TYPE", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t",
+        "int16_t", "int32_t", "int64_t", "size_t", "half", "bfloat16_t",
+    }
 )
 
 

@@ -26,7 +26,9 @@ def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType]) -> DType:
     promoted = [p.name for p in spec.tensor_inputs if p.dtype.promote_with] or names[:1]
     dtype = input_dtypes[promoted[0]]
     for name in promoted[1:]:
-        dtype = promote_types(dtype, input_dtypes[name])
+        promoted_dtype = promote_types(dtype, input_dtypes[name])
+        assert promoted_dtype is not None, f"{dtype.value} and {input_dtypes[name].value} do not promote"
+        dtype = promoted_dtype
     return dtype
 
 

@@ -106,13 +106,14 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     fast: dict[tuple[DType, tuple[bool, ...]], VectorProgram] = {}
     for storage in aicore_dtypes(spec):
         for values in itertools.product((False, True), repeat=len(flags)):
-            mode = dict(zip(flags, values))
+            mode = dict(zip(flags, values, strict=True))
             compute = compute_dtype(spec, storage)
-            fast[storage, values] = lower(F.specialize(expr, mode), inputs=list(inputs), storage=storage, compute=compute)
+            specialised = F.specialize(expr, mode)
+            fast[storage, values] = lower(specialised, inputs=list(inputs), storage=storage, compute=compute)
     guards = tuple(sorted({name for program in fast.values() for name in program.assumes_finite}))
     variants = []
     for (storage, values), program in fast.items():
-        mode = dict(zip(flags, values))
+        mode = dict(zip(flags, values, strict=True))
         for exact in (False, True) if guards else (False,):
             if exact:
                 compute = compute_dtype(spec, storage)
@@ -136,7 +137,7 @@ class OpDefAttr:
 def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
     """Scalars and flags the kernel needs, in spec order; their position is the runtime attr index."""
     used = set(F.free_names(kernel_formula(spec)))
-    attrs = []
+    attrs: list[OpDefAttr] = []
     for param in spec.params:
         if param.kind is ParamKind.TENSOR or param.name not in used:
             continue

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 from opgen import formula as F
 from opgen.plan.lowering import Buffer, Instr, Scalar, VectorProgram
@@ -22,7 +23,7 @@ def _np(dtype: DType) -> np.dtype:
     return np.dtype(ml_dtypes.bfloat16) if dtype is DType.BFLOAT16 else dtype.numpy
 
 
-def _round(values: np.ndarray, dtype: DType) -> np.ndarray:
+def _round(values: npt.ArrayLike, dtype: DType) -> np.ndarray:
     """Round (float32/float64) values once to `dtype`, nearest-even."""
     return np.asarray(values, dtype=np.float64 if dtype is DType.DOUBLE else np.float32).astype(_np(dtype))
 
@@ -94,6 +95,7 @@ def _execute(instr: Instr, values, scalar, compute: DType) -> np.ndarray:
     if api == "Cast":
         return _round(src[0].astype(np.float32), dtype)
     if api in ("Compare", "CompareScalar"):
+        assert instr.mode is not None  # the comparison's CMPMODE
         other = src[1] if api == "Compare" else scalar(instr.scalar)
         with np.errstate(invalid="ignore"):
             return _COMPARE[instr.mode](src[0], other)

@@ -9,7 +9,8 @@ Rules (SoC-independent; the SoC decides `compute`):
 - tensors whose storage dtype is not the compute dtype are Cast to it once (CAST_NONE, exact), and the
   result is Cast back with CAST_RINT;
 - an operand known on the host (scalar parameter, constant, or arithmetic of those) uses the scalar form
-  of an API (Adds, Muls, Maxs, Mins, CompareScalar (A2/A3 have no Compares), tensor-scalar Select) or is Duplicated once;
+  of an API (Adds, Muls, Maxs, Mins, CompareScalar (A2/A3 have no Compares), tensor-scalar Select) or is
+  Duplicated once;
 - `where(x > 0, x, x * s)` becomes one LeakyRelu (seed 004's API);
 - temporaries are reused as soon as their value is dead (linear scan), so the number of live tile-sized
   buffers is what the formula needs, no more.
@@ -281,9 +282,9 @@ class _Lowerer:
 
     def compare(self, node: F.Compare) -> Buffer:
         a, b = self.value(node.a), self.value(node.b)
-        if isinstance(a, Buffer) and isinstance(b, Buffer):
-            return self.emit("Compare", self.mask(), a, b, mode=_CMP_MODE[node.op], padded=True)
         if isinstance(a, Buffer):
+            if isinstance(b, Buffer):
+                return self.emit("Compare", self.mask(), a, b, mode=_CMP_MODE[node.op], padded=True)
             return self.emit("CompareScalar", self.mask(), a, scalar=b, mode=_CMP_MODE[node.op], padded=True)
         assert isinstance(b, Buffer)
         return self.emit("CompareScalar", self.mask(), b, scalar=a, mode=_CMP_MODE[_SWAPPED[node.op]], padded=True)
@@ -293,11 +294,16 @@ class _Lowerer:
         if isinstance(cond, F.Logical) and not is_uniform(cond):
             # masks are not combined bitwise; the selection is nested instead (exact for NaN too)
             if cond.op == "not":
-                return self.value(F.Select(cond.args[0], node.b, node.a))
-            first, second = cond.args
-            if cond.op == "and":
-                return self.value(F.Select(first, F.Select(second, node.a, node.b), node.b))
-            return self.value(F.Select(first, node.a, F.Select(second, node.a, node.b)))
+                nested = F.Select(cond.args[0], node.b, node.a)
+            elif cond.op == "and":
+                first, second = cond.args
+                nested = F.Select(first, F.Select(second, node.a, node.b), node.b)
+            else:
+                first, second = cond.args
+                nested = F.Select(first, node.a, F.Select(second, node.a, node.b))
+            selected = self.value(nested)
+            assert isinstance(selected, Buffer)  # the condition reads a tensor, so the selection is one too
+            return selected
         if is_uniform(node.cond):
             raise LoweringError("a where() whose condition is known on the host cannot be lowered yet")
         mask = self.value(node.cond)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen import formula as F
-from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
+from opgen.plan.cases import Call, NoCaseError, negative_calls, row_check, valid_calls
 from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_plan, opdef_attrs
 from opgen.plan.lowering import LoweringError
 from opgen.plan.signature import ApiSignature, signatures
@@ -88,7 +88,8 @@ class OperatorPlan:
 
     def rejects(self, values: dict[str, float | bool | None]) -> bool:
         """True when some error-table condition holds for these scalar and flag values."""
-        return any(r.row.check.rejects(self.spec, values) for r in self.rejections if isinstance(r.row.check, CheckRejectIf))
+        checks = (row_check(r.row) for r in self.rejections)
+        return any(check.rejects(self.spec, values) for check in checks if isinstance(check, CheckRejectIf))
 
 
 def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
@@ -101,7 +102,8 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
     try:
         kernel = kernel_plan(spec)
     except LoweringError as exc:
-        problems.append(PlanProblem(("formula", "expr"), f"the AI Core kernel cannot be generated: {exc}", "not-lowerable"))
+        message = f"the AI Core kernel cannot be generated: {exc}"
+        problems.append(PlanProblem(("formula", "expr"), message, "not-lowerable"))
     try:
         negatives = tuple(negative_calls(spec))
     except NoCaseError as exc:
@@ -111,11 +113,8 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         )
     for name, tensor in spec.example.tensors.items():
         if spec.param(name).direction is Direction.OUTPUT and tensor.dtype not in (DType.FLOAT, DType.DOUBLE):
-            problems.append(
-                PlanProblem(
-                    ("example", "tensors", name, "dtype"), "the example prints its output: use FLOAT or DOUBLE", "invalid"
-                )
-            )
+            message = "the example prints its output: use FLOAT or DOUBLE"
+            problems.append(PlanProblem(("example", "tensors", name, "dtype"), message, "invalid"))
     if problems:
         raise PlanError(problems)
     return OperatorPlan(
@@ -124,12 +123,8 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         formula=parsed_formula(spec),
         kernel_formula=kernel_formula(spec),
         signatures=tuple(signatures(spec)),
-        checks=tuple(row.check.cpp(spec) for row in spec.errors),
-        rejections=tuple(
-            Rejection(row, i, row.check.condition(spec))
-            for i, row in enumerate(spec.errors)
-            if isinstance(row.check, CheckRejectIf)
-        ),
+        checks=tuple(row_check(row).cpp(spec) for row in spec.errors),
+        rejections=rejections(spec),
         kernel=kernel,
         attrs=tuple(opdef_attrs(spec)),
         outputs=tuple(
@@ -139,6 +134,16 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         negative_calls=negatives,
         bindings=binding_names(spec),
     )
+
+
+def rejections(spec: OpSpec) -> tuple[Rejection, ...]:
+    """The error rows whose check is a condition over scalars and flags, with that condition."""
+    found = []
+    for index, row in enumerate(spec.errors):
+        check = row_check(row)
+        if isinstance(check, CheckRejectIf):
+            found.append(Rejection(row, index, check.condition(spec)))
+    return tuple(found)
 
 
 def binding_names(spec: OpSpec) -> tuple[str, ...]:

@@ -395,20 +395,20 @@ def _compile_unit(unit: Unit, cache: ObjectCache, work: Path) -> UnitOutcome:
     obj.parent.mkdir(parents=True, exist_ok=True)
     temporary = obj.with_name(f"{obj.name}.{os.getpid()}.{id(unit)}.tmp")
     command = [compiler(), "-c", *unit.flags, source, "-o", str(temporary), "-MD", "-MF", str(depfile)]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
+    compiled = subprocess.run(command, capture_output=True, text=True)
+    if compiled.returncode != 0:
         temporary.unlink(missing_ok=True)
-        return UnitOutcome(unit, None, False, result.stderr)
+        return UnitOutcome(unit, None, False, compiled.stderr)
     os.replace(temporary, obj)
-    if result.stderr:
-        _write_if_changed(obj.with_suffix(".stderr"), result.stderr)
+    if compiled.stderr:
+        _write_if_changed(obj.with_suffix(".stderr"), compiled.stderr)
     try:
         deps = _parse_depfile(depfile.read_text(encoding="utf-8"))
         depfile.unlink()
         cache.store_manifest(direct_key, object_key, deps)
     except OSError:
         pass
-    return UnitOutcome(unit, obj, False, result.stderr)
+    return UnitOutcome(unit, obj, False, compiled.stderr)
 
 
 def twin_sources() -> list[Path]:

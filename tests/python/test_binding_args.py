@@ -41,12 +41,13 @@ def test_a_scalar_parameter_takes_only_numbers(value) -> None:
         opgen_ops.leaky_relu(np.ones(4, np.float32), value)
 
 
-def test_a_complex_scalar_keeps_its_imaginary_part() -> None:
-    """negativeSlope must be castable to FLOAT; a complex one is refused by the API's own check (161002),
-    not silently truncated to its real part."""
-    with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.leaky_relu(np.ones(4, np.float32), 0.5 + 2j)
-    assert info.value.status == 161002
+def test_a_complex_scalar_is_not_truncated_to_its_real_part() -> None:
+    """negativeSlope is a real (FLOAT) scalar: like aten, a complex value is refused unless its imaginary part
+    is zero, never silently truncated."""
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    with pytest.raises(ValueError, match="imaginary"):
+        opgen_ops.leaky_relu(x, 0.5 + 2j)
+    np.testing.assert_array_equal(opgen_ops.leaky_relu(x, 0.5 + 0j), opgen_ops.leaky_relu(x, 0.5))
 
 
 def test_concurrent_calls_from_four_threads() -> None:

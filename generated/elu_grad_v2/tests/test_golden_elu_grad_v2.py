@@ -68,7 +68,7 @@ def reference(
             np.where(
                 is_result,
                 (input_scale * (self_or_result + (alpha * scale))),
-                (((input_scale * alpha) * scale) * np.exp((self_or_result * input_scale))),
+                (((input_scale * alpha) * scale) * np.exp(self_or_result * input_scale)),
             ),
         )
 
@@ -114,7 +114,7 @@ def assert_meets_standard(got, want, dtype, what):
 
 
 CASES = [
-    (dtype, shape, dict(zip(SCALAR_VALUES, values)))
+    (dtype, shape, dict(zip(SCALAR_VALUES, values, strict=True)))
     for dtype in DTYPES
     if dtype in TOLERANCE
     for shape in SHAPES

@@ -98,7 +98,7 @@ def assert_meets_standard(got, want, dtype, what):
 
 
 CASES = [
-    (dtype, shape, dict(zip(SCALAR_VALUES, values)))
+    (dtype, shape, dict(zip(SCALAR_VALUES, values, strict=True)))
     for dtype in DTYPES
     if dtype in TOLERANCE
     for shape in SHAPES

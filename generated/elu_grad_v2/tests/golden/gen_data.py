@@ -33,7 +33,7 @@ def reference(grad_output, alpha, scale, input_scale, is_result, self_or_result)
         np.where(
             is_result,
             (input_scale * (self_or_result + (alpha * scale))),
-            (((input_scale * alpha) * scale) * np.exp((self_or_result * input_scale))),
+            (((input_scale * alpha) * scale) * np.exp(self_or_result * input_scale)),
         ),
     )
 
