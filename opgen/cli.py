@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from opgen import __version__
 from opgen.build import build_tree, check_specs
 from opgen.output_tree import OutputTreeError, UnsafePathError, diff_tree, write_tree
 from opgen.spec.diagnostics import SpecError
@@ -78,6 +79,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opgen", description="Ascend operator packages from YAML specs.")
+    parser.add_argument("--version", action="version", version=f"opgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="validate every spec in DIR")
     check.add_argument("spec_dir", metavar="DIR")

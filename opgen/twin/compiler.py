@@ -581,6 +581,9 @@ def compile_program(
 
 
 def main(argv: list[str]) -> int:
+    if any(arg in ("-h", "--help") for arg in argv):
+        print(USAGE.rstrip())
+        return 0
     try:
         options = parse_args(argv)
         if options.print_flags or options.print_sources:

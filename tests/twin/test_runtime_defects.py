@@ -257,3 +257,13 @@ def test_raw_pointer_fault_inside_python_keeps_faulthandler(tmp_path):
     assert "byte 1200 of the GmAlloc buffer" in result.stdout
     assert "Fatal Python error: Segmentation fault" in result.stderr
     assert result.returncode == -signal.SIGSEGV
+
+
+@pytest.mark.cxx
+def test_four_threads_call_aclnn_apis_at_once(tmp_path):
+    """Before: about one call in ten failed with 561000 ("kernel ... launched while kernel ... runs")."""
+    binary = tmp_path / "concurrent_calls"
+    compile_program([PROGRAMS / "concurrent_calls.cpp"], binary, ops_dirs=[GENERATED], flags=["-pthread"])
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "0 failed" in run.stdout

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 namespace opgen_twin {
@@ -31,5 +32,10 @@ void UnregisterGmRegion(void* base);
 void* AllocateGuardedGm(size_t bytes, size_t alignment, unsigned char fill);
 // Frees memory from AllocateGuardedGm; false if `base` did not come from it (or was freed already).
 bool FreeGuardedGm(void* base);
+
+// The twin has one device, which runs one thing at a time: a launch, and an executor's whole phase two
+// (tiling, then its launches), hold this lock, so host threads calling aclnn APIs concurrently queue up
+// the way launches on a real device queue on its streams. Recursive: an executor's launches take it again.
+std::recursive_mutex& DeviceMutex();
 
 }  // namespace opgen_twin

@@ -12,6 +12,7 @@
 #include "../acl/device_memory.h"
 #include "../aclnn/element_access.h"
 #include "log/twin_log.h"
+#include "opgen_twin/kernel_registry.h"
 #include "opdev/op_dfx.h"
 #include "opdev/shape_utils.h"
 
@@ -272,6 +273,8 @@ aclnnStatus aclOpExecutor::SetRepeatable() {
 }
 
 aclnnStatus aclOpExecutor::RunAll(void* workspace, uint64_t workspaceSize, aclrtStream stream) {
+  // Phase two owns the device from its tiling to its last launch (see opgen_twin::DeviceMutex).
+  std::lock_guard<std::recursive_mutex> device(opgen_twin::DeviceMutex());
   const uint64_t required = GetWorkspaceSize();
   if (required > 0 && workspace == nullptr) {
     LogError(ACLNN_ERR_PARAM_NULLPTR, __func__, "workspace is nullptr but " + std::to_string(required) +

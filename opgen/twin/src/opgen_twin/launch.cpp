@@ -156,6 +156,8 @@ void SetPendingTilingKey(uint64_t key) { g_pending_tiling_key = key; }
 uint64_t PendingTilingKey() { return g_pending_tiling_key; }
 
 void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, const std::function<void()>& body) {
+  // Another thread's launch finishes first; a launch from inside a running kernel (same thread) is an error.
+  std::lock_guard<std::recursive_mutex> device(DeviceMutex());
   if (g_launch != nullptr) {
     Fail("INVALID_ARGUMENT", "ICPU_RUN_KF", StringPrintf("kernel %s launched while kernel %s runs", kernel,
                                                    g_launch->kernel.c_str()));
@@ -204,6 +206,11 @@ void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, cons
 }
 
 }  // namespace detail
+
+std::recursive_mutex& DeviceMutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
 
 namespace {
 
