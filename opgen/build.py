@@ -22,6 +22,7 @@ from opgen.emit.op_api import render_op_api
 from opgen.emit.python import render_python
 from opgen.emit.tests import render_tests
 from opgen.emit.torch_npu import render_torch_npu
+from opgen.lang.python_format import format_python
 from opgen.output_tree import safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
 from opgen.spec.diagnostics import Diagnostic, SpecError
@@ -85,25 +86,26 @@ class BuildResult:
     files: dict[str, bytes]
 
 
-def render_operator(plan: OperatorPlan) -> dict[str, bytes]:
-    """Every file of one operator package, by path relative to the output tree."""
-    files: dict[str, bytes] = {}
+def render_operator(plan: OperatorPlan) -> dict[str, str]:
+    """Every file of one operator package, by path relative to the output tree (Python not yet formatted)."""
+    files: dict[str, str] = {}
     for emitter in EMITTERS:
         for rel, text in emitter(plan).items():
             path = safe_relative(f"{plan.op}/{rel}")
             if path in files:
                 raise AssertionError(f"two emitters produce {path}")
-            files[path] = text.encode("utf-8")
+            files[path] = text
     return files
 
 
 def build_tree(spec_dir: Path) -> BuildResult:
     loaded = load_specs(spec_dir)
     plans = plan_specs(loaded)
-    files: dict[str, bytes] = {}
+    texts: dict[str, str] = {}
     for plan in plans:
-        files.update(render_operator(plan))
+        texts.update(render_operator(plan))
     for shared in (render_python, render_torch_npu):
         for rel, text in shared(plans).items():
-            files[safe_relative(rel)] = text.encode("utf-8")
+            texts[safe_relative(rel)] = text
+    files = {rel: text.encode("utf-8") for rel, text in format_python(texts).items()}
     return BuildResult(loaded, plans, dict(sorted(files.items())))

@@ -7,8 +7,6 @@ the spec, so the file can run wherever `opgen_ops` runs (on the twin or on a rea
 
 from __future__ import annotations
 
-import black
-
 from opgen import formula as F
 from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, idents, python
@@ -16,7 +14,6 @@ from opgen.plan.cases import Arg
 from opgen.plan.operator import OperatorPlan
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
-_BLACK = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311})
 
 
 def _numpy(expr: F.Expr, names: dict[str, str]) -> str:
@@ -112,4 +109,4 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tolerance=python.literal(tolerance),
         errors=errors,
     )
-    return {path: black.format_str(text, mode=_BLACK)}
+    return {path: text}

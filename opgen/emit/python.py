@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import black
 
 from opgen import formula as F
 from opgen.emit.templating import generated_notice, render
@@ -15,8 +14,6 @@ from opgen.plan.signature import ApiSignature
 from opgen.spec.model import Direction, Param, ParamKind
 
 PACKAGE = "python/opgen_ops"
-_BLACK = black.Mode(line_length=python.LINE_LENGTH, target_versions={black.TargetVersion.PY311})
-_BLACK_STUB = black.Mode(line_length=python.LINE_LENGTH, target_versions={black.TargetVersion.PY311}, is_pyi=True)
 # Docstrings keep the specs' texts whole (a line break would change them), so a long one is exempt from E501.
 _LONG_DOC = Code("  # noqa: E501 (the docstring keeps the spec's texts whole)")
 
@@ -144,20 +141,16 @@ def python_functions(operator: OperatorPlan) -> list[PyFunction]:
     return [_function(operator, sig, name) for sig, name in zip(operator.signatures, operator.bindings, strict=True)]
 
 
-def _format(text: str, mode: black.Mode = _BLACK) -> str:
-    return black.format_str(text, mode=mode)
-
-
 def render_python(operators: list[OperatorPlan]) -> dict[str, str]:
     functions = [f for operator in operators for f in python_functions(operator)]
     sources = tuple(operator.source for operator in operators)
     files = {}
     all_names = python.literal(["AclnnError"] + [str(f.name) for f in functions])
     init = render("python/opgen_ops/__init__.py.j2", "__init__.py", sources, functions=functions, all_names=all_names)
-    files[f"{PACKAGE}/__init__.py"] = _format(init)
+    files[f"{PACKAGE}/__init__.py"] = init
     stub = render("python/opgen_ops/__init__.pyi.j2", "__init__.pyi", sources, functions=functions)
-    files[f"{PACKAGE}/__init__.pyi"] = _format(stub, _BLACK_STUB)
+    files[f"{PACKAGE}/__init__.pyi"] = stub
     runtime = render("python/opgen_ops/_runtime.py.j2", "_runtime.py", sources)
-    files[f"{PACKAGE}/_runtime.py"] = _format(runtime)
+    files[f"{PACKAGE}/_runtime.py"] = runtime
     files[f"{PACKAGE}/py.typed"] = generated_notice("py.typed", sources) + "\n"
     return files

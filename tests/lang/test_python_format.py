@@ -1,0 +1,44 @@
+"""The one-process formatter of generated Python gives black's layout: every Python file a build of the real
+specs produces, and of the hostile-text variant, is unchanged by black (which stays only as this check)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from opgen.build import build_tree
+from opgen.lang.python_format import format_python
+
+black = pytest.importorskip("black")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _black(rel: str, text: str) -> str:
+    mode = black.Mode(line_length=120, target_versions={black.TargetVersion.PY311}, is_pyi=rel.endswith(".pyi"))
+    return black.format_str(text, mode=mode)
+
+
+def test_generated_python_is_black_stable() -> None:
+    files = build_tree(ROOT / "specs").files
+    python = {rel: data.decode("utf-8") for rel, data in files.items() if rel.endswith((".py", ".pyi"))}
+    assert python
+    for rel, text in python.items():
+        assert _black(rel, text) == text, rel
+
+
+def test_formatting_is_one_call_for_many_files_and_keeps_others() -> None:
+    files = {
+        "a/x.py": "x = [1,2,\n3]\n",
+        "b/x.py": "def f(a,b):\n  return a+b\n",
+        "c/s.pyi": "def f(a: int,\n b: int) -> int: ...\n",
+        "d/readme.md": "not python  \n",
+    }
+    out = format_python(files)
+    assert out["a/x.py"] == "x = [1, 2, 3]\n"
+    assert out["b/x.py"] == "def f(a, b):\n    return a + b\n"
+    assert out["c/s.pyi"] == "def f(a: int, b: int) -> int: ...\n"
+    assert out["d/readme.md"] == files["d/readme.md"]
+    for rel, text in out.items():
+        if rel.endswith((".py", ".pyi")):
+            assert _black(rel, text) == text
