@@ -19,9 +19,9 @@ from opgen.emit.golden_tests import render_golden_tests
 from opgen.emit.host import render_host
 from opgen.emit.kernel import render_kernel
 from opgen.emit.op_api import render_op_api
-from opgen.emit.python import render_python
+from opgen.emit.python import python_fragment, render_python
 from opgen.emit.tests import render_tests
-from opgen.emit.torch_npu import render_torch_npu
+from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
 from opgen.lang.python_format import format_python
 from opgen.output_tree import safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
@@ -104,8 +104,11 @@ def build_tree(spec_dir: Path) -> BuildResult:
     texts: dict[str, str] = {}
     for plan in plans:
         texts.update(render_operator(plan))
-    for shared in (render_python, render_torch_npu):
-        for rel, text in shared(plans).items():
-            texts[safe_relative(rel)] = text
+    shared = {
+        **render_python([python_fragment(plan) for plan in plans]),
+        **render_torch_npu([torch_npu_fragment(plan) for plan in plans]),
+    }
+    for rel, text in shared.items():
+        texts[safe_relative(rel)] = text
     files = {rel: text.encode("utf-8") for rel, text in format_python(texts).items()}
     return BuildResult(loaded, plans, dict(sorted(files.items())))

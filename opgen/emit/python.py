@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 
 from opgen import formula as F
-from opgen.emit.templating import generated_notice, render
+from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
@@ -141,16 +141,39 @@ def python_functions(operator: OperatorPlan) -> list[PyFunction]:
     return [_function(operator, sig, name) for sig, name in zip(operator.signatures, operator.bindings, strict=True)]
 
 
-def render_python(operators: list[OperatorPlan]) -> dict[str, str]:
-    functions = [f for operator in operators for f in python_functions(operator)]
-    sources = tuple(operator.source for operator in operators)
-    files = {}
-    all_names = python.literal(["AclnnError"] + [str(f.name) for f in functions])
-    init = render("python/opgen_ops/__init__.py.j2", "__init__.py", sources, functions=functions, all_names=all_names)
-    files[f"{PACKAGE}/__init__.py"] = init
-    stub = render("python/opgen_ops/__init__.pyi.j2", "__init__.pyi", sources, functions=functions)
-    files[f"{PACKAGE}/__init__.pyi"] = stub
-    runtime = render("python/opgen_ops/_runtime.py.j2", "_runtime.py", sources)
-    files[f"{PACKAGE}/_runtime.py"] = runtime
-    files[f"{PACKAGE}/py.typed"] = generated_notice("py.typed", sources) + "\n"
-    return files
+@dataclass(frozen=True)
+class PythonFragment:
+    """What one operator contributes to the `opgen_ops` package: rendered, so it can be cached as text."""
+
+    source: str  # the spec, as generated-file notices name it
+    names: tuple[str, ...]  # the binding functions, in order
+    module: str  # their definitions in __init__.py
+    stub: str  # their declarations in __init__.pyi
+
+
+def python_fragment(operator: OperatorPlan) -> PythonFragment:
+    functions = python_functions(operator)
+    return PythonFragment(
+        source=operator.source,
+        names=tuple(str(f.name) for f in functions),
+        module="".join(render_fragment("python/opgen_ops/function.py.j2", f=f) for f in functions),
+        stub="".join(render_fragment("python/opgen_ops/function.pyi.j2", f=f) for f in functions),
+    )
+
+
+def render_python(fragments: list[PythonFragment]) -> dict[str, str]:
+    """The package from every operator's fragment (functions in the order of the fragments)."""
+    sources = tuple(fragment.source for fragment in fragments)
+    names = [name for fragment in fragments for name in fragment.names]
+    all_names = python.literal(["AclnnError", *names])
+    # Fragments were rendered from escaped code by this module's templates.
+    module = Code("".join(fragment.module for fragment in fragments))
+    stub = Code("".join(fragment.stub for fragment in fragments))
+    return {
+        f"{PACKAGE}/__init__.py": render(
+            "python/opgen_ops/__init__.py.j2", "__init__.py", sources, functions=module, all_names=all_names
+        ),
+        f"{PACKAGE}/__init__.pyi": render("python/opgen_ops/__init__.pyi.j2", "__init__.pyi", sources, functions=stub),
+        f"{PACKAGE}/_runtime.py": render("python/opgen_ops/_runtime.py.j2", "_runtime.py", sources),
+        f"{PACKAGE}/py.typed": generated_notice("py.typed", sources) + "\n",
+    }

@@ -109,6 +109,11 @@ def environment() -> jinja2.Environment:
     return env
 
 
+def render_fragment(template: str, **context: object) -> Code:
+    """A piece of a file (no notice), for files that several operators contribute to."""
+    return Code(environment().get_template(template).render(**context))
+
+
 def render(template: str, output_path: str, spec_name: str | tuple[str, ...], **context: object) -> str:
     body = environment().get_template(template).render(**context)
     text = generated_notice(output_path, spec_name) + "\n" + body

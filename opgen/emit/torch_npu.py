@@ -280,32 +280,53 @@ def _yaml_entry(fn: AtenFunction) -> YamlEntry:
     return YamlEntry(code(fn.schema), backends + [(Code("op_api"), Code("all_version"))])
 
 
-def render_torch_npu(operators: list[OperatorPlan]) -> dict[str, str]:
-    files: dict[str, str] = {}
-    entries: list[tuple[AtenFunction, YamlEntry]] = []
-    for operator in operators:
-        spec, name = operator.spec, operator.source
-        functions = aten_functions(spec)
-        _check_names(spec, functions)
-        entries.extend((fn, _yaml_entry(fn)) for fn in functions)
-        cpp = [_cpp_function(spec, fn) for fn in functions]
-        files[adapter_path(spec)] = render(
-            "torch_npu/opapi/KernelNpuOpApi.cpp.j2",
-            adapter_path(spec),
-            name,
-            functions=cpp,
-            uses_acl_op=any(fn.official for fn in functions),
-        )
-    order = sorted(entries, key=lambda item: (item[0].op, item[0].overload))
-    sources = ", ".join(operator.source for operator in operators)
+@dataclass(frozen=True)
+class TorchNpuFragment:
+    """What one operator contributes to generated/torch_npu: its adapter file and its registrations, rendered
+    (plain data), so it can be cached as text."""
+
+    source: str
+    adapter_path: str
+    adapter: str
+    # (aten op, overload, official, schema, ((backend, version), ...)) per registered function
+    entries: tuple[tuple[str, str, bool, str, tuple[tuple[str, str], ...]], ...]
+
+
+def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
+    spec = operator.spec
+    functions = aten_functions(spec)
+    _check_names(spec, functions)
+    adapter = render(
+        "torch_npu/opapi/KernelNpuOpApi.cpp.j2",
+        adapter_path(spec),
+        operator.source,
+        functions=[_cpp_function(spec, fn) for fn in functions],
+        uses_acl_op=any(fn.official for fn in functions),
+    )
+    entries = []
+    for fn in functions:
+        entry = _yaml_entry(fn)
+        versions = tuple((str(key), str(value)) for key, value in entry.versions)
+        entries.append((fn.op, fn.overload, fn.official, str(entry.func), versions))
+    return TorchNpuFragment(operator.source, adapter_path(spec), adapter, tuple(entries))
+
+
+def render_torch_npu(fragments: list[TorchNpuFragment]) -> dict[str, str]:
+    files = {fragment.adapter_path: fragment.adapter for fragment in fragments}
+    entries = sorted((entry for fragment in fragments for entry in fragment.entries), key=lambda e: (e[0], e[1]))
+
+    def yaml_entry(entry: tuple[str, str, bool, str, tuple[tuple[str, str], ...]]) -> YamlEntry:
+        # Fragments hold the schema and backends as rendered by _yaml_entry: code already.
+        return YamlEntry(Code(entry[3]), [(Code(key), Code(value)) for key, value in entry[4]])
+
     files[FUNCTIONS_YAML] = render(
         "torch_npu/op_plugin_functions.yaml.j2",
         FUNCTIONS_YAML,
-        sources,
+        ", ".join(fragment.source for fragment in fragments),
         versions=code(", ".join(TORCH_VERSIONS)),
         sections=[
-            (Code("official"), [entry for fn, entry in order if fn.official]),
-            (Code("custom"), [entry for fn, entry in order if not fn.official]),
+            (Code("official"), [yaml_entry(e) for e in entries if e[2]]),
+            (Code("custom"), [yaml_entry(e) for e in entries if not e[2]]),
         ],
     )
     return files

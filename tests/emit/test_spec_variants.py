@@ -12,9 +12,9 @@ from pathlib import Path
 
 from opgen.build import check_spec_text
 from opgen.emit.golden_tests import render_golden_tests
-from opgen.emit.python import render_python
+from opgen.emit.python import python_fragment, render_python
 from opgen.emit.tests import render_tests
-from opgen.emit.torch_npu import render_torch_npu
+from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,17 +33,17 @@ def _function(source: str, name: str) -> ast.FunctionDef:
 
 def test_a_nan_default_is_a_python_expression() -> None:
     plan = _variant("leaky_relu.yaml", ("    default: 0.01", "    default: .nan"))
-    source = render_python([plan])["python/opgen_ops/__init__.py"]
+    source = render_python([python_fragment(plan)])["python/opgen_ops/__init__.py"]
     compile(source, "__init__.py", "exec")
     default = _function(source, "leaky_relu").args.defaults[-1]
     assert math.isnan(eval(compile(ast.Expression(default), "<default>", "eval"), {"math": math}))
-    stub = render_python([plan])["python/opgen_ops/__init__.pyi"]
+    stub = render_python([python_fragment(plan)])["python/opgen_ops/__init__.pyi"]
     assert "math.nan" not in stub and "negative_slope: float | int | bool | np.generic | None = ..." in stub
 
 
 def test_a_spec_without_aten_names_its_binding_after_the_api() -> None:
     plan = _variant("leaky_relu.yaml", ("  aten: leaky_relu\n", ""), ("    aten: leaky_relu_\n", ""))
-    files = {**render_python([plan]), **render_golden_tests(plan), **render_tests(plan), **render_torch_npu([plan])}
+    files = {**render_python([python_fragment(plan)]), **render_golden_tests(plan), **render_tests(plan), **render_torch_npu([torch_npu_fragment(plan)])}
     for path, text in files.items():
         assert "aten.None" not in text and "opgen_ops.None" not in text and "def None" not in text, path
     binding = files["python/opgen_ops/__init__.py"]

@@ -19,7 +19,7 @@ from opgen.plan.signature import ApiSignature, signatures
 from opgen.build import plan_specs
 from opgen.plan.operator import plan_operator
 from opgen.spec.loader import load_specs
-from opgen.emit.torch_npu import FUNCTIONS_YAML, adapter_path, render_torch_npu
+from opgen.emit.torch_npu import FUNCTIONS_YAML, adapter_path, render_torch_npu, torch_npu_fragment
 from opgen.spec.model import Direction, OpSpec
 
 torch = pytest.importorskip("torch")
@@ -32,7 +32,7 @@ STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-Wmissing-declarations"]
 LOADED = load_specs(ROOT / "specs")
 SPECS = [item.spec for item in LOADED]
 SPEC_IDS = [spec.operator.dir for spec in SPECS]
-FILES = render_torch_npu(plan_specs(LOADED))
+FILES = render_torch_npu([torch_npu_fragment(plan) for plan in plan_specs(LOADED)])
 
 STUB_DTYPES = {torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float", torch.float64: "Double"}
 
@@ -438,7 +438,7 @@ def test_adapters_allocate_what_pytorch_returns_and_run_the_api(spec, run_all):
 def test_spec_without_aten_op_becomes_a_torch_npu_custom_op(tmp_path):
     base = next(s for s in SPECS if s.api.inplace is not None)
     spec = base.model_copy(update={"api": base.api.model_copy(update={"aten": None, "inplace": None})})
-    files = render_torch_npu([plan_operator(spec, "specs/custom.yaml")])
+    files = render_torch_npu([torch_npu_fragment(plan_operator(spec, "specs/custom.yaml"))])
     doc = yaml.safe_load(files[FUNCTIONS_YAML])
     assert "official" not in doc
     [entry] = doc["custom"]  # functional form only, aclnn only (no aclop kernel to fall back to)
