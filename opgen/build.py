@@ -1,16 +1,22 @@
-"""`opgen build`: specs -> plans -> the complete generated tree, as bytes in memory.
+"""`opgen build` and `opgen check`: specs -> plans -> the complete generated tree, as bytes in memory.
 
 Each spec is loaded and validated once (`opgen.spec`), planned once (`opgen.plan`), and every emitter
-(`opgen.emit`) renders its artifact from that plan. This module only gathers the emitters' files under
-each operator's directory, so the tree is deterministic and can be compared or written in one go.
+(`opgen.emit`) renders its artifact from that plan. An operator whose spec and generator are unchanged comes
+from the build cache (`opgen.build_cache`) without any of that; the others are built in worker processes
+(`jobs`), and all their Python is formatted in one formatter run. This module gathers the emitters' files
+under each operator's directory and combines the shared artifacts from the operators' fragments, so the
+tree is deterministic and can be compared or written in one go.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from opgen.build_cache import BuildCache, OperatorArtifacts, operator_key
 from opgen.emit.aicpu import render_aicpu
 from opgen.emit.cmake import render_cmake
 from opgen.emit.docs import render_docs
@@ -22,37 +28,47 @@ from opgen.emit.op_api import render_op_api
 from opgen.emit.python import python_fragment, render_python
 from opgen.emit.tests import render_tests
 from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
-from opgen.lang.python_format import format_python
+from opgen.lang.python_format import PYTHON_SUFFIXES, format_python
 from opgen.output_tree import safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
-from opgen.spec.diagnostics import Diagnostic, SpecError
-from opgen.spec.loader import LoadedSpec, load_spec_text, load_specs
+from opgen.spec.diagnostics import Diagnostic, Location, SpecError
+from opgen.spec.loader import LoadedSpec, load_spec, load_spec_text
+from opgen.spec.names import claimed_names, identifier_problems
+
+SPEC_SUFFIXES = (".yaml", ".yml")
 
 
-def plan_specs(loaded: list[LoadedSpec]) -> list[OperatorPlan]:
-    """Plan every spec; raise one SpecError with the problems of all of them, at their spec fields."""
-    plans: list[OperatorPlan] = []
-    problems: list[Diagnostic] = []
-    for item in loaded:
+# ---------------------------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class SpecInput:
+    path: Path
+    notice: str  # how generated files name the spec: "<spec folder>/<file>", whatever the working directory
+    shown: str  # how diagnostics name it: relative to the working directory
+
+
+def spec_inputs(paths: Iterable[Path]) -> list[SpecInput]:
+    """Every spec named: a folder stands for its *.yaml / *.yml files, a file for itself."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.iterdir() if p.suffix in SPEC_SUFFIXES and p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise FileNotFoundError(f"no spec file or directory: {path}")
+    inputs = []
+    for path in dict.fromkeys(p.resolve() for p in found):
         try:
-            plans.append(plan_operator(item.spec, item.source.file))
-        except PlanError as exc:
-            problems.extend(
-                Diagnostic(item.source.location_of(p.path), p.path, p.message, p.kind) for p in exc.problems
-            )
-    if problems:
-        raise SpecError(problems)
-    return plans
+            shown = os.path.relpath(path)
+        except ValueError:  # another drive (Windows): the absolute path
+            shown = str(path)
+        inputs.append(SpecInput(path, f"{path.parent.name}/{path.name}", shown))
+    return inputs
 
 
-def check_spec_text(text: str, name: str) -> OperatorPlan:
-    """One spec's text loaded, validated and planned (for tools and tests), or a SpecError."""
-    return plan_specs([load_spec_text(text, name)])[0]
-
-
-def check_specs(spec_dir: Path) -> list[OperatorPlan]:
-    """What `opgen check` runs: every spec loaded, validated and planned, or one SpecError for all."""
-    return plan_specs(load_specs(spec_dir))
+# ---------------------------------------------------------------------------------------------- one operator
 
 
 def emit_docs_and_example(plan: OperatorPlan) -> dict[str, str]:
@@ -79,13 +95,6 @@ EMITTERS: list[Callable[[OperatorPlan], dict[str, str]]] = [
 ]
 
 
-@dataclass(frozen=True)
-class BuildResult:
-    specs: list[LoadedSpec]
-    plans: list[OperatorPlan]
-    files: dict[str, bytes]
-
-
 def render_operator(plan: OperatorPlan) -> dict[str, str]:
     """Every file of one operator package, by path relative to the output tree (Python not yet formatted)."""
     files: dict[str, str] = {}
@@ -98,17 +107,148 @@ def render_operator(plan: OperatorPlan) -> dict[str, str]:
     return files
 
 
-def build_tree(spec_dir: Path) -> BuildResult:
-    loaded = load_specs(spec_dir)
-    plans = plan_specs(loaded)
-    texts: dict[str, str] = {}
-    for plan in plans:
-        texts.update(render_operator(plan))
-    shared = {
-        **render_python([python_fragment(plan) for plan in plans]),
-        **render_torch_npu([torch_npu_fragment(plan) for plan in plans]),
+def plan_loaded(item: LoadedSpec, notice: str) -> OperatorPlan:
+    """Plan one validated spec; raise SpecError with the plan's problems at their spec fields."""
+    names = identifier_problems(item.spec)
+    problems = [Diagnostic(item.source.location_of(p.path), p.path, p.message, "reserved-name") for p in names]
+    if problems:
+        raise SpecError(problems)
+    try:
+        return plan_operator(item.spec, notice)
+    except PlanError as exc:
+        raise SpecError(
+            [Diagnostic(item.source.location_of(p.path), p.path, p.message, p.kind) for p in exc.problems]
+        ) from None
+
+
+def build_operator(item: SpecInput) -> OperatorArtifacts:
+    """Load, validate, plan and render one spec (Python unformatted); SpecError with every problem."""
+    loaded = load_spec(item.path, display_name=item.shown)
+    plan = plan_loaded(loaded, item.notice)
+    return OperatorArtifacts(
+        op=plan.op,
+        files=render_operator(plan),
+        python=python_fragment(plan),
+        torch_npu=torch_npu_fragment(plan),
+        names=tuple(claimed_names(loaded.spec, loaded.source)),
+    )
+
+
+def _build_or_diagnose(item: SpecInput) -> OperatorArtifacts | list[Diagnostic]:
+    try:
+        return build_operator(item)
+    except SpecError as exc:
+        return list(exc.diagnostics)
+
+
+# ---------------------------------------------------------------------------------------------- all of them
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    operators: list[str]  # operator directories, in spec order
+    files: dict[str, bytes]
+    cached: int = 0  # operators that came from the build cache
+
+
+def _duplicates(inputs: list[SpecInput], artifacts: list[OperatorArtifacts]) -> list[Diagnostic]:
+    owners: dict[tuple[str, str], SpecInput] = {}
+    problems = []
+    for item, built in zip(inputs, artifacts, strict=True):
+        seen: set[tuple[str, str]] = set()
+        for name in built.names:
+            key = (name.kind, name.value)
+            if key in seen:
+                continue
+            seen.add(key)
+            first = owners.setdefault(key, item)
+            if first is not item:
+                message = f"{name.kind} '{name.value}' is already generated by {first.shown}"
+                location = Location(item.shown, name.line, name.column)
+                problems.append(Diagnostic(location, name.path, message, "duplicate-name"))
+    return problems
+
+
+def build_operators(
+    inputs: list[SpecInput], *, jobs: int | None = None, cache: BuildCache | None = None
+) -> tuple[list[OperatorArtifacts], int]:
+    """Every operator's artifacts (cached or built, Python formatted), or one SpecError for all problems."""
+    cache = cache if cache is not None else BuildCache()
+    keys = [operator_key(item.path.read_bytes(), item.notice) for item in inputs]
+    results: list[OperatorArtifacts | list[Diagnostic] | None] = [cache.get(key) for key in keys]
+    cached = sum(r is not None for r in results)
+    missing = [i for i, r in enumerate(results) if r is None]
+    workers = min(len(missing), jobs or os.cpu_count() or 1)
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            outcomes = pool.map(_build_or_diagnose, [inputs[i] for i in missing])
+            for index, outcome in zip(missing, outcomes, strict=True):
+                results[index] = outcome
+    else:
+        for index in missing:
+            results[index] = _build_or_diagnose(inputs[index])
+    problems = [d for r in results if isinstance(r, list) for d in r]
+    if problems:
+        raise SpecError(problems)
+    built = [r for r in results if isinstance(r, OperatorArtifacts)]
+    duplicates = _duplicates(inputs, built)
+    if duplicates:
+        raise SpecError(duplicates)
+    fresh = {i: built[i] for i in missing}
+    # All new Python in one formatter run; keys carry the operator's index, as packages share file names.
+    python = {
+        f"{i}\0{rel}": text for i, a in fresh.items() for rel, text in a.files.items() if rel.endswith(PYTHON_SUFFIXES)
     }
-    for rel, text in shared.items():
-        texts[safe_relative(rel)] = text
-    files = {rel: text.encode("utf-8") for rel, text in format_python(texts).items()}
-    return BuildResult(loaded, plans, dict(sorted(files.items())))
+    formatted = format_python(python)
+    for i, artifacts in fresh.items():
+        files = {rel: formatted.get(f"{i}\0{rel}", text) for rel, text in artifacts.files.items()}
+        built[i] = replace(artifacts, files=files)
+        cache.put(keys[i], built[i])
+    return built, cached
+
+
+def build_files(inputs: list[SpecInput], *, jobs: int | None = None, cache: BuildCache | None = None) -> BuildResult:
+    artifacts, cached = build_operators(inputs, jobs=jobs, cache=cache)
+    texts: dict[str, str] = {}
+    for operator in artifacts:
+        texts.update(operator.files)
+    shared = {
+        **render_python([a.python for a in artifacts]),
+        **render_torch_npu([a.torch_npu for a in artifacts]),
+    }
+    texts.update(format_python({safe_relative(rel): text for rel, text in shared.items()}))
+    files = {rel: text.encode("utf-8") for rel, text in sorted(texts.items())}
+    return BuildResult([a.op for a in artifacts], files, cached)
+
+
+def build_tree(*spec_paths: Path, jobs: int | None = None, cache: BuildCache | None = None) -> BuildResult:
+    """The generated tree of the specs in these folders / files."""
+    return build_files(spec_inputs(spec_paths), jobs=jobs, cache=cache)
+
+
+def check_specs(*spec_paths: Path, jobs: int | None = None) -> list[str]:
+    """What `opgen check` runs: every spec loaded, validated and planned (or cached), or one SpecError."""
+    artifacts, _ = build_operators(spec_inputs(spec_paths), jobs=jobs)
+    return [a.op for a in artifacts]
+
+
+# ---------------------------------------------------------------------------------------------- for tools and tests
+
+
+def plan_specs(loaded: list[LoadedSpec]) -> list[OperatorPlan]:
+    """Plan loaded specs (no cache); one SpecError with the problems of all of them."""
+    plans: list[OperatorPlan] = []
+    problems: list[Diagnostic] = []
+    for item in loaded:
+        try:
+            plans.append(plan_loaded(item, item.source.file))
+        except SpecError as exc:
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise SpecError(problems)
+    return plans
+
+
+def check_spec_text(text: str, name: str) -> OperatorPlan:
+    """One spec's text loaded, validated and planned, or a SpecError."""
+    return plan_specs([load_spec_text(text, name)])[0]

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from opgen import __version__
-from opgen.build import build_tree, check_specs
+from opgen.build import BuildResult, build_tree, check_specs
+from opgen.build_cache import BuildCache
 from opgen.output_tree import OutputTreeError, UnsafePathError, diff_tree, write_tree
 from opgen.spec.diagnostics import SpecError
 
@@ -21,12 +23,19 @@ def _report(exc: SpecError) -> int:
     return 1
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     try:
-        loaded = check_specs(Path(args.spec_dir))
+        operators = check_specs(*args.specs, jobs=args.jobs)
     except SpecError as exc:
         return _report(exc)
-    print(f"opgen: {len(loaded)} spec{'s' if len(loaded) != 1 else ''} OK")
+    if not operators:
+        return _error(f"no specs (*.yaml, *.yml) in {', '.join(map(str, args.specs))}")
+    if not args.quiet:
+        print(f"opgen: {_plural(len(operators), 'spec')} OK")
     return 0
 
 
@@ -35,35 +44,62 @@ def _error(message: object) -> int:
     return 1
 
 
+def _selected(result: BuildResult, only: list[str]) -> tuple[dict[str, bytes], frozenset[str]] | str:
+    """The files of the operators `--only` names (and the shared artifacts), and the packages left alone."""
+    unknown = sorted(set(only) - set(result.operators))
+    if unknown:
+        return f"--only: no operator {', '.join(unknown)} among the specs (operators: {', '.join(result.operators)})"
+    others = frozenset(result.operators) - set(only)
+    files = {rel: data for rel, data in result.files.items() if rel.split("/")[0] not in others}
+    return files, others
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     out = Path(args.output)
+    started = time.perf_counter()
     try:
-        result = build_tree(Path(args.spec_dir))
+        result = build_tree(*args.specs, jobs=args.jobs, cache=BuildCache(enabled=not args.no_cache))
     except SpecError as exc:
         return _report(exc)
-    if not result.specs:
+    if not result.operators:
         # Building nothing would remove every generated package: refused even with --force (delete OUT instead).
-        return _error(f"no specs (*.yaml, *.yml) in {args.spec_dir}; refusing to build (nothing would be generated)")
+        where = ", ".join(map(str, args.specs))
+        return _error(f"no specs (*.yaml, *.yml) in {where}; refusing to build (nothing would be generated)")
+    files, retain = result.files, frozenset[str]()
+    if args.only:
+        selected = _selected(result, args.only)
+        if isinstance(selected, str):
+            return _error(selected)
+        files, retain = selected
     try:
-        diff = diff_tree(result.files, out) if args.check else write_tree(result.files, out, force=args.force)
+        if args.check:
+            diff = diff_tree(files, out, retain=retain)
+        else:
+            diff = write_tree(files, out, force=args.force, retain=retain)
     except OutputTreeError as exc:
         return _error(exc)
     except OSError as exc:  # anything output_tree did not name already
         return _error(f"{exc.strerror or exc}: {exc.filename or out}")
     if args.check:
         if diff.clean:
-            print(f"opgen: {out} is up to date ({len(result.files)} files)")
+            if not args.quiet:
+                print(f"opgen: {out} is up to date ({_plural(len(files), 'file')})")
             return 0
-        print(f"opgen: {out} is out of date; `opgen build {args.spec_dir}` would change:", file=sys.stderr)
+        print(f"opgen: {out} is out of date; `opgen build` would change:", file=sys.stderr)
         for line in diff.lines():
             print(f"  {line}", file=sys.stderr)
         if diff.blocked:
             print("opgen: `opgen build` stops at blocked paths; `opgen build --force` takes them over", file=sys.stderr)
         return 1
-    for line in diff.lines():
-        print(line)
-    changed = len(diff.added) + len(diff.changed) + len(diff.removed)
-    print(f"opgen: {len(result.specs)} specs -> {out} ({len(result.files)} files, {changed} changed)")
+    if not args.quiet:
+        for line in diff.lines():
+            print(line)
+        changed = len(diff.added) + len(diff.changed) + len(diff.removed)
+        counts = f"{_plural(len(files), 'file')}, {changed} changed"
+        summary = f"opgen: {_plural(len(result.operators), 'spec')} -> {out} ({counts})"
+        if args.verbose:
+            summary += f" in {time.perf_counter() - started:.2f} s, {result.cached} from the build cache"
+        print(summary)
     return 0
 
 
@@ -77,15 +113,31 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _common(command: argparse.ArgumentParser) -> None:
+    command.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
+    loudness = command.add_mutually_exclusive_group()
+    loudness.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    loudness.add_argument("-v", "--verbose", action="store_true", help="also print time and cache use")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opgen", description="Ascend operator packages from YAML specs.")
     parser.add_argument("--version", action="version", version=f"opgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="validate every spec in DIR")
-    check.add_argument("spec_dir", metavar="DIR")
+    check = sub.add_parser("check", help="validate specs (folders of *.yaml, or spec files)")
+    check.add_argument("specs", metavar="SPEC", nargs="+", type=Path, help="a folder of specs or a spec file")
+    _common(check)
     check.set_defaults(func=cmd_check)
-    build = sub.add_parser("build", help="generate operator packages from the specs in DIR")
-    build.add_argument("spec_dir", metavar="DIR")
+    build = sub.add_parser("build", help="generate operator packages from specs (folders of *.yaml, or spec files)")
+    build.add_argument("specs", metavar="SPEC", nargs="+", type=Path, help="a folder of specs or a spec file")
+    _common(build)
+    build.add_argument(
+        "--only",
+        action="append",
+        metavar="OP",
+        help="write only this operator's package (operator.dir; repeatable) and the shared artifacts",
+    )
+    build.add_argument("--no-cache", action="store_true", help="rebuild every operator (the cache is not read)")
     build.add_argument("-o", "--output", default="generated", metavar="OUT", help="output directory (generated/)")
     build.add_argument("--check", action="store_true", help="change nothing; exit 1 listing files that would change")
     build.add_argument(

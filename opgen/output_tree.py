@@ -435,7 +435,7 @@ class _Tree:
 
     def makedirs(self, rel_dir: str, created: list[str], replace: set[str]) -> None:
         """Create rel_dir; a non-directory on the way is removed only if it is in `replace`."""
-        for parent in ([*reversed(list(_ancestors(rel_dir))), rel_dir] if rel_dir else []):
+        for parent in [*reversed(list(_ancestors(rel_dir))), rel_dir] if rel_dir else []:
             with _io("create", self.show(parent)):
                 kind = _kind(self.lstat(parent))
                 if kind == "dir":
@@ -554,7 +554,25 @@ def _plan(tree: _Tree, files: dict[str, bytes], previous: list[str], manifest: b
     return plan
 
 
-def diff_tree(files: dict[str, bytes], out: Path, *, lock_timeout: float | None = None) -> TreeDiff:
+def _with_retained(
+    tree: _Tree, files: dict[str, bytes], previous: list[str], retain: frozenset[str]
+) -> dict[str, bytes]:
+    """`files` plus the files an earlier build made under the top-level folders `retain` names, as they are:
+    a partial build (`opgen build --only`) leaves the other packages alone instead of removing them."""
+    if not retain:
+        return files
+    kept = dict(files)
+    for rel in previous:
+        if rel not in kept and rel.split("/")[0] in retain:
+            found = tree.probe(rel)
+            if found.at == rel and found.kind == "file":
+                kept[rel] = tree.read(rel)
+    return kept
+
+
+def diff_tree(
+    files: dict[str, bytes], out: Path, *, lock_timeout: float | None = None, retain: frozenset[str] = frozenset()
+) -> TreeDiff:
     """What `write_tree` would do, changing nothing (`opgen build --check`); same rules, same errors."""
     _validate(files)
     root_fd = _open_out(out, create=False)
@@ -565,7 +583,8 @@ def diff_tree(files: dict[str, bytes], out: Path, *, lock_timeout: float | None 
             tree = _Tree(out, root_fd)
             try:
                 manifest = _read_manifest(tree)
-                return _plan(tree, files, _manifest_entries(tree, manifest), manifest).diff
+                previous = _manifest_entries(tree, manifest)
+                return _plan(tree, _with_retained(tree, files, previous, retain), previous, manifest).diff
             finally:
                 tree.close()
     finally:
@@ -573,7 +592,12 @@ def diff_tree(files: dict[str, bytes], out: Path, *, lock_timeout: float | None 
 
 
 def write_tree(
-    files: dict[str, bytes], out: Path, *, force: bool = False, lock_timeout: float | None = None
+    files: dict[str, bytes],
+    out: Path,
+    *,
+    force: bool = False,
+    lock_timeout: float | None = None,
+    retain: frozenset[str] = frozenset(),
 ) -> TreeDiff:
     """Bring `out` in line with `files`; returns what changed. See the module docstring for the rules."""
     _validate(files)
@@ -585,6 +609,7 @@ def write_tree(
             try:
                 manifest = _read_manifest(tree)
                 previous = _manifest_entries(tree, manifest)
+                files = _with_retained(tree, files, previous, retain)
                 _remove_temporaries(tree, [*previous, *files, MANIFEST])
                 plan = _plan(tree, files, previous, manifest)
                 _refuse(tree, plan, files, force)
@@ -592,7 +617,7 @@ def write_tree(
             finally:
                 tree.close()
     except _ReadOnlyError:
-        diff = diff_tree(files, out, lock_timeout=lock_timeout)  # a read-only OUT that is up to date is fine
+        diff = diff_tree(files, out, lock_timeout=lock_timeout, retain=retain)  # read-only and up to date is fine
         if diff.clean:
             return diff
         raise

@@ -38,7 +38,7 @@ KILLED = 86  # exit status of a child "killed" part-way through a build
 _BUILDS: dict[tuple[str, tuple[tuple[str, bytes], ...]], BuildResult] = {}
 
 
-def cached_build_tree(spec_dir: Path) -> BuildResult:
+def cached_build_tree(spec_dir: Path, *_more: Path, **_options: object) -> BuildResult:
     """`build_tree`, rendered once per spec set: every CLI run of this module reuses it."""
     specs = tuple(sorted((p.name, p.read_bytes()) for p in spec_dir.glob("*.y*ml"))) if spec_dir.is_dir() else ()
     key = (spec_dir.resolve().name, specs)
