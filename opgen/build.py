@@ -10,13 +10,14 @@ tree is deterministic and can be compared or written in one go.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from opgen.build_cache import BuildCache, OperatorArtifacts, operator_key
+from opgen.build_cache import BuildCache, EntryFiles, EntryMeta, OperatorArtifacts, operator_key, shared_key
 from opgen.emit.aicpu import render_aicpu
 from opgen.emit.cmake import render_cmake
 from opgen.emit.docs import render_docs
@@ -28,7 +29,7 @@ from opgen.emit.op_api import render_op_api
 from opgen.emit.python import python_fragment, render_python
 from opgen.emit.tests import render_tests
 from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
-from opgen.lang.python_format import PYTHON_SUFFIXES, format_python
+from opgen.lang.python_format import format_python
 from opgen.output_tree import safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
 from opgen.spec.diagnostics import Diagnostic, Location, SpecError
@@ -122,23 +123,26 @@ def plan_loaded(item: LoadedSpec, notice: str) -> OperatorPlan:
 
 
 def build_operator(item: SpecInput) -> OperatorArtifacts:
-    """Load, validate, plan and render one spec (Python unformatted); SpecError with every problem."""
+    """Load, validate, plan and render one spec, its Python formatted; SpecError with every problem."""
     loaded = load_spec(item.path, display_name=item.shown)
     plan = plan_loaded(loaded, item.notice)
     return OperatorArtifacts(
         op=plan.op,
-        files=render_operator(plan),
+        files=format_python(render_operator(plan)),
         python=python_fragment(plan),
         torch_npu=torch_npu_fragment(plan),
         names=tuple(claimed_names(loaded.spec, loaded.source)),
     )
 
 
-def _build_or_diagnose(item: SpecInput) -> OperatorArtifacts | list[Diagnostic]:
+def _build_entry(task: tuple[SpecInput, str, Path]) -> EntryMeta | list[Diagnostic]:
+    """Worker: build one operator and stage it as a cache entry (in `root`)."""
+    item, key, root = task
     try:
-        return build_operator(item)
+        artifacts = build_operator(item)
     except SpecError as exc:
         return list(exc.diagnostics)
+    return BuildCache(root).put(key, artifacts)
 
 
 # ---------------------------------------------------------------------------------------------- all of them
@@ -147,16 +151,17 @@ def _build_or_diagnose(item: SpecInput) -> OperatorArtifacts | list[Diagnostic]:
 @dataclass(frozen=True)
 class BuildResult:
     operators: list[str]  # operator directories, in spec order
-    files: dict[str, bytes]
+    files: Mapping[str, bytes]  # path in the output tree -> bytes, read from the staged entries when asked
     cached: int = 0  # operators that came from the build cache
+    cache: BuildCache | None = None  # keeps a build's staging folder alive while `files` is read
 
 
-def _duplicates(inputs: list[SpecInput], artifacts: list[OperatorArtifacts]) -> list[Diagnostic]:
+def _duplicates(inputs: list[SpecInput], summaries: list[EntryMeta]) -> list[Diagnostic]:
     owners: dict[tuple[str, str], SpecInput] = {}
     problems = []
-    for item, built in zip(inputs, artifacts, strict=True):
+    for item, summary in zip(inputs, summaries, strict=True):
         seen: set[tuple[str, str]] = set()
-        for name in built.names:
+        for name in summary.names:
             key = (name.kind, name.value)
             if key in seen:
                 continue
@@ -171,54 +176,48 @@ def _duplicates(inputs: list[SpecInput], artifacts: list[OperatorArtifacts]) -> 
 
 def build_operators(
     inputs: list[SpecInput], *, jobs: int | None = None, cache: BuildCache | None = None
-) -> tuple[list[OperatorArtifacts], int]:
-    """Every operator's artifacts (cached or built, Python formatted), or one SpecError for all problems."""
+) -> tuple[list[EntryMeta], int]:
+    """Every operator staged as a cache entry (found or built), or one SpecError for all problems."""
     cache = cache if cache is not None else BuildCache()
     keys = [operator_key(item.path.read_bytes(), item.notice) for item in inputs]
-    results: list[OperatorArtifacts | list[Diagnostic] | None] = [cache.get(key) for key in keys]
+    results: list[EntryMeta | list[Diagnostic] | None] = [cache.get(key) for key in keys]
     cached = sum(r is not None for r in results)
     missing = [i for i, r in enumerate(results) if r is None]
+    tasks = [(inputs[i], keys[i], cache.root) for i in missing]
     workers = min(len(missing), jobs or os.cpu_count() or 1)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            outcomes = pool.map(_build_or_diagnose, [inputs[i] for i in missing])
-            for index, outcome in zip(missing, outcomes, strict=True):
+            for index, outcome in zip(missing, pool.map(_build_entry, tasks), strict=True):
                 results[index] = outcome
     else:
-        for index in missing:
-            results[index] = _build_or_diagnose(inputs[index])
+        for index, task in zip(missing, tasks, strict=True):
+            results[index] = _build_entry(task)
     problems = [d for r in results if isinstance(r, list) for d in r]
     if problems:
         raise SpecError(problems)
-    built = [r for r in results if isinstance(r, OperatorArtifacts)]
-    duplicates = _duplicates(inputs, built)
+    summaries = [r for r in results if isinstance(r, EntryMeta)]
+    duplicates = _duplicates(inputs, summaries)
     if duplicates:
         raise SpecError(duplicates)
-    fresh = {i: built[i] for i in missing}
-    # All new Python in one formatter run; keys carry the operator's index, as packages share file names.
-    python = {
-        f"{i}\0{rel}": text for i, a in fresh.items() for rel, text in a.files.items() if rel.endswith(PYTHON_SUFFIXES)
-    }
-    formatted = format_python(python)
-    for i, artifacts in fresh.items():
-        files = {rel: formatted.get(f"{i}\0{rel}", text) for rel, text in artifacts.files.items()}
-        built[i] = replace(artifacts, files=files)
-        cache.put(keys[i], built[i])
-    return built, cached
+    return summaries, cached
 
 
 def build_files(inputs: list[SpecInput], *, jobs: int | None = None, cache: BuildCache | None = None) -> BuildResult:
-    artifacts, cached = build_operators(inputs, jobs=jobs, cache=cache)
-    texts: dict[str, str] = {}
-    for operator in artifacts:
-        texts.update(operator.files)
-    shared = {
-        **render_python([a.python for a in artifacts]),
-        **render_torch_npu([a.torch_npu for a in artifacts]),
-    }
-    texts.update(format_python({safe_relative(rel): text for rel, text in shared.items()}))
-    files = {rel: text.encode("utf-8") for rel, text in sorted(texts.items())}
-    return BuildResult([a.op for a in artifacts], files, cached)
+    cache = cache if cache is not None else BuildCache()
+    summaries, cached = build_operators(inputs, jobs=jobs, cache=cache)
+    key = shared_key(summaries)
+    shared = cache.get_shared(key)
+    if shared is None:
+        rendered = {
+            **render_python([s.python for s in summaries]),
+            **render_torch_npu([s.torch_npu for s in summaries]),
+        }
+        shared = format_python(rendered)
+        with contextlib.suppress(OSError):  # a cache that cannot be written costs only the next build
+            cache.put_shared(key, shared)
+    shared_files = {safe_relative(rel): text.encode("utf-8") for rel, text in shared.items()}
+    where = {rel: s.files_path for s in summaries for rel in s.file_names}
+    return BuildResult([s.op for s in summaries], EntryFiles(where, shared_files), cached, cache)
 
 
 def build_tree(*spec_paths: Path, jobs: int | None = None, cache: BuildCache | None = None) -> BuildResult:
@@ -228,8 +227,8 @@ def build_tree(*spec_paths: Path, jobs: int | None = None, cache: BuildCache | N
 
 def check_specs(*spec_paths: Path, jobs: int | None = None) -> list[str]:
     """What `opgen check` runs: every spec loaded, validated and planned (or cached), or one SpecError."""
-    artifacts, _ = build_operators(spec_inputs(spec_paths), jobs=jobs)
-    return [a.op for a in artifacts]
+    summaries, _ = build_operators(spec_inputs(spec_paths), jobs=jobs)
+    return [s.op for s in summaries]
 
 
 # ---------------------------------------------------------------------------------------------- for tools and tests

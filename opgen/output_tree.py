@@ -112,6 +112,9 @@ class TreeDiff:
 
 def safe_relative(path: str) -> str:
     """Reject paths that could escape the output directory, whatever a spec says."""
+    parts = path.split("/")
+    if path and "\\" not in path and "\0" not in path and all(part not in ("", ".", "..") for part in parts):
+        return path  # already normal: relative, no empty, `.` or `..` part (the common case, kept cheap)
     pure = PurePosixPath(path)
     if pure.is_absolute() or not pure.parts or any(part in ("..", "") for part in pure.parts) or "\\" in path:
         raise UnsafePathError(f"refusing to write outside the output directory: {path!r}")
