@@ -251,11 +251,10 @@ class Scalar:
     def __init__(self, value, *, real: bool = False):
         if value is not None and not isinstance(value, (bool, int, float, complex, np.generic, np.ndarray)):
             raise TypeError(f"expected a number for an aclScalar, got {type(value).__name__}")
-        if real and value is not None and np.iscomplexobj(value):
-            # As aten does for a real Scalar argument: a complex value converts only without its imaginary part.
-            if np.imag(value) != 0:
-                raise ValueError(f"{value!r} cannot be converted to a real scalar without losing its imaginary part")
-            value = np.asarray(value).real[()]
+        if real and value is not None and np.iscomplexobj(value) and np.imag(value) != 0:
+            # As aten does for a real Scalar argument: never drop an imaginary part silently. A complex value
+            # whose imaginary part is zero goes through as it is, and the API's own dtype checks decide.
+            raise ValueError(f"{value!r} cannot be converted to a real scalar without losing its imaginary part")
         self.value = value
 
 
