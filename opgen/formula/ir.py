@@ -7,6 +7,7 @@ of its float (so -0.0 != 0.0, and every NaN equals every NaN), which keeps rewri
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 from typing import Callable, Iterator
@@ -30,26 +31,82 @@ class Expr:
 
 
 def _node(cls):
-    """Make `cls` a frozen dataclass whose hash is computed once and whose equality short-cuts on it."""
-    cls = dataclass(frozen=True, eq=False)(cls)
+    """Make `cls` a frozen dataclass whose hash is computed once and whose equality short-cuts on it.
+
+    The hash is computed when the node is built, from its operands' (already computed) hashes: hashing a
+    tree never recurses, however deep it is.
+    """
+    cls = dataclass(frozen=True, eq=False, repr=False)(cls)
+    init = cls.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        object.__setattr__(self, "_hash", hash((type(self).__name__,) + self._key()))
 
     def __hash__(self) -> int:
         cached = self.__dict__.get("_hash")
-        if cached is None:
+        if cached is None:  # e.g. unpickled from another process (string hashes differ between processes)
             cached = hash((type(self).__name__,) + self._key())
             object.__setattr__(self, "_hash", cached)
         return cached
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if type(other) is not type(self):
             return NotImplemented
-        return hash(self) == hash(other) and self._key() == other._key()  # type: ignore[attr-defined]
+        return hash(self) == hash(other) and _same_tree(self, other)  # type: ignore[arg-type]
 
+    cls.__init__ = __init__
+    cls.__getstate__ = __getstate__
     cls.__hash__ = __hash__
     cls.__eq__ = __eq__
+    cls.__repr__ = _repr
     return cls
+
+
+def _same_tree(first: Expr, second: Expr) -> bool:
+    """Structural equality, compared with an explicit stack: deep trees do not recurse."""
+    pending = [(first, second)]
+    while pending:
+        a, b = pending.pop()
+        if a is b:
+            continue
+        if type(a) is not type(b) or hash(a) != hash(b):
+            return False
+        a_kids, b_kids = children(a), children(b)
+        if len(a_kids) != len(b_kids) or _own_key(a) != _own_key(b):
+            return False
+        pending.extend(zip(a_kids, b_kids, strict=True))
+    return True
+
+
+def _repr(expr: Expr) -> str:
+    """The dataclass repr, `Binary(op='add', a=Name(...), b=Const(value=1.0))`, built bottom-up (no recursion)."""
+    done: dict[Expr, str] = {}
+    for node in walk(expr, unique=True):
+        parts = []
+        for f in fields(node):  # type: ignore[arg-type]
+            value = getattr(node, f.name)
+            if isinstance(value, Expr):
+                text = done[value]
+            elif isinstance(value, tuple) and all(isinstance(v, Expr) for v in value):
+                items = [done[v] for v in value]
+                text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+            else:
+                text = repr(value)
+            parts.append(f"{f.name}={text}")
+        done[node] = f"{type(node).__qualname__}({', '.join(parts)})"
+    return done[expr]
+
+
+def _own_key(node: Expr) -> tuple:
+    """The parts of a node's key that are not operands (op names, values, symbol names)."""
+    return tuple(part for part in node._key() if not isinstance(part, (Expr, tuple)))
 
 
 @_node

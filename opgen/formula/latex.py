@@ -26,6 +26,7 @@ from .ir import (
     Name,
     Select,
     Unary,
+    walk,
 )
 
 _COMPARE_LATEX = {"lt": r"\lt", "le": r"\le", "gt": r"\gt", "ge": r"\ge", "eq": "=", "ne": r"\ne"}
@@ -59,6 +60,21 @@ def negate_condition(cond: Expr) -> Expr:
 
     For documentation: with a NaN operand `not (x > 0)` and `x <= 0` differ, which docs ignore.
     """
+    # The and/or spine is negated bottom-up from an explicit list, so a long chain does not recurse.
+    spine: list[Expr] = []
+    pending = [cond]
+    while pending:
+        node = pending.pop()
+        spine.append(node)
+        if isinstance(node, Logical) and node.op != "not":
+            pending.extend(node.args)
+    negated: dict[Expr, Expr] = {}
+    for node in reversed(spine):  # operands before the node using them
+        negated[node] = _negate_one(node, negated)
+    return negated[cond]
+
+
+def _negate_one(cond: Expr, negated: dict[Expr, Expr]) -> Expr:
     if isinstance(cond, Compare):
         return Compare(_NEGATED_COMPARE[cond.op], cond.a, cond.b)
     if isinstance(cond, BoolConst):
@@ -67,7 +83,7 @@ def negate_condition(cond: Expr) -> Expr:
         if cond.op == "not":
             return cond.args[0]
         flipped = "or" if cond.op == "and" else "and"
-        return Logical(flipped, tuple(negate_condition(a) for a in cond.args))
+        return Logical(flipped, tuple(negated[a] for a in cond.args))
     return Logical("not", (cond,))
 
 
@@ -144,6 +160,7 @@ def _as_bound(cond: Expr) -> tuple[Expr, str, float] | None:
 class _Latex:
     def __init__(self, symbols: Mapping[str, str]) -> None:
         self.symbols = symbols
+        self.rendered: dict[Expr, tuple[str, int]] = {}
 
     def text(self, node: Expr) -> str:
         return self.render(node)[0]
@@ -153,6 +170,17 @@ class _Latex:
         return text if prec >= min_prec else _paren(text)
 
     def render(self, node: Expr) -> tuple[str, int]:
+        """LaTeX and precedence of `node`, memoised. A node's operands are rendered first, bottom-up, so
+        the rendering of a node finds theirs ready and nothing recurses deeply, however tall the tree."""
+        done = self.rendered.get(node)
+        if done is None:
+            for sub in walk(node, unique=True):
+                if sub not in self.rendered:
+                    self.rendered[sub] = self._render(sub)
+            done = self.rendered[node]
+        return done
+
+    def _render(self, node: Expr) -> tuple[str, int]:
         if isinstance(node, Const):
             text = latex_number(node.value)
             return text, Prec.UNARY if text.startswith("-") else Prec.ATOM
@@ -225,8 +253,11 @@ class _Latex:
             rest = rest.b
         conditions = [self.text(cond) for _, cond in branches]
         regions = self._regions([cond for _, cond in branches])
-        if len(branches) == 1:
+        if len(branches) == 1 and not any(isinstance(sub, Select) for sub in walk(branches[0][1])):
+            # (A condition holding a where() would be written out twice, doubling the text per level.)
             final = self.text(negate_condition(branches[0][1]))
+        elif len(branches) == 1:
+            final = None
         elif regions is not None:
             conditions = [regions[0]] + [
                 region if region is not None else conditions[i] for i, region in enumerate(regions[1:-1], 1)

@@ -12,7 +12,8 @@ NAME = "name"
 OP = "op"
 END = "end"
 
-_NUMBER_RE = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_DIGITS = frozenset("0123456789")  # ASCII only: '²' and '٣' are digits to str.isdigit(), not numbers here
+_NUMBER_RE = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Longest first, so '**' wins over '*' and '<=' over '<'.
 _OPERATORS = ("**", "<=", ">=", "==", "!=", "+", "-", "*", "/", "<", ">", "(", ")", ",")
@@ -60,7 +61,7 @@ def tokenize(text: str) -> list[Token]:
         if ch.isspace():
             pos += 1
             continue
-        if ch.isdigit() or (ch == "." and pos + 1 < len(text) and text[pos + 1].isdigit()):
+        if ch in _DIGITS or (ch == "." and pos + 1 < len(text) and text[pos + 1] in _DIGITS):
             pos = _read_number(text, pos, tokens)
             continue
         match = _NAME_RE.match(text, pos)
@@ -83,7 +84,8 @@ def tokenize(text: str) -> list[Token]:
 
 def _read_number(text: str, pos: int, tokens: list[Token]) -> int:
     match = _NUMBER_RE.match(text, pos)
-    assert match is not None  # the caller saw a digit
+    if match is None:  # unreachable: the caller saw an ASCII digit; still a FormulaError, never an assert
+        raise FormulaError(f"malformed number at {text[pos]!r}", pos)
     end = match.end()
     if end < len(text) and (text[end].isalnum() or text[end] in "._"):
         # Glued letters or dots: '2x', '1e', '1.2.3'. Report the whole run.

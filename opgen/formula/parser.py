@@ -16,6 +16,11 @@ Grammar (loosest first; Python's precedence, but comparisons do not chain):
 
 A '-' written directly before a number or a named constant folds into the constant (`-2` is
 Const(-2.0)); `-(2)` stays a negation, so every IR has a text that parses back to it.
+
+The binary levels (or_expr to term) are parsed by one precedence-climbing loop, so nesting costs few
+Python frames. Limits keep every consumer of the IR away from Python's recursion limit: the text is at
+most MAX_LENGTH characters, parentheses/calls/prefix operators nest at most MAX_NESTING levels and
+the tree is at most MAX_DEPTH nodes tall; anything beyond is a FormulaError.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Iterable, Literal, Mapping
 
 from .errors import FormulaError
 from .grammar import (
+    ARITH_PREC,
     ARITH_TOKENS,
     COMPARE_TOKENS,
     CONSTANTS,
@@ -33,6 +39,7 @@ from .grammar import (
     KEYWORDS,
     MATH_FUNCTIONS,
     RESERVED,
+    Prec,
 )
 from .ir import (
     Binary,
@@ -45,14 +52,16 @@ from .ir import (
     Name,
     Select,
     Unary,
-    depth,
 )
 from .lexer import END, NAME, NUMBER, OP, Token, tokenize
 from .symbols import Symbol, SymbolKind
 from .typecheck import ExprType, TypeMismatch, ValueType, node_type
 
+_LOGICAL_PREC = {"or": Prec.OR, "and": Prec.AND}
+
+MAX_LENGTH = 4096  # characters; a spec's formula field has the same bound
 MAX_NESTING = 64  # parentheses/calls/unary signs; keeps recursion far from Python's limit
-MAX_DEPTH = 200  # tree height, so the recursive printers stay safe too
+MAX_DEPTH = 200  # tree height, checked while building, so the recursive printers stay safe too
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,7 @@ class _Parsed:
     node: Expr
     type: ExprType
     start: int  # column where the subexpression's text begins
+    height: int = 1  # of the node's tree (a leaf is 1), bounded by MAX_DEPTH
 
 
 def parse(
@@ -75,6 +85,8 @@ def parse(
     """
     table = _check_symbols(symbols)
     try:
+        if len(text) > MAX_LENGTH:
+            raise FormulaError(f"formula is longer than {MAX_LENGTH} characters; split it up", MAX_LENGTH)
         parsed = _Parser(text, table).formula()
         if expect is not None and parsed.type.value is not ValueType(expect):
             got = "a boolean" if parsed.type.is_bool else "a number"
@@ -137,76 +149,74 @@ class _Parser:
 
     # -- building nodes ------------------------------------------------------------------------
     def _make(self, node: Expr, operands: list[_Parsed], start: int, column: int) -> _Parsed:
-        """Type-check `node`; a broken rule is reported at the blamed operand (else at `column`)."""
+        """Type-check `node`; a broken rule is reported at the blamed operand (else at `column`).
+
+        The tree's height is tracked as it grows, so a too-deep formula stops here, at the start of the
+        subexpression that got too deep, before anything walks (or recursively prints) the tree.
+        """
+        height = 1 + max((p.height for p in operands), default=0)
+        if height > MAX_DEPTH:
+            raise FormulaError(f"formula is more than {MAX_DEPTH} operations deep; split it up", start)
         try:
             typ = node_type(node, [p.type for p in operands])
         except TypeMismatch as err:
             where = operands[err.operand].start if err.operand is not None else column
             raise FormulaError(err.message, where) from None
-        return _Parsed(node, typ, start)
+        return _Parsed(node, typ, start, height)
 
     # -- grammar -------------------------------------------------------------------------------
     def formula(self) -> _Parsed:
         if self.tok.kind == END:
             raise FormulaError("empty formula", 0)
-        result = self._or()
+        result = self._expr()
         if self.tok.kind != END:
             raise self._unexpected("after a complete expression")
-        if depth(result.node) > MAX_DEPTH:
-            raise FormulaError(f"formula is more than {MAX_DEPTH} operations deep; split it up", 0)
         return result
 
-    def _logical_chain(self, word: str, operand) -> _Parsed:
-        left = operand()
-        while self._at_word(word):
-            column = self._advance().column
-            right = operand()
-            left = self._make(Logical(word, (left.node, right.node)), [left, right], left.start, column)
-        return left
+    def _binary_prec(self) -> Prec | None:
+        """Precedence of the binary operator at the current token (None: not one; '**' is handled apart)."""
+        tok = self.tok
+        if tok.kind == NAME and tok.text in _LOGICAL_PREC:
+            return _LOGICAL_PREC[tok.text]
+        if tok.kind == OP:
+            if tok.text in COMPARE_TOKENS:
+                return Prec.COMPARE
+            if tok.text in ARITH_TOKENS and tok.text != "**":
+                return ARITH_PREC[ARITH_TOKENS[tok.text]]
+        return None
 
-    def _or(self) -> _Parsed:
-        return self._logical_chain("or", self._and)
+    def _expr(self, min_prec: Prec = Prec.OR) -> _Parsed:
+        """An expression whose operators bind at least as tightly as `min_prec` (precedence climbing).
 
-    def _and(self) -> _Parsed:
-        return self._logical_chain("and", self._not)
+        One loop handles every binary level, so a nesting level (parentheses, a call) costs a handful of
+        Python frames, not one per grammar rule.
+        """
+        left = self._not() if min_prec <= Prec.NOT and self._at_word("not") else self._unary()
+        while True:
+            prec = self._binary_prec()
+            if prec is None or prec < min_prec:
+                return left
+            op_tok = self._advance()
+            right = self._expr(Prec(prec + 1)) if prec < Prec.MUL else self._unary()
+            if prec is Prec.COMPARE:
+                if self._at_op(*COMPARE_TOKENS):
+                    raise FormulaError(
+                        f"comparisons cannot be chained; write 'a {op_tok.text} b and b {self.tok.text} c'",
+                        self.tok.column,
+                    )
+                node: Expr = Compare(COMPARE_TOKENS[op_tok.text], left.node, right.node)
+            elif prec in (Prec.OR, Prec.AND):
+                node = Logical(op_tok.text, (left.node, right.node))
+            else:
+                node = Binary(ARITH_TOKENS[op_tok.text], left.node, right.node)
+            left = self._make(node, [left, right], left.start, op_tok.column)
 
     def _not(self) -> _Parsed:
-        if self._at_word("not"):
-            column = self._advance().column
-            self._nest(column)
-            operand = self._not()
-            self.nesting -= 1
-            return self._make(Logical("not", (operand.node,)), [operand], column, column)
-        return self._comparison()
-
-    def _comparison(self) -> _Parsed:
-        left = self._additive()
-        if not self._at_op(*COMPARE_TOKENS):
-            return left
-        op_tok = self._advance()
-        right = self._additive()
-        if self._at_op(*COMPARE_TOKENS):
-            raise FormulaError(
-                f"comparisons cannot be chained; write 'a {op_tok.text} b and b {self.tok.text} c'",
-                self.tok.column,
-            )
-        node = Compare(COMPARE_TOKENS[op_tok.text], left.node, right.node)
-        return self._make(node, [left, right], left.start, op_tok.column)
-
-    def _arith_chain(self, ops: tuple[str, ...], operand) -> _Parsed:
-        left = operand()
-        while self._at_op(*ops):
-            op_tok = self._advance()
-            right = operand()
-            node = Binary(ARITH_TOKENS[op_tok.text], left.node, right.node)
-            left = self._make(node, [left, right], left.start, op_tok.column)
-        return left
-
-    def _additive(self) -> _Parsed:
-        return self._arith_chain(("+", "-"), self._term)
-
-    def _term(self) -> _Parsed:
-        return self._arith_chain(("*", "/"), self._unary)
+        column = self._advance().column
+        self._nest(column)
+        operand = self._expr(Prec.NOT)
+        self.nesting -= 1
+        return self._make(Logical("not", (operand.node,)), [operand], column, column)
 
     def _unary(self) -> _Parsed:
         if not self._at_op("-", "+"):
@@ -220,7 +230,7 @@ class _Parser:
             # '+x' is x, but still only for numbers.
             if operand.type.is_bool:
                 raise FormulaError("unary '+' needs a number, got a boolean", operand.start)
-            return _Parsed(operand.node, operand.type, sign.column)
+            return _Parsed(operand.node, operand.type, sign.column, operand.height)
         if literal_follows and isinstance(operand.node, Const):
             return _Parsed(Const(-operand.node.value), operand.type, sign.column)
         return self._make(Unary("neg", operand.node), [operand], sign.column, sign.column)
@@ -243,10 +253,10 @@ class _Parser:
         if tok.kind == OP and tok.text == "(":
             self._advance()
             self._nest(tok.column)
-            inner = self._or()
+            inner = self._expr()
             self.nesting -= 1
             self._expect_close(tok, f"expected ')' to close '(' at column {tok.column}")
-            return _Parsed(inner.node, inner.type, tok.column)
+            return _Parsed(inner.node, inner.type, tok.column, inner.height)
         if tok.kind == NAME:
             if self._peek().kind == OP and self._peek().text == "(":
                 return self._call()
@@ -282,14 +292,17 @@ class _Parser:
                 raise FormulaError(f"'{func}' is a {self.symbols[func].value}, not a function", name_tok.column)
             hint = _did_you_mean(func, FUNCTION_ARITY)
             raise FormulaError(f"unknown function '{func}'{hint}", name_tok.column)
-        self._nest(open_tok.column)
+        # clamp(x, lo, hi) counts twice: its canonical text min(max(x, lo), hi) nests two calls deep.
+        levels = 2 if func == "clamp" else 1
+        for _ in range(levels):
+            self._nest(open_tok.column)
         args: list[_Parsed] = []
         if not self._at_op(")"):
-            args.append(self._or())
+            args.append(self._expr())
             while self._at_op(","):
                 self._advance()
-                args.append(self._or())
-        self.nesting -= 1
+                args.append(self._expr())
+        self.nesting -= levels
         self._expect_close(open_tok, f"expected ',' or ')' in the call to {func}()")
         want = FUNCTION_ARITY[func]
         if len(args) != want:

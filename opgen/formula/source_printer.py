@@ -16,6 +16,8 @@ from .ir import (
     Name,
     Select,
     Unary,
+    children,
+    walk,
 )
 
 COMPARE_SYMBOLS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
@@ -35,30 +37,35 @@ class Dialect:
 
 def print_source(expr: Expr, dialect: Dialect, names: Mapping[str, str] | None = None) -> str:
     names = names or {}
+    # Bottom-up over the tree (operands first), so printing never recurses, however deep the formula.
+    emitted: dict[Expr, str] = {}
+    for node in walk(expr, unique=True):
+        emitted[node] = _emit(node, [emitted[c] for c in children(node)], dialect, names)
+    return emitted[expr]
 
-    def emit(node: Expr) -> str:
-        if isinstance(node, Const):
-            return dialect.literal(node.value)
-        if isinstance(node, BoolConst):
-            return dialect.true if node.value else dialect.false
-        if isinstance(node, Name):
-            return names.get(node.name, node.name)
-        if isinstance(node, Unary):
-            return f"(-{emit(node.x)})"
-        if isinstance(node, Binary):
-            a, b = emit(node.a), emit(node.b)
-            if node.op in dialect.infix:
-                return f"({a} {dialect.infix[node.op]} {b})"
-            return dialect.binary_calls[node.op].format(a=a, b=b)
-        if isinstance(node, Compare):
-            return f"({emit(node.a)} {COMPARE_SYMBOLS[node.op]} {emit(node.b)})"
-        if isinstance(node, Logical):
-            operands = [emit(arg) for arg in node.args]
-            return dialect.logical[node.op].format(a=operands[0], b=operands[-1])
-        if isinstance(node, Call):
-            return dialect.calls[node.func].format(emit(node.args[0]))
-        if isinstance(node, Select):
-            return dialect.select.format(c=emit(node.cond), a=emit(node.a), b=emit(node.b))
-        raise TypeError(f"not a formula IR node: {node!r}")
 
-    return emit(expr)
+def _emit(node: Expr, operands: list[str], dialect: Dialect, names: Mapping[str, str]) -> str:
+    """Source of `node`, given the source of its operands (in `children` order)."""
+    if isinstance(node, Const):
+        return dialect.literal(node.value)
+    if isinstance(node, BoolConst):
+        return dialect.true if node.value else dialect.false
+    if isinstance(node, Name):
+        return names.get(node.name, node.name)
+    if isinstance(node, Unary):
+        return f"(-{operands[0]})"
+    if isinstance(node, Binary):
+        a, b = operands
+        if node.op in dialect.infix:
+            return f"({a} {dialect.infix[node.op]} {b})"
+        return dialect.binary_calls[node.op].format(a=a, b=b)
+    if isinstance(node, Compare):
+        return f"({operands[0]} {COMPARE_SYMBOLS[node.op]} {operands[1]})"
+    if isinstance(node, Logical):
+        return dialect.logical[node.op].format(a=operands[0], b=operands[-1])
+    if isinstance(node, Call):
+        return dialect.calls[node.func].format(operands[0])
+    if isinstance(node, Select):
+        c, a, b = operands
+        return dialect.select.format(c=c, a=a, b=b)
+    raise TypeError(f"not a formula IR node: {node!r}")

@@ -20,6 +20,7 @@ from .ir import (
     Name,
     Select,
     Unary,
+    walk,
 )
 
 _ARITH_SPELLING = {op: tok for tok, op in ARITH_TOKENS.items()}
@@ -47,47 +48,59 @@ def number_text(value: float) -> str:
 
 
 def to_text(expr: Expr) -> str:
-    return _format(expr)[0]
+    # Bottom-up over the tree (operands first), so printing never recurses, however deep the formula.
+    printed: dict[Expr, tuple[str, Prec]] = {}
+    for node in walk(expr, unique=True):
+        printed[node] = _format(node, printed)
+    return printed[expr][0]
 
 
-def _wrap(node: Expr, min_prec: int) -> str:
-    text, prec = _format(node)
+def _wrap(node: Expr, min_prec: int, printed: dict[Expr, tuple[str, Prec]]) -> str:
+    text, prec = printed[node]
     return text if prec >= min_prec else f"({text})"
 
 
-def _format(node: Expr) -> tuple[str, Prec]:
+def _format(node: Expr, printed: dict[Expr, tuple[str, Prec]]) -> tuple[str, Prec]:
+    """Text and precedence of `node`, given those of its operands in `printed`."""
+
+    def text(operand: Expr) -> str:
+        return printed[operand][0]
+
+    def wrap(operand: Expr, min_prec: int) -> str:
+        return _wrap(operand, min_prec, printed)
+
     if isinstance(node, Const):
-        text = number_text(node.value)
-        return text, Prec.UNARY if text.startswith("-") else Prec.ATOM
+        value = number_text(node.value)
+        return value, Prec.UNARY if value.startswith("-") else Prec.ATOM
     if isinstance(node, BoolConst):
         return ("true" if node.value else "false"), Prec.ATOM
     if isinstance(node, Name):
         return node.name, Prec.ATOM
     if isinstance(node, Unary):
         # A sign glued to a literal would fold into the constant; parentheses keep the negation.
-        operand = f"({to_text(node.x)})" if isinstance(node.x, Const) else _wrap(node.x, Prec.UNARY)
+        operand = f"({text(node.x)})" if isinstance(node.x, Const) else wrap(node.x, Prec.UNARY)
         return f"-{operand}", Prec.UNARY
     if isinstance(node, Binary):
         if node.op in ("min", "max"):
-            return f"{node.op}({to_text(node.a)}, {to_text(node.b)})", Prec.ATOM
+            return f"{node.op}({text(node.a)}, {text(node.b)})", Prec.ATOM
         if node.op == "pow":
-            return f"{_wrap(node.a, Prec.ATOM)} ** {_wrap(node.b, Prec.UNARY)}", Prec.POW
+            return f"{wrap(node.a, Prec.ATOM)} ** {wrap(node.b, Prec.UNARY)}", Prec.POW
         prec = ARITH_PREC[node.op]
-        return f"{_wrap(node.a, prec)} {_ARITH_SPELLING[node.op]} {_wrap(node.b, prec + 1)}", prec
+        return f"{wrap(node.a, prec)} {_ARITH_SPELLING[node.op]} {wrap(node.b, prec + 1)}", prec
     if isinstance(node, Compare):
         # Operands one level tighter than comparisons: they never chain.
         return (
-            f"{_wrap(node.a, Prec.ADD)} {_COMPARE_SPELLING[node.op]} {_wrap(node.b, Prec.ADD)}",
+            f"{wrap(node.a, Prec.ADD)} {_COMPARE_SPELLING[node.op]} {wrap(node.b, Prec.ADD)}",
             Prec.COMPARE,
         )
     if isinstance(node, Logical):
         if node.op == "not":
-            return f"not {_wrap(node.args[0], Prec.NOT)}", Prec.NOT
+            return f"not {wrap(node.args[0], Prec.NOT)}", Prec.NOT
         prec = _LOGICAL_PREC[node.op]
         left, right = node.args
-        return f"{_wrap(left, prec)} {node.op} {_wrap(right, prec + 1)}", prec
+        return f"{wrap(left, prec)} {node.op} {wrap(right, prec + 1)}", prec
     if isinstance(node, Call):
-        return f"{node.func}({', '.join(to_text(a) for a in node.args)})", Prec.ATOM
+        return f"{node.func}({', '.join(text(a) for a in node.args)})", Prec.ATOM
     if isinstance(node, Select):
-        return f"where({to_text(node.cond)}, {to_text(node.a)}, {to_text(node.b)})", Prec.ATOM
+        return f"where({text(node.cond)}, {text(node.a)}, {text(node.b)})", Prec.ATOM
     raise TypeError(f"not a formula IR node: {node!r}")

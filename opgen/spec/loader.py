@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError, suggest
 from opgen.spec.model import CHECK_MODELS, OpSpec
 from opgen.spec.validate import check_spec
-from opgen.spec.yaml_source import SourceDocument, load_yaml
+from opgen.spec.yaml_source import MAX_SPEC_BYTES, SourceDocument, load_yaml, too_large
 
 
 @dataclass(frozen=True)
@@ -32,15 +32,37 @@ class LoadedSpec:
 def load_spec(path: Path, display_name: str | None = None) -> LoadedSpec:
     name = display_name or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SPEC_BYTES + 1)  # never more: the file may be huge
+        if len(data) > MAX_SPEC_BYTES:
+            raise too_large(name, path.stat().st_size)
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _single(name, f"the spec is not valid UTF-8 (byte {exc.start})", "encoding") from None
     except OSError as exc:
-        raise _single(name, f"cannot read the spec: {exc.strerror}", "io") from None
+        raise _single(name, f"cannot read the spec: {exc.strerror or exc}", "io") from None
     return load_spec_text(text, name, path)
 
 
 def load_spec_text(text: str, name: str, path: Path | None = None) -> LoadedSpec:
+    """Load one spec's text, or raise SpecError. Every failure is a diagnostic, never a traceback: an
+    unexpected exception (a bug the checks below missed) becomes an "internal error" at line 1."""
+    try:
+        return _load_spec_text(text, name, path)
+    except SpecError:
+        raise
+    except Exception as exc:  # the last resort: report it, and go on with the other specs
+        message = f"internal error while checking this spec: {type(exc).__name__}: {_first_line(exc)}"
+        raise _single(name, message, "internal") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else ""
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _load_spec_text(text: str, name: str, path: Path | None) -> LoadedSpec:
     source = load_yaml(text, name)
     if not isinstance(source.data, dict):
         raise SpecError([Diagnostic(source.location_of(()), (), "the spec must be a mapping of sections", "type")])

@@ -10,15 +10,21 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Union
 
-from pydantic import BaseModel, Discriminator, Field, Tag, model_validator
+from pydantic import AfterValidator, BaseModel, Discriminator, Field, Tag, model_validator
 
+from opgen.formula.parser import MAX_LENGTH as FORMULA_MAX_LENGTH
 from opgen.spec.base import (
+    MAX_RANK,
     AclnnName,
+    AtenName,
     CamelName,
     Direction,
+    DocName,
     FieldError,
+    FiniteFloat,
     Identifier,
     ParamKind,
+    Shape,
     SnakeName,
     snake_case,
 )
@@ -43,14 +49,14 @@ class InplaceVariant(_Strict):
     name: AclnnName
     param: Identifier = Field(description="the in-place tensor parameter, e.g. selfRef")
     replaces: list[Identifier] = Field(description="parameters of the main API it stands for, e.g. [self, out]")
-    aten: str | None = Field(None, description="aten op name of the in-place form, e.g. leaky_relu_")
+    aten: AtenName | None = Field(None, description="aten op name of the in-place form, e.g. leaky_relu_")
 
 
 class ApiInfo(_Strict):
     name: AclnnName = Field(description="aclnn API name, e.g. aclnnLeakyReluBackward")
-    aten: str | None = Field(None, description="matching aten op, e.g. leaky_relu_backward")
+    aten: AtenName | None = Field(None, description="matching aten op, e.g. leaky_relu_backward")
     inplace: InplaceVariant | None = None
-    doc_name: str | None = Field(
+    doc_name: DocName | None = Field(
         None, description="doc file stem when APIs share a doc, e.g. aclnnLeakyRelu&aclnnInplaceLeakyRelu"
     )
 
@@ -153,7 +159,7 @@ class Param(_Strict):
 
 class Formula(_Strict):
     output: Identifier = Field(description="the output tensor parameter the expression computes")
-    expr: str = Field(description="expression in the opgen formula language")
+    expr: str = Field(description="expression in the opgen formula language", max_length=FORMULA_MAX_LENGTH)
     vars: dict[Identifier, Identifier] = Field(
         default_factory=dict, description="short names for parameters, e.g. {x: selfOrResult} (shown in docs)"
     )
@@ -223,7 +229,7 @@ ExampleValue = float | bool | list[float]
 
 
 class ExampleTensor(_Strict):
-    shape: list[int]
+    shape: Shape = Field(description="at most 8 dims, each 0 <= d <= 2**31-1")
     dtype: DType
     data: list[float]
 
@@ -246,17 +252,36 @@ class Example(_Strict):
 
 
 class Tolerance(_Strict):
-    rtol: float = Field(ge=0)
-    atol: float = Field(ge=0)
-    max_fail_ratio: float = Field(0.0, ge=0, le=1, description="fraction of elements allowed to fail")
+    rtol: float = Field(ge=0, allow_inf_nan=False)
+    atol: float = Field(ge=0, allow_inf_nan=False)
+    max_fail_ratio: float = Field(
+        0.0, ge=0, le=1, allow_inf_nan=False, description="fraction of elements allowed to fail"
+    )
     standard: str | None = Field(None, description="name of the precision standard, e.g. 双千分之一")
 
 
+MAX_GOLDEN_ELEMENTS = 2**24  # per golden shape: every dtype and parameter value runs on it
+
+
+def _golden_shape(shape: list[int]) -> list[int]:
+    size = 1
+    for dim in shape:
+        size *= dim
+    if size > MAX_GOLDEN_ELEMENTS:
+        raise ValueError(f"shape {shape} holds {size} elements; a golden shape holds at most {MAX_GOLDEN_ELEMENTS}")
+    return shape
+
+
+GoldenShape = Annotated[Shape, AfterValidator(_golden_shape)]
+
+
 class Golden(_Strict):
-    value_range: tuple[float, float] = Field(description="uniform random input range")
+    value_range: tuple[FiniteFloat, FiniteFloat] = Field(description="uniform random input range")
     special_values: list[float | str] = Field(default_factory=list, description="e.g. [0.0, -0.0, inf, -inf, nan]")
     scalar_values: dict[Identifier, list[float | bool]] = Field(default_factory=dict)
-    shapes: list[list[int]] = Field(default_factory=lambda: [[1], [31], [33], [4099]])
+    shapes: list[GoldenShape] = Field(
+        default_factory=lambda: [[1], [31], [33], [4099]], description=f"input shapes, at most {MAX_RANK} dims each"
+    )
     tolerance: dict[DType, Tolerance]
 
 

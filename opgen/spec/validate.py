@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 from opgen import formula
+from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.formula_binding import formula_symbols
@@ -20,6 +23,15 @@ KNOWN_FORMATS = ("ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC", 
 # Vector APIs a spec may require the kernel to use (those the lowering knows how to emit).
 KNOWN_VECTOR_APIS = ("LeakyRelu", "Relu", "Exp", "Ln", "Abs", "Sqrt", "Muls", "Adds", "Maxs", "Mins")
 SPECIAL_VALUES = ("inf", "-inf", "nan")
+
+
+def formula_name_problem(name: str) -> str | None:
+    """Why a formula could not refer to a parameter or variable called `name`, or None."""
+    if name in CONSTANTS:
+        return f"'{name}' is a formula constant; a formula could not refer to a parameter of that name"
+    if name in KEYWORDS:
+        return f"'{name}' is a formula keyword; a formula could not refer to a parameter of that name"
+    return None
 
 
 class _Checker:
@@ -78,6 +90,9 @@ class _Checker:
                     f"'{param.name}' is reserved for the aclnn phase-one outputs",
                     "reserved-name",
                 )
+            problem = formula_name_problem(param.name)
+            if problem is not None:
+                self.report(("params", i, "name"), problem, "reserved-name")
             self.params[param.name] = param
         tensors = (ParamKind.TENSOR,)
         for i, param in enumerate(self.spec.params):
@@ -161,6 +176,8 @@ class _Checker:
             self.report(("api", "inplace", "replaces"), "an in-place variant must replace the output", "invalid")
 
     def parse(self, text: str, path: FieldPath, symbols: dict[str, formula.Symbol], what: str) -> None:
+        # Names a formula cannot bind (e.g. a parameter called 'pi') are reported at the name itself.
+        symbols = {name: symbol for name, symbol in symbols.items() if name not in RESERVED}
         try:
             formula.parse(text, symbols)
         except formula.FormulaError as exc:
@@ -174,6 +191,11 @@ class _Checker:
                 ("formula", "output"), f"'{f.output}' is an input; the formula must compute an output", "wrong-kind"
             )
         for var, target in f.vars.items():
+            problem = formula_name_problem(var)
+            if problem is not None:
+                path = ("formula", "vars", var)
+                location = self.source.location_of(path, prefer_key=True)
+                self.problems.append(Diagnostic(location, path, problem, "reserved-name"))
             if var in self.params:
                 self.report(("formula", "vars", var), f"variable '{var}' shadows a parameter", "duplicate-name")
             self.resolve(target, ("formula", "vars", var))
@@ -190,6 +212,14 @@ class _Checker:
             param = self.resolve(name, path, kinds=(ParamKind.TENSOR,), what="an example tensor")
             if param and tensor.dtype not in param.dtypes:
                 self.report(path + ("dtype",), f"{tensor.dtype.value} is not a dtype of '{name}'", "invalid")
+            if param and param.rank and not param.rank[0] <= len(tensor.shape) <= param.rank[1]:
+                lo, hi = param.rank
+                self.report(
+                    path + ("shape",),
+                    f"shape {tensor.shape} has rank {len(tensor.shape)}, but '{name}' accepts rank {lo} to {hi}",
+                    "invalid",
+                )
+        self.check_example_shapes()
         for name in example.scalars:
             self.resolve(
                 name, ("example", "scalars", name), kinds=(ParamKind.SCALAR, ParamKind.BOOL), what="an example scalar"
@@ -200,6 +230,34 @@ class _Checker:
             given = example.tensors if param.is_tensor else example.scalars
             if param.name not in given:
                 self.report(("example",), f"the example gives no value for '{param.name}'", "missing-key")
+
+    def check_example_shapes(self) -> None:
+        """The operator is elementwise: the example's inputs must broadcast together, and each output must
+        have the broadcast shape of its shape sources (else its expected values could not be computed)."""
+        tensors = self.spec.example.tensors
+        common: tuple[int, ...] = ()
+        for param in self.spec.tensor_inputs:
+            if param.name not in tensors:
+                continue
+            shape = tuple(tensors[param.name].shape)
+            joined = _broadcast(common, shape)
+            if joined is None:
+                self.report(
+                    ("example", "tensors", param.name, "shape"),
+                    f"shape {list(shape)} does not broadcast with the other example inputs ({list(common)})",
+                    "invalid",
+                )
+                return
+            common = joined
+        for out in self.spec.outputs:
+            sources = self.spec.shape_sources(out)
+            if out.name not in tensors or not all(s in tensors for s in sources):
+                continue
+            want = _broadcast(*(tuple(tensors[s].shape) for s in sources))
+            shape = tensors[out.name].shape
+            if want is not None and tuple(shape) != want:
+                message = f"shape {shape} must be {list(want)}, the broadcast shape of {', '.join(sources)}"
+                self.report(("example", "tensors", out.name, "shape"), message, "invalid")
 
     def check_golden(self) -> None:
         golden = self.spec.golden
@@ -224,6 +282,16 @@ class _Checker:
         for dtype in golden.tolerance:
             if dtype not in dtypes:
                 self.report(("golden", "tolerance", dtype.value), f"no input accepts {dtype.value}", "invalid")
+        ranks = [(p.name, p.rank) for p in self.spec.params if p.rank is not None]
+        for j, shape in enumerate(golden.shapes):
+            # Every tensor of a golden case has this shape (inputs) or its broadcast (outputs).
+            outside = [f"'{name}' ({lo} to {hi})" for name, (lo, hi) in ranks if not lo <= len(shape) <= hi]
+            if outside:
+                self.report(
+                    ("golden", "shapes", j),
+                    f"shape {shape} has rank {len(shape)}, outside the rank range of {', '.join(outside)}",
+                    "invalid",
+                )
         lo, hi = golden.value_range
         if not lo < hi:
             self.report(("golden", "value_range"), f"empty range [{lo}, {hi}]", "invalid")
@@ -236,6 +304,14 @@ class _Checker:
                     f"unknown vector API '{api}'{suggest(api, KNOWN_VECTOR_APIS)}",
                     "unknown-value",
                 )
+
+
+def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The broadcast shape of `shapes` (numpy's rules), or None when they do not broadcast."""
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
 
 
 def check_spec(spec: OpSpec, source: SourceDocument) -> list[Diagnostic]:

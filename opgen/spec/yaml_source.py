@@ -3,10 +3,16 @@
 Built on PyYAML's composer (node graph with marks) rather than its constructors, so that duplicate keys,
 merge keys and any non-standard tag (`!!python/object`, `!custom`) become diagnostics instead of
 silently winning, being merged or being constructed.
+
+Hostile input is bounded before it can cost much: the text's size (MAX_SPEC_BYTES), the nesting of
+collections (MAX_NESTING, checked while composing, since PyYAML's composer recurses), aliases (none:
+an alias bomb would expand exponentially), integers (64 bits) and the characters of every string
+(printable Unicode text, tab and newline: spec text ends up in C++, Python and Markdown).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +23,79 @@ from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError
 _STD = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_STD + t for t in ("str", "int", "float", "bool", "null")}
 _TEXT_TAGS = {_STD + "timestamp"}  # kept as text: a date in a spec is just a string
+
+MAX_SPEC_BYTES = 1 << 20  # 1 MiB; the real specs are a few KiB
+MAX_NESTING = 64  # nested collections (mappings and sequences), the document's own mapping included
+MAX_NODES = 100_000  # values, keys and collections: bounds the (pure Python) composing time to seconds
+MAX_INT_DIGITS = 25  # an int literal with more digits is out of range without being converted
+INT_LIMIT = 1 << 63  # |int| must stay below: every integer of a spec fits int64 (most far less)
+MAX_ALIAS_REPORTS = 20
+
+
+def text_problem(text: str) -> str | None:
+    """Why `text` cannot be spec text, or None: it must be printable Unicode, spaces, tabs and newlines."""
+    if text.isprintable():
+        return None
+    for char in text:
+        if char in "\t\n" or char.isprintable():
+            continue
+        code = f"U+{ord(char):04X}"
+        category = unicodedata.category(char)
+        if category == "Zs":  # no-break and ideographic spaces are text
+            continue
+        if category == "Cs":
+            return f"lone surrogate {code} is not valid Unicode text"
+        if category == "Cc":
+            return f"control character {code} is not allowed in spec text (only tab and newline are)"
+        name = unicodedata.name(char, "unassigned")
+        return f"invisible or unprintable character {code} ({name}) is not allowed in spec text"
+    return None
+
+
+def too_large(file: str, size: int, unit: str = "bytes") -> SpecError:
+    message = f"spec file too large ({size} {unit}; the limit is {MAX_SPEC_BYTES} bytes)"
+    return SpecError([Diagnostic(Location(file, 1, 1), (), message, "too-large")])
+
+
+class _TooBig(Exception):
+    """The composer stopped at `mark`: the document nests too deep or holds too many nodes."""
+
+    def __init__(self, mark: yaml.Mark, message: str, kind: str):
+        super().__init__(message)
+        self.mark = mark
+        self.message = message
+        self.kind = kind
+
+
+class _SpecLoader(yaml.SafeLoader):
+    """SafeLoader whose composer bounds nesting and composes no alias (each is recorded instead)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.nesting = 0
+        self.nodes = 0
+        self.aliases: list[yaml.AliasEvent] = []
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            message = f"the spec holds more than {MAX_NODES} YAML values"
+            raise _TooBig(self.peek_event().start_mark, message, "too-large")
+        if self.check_event(yaml.AliasEvent):
+            event = self.get_event()
+            self.aliases.append(event)
+            # A stand-in, so that the anchored value is never shared (and never expanded) through the alias.
+            return yaml.ScalarNode(_STD + "null", "", event.start_mark, event.end_mark)
+        if not self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent):
+            return super().compose_node(parent, index)
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_NESTING:
+                message = f"the YAML is nested more than {MAX_NESTING} levels deep"
+                raise _TooBig(self.peek_event().start_mark, message, "too-deep")
+            return super().compose_node(parent, index)
+        finally:
+            self.nesting -= 1
 
 
 @dataclass
@@ -77,11 +156,31 @@ class _Builder:
 
     def scalar(self, node: yaml.ScalarNode, path: FieldPath) -> Any:
         if node.tag in _TEXT_TAGS:
-            return node.value
+            return self.text(node, path, node.value)
         if node.tag not in _SCALAR_TAGS:
             self.error(node, path, f"unsafe or unknown YAML tag '{node.tag}' is not allowed", "unsafe-tag")
             return None
-        return self.loader.construct_object(node, deep=True)
+        if node.tag == _STD + "int" and sum(c.isdigit() for c in node.value) > MAX_INT_DIGITS:
+            self.error(node, path, f"integer out of range: {_excerpt(node.value)}", "out-of-range")
+            return None
+        try:
+            value = self.loader.construct_object(node, deep=True)
+        except (ValueError, ArithmeticError):  # e.g. '0x_' or '0b_', which YAML 1.1 resolves as integers
+            self.error(node, path, f"'{_excerpt(node.value)}' is not a valid number", "type")
+            return None
+        if isinstance(value, str):
+            return self.text(node, path, value)
+        if isinstance(value, int) and not isinstance(value, bool) and not -INT_LIMIT < value < INT_LIMIT:
+            self.error(node, path, f"integer out of range: {_excerpt(node.value)}", "out-of-range")
+            return None
+        return value
+
+    def text(self, node: yaml.Node, path: FieldPath, value: str) -> str | None:
+        problem = text_problem(value)
+        if problem is not None:
+            self.error(node, path, problem, "bad-character")
+            return None
+        return value
 
     def mapping(self, node: yaml.MappingNode, path: FieldPath) -> dict[str, Any]:
         if node.tag != _STD + "map":
@@ -97,6 +196,10 @@ class _Builder:
                 continue
             key = str(key_node.value)
             child = path + (key,)
+            problem = text_problem(key)
+            if problem is not None:
+                self.error(key_node, path, problem, "bad-character")
+                continue
             if key in result:
                 first = self.doc.key_locations[child]
                 self.error(
@@ -111,11 +214,52 @@ class _Builder:
         return result
 
 
+def _excerpt(text: str, limit: int = 24) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _line_column(text: str, position: int) -> tuple[int, int]:
+    line = text.count("\n", 0, position) + 1
+    return line, position - (text.rfind("\n", 0, position) + 1) + 1
+
+
+def _alias_diagnostics(file: str, aliases: list[yaml.AliasEvent]) -> list[Diagnostic]:
+    problems = []
+    for event in aliases[:MAX_ALIAS_REPORTS]:
+        location = Location(file, event.start_mark.line + 1, event.start_mark.column + 1)
+        message = f"YAML aliases ('*{event.anchor}') are not supported; write the value out"
+        problems.append(Diagnostic(location, (), message, "alias"))
+    if len(aliases) > MAX_ALIAS_REPORTS:
+        mark = aliases[MAX_ALIAS_REPORTS].start_mark
+        message = f"{len(aliases) - MAX_ALIAS_REPORTS} more YAML aliases are not listed"
+        problems.append(Diagnostic(Location(file, mark.line + 1, mark.column + 1), (), message, "alias"))
+    return problems
+
+
+def _reader_error(exc: yaml.reader.ReaderError, text: str, file: str) -> SpecError:
+    """A character YAML does not accept at all (raw control characters, surrogates), at its position."""
+    line, column = _line_column(text, exc.position) if isinstance(exc.position, int) else (1, 1)
+    char = chr(exc.character) if isinstance(exc.character, int) else "\ufffd"
+    message = text_problem(char) or f"invalid YAML: {exc.reason}"
+    return SpecError([Diagnostic(Location(file, line, column), (), message, "bad-character")])
+
+
 def load_yaml(text: str, file: str) -> SourceDocument:
     """Parse one YAML document; raise SpecError listing every structural problem found."""
-    loader = yaml.SafeLoader(text)
+    if len(text) > MAX_SPEC_BYTES:
+        raise too_large(file, len(text), "characters")
+    try:
+        loader = _SpecLoader(text)  # the reader checks every character up front
+    except yaml.reader.ReaderError as exc:
+        raise _reader_error(exc, text, file) from None
     try:
         node = loader.get_single_node()
+    except _TooBig as exc:
+        location = Location(file, exc.mark.line + 1, exc.mark.column + 1)
+        problems = [Diagnostic(location, (), exc.message, exc.kind)] + _alias_diagnostics(file, loader.aliases)
+        raise SpecError(problems) from None
+    except yaml.reader.ReaderError as exc:
+        raise _reader_error(exc, text, file) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -129,7 +273,8 @@ def load_yaml(text: str, file: str) -> SourceDocument:
         raise SpecError([Diagnostic(Location(file, 1, 1), (), "the spec is empty", "empty")])
     builder = _Builder(file, loader)
     data = builder.build(node, ())
-    if builder.errors:
-        raise SpecError(builder.errors)
+    problems = _alias_diagnostics(file, loader.aliases) + builder.errors
+    if problems:
+        raise SpecError(problems)
     builder.doc.data = data
     return builder.doc
