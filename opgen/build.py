@@ -34,7 +34,8 @@ from opgen.output_tree import safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
 from opgen.spec.diagnostics import Diagnostic, Location, SpecError
 from opgen.spec.loader import LoadedSpec, load_spec, load_spec_text
-from opgen.spec.names import claimed_names, identifier_problems
+from opgen.spec.names import claimed_names
+from opgen.spec.yaml_source import MAX_SPEC_BYTES
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 
@@ -110,10 +111,6 @@ def render_operator(plan: OperatorPlan) -> dict[str, str]:
 
 def plan_loaded(item: LoadedSpec, notice: str) -> OperatorPlan:
     """Plan one validated spec; raise SpecError with the plan's problems at their spec fields."""
-    names = identifier_problems(item.spec)
-    problems = [Diagnostic(item.source.location_of(p.path), p.path, p.message, "reserved-name") for p in names]
-    if problems:
-        raise SpecError(problems)
     try:
         return plan_operator(item.spec, notice)
     except PlanError as exc:
@@ -142,7 +139,17 @@ def _build_entry(task: tuple[SpecInput, str, Path]) -> EntryMeta | list[Diagnost
         artifacts = build_operator(item)
     except SpecError as exc:
         return list(exc.diagnostics)
+    except Exception as exc:
+        message = f"internal error while generating this spec: {type(exc).__name__}: {exc}"
+        return [Diagnostic(Location(item.shown, 1, 1), (), message, "internal")]
     return BuildCache(root).put(key, artifacts)
+
+
+def _key(item: SpecInput) -> str | None:
+    """The operator's cache key, or None for a spec too large to be one (the loader reports it)."""
+    with item.path.open("rb") as handle:
+        data = handle.read(MAX_SPEC_BYTES + 1)
+    return operator_key(data, item.notice) if len(data) <= MAX_SPEC_BYTES else None
 
 
 # ---------------------------------------------------------------------------------------------- all of them
@@ -179,11 +186,11 @@ def build_operators(
 ) -> tuple[list[EntryMeta], int]:
     """Every operator staged as a cache entry (found or built), or one SpecError for all problems."""
     cache = cache if cache is not None else BuildCache()
-    keys = [operator_key(item.path.read_bytes(), item.notice) for item in inputs]
-    results: list[EntryMeta | list[Diagnostic] | None] = [cache.get(key) for key in keys]
+    keys = [_key(item) for item in inputs]
+    results: list[EntryMeta | list[Diagnostic] | None] = [cache.get(key) if key else None for key in keys]
     cached = sum(r is not None for r in results)
     missing = [i for i, r in enumerate(results) if r is None]
-    tasks = [(inputs[i], keys[i], cache.root) for i in missing]
+    tasks = [(inputs[i], keys[i] or "uncacheable", cache.root) for i in missing]
     workers = min(len(missing), jobs or os.cpu_count() or 1)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:

@@ -95,7 +95,6 @@ def load_specs(spec_dir: Path) -> list[LoadedSpec]:
             loaded.append(load_spec(path, display_name=_display_name(spec_dir, path)))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
-    problems.extend(_cross_spec_problems(loaded))
     if problems:
         raise SpecError(problems)
     return loaded
@@ -104,26 +103,6 @@ def load_specs(spec_dir: Path) -> list[LoadedSpec]:
 def _display_name(spec_dir: Path, path: Path) -> str:
     """`specs/leaky_relu.yaml`: stable whatever the working directory, so outputs are deterministic."""
     return f"{spec_dir.resolve().name}/{path.name}"
-
-
-def _cross_spec_problems(loaded: list[LoadedSpec]) -> list[Diagnostic]:
-    problems = []
-    owners: dict[tuple[str, str], LoadedSpec] = {}
-    for item in loaded:
-        spec = item.spec
-        keys = [
-            ("operator.dir", spec.operator.dir, ("operator", "dir")),
-            ("operator.type", spec.operator.type, ("operator", "type")),
-            ("api.name", spec.api.name, ("api", "name")),
-        ]
-        if spec.api.inplace:
-            keys.append(("api.name", spec.api.inplace.name, ("api", "inplace", "name")))
-        for label, value, path in keys:
-            first = owners.setdefault((label, value), item)
-            if first is not item:
-                message = f"{label} '{value}' is already used by {first.source.file}"
-                problems.append(Diagnostic(item.source.location_of(path), path, message, "duplicate-name"))
-    return problems
 
 
 # ------------------------------------------------------------------------------ Pydantic error mapping

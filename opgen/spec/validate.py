@@ -16,6 +16,7 @@ from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.formula_binding import formula_symbols
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind
+from opgen.spec.names import identifier_problems
 from opgen.spec.socs import SOC_BY_NAME
 from opgen.spec.yaml_source import SourceDocument
 
@@ -77,7 +78,14 @@ class _Checker:
         self.check_example()
         self.check_golden()
         self.check_kernel()
+        if not self.problems:  # names are checked once they are known to be well-formed parameters
+            self.check_identifiers()
         return self.problems
+
+    def check_identifiers(self) -> None:
+        """Names that become identifiers in generated code, against each target language's reserved names."""
+        for problem in identifier_problems(self.spec):
+            self.report(problem.path, problem.message, "reserved-name")
 
     def check_params(self) -> None:
         for i, param in enumerate(self.spec.params):
