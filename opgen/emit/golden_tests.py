@@ -14,13 +14,6 @@ from opgen.plan.cases import Arg
 from opgen.plan.operator import OperatorPlan
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
-
-
-def _numpy(expr: F.Expr, names: dict[str, str]) -> str:
-    """numpy source of `expr`, without the printer's doubled parentheses around a sole call argument (UP034)."""
-    return python.without_doubled_parens(F.to_numpy(expr, names))
-
-
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
 _SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-7, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
 
@@ -58,9 +51,9 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     params = [p for p in spec.params if p.direction is Direction.INPUT]
     tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
-    reference = _numpy(operator.kernel_formula, names)
+    reference = F.to_numpy(operator.kernel_formula, names)
     rejections = [
-        {"code": r.row.code, "condition": code(_numpy(r.condition, names)), "message": python.string(r.row.message)}
+        {"code": r.row.code, "condition": code(F.to_numpy(r.condition, names)), "message": python.string(r.row.message)}
         for r in operator.rejections
     ]
     scalar_values = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 from opgen import formula as F
 from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python

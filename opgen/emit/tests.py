@@ -37,11 +37,6 @@ TILING_SIZES = (1, 33, 4099, 1_000_003)
 LARGE_TILING_SIZE = TILING_SIZES[-1]
 
 
-def _numpy(expr: F.Expr, names: dict[str, str]) -> str:
-    """numpy source of `expr`, without the printer's doubled parentheses around a sole call argument (UP034)."""
-    return python.without_doubled_parens(F.to_numpy(expr, names))
-
-
 # ---------------------------------------------------------------------------------------------- C++ literals
 
 
@@ -417,7 +412,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     for rejection in operator.rejections:
         rejection_names.update(names[n] for n in F.free_names(rejection.condition))
         rejections.append(
-            {"condition": code(_numpy(rejection.condition, names)), "message": python.string(rejection.row.message)}
+            {"condition": code(F.to_numpy(rejection.condition, names)), "message": python.string(rejection.row.message)}
         )
     options = [
         {
@@ -432,7 +427,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         for p in inputs
         if p.kind is not ParamKind.TENSOR
     ]
-    reference = _numpy(operator.kernel_formula, names)
+    reference = F.to_numpy(operator.kernel_formula, names)
     # Only the helper functions the reference calls (the block holds blank-line-separated functions).
     helpers = [h.strip() for h in F.NUMPY_HELPERS.split("\n\n\n") if h.split("(")[0].split()[-1] + "(" in reference]
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]

@@ -39,11 +39,9 @@ from .text import to_text
 from .typecheck import ExprType, ValueType, type_of
 
 __all__ = [
-    "Binary",
     "CPP_HELPERS",
     "NUMPY_HELPERS",
-    "to_numpy",
-    "to_cpp",
+    "Binary",
     "BoolConst",
     "Call",
     "Compare",
@@ -73,7 +71,9 @@ __all__ = [
     "round_to_dtype",
     "specialize",
     "substitute",
+    "to_cpp",
     "to_latex",
+    "to_numpy",
     "to_text",
     "type_of",
     "walk",

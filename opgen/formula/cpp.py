@@ -6,8 +6,9 @@ min/max propagate NaN like PyTorch (the helpers come from `CPP_HELPERS`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
+
+from opgen.lang import cpp
 
 from .ir import Expr
 from .source_printer import Dialect, print_source
@@ -20,11 +21,7 @@ inline double FormulaSign(double a) { return std::isnan(a) ? 0.0 : (a > 0.0) - (
 
 
 def _double_literal(value: float) -> str:
-    if math.isnan(value):
-        return "NAN"
-    if math.isinf(value):
-        return "INFINITY" if value > 0 else "(-INFINITY)"
-    text = repr(float(value))
+    text = cpp.float_literal(value, "double")  # the one C++ float formatter
     return f"({text})" if text.startswith("-") else text
 
 

@@ -16,7 +16,7 @@ class FormulaError(ValueError):
         self.column = column
         self.text = text
 
-    def with_text(self, text: str) -> "FormulaError":
+    def with_text(self, text: str) -> FormulaError:
         """The same error, carrying the formula text it refers to."""
         return FormulaError(self.message, self.column, text)
 

@@ -28,7 +28,7 @@ MATH_FUNCTIONS = frozenset(
 )
 # Functions with dedicated IR (Select, Binary min/max) or desugared (clamp -> min(max(...))).
 STRUCTURAL_FUNCTIONS = {"where": 3, "select": 3, "min": 2, "max": 2, "clamp": 3}
-FUNCTION_ARITY: dict[str, int] = {name: 1 for name in MATH_FUNCTIONS} | STRUCTURAL_FUNCTIONS
+FUNCTION_ARITY: dict[str, int] = dict.fromkeys(MATH_FUNCTIONS, 1) | STRUCTURAL_FUNCTIONS
 
 
 class Prec(IntEnum):

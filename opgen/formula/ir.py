@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
-from typing import Callable, Iterator
 
 from .grammar import MATH_FUNCTIONS
 from .symbols import SymbolKind

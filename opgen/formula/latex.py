@@ -11,8 +11,8 @@ considered), which is what documentation readers expect.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .grammar import Prec
 from .ir import (
@@ -123,7 +123,7 @@ class _Interval:
     hi: float | None = None
     hi_closed: bool = False
 
-    def intersect(self, other: "_Interval") -> "_Interval":
+    def intersect(self, other: _Interval) -> _Interval:
         lo, lo_closed = self.lo, self.lo_closed
         if other.lo is not None and (lo is None or other.lo > lo or (other.lo == lo and not other.lo_closed)):
             lo, lo_closed = other.lo, other.lo_closed
@@ -265,7 +265,7 @@ class _Latex:
             final = regions[-1]
         else:
             final = None
-        rows = [f"{self.text(value)}, &if\\ {cond}" for (value, _), cond in zip(branches, conditions)]
+        rows = [f"{self.text(value)}, &if\\ {cond}" for (value, _), cond in zip(branches, conditions, strict=True)]
         rows.append(f"{self.text(rest)}, &" + (f"if\\ {final}" if final is not None else "otherwise"))
         return r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"
 

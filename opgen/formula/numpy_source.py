@@ -6,8 +6,9 @@ the spec's reference implementation without importing opgen.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
+
+from opgen.lang import python
 
 from .ir import Expr
 from .source_printer import Dialect, print_source
@@ -27,11 +28,7 @@ def _sign(x):
 
 
 def _literal(value: float) -> str:
-    if math.isnan(value):
-        return "np.nan"
-    if math.isinf(value):
-        return "np.inf" if value > 0 else "(-np.inf)"
-    text = repr(float(value))
+    text = python.float_literal(value)  # the one Python float formatter (math.nan, math.inf)
     return f"({text})" if text.startswith("-") else text
 
 

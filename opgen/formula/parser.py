@@ -26,8 +26,9 @@ the tree is at most MAX_DEPTH nodes tall; anything beyond is a FormulaError.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Literal, Mapping
+from typing import Literal
 
 from .errors import FormulaError
 from .grammar import (

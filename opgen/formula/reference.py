@@ -8,7 +8,8 @@ and `max` propagate NaN (torch.minimum/maximum, clamp), `sign(nan)` is 0 (torch.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import ml_dtypes
 import numpy as np

@@ -8,7 +8,7 @@ Nothing is reassociated, so folding never changes a result.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -44,6 +45,37 @@ def print_source(expr: Expr, dialect: Dialect, names: Mapping[str, str] | None =
     return emitted[expr]
 
 
+_PLACEHOLDER = re.compile(r"\{(\w?)\}")
+
+
+def _fill(template: str, **operands: str) -> str:
+    """The template with its operands (`{}` is operand `_`); an operand that is a whole call argument
+    (`f({})`, `f({a}, {b})`) loses its own outer parentheses (`np.exp((a * b))` -> `np.exp(a * b)`), one that
+    stands inside an expression keeps them."""
+
+    def replace(match: re.Match[str]) -> str:
+        text = operands[match.group(1) or "_"]
+        before = template[: match.start()].rstrip(" ")
+        after = template[match.end() :].lstrip(" ")
+        whole_argument = before.endswith(("(", ",")) and after.startswith((")", ","))
+        return _bare(text) if whole_argument else text
+
+    return _PLACEHOLDER.sub(replace, template)
+
+
+def _bare(text: str) -> str:
+    """`text` without one pair of parentheses that encloses all of it."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for index, char in enumerate(text):
+        depth += char == "("
+        depth -= char == ")"
+        if depth == 0 and index < len(text) - 1:
+            return text  # `(a) * (b)`: the first parenthesis closes early
+    return text[1:-1]
+
+
 def _emit(node: Expr, operands: list[str], dialect: Dialect, names: Mapping[str, str]) -> str:
     """Source of `node`, given the source of its operands (in `children` order)."""
     if isinstance(node, Const):
@@ -58,14 +90,14 @@ def _emit(node: Expr, operands: list[str], dialect: Dialect, names: Mapping[str,
         a, b = operands
         if node.op in dialect.infix:
             return f"({a} {dialect.infix[node.op]} {b})"
-        return dialect.binary_calls[node.op].format(a=a, b=b)
+        return _fill(dialect.binary_calls[node.op], a=a, b=b)
     if isinstance(node, Compare):
         return f"({operands[0]} {COMPARE_SYMBOLS[node.op]} {operands[1]})"
     if isinstance(node, Logical):
-        return dialect.logical[node.op].format(a=operands[0], b=operands[-1])
+        return _fill(dialect.logical[node.op], a=operands[0], b=operands[-1])
     if isinstance(node, Call):
-        return dialect.calls[node.func].format(operands[0])
+        return _fill(dialect.calls[node.func], _=operands[0])
     if isinstance(node, Select):
         c, a, b = operands
-        return dialect.select.format(c=c, a=a, b=b)
+        return _fill(dialect.select, c=c, a=a, b=b)
     raise TypeError(f"not a formula IR node: {node!r}")

@@ -17,13 +17,13 @@ class Symbol:
     kind: SymbolKind
 
     @classmethod
-    def tensor(cls) -> "Symbol":
+    def tensor(cls) -> Symbol:
         return cls(SymbolKind.TENSOR)
 
     @classmethod
-    def scalar(cls) -> "Symbol":
+    def scalar(cls) -> Symbol:
         return cls(SymbolKind.SCALAR)
 
     @classmethod
-    def flag(cls) -> "Symbol":
+    def flag(cls) -> Symbol:
         return cls(SymbolKind.FLAG)

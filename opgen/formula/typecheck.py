@@ -7,9 +7,9 @@ expression.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Sequence
 
 from .errors import FormulaError
 from .grammar import OP_SPELLING

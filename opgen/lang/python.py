@@ -72,43 +72,6 @@ def line_width(text: str) -> int:
     return width
 
 
-def without_doubled_parens(source: str) -> str:
-    """Expression source with the extra parentheses around a call's only argument removed: `f((a * b))` ->
-    `f(a * b)` (ruff UP034), which printers that parenthesise every operation leave; a tuple keeps its own.
-
-    For expression text without string literals or `yield` (such as the formula printers' output), where
-    the parentheses removed cannot change what the expression means.
-    """
-    closing: dict[int, int] = {}
-    opened: list[int] = []
-    for index, char in enumerate(source):
-        if char == "(":
-            opened.append(index)
-        elif char == ")":
-            closing[opened.pop()] = index
-    drop: set[int] = set()
-    for start, end in closing.items():
-        if not (start > 0 and (source[start - 1].isalnum() or source[start - 1] in "_)]")):
-            continue  # not a call's parentheses
-        inner, inner_end = start + 1, end - 1
-        while closing.get(inner) == inner_end and not _top_level_comma(source, inner + 1, inner_end):
-            drop.update((inner, inner_end))
-            inner, inner_end = inner + 1, inner_end - 1
-    return "".join(char for index, char in enumerate(source) if index not in drop)
-
-
-def _top_level_comma(source: str, start: int, end: int) -> bool:
-    depth = 0
-    for char in source[start:end]:
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            return True
-    return False
-
-
 def float_literal(value: float) -> Code:
     """A float expression; non-finite values need `import math` in the generated module."""
     value = float(value)

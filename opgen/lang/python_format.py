@@ -23,7 +23,7 @@ class FormatterError(RuntimeError):
 
 def _ruff() -> str:
     try:
-        from ruff.__main__ import find_ruff_bin  # noqa: PLC0415 (only the formatting step needs it)
+        from ruff.__main__ import find_ruff_bin
     except ImportError as exc:  # pragma: no cover - ruff is a dependency of opgen
         raise FormatterError("the `ruff` package is needed to format generated Python") from exc
     return str(find_ruff_bin())

@@ -63,12 +63,12 @@ def reference(
     """The spec's formula in float64."""
     with np.errstate(all="ignore"):
         return grad_output * np.where(
-            (self_or_result > 0.0),
+            self_or_result > 0.0,
             scale,
             np.where(
                 is_result,
-                (input_scale * (self_or_result + (alpha * scale))),
-                (((input_scale * alpha) * scale) * np.exp(self_or_result * input_scale)),
+                input_scale * (self_or_result + (alpha * scale)),
+                ((input_scale * alpha) * scale) * np.exp(self_or_result * input_scale),
             ),
         )
 
@@ -80,7 +80,7 @@ def rejected(
     is_result,
 ):
     """(status, message) of the error row that rejects these parameter values, or None."""
-    if np.logical_and(is_result, (alpha < 0.0)):
+    if np.logical_and(is_result, alpha < 0.0):
         return 161002, "alpha must not be negative when isResult is true."
     return None
 

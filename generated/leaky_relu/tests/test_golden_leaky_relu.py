@@ -54,7 +54,7 @@ def reference(
 ):
     """The spec's formula in float64."""
     with np.errstate(all="ignore"):
-        return np.where((self > 0.0), self, (self * negative_slope))
+        return np.where(self > 0.0, self, self * negative_slope)
 
 
 def rejected(

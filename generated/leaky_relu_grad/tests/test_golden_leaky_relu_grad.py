@@ -56,7 +56,7 @@ def reference(
 ):
     """The spec's formula in float64."""
     with np.errstate(all="ignore"):
-        return np.where((self > 0.0), grad_output, (grad_output * negative_slope))
+        return np.where(self > 0.0, grad_output, grad_output * negative_slope)
 
 
 def rejected(
@@ -64,7 +64,7 @@ def rejected(
     self_is_result,
 ):
     """(status, message) of the error row that rejects these parameter values, or None."""
-    if np.logical_and(self_is_result, (negative_slope < 0.0)):
+    if np.logical_and(self_is_result, negative_slope < 0.0):
         return 161002, "negativeSlope must not be negative when selfIsResult is true."
     return None
 

@@ -28,12 +28,12 @@ PARAMS = ["grad_output", "alpha", "scale", "input_scale", "is_result", "self_or_
 def reference(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
     return grad_output * np.where(
-        (self_or_result > 0.0),
+        self_or_result > 0.0,
         scale,
         np.where(
             is_result,
-            (input_scale * (self_or_result + (alpha * scale))),
-            (((input_scale * alpha) * scale) * np.exp(self_or_result * input_scale)),
+            input_scale * (self_or_result + (alpha * scale)),
+            ((input_scale * alpha) * scale) * np.exp(self_or_result * input_scale),
         ),
     )
 
@@ -42,7 +42,7 @@ def rejection(values):
     """The error-table message for scalar/flag values the API refuses, else None."""
     alpha = values["alpha"]
     is_result = values["is_result"]
-    if bool(np.logical_and(is_result, (alpha < 0.0))):
+    if bool(np.logical_and(is_result, alpha < 0.0)):
         return "alpha must not be negative when isResult is true."
     return None
 

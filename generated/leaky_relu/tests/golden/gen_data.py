@@ -27,7 +27,7 @@ PARAMS = ["self", "negative_slope"]
 
 def reference(self, negative_slope):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
-    return np.where((self > 0.0), self, (self * negative_slope))
+    return np.where(self > 0.0, self, self * negative_slope)
 
 
 def rejection(values):

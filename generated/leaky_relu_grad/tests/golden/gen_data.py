@@ -27,14 +27,14 @@ PARAMS = ["grad_output", "self", "negative_slope", "self_is_result"]
 
 def reference(grad_output, self, negative_slope, self_is_result):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
-    return np.where((self > 0.0), grad_output, (grad_output * negative_slope))
+    return np.where(self > 0.0, grad_output, grad_output * negative_slope)
 
 
 def rejection(values):
     """The error-table message for scalar/flag values the API refuses, else None."""
     negative_slope = values["negative_slope"]
     self_is_result = values["self_is_result"]
-    if bool(np.logical_and(self_is_result, (negative_slope < 0.0))):
+    if bool(np.logical_and(self_is_result, negative_slope < 0.0)):
         return "negativeSlope must not be negative when selfIsResult is true."
     return None
 
