@@ -1,6 +1,6 @@
 """Runs the generated golden tests of every operator and prints cases per op and wall time.
 
-    python benchmarks/golden_suite.py
+python benchmarks/golden_suite.py
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from opgen.plan.kernel import BUFFER_NUM, kernel_plan  # noqa: E402
-from opgen.spec.socs import get_soc  # noqa: E402
 from opgen.spec.loader import load_spec  # noqa: E402
+from opgen.spec.socs import get_soc  # noqa: E402
 
 OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 SOCS = ["ascend910b", "ascend950"]
@@ -24,7 +24,8 @@ BLOCK = 32
 
 # Figures of hand-written / ops-nn kernels from the reference notes (section 4), for comparison.
 OPS_NN = {
-    "leaky_relu_grad": "community LeakyReluGradV2 (fp32/fp16): 8 tile-sized UB regions; CompareScalar, copy, Muls, Select",
+    "leaky_relu_grad": "community LeakyReluGradV2 (fp32/fp16): 8 tile-sized UB regions; "
+    "CompareScalar, copy, Muls, Select",
     "elu_grad_v2": "ops-nn EluGradV2 fp16 is_result: 11 buffers x 4 B/elem = 44 B/elem, tile 5,376 on a 245,760 B UB; "
     "Cast, CompareScalar, Muls, Exp, Muls, Mul, Muls, Select, Cast",
     "leaky_relu": "(no figure in the notes)",

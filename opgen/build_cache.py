@@ -151,7 +151,6 @@ class BuildCache:
         _write_atomically(meta_path, meta.to_json())
         return meta
 
-
     def get_shared(self, key: str) -> dict[str, str] | None:
         """Files built from every operator's fragments (see `shared_key`), or None."""
         return read_files(self.root / "shared" / f"{key}.json") if self.enabled else None

@@ -43,7 +43,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -518,7 +518,7 @@ class _Plan:
     unforceable: set[str] = field(default_factory=set)
 
 
-def _plan(tree: _Tree, files: dict[str, bytes], previous: list[str], manifest: bytes | None) -> _Plan:
+def _plan(tree: _Tree, files: Mapping[str, bytes], previous: list[str], manifest: bytes | None) -> _Plan:
     owned = set(previous)
     stale = owned - set(files)
     diff = TreeDiff()
@@ -558,8 +558,8 @@ def _plan(tree: _Tree, files: dict[str, bytes], previous: list[str], manifest: b
 
 
 def _with_retained(
-    tree: _Tree, files: dict[str, bytes], previous: list[str], retain: frozenset[str]
-) -> dict[str, bytes]:
+    tree: _Tree, files: Mapping[str, bytes], previous: list[str], retain: frozenset[str]
+) -> Mapping[str, bytes]:
     """`files` plus the files an earlier build made under the top-level folders `retain` names, as they are:
     a partial build (`opgen build --only`) leaves the other packages alone instead of removing them."""
     if not retain:
@@ -574,7 +574,7 @@ def _with_retained(
 
 
 def diff_tree(
-    files: dict[str, bytes], out: Path, *, lock_timeout: float | None = None, retain: frozenset[str] = frozenset()
+    files: Mapping[str, bytes], out: Path, *, lock_timeout: float | None = None, retain: frozenset[str] = frozenset()
 ) -> TreeDiff:
     """What `write_tree` would do, changing nothing (`opgen build --check`); same rules, same errors."""
     _validate(files)
@@ -595,7 +595,7 @@ def diff_tree(
 
 
 def write_tree(
-    files: dict[str, bytes],
+    files: Mapping[str, bytes],
     out: Path,
     *,
     force: bool = False,
@@ -634,7 +634,7 @@ def write_tree(
     return diff
 
 
-def _refuse(tree: _Tree, plan: _Plan, files: dict[str, bytes], force: bool) -> None:
+def _refuse(tree: _Tree, plan: _Plan, files: Mapping[str, bytes], force: bool) -> None:
     blocked = plan.diff.blocked
     if blocked and (not force or plan.unforceable):
         raise ConflictError(tree.out, blocked if not force else {p: blocked[p] for p in plan.unforceable}, forced=force)
@@ -666,7 +666,7 @@ def _remove_temporaries(tree: _Tree, owned: Iterable[str]) -> None:
                     tree.unlink(rel)
 
 
-def _apply(tree: _Tree, plan: _Plan, files: dict[str, bytes]) -> None:
+def _apply(tree: _Tree, plan: _Plan, files: Mapping[str, bytes]) -> None:
     final = _manifest_bytes(files)
     claim = _manifest_bytes(set(plan.previous) | set(files))
     staged: list[tuple[str, str]] = []

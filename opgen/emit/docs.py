@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from opgen import formula
 from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, markdown
-from opgen.plan.cases import row_check
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, CParam
 from opgen.spec.formula_binding import latex_symbols
@@ -150,7 +149,7 @@ def _rows_for(spec: OpSpec, signature: ApiSignature) -> list[tuple[ErrorRow, str
     inplace = next(p.name for p in signature.params if p.inplace)
     rows = []
     for row in spec.errors:
-        check = row_check(row)
+        check = row.check
         names = list(dict.fromkeys(inplace if n in signature.replaced else n for n in check.names()))
         if check.relational and len(names) == 1:
             continue  # relates the replaced params to each other: one tensor cannot fail it

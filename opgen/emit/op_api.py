@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
-from opgen.plan.cases import row_check
 from opgen.plan.kernel import OpDefAttr, aicore_dtypes
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
@@ -37,7 +36,7 @@ class DtypeList:
 def dtype_lists(spec: OpSpec) -> list[DtypeList]:
     """Per-parameter dtype lists by SoC (a SoC's list is the param's minus what the SoC lacks)."""
     lists = []
-    row_checks = [row_check(row) for row in spec.errors]
+    row_checks = [row.check for row in spec.errors]
     checked = {n for check in row_checks if isinstance(check, CheckDtypeSupported) for n in check.names()}
     for param in spec.params:
         if param.name not in checked:  # only the lists a check reads (an unused one would warn)

@@ -462,9 +462,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "reference": code(reference),
         "helpers": code("\n\n\n".join(helpers)),
         "rejections": rejections,
-        "rejection_names": [
-            {"ident": o["name"], "key": o["key"]} for o in options if o["name"] in rejection_names
-        ],
+        "rejection_names": [{"ident": o["name"], "key": o["key"]} for o in options if o["name"] in rejection_names],
         "default_shape": code(shapes[-1] if shapes else "33"),
         "tolerance": {
             python.string(d.value): python.literal((t.rtol, t.atol, t.max_fail_ratio, t.standard or ""))

@@ -11,6 +11,7 @@ import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
+from typing import Any, TypeVar, dataclass_transform
 
 from .grammar import MATH_FUNCTIONS
 from .symbols import SymbolKind
@@ -30,42 +31,46 @@ class Expr:
         return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
 
 
-def _node(cls):
+_E = TypeVar("_E", bound=Expr)
+
+
+@dataclass_transform(frozen_default=True, eq_default=False)
+def _node(cls: type[_E]) -> type[_E]:
     """Make `cls` a frozen dataclass whose hash is computed once and whose equality short-cuts on it.
 
     The hash is computed when the node is built, from its operands' (already computed) hashes: hashing a
     tree never recurses, however deep it is.
     """
-    cls = dataclass(frozen=True, eq=False, repr=False)(cls)
-    init = cls.__init__
+    node_cls: Any = dataclass(frozen=True, eq=False, repr=False)(cls)
+    init = node_cls.__init__
 
     @functools.wraps(init)
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self: Expr, *args: Any, **kwargs: Any) -> None:
         init(self, *args, **kwargs)
         object.__setattr__(self, "_hash", hash((type(self).__name__,) + self._key()))
 
-    def __hash__(self) -> int:
-        cached = self.__dict__.get("_hash")
+    def __hash__(self: Expr) -> int:
+        cached: int | None = self.__dict__.get("_hash")
         if cached is None:  # e.g. unpickled from another process (string hashes differ between processes)
             cached = hash((type(self).__name__,) + self._key())
             object.__setattr__(self, "_hash", cached)
         return cached
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self: Expr) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self: Expr, other: object) -> bool:
         if self is other:
             return True
         if type(other) is not type(self):
             return NotImplemented
-        return hash(self) == hash(other) and _same_tree(self, other)  # type: ignore[arg-type]
+        return hash(self) == hash(other) and _same_tree(self, other)
 
-    cls.__init__ = __init__
-    cls.__getstate__ = __getstate__
-    cls.__hash__ = __hash__
-    cls.__eq__ = __eq__
-    cls.__repr__ = _repr
+    node_cls.__init__ = __init__
+    node_cls.__getstate__ = __getstate__
+    node_cls.__hash__ = __hash__
+    node_cls.__eq__ = __eq__
+    node_cls.__repr__ = _repr
     return cls
 
 

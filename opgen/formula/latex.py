@@ -259,9 +259,8 @@ class _Latex:
         elif len(branches) == 1:
             final = None
         elif regions is not None:
-            conditions = [regions[0]] + [
-                region if region is not None else conditions[i] for i, region in enumerate(regions[1:-1], 1)
-            ]
+            # (The first row's region is never empty; a later row no input reaches keeps its condition.)
+            conditions = [region if region is not None else conditions[i] for i, region in enumerate(regions[:-1])]
             final = regions[-1]
         else:
             final = None

@@ -139,16 +139,17 @@ def _lookup(env: Mapping[str, Any], name: str) -> Any:
 
 
 def _evaluate_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any]) -> np.ndarray:
+    # Constants and flags are 0-d arrays: numpy's ufuncs treat them as the numpy scalars they return.
     if isinstance(node, Const):
-        return np.float64(node.value)
+        return np.asarray(node.value, dtype=np.float64)
     if isinstance(node, BoolConst):
-        return np.bool_(node.value)
+        return np.asarray(node.value, dtype=np.bool_)
     if isinstance(node, Name):
         value = _lookup(env, node.name)
         if node.kind is SymbolKind.FLAG:
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"evaluate: flag '{node.name}' needs a bool, got {value!r}")
-            return np.bool_(value)
+            return np.asarray(value, dtype=np.bool_)
         array = np.asarray(value)
         numeric = array.dtype == np.bool_ or np.issubdtype(array.dtype, np.number)
         if not numeric and array.dtype != np.dtype(ml_dtypes.bfloat16):

@@ -36,6 +36,11 @@ def _is_const(node: Expr, value: float | None = None) -> bool:
     return value is None or node.value.hex() == float(value).hex()
 
 
+def _f64(value: float) -> np.ndarray:
+    """`value` as a 0-d float64 array, for the reference's numpy functions."""
+    return np.asarray(value, dtype=np.float64)
+
+
 def _fold_node(node: Expr) -> Expr:
     with np.errstate(all="ignore"):
         if isinstance(node, Unary):
@@ -48,11 +53,11 @@ def _fold_node(node: Expr) -> Expr:
             return _fold_binary(node)
         if isinstance(node, Compare):
             if isinstance(node.a, Const) and isinstance(node.b, Const):
-                return BoolConst(bool(COMPARE[node.op](np.float64(node.a.value), np.float64(node.b.value))))
+                return BoolConst(bool(COMPARE[node.op](_f64(node.a.value), _f64(node.b.value))))
             return node
         if isinstance(node, Call):
             if isinstance(node.args[0], Const):
-                return Const(float(FUNCTIONS[node.func](np.float64(node.args[0].value))))
+                return Const(float(FUNCTIONS[node.func](_f64(node.args[0].value))))
             return node
     if isinstance(node, Logical):
         return _fold_logical(node)
@@ -67,7 +72,7 @@ def _fold_node(node: Expr) -> Expr:
 def _fold_binary(node: Binary) -> Expr:
     a, b = node.a, node.b
     if isinstance(a, Const) and isinstance(b, Const):
-        return Const(float(BINARY[node.op](np.float64(a.value), np.float64(b.value))))
+        return Const(float(BINARY[node.op](_f64(a.value), _f64(b.value))))
     if node.op == "mul":
         if _is_const(b, 1.0):
             return a

@@ -55,7 +55,6 @@ def format_python(files: dict[str, str]) -> dict[str, str]:
         if proc.returncode != 0:
             raise FormatterError(f"ruff format failed on generated Python: {proc.stderr.strip()[-2000:]}")
         formatted = {
-            rel: (root / f"f{index}{Path(rel).suffix}").read_text(encoding="utf-8")
-            for index, rel in enumerate(python)
+            rel: (root / f"f{index}{Path(rel).suffix}").read_text(encoding="utf-8") for index, rel in enumerate(python)
         }
     return {rel: formatted.get(rel, text) for rel, text in files.items()}

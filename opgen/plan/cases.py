@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from opgen.spec.checks import Arg, Args, CheckKind, NoCaseError
+from opgen.spec.checks import Arg, Args, NoCaseError
 from opgen.spec.dtypes import DType, promote_types
-from opgen.spec.model import Direction, ErrorRow, OpSpec, Param, ParamKind
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind
 
 BASE_SHAPE = (2, 3)
 
-__all__ = ["Arg", "Call", "NoCaseError", "SpecCallModel", "negative_calls", "row_check", "valid_call", "valid_calls"]
+__all__ = ["Arg", "Call", "NoCaseError", "SpecCallModel", "negative_calls", "valid_call", "valid_calls"]
 
 
 @dataclass(frozen=True)
@@ -31,15 +31,6 @@ class Call:
     message: str = ""  # the row's log message, for negative calls
     row: int | None = None
     notes: list[str] = field(default_factory=list)
-
-
-def row_check(row: ErrorRow) -> CheckKind:
-    """The row's check, typed as the base class of every check kind.
-
-    `ErrorRow.check` is a discriminated union that opgen.spec.model builds from CHECK_MODELS at run time,
-    which mypy cannot read as a type; every member is a CheckKind.
-    """
-    return row.check
 
 
 def _scalar_default(spec: OpSpec, param: Param) -> Arg:
@@ -103,7 +94,7 @@ def first_failing_row(spec: OpSpec, args: Args, null_outputs: tuple[str, ...] = 
     """The index of the error row a call trips (the first that fails), or None when it passes them all."""
     soc = spec.supported_socs[0].soc  # the tests run on a supported SoC
     for index, row in enumerate(spec.errors):
-        check = row_check(row)
+        check = row.check
         if check.kind != "not_null" and any(a.kind == "null" for a in args.values()):
             continue  # other checks read what a pointer points to; only a null check looks at the pointer
         if check.fails(spec, args, null_outputs, soc):
@@ -117,7 +108,7 @@ def negative_calls(spec: OpSpec) -> list[Call]:
     base = valid_call(spec, spec.tensor_inputs[0].dtypes[0]).args
     calls = []
     for index, row in enumerate(spec.errors):
-        check = row_check(row)
+        check = row.check
         try:
             mutations = check.mutations(model, base)
         except NoCaseError as exc:

@@ -65,9 +65,7 @@ class KernelPlan:
     def mode_bits(self) -> int:
         return len(self.flags) + (1 if self.guards else 0)
 
-    def variant(
-        self, storage: DType, mode: dict[str, bool], scalars: dict[str, float] | None = None
-    ) -> KernelVariant:
+    def variant(self, storage: DType, mode: dict[str, bool], scalars: dict[str, float] | None = None) -> KernelVariant:
         """The variant the tiling picks for these flag values and (for guarded plans) scalar values."""
         wanted = tuple(sorted(mode.items()))
         exact = any(not math.isfinite((scalars or {}).get(name, 0.0)) for name in self.guards)

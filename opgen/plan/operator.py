@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen import formula as F
-from opgen.plan.cases import Call, NoCaseError, negative_calls, row_check, valid_calls
+from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_plan, opdef_attrs
 from opgen.plan.lowering import LoweringError
 from opgen.plan.signature import ApiSignature, signatures
@@ -88,7 +88,7 @@ class OperatorPlan:
 
     def rejects(self, values: dict[str, float | bool | None]) -> bool:
         """True when some error-table condition holds for these scalar and flag values."""
-        checks = (row_check(r.row) for r in self.rejections)
+        checks = (r.row.check for r in self.rejections)
         return any(check.rejects(self.spec, values) for check in checks if isinstance(check, CheckRejectIf))
 
 
@@ -123,7 +123,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         formula=parsed_formula(spec),
         kernel_formula=kernel_formula(spec),
         signatures=tuple(signatures(spec)),
-        checks=tuple(row_check(row).cpp(spec) for row in spec.errors),
+        checks=tuple(row.check.cpp(spec) for row in spec.errors),
         rejections=rejections(spec),
         kernel=kernel,
         attrs=tuple(opdef_attrs(spec)),
@@ -140,7 +140,7 @@ def rejections(spec: OpSpec) -> tuple[Rejection, ...]:
     """The error rows whose check is a condition over scalars and flags, with that condition."""
     found = []
     for index, row in enumerate(spec.errors):
-        check = row_check(row)
+        check = row.check
         if isinstance(check, CheckRejectIf):
             found.append(Rejection(row, index, check.condition(spec)))
     return tuple(found)

@@ -105,7 +105,8 @@ class Resolver(Protocol):
 class CallModel(Protocol):
     """What negative-case derivation offers a check: the spec's output rules over concrete arguments."""
 
-    spec: OpSpec
+    @property
+    def spec(self) -> OpSpec: ...
 
     def with_outputs(self, args: Args) -> Args:
         """`args` with every output recomputed from the inputs, so only the mutated input is wrong."""
@@ -364,7 +365,7 @@ class CheckScalarsCastable(CheckKind):
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return any(
-            args[n].dtype is None or not can_cast(args[n].dtype, self._goal(spec, n)) for n in self.scalars_castable
+            (dtype := args[n].dtype) is None or not can_cast(dtype, self._goal(spec, n)) for n in self.scalars_castable
         )
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
@@ -495,7 +496,9 @@ class CheckRejectIf(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         from opgen.spec.formula_binding import formula_symbols
 
-        resolver.parse(self.reject_if, path + ("reject_if",), formula_symbols(resolver.spec, tensors=False), "condition")
+        resolver.parse(
+            self.reject_if, path + ("reject_if",), formula_symbols(resolver.spec, tensors=False), "condition"
+        )
 
     def cpp(self, spec: OpSpec) -> CppCheck:
         names = {p.name: f"{p.name}->ToDouble()" for p in spec.params if p.kind is ParamKind.SCALAR}
@@ -504,7 +507,9 @@ class CheckRejectIf(CheckKind):
     def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | None]) -> bool:
         """True when the condition holds for these scalar and flag values."""
         expr = self.condition(spec)
-        return bool(F.evaluate(expr, {n: values[n] for n in F.free_names(expr)}))
+        # A name without a value (None) is left out of the environment: evaluate() raises ValueError for it.
+        env = {n: value for n in F.free_names(expr) if (value := values[n]) is not None}
+        return bool(F.evaluate(expr, env))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return self.rejects(spec, {n: a.value for n, a in args.items()})
@@ -518,7 +523,7 @@ class CheckRejectIf(CheckKind):
         ]
         found: list[Mutation] = []
         for combo in itertools.product(*options):
-            env = dict(zip(names, combo))
+            env = dict(zip(names, combo, strict=True))
             if bool(F.evaluate(expr, env)):
                 found.append(({**base, **{n: replace(base[n], value=v) for n, v in env.items()}}, ()))
         return found

@@ -15,6 +15,7 @@ from typing import Any
 
 import pydantic
 from pydantic import BaseModel
+from pydantic_core import ErrorDetails
 
 from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError, suggest
 from opgen.spec.model import CHECK_MODELS, OpSpec
@@ -113,10 +114,9 @@ def _data_path(loc: tuple[Any, ...], data: Any) -> FieldPath:
     path: list[str | int] = []
     node = data
     for part in loc:
-        if isinstance(node, dict) and part in node:
-            path.append(part)
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        if (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        ):
             path.append(part)
             node = node[part]
     return tuple(path)
@@ -175,7 +175,7 @@ def _enum_at(loc: tuple[Any, ...]) -> type[Enum] | None:
     return None
 
 
-def _diagnostic_for(error: dict[str, Any], source: SourceDocument) -> Diagnostic:
+def _diagnostic_for(error: ErrorDetails, source: SourceDocument) -> Diagnostic:
     loc = tuple(error["loc"])
     path = _data_path(loc, source.data)
     kind = error["type"]

@@ -8,7 +8,7 @@ Every emitter is a pure function of an `OpSpec`.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Union
+from typing import TYPE_CHECKING, Annotated, TypeAlias, Union
 
 from pydantic import AfterValidator, BaseModel, Discriminator, Field, Tag, model_validator
 
@@ -29,9 +29,7 @@ from opgen.spec.base import (
     snake_case,
 )
 from opgen.spec.base import Strict as _Strict
-from opgen.spec.checks import (
-    CHECK_MODELS,
-)
+from opgen.spec.checks import CHECK_MODELS, CheckKind
 from opgen.spec.dtypes import DType
 
 # ---------------------------------------------------------------------------------------------- operator
@@ -197,10 +195,15 @@ def _check_kind(value: object) -> str | None:
     return None
 
 
-Check = Annotated[
-    Union[tuple(Annotated[model, Tag(kind)] for kind, model in CHECK_MODELS.items())],  # noqa: UP007
-    Discriminator(_check_kind, custom_error_type="check_kind", custom_error_message="unknown check kind"),
-]
+if TYPE_CHECKING:
+    # The union below is built at run time from CHECK_MODELS, which mypy cannot read as a type; every member
+    # is a CheckKind.
+    Check: TypeAlias = CheckKind
+else:
+    Check = Annotated[
+        Union[tuple(Annotated[model, Tag(kind)] for kind, model in CHECK_MODELS.items())],  # noqa: UP007
+        Discriminator(_check_kind, custom_error_type="check_kind", custom_error_message="unknown check kind"),
+    ]
 
 
 class ErrorRow(_Strict):

@@ -262,9 +262,9 @@ class _Checker:
             if out.name not in tensors or not all(s in tensors for s in sources):
                 continue
             want = _broadcast(*(tuple(tensors[s].shape) for s in sources))
-            shape = tensors[out.name].shape
-            if want is not None and tuple(shape) != want:
-                message = f"shape {shape} must be {list(want)}, the broadcast shape of {', '.join(sources)}"
+            out_shape = tensors[out.name].shape
+            if want is not None and tuple(out_shape) != want:
+                message = f"shape {out_shape} must be {list(want)}, the broadcast shape of {', '.join(sources)}"
                 self.report(("example", "tensors", out.name, "shape"), message, "invalid")
 
     def check_golden(self) -> None:

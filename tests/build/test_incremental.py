@@ -43,9 +43,7 @@ def test_editing_one_spec_rebuilds_only_that_operator(specs: Path, tmp_path: Pat
     assert after.files == build_tree(specs, cache=BuildCache(enabled=False), jobs=1).files
 
 
-def test_a_changed_generator_rebuilds_everything(
-    specs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_changed_generator_rebuilds_everything(specs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = BuildCache(tmp_path / "cache")
     build_tree(specs, cache=cache, jobs=1)
     monkeypatch.setattr(opgen.build_cache, "generator_fingerprint", lambda: "another generator")

@@ -17,7 +17,9 @@ from opgen.build import build_tree
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT.parent / "shared" / "seeds"
 # Every test here reads the seeds, which only the workplace has (beside the project): skip, not fail, without.
-pytestmark = pytest.mark.skipif(not SEEDS.is_dir(), reason=f"needs the seed documents in {SEEDS} (not in a user's clone)")
+pytestmark = pytest.mark.skipif(
+    not SEEDS.is_dir(), reason=f"needs the seed documents in {SEEDS} (not in a user's clone)"
+)
 
 
 @pytest.fixture(scope="module")

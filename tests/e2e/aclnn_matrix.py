@@ -23,12 +23,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from opgen.plan.aclnn_path import aclnn_output  # noqa: E402
+from opgen.plan.kernel import kernel_plan  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 from opgen.spec.formula_binding import evaluate_reference  # noqa: E402
-from opgen.plan.kernel import kernel_plan  # noqa: E402
+from opgen.spec.loader import load_spec  # noqa: E402
 from opgen.spec.model import OpSpec, ParamKind  # noqa: E402
 from opgen.spec.socs import get_soc  # noqa: E402
-from opgen.spec.loader import load_spec  # noqa: E402
 
 OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 LARGE = 1_000_003
@@ -62,16 +62,16 @@ def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
 def shape_cases(spec: OpSpec, dtype: DType, large: bool):
     """(label, {input: shape}, out view maker or None, transpose flag)."""
     names = [p.name for p in spec.tensor_inputs]
-    cases = [(f"n{n}", {name: (n,) for name in names}) for n in (1, 31, 32, 33, 4096 + 3)]
+    cases = [(f"n{n}", dict.fromkeys(names, (n,))) for n in (1, 31, 32, 33, 4096 + 3)]
     if large:
-        cases.append((f"n{LARGE}", {name: (LARGE,) for name in names}))
+        cases.append((f"n{LARGE}", dict.fromkeys(names, (LARGE,))))
     cases += [
-        ("0d", {name: () for name in names}),
-        ("empty", {name: (3, 0) for name in names}),
-        ("8d", {name: (2, 1, 3, 1, 2, 1, 2, 3) for name in names}),
+        ("0d", dict.fromkeys(names, ())),
+        ("empty", dict.fromkeys(names, (3, 0))),
+        ("8d", dict.fromkeys(names, (2, 1, 3, 1, 2, 1, 2, 3))),
     ]
     if spec.outputs[0].shape.broadcast_result_of:
-        cases.append(("broadcast", {name: shape for name, shape in zip(names, [(4, 1, 5), (3, 5)])}))
+        cases.append(("broadcast", dict(zip(names, [(4, 1, 5), (3, 5)], strict=True))))
     return cases
 
 
@@ -117,7 +117,7 @@ def run(out_path: str) -> None:
                     for n in scalar_names
                     if n not in flag_names
                 }
-                scalars.update(dict(zip(flag_names, flags)))
+                scalars.update(dict(zip(flag_names, flags, strict=True)))
                 if any(bool(v) for v in flags) and any(v < 0 for v in scalars.values() if not isinstance(v, bool)):
                     continue
                 large = dtype is spec.tensor_inputs[0].dtypes[0] and not any(flags)
@@ -143,7 +143,7 @@ def run(out_path: str) -> None:
                         name = f"{op}/{dtype.value}/{label}/{'strided' if strided else 'dense'}/{flags}"
                         try:
                             got = function(*args, out=out) if out is not None else function(*args)
-                        except Exception as exc:  # noqa: BLE001 - every failure is reported, the run goes on
+                        except Exception as exc:
                             summary["failures"].append(f"{name}: raised {exc}")
                             continue
                         summary["cases"] += 1

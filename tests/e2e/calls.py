@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from opgen.spec.model import Direction, OpSpec
 from opgen.plan.cases import Arg, Call
+from opgen.spec.model import Direction, OpSpec
 
 
 def value_of(arg: Arg, rng: np.random.Generator):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from opgen.spec.dtypes import DType
 from opgen.plan.kernel import opdef_attrs
+from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 from opgen.spec.socs import get_soc
 from opgen.twin.compiler import main as cc_main

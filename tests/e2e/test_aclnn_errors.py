@@ -6,11 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from calls import invoke
 
 from opgen.plan.cases import negative_calls, valid_calls
 from opgen.spec.loader import load_spec
-
-from calls import invoke
 
 opgen_ops = pytest.importorskip("opgen_ops")
 

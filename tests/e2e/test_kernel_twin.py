@@ -7,17 +7,15 @@ GM bounds, multi-core overlap, queue discipline, dtype legality per SoC) stay on
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
+from kernel_harness import ROOT, KernelHarness
 
-from opgen.spec.dtypes import DType
-from opgen.plan.kernel_model import run_program
 from opgen.plan.kernel import kernel_plan
+from opgen.plan.kernel_model import run_program
+from opgen.spec.dtypes import DType
 from opgen.spec.loader import load_spec
 from opgen.spec.socs import get_soc
-
-from kernel_harness import ROOT, KernelHarness
 
 OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 SOCS = ["ascend910b", "ascend910_93", "ascend950"]

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PAYLOAD = (
     '""" + __import__("os").system("echo PWNED") + """ '
     "' + __import__('os').system('echo PWNED') + ' "
-    "*/ /* // <!-- --> <script>alert(1)</script> | %n %s ?" "?/ ${X} \\"
+    "*/ /* // <!-- --> <script>alert(1)</script> | %n %s ?"
+    "?/ ${X} \\"
 )
 MULTILINE = PAYLOAD + "\nsecond line ) ; } \\"
 

@@ -43,7 +43,12 @@ def test_a_nan_default_is_a_python_expression() -> None:
 
 def test_a_spec_without_aten_names_its_binding_after_the_api() -> None:
     plan = _variant("leaky_relu.yaml", ("  aten: leaky_relu\n", ""), ("    aten: leaky_relu_\n", ""))
-    files = {**render_python([python_fragment(plan)]), **render_golden_tests(plan), **render_tests(plan), **render_torch_npu([torch_npu_fragment(plan)])}
+    files = {
+        **render_python([python_fragment(plan)]),
+        **render_golden_tests(plan),
+        **render_tests(plan),
+        **render_torch_npu([torch_npu_fragment(plan)]),
+    }
     for path, text in files.items():
         assert "aten.None" not in text and "opgen_ops.None" not in text and "def None" not in text, path
     binding = files["python/opgen_ops/__init__.py"]

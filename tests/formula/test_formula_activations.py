@@ -12,8 +12,8 @@ returns NaN for +inf where float64 returns +inf; the formula gives +inf).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pytest

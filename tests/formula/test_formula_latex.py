@@ -38,7 +38,8 @@ def latex(text: str, symbols=None) -> str:
 
 
 def test_seed_000_leaky_relu_grad():
-    # seed 000: output = \begin{cases} gradOutput, &if\ self \gt 0 \\ gradOutput*negativeSlope, &if\ self \le 0 \end{cases}
+    # seed 000: output =
+    # \begin{cases} gradOutput, &if\ self \gt 0 \\ gradOutput*negativeSlope, &if\ self \le 0 \end{cases}
     got = latex("where(self > 0, gradOutput, gradOutput * negativeSlope)")
     want = r"\begin{cases} gradOutput, &if\ self \gt 0 \\ gradOutput*negativeSlope, &if\ self \le 0 \end{cases}"
     assert squash(got) == squash(want)

@@ -359,7 +359,8 @@ def test_bad_symbol_tables_are_rejected(table, message):
 def test_any_text_gives_an_ir_or_a_formula_error():
     # Fuzz with fragments of valid and invalid syntax: no other exception may escape the parser.
     pieces = ["x", "s", "f", "1", "2.5", "1e", ".", "e", "pi", "(", ")", ",", "+", "-", "*", "/", "**", "<", "<=",
-              "==", "=", "!", "and", "or", "not", "where", "min", "exp", "clamp", "true", " ", "$", "é", "\t"]  # fmt: skip
+              "==", "=", "!", "and", "or", "not", "where", "min", "exp", "clamp", "true", " ", "$", "é",
+              "\t"]  # fmt: skip
     rng = random.Random(99)
     parsed = 0
     for _ in range(3000):

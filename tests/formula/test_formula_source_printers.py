@@ -27,9 +27,9 @@ def test_numpy_source_matches_the_reference(text):
     env = {"x": rng.uniform(-5, 5, 257), "y": rng.uniform(-5, 5, 257), "s": 0.3, "f": True}
     env["x"][:4] = [0.0, -0.0, np.nan, np.inf]
     namespace = {"np": np, "math": math}
-    exec(F.NUMPY_HELPERS, namespace)  # noqa: S102 - the helpers the generated files carry
+    exec(F.NUMPY_HELPERS, namespace)
     with np.errstate(all="ignore"):
-        got = eval(F.to_numpy(expr), namespace, dict(env))  # noqa: S307 - our own generated source
+        got = eval(F.to_numpy(expr), namespace, dict(env))
     want = F.evaluate(expr, env)
     np.testing.assert_allclose(np.broadcast_to(got, want.shape), want, rtol=1e-12, equal_nan=True)
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from opgen.plan.signature import signatures
-from opgen.plan.kernel import kernel_plan
-from opgen.spec.model import OpSpec, snake_case
 from opgen.plan.cases import negative_calls
+from opgen.plan.kernel import kernel_plan
+from opgen.plan.signature import signatures
 from opgen.spec.loader import load_spec
+from opgen.spec.model import OpSpec, snake_case
 from opgen.twin.compiler import Plan, compile_program, compiler, parse_args
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 
 def _expected_files(op: str, spec: OpSpec) -> list[Path]:
     tests = GENERATED / op / "tests" / "ut"
-    files = [tests / "op_api" / f"test_aclnn_{snake_case(sig.name[len('aclnn'):])}.cpp" for sig in signatures(spec)]
+    files = [tests / "op_api" / f"test_aclnn_{snake_case(sig.name[len('aclnn') :])}.cpp" for sig in signatures(spec)]
     return files + [tests / "op_host" / f"test_{op}_tiling.cpp"]
 
 
@@ -63,7 +63,7 @@ def _passed_cases(stdout: str) -> set[str]:
 
 def _expected_api_cases(spec: OpSpec, sig) -> tuple[str, dict[str, str]]:
     """(suite, {case name: error message or ""}) the API's test must run."""
-    suite = f"l2_{snake_case(sig.name[len('aclnn'):])}_test"
+    suite = f"l2_{snake_case(sig.name[len('aclnn') :])}_test"
     cases = {}
     for call in negative_calls(spec):
         replaced = [call.args[name] for name in sig.replaced]
@@ -106,7 +106,7 @@ def test_generated_cpp_test_passes_on_the_twin(op, source, tmp_path):
         assert expected <= ran, expected - ran
         return
 
-    sig = next(s for s in signatures(spec) if source.stem == f"test_aclnn_{snake_case(s.name[len('aclnn'):])}")
+    sig = next(s for s in signatures(spec) if source.stem == f"test_aclnn_{snake_case(s.name[len('aclnn') :])}")
     suite, cases = _expected_api_cases(spec, sig)
     missing = {name for name in cases if f"{suite}.{name}" not in ran}
     assert not missing, missing

@@ -15,8 +15,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from opgen.spec.model import OpSpec, ParamKind
 from opgen.spec.loader import load_spec
+from opgen.spec.model import OpSpec, ParamKind
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"

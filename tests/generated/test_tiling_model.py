@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from opgen.plan.kernel import kernel_plan
-from opgen.spec.socs import SOCS
-from opgen.spec.loader import load_spec
 from opgen.plan.tiling import plan_tiling_on, ub_bytes
+from opgen.spec.loader import load_spec
+from opgen.spec.socs import SOCS
 from opgen.twin.compiler import compile_program
 
 ROOT = Path(__file__).resolve().parents[2]

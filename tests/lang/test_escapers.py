@@ -8,8 +8,7 @@ import subprocess
 
 import pytest
 
-from opgen.lang import Code, join
-from opgen.lang import cpp, data, markdown, python
+from opgen.lang import Code, cpp, data, join, markdown, python
 
 NASTY = [
     "",
@@ -111,7 +110,7 @@ def test_join_refuses_plain_text() -> None:
 def test_cpp_literals_hold_the_text(tmp_path) -> None:
     """One C++ program prints every literal; its output is exactly the texts (encodable ones)."""
     texts = [t for t in NASTY if "\ud800" not in t]
-    lines = ['#include <cstdio>', "int main() {"]
+    lines = ["#include <cstdio>", "int main() {"]
     for text in texts:
         lines.append(f"  // {cpp.comment(text)}")
         lines.append(f"  std::fputs({cpp.string(text)}, stdout); std::fputc(0x1e, stdout);")
@@ -119,7 +118,20 @@ def test_cpp_literals_hold_the_text(tmp_path) -> None:
     lines.append("  return 0;\n}\n")
     source = tmp_path / "literals.cpp"
     source.write_text("\n".join(lines), encoding="utf-8")
-    subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-Wno-format-zero-length", "-Wno-format-contains-nul", "-o", tmp_path / "p", source], check=True)
+    subprocess.run(
+        [
+            "g++",
+            "-std=c++17",
+            "-Wall",
+            "-Werror",
+            "-Wno-format-zero-length",
+            "-Wno-format-contains-nul",
+            "-o",
+            tmp_path / "p",
+            source,
+        ],
+        check=True,
+    )
     out = subprocess.run([tmp_path / "p"], capture_output=True, check=True).stdout
     printed = out.split(b"\x1e")[:-1]
     expected = []

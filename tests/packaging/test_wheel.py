@@ -52,7 +52,11 @@ def test_installed_wheel_builds_the_specs(wheel: Path, tmp_path: Path) -> None:
     # Run from a directory with no checkout in sight, with editable-install hooks of the checkout disabled.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
     probe = subprocess.run(
-        [str(python), "-c", "import opgen, sys; print(opgen.__file__)"], cwd=tmp_path, env=env, capture_output=True, text=True
+        [str(python), "-c", "import opgen, sys; print(opgen.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert probe.returncode == 0, probe.stderr
     if not probe.stdout.strip().startswith(str(venv)):

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from opgen import formula as F
-from opgen.spec.dtypes import DType
-from opgen.plan.kernel_model import run_program
 from opgen.plan.kernel import kernel_plan
+from opgen.plan.kernel_model import run_program
 from opgen.plan.lowering import LoweringError, lower
+from opgen.spec.dtypes import DType
 from opgen.spec.loader import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]

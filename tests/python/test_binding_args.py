@@ -62,7 +62,7 @@ def test_concurrent_calls_from_four_threads() -> None:
                 got = opgen_ops.leaky_relu(x, 0.25)
                 if not np.array_equal(got, expected):
                     mismatches.append(got)
-        except BaseException as exc:  # noqa: BLE001 - every failure is reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=worker) for _ in range(4)]

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from opgen.build import check_spec_text
 from opgen.cli import main
 from opgen.spec.diagnostics import SpecError
-from opgen.build import check_spec_text
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
@@ -189,8 +189,10 @@ CASES = [
     ),
     Case(
         "tensor-without-dtypes",
-        "    dtypes: [FLOAT, FLOAT16, BFLOAT16, DOUBLE]\n    formats: [ND]\n    rank: [0, 8]\n    non_contiguous: true\n    empty_tensor: true\n    dtype: {promote_with: [self]}",
-        "    formats: [ND]\n    rank: [0, 8]\n    non_contiguous: true\n    empty_tensor: true\n    dtype: {promote_with: [self]}",
+        "    dtypes: [FLOAT, FLOAT16, BFLOAT16, DOUBLE]\n    formats: [ND]\n    rank: [0, 8]\n"
+        "    non_contiguous: true\n    empty_tensor: true\n    dtype: {promote_with: [self]}",
+        "    formats: [ND]\n    rank: [0, 8]\n"
+        "    non_contiguous: true\n    empty_tensor: true\n    dtype: {promote_with: [self]}",
         "  - name: gradOutput",
         "invalid",
         "needs 'dtypes'",
@@ -255,7 +257,8 @@ CASES = [
     ),
     Case(
         "golden-missing-tolerance",
-        '    DOUBLE: {rtol: 1.0e-7, atol: 1.0e-12, standard: "FLOAT attribute: exact but for the scalar rounded to float"}\n',
+        "    DOUBLE: {rtol: 1.0e-7, atol: 1.0e-12, "
+        'standard: "FLOAT attribute: exact but for the scalar rounded to float"}\n',
         "",
         "  tolerance:",
         "missing-key",

@@ -44,12 +44,16 @@ def _check(tmp_path: Path, capsys: pytest.CaptureFixture[str], **files: str) -> 
         ("workspaceSize", "reserved"),
     ],
 )
-def test_cpp_reserved_parameter_names(tmp_path: Path, capsys: pytest.CaptureFixture[str], new: str, reason: str) -> None:
+def test_cpp_reserved_parameter_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], new: str, reason: str
+) -> None:
     err = _check(tmp_path, capsys, leaky_relu=_rename_param(SPEC, "negativeSlope", new))
     assert re.search(rf"leaky_relu\.yaml:\d+:\d+: params\[1\]\.name: .*'{new}'.*{re.escape(reason)}", err), err
 
 
-@pytest.mark.parametrize(("py_name", "reason"), [("_rt", "starts with '_'"), ("np", "module name"), ("bool", "builtin")])
+@pytest.mark.parametrize(
+    ("py_name", "reason"), [("_rt", "starts with '_'"), ("np", "module name"), ("bool", "builtin")]
+)
 def test_python_reserved_names(tmp_path: Path, capsys: pytest.CaptureFixture[str], py_name: str, reason: str) -> None:
     text = SPEC.replace("    default: 0.01\n", f"    default: 0.01\n    py_name: {py_name}\n", 1)
     err = _check(tmp_path, capsys, leaky_relu=text)

@@ -15,8 +15,8 @@ import pytest
 
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
-from opgen.spec.model import OpSpec, ParamKind
 from opgen.spec.loader import load_spec
+from opgen.spec.model import OpSpec, ParamKind
 
 torch = pytest.importorskip("torch")
 
@@ -33,13 +33,13 @@ def load(name: str) -> OpSpec:
     return load_spec(SPECS / f"{name}.yaml").spec
 
 
-def to_torch(array: np.ndarray, dtype: DType) -> "torch.Tensor":
+def to_torch(array: np.ndarray, dtype: DType) -> torch.Tensor:
     if dtype is DType.BFLOAT16:
         return torch.from_numpy(array.astype(np.float32)).to(torch.bfloat16)
     return torch.from_numpy(array.astype(dtype.numpy))
 
 
-def from_torch(tensor: "torch.Tensor", dtype: DType) -> np.ndarray:
+def from_torch(tensor: torch.Tensor, dtype: DType) -> np.ndarray:
     if dtype is DType.BFLOAT16:
         return tensor.to(torch.float32).numpy().astype(ml_dtypes.bfloat16)
     return tensor.numpy()
@@ -52,10 +52,7 @@ def inputs(spec: OpSpec, dtype: DType, rng: np.random.Generator) -> dict[str, np
     for param in spec.tensor_inputs:
         random = rng.uniform(lo, hi, size=509)
         # every special value meets every other one across the inputs: tile one input, repeat the other
-        if len(values) % 2 == 0:
-            pattern = np.tile(special, len(special))
-        else:
-            pattern = np.repeat(special, len(special))
+        pattern = np.tile(special, len(special)) if len(values) % 2 == 0 else np.repeat(special, len(special))
         data = np.concatenate([pattern, random]).astype(dtype.numpy)
         values[param.name] = data
     return values
@@ -64,7 +61,7 @@ def inputs(spec: OpSpec, dtype: DType, rng: np.random.Generator) -> dict[str, np
 def scalar_cases(spec: OpSpec) -> list[dict[str, float | bool]]:
     names = [p.name for p in spec.params if p.kind is not ParamKind.TENSOR]
     options = [spec.golden.scalar_values.get(n, [spec.example.scalars[n]]) for n in names]
-    return [dict(zip(names, combo)) for combo in itertools.product(*options)]
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*options)]
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray, dtype: DType) -> np.ndarray:

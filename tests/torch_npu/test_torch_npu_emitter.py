@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgen.plan.signature import ApiSignature, signatures
 from opgen.build import plan_specs
-from opgen.plan.operator import plan_operator
-from opgen.spec.loader import load_specs
 from opgen.emit.torch_npu import FUNCTIONS_YAML, adapter_path, render_torch_npu, torch_npu_fragment
+from opgen.plan.operator import plan_operator
+from opgen.plan.signature import ApiSignature, signatures
+from opgen.spec.loader import load_specs
 from opgen.spec.model import Direction, OpSpec
 
 torch = pytest.importorskip("torch")
@@ -264,7 +264,7 @@ def cases(spec: OpSpec) -> list[dict[str, tuple[tuple[int, ...], torch.dtype]]]:
     """Input tensors (by aten name) valid for the spec: equal shapes and dtypes, and where the output is a
     broadcast of inputs, broadcasting shapes with mixed dtypes (promotion)."""
     tensors = [p.python for p in spec.tensor_inputs]
-    found = [{n: ((2, 3), torch.bfloat16) for n in tensors}]
+    found = [dict.fromkeys(tensors, ((2, 3), torch.bfloat16))]
     broadcast = [spec.param(n).python for n in spec.outputs[0].shape.broadcast_result_of]
     if broadcast:
         mixed = dict(found[0])
@@ -312,9 +312,8 @@ class Program:
             value = next(inputs)
             if kind == "TensorType":
                 dims = ", ".join(map(str, value.shape))
-                decls.append(
-                    f"at::Tensor {arg.name}(std::vector<int64_t>{{{dims}}}, at::ScalarType::{STUB_DTYPES[value.dtype]});"
-                )
+                scalar_type = STUB_DTYPES[value.dtype]
+                decls.append(f"at::Tensor {arg.name}(std::vector<int64_t>{{{dims}}}, at::ScalarType::{scalar_type});")
                 written = arg.name if is_write(arg.alias_info) else written
             elif kind == "NumberType":
                 decls.append(f"at::Scalar {arg.name}({value});")

@@ -193,10 +193,7 @@ def f32_golden(x, scale, bias):
 def test_dtype_routes_match_numpy(binaries, tmp_path, self_code, out_code, shape, route, golden, tolerance):
     rng = np.random.default_rng(len(shape) * 1000 + self_code * 10 + out_code)
     count = int(np.prod(shape))
-    if NUMPY[self_code].kind == "i":
-        data = rng.integers(-1000, 1000, count)
-    else:
-        data = rng.normal(scale=10.0, size=count)
+    data = rng.integers(-1000, 1000, count) if NUMPY[self_code].kind == "i" else rng.normal(scale=10.0, size=count)
     data = data.astype(NUMPY[self_code])
     lines, stderr, out = run_case(binaries, tmp_path, data, self_code, out_code, shape, scale=1.5, bias=-0.25)
     assert status_of(lines) == ACLNN_SUCCESS, stderr
@@ -285,12 +282,12 @@ def test_null_arguments_return_nullptr_status(binaries, tmp_path, null):
 @pytest.mark.parametrize(
     "case,message",
     [
-        (dict(self_code=ACL_INT8, out_code=ACL_FLOAT), "DT_INT8"),
-        (dict(self_code=ACL_FLOAT, out_code=ACL_FLOAT, scale_code=ACL_COMPLEX64), "scale dtype DT_COMPLEX64"),
-        (dict(self_code=ACL_FLOAT, out_code=ACL_INT32), "DT_INT32"),
-        (dict(self_code=ACL_FLOAT, out_code=ACL_FLOAT, shape=[1] * 9), "dimensions"),
-        (dict(self_code=ACL_FLOAT, out_code=ACL_FLOAT, shape=[2, 3], out_shape=[3, 2]), "shape"),
-        (dict(self_code=ACL_BF16, out_code=ACL_BF16, soc="ascend910"), "DT_BF16"),
+        ({"self_code": ACL_INT8, "out_code": ACL_FLOAT}, "DT_INT8"),
+        ({"self_code": ACL_FLOAT, "out_code": ACL_FLOAT, "scale_code": ACL_COMPLEX64}, "scale dtype DT_COMPLEX64"),
+        ({"self_code": ACL_FLOAT, "out_code": ACL_INT32}, "DT_INT32"),
+        ({"self_code": ACL_FLOAT, "out_code": ACL_FLOAT, "shape": [1] * 9}, "dimensions"),
+        ({"self_code": ACL_FLOAT, "out_code": ACL_FLOAT, "shape": [2, 3], "out_shape": [3, 2]}, "shape"),
+        ({"self_code": ACL_BF16, "out_code": ACL_BF16, "soc": "ascend910"}, "DT_BF16"),
     ],
 )
 def test_invalid_arguments_return_param_invalid(binaries, tmp_path, case, message):
@@ -305,7 +302,7 @@ def test_invalid_arguments_return_param_invalid(binaries, tmp_path, case, messag
 
 def test_bf16_accepted_on_a2(binaries, tmp_path):
     data = np.arange(6).astype(ml_dtypes.bfloat16)
-    lines, stderr, out = run_case(binaries, tmp_path, data, ACL_BF16, ACL_BF16, [2, 3], soc="ascend910_93")
+    lines, stderr, _ = run_case(binaries, tmp_path, data, ACL_BF16, ACL_BF16, [2, 3], soc="ascend910_93")
     assert status_of(lines) == ACLNN_SUCCESS and lines[-1] == "run 0", stderr
 
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen.twin import INCLUDE_DIR
-from opgen.twin import compiler
+from opgen.twin import INCLUDE_DIR, compiler
 from opgen.twin.compiler import CcError, compile_program, find_kernel_entries, main
 
 KERNELS = Path(__file__).parent / "kernels"

@@ -99,7 +99,7 @@ def run_cases(harness: Path, cases: list[Case], work: Path, soc: str | None = No
     if soc is not None:
         env["OPGEN_SOC"] = soc
     subprocess.run([str(harness), *map(str, dirs)], check=True, env=env, timeout=120)
-    for case, directory in zip(cases, dirs):
+    for case, directory in zip(cases, dirs, strict=True):
         error = directory / "error.txt"
         if error.exists():
             case.error = error.read_text()
@@ -240,14 +240,14 @@ def test_integer_arithmetic_wraps(harness, tmp_path):
         dtype = DTYPES[case.dtype]
         a64, b64 = case.a.astype(np.int64), (case.b.astype(np.int64) if case.b is not None else None)
         expected = {
-            "Add": lambda: a64 + b64,
-            "Sub": lambda: a64 - b64,
-            "Mul": lambda: a64 * b64,
-            "Max": lambda: np.maximum(a64, b64),
-            "Min": lambda: np.minimum(a64, b64),
-            "Adds": lambda: a64 + case.scalar,
-            "Muls": lambda: a64 * case.scalar,
-        }[case.api]()
+            "Add": lambda a, b, s: a + b,
+            "Sub": lambda a, b, s: a - b,
+            "Mul": lambda a, b, s: a * b,
+            "Max": lambda a, b, s: np.maximum(a, b),
+            "Min": lambda a, b, s: np.minimum(a, b),
+            "Adds": lambda a, b, s: a + s,
+            "Muls": lambda a, b, s: a * s,
+        }[case.api](a64, b64, case.scalar)
         np.testing.assert_array_equal(case.result[:32], expected.astype(dtype), err_msg=f"{case.api}<{case.dtype}>")
 
 
@@ -402,7 +402,7 @@ def test_compare_bit_mask_layout(harness, tmp_path):
         a = random_floats(dtype, count)
         b = a.copy()
         b[::3] = random_floats(dtype, count)[::3]  # a third differ, the rest are equal (NaNs included)
-        for mode_index, mode in enumerate(CMP_MODES):
+        for mode_index in range(len(CMP_MODES)):
             out = np.full(count // 8, 0xAA, np.uint8)
             cases.append(Case("Compare", dtype_name, count, a, b, out=out, dst_dtype="uint8", mode=mode_index))
             cases.append(

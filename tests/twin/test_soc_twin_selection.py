@@ -34,9 +34,9 @@ def run(program: Path, *args: str, soc_env: str | None = None) -> subprocess.Com
 
 
 def test_committed_table_is_in_sync_with_socs_py():
-    assert (
-        soc_table.INC_PATH.read_text(encoding="utf-8") == soc_table.render()
-    ), "run `python -m opgen.twin.soc_table` after changing opgen/socs.py"
+    assert soc_table.INC_PATH.read_text(encoding="utf-8") == soc_table.render(), (
+        "run `python -m opgen.twin.soc_table` after changing opgen/socs.py"
+    )
 
 
 def test_cpp_table_rows_match_socs_py(probes):

@@ -142,5 +142,5 @@ def test_cpp_trace_accessors(programs):
 def test_read_trace_rejects_other_files(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"kernel": "k"}\n')
-    with pytest.raises(ValueError, match="bad.jsonl:1"):
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1"):
         read_trace(path)
