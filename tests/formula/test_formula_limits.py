@@ -4,13 +4,12 @@ formula the parser accepts can go through every consumer without exhausting Pyth
 from __future__ import annotations
 
 import random
-import signal
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import numpy as np
 import pytest
+from timing import deadline
 
 from opgen.formula import (
     Binary,
@@ -243,23 +242,6 @@ def _consumers(expr: Expr) -> list[Callable[[], object]]:
 STACK_ALREADY_USED = 350
 
 
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """Raise TimeoutError in this (main) thread after `seconds`, so a regression fails instead of hanging."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _through_every_consumer(text: str) -> None:

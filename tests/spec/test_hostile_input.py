@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import tracemalloc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from timing import deadline
 
 from opgen.cli import main
 from opgen.spec import loader
@@ -403,23 +401,6 @@ def test_alias_bomb_does_not_hang(tmp_path: Path) -> None:
     assert_reported(result.stderr, "leaky_relu_grad.yaml", line, "YAML aliases", column)
 
 
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """Raise TimeoutError in this (main) thread after `seconds`, so a regression fails instead of hanging."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_alias_bomb_is_rejected_by_the_loader_itself() -> None:
