@@ -4,36 +4,65 @@ In the spirit of mpicc/nvcc: `opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir
 compiles the user's sources, every .cpp of the twin runtime (`opgen/twin/src/**`), and for each operator
 package in the ops dirs its `op_api/*.cpp`, `op_host/**/*.cpp`, `op_kernel/*.cpp` and
 `op_kernel/aicpu/*.cpp`, plus a generated shim that registers every `extern "C" __global__ __aicore__`
-kernel with the twin's kernel registry; then links them.
+kernel with the twin's kernel registry; then links them (skipped when the output is already that link).
 
-Objects are cached by content: the key hashes the preprocessed translation unit, the flags and the
-compiler's identity. A manifest of each unit's dependencies (mtime and size) lets an unchanged unit skip
-even the preprocessing (like ccache's direct mode, a header newly shadowing another on the include path
-is not noticed until a listed dependency changes). The cache lives in $OPGEN_CACHE_DIR or
-~/.cache/opgen/cc and is never pruned; delete it freely.
+This module plans the build (packages, flags, generated files) and links; `build_graph` compiles the units
+in parallel (`-j`, default: every core) through the content-addressed object cache (`object_cache`: keys
+hold only what an object depends on, with location-independent paths, so adding an operator compiles only
+its units and a moved checkout reuses everything), with a precompiled header of the standard library
+(`pch`, OPGEN_CC_PCH=0 turns it off) for the twin's and the packages' units and the twin's sources
+compiled as a few unity units (`unity`, OPGEN_CC_UNITY=0), and reports progress on stderr once a build
+takes more than 2 s (`progress`). The cache lives in $OPGEN_CACHE_DIR or ~/.cache/opgen/cc and is never
+pruned; delete it freely. `benchmarks/compile_bench.py` measures cold, warm, add-one-operator and
+moved-checkout builds; the choice against ninja and ccache is recorded in `build_graph`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shlex
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen.spec.socs import DEFAULT_SOC, SOC_BY_NAME
-from opgen.twin import INCLUDE_DIR, SOURCE_DIR
+from opgen.twin import INCLUDE_DIR, SOURCE_DIR, TWIN_DIR, unity
+from opgen.twin import pch as pch_module
+from opgen.twin.build_graph import BuildContext, Unit, UnitOutcome, compile_units
+from opgen.twin.object_cache import CACHE_FORMAT, FileHashes, ObjectCache, PathMap, sha256, write_if_changed
+from opgen.twin.pch import PchBuilder
+from opgen.twin.progress import Progress
+
+__all__ = [
+    "BuildResult",
+    "CcError",
+    "Options",
+    "Plan",
+    "Unit",
+    "UnitOutcome",
+    "build",
+    "compile_program",
+    "compiler",
+    "find_kernel_entries",
+    "main",
+    "parse_args",
+]
 
 CXX_SUFFIXES = {".cpp", ".cc", ".cxx", ".c++", ".C"}
 LINK_INPUT_SUFFIXES = {".o", ".a", ".so"}
-DEFAULT_JOBS = 2
-# Bumped when the way objects are built changes, so old cache entries are not reused.
-CACHE_FORMAT = "1"
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+DEFAULT_JOBS = _cores()
 
 USAGE = """\
 usage: opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR|none]... [-j N] [-v] [g++ flags]
@@ -81,19 +110,12 @@ class OperatorPackage:
 
 
 @dataclass
-class Unit:
-    """One translation unit to compile."""
-
-    source: Path
-    flags: list[str]
-
-
-@dataclass
 class BuildResult:
     output: Path | None
     compiled: list[Path] = field(default_factory=list)  # units compiled this time
     cached: list[Path] = field(default_factory=list)  # units taken from the cache
     kernels: list[str] = field(default_factory=list)  # kernels registered by the shim
+    linked: bool = True  # False: the output already was this link
 
 
 # --------------------------------------------------------------------------- argument parsing
@@ -273,23 +295,6 @@ def cache_root(options: Options) -> Path:
     return Path(env) if env else Path.home() / ".cache" / "opgen" / "cc"
 
 
-def _write_if_changed(path: Path, text: str) -> None:
-    if path.exists() and path.read_text(encoding="utf-8") == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
-
-
-def _sha256(*parts: str | bytes) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode("utf-8") if isinstance(part, str) else part)
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
 _COMPILER_IDENTITY: dict[str, str] = {}
 
 
@@ -309,108 +314,6 @@ def compiler_identity() -> str:
     return _COMPILER_IDENTITY[cxx]
 
 
-def _dependency_stamps(paths: list[str]) -> dict[str, list[int]] | None:
-    stamps = {}
-    for path in paths:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return None
-        stamps[path] = [stat.st_mtime_ns, stat.st_size]
-    return stamps
-
-
-def _parse_depfile(text: str) -> list[str]:
-    body = text.split(":", 1)[1] if ":" in text else ""
-    body = body.replace("\\\n", " ")
-    return [os.path.abspath(p) for p in shlex.split(body, posix=True)]
-
-
-class ObjectCache:
-    def __init__(self, root: Path):
-        self.objects = root / "objects"
-        self.manifests = root / "manifests"
-
-    def object_path(self, key: str) -> Path:
-        return self.objects / key[:2] / f"{key}.o"
-
-    def direct_lookup(self, direct_key: str) -> Path | None:
-        """The cached object if every dependency recorded for this unit is unchanged."""
-        manifest_path = self.manifests / direct_key[:2] / f"{direct_key}.json"
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if _dependency_stamps(list(manifest.get("deps", {}))) != manifest.get("deps"):
-            return None
-        obj = self.object_path(manifest.get("object", ""))
-        return obj if obj.exists() else None
-
-    def store_manifest(self, direct_key: str, object_key: str, deps: list[str]) -> None:
-        stamps = _dependency_stamps(deps)
-        if stamps is None:
-            return
-        manifest = json.dumps({"object": object_key, "deps": stamps}, sort_keys=True)
-        _write_if_changed(self.manifests / direct_key[:2] / f"{direct_key}.json", manifest)
-
-
-# --------------------------------------------------------------------------- build
-
-
-@dataclass
-class UnitOutcome:
-    unit: Unit
-    obj: Path | None
-    from_cache: bool
-    stderr: str
-
-
-def _compile_unit(unit: Unit, cache: ObjectCache, work: Path) -> UnitOutcome:
-    source = str(unit.source.resolve())
-    identity = compiler_identity()
-    direct_key = _sha256(CACHE_FORMAT, "direct", identity, source, *unit.flags)
-    cached = cache.direct_lookup(direct_key)
-    if cached is not None:
-        stderr_path = cached.with_suffix(".stderr")
-        return UnitOutcome(unit, cached, True, stderr_path.read_text(encoding="utf-8") if stderr_path.exists() else "")
-
-    # Line markers only matter to debug info: without -g they are dropped, so comment-only edits hit the cache.
-    keep_lines = any(flag.startswith("-g") for flag in unit.flags)
-    preprocess = [compiler(), "-E", *([] if keep_lines else ["-P"]), *unit.flags, source]
-    result = subprocess.run(preprocess, capture_output=True)
-    if result.returncode != 0:
-        return UnitOutcome(unit, None, False, result.stderr.decode("utf-8", "replace"))
-    # The source path matters only to debug info (__FILE__ is already expanded in the preprocessed text).
-    object_key = _sha256(CACHE_FORMAT, identity, source if keep_lines else "", *unit.flags, result.stdout)
-    obj = cache.object_path(object_key)
-    depfile = work / f"{direct_key}.{os.getpid()}.d"
-    if obj.exists():
-        # Same preprocessed unit as an earlier build: record the dependencies so the next build skips -E.
-        deps_result = subprocess.run([compiler(), "-M", *unit.flags, source], capture_output=True, text=True)
-        if deps_result.returncode == 0:
-            cache.store_manifest(direct_key, object_key, _parse_depfile(deps_result.stdout))
-        stderr_path = obj.with_suffix(".stderr")
-        return UnitOutcome(unit, obj, True, stderr_path.read_text(encoding="utf-8") if stderr_path.exists() else "")
-
-    obj.parent.mkdir(parents=True, exist_ok=True)
-    temporary = obj.with_name(f"{obj.name}.{os.getpid()}.{id(unit)}.tmp")
-    command = [compiler(), "-c", *unit.flags, source, "-o", str(temporary), "-MD", "-MF", str(depfile)]
-    compiled = subprocess.run(command, capture_output=True, text=True)
-    if compiled.returncode != 0:
-        temporary.unlink(missing_ok=True)
-        return UnitOutcome(unit, None, False, compiled.stderr)
-    os.replace(temporary, obj)
-    if compiled.stderr:
-        _write_if_changed(obj.with_suffix(".stderr"), compiled.stderr)
-    try:
-        deps = _parse_depfile(depfile.read_text(encoding="utf-8"))
-        depfile.unlink()
-        cache.store_manifest(direct_key, object_key, deps)
-    except OSError:
-        pass
-    return UnitOutcome(unit, obj, False, compiled.stderr)
-
-
 def twin_sources() -> list[Path]:
     return sorted(SOURCE_DIR.rglob("*.cpp"))
 
@@ -420,7 +323,7 @@ class Plan:
 
     def __init__(self, options: Options):
         self.options = options
-        self.cache_dir = cache_root(options)
+        self.cache_dir = cache_root(options).resolve()  # one spelling, for the path placeholders
         ops_dirs = options.ops_dirs if options.ops_dirs is not None else default_ops_dirs()
         roots: list[Path] = []
         for ops_dir in ops_dirs:
@@ -450,18 +353,18 @@ class Plan:
                 headers[header.name] = header
         if not headers:
             return None
-        key = _sha256(*(str(path) for path in sorted(headers.values())))[:16]
+        key = sha256(*(str(path) for path in sorted(headers.values())))[:16]
         root = self.cache_dir / "aclnnop" / key
         for name, header in headers.items():
-            _write_if_changed(root / "aclnnop" / name, f'// Generated by opgen cc.\n#include "{header}"\n')
+            write_if_changed(root / "aclnnop" / name, f'// Generated by opgen cc.\n#include "{header}"\n')
         return root
 
     def _write_shim(self) -> Path | None:
         if not self.kernels:
             return None
         text = render_registration_shim(self.kernels)
-        path = self.cache_dir / "shims" / f"register_{_sha256(text)[:16]}.cpp"
-        _write_if_changed(path, text)
+        path = self.cache_dir / "shims" / f"register_{sha256(text)[:16]}.cpp"
+        write_if_changed(path, text)
         return path
 
     def _write_soc_default(self) -> Path:
@@ -472,7 +375,7 @@ class Plan:
             f'extern "C" const char* const opgen_twin_default_soc = "{self.options.soc}";\n'
         )
         path = self.cache_dir / "socs" / f"default_soc_{self.options.soc}.cpp"
-        _write_if_changed(path, text)
+        write_if_changed(path, text)
         return path
 
     # Flags ---------------------------------------------------------------
@@ -485,9 +388,9 @@ class Plan:
             flags.append(f'-DOPGEN_TWIN_SOC="{self.options.soc}"')
         return flags
 
-    def twin_include_flags(self) -> list[str]:
+    def twin_include_flags(self, aclnnop: bool = True) -> list[str]:
         flags = ["-isystem", str(INCLUDE_DIR)]
-        if self.aclnnop_dir is not None:
+        if aclnnop and self.aclnnop_dir is not None:
             flags += ["-I", str(self.aclnnop_dir)]
         return flags
 
@@ -503,29 +406,115 @@ class Plan:
 
     def runtime_flags(self) -> list[str]:
         # The twin's own sources take the user's defines and optimisation level but not warning flags.
+        # They include no aclnnop/ header, so the aclnnop dir (which changes with the packages) stays off.
         passed = [f for f in self.options.compile_flags if not f.startswith("-W")]
-        return self.base_flags(with_soc=False) + passed + self.twin_include_flags()
+        return self.base_flags(with_soc=False) + passed + self.twin_include_flags(aclnnop=False)
 
     def units(self) -> list[Unit]:
+        """User sources (never with the precompiled header), package sources, the twin, the shims."""
+        return self._user_and_package_units() + self._twin_units() + self._generated_units()
+
+    def build_units(self, path_map: PathMap) -> list[Unit]:
+        """`units()` with the twin's sources combined into a few unity units (see `unity`)."""
+        twin = self._twin_units()
+        if unity.enabled() and len(twin) > 1:
+            by_source = {unit.source: unit for unit in twin}
+            twin = []
+            for chunk in unity.chunks(sorted(by_source)):
+                members = [by_source[source] for source in chunk]
+                if len(members) == 1:
+                    twin += members
+                    continue
+                source = unity.write_unity_source(self.cache_dir / "unity", chunk, path_map)
+                flags = self.runtime_flags() + unity.UNITY_FLAGS
+                pch = all(member.pch for member in members)
+                twin.append(Unit(source, flags, pch, members, unity.failed_marker(source)))
+        return self._user_and_package_units() + twin + self._generated_units()
+
+    def _user_and_package_units(self) -> list[Unit]:
         units = [Unit(source, self.user_flags()) for source in self.options.sources]
         for package in self.packages:
-            units += [Unit(source, self.package_flags(package)) for source in package.sources]
-        units += [Unit(source, self.runtime_flags()) for source in twin_sources()]
-        if self.shim is not None:
-            units.append(Unit(self.shim, self.runtime_flags()))
-        units.append(Unit(self.soc_unit, self.runtime_flags()))
+            flags = self.package_flags(package)
+            units += [Unit(source, flags, pch=pch_module.suits(source)) for source in package.sources]
         return units
+
+    def _twin_units(self) -> list[Unit]:
+        runtime = self.runtime_flags()
+        return [Unit(source, runtime, pch=pch_module.suits(source)) for source in twin_sources()]
+
+    def _generated_units(self) -> list[Unit]:
+        runtime = self.runtime_flags()
+        return ([Unit(self.shim, runtime)] if self.shim is not None else []) + [Unit(self.soc_unit, runtime)]
+
+    def path_roots(self) -> list[tuple[Path, str]]:
+        """Directories that cache keys and __FILE__ name by placeholder, so they may move."""
+        roots = [(TWIN_DIR, "@twin"), (self.cache_dir, "@cache")]
+        if self.aclnnop_dir is not None:
+            roots.append((self.aclnnop_dir, "@aclnnop"))
+        seen: dict[str, int] = {}
+        for package in self.packages:
+            count = seen[package.root.name] = seen.get(package.root.name, 0) + 1
+            roots.append((package.root, f"@pkg:{package.root.name}" + (f"#{count}" if count > 1 else "")))
+        return roots
+
+
+def _context(plan: Plan) -> BuildContext:
+    # With -g the debug info names the real files: keys then hold real paths (nothing is normalised).
+    debug = any(flag.startswith("-g") and flag != "-g0" for flag in plan.options.compile_flags)
+    path_map = PathMap(plan.path_roots(), enabled=not debug)
+    cache = ObjectCache(plan.cache_dir, path_map, FileHashes([plan.cache_dir], path_map))
+    identity = compiler_identity()
+    builder = PchBuilder(cache, compiler(), identity) if pch_module.enabled() else None
+    work = plan.cache_dir / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    return BuildContext(cache, compiler(), identity, path_map, builder, work, keep_lines=debug)
+
+
+def _link(options: Options, objects: list[Path], cache_dir: Path) -> bool:
+    """Links unless the output is already the result of this very link; True if it linked."""
+    assert options.output is not None
+    output = options.output.resolve()
+    command = [compiler(), *map(str, objects), *map(str, options.link_inputs), "-o", str(options.output)]
+    command += options.link_flags
+    inputs = []
+    for path in options.link_inputs:
+        try:
+            stat = path.stat()
+            inputs.append(f"{path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}")
+        except OSError:
+            inputs.append(str(path))
+    key = sha256(CACHE_FORMAT, "link", compiler_identity(), *command, *inputs)
+    record = cache_dir / "links" / f"{sha256(str(output))[:32]}.json"
+
+    def output_stamp() -> list[int] | None:
+        try:
+            stat = output.stat()
+        except OSError:
+            return None
+        return [stat.st_mtime_ns, stat.st_size, stat.st_ino]
+
+    try:
+        previous = json.loads(record.read_text(encoding="utf-8"))
+        if previous.get("key") == key and previous.get("output") == output_stamp() and output_stamp():
+            return False
+    except (OSError, ValueError, AttributeError):
+        pass
+    output.parent.mkdir(parents=True, exist_ok=True)
+    linked = subprocess.run(command, capture_output=True, text=True)
+    if linked.stderr:
+        sys.stderr.write(linked.stderr)
+    if linked.returncode != 0:
+        raise CcError("linking failed")
+    write_if_changed(record, json.dumps({"key": key, "output": output_stamp()}))
+    return True
 
 
 def build(options: Options) -> BuildResult:
     plan = Plan(options)
-    cache = ObjectCache(plan.cache_dir)
-    work = plan.cache_dir / "work"
-    work.mkdir(parents=True, exist_ok=True)
-    units = plan.units()
+    context = _context(plan)
+    units = plan.build_units(context.path_map)
     result = BuildResult(output=options.output, kernels=[name for name, _ in plan.kernels])
-    with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-        outcomes = list(pool.map(lambda unit: _compile_unit(unit, cache, work), units))
+    outcomes = compile_units(context, units, options.jobs, progress=lambda total: Progress(total))
     failed = False
     objects: list[Path] = []
     for outcome in outcomes:
@@ -535,21 +524,16 @@ def build(options: Options) -> BuildResult:
             failed = True
             continue
         objects.append(outcome.obj)
-        (result.cached if outcome.from_cache else result.compiled).append(outcome.unit.source)
+        # A unity unit stands for its member sources.
+        sources = [member.source for member in outcome.unit.members] or [outcome.unit.source]
+        (result.cached if outcome.from_cache else result.compiled).extend(sources)
         if options.verbose:
             state = "cached" if outcome.from_cache else "compiled"
-            print(f"opgen cc: {state} {outcome.unit.source}", file=sys.stderr)
+            for source in sources:
+                print(f"opgen cc: {state} {source}", file=sys.stderr)
     if failed:
         raise CcError("compilation failed")
-    assert options.output is not None
-    options.output.parent.mkdir(parents=True, exist_ok=True)
-    link = [compiler(), *map(str, objects), *map(str, options.link_inputs), "-o", str(options.output)]
-    link += options.link_flags
-    linked = subprocess.run(link, capture_output=True, text=True)
-    if linked.stderr:
-        sys.stderr.write(linked.stderr)
-    if linked.returncode != 0:
-        raise CcError("linking failed")
+    result.linked = _link(options, objects, plan.cache_dir)
     if options.verbose:
         print(
             f"opgen cc: {len(result.compiled)} compiled, {len(result.cached)} cached -> {options.output}",
@@ -566,7 +550,7 @@ def compile_program(
     ops_dirs: list[Path | str] | None = None,
     flags: list[str] | None = None,
     cache_dir: Path | str | None = None,
-    jobs: int = DEFAULT_JOBS,
+    jobs: int | None = None,
 ) -> BuildResult:
     """Python entry point of `opgen cc` (used by tests and bindings). `ops_dirs=None` means the default
     (./generated if present); `[]` means none. Raises CcError on failure (g++ output goes to stderr)."""
@@ -574,7 +558,7 @@ def compile_program(
     if ops_dirs is not None:
         argv += [arg for ops_dir in ops_dirs for arg in ("--ops-dir", str(ops_dir))] or ["--ops-dir", "none"]
     options = parse_args(argv)
-    options.jobs = jobs
+    options.jobs = jobs if jobs is not None else DEFAULT_JOBS
     if cache_dir is not None:
         options.cache_dir = Path(cache_dir)
     return build(options)
