@@ -19,7 +19,9 @@ import ctypes
 import hashlib
 import os
 import threading
+import weakref
 from pathlib import Path
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -65,11 +67,16 @@ _LOCK = threading.Lock()
 _STATE: dict[str, object] = {}
 
 
+# How the twin library is compiled: -O2 lets the twin's element loops and copies run at memory speed.
+_BUILD_FLAGS = ("-O2",)
+
+
 def _sources_key() -> str:
-    """Identity of the generated packages and the twin, so a stale library is never reused."""
+    """Identity of the generated packages, the twin and the build flags, so a stale library is never reused."""
     import opgen.twin  # the twin's runtime sources are part of the library
 
     digest = hashlib.sha256()
+    digest.update(repr(_BUILD_FLAGS).encode())
     roots = [GENERATED, Path(opgen.twin.__file__).parent]
     for root in roots:
         for path in sorted(root.rglob("*")):
@@ -90,7 +97,7 @@ def _build_twin_library() -> Path:
         stub = cache / "opgen_ops_entry.cpp"
         stub.write_text("// The aclnn APIs come from the generated packages; this unit only anchors the link.\n")
         partial = library.with_suffix(f".{os.getpid()}.tmp")
-        status = cc_main([str(stub), "-o", str(partial), "-shared", "--ops-dir", str(GENERATED), "-O1"])
+        status = cc_main([str(stub), "-o", str(partial), "-shared", "--ops-dir", str(GENERATED), *_BUILD_FLAGS])
         if status != 0:
             raise RuntimeError("could not build the CPU-twin operator library (see the compiler output above)")
         os.replace(partial, library)
@@ -99,6 +106,9 @@ def _build_twin_library() -> Path:
 
 def library() -> ctypes.CDLL:
     """The loaded op library, initialised (aclInit, device, stream) on first use."""
+    lib = _STATE.get("lib")
+    if lib is not None:
+        return lib  # type: ignore[return-value]
     with _LOCK:
         if "lib" in _STATE:
             return _STATE["lib"]  # type: ignore[return-value]
@@ -116,8 +126,9 @@ def library() -> ctypes.CDLL:
         _check_acl(lib.aclrtSetDevice(device), "aclrtSetDevice")
         stream = ctypes.c_void_p()
         _check_acl(lib.aclrtCreateStream(ctypes.byref(stream)), "aclrtCreateStream")
-        _STATE["lib"] = lib
         _STATE["stream"] = stream
+        _STATE["fn"] = _Functions(lib)
+        _STATE["lib"] = lib  # last: library() returns early only once everything above is in place
         return lib
 
 
@@ -138,6 +149,65 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.aclInit.argtypes = [ctypes.c_char_p]
 
 
+class _Handle(ctypes.c_void_p):
+    """An opaque pointer returned by the library. (A c_void_p subclass as restype stays a ctypes object, so it is
+    passed back without being converted to an int and wrapped again.)"""
+
+
+class _Functions:
+    """The C functions a call uses, looked up once, without argtypes: every argument is passed as a ctypes
+    object of the C parameter's exact type, which skips ctypes' per-argument conversion (a microsecond each)."""
+
+    def __init__(self, lib: ctypes.CDLL):
+        self.lib = lib
+
+        def function(name: str, restype=ctypes.c_int):
+            fn = lib[name]  # a new function object: the declarations on `lib`'s attributes stay as they are
+            fn.restype = restype
+            return fn
+
+        self.create_tensor = function("aclCreateTensor", _Handle)
+        self.destroy_tensor = function("aclDestroyTensor")
+        self.create_scalar = function("aclCreateScalar", _Handle)
+        self.destroy_scalar = function("aclDestroyScalar")
+        self.malloc = function("aclrtMalloc")
+        self.free = function("aclrtFree")
+        self.memcpy = function("aclrtMemcpy")
+        self.memset = function("aclrtMemset")
+        self.synchronize = function("aclrtSynchronizeStream")
+        self.recent_error = function("aclGetRecentErrMsg", ctypes.c_char_p)
+        self.apis: dict[str, tuple] = {}
+        self.tensors: dict[tuple, _DeviceTensor] = {}  # see _CACHED_TENSOR_BYTES
+        self.scalars: dict[tuple, _Handle] = {}  # (aclDataType, value bytes) -> aclScalar
+        # The workspace is kept from call to call (grown when a call needs more), as a framework's caching
+        # allocator would: a fresh buffer per call is an allocation of the library's system workspace
+        # (16 MiB on the twin) every time.
+        self.workspace = ctypes.c_void_p()
+        self.workspace_bytes = 0
+
+    def api(self, name: str) -> tuple:
+        """(phase one, phase two) of an aclnn API."""
+        pair = self.apis.get(name)
+        if pair is None:
+            pair = self.apis[name] = (getattr(self.lib, f"{name}GetWorkspaceSize"), getattr(self.lib, name))
+        return pair
+
+    def workspace_of(self, size: int) -> ctypes.c_void_p:
+        if size > self.workspace_bytes:
+            if self.workspace_bytes:
+                self.free(self.workspace)
+                self.workspace, self.workspace_bytes = ctypes.c_void_p(), 0
+            status = self.malloc(ctypes.byref(self.workspace), ctypes.c_size_t(size), ACL_MEM_MALLOC_HUGE_FIRST)
+            _check_acl(status, "aclrtMalloc")
+            self.workspace_bytes = size
+        return self.workspace
+
+
+# Constant arguments of the 64-bit parameters, made once.
+_U64 = tuple(ctypes.c_uint64(n) for n in range(9))
+_I64_ZERO = ctypes.c_int64(0)
+
+
 def _check_acl(status: int, what: str) -> None:
     if status != 0:
         raise RuntimeError(f"{what} failed with ACL error {status}")
@@ -155,71 +225,209 @@ def as_array(value) -> np.ndarray | None:
     return value if isinstance(value, np.ndarray) else np.asarray(value)
 
 
-class _DeviceTensor:
-    """An aclTensor over device memory holding the span of a (possibly strided) host array."""
+_INT64_ARRAYS = [ctypes.c_int64 * n for n in range(9)]
 
-    def __init__(self, lib: ctypes.CDLL, array: np.ndarray):
-        self.lib, self.array = lib, array
-        itemsize = array.dtype.itemsize
-        if array.dtype not in ACL_DTYPE:
-            raise TypeError(f"dtype {array.dtype} has no aclDataType")
-        strides = [s // itemsize for s in array.strides]
-        if any(s < 0 or s * itemsize != b for s, b in zip(strides, array.strides, strict=True)) or array.size == 0:
-            # not expressible as element strides (or empty): a contiguous copy
-            self.host = np.ascontiguousarray(array)
-            strides = [s // itemsize for s in self.host.strides] if self.host.ndim else []
-            span = self.host.size
+
+def _int64_array(values) -> ctypes.Array:
+    n = max(len(values), 1)
+    kind = _INT64_ARRAYS[n] if n < len(_INT64_ARRAYS) else ctypes.c_int64 * n
+    return kind(*values)
+
+
+# shape -> (dims, element strides of the C-contiguous layout), as the int64 arrays aclCreateTensor reads
+# (and copies): a binding called again and again on arrays of one shape builds them once.
+_CONTIGUOUS_LAYOUTS: dict[tuple[int, ...], tuple[ctypes.Array, ctypes.Array]] = {}
+
+
+def _contiguous_layout(shape: tuple[int, ...]) -> tuple[ctypes.Array, ctypes.Array]:
+    layout = _CONTIGUOUS_LAYOUTS.get(shape)
+    if layout is None:
+        strides = []
+        step = 1
+        for dim in reversed(shape):
+            strides.append(step)
+            step *= dim
+        if len(_CONTIGUOUS_LAYOUTS) >= 256:
+            _CONTIGUOUS_LAYOUTS.clear()
+        layout = _CONTIGUOUS_LAYOUTS[shape] = (_int64_array(shape), _int64_array(strides[::-1]))
+    return layout
+
+
+def _data_offset() -> int | None:
+    """Where an ndarray object keeps its data pointer: right after the object header (numpy's public
+    PyArrayObject_fields). Checked against `__array_interface__` on a view; None (use that instead) if it
+    does not hold on this interpreter."""
+    try:
+        offset = object.__basicsize__
+        for probe in (np.arange(4, dtype=np.float32)[1:], np.zeros((2, 3), np.int8).T[1]):
+            if ctypes.c_void_p.from_address(id(probe) + offset).value != probe.__array_interface__["data"][0]:
+                return None
+        return offset
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+_DATA_OFFSET = _data_offset()
+_VOID_AT = ctypes.c_void_p.from_address
+
+
+def _pointer_to(array: np.ndarray) -> ctypes.c_void_p:
+    """A pointer argument to the array's first element, valid while the array lives: where the layout is known,
+    a view of the data pointer inside the ndarray object itself. (`.ctypes.data` and `__array_interface__`
+    take microseconds on a new array: they build an object or a dict each time.)"""
+    if _DATA_OFFSET is not None:
+        return _VOID_AT(id(array) + _DATA_OFFSET)
+    return ctypes.c_void_p(array.__array_interface__["data"][0])
+
+
+class _DeviceTensor:
+    """An aclTensor over device memory holding the span of a (possibly strided) host array.
+
+    Made for one host array and its layout; `bind` points it at another array of the same dtype, shape and
+    strides (a cached tensor reused by a later call). The bytes from the first to the last element of the view,
+    gaps included, are contiguous host memory starting at the first element (all strides are non-negative once
+    bound): one copy takes them to the device.
+    """
+
+    __slots__ = (
+        "array",
+        "contiguous",
+        "device",
+        "fn",
+        "handle",
+        "host",
+        "host_pointer",
+        "size_arg",
+        "span",
+        "span_bytes",
+        "staged",
+    )
+
+    def __init__(self, fn: _Functions, array: np.ndarray):
+        self.fn = fn
+        dtype = array.dtype
+        acl_dtype = ACL_DTYPE.get(dtype)
+        if acl_dtype is None:
+            raise TypeError(f"dtype {dtype} has no aclDataType")
+        itemsize = dtype.itemsize
+        size = array.size
+        self.staged = False  # True: the way back goes through a staging copy (the view has gaps)
+        self.contiguous = False  # True: a C-contiguous array with elements, its own span
+        if size and array.flags.c_contiguous:
+            # The common case: the span is the array itself.
+            span = size
+            dims, strides_arg = _contiguous_layout(array.shape)
         else:
+            strides = [s // itemsize for s in array.strides]
+            if size == 0 or any(s < 0 or s * itemsize != b for s, b in zip(strides, array.strides, strict=True)):
+                # not expressible as element strides (or empty): a contiguous copy (see bind)
+                strides = []
+                step = 1
+                for dim in reversed(array.shape):
+                    strides.insert(0, step)
+                    step *= dim
+                span = size
+            else:
+                span = 1 + sum((d - 1) * s for d, s in zip(array.shape, strides, strict=True))
+                # The host's bytes between the view's elements must never be written: a view with gaps comes
+                # back through a staging copy; without gaps the device span goes straight into the array.
+                self.staged = span != size
+            dims, strides_arg = _int64_array(array.shape), _int64_array(strides)
+        self.bind(array)
+        self.contiguous = bool(size) and bool(array.flags.c_contiguous)
+        self.span = span
+        self.span_bytes = span_bytes = span * itemsize
+        self.size_arg = ctypes.c_size_t(span_bytes)
+        self.device = device = ctypes.c_void_p()
+        if span_bytes:
+            status = fn.malloc(ctypes.byref(device), self.size_arg, ACL_MEM_MALLOC_HUGE_FIRST)
+            _check_acl(status, "aclrtMalloc")
+        try:
+            ndim = array.ndim
+            self.handle = handle = fn.create_tensor(
+                dims,
+                _U64[ndim] if ndim < len(_U64) else ctypes.c_uint64(ndim),
+                acl_dtype,
+                strides_arg,
+                _I64_ZERO,
+                ACL_FORMAT_ND,
+                ctypes.byref(ctypes.c_int64(span)),
+                _U64[1],
+                device,
+            )
+            if not handle:
+                raise RuntimeError("aclCreateTensor failed")
+        except BaseException:
+            if span_bytes:
+                fn.free(device)
+            raise
+
+    def bind(self, array: np.ndarray) -> None:
+        """Makes `array` (of the layout this tensor was made for) the host side."""
+        self.array = array
+        if self.contiguous:  # known from the layout: no checks
             self.host = array
-            span = 1 + sum((d - 1) * s for d, s in zip(array.shape, strides, strict=True)) if array.size else 0
-        self.span_bytes = span * itemsize
-        # the bytes from the first to the last element of the view, gaps included
-        self.span = (
-            np.lib.stride_tricks.as_strided(self.host, shape=(span,), strides=(itemsize,))
-            if span
-            else np.empty(0, array.dtype)
-        )
-        self.device = ctypes.c_void_p()
-        if self.span_bytes:
-            _check_acl(
-                lib.aclrtMalloc(ctypes.byref(self.device), self.span_bytes, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc"
-            )
-            staged = np.ascontiguousarray(self.span)
-            _check_acl(
-                lib.aclrtMemcpy(
-                    self.device, self.span_bytes, staged.ctypes.data, self.span_bytes, ACL_MEMCPY_HOST_TO_DEVICE
-                ),
-                "aclrtMemcpy",
-            )
-        dims = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
-        stride_arr = (ctypes.c_int64 * max(array.ndim, 1))(*strides)
-        storage = (ctypes.c_int64 * 1)(span)
-        self.handle = lib.aclCreateTensor(
-            dims, array.ndim, ACL_DTYPE[array.dtype], stride_arr, 0, ACL_FORMAT_ND, storage, 1, self.device
-        )
-        if not self.handle:
-            raise RuntimeError("aclCreateTensor failed")
+            self.host_pointer = _pointer_to(array)
+            return
+        itemsize = array.dtype.itemsize
+        if array.size and (array.flags.c_contiguous or all(s >= 0 and s % itemsize == 0 for s in array.strides)):
+            self.host = array
+        else:
+            # negative or odd strides, or empty: a contiguous copy goes to the device and comes back
+            self.host = np.ascontiguousarray(array)
+        self.host_pointer = _pointer_to(self.host) if self.host.size else _NULL
 
     def copy_back(self) -> None:
         """Device span -> the host array's memory (only the view's elements change)."""
         if not self.span_bytes:
             return
-        staged = np.empty(self.span.shape, self.span.dtype)
-        _check_acl(
-            self.lib.aclrtMemcpy(
-                staged.ctypes.data, self.span_bytes, self.device, self.span_bytes, ACL_MEMCPY_DEVICE_TO_HOST
-            ),
-            "aclrtMemcpy",
-        )
-        view = np.lib.stride_tricks.as_strided(staged, shape=self.host.shape, strides=self.host.strides)
-        np.copyto(self.host, view)
+        size = self.size_arg
+        if not self.staged:
+            # no gaps: the span is exactly the view's elements, straight into the host memory
+            status = self.fn.memcpy(self.host_pointer, size, self.device, size, ACL_MEMCPY_DEVICE_TO_HOST)
+            _check_acl(status, "aclrtMemcpy")
+        else:
+            staged = np.empty(self.span, self.host.dtype)
+            host = ctypes.c_void_p(staged.ctypes.data)
+            _check_acl(self.fn.memcpy(host, size, self.device, size, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+            view = np.lib.stride_tricks.as_strided(staged, shape=self.host.shape, strides=self.host.strides)
+            np.copyto(self.host, view)
         if self.host is not self.array:
             np.copyto(self.array, self.host)
 
     def free(self) -> None:
-        self.lib.aclDestroyTensor(self.handle)
+        self.fn.destroy_tensor(self.handle)
         if self.span_bytes:
-            self.lib.aclrtFree(self.device)
+            self.fn.free(self.device)
+
+
+# Device tensors of small arguments are kept from call to call, keyed by argument position and layout (dtype,
+# shape, strides): a call on a few elements is otherwise mostly the fixed cost of allocating device memory
+# and creating and destroying aclTensor objects. A reused tensor gets its host's bytes copied in again
+# (an output the binding has just allocated gets the memory fill of a fresh device buffer instead), so it
+# starts each call as a new one would. Large arrays gain nothing from it and are not kept.
+_CACHED_TENSOR_BYTES = 64 * 1024
+_CACHED_TENSORS = 32
+_UNINITIALISED_BYTE = 0xA5  # the twin's fill of fresh device memory
+_CACHED_SCALARS = 64
+_NO_ARRAY = np.empty(0, np.uint8)
+_NULL = ctypes.c_void_p()
+
+
+# A Python scalar becomes the aclScalar PyTorch would make of it: bool, int64 or double.
+_PY_SCALARS = {bool: (ctypes.c_bool, 12), int: (ctypes.c_int64, 9), float: (ctypes.c_double, 11)}
+
+
+def _scalar_value(value) -> tuple[Any, int]:
+    """(a ctypes object or numpy array holding the value, its aclDataType)."""
+    kind = _PY_SCALARS.get(type(value))
+    if kind is not None:
+        c_type, acl_dtype = kind
+        if c_type is ctypes.c_int64 and not -(2**63) <= value < 2**63:
+            return _scalar_dtype(value)  # numpy refuses it (OverflowError); ctypes would wrap it silently
+        return c_type(value), acl_dtype
+    array, acl_dtype = _scalar_dtype(value)
+    return array, acl_dtype
 
 
 def _scalar_dtype(value) -> tuple[np.ndarray, int]:
@@ -241,14 +449,24 @@ def _scalar_dtype(value) -> tuple[np.ndarray, int]:
 class Tensor:
     """An argument that is an aclTensor (None for a null pointer)."""
 
+    __slots__ = ("array", "output")
+
     def __init__(self, array: np.ndarray | None, *, output: bool = False):
         self.array, self.output = array, output
+
+
+_PLAIN_NUMBERS = frozenset((bool, int, float))
 
 
 class Scalar:
     """An argument that is an aclScalar (None for a null pointer): a number, never text or a container."""
 
+    __slots__ = ("value",)
+
     def __init__(self, value, *, real: bool = False):
+        if type(value) in _PLAIN_NUMBERS:  # the common case, nothing to check
+            self.value = value
+            return
         if value is not None and not isinstance(value, (bool, int, float, complex, np.generic, np.ndarray)):
             raise TypeError(f"expected a number for an aclScalar, got {type(value).__name__}")
         if real and value is not None and np.iscomplexobj(value) and np.imag(value) != 0:
@@ -261,6 +479,8 @@ class Scalar:
 class Flag:
     """A bool argument: only True/False (numpy bools too); 'False', 0 or None are refused, not guessed."""
 
+    __slots__ = ("value",)
+
     def __init__(self, value):
         if not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"expected a bool, got {type(value).__name__} {value!r}")
@@ -271,71 +491,140 @@ class Flag:
 # runtime's recent-error buffer, which must hold that call's message and no other thread's.
 _CALL_LOCK = threading.RLock()
 
+# The output array new_output made last on this thread, which holds nothing worth copying to the device.
+_FRESH = threading.local()
+
 
 def call(api: str, args: list) -> None:
     """Runs `api` in two phases; raises AclnnError with the status of a failing phase. Thread-safe."""
     lib = library()
+    fresh_ref = getattr(_FRESH, "ref", None)
+    fresh = fresh_ref() if fresh_ref is not None else None
+    _FRESH.ref = None
     with _CALL_LOCK:
-        _call(lib, api, args)
+        _call(lib, api, args, fresh)
 
 
-def _call(lib: ctypes.CDLL, api: str, args: list) -> None:
+def _call(lib: ctypes.CDLL, api: str, args: list, fresh: np.ndarray | None = None) -> None:
+    fn: _Functions = _STATE["fn"]  # type: ignore[assignment]
     stream = _STATE["stream"]
-    _recent_error(lib)  # drop messages of earlier calls
-    tensors: list[_DeviceTensor] = []
-    scalars: list[int] = []
-    keep: list[np.ndarray] = []
+    cache: dict = fn.tensors
+    fn.recent_error()  # drop messages of earlier calls
+    tensors: list[tuple[_DeviceTensor, bool, tuple | None]] = []  # (tensor, is an output, cache key or None)
+    scalar_cache: dict = fn.scalars
+    keep: list[object] = []
     c_args: list = []
+    # An output the binding has just allocated holds nothing yet: it is not uploaded (unless it is an input too).
+    fresh_uses = 0
+    if fresh is not None:
+        for a in args:
+            if type(a) is Tensor and a.array is fresh:
+                fresh_uses += 1
     try:
-        for arg in args:
-            if isinstance(arg, Tensor):
-                if arg.array is None:
-                    c_args.append(ctypes.c_void_p(None))
+        for position, arg in enumerate(args):
+            kind = type(arg)
+            if kind is Tensor:
+                array = arg.array
+                if array is None:
+                    c_args.append(None)
                     continue
-                tensor = _DeviceTensor(lib, arg.array)
-                tensors.append(tensor)
-                c_args.append(ctypes.c_void_p(tensor.handle))
-            elif isinstance(arg, Scalar):
+                key: tuple | None = None
+                tensor = None
+                if 0 < array.nbytes <= _CACHED_TENSOR_BYTES:
+                    key = (position, array.dtype, array.shape, array.strides)
+                    tensor = cache.pop(key, None)  # out of the cache while in use
+                    if tensor is not None:
+                        if tensor.contiguous:  # bind(), inlined for the common case
+                            tensor.array = tensor.host = array
+                            tensor.host_pointer = (
+                                _VOID_AT(id(array) + _DATA_OFFSET) if _DATA_OFFSET else _pointer_to(array)
+                            )
+                        else:
+                            tensor.bind(array)
+                if tensor is None:
+                    tensor = _DeviceTensor(fn, array)
+                tensors.append((tensor, arg.output, key))
+                if not tensor.span_bytes:
+                    pass
+                elif not (fresh_uses == 1 and arg.output and array is fresh):
+                    size = tensor.size_arg  # the host's span to the device (see _DeviceTensor)
+                    status = fn.memcpy(tensor.device, size, tensor.host_pointer, size, ACL_MEMCPY_HOST_TO_DEVICE)
+                    if status:
+                        _check_acl(status, "aclrtMemcpy")
+                elif key is not None:
+                    # a reused buffer holds an earlier call's bytes: give it a fresh buffer's fill
+                    size = tensor.size_arg
+                    status = fn.memset(tensor.device, size, _UNINITIALISED_BYTE, size)
+                    if status:
+                        _check_acl(status, "aclrtMemset")
+                c_args.append(tensor.handle)
+            elif kind is Scalar:
                 if arg.value is None:
-                    c_args.append(ctypes.c_void_p(None))
+                    c_args.append(None)
                     continue
-                array, dtype = _scalar_dtype(arg.value)
-                keep.append(array)
-                handle = lib.aclCreateScalar(array.ctypes.data, dtype)
-                scalars.append(handle)
-                c_args.append(ctypes.c_void_p(handle))
-            elif isinstance(arg, Flag):
+                value = arg.value
+                value_type = type(value)
+                # A plain number other than 0 and NaN is its own key (0.0 == -0.0 and NaN != NaN: those are
+                # keyed by their bytes, as is every other value).
+                value_key: tuple | None = (
+                    (value_type, value) if value_type in _PY_SCALARS and value == value and value != 0 else None
+                )
+                handle = scalar_cache.get(value_key) if value_key is not None else None
+                if handle is None:
+                    holder, dtype = _scalar_value(value)
+                    if value_key is None:
+                        value_key = (dtype, holder.tobytes() if isinstance(holder, np.ndarray) else bytes(holder))
+                        handle = scalar_cache.get(value_key)
+                if handle is None:
+                    keep.append(holder)
+                    address = (
+                        ctypes.c_void_p(holder.ctypes.data) if isinstance(holder, np.ndarray) else ctypes.byref(holder)
+                    )
+                    handle = fn.create_scalar(address, dtype)
+                    if handle:
+                        # aclScalar holds a copy of the value: kept for later calls with the same value
+                        if len(scalar_cache) >= _CACHED_SCALARS:
+                            fn.destroy_scalar(scalar_cache.pop(next(iter(scalar_cache))))
+                        scalar_cache[value_key] = handle
+                c_args.append(handle)
+            elif kind is Flag:
                 c_args.append(ctypes.c_bool(arg.value))
             else:
                 raise TypeError(f"unexpected argument {arg!r}")
+        phase_one, phase_two = fn.apis.get(api) or fn.api(api)
         workspace_size = ctypes.c_uint64(0)
         executor = ctypes.c_void_p()
-        phase_one = getattr(lib, f"{api}GetWorkspaceSize")
         status = phase_one(*c_args, ctypes.byref(workspace_size), ctypes.byref(executor))
         if status != 0:
             raise AclnnError(api, status, _recent_error(lib))
-        workspace = ctypes.c_void_p()
-        if workspace_size.value:
-            _check_acl(
-                lib.aclrtMalloc(ctypes.byref(workspace), workspace_size.value, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc"
-            )
-        try:
-            status = getattr(lib, api)(workspace, workspace_size, executor, stream)
-            if status != 0:
-                raise AclnnError(api, status, _recent_error(lib))
-            _check_acl(lib.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream")
-        finally:
-            if workspace_size.value:
-                lib.aclrtFree(workspace)
-        passed = [a for a in args if isinstance(a, Tensor) and a.array is not None]  # in the order of `tensors`
-        for tensor, arg in zip(tensors, passed, strict=True):
-            if arg.output:
+        size = workspace_size.value
+        workspace = (fn.workspace if size <= fn.workspace_bytes else fn.workspace_of(size)) if size else _NULL
+        status = phase_two(workspace, workspace_size, executor, stream)
+        if status != 0:
+            raise AclnnError(api, status, _recent_error(lib))
+        status = fn.synchronize(stream)
+        if status:
+            _check_acl(status, "aclrtSynchronizeStream")
+        for tensor, output, _ in tensors:
+            if not output:
+                continue
+            if tensor.contiguous:  # copy_back(), inlined for the common case
+                size_arg = tensor.size_arg
+                status = fn.memcpy(tensor.host_pointer, size_arg, tensor.device, size_arg, ACL_MEMCPY_DEVICE_TO_HOST)
+                if status:
+                    _check_acl(status, "aclrtMemcpy")
+            else:
                 tensor.copy_back()
     finally:
-        for tensor in tensors:
-            tensor.free()
-        for handle in scalars:
-            lib.aclDestroyScalar(handle)
+        for tensor, _, key in tensors:
+            tensor.array = tensor.host = _NO_ARRAY  # the cache keeps no host array alive
+            tensor.host_pointer = _NULL
+            if key is None or key in cache:
+                tensor.free()
+                continue
+            if len(cache) >= _CACHED_TENSORS:
+                cache.pop(next(iter(cache))).free()  # the oldest
+            cache[key] = tensor
 
 
 _FLOAT_RANK = {
@@ -367,9 +656,15 @@ def result_dtype(*arrays: np.ndarray | None) -> np.dtype:
 
 def new_output(shape_of: list, dtype_of: list) -> np.ndarray:
     """The output PyTorch would allocate: shape and dtype from the given inputs (a dummy if one is None)."""
-    if any(a is None for a in shape_of + dtype_of):
-        return np.empty(0, np.float32)
-    return np.empty(broadcast_shape(*shape_of), result_dtype(*dtype_of))
+    for a in (*shape_of, *dtype_of):
+        if a is None:
+            return np.empty(0, np.float32)
+    # one input: its own shape and dtype (the common case, without the general machinery)
+    shape = shape_of[0].shape if len(shape_of) == 1 else broadcast_shape(*shape_of)
+    dtype = dtype_of[0].dtype if len(dtype_of) == 1 else result_dtype(*dtype_of)
+    out = np.empty(shape, dtype)
+    _FRESH.ref = weakref.ref(out)  # the next call() on this thread need not copy its garbage to the device
+    return out
 
 
 def broadcast_shape(*arrays: np.ndarray | None) -> tuple[int, ...]:

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "opgen_twin/runtime.h"
 #include "opgen_twin/tensor.h"
@@ -62,21 +63,116 @@ uint64_t CompareProlog(Api api, const AscendC::LocalTensor<U>& dst, const Ascend
   return n;
 }
 
-template <typename T, typename Rhs>
-void WriteCompareBits(uint8_t* out, const uint8_t* lhs, uint64_t n, AscendC::CMPMODE mode, Rhs rhs) {
-  for (uint64_t byte = 0; byte < n / 8; ++byte) {
-    uint8_t bits = 0;
-    for (uint64_t bit = 0; bit < 8; ++bit) {
-      const uint64_t i = byte * 8 + bit;
-      if (CompareValues(Widen(LoadElement<T>(lhs, i)), rhs(i), mode)) bits = static_cast<uint8_t>(bits | (1u << bit));
+// The comparisons as types, so that the element loop is instantiated once per mode (no switch inside it).
+struct CmpLt {
+  template <typename C>
+  bool operator()(C a, C b) const { return a < b; }
+  VecI Vec(VecF a, VecF b) const { return a < b; }
+};
+struct CmpGt {
+  template <typename C>
+  bool operator()(C a, C b) const { return a > b; }
+  VecI Vec(VecF a, VecF b) const { return a > b; }
+};
+struct CmpEq {
+  template <typename C>
+  bool operator()(C a, C b) const { return a == b; }
+  VecI Vec(VecF a, VecF b) const { return a == b; }
+};
+struct CmpLe {
+  template <typename C>
+  bool operator()(C a, C b) const { return a <= b; }
+  VecI Vec(VecF a, VecF b) const { return a <= b; }
+};
+struct CmpGe {
+  template <typename C>
+  bool operator()(C a, C b) const { return a >= b; }
+  VecI Vec(VecF a, VecF b) const { return a >= b; }
+};
+struct CmpNe {
+  template <typename C>
+  bool operator()(C a, C b) const { return a != b; }
+  VecI Vec(VecF a, VecF b) const { return a != b; }
+};
+
+// The low kVecLanes bits: bit j set where lane j of the mask is set.
+inline uint32_t LaneBits(VecI mask) {
+  const VecI weights = {1, 2, 4, 8};
+  const VecI bits = mask & weights;
+  return static_cast<uint32_t>(bits[0] | bits[1] | bits[2] | bits[3]);
+}
+
+// One bit per element, n a multiple of 8. `rhs` is the src1 tensor's bytes, or null for the scalar.
+template <typename T, typename Cmp>
+void CompareBitsAs(uint8_t* out, const uint8_t* lhs, const uint8_t* rhs, ComputeType<T> scalar, uint64_t n,
+                   Cmp cmp) {
+  if constexpr (std::is_same<T, float>::value) {
+    static_assert(8 % kVecLanes == 0, "a mask byte holds whole vectors");
+    const VecF splat = SplatVec(scalar);
+    for (uint64_t byte = 0; byte < n / 8; ++byte) {
+      uint32_t bits = 0;
+      for (uint64_t lane = 0; lane < 8; lane += kVecLanes) {
+        const uint64_t i = byte * 8 + lane;
+        const VecF b = rhs != nullptr ? LoadVec(rhs + i * sizeof(T)) : splat;
+        bits |= LaneBits(cmp.Vec(LoadVec(lhs + i * sizeof(T)), b)) << lane;
+      }
+      out[byte] = static_cast<uint8_t>(bits);
     }
-    out[byte] = bits;
+  } else {
+    for (uint64_t byte = 0; byte < n / 8; ++byte) {
+      uint32_t bits = 0;
+      for (uint64_t bit = 0; bit < 8; ++bit) {
+        const uint64_t i = byte * 8 + bit;
+        const ComputeType<T> b = rhs != nullptr ? Widen(LoadElement<T>(rhs, i)) : scalar;
+        bits |= static_cast<uint32_t>(cmp(Widen(LoadElement<T>(lhs, i)), b)) << bit;
+      }
+      out[byte] = static_cast<uint8_t>(bits);
+    }
   }
 }
 
-template <typename T, typename U, typename Source1>
+template <typename T>
+void WriteCompareBits(uint8_t* out, const uint8_t* lhs, const uint8_t* rhs, ComputeType<T> scalar, uint64_t n,
+                      AscendC::CMPMODE mode) {
+  switch (mode) {
+    case AscendC::CMPMODE::LT: CompareBitsAs<T>(out, lhs, rhs, scalar, n, CmpLt{}); return;
+    case AscendC::CMPMODE::GT: CompareBitsAs<T>(out, lhs, rhs, scalar, n, CmpGt{}); return;
+    case AscendC::CMPMODE::EQ: CompareBitsAs<T>(out, lhs, rhs, scalar, n, CmpEq{}); return;
+    case AscendC::CMPMODE::LE: CompareBitsAs<T>(out, lhs, rhs, scalar, n, CmpLe{}); return;
+    case AscendC::CMPMODE::GE: CompareBitsAs<T>(out, lhs, rhs, scalar, n, CmpGe{}); return;
+    case AscendC::CMPMODE::NE: CompareBitsAs<T>(out, lhs, rhs, scalar, n, CmpNe{}); return;
+  }
+}
+
+// dst[i] = mask bit ? src0[i] : src1 (tensor `in1`, or `scalar` when in1 is null). With `reuse` the bits of
+// the first `period` elements repeat (period a multiple of 8).
+template <typename T>
+void SelectLoop(uint8_t* out, const uint8_t* mask, const uint8_t* in0, const uint8_t* in1, const T& scalar,
+                uint64_t n, bool reuse, uint64_t period) {
+  const uint64_t vector_end = std::is_same<T, float>::value ? n - n % kVecLanes : 0;
+  if constexpr (std::is_same<T, float>::value) {
+    static_assert(8 % kVecLanes == 0, "a mask byte holds whole vectors");
+    const VecF splat = SplatVec(scalar);
+    const VecI weights = {1, 2, 4, 8};
+    for (uint64_t i = 0; i < vector_end; i += kVecLanes) {
+      const uint64_t bit = reuse ? i % period : i;
+      const int32_t lanes = static_cast<int32_t>((mask[bit / 8] >> (bit % 8)) & 0xfu);
+      const VecI take0 = (VecI{lanes, lanes, lanes, lanes} & weights) != 0;
+      const VecF b = in1 != nullptr ? LoadVec(in1 + i * sizeof(T)) : splat;
+      StoreVec(out + i * sizeof(T), SelectVec(take0, LoadVec(in0 + i * sizeof(T)), b));
+    }
+  }
+  for (uint64_t i = vector_end; i < n; ++i) {
+    const uint64_t bit = reuse ? i % period : i;
+    const bool take_src0 = ((mask[bit / 8] >> (bit % 8)) & 1u) != 0;
+    StoreElement<T>(out, i, take_src0 ? LoadElement<T>(in0, i) : (in1 != nullptr ? LoadElement<T>(in1, i) : scalar));
+  }
+}
+
+template <typename T, typename U>
 void SelectImpl(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& sel_mask,
-                const AscendC::LocalTensor<T>& src0, AscendC::SELMODE mode, int64_t count, Source1 source1) {
+                const AscendC::LocalTensor<T>& src0, AscendC::SELMODE mode, int64_t count, const uint8_t* in1,
+                const T& scalar) {
   const char* name = "Select";
   const uint64_t n = CheckCount(name, count);
   CheckCountOperand(name, "dst", dst, n);
@@ -86,14 +182,7 @@ void SelectImpl(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U
   const bool reuse = mode == AscendC::SELMODE::VSEL_CMPMASK_SPR;
   const uint64_t mask_bits = reuse ? (n < per_repeat ? n : per_repeat) : n;
   CheckUbOperand(name, "selMask", sel_mask.twin_ref(), 0, (mask_bits + 7) / 8, true);
-  const uint8_t* mask = sel_mask.twin_bytes();
-  uint8_t* out = dst.twin_bytes();
-  const uint8_t* in0 = src0.twin_bytes();
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t bit = reuse ? i % per_repeat : i;
-    const bool take_src0 = ((mask[bit / 8] >> (bit % 8)) & 1u) != 0;
-    StoreElement<T>(out, i, take_src0 ? LoadElement<T>(in0, i) : source1(i));
-  }
+  SelectLoop<T>(dst.twin_bytes(), sel_mask.twin_bytes(), src0.twin_bytes(), in1, scalar, n, reuse, per_repeat);
   CountVector(Api::kSelect, n);
 }
 
@@ -109,9 +198,7 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
   namespace d = opgen_twin::detail;
   const uint64_t n = d::CompareProlog(opgen_twin::Api::kCompare, dst, src0, count, cmpMode);
   d::CheckCountOperand("Compare", "src1", src1, n);
-  const uint8_t* rhs = src1.twin_bytes();
-  d::WriteCompareBits<T>(dst.twin_bytes(), src0.twin_bytes(), n, cmpMode,
-                         [rhs](uint64_t i) { return d::Widen(d::LoadElement<T>(rhs, i)); });
+  d::WriteCompareBits<T>(dst.twin_bytes(), src0.twin_bytes(), src1.twin_bytes(), d::ComputeType<T>{}, n, cmpMode);
   opgen_twin::detail::CountVector(opgen_twin::Api::kCompare, n);
 }
 
@@ -121,8 +208,7 @@ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, cons
                      uint32_t count) {
   namespace d = opgen_twin::detail;
   const uint64_t n = d::CompareProlog(opgen_twin::Api::kCompares, dst, src0, count, cmpMode);
-  const auto rhs = d::Widen(src1Scalar);
-  d::WriteCompareBits<T>(dst.twin_bytes(), src0.twin_bytes(), n, cmpMode, [rhs](uint64_t) { return rhs; });
+  d::WriteCompareBits<T>(dst.twin_bytes(), src0.twin_bytes(), nullptr, d::Widen(src1Scalar), n, cmpMode);
   opgen_twin::detail::CountVector(opgen_twin::Api::kCompares, n);
 }
 
@@ -132,8 +218,7 @@ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
                           uint32_t count) {
   namespace d = opgen_twin::detail;
   const uint64_t n = d::CompareProlog(opgen_twin::Api::kCompareScalar, dst, src0, count, cmpMode);
-  const auto rhs = d::Widen(src1Scalar);
-  d::WriteCompareBits<T>(dst.twin_bytes(), src0.twin_bytes(), n, cmpMode, [rhs](uint64_t) { return rhs; });
+  d::WriteCompareBits<T>(dst.twin_bytes(), src0.twin_bytes(), nullptr, d::Widen(src1Scalar), n, cmpMode);
   opgen_twin::detail::CountVector(opgen_twin::Api::kCompareScalar, n);
 }
 
@@ -150,8 +235,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                                         d::SelModeName(selMode)));
   }
   d::CheckCountOperand("Select", "src1", src1, d::CheckCount("Select", count));
-  const uint8_t* in1 = src1.twin_bytes();
-  d::SelectImpl(dst, selMask, src0, selMode, count, [in1](uint64_t i) { return d::LoadElement<T>(in1, i); });
+  d::SelectImpl(dst, selMask, src0, selMode, count, src1.twin_bytes(), T{});
 }
 
 // Mode VSEL_TENSOR_SCALAR_MODE (1).
@@ -165,7 +249,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                      opgen_twin::StringPrintf("selMode=%s with a scalar src1; use VSEL_TENSOR_SCALAR_MODE",
                                         d::SelModeName(selMode)));
   }
-  d::SelectImpl(dst, selMask, src0, selMode, count, [src1](uint64_t) { return src1; });
+  d::SelectImpl(dst, selMask, src0, selMode, count, nullptr, src1);
 }
 
 }  // namespace AscendC

@@ -74,6 +74,9 @@ struct GmExtent {
 // --- current core ---
 // Base of the current core's UB; fails with NO_ACTIVE_CORE outside a kernel run.
 uint8_t* UbBase(const char* api);
+// The kernel holds a raw pointer into UB (LocalTensor::GetPhyAddr / operator()): it may write anywhere in
+// UB, so the next core starts from a UB refilled whole.
+void NoteRawUbAccess();
 uint32_t CoreEpoch();
 int64_t BlockIdx();
 int64_t BlockNum();

@@ -138,6 +138,7 @@ class LocalTensor {
   T& operator()(const uint32_t index) const {
     opgen_twin::detail::CheckUbOperand("LocalTensor::operator()", "tensor", ref_, uint64_t{index} * sizeof(T),
                                        sizeof(T), false);
+    opgen_twin::detail::NoteRawUbAccess();
     return reinterpret_cast<T*>(Base())[index];
   }
 
@@ -156,7 +157,10 @@ class LocalTensor {
   int32_t GetUserTag() const { return userTag_; }
 
   // A host pointer into the twin's UB (hardware returns the UB address).
-  T* GetPhyAddr() const { return reinterpret_cast<T*>(Base()); }
+  T* GetPhyAddr() const {
+    opgen_twin::detail::NoteRawUbAccess();
+    return reinterpret_cast<T*>(Base());
+  }
   T* GetPhyAddr(const uint32_t offset) const { return GetPhyAddr() + offset; }
 
   // Twin internals.

@@ -40,7 +40,9 @@ struct LaunchTrace {
 // The most recent launch; an empty LaunchTrace if there was none. References stay valid until the next
 // launch or ClearTraces().
 const LaunchTrace& LastLaunch();
-// Every launch since the start or the last ClearTraces(), in order (failed launches included).
+// Every launch since the start or the last ClearTraces(), in order (failed launches included). A process
+// that goes on launching keeps the most recent ones: past 8192, the older half is dropped (the
+// OPGEN_TWIN_TRACE file keeps them all).
 const std::vector<LaunchTrace>& AllLaunches();
 void ClearTraces();
 

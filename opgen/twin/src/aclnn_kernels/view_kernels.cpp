@@ -1,5 +1,7 @@
 // Built-in L0 ops of the aclnn layer, run on the host in phase 2: Contiguous (gather a strided
 // view), Cast (dtype conversion) and ViewCopy (scatter into a possibly strided view), Reshape.
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -18,8 +20,121 @@ namespace opgen_twin {
 namespace acl {
 namespace {
 
-// Copies src's view into dst's view element by element, converting dtype on the way. Goes
-// through a staging buffer so overlapping storages copy correctly.
+// A view's elements in row-major order: the storage offset (in elements) of the current one.
+class ViewCursor {
+ public:
+  ViewCursor(const op::Shape& shape, const op::Strides& strides, int64_t offset)
+      : rank_(shape.GetDimNum()), storage_(offset) {
+    for (size_t d = 0; d < rank_; ++d) {
+      dims_[d] = shape.GetDim(d);
+      strides_[d] = d < strides.size() ? strides[d] : 0;
+      index_[d] = 0;
+    }
+  }
+  int64_t storage() const { return storage_; }
+  // Elements left in the innermost dimension, from the current one (the whole view for a 0-d view).
+  int64_t InnerLeft() const { return rank_ == 0 ? 1 : dims_[rank_ - 1] - index_[rank_ - 1]; }
+  int64_t InnerStride() const { return rank_ == 0 ? 0 : strides_[rank_ - 1]; }
+  // Moves `steps` elements on, all within the innermost dimension (steps <= InnerLeft()).
+  void Advance(int64_t steps) {
+    if (rank_ == 0) return;
+    const size_t last = rank_ - 1;
+    if (index_[last] + steps < dims_[last]) {
+      index_[last] += steps;
+      storage_ += steps * strides_[last];
+      return;
+    }
+    // The innermost dimension is done: odometer carry into the outer ones.
+    storage_ -= strides_[last] * index_[last];
+    index_[last] = 0;
+    for (size_t d = last; d-- > 0;) {
+      if (++index_[d] < dims_[d]) {
+        storage_ += strides_[d];
+        return;
+      }
+      storage_ -= strides_[d] * (dims_[d] - 1);
+      index_[d] = 0;
+    }
+  }
+
+ private:
+  size_t rank_;
+  int64_t storage_;
+  int64_t dims_[op::MAX_DIM_NUM];
+  int64_t strides_[op::MAX_DIM_NUM];
+  int64_t index_[op::MAX_DIM_NUM];
+};
+
+// True if the view covers [offset, offset + count) of its storage in row-major order.
+bool IsDense(const aclTensor* tensor) {
+  const op::Shape& shape = tensor->GetViewShape();
+  const op::Strides& strides = tensor->GetViewStrides();
+  if (strides.size() != shape.GetDimNum()) return false;
+  int64_t expected = 1;
+  for (size_t i = shape.GetDimNum(); i-- > 0;) {
+    if (shape.GetDim(i) != 1 && strides[i] != expected) return false;
+    expected *= shape.GetDim(i);
+  }
+  return true;
+}
+
+// The bytes [first, last) of storage the view touches (strides are non-negative, as Validate requires).
+void ViewByteRange(const aclTensor* tensor, size_t elementSize, uintptr_t* first, uintptr_t* last) {
+  const op::Shape& shape = tensor->GetViewShape();
+  const op::Strides& strides = tensor->GetViewStrides();
+  int64_t lo = tensor->GetViewOffset();
+  int64_t hi = lo;
+  for (size_t d = 0; d < shape.GetDimNum(); ++d) {
+    const int64_t reach = (shape.GetDim(d) - 1) * (d < strides.size() ? strides[d] : 0);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const auto base = reinterpret_cast<uintptr_t>(tensor->GetStorageAddr());
+  *first = base + static_cast<uintptr_t>(lo) * elementSize;
+  *last = base + static_cast<uintptr_t>(hi + 1) * elementSize;
+}
+
+// Copies `count` elements from a view into dense bytes, or from dense bytes into a view, run by run.
+void GatherBytes(const aclTensor* view, const uint8_t* base, size_t size, int64_t count, uint8_t* dense) {
+  ViewCursor cursor(view->GetViewShape(), view->GetViewStrides(), view->GetViewOffset());
+  for (int64_t done = 0; done < count;) {
+    const int64_t run = std::min(cursor.InnerLeft(), count - done);
+    const int64_t stride = cursor.InnerStride();
+    const uint8_t* from = base + cursor.storage() * static_cast<int64_t>(size);
+    if (stride == 1) {
+      std::memcpy(dense + done * static_cast<int64_t>(size), from, static_cast<size_t>(run) * size);
+    } else {
+      for (int64_t k = 0; k < run; ++k) {
+        std::memcpy(dense + (done + k) * static_cast<int64_t>(size), from + k * stride * static_cast<int64_t>(size),
+                    size);
+      }
+    }
+    done += run;
+    cursor.Advance(run);
+  }
+}
+
+void ScatterBytes(const aclTensor* view, uint8_t* base, size_t size, int64_t count, const uint8_t* dense) {
+  ViewCursor cursor(view->GetViewShape(), view->GetViewStrides(), view->GetViewOffset());
+  for (int64_t done = 0; done < count;) {
+    const int64_t run = std::min(cursor.InnerLeft(), count - done);
+    const int64_t stride = cursor.InnerStride();
+    uint8_t* to = base + cursor.storage() * static_cast<int64_t>(size);
+    if (stride == 1) {
+      std::memcpy(to, dense + done * static_cast<int64_t>(size), static_cast<size_t>(run) * size);
+    } else {
+      for (int64_t k = 0; k < run; ++k) {
+        std::memcpy(to + k * stride * static_cast<int64_t>(size), dense + (done + k) * static_cast<int64_t>(size),
+                    size);
+      }
+    }
+    done += run;
+    cursor.Advance(run);
+  }
+}
+
+// Copies src's view into dst's view, converting dtype on the way (element by element through a wide value,
+// as PyTorch converts). Same-dtype copies move the bytes: a memmove when both views are dense, else a
+// gather into a staging buffer and a scatter, so overlapping storages copy correctly.
 class ElementCopyTask : public op::internal::LaunchTask {
  public:
   ElementCopyTask(const char* name, const aclTensor* src, const aclTensor* dst) : name_(name), src_(src), dst_(dst) {}
@@ -42,15 +157,43 @@ class ElementCopyTask : public op::internal::LaunchTask {
     const op::DataType dstType = dst_->GetDataType();
     const size_t srcSize = op::TypeSize(srcType);
     const size_t dstSize = op::TypeSize(dstType);
+    // bool goes through the wide value, which normalises any non-zero byte to 1.
+    if (srcType == dstType && srcType != ge::DT_BOOL) {
+      if (IsDense(src_) && IsDense(dst_)) {
+        std::memmove(dstBase + dst_->GetViewOffset() * static_cast<int64_t>(dstSize),
+                     srcBase + src_->GetViewOffset() * static_cast<int64_t>(srcSize),
+                     static_cast<size_t>(count) * srcSize);
+        return ACLNN_SUCCESS;
+      }
+      std::vector<uint8_t> staged(static_cast<size_t>(count) * srcSize);
+      GatherBytes(src_, srcBase, srcSize, count, staged.data());
+      ScatterBytes(dst_, dstBase, dstSize, count, staged.data());
+      return ACLNN_SUCCESS;
+    }
+    uintptr_t srcFirst = 0, srcLast = 0, dstFirst = 0, dstLast = 0;
+    ViewByteRange(src_, srcSize, &srcFirst, &srcLast);
+    ViewByteRange(dst_, dstSize, &dstFirst, &dstLast);
+    ViewCursor from(src_->GetViewShape(), src_->GetViewStrides(), src_->GetViewOffset());
+    ViewCursor to(dst_->GetViewShape(), dst_->GetViewStrides(), dst_->GetViewOffset());
+    if (srcLast <= dstFirst || dstLast <= srcFirst) {
+      // Disjoint storage: convert straight across.
+      for (int64_t element = 0; element < count; ++element) {
+        WriteElement(dstBase + to.storage() * static_cast<int64_t>(dstSize), dstType,
+                     ReadElement(srcBase + from.storage() * static_cast<int64_t>(srcSize), srcType));
+        from.Advance(1);
+        to.Advance(1);
+      }
+      return ACLNN_SUCCESS;
+    }
     std::vector<WideValue> staged(static_cast<size_t>(count));
-    ForEachViewElement(src_->GetViewShape(), src_->GetViewStrides(), src_->GetViewOffset(),
-                       [&](int64_t element, int64_t storage) {
-                         staged[static_cast<size_t>(element)] = ReadElement(srcBase + storage * srcSize, srcType);
-                       });
-    ForEachViewElement(dst_->GetViewShape(), dst_->GetViewStrides(), dst_->GetViewOffset(),
-                       [&](int64_t element, int64_t storage) {
-                         WriteElement(dstBase + storage * dstSize, dstType, staged[static_cast<size_t>(element)]);
-                       });
+    for (int64_t element = 0; element < count; ++element) {
+      staged[static_cast<size_t>(element)] = ReadElement(srcBase + from.storage() * static_cast<int64_t>(srcSize), srcType);
+      from.Advance(1);
+    }
+    for (int64_t element = 0; element < count; ++element) {
+      WriteElement(dstBase + to.storage() * static_cast<int64_t>(dstSize), dstType, staged[static_cast<size_t>(element)]);
+      to.Advance(1);
+    }
     return ACLNN_SUCCESS;
   }
 

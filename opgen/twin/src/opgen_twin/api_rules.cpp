@@ -5,6 +5,7 @@
 // arithmetic; LeakyRelu is half/float only; DataCopyPad is absent on the older training/inference parts).
 // Integer support of the arithmetic APIs follows the A2 lists (int16/int32 for Add..Min and the scalar
 // family, int32 for Relu) and is less certain than the floating-point rows.
+#include <cstring>
 #include <string>
 
 #include "core_state.h"
@@ -20,9 +21,9 @@ constexpr DTypeMask kAll16And32 = DTypeBit(DType::kHalf) | DTypeBit(DType::kFloa
 constexpr DTypeMask kAllTypes = (DTypeMask{1} << static_cast<unsigned>(DType::kCount)) - 1u;
 constexpr DTypeMask k64Bit = DTypeBit(DType::kInt64) | DTypeBit(DType::kUint64) | DTypeBit(DType::kDouble);
 
-bool IsKirin(const SocInfo& soc) { return std::string(soc.arch) == "kirin"; }
+bool IsKirin(const SocInfo& soc) { return std::strcmp(soc.arch, "kirin") == 0; }
 // The older Atlas training (ascend910) and inference (ascend310p) parts.
-bool IsLegacy(const SocInfo& soc) { return std::string(soc.arch) == "arch12" || std::string(soc.arch) == "arch20"; }
+bool IsLegacy(const SocInfo& soc) { return std::strcmp(soc.arch, "arch12") == 0 || std::strcmp(soc.arch, "arch20") == 0; }
 
 DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
   const DTypeMask bf16_arith = soc.bf16VectorArith ? DTypeBit(DType::kBfloat16) : 0u;

@@ -26,6 +26,11 @@ uint32_t NextEpoch() {
 
 uint8_t* UbBase(const char* api) { return RequireCore(api).ub; }
 
+void NoteRawUbAccess() {
+  CoreState* core = ActiveCore();
+  if (core != nullptr) core->raw_ub = true;
+}
+
 uint32_t CoreEpoch() {
   const CoreState* core = ActiveCore();
   return core != nullptr ? core->epoch : 0;
@@ -121,6 +126,7 @@ uint32_t& FlagCount(CoreState& core, int hard_event, int32_t id, const char* api
 void EventSet(int hard_event, int32_t id) {
   CoreState& core = RequireCore("SetFlag");
   ++FlagCount(core, hard_event, id, "SetFlag");
+  ++core.pending_flags;
 }
 
 void EventWait(int hard_event, int32_t id) {
@@ -132,6 +138,7 @@ void EventWait(int hard_event, int32_t id) {
                 id));
   }
   --count;
+  --core.pending_flags;
 }
 
 int32_t EventFetch(int hard_event) {

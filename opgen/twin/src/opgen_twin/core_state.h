@@ -3,7 +3,7 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>
@@ -29,12 +29,36 @@ struct BufferBlock {
   uint32_t generation = 0;  // bumped on every alloc and free, so stale tensor handles are recognised
 };
 
+// The tensors in a queue, oldest first: a vector and a read position (a std::deque allocates a 512-byte
+// node for every queue of every core run).
+class TensorFifo {
+ public:
+  size_t size() const { return items_.size() - head_; }
+  bool empty() const { return head_ == items_.size(); }
+  const UbRef& front() const { return items_[head_]; }
+  void push_back(const UbRef& tensor) { items_.push_back(tensor); }
+  void pop_front() {
+    ++head_;
+    if (head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+    } else if (head_ >= 16 && head_ * 2 >= items_.size()) {
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
+ private:
+  std::vector<UbRef> items_;
+  size_t head_ = 0;
+};
+
 // A TQue (depth > 0) or TBuf (depth 0) and its buffers.
 struct BufferGroup {
   int position = 0;
   int32_t depth = 0;
   std::vector<int32_t> blocks;
-  std::deque<UbRef> fifo;
+  TensorFifo fifo;
   size_t next_alloc = 0;
   bool is_queue() const { return depth > 0; }
 };
@@ -51,10 +75,12 @@ struct CoreState {
   void* pipe = nullptr;
   uint64_t ub_used = 0;
   uint64_t ub_high_water = 0;
+  bool raw_ub = false;  // a raw UB pointer was handed out (NoteRawUbAccess)
   std::vector<BufferGroup> groups;
   std::vector<BufferBlock> blocks;
   std::array<uint32_t, kPositionCount> live{};
   std::array<std::array<uint32_t, kEventIdsPerEvent>, kHardEventCount> flags{};
+  uint32_t pending_flags = 0;  // sum of `flags`: SetFlags not yet waited for
   std::array<uint8_t, kHardEventCount> allocated_events{};  // bit per event id
   int atomic = -1;
   uint64_t copied[3] = {0, 0, 0};  // by CopyPath
@@ -112,7 +138,7 @@ struct LaunchState {
   bool core_active = false;
   CoreState core;
   uint8_t* ub_storage = nullptr;
-  GuardedMapping ub_mapping;  // ub_storage's mapping, with a guard after the SoC's physical UB
+  GuardedMapping ub_mapping;  // ub_storage's mapping, with a guard after the SoC's physical UB (kept across launches)
   std::map<uintptr_t, OwnedWrite> written;
   LaunchTrace trace;
 };
@@ -131,7 +157,7 @@ uint32_t NextEpoch();
 // The core's trace so far.
 CoreTrace SnapshotCoreTrace(const CoreState& core);
 // Records a finished (or failed) launch: trace list and OPGEN_TWIN_TRACE file.
-void RecordLaunch(const LaunchTrace& trace);
+void RecordLaunch(LaunchTrace trace);
 // Called by Fail() in exit mode just before the process ends.
 void OnFatalCheck(const char* check);
 // Kernel name and core index for messages ("-" / -1 outside).

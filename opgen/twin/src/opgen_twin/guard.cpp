@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -49,6 +52,12 @@ struct Trap {
 Trap g_trap;
 
 pid_t CurrentThread() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+// The same, remembered per thread (outside the signal handler, where TLS access is not async-signal-safe).
+pid_t CachedThread() {
+  static thread_local pid_t thread = CurrentThread();
+  return thread;
+}
 
 // Read or write, from the CPU's fault report where the platform gives one.
 FaultAccess DecodeAccess(const void* context) {
@@ -94,6 +103,69 @@ void OnSegv(int signal, siginfo_t* info, void* context) {
 
 }  // namespace
 
+namespace {
+
+// --- a pool of released mappings ---
+//
+// Device memory, the tiling blob of every launch and each launch's UB are mapped and released again and
+// again: mmap + mprotect + first-touch page faults + munmap cost far more than the work on a small tensor.
+// Released mappings are kept as they are (guards in place, the buffer pages resident and accessible, like
+// freed heap memory) and handed out again for a buffer of the same page-rounded size without a system call.
+
+constexpr size_t kPoolMaxBytes = size_t{256} << 20;  // mapped bytes kept at most
+constexpr size_t kPoolMaxEntries = 64;
+
+struct PooledMapping {
+  uintptr_t map_begin = 0;
+  size_t open = 0;  // the accessible part when in use (page + open + trailing = the whole mapping)
+  size_t total = 0;
+};
+
+struct MappingPool {
+  std::mutex mutex;
+  std::vector<PooledMapping> entries;  // most recently released last
+  size_t bytes = 0;
+};
+
+MappingPool& Pool() {
+  static MappingPool* pool = new MappingPool();  // never destroyed: usable from static destructors
+  return *pool;
+}
+
+bool TakePooled(size_t open, size_t total, uintptr_t* map_begin) {
+  MappingPool& pool = Pool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  for (size_t i = pool.entries.size(); i-- > 0;) {
+    if (pool.entries[i].open == open && pool.entries[i].total == total) {
+      *map_begin = pool.entries[i].map_begin;
+      pool.entries.erase(pool.entries.begin() + static_cast<std::ptrdiff_t>(i));
+      pool.bytes -= total;
+      return true;
+    }
+  }
+  return false;
+}
+
+// True if the pool keeps the mapping.
+bool KeepPooled(uintptr_t map_begin, size_t open, size_t total) {
+  MappingPool& pool = Pool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  if (total > kPoolMaxBytes) return false;
+  // Make room by dropping the oldest entries.
+  while (!pool.entries.empty() &&
+         (pool.entries.size() >= kPoolMaxEntries || pool.bytes + total > kPoolMaxBytes)) {
+    const PooledMapping oldest = pool.entries.front();
+    pool.entries.erase(pool.entries.begin());
+    pool.bytes -= oldest.total;
+    munmap(reinterpret_cast<void*>(oldest.map_begin), oldest.total);
+  }
+  pool.entries.push_back(PooledMapping{map_begin, open, total});
+  pool.bytes += total;
+  return true;
+}
+
+}  // namespace
+
 GuardedMapping MapGuarded(size_t bytes, size_t alignment) {
   GuardedMapping mapping;
   const size_t page = PageSize();
@@ -101,6 +173,16 @@ GuardedMapping MapGuarded(size_t bytes, size_t alignment) {
   const size_t open = RoundUp(rounded, page);
   const size_t trailing = RoundUp(kTrailingGuardBytes, page);
   const size_t total = page + open + trailing;
+  uintptr_t pooled = 0;
+  if (TakePooled(open, total, &pooled)) {
+    // Guards in place and the buffer still accessible: only the data pointer depends on the size.
+    auto* open_begin = reinterpret_cast<uint8_t*>(pooled) + page;
+    mapping.map_begin = pooled;
+    mapping.map_end = pooled + total;
+    mapping.data = open_begin + open - rounded;
+    mapping.rounded = rounded;
+    return mapping;
+  }
   void* base = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base != MAP_FAILED) {
     auto* open_begin = static_cast<uint8_t*>(base) + page;
@@ -121,7 +203,11 @@ GuardedMapping MapGuarded(size_t bytes, size_t alignment) {
 
 void UnmapGuarded(const GuardedMapping& mapping) {
   if (mapping.guarded()) {
-    munmap(reinterpret_cast<void*>(mapping.map_begin), mapping.map_end - mapping.map_begin);
+    const size_t total = mapping.map_end - mapping.map_begin;
+    const size_t open = total - PageSize() - RoundUp(kTrailingGuardBytes, PageSize());
+    if (!KeepPooled(mapping.map_begin, open, total)) {
+      munmap(reinterpret_cast<void*>(mapping.map_begin), total);
+    }
   } else {
     std::free(mapping.data);
   }
@@ -139,23 +225,30 @@ void InstallFaultTrap() {
 void RemoveFaultTrap() {
   if (!g_trap.installed) return;
   struct sigaction current;
-  // Restore only our own handler's slot: if it already handed a fault on, that disposition stays.
-  if (sigaction(SIGSEGV, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) != 0 &&
-      current.sa_sigaction == OnSegv) {
-    sigaction(SIGSEGV, &g_trap.previous, nullptr);
+  // Restore only our own handler's slot: if it already handed a fault on (or someone replaced it), that
+  // disposition stays. One system call in the usual case: swap, and put the other one back if need be.
+  if (sigaction(SIGSEGV, &g_trap.previous, &current) == 0 &&
+      !((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == OnSegv)) {
+    sigaction(SIGSEGV, &current, nullptr);
   }
   g_trap.installed = false;
 }
 
 bool RunTrapped(const std::function<void()>& body, FaultRecord* fault) {
   sigjmp_buf jump;
-  if (sigsetjmp(jump, 1) != 0) {  // 1: the signal mask is restored, so SIGSEGV is not left blocked
+  // The mask is not saved (that is a system call per core run): after a fault SIGSEGV, which the kernel
+  // blocked for the handler, is unblocked by hand.
+  if (sigsetjmp(jump, 0) != 0) {
+    sigset_t segv;
+    sigemptyset(&segv);
+    sigaddset(&segv, SIGSEGV);
+    pthread_sigmask(SIG_UNBLOCK, &segv, nullptr);
     g_trap.jump = nullptr;
     *fault = g_trap.record;
     return false;
   }
   g_trap.jump = &jump;
-  g_trap.thread = CurrentThread();
+  g_trap.thread = CachedThread();
   g_trap.record = FaultRecord();
   g_trap.armed = 1;
   try {

@@ -3,6 +3,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "core_state.h"
 #include "opgen_twin/kernel_registry.h"
@@ -17,14 +18,42 @@ uint64_t g_pending_tiling_key = 0;
 constexpr uint32_t kMaxBlockDim = 65535;
 constexpr size_t kUbAlignment = 4096;  // so that host UB addresses keep the alignment of UB offsets
 
+// The UB model: one guarded mapping kept from launch to launch (remapped when the SoC's UB size changes),
+// and how many of its leading bytes may differ from the fresh-UB fill. Launches run one at a time
+// (DeviceMutex), so this needs no lock of its own.
+struct UbModel {
+  GuardedMapping mapping;
+  uint64_t bytes = 0;
+  uint64_t dirty = 0;  // bytes [0, dirty) may hold data; the rest holds the fill
+};
+UbModel g_ub;
+
+GuardedMapping AcquireUb(uint64_t bytes) {
+  if (g_ub.mapping.data == nullptr || g_ub.bytes != bytes) {
+    if (g_ub.mapping.data != nullptr) UnmapGuarded(g_ub.mapping);
+    g_ub.mapping = MapGuarded(bytes, kUbAlignment);
+    g_ub.bytes = g_ub.mapping.data != nullptr ? bytes : 0;
+    g_ub.dirty = g_ub.bytes;  // whatever the memory held before
+  }
+  return g_ub.mapping;
+}
+
 void BeginCore(LaunchState& launch, uint32_t index) {
   launch.core = CoreState();
   launch.core.index = index;
   launch.core.epoch = NextEpoch();
   launch.core.ub = launch.ub_storage;
-  // Fresh UB holds NaN bytes, so reading memory no instruction wrote shows up in the results.
-  std::memset(launch.ub_storage, 0xff, launch.soc->ubPhysicalBytes);
+  // Fresh UB holds NaN bytes, so reading memory no instruction wrote shows up in the results. Only the part
+  // earlier cores may have written needs the fill again: UB beyond their TPipe buffers is written only
+  // through raw pointers, which mark the whole UB dirty.
+  std::memset(launch.ub_storage, 0xff, g_ub.dirty);
+  g_ub.dirty = g_ub.bytes;  // until the core finishes cleanly
   launch.core_active = true;
+}
+
+// After a core that finished cleanly: what it can have written.
+void NoteUbWritten(const CoreState& core) {
+  g_ub.dirty = core.raw_ub || core.ub_high_water > g_ub.bytes ? g_ub.bytes : core.ub_high_water;
 }
 
 void FinishCore(LaunchState& launch) {
@@ -34,8 +63,7 @@ void FinishCore(LaunchState& launch) {
 
 void ReleaseLaunch(LaunchState& launch) {
   RemoveFaultTrap();
-  if (launch.ub_storage != nullptr) UnmapGuarded(launch.ub_mapping);
-  launch.ub_storage = nullptr;
+  launch.ub_storage = nullptr;  // the mapping stays for the next launch (g_ub)
   g_launch = nullptr;
 }
 
@@ -140,7 +168,7 @@ void CheckTensorsReleased(const CoreState& core, const char* when) {
 void CheckCoreEnd(LaunchState& launch) {
   const CoreState& core = launch.core;
   CheckTensorsReleased(core, "the kernel returned");
-  for (size_t e = 0; e < kHardEventCount; ++e) {
+  for (size_t e = 0; core.pending_flags > 0 && e < kHardEventCount; ++e) {
     for (size_t id = 0; id < static_cast<size_t>(kEventIdsPerEvent); ++id) {
       if (core.flags[e][id] > 0) {
         Fail("EVENT_UNPAIRED", "SetFlag",
@@ -172,7 +200,7 @@ void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, cons
   launch.trace.tilingKey = tiling_key;
   launch.trace.soc = launch.soc->name;
   // UB ends at a guard page: a raw-pointer access past it (or before it) stops with UB_OUT_OF_BOUNDS.
-  launch.ub_mapping = MapGuarded(launch.soc->ubPhysicalBytes, kUbAlignment);
+  launch.ub_mapping = AcquireUb(launch.soc->ubPhysicalBytes);
   launch.ub_storage = launch.ub_mapping.data;
   g_launch = &launch;
   InstallFaultTrap();
@@ -186,6 +214,7 @@ void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, cons
       FaultRecord fault;
       if (!RunTrapped(body, &fault)) ReportFault(launch, fault);
       CheckCoreEnd(launch);
+      NoteUbWritten(launch.core);
       FinishCore(launch);
     }
   } catch (const CheckError& error) {
@@ -201,7 +230,7 @@ void RunLaunch(const char* kernel, uint32_t block_dim, uint64_t tiling_key, cons
     ReleaseLaunch(launch);
     throw;
   }
-  RecordLaunch(launch.trace);
+  RecordLaunch(std::move(launch.trace));
   ReleaseLaunch(launch);
 }
 

@@ -1,5 +1,6 @@
 // TPipe buffer allocation and the TQue state machine (alloc -> enque -> deque -> free).
 #include <string>
+#include <utility>
 
 #include "core_state.h"
 
@@ -120,9 +121,11 @@ BufferHandle PipeInitBuffer(void* pipe, BufferHandle existing, int position, int
     // A TBuf's single buffer is permanently "allocated": it has no alloc/free cycle.
     block.state = depth > 0 ? BlockState::kFree : BlockState::kAllocated;
     group.blocks.push_back(static_cast<int32_t>(core.blocks.size()));
+    if (core.blocks.capacity() == 0) core.blocks.reserve(16);
     core.blocks.push_back(block);
   }
-  core.groups.push_back(group);
+  if (core.groups.capacity() == 0) core.groups.reserve(8);
+  core.groups.push_back(std::move(group));
   core.ub_used += total;
   if (core.ub_used > core.ub_high_water) core.ub_high_water = core.ub_used;
   BufferHandle handle;

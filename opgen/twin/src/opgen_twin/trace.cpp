@@ -1,13 +1,17 @@
 // The per-launch trace: kept in memory and, with env OPGEN_TWIN_TRACE set, appended to a JSON-lines file.
 #include <cstdio>
 #include <cstdlib>
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core_state.h"
 
 namespace opgen_twin {
 namespace {
+
+constexpr size_t kKeptLaunches = 8192;
 
 std::vector<LaunchTrace>& Launches() {
   static std::vector<LaunchTrace> launches;
@@ -86,15 +90,22 @@ std::string LaunchTraceToJson(const LaunchTrace& trace) {
 
 namespace detail {
 
-void RecordLaunch(const LaunchTrace& trace) {
-  Launches().push_back(trace);
+void RecordLaunch(LaunchTrace trace) {
   const char* path = std::getenv("OPGEN_TWIN_TRACE");
-  if (path == nullptr || *path == '\0') return;
-  std::FILE* file = std::fopen(path, "a");
-  if (file == nullptr) return;  // tracing must never stop a kernel
-  const std::string line = LaunchTraceToJson(trace) + "\n";
-  std::fwrite(line.data(), 1, line.size(), file);
-  std::fclose(file);
+  if (path != nullptr && *path != '\0') {
+    std::FILE* file = std::fopen(path, "a");
+    if (file != nullptr) {  // tracing must never stop a kernel
+      const std::string line = LaunchTraceToJson(trace) + "\n";
+      std::fwrite(line.data(), 1, line.size(), file);
+      std::fclose(file);
+    }
+  }
+  std::vector<LaunchTrace>& launches = Launches();
+  if (launches.size() >= kKeptLaunches) {
+    // A process that launches without end (a binding in a training loop) keeps only the recent history.
+    launches.erase(launches.begin(), launches.begin() + static_cast<std::ptrdiff_t>(kKeptLaunches / 2));
+  }
+  launches.push_back(std::move(trace));
 }
 
 }  // namespace detail

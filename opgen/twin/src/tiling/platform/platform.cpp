@@ -2,6 +2,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "opgen_twin/soc.h"
 #include "twin_platform.h"
@@ -55,12 +56,29 @@ PlatformFigures FromSocInfo(const SocInfo& soc) {
 
 }  // namespace
 
-PlatformFigures FiguresForSoc(const std::string& socName) {
-  const SocInfo* soc = FindSoc(socName.c_str());
-  return FromSocInfo(soc != nullptr ? *soc : CurrentSoc());
+// The figures of every row of the SoC table, derived once (tiling asks for them several times per launch).
+const PlatformFigures& CachedFigures(const SocInfo& soc) {
+  static const std::vector<PlatformFigures> table = [] {
+    size_t count = 0;
+    const SocInfo* socs = AllSocs(&count);
+    std::vector<PlatformFigures> figures;
+    for (size_t i = 0; i < count; ++i) figures.push_back(FromSocInfo(socs[i]));
+    return figures;
+  }();
+  size_t count = 0;
+  const SocInfo* socs = AllSocs(&count);
+  if (&soc >= socs && &soc < socs + count) return table[static_cast<size_t>(&soc - socs)];
+  thread_local PlatformFigures other;  // not a table row (cannot happen: CurrentSoc/FindSoc return rows)
+  other = FromSocInfo(soc);
+  return other;
 }
 
-PlatformFigures CurrentPlatform() { return FromSocInfo(CurrentSoc()); }
+PlatformFigures FiguresForSoc(const std::string& socName) {
+  const SocInfo* soc = FindSoc(socName.c_str());
+  return CachedFigures(soc != nullptr ? *soc : CurrentSoc());
+}
+
+PlatformFigures CurrentPlatform() { return CachedFigures(CurrentSoc()); }
 
 fe::PlatFormInfos* CurrentPlatFormInfos() {
   // One handle per SoC name, kept for the life of the process (tiling code may hold the pointer).
