@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -40,10 +41,6 @@ LARGE_TILING_SIZE = TILING_SIZES[-1]
 # ---------------------------------------------------------------------------------------------- C++ literals
 
 
-def _float_literal(value: float, suffix: str = "") -> str:
-    return cpp.float_literal(value, "float" if suffix == "f" else "double")
-
-
 def _bits(values: np.ndarray) -> list[str]:
     return [f"0x{int(b):04x}" for b in np.ascontiguousarray(values).view(np.uint16).reshape(-1)]
 
@@ -54,8 +51,8 @@ def _tensor_data(values: np.ndarray, dtype: DType) -> tuple[list[str], str]:
     if dtype in (DType.FLOAT16, DType.BFLOAT16):
         comment = cpp.comment("values: " + ", ".join(_value_text(float(v)) for v in flat.astype(np.float64)))
         return _bits(flat), comment
-    suffix = "f" if dtype is DType.FLOAT else ""
-    return [_float_literal(float(v), suffix) for v in flat.astype(np.float64)], ""
+    ctype = "float" if dtype is DType.FLOAT else "double"
+    return [cpp.float_literal(float(v), ctype) for v in flat.astype(np.float64)], ""
 
 
 def _value_text(value: float) -> str:
@@ -71,17 +68,17 @@ def _scalar_literal(arg: Arg) -> str:
     dtype, value = arg.dtype, arg.value
     assert dtype is not None and value is not None  # a scalar argument has both
     if dtype is DType.FLOAT:
-        return _float_literal(float(value), "f")
+        return cpp.float_literal(float(value), "float")
     if dtype is DType.DOUBLE:
-        return _float_literal(float(value))
+        return cpp.float_literal(float(value), "double")
     if dtype in (DType.FLOAT16, DType.BFLOAT16):
         return f"uint16_t{{{_bits(np.asarray([value], dtype=dtype.numpy))[0]}}}"
     if dtype is DType.BOOL:
         return "true" if value else "false"
     if dtype is DType.COMPLEX64:
-        return f"std::complex<float>({_float_literal(float(value), 'f')}, 0.0f)"
+        return f"std::complex<float>({cpp.float_literal(float(value), 'float')}, 0.0f)"
     if dtype is DType.COMPLEX128:
-        return f"std::complex<double>({_float_literal(float(value))}, 0.0)"
+        return f"std::complex<double>({cpp.float_literal(float(value), 'double')}, 0.0)"
     return f"{dtype.host_cpp_type}{{{int(value)}}}"
 
 
@@ -89,7 +86,7 @@ def _shape(shape: tuple[int, ...]) -> str:
     return "{" + ", ".join(str(d) for d in shape) + "}"
 
 
-def pack(items: list[str], first: str, indent: str, last: str = "", width: int = 120) -> list[str]:
+def pack(items: Sequence[str], first: str, indent: str, last: str = "", width: int = 120) -> list[str]:
     """`first` + the comma-separated items + `last`, packed greedily into lines of at most `width` columns
     (continuation lines start with `indent`); one line when it fits."""
     lines: list[str] = []
@@ -290,7 +287,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         f"Success: {tensors}, shape {list(call.args[out.name].shape)}. Expected: the spec's formula through the "
         "kernel plan's precision path, computed when this file was generated."
     )
-    items = [_float_literal(float(v)) for v in expected.reshape(-1).astype(np.float64)]
+    items = [cpp.float_literal(float(v), "double") for v in expected.reshape(-1).astype(np.float64)]
     allowed = math.floor(tolerance.max_fail_ratio * expected.size)
     standard = tolerance.standard or "precision standard"
     check = f"CountMismatches({output}.Values(), expected, {tolerance.rtol!r}, {tolerance.atol!r})"

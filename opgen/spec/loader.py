@@ -81,31 +81,6 @@ def _single(name: str, message: str, kind: str) -> SpecError:
     return SpecError([Diagnostic(Location(name, 1, 1), (), message, kind)])
 
 
-def spec_files(spec_dir: Path) -> list[Path]:
-    return sorted(p for p in spec_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
-
-
-def load_specs(spec_dir: Path) -> list[LoadedSpec]:
-    """Load every spec; raise one SpecError with the diagnostics of all files."""
-    if not spec_dir.is_dir():
-        raise FileNotFoundError(f"spec directory not found: {spec_dir}")
-    problems: list[Diagnostic] = []
-    loaded: list[LoadedSpec] = []
-    for path in spec_files(spec_dir):
-        try:
-            loaded.append(load_spec(path, display_name=_display_name(spec_dir, path)))
-        except SpecError as exc:
-            problems.extend(exc.diagnostics)
-    if problems:
-        raise SpecError(problems)
-    return loaded
-
-
-def _display_name(spec_dir: Path, path: Path) -> str:
-    """`specs/leaky_relu.yaml`: stable whatever the working directory, so outputs are deterministic."""
-    return f"{spec_dir.resolve().name}/{path.name}"
-
-
 # ------------------------------------------------------------------------------ Pydantic error mapping
 
 

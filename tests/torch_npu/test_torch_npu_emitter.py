@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgen.build import plan_specs
+from opgen.build import plan_specs, spec_inputs
 from opgen.emit.torch_npu import FUNCTIONS_YAML, adapter_path, render_torch_npu, torch_npu_fragment
 from opgen.plan.operator import plan_operator
 from opgen.plan.signature import ApiSignature, signatures
-from opgen.spec.loader import load_specs
+from opgen.spec.loader import load_spec
 from opgen.spec.model import Direction, OpSpec
 
 torch = pytest.importorskip("torch")
@@ -29,7 +29,7 @@ STUBS = Path(__file__).resolve().parent / "stubs"
 CXX = shutil.which("g++")
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-Wmissing-declarations"]
 
-LOADED = load_specs(ROOT / "specs")
+LOADED = [load_spec(item.path, display_name=item.notice) for item in spec_inputs([ROOT / "specs"])]
 SPECS = [item.spec for item in LOADED]
 SPEC_IDS = [spec.operator.dir for spec in SPECS]
 FILES = render_torch_npu([torch_npu_fragment(plan) for plan in plan_specs(LOADED)])

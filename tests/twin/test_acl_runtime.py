@@ -116,11 +116,9 @@ def test_float16_helpers_match_ieee_half(probe_run):
     assert values["dtype_size_bf16"] == "2"
 
 
-def test_seed_example_compiles_against_the_twin_headers(tmp_path):
+def test_seed_example_compiles_against_the_twin_headers(tmp_path, shared_dir):
     """The aclnn calling example from the seed doc builds with the twin's acl headers unchanged."""
-    seed = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "001_04824549464a80c7.txt"
-    if not seed.exists():
-        pytest.skip("seed documents are not available")
+    seed = shared_dir / "seeds" / "001_04824549464a80c7.txt"
     text = seed.read_text(encoding="utf-8")
     code = re.search(r"```Cpp\n(#include <iostream>.*?)```", text, re.S).group(1)
     (tmp_path / "example.cpp").write_text(code, encoding="utf-8")
