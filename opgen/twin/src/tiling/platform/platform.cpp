@@ -29,6 +29,8 @@ constexpr SocIdentity kIdentities[] = {
     {"ascend950", "Ascend950", op::SocVersion::ASCEND950, platform_ascendc::SocVersion::ASCEND950, NpuArch::DAV_3510},
     {"ascend310p", "Ascend310P3", op::SocVersion::ASCEND310P, platform_ascendc::SocVersion::ASCEND310P,
      NpuArch::DAV_2002},
+    {"ascend310b", "Ascend310B1", op::SocVersion::ASCEND310B, platform_ascendc::SocVersion::ASCEND310B,
+     NpuArch::DAV_3002},
     {"kirin9020", "Kirin9020", op::SocVersion::KIRIN9020, platform_ascendc::SocVersion::KIRIN9020, NpuArch::DAV_RESV},
     {"kirinx90", "KirinX90", op::SocVersion::KIRINX90, platform_ascendc::SocVersion::KIRINX90, NpuArch::DAV_RESV},
 };
