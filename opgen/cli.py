@@ -113,6 +113,23 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from opgen.spec_skeleton import SkeletonError, render_skeleton, write_skeleton
+
+    try:
+        text = render_skeleton(args.op_type, aten_name=args.aten, api_name=args.api)
+        if args.output == "-":
+            sys.stdout.write(text)
+            return 0
+        path = Path(args.output) / f"{text.split('dir: ', 1)[1].split(chr(10), 1)[0]}.yaml"
+        write_skeleton(path, text, force=args.force)
+    except SkeletonError as exc:
+        return _error(exc)
+    if not args.quiet:
+        print(f"opgen: wrote {path}; fill in its TODOs, then `opgen check {args.output}`")
+    return 0
+
+
 def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
     loudness = command.add_mutually_exclusive_group()
@@ -148,6 +165,14 @@ def _parser() -> argparse.ArgumentParser:
     build.set_defaults(func=cmd_build)
     schema = sub.add_parser("schema", help="print the JSON Schema of the spec format")
     schema.set_defaults(func=cmd_schema)
+    new = sub.add_parser("new", help="write a commented spec skeleton for a new operator (from its aten schema)")
+    new.add_argument("op_type", metavar="OpType", help="the CANN OpType, e.g. HardSwish")
+    new.add_argument("--aten", help="the aten counterpart (default: the API name in snake case; '' for none)")
+    new.add_argument("--api", help="the aclnn API (default: aclnn<OpType>, ...Grad -> ...Backward)")
+    new.add_argument("-o", "--output", default="specs", metavar="DIR", help="spec folder (default specs/; - prints)")
+    new.add_argument("--force", action="store_true", help="overwrite an existing spec file")
+    new.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    new.set_defaults(func=cmd_new)
     sub.add_parser("cc", help="compile and link a C++ program against the CPU twin (see `opgen cc --help`)")
     return parser
 

@@ -1,0 +1,266 @@
+"""`opgen new OpType`: a commented spec skeleton to start a new operator from.
+
+Names, order, kinds and defaults of the parameters come from the aten counterpart's schema (opgen.spec.aten, no
+torch needed): tensors become `tensor` params, `Scalar`/`float` become aclScalar `scalar` params with aten's
+default, `bool` a bool flag; the output is named after aten's out argument (`out`, `grad_input` -> gradInput);
+an in-place variant is added where aten has `name_`. What cannot be known from aten (the formula, the dtypes per
+SoC, the error table's exact rows, the Chinese docs) is filled with the usual ops-nn choices and marked `TODO`;
+the formula is the literal `TODO`, so `opgen check` points at it until it is written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from opgen.lang.data import hash_comment, yaml_text
+from opgen.spec import aten
+from opgen.spec.base import snake_case
+
+_CAMEL_TYPE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_FLOAT_DTYPES = "[FLOAT, FLOAT16, BFLOAT16]"
+
+
+class SkeletonError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SkeletonParam:
+    name: str  # aclnn (camelCase) name
+    aten_name: str
+    kind: str  # tensor / scalar / bool, or "" when aten's type has no spec kind yet
+    aten_type: str
+    default: str | None  # YAML text of the default
+    output: bool = False
+
+
+def camel_case(snake: str) -> str:
+    """aten's `grad_output` -> aclnn's `gradOutput` (`self` stays `self`)."""
+    head, *rest = snake.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def default_api_name(op_type: str) -> str:
+    """ops-nn names the aclnn API of a `...Grad[V2]` kernel `aclnn...Backward`."""
+    base = re.sub(r"GradV\d+$|Grad$", "Backward", op_type)
+    return "aclnn" + base
+
+
+def _yaml_default(arg: aten.AtenArg) -> str | None:
+    if arg.default is None or arg.default == "None":
+        return None
+    if arg.type == "bool":
+        return "true" if arg.default == "True" else "false"
+    try:
+        return repr(float(arg.default))
+    except ValueError:
+        return yaml_text(arg.default.strip('"'))
+
+
+def _kind(arg: aten.AtenArg) -> str:
+    if arg.is_tensor:
+        return "tensor"
+    if arg.type in ("Scalar", "float", "Scalar?", "float?"):
+        return "scalar"
+    if arg.type == "bool":
+        return "bool"
+    return ""
+
+
+def params_from_aten(op: aten.AtenOp) -> list[SkeletonParam]:
+    schema = op.functional
+    assert schema is not None
+    params = [
+        SkeletonParam(camel_case(arg.name), arg.name, _kind(arg), arg.type, _yaml_default(arg)) for arg in schema.args
+    ]
+    if op.out is not None and len(op.out.out_args) == 1:
+        out_name = op.out.out_args[0].name
+    else:
+        out_name = "grad_input" if op.name.endswith("_backward") else "out"
+    if len(schema.returns) > 1:
+        count = len(schema.returns)
+        raise SkeletonError(f"aten::{op.name} returns {count} tensors; several outputs need a hand-made spec")
+    params.append(SkeletonParam(camel_case(out_name), out_name, "tensor", "Tensor", None, output=True))
+    return params
+
+
+def _q(text: str) -> str:
+    return str(yaml_text(text))
+
+
+def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str | None = None) -> str:
+    """The skeleton's YAML text."""
+    if not _CAMEL_TYPE.match(op_type):
+        raise SkeletonError(f"{op_type!r}: an OpType is CamelCase, e.g. HardSwish")
+    api = api_name or default_api_name(op_type)
+    if not re.fullmatch(r"aclnn[A-Z][A-Za-z0-9]*", api):
+        raise SkeletonError(f"{api!r}: an aclnn API name looks like aclnnHardswish")
+    base = api.removeprefix("aclnn")
+    aten_name = aten_name if aten_name is not None else snake_case(base)
+    op = aten.aten_op(aten_name) if aten_name else None
+    if aten_name and (op is None or op.functional is None):
+        hint = sorted(n for n in aten.known_names() if n.startswith(aten_name[:4]))[:8]
+        raise SkeletonError(
+            f"aten has no op {aten_name!r} (give --aten NAME, or --aten '' for none)"
+            + (f"; similar: {', '.join(hint)}" if hint else "")
+        )
+
+    if op is not None:
+        params = params_from_aten(op)
+    else:
+        params = [
+            SkeletonParam("self", "self", "tensor", "Tensor", None),
+            SkeletonParam("out", "out", "tensor", "Tensor", None, output=True),
+        ]
+    inputs = [p for p in params if p.kind == "tensor" and not p.output]
+    output = next(p for p in params if p.output)
+    tensors = [p for p in params if p.kind == "tensor"]
+    nullable = [p for p in params if p.kind in ("tensor", "scalar")]
+
+    lines = [
+        f"# {hash_comment(op_type)} / {hash_comment(api)}: skeleton written by `opgen new`. Fill in every TODO, then",
+        "# `opgen check specs/` (it points at what is left), `opgen build specs/` and the tests",
+        "# (see docs/adding-an-operator.md).",
+        "operator:",
+        f"  type: {op_type}",
+        f"  dir: {snake_case(op_type)}",
+        "  category: activation  # TODO: the ops-nn category directory",
+        f"  function: {_q('TODO: 算子功能 (one or two sentences, Chinese, as in the ops-nn docs)')}",
+        "",
+        "api:",
+        f"  name: {api}",
+    ]
+    if op is not None:
+        lines.append(f"  aten: {aten_name}")
+    else:
+        lines.append("  # aten: no counterpart (the Python binding is then named after the API in snake case)")
+    if op is not None and op.inplace is not None and inputs:
+        first = inputs[0]
+        lines += [
+            "  inplace:",
+            f"    name: aclnnInplace{base}",
+            f"    param: {first.name}Ref",
+            f"    replaces: [{first.name}, {output.name}]",
+            f"    aten: {aten_name}_",
+        ]
+    lines += [
+        "",
+        "socs:  # TODO: one row per product of the doc's 产品支持情况 table",
+        "  - {soc: ascend950, supported: true}",
+        "  - {soc: ascend910_93, supported: true}",
+        "  - {soc: ascend910b, supported: true}",
+        "",
+        "params:",
+    ]
+    for param in params:
+        lines += _param_lines(param, inputs, output)
+    lines += [
+        "",
+        "formula:",
+        f"  output: {output.name}",
+        "  # TODO: the math, in the formula language (`opgen functions` lists the functions), e.g.",
+        "  #   where(self > 0, self, self * negativeSlope)",
+        "  expr: TODO",
+        "",
+        "errors:  # TODO: the doc's error table, row by row, in its order",
+        "  - status: ACLNN_ERR_PARAM_NULLPTR",
+        "    code: 161001",
+        f"    check: {{not_null: [{', '.join(p.name for p in nullable)}]}}",
+        f"    message: {_q(_or([p.name for p in nullable]) + ' is nullptr.')}",
+        f"    doc: {_q('传入的' + '、'.join(p.name for p in nullable) + '是空指针。')}",
+        "  - status: ACLNN_ERR_PARAM_INVALID",
+        "    code: 161002",
+        f"    check: {{dtype_supported: [{', '.join(p.name for p in inputs)}]}}",
+        f"    message: {_q('the dtype of ' + _or([p.name for p in inputs]) + ' is not supported.')}",
+        f"    doc: {_q('、'.join(p.name for p in inputs) + '的数据类型不在支持的范围之内。')}",
+        "  - status: ACLNN_ERR_PARAM_INVALID",
+        "    code: 161002",
+        f"    check: {{max_rank: [{', '.join(p.name for p in tensors)}]}}",
+        f"    message: {_q('the dim of ' + _or([p.name for p in tensors]) + ' is greater than 8.')}",
+        f"    doc: {_q('、'.join(p.name for p in tensors) + '的维度大于8。')}",
+        "  - status: ACLNN_ERR_PARAM_INVALID",
+        "    code: 161002",
+        f"    check: {{same_shape: [{', '.join(p.name for p in tensors)}]}}",
+        f"    message: {_q('the shapes of ' + ', '.join(p.name for p in tensors) + ' differ.')}",
+        f"    doc: {_q('、'.join(p.name for p in tensors) + '的shape不一致。')}",
+        "",
+        "example:",
+        "  tensors:",
+    ]
+    for param in tensors:
+        data = "[-2, -1, 0, 3]"
+        if param.output or param.name.startswith("grad"):
+            data = "[0, 0, 0, 0]" if param.output else "[1, 1, 1, 1]"
+        lines.append(f"    {param.name}: {{shape: [2, 2], dtype: FLOAT, data: {data}}}")
+    scalars = [p for p in params if p.kind in ("scalar", "bool")]
+    if scalars:
+        values = ", ".join(f"{p.name}: {p.default if p.default is not None else _example_value(p)}" for p in scalars)
+        lines.append(f"  scalars: {{{values}}}")
+    lines += [
+        "",
+        "golden:",
+        "  value_range: [-10, 10]",
+        "  # TODO: add every boundary point of the formula's branches (a threshold, +-lambd, +-3, ...)",
+        "  special_values: [0.0, -0.0, inf, -inf, nan]",
+        "  tolerance:",
+        "    FLOAT16: {rtol: 1.0e-3, atol: 1.0e-3, max_fail_ratio: 1.0e-3, standard: 双千分之一}",
+        "    FLOAT: {rtol: 1.0e-4, atol: 1.0e-4, max_fail_ratio: 1.0e-4, standard: 双万分之一}",
+        "    BFLOAT16: {rtol: 4.0e-3, atol: 4.0e-3, max_fail_ratio: 4.0e-3}",
+        "",
+        "kernel:",
+        "  compute_in_float: [BFLOAT16]  # add FLOAT16 when the formula has transcendental functions",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _or(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _example_value(param: SkeletonParam) -> str:
+    return "false" if param.kind == "bool" else "1.0"
+
+
+def _param_lines(param: SkeletonParam, inputs: list[SkeletonParam], output: SkeletonParam) -> list[str]:
+    lines = [f"  - name: {param.name}"]
+    if not param.kind:
+        lines += [
+            f"    # TODO: aten's `{hash_comment(param.aten_type)} {hash_comment(param.aten_name)}` needs a parameter "
+            "kind opgen does not have yet",
+            "    kind: TODO",
+        ]
+        return lines
+    lines.append(f"    kind: {param.kind}")
+    if param.output:
+        lines.append("    direction: output")
+    lines.append(f"    description: {_q('TODO: 参数说明')}")
+    if param.kind == "tensor":
+        lines += [
+            f"    dtypes: {_FLOAT_DTYPES}  # TODO: the doc's dtype column",
+            "    formats: [ND]",
+            "    rank: [0, 8]",
+            "    non_contiguous: true",
+        ]
+        if not param.output:
+            lines.append("    empty_tensor: true")
+        if param.output:
+            lines.append(f"    dtype: {{castable_from: [{', '.join(p.name for p in inputs)}]}}")
+            lines.append(f"    shape: {{same_as: {inputs[0].name}}}" if inputs else "")
+        if snake_case(param.name) != param.aten_name:
+            lines.append(f"    py_name: {param.aten_name}")
+    elif param.kind == "scalar":
+        lines.append("    dtype: {castable_to: FLOAT}")
+        if param.default is not None:
+            lines.append(f"    default: {param.default}")
+    elif param.kind == "bool" and param.default is not None:
+        lines.append(f"    default: {param.default}")
+    return [line for line in lines if line]
+
+
+def write_skeleton(path: Path, text: str, *, force: bool = False) -> None:
+    if path.exists() and not force:
+        raise SkeletonError(f"{path} exists (--force overwrites it)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

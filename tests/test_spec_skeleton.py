@@ -1,0 +1,120 @@
+"""`opgen new`: the skeleton follows aten's schema, `opgen check` points at what is left to write, and once the
+TODOs are filled in the spec validates, plans and binds like aten."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from opgen.build import check_spec_text
+from opgen.cli import main
+from opgen.lang.data import yaml_text
+from opgen.spec import aten
+from opgen.spec.diagnostics import SpecError
+from opgen.spec.loader import load_spec
+from opgen.spec_skeleton import SkeletonError, default_api_name, render_skeleton
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fill_formula(text: str, expr: str) -> str:
+    return text.replace("  expr: TODO\n", f"  expr: {yaml_text(expr)}\n")
+
+
+def test_the_only_error_of_a_fresh_skeleton_is_its_formula():
+    text = render_skeleton("LeakyRelu", aten_name="leaky_relu")
+    with pytest.raises(SpecError) as caught:
+        check_spec_text(text, "leaky_relu.yaml")
+    (problem,) = caught.value.diagnostics
+    line = text.splitlines().index("  expr: TODO") + 1
+    assert problem.location.line == line and str(problem).split(": ")[1] == "formula.expr", str(problem)
+    assert "TODO" in problem.message
+
+
+@pytest.mark.parametrize("spec_file", sorted((ROOT / "specs").glob("*.yaml")), ids=lambda p: p.stem)
+def test_a_filled_skeleton_binds_like_aten(spec_file):
+    """The real specs' OpType, API, aten name and formula through `opgen new`: the plan's binding has aten's name,
+    argument order and defaults, the API has the real spec's input names, and the output binds as aten's out
+    argument (its aclnn name is ops-nn's choice: `out` for aclnnLeakyReluBackward, `gradInput` elsewhere)."""
+    real = load_spec(spec_file).spec
+    text = render_skeleton(real.operator.type, aten_name=real.api.aten, api_name=real.api.name)
+    filled = yaml.safe_load(text)
+    filled["formula"] = real.formula.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+    filled["formula"]["output"] = filled["params"][-1]["name"]
+    plan = check_spec_text(yaml.safe_dump(filled, allow_unicode=True, sort_keys=False), spec_file.name)
+    schema = aten.aten_op(real.api.aten).functional
+    assert plan.spec.api.name == real.api.name
+    inputs = [p for p in plan.spec.params if p.direction.value == "input"]
+    assert [p.python for p in inputs] == [a.name for a in schema.args]
+    assert [p.name for p in inputs] == [p.name for p in real.params if p.direction.value == "input"]
+    out_arg = aten.aten_op(real.api.aten).out
+    (output,) = plan.spec.outputs
+    assert output.python == (out_arg.out_args[0].name if out_arg else "out")
+    assert plan.bindings[0] == real.api.aten
+    for param, arg in zip(inputs, schema.args, strict=True):
+        if arg.default is not None and param.kind.value == "scalar":
+            assert param.default == float(arg.default)
+
+
+def test_in_place_variant_where_aten_has_one():
+    spec = yaml.safe_load(render_skeleton("Selu", aten_name="selu"))
+    assert spec["api"]["inplace"] == {
+        "name": "aclnnInplaceSelu",
+        "param": "selfRef",
+        "replaces": ["self", "out"],
+        "aten": "selu_",
+    }
+    assert "inplace" not in yaml.safe_load(render_skeleton("MishGrad", aten_name="mish_backward"))["api"]
+
+
+def test_backward_output_takes_atens_out_argument_name():
+    spec = yaml.safe_load(render_skeleton("GeluGrad", aten_name="gelu_backward"))
+    output = spec["params"][-1]
+    assert output["name"] == "gradInput" and output["direction"] == "output"
+    # aten's `str approximate` has no parameter kind here yet: the skeleton says so instead of guessing
+    approximate = next(p for p in spec["params"] if p["name"] == "approximate")
+    assert approximate["kind"] == "TODO"
+
+
+def test_default_api_names_follow_ops_nn():
+    assert default_api_name("LeakyReluGrad") == "aclnnLeakyReluBackward"
+    assert default_api_name("EluGradV2") == "aclnnEluBackward"
+    assert default_api_name("Selu") == "aclnnSelu"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("leaky_relu",), "CamelCase"),
+        (("LeakyRelu", "leaky_reluu"), "similar: leaky_relu"),
+        (("LeakyRelu", None, "aclnn leaky"), "aclnn API name"),
+        (("LogSigmoidForward", "log_sigmoid_forward"), "several outputs"),
+    ],
+)
+def test_bad_requests_are_clear_errors(args, message):
+    op_type, aten_name, api = (*args, None, None)[:3]
+    with pytest.raises(SkeletonError, match=re.escape(message)):
+        render_skeleton(op_type, aten_name=aten_name, api_name=api)
+
+
+def test_cli_writes_once_and_refuses_to_overwrite(tmp_path, capsys):
+    assert main(["new", "Selu", "--aten", "selu", "-o", str(tmp_path)]) == 0
+    written = tmp_path / "selu.yaml"
+    assert written.read_text(encoding="utf-8") == render_skeleton("Selu", aten_name="selu")
+    assert "算子功能" in written.read_text(encoding="utf-8")  # readable Chinese, not \u escapes
+    assert main(["new", "Selu", "--aten", "selu", "-o", str(tmp_path)]) == 1
+    assert "exists" in capsys.readouterr().err
+    assert main(["new", "Selu", "--aten", "selu", "-o", str(tmp_path), "--force"]) == 0
+    assert main(["check", str(tmp_path)]) == 1  # the formula is still TODO
+    assert "formula.expr" in capsys.readouterr().err
+
+
+def test_an_operator_without_aten_counterpart(tmp_path):
+    text = render_skeleton("AddRelu", aten_name="")
+    spec = yaml.safe_load(text)
+    assert "aten" not in spec["api"]
+    plan = check_spec_text(_fill_formula(text, "max(self, 0)"), "add_relu.yaml")
+    assert plan.bindings[0] == "add_relu"
