@@ -139,6 +139,7 @@ def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str
     if op is not None and op.inplace is not None and inputs:
         first = inputs[0]
         lines += [
+            f"  doc_name: {api}&aclnnInplace{base}",
             "  inplace:",
             f"    name: aclnnInplace{base}",
             f"    param: {first.name}Ref",
