@@ -174,8 +174,8 @@ def _sigmoid(x):
 
 
 def _sign(x):
-    # torch.sign: 0 for NaN (numpy's sign gives NaN)
-    return np.where(np.isnan(x), 0.0, np.sign(x))
+    # torch.sign: 0 for NaN (numpy's sign gives NaN) and +0 for -0
+    return np.where(x > 0, 1.0, np.where(x < 0, -1.0, 0.0))
 
 
 def _softplus(x):

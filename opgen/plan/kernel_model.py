@@ -25,7 +25,8 @@ def _np(dtype: DType) -> np.dtype:
 
 def _round(values: npt.ArrayLike, dtype: DType) -> np.ndarray:
     """Round (float32/float64) values once to `dtype`, nearest-even."""
-    return np.asarray(values, dtype=np.float64 if dtype is DType.DOUBLE else np.float32).astype(_np(dtype))
+    with np.errstate(over="ignore"):  # overflow to inf is the rounding's result
+        return np.asarray(values, dtype=np.float64 if dtype is DType.DOUBLE else np.float32).astype(_np(dtype))
 
 
 def _slot_value(expr: F.Expr, scalars: Mapping[str, float]) -> np.float32:
