@@ -9,6 +9,7 @@ The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
 """
 
 from .cpp import CPP_HELPERS, to_cpp
+from .derivative import Difference, differentiate, first_difference
 from .errors import FormulaError
 from .functions import ELEMENT_TOLERANCE, FUNCTIONS, STRUCTURAL, VECTOR_APIS, Composition, MathFunction, VectorApi
 from .ir import (
@@ -52,6 +53,7 @@ __all__ = [
     "Compare",
     "Composition",
     "Const",
+    "Difference",
     "Expr",
     "ExprType",
     "FormulaError",
@@ -67,7 +69,9 @@ __all__ = [
     "children",
     "depth",
     "describe_condition",
+    "differentiate",
     "evaluate",
+    "first_difference",
     "flags_used",
     "fold_constants",
     "free_names",
