@@ -468,7 +468,7 @@ _TABLE: tuple[MathFunction, ...] = (
     MathFunction(
         name="erfinv",
         arity=1,
-        doc="inverse error function: erf(erfinv(y)) = y on [-1, 1]",
+        doc="inverse error function: erf(erfinv(x)) = x on [-1, 1]",
         evaluate=_erfinv,
         numpy="_erfinv({})",
         cpp="FormulaErfinv({})",
@@ -616,7 +616,8 @@ STRUCTURAL: Mapping[str, StructuralFunction] = {
             2,
             "pow(a, b) = a ** b; the exponent must be known on the host",
             "a^{b}",
-            "Mul chains for integer exponents (x**2, x**3, ...), Sqrt for 0.5, Reciprocal for -1",
+            "integer exponents up to 16: a Mul chain (x**3 = x * x * x), Reciprocal of it when negative; "
+            "Sqrt for 0.5, Rsqrt for -0.5; x**0 is 1",
         ),
     )
 }

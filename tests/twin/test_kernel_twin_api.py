@@ -17,6 +17,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from opgen import formula as F
+from opgen.spec.socs import SOCS
 from opgen.twin.compiler import compile_program
 
 KERNELS = Path(__file__).parent / "kernels"
@@ -385,6 +387,21 @@ def test_math_apis_refuse_overlap_bf16_and_socs_without_them(harness, tmp_path):
     assert "not available on this SoC" in legacy[0].error and legacy[1].error is None
     (bf16,) = run_cases(harness, [Case("Erf", "bf16", 32, random_floats(BF16, 32))], tmp_path / "a5", soc="ascend950")
     assert "DTYPE_UNSUPPORTED" in bf16.error
+
+
+def test_function_table_availability_is_what_the_twin_enforces(harness, tmp_path):
+    # The function table says which SoCs have each API its lowerings call, and whether it takes bfloat16.
+    half = random_floats(np.float16, 32)
+    for soc in SOCS:
+        apis = list(F.VECTOR_APIS.values())
+        cases = run_cases(harness, [Case(api.name, "half", 32, half) for api in apis], tmp_path / soc.name, soc.name)
+        for api, case in zip(apis, cases, strict=True):
+            assert (case.error is None) == (not api.archs or soc.arch in api.archs), (api.name, soc.name, case.error)
+    bf16 = random_floats(BF16, 32)
+    apis = list(F.VECTOR_APIS.values())
+    cases = run_cases(harness, [Case(api.name, "bf16", 32, bf16) for api in apis], tmp_path / "bf16", "ascend950")
+    for api, case in zip(apis, cases, strict=True):
+        assert (case.error is None) == api.bf16, (api.name, case.error)
 
 
 def test_duplicate_and_ub_copy(harness, tmp_path):
