@@ -14,6 +14,9 @@ Grammar (loosest first; Python's precedence, but comparisons do not chain):
     primary    := NUMBER | 'true' | 'false' | 'pi' | 'e' | 'inf' | 'nan'
                 | NAME | NAME '(' [or_expr (',' or_expr)*] ')' | '(' or_expr ')'
 
+A call names a math function of the function table (`functions.py`: exp, log1p, erfinv, ...; a Call node)
+or a structural one (where/select, min, max, clamp, pow); an unknown name is an error that lists them all.
+
 A '-' written directly before a number or a named constant folds into the constant (`-2` is
 Const(-2.0)); `-(2)` stays a negation, so every IR has a text that parses back to it.
 

@@ -355,6 +355,9 @@ def test_math_apis(harness, tmp_path):
             assert_same_floats(actual[special], expected[special], f"{case.api}<{case.dtype}> specials")
             assert ulp_distance(actual[~special], expected[~special]).max() <= 1, f"{case.api}<{case.dtype}>"
         assert np.all(case.result[777:800] == 7), f"{case.api} wrote past count"
+    ramp = np.linspace(-50, 50, 64, dtype=np.float32) + np.float32(0.3)
+    (whole,) = run_cases(harness, [Case("TruncWholeTensor", "float", 64, ramp)], tmp_path / "whole")
+    assert_same_floats(whole.result, np.trunc(ramp), "Trunc(dst, src) over the whole source")
     sign = next(c for c in cases if c.api == "Sign" and c.dtype == "float")
     assert not np.signbit(sign.result[1]) and sign.result[8] == 0  # sign(-0) = +0, sign(NaN) = 0
 

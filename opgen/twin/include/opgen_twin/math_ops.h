@@ -1,13 +1,15 @@
 // Advanced math APIs of Ascend C (asc-devkit adv_api/math/{tanh,erf,sign,floor,trunc}.h and
 // adv_api/activation/sigmoid.h), declared as the A2/A3 headers declare them: `template <typename T, bool
-// isReuseSource = false>` with the sharedTmpBuffer and calCount overloads (Ascend 950's Tanh/Erf add a config
-// template parameter with a default, which callers never spell).
+// isReuseSource = false>` with the sharedTmpBuffer and calCount overloads, and the whole-tensor ones where the
+// header has them (Ascend 950's Tanh/Erf add a config template parameter with a default, which callers never spell).
 //
 // Numerics: the hardware evaluates polynomial approximations whose exact error is not public; the twin computes
 // each element in double and rounds once (through float for half), the correctly rounded result the numpy
 // model of a kernel (opgen.plan.kernel_model) also computes. The calCount forms take their scratch space from
 // the reserved stack area of UB (the 8 KB the tiling never hands out), so they need no buffer here.
-// The headers forbid any overlap of dst with src or sharedTmpBuffer; the twin stops a kernel that does it.
+// The Tanh, Erf and Trunc headers forbid any overlap of dst with src or sharedTmpBuffer, and the twin stops a
+// kernel that does it; it holds Sigmoid, Sign and Floor (whose headers are silent) to the same rule, which keeps
+// a kernel on the safe side.
 #pragma once
 
 #include <cmath>
@@ -87,6 +89,7 @@ void AdvancedUnary(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::L
 
 namespace AscendC {
 
+// The calCount forms, with and without sharedTmpBuffer.
 #define OPGEN_TWIN_MATH_API(Name, Op)                                                                               \
   template <typename T, bool isReuseSource = false>                                                                \
   inline void Name(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                               \
@@ -95,14 +98,17 @@ namespace AscendC {
                                       opgen_twin::detail::Op{});                                                   \
   }                                                                                                                \
   template <typename T, bool isReuseSource = false>                                                                \
-  inline void Name(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                               \
-                   const LocalTensor<uint8_t>& sharedTmpBuffer) {                                                  \
-    Name<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, srcTensor.GetSize());                            \
-  }                                                                                                                \
-  template <typename T, bool isReuseSource = false>                                                                \
   inline void Name(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const uint32_t calCount) {    \
     opgen_twin::detail::AdvancedUnary(opgen_twin::Api::k##Name, dstTensor, srcTensor, nullptr, calCount,           \
                                       opgen_twin::detail::Op{});                                                   \
+  }
+
+// The whole-tensor forms (calCount = srcTensor.GetSize()); Floor has none.
+#define OPGEN_TWIN_MATH_WHOLE_TENSOR_API(Name)                                                                      \
+  template <typename T, bool isReuseSource = false>                                                                \
+  inline void Name(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                               \
+                   const LocalTensor<uint8_t>& sharedTmpBuffer) {                                                  \
+    Name<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, srcTensor.GetSize());                            \
   }                                                                                                                \
   template <typename T, bool isReuseSource = false>                                                                \
   inline void Name(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor) {                             \
@@ -115,6 +121,12 @@ OPGEN_TWIN_MATH_API(Sigmoid, SigmoidOp)
 OPGEN_TWIN_MATH_API(Sign, SignOp)
 OPGEN_TWIN_MATH_API(Floor, FloorOp)
 OPGEN_TWIN_MATH_API(Trunc, TruncOp)
+OPGEN_TWIN_MATH_WHOLE_TENSOR_API(Tanh)
+OPGEN_TWIN_MATH_WHOLE_TENSOR_API(Erf)
+OPGEN_TWIN_MATH_WHOLE_TENSOR_API(Sigmoid)
+OPGEN_TWIN_MATH_WHOLE_TENSOR_API(Sign)
+OPGEN_TWIN_MATH_WHOLE_TENSOR_API(Trunc)
+#undef OPGEN_TWIN_MATH_WHOLE_TENSOR_API
 #undef OPGEN_TWIN_MATH_API
 
 }  // namespace AscendC
