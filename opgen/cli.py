@@ -1,4 +1,4 @@
-"""The `opgen` command line: check, build, schema, cc."""
+"""The `opgen` command line: check, build, schema, functions, cc."""
 
 from __future__ import annotations
 
@@ -130,6 +130,13 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_functions(args: argparse.Namespace) -> int:
+    from opgen.formula.function_reference import render_function_reference
+
+    print(render_function_reference(), end="")
+    return 0
+
+
 def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
     loudness = command.add_mutually_exclusive_group()
@@ -173,6 +180,10 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--force", action="store_true", help="overwrite an existing spec file")
     new.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     new.set_defaults(func=cmd_new)
+    functions = sub.add_parser(
+        "functions", help="print the reference of the formula functions (docs/formula-functions.md)"
+    )
+    functions.set_defaults(func=cmd_functions)
     sub.add_parser("cc", help="compile and link a C++ program against the CPU twin (see `opgen cc --help`)")
     return parser
 

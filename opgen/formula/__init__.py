@@ -9,7 +9,9 @@ The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
 """
 
 from .cpp import CPP_HELPERS, to_cpp
+from .derivative import Difference, differentiate, first_difference
 from .errors import FormulaError
+from .functions import ELEMENT_TOLERANCE, FUNCTIONS, STRUCTURAL, VECTOR_APIS, Composition, MathFunction, VectorApi
 from .ir import (
     Binary,
     BoolConst,
@@ -40,26 +42,36 @@ from .typecheck import ExprType, ValueType, type_of
 
 __all__ = [
     "CPP_HELPERS",
+    "ELEMENT_TOLERANCE",
+    "FUNCTIONS",
     "NUMPY_HELPERS",
+    "STRUCTURAL",
+    "VECTOR_APIS",
     "Binary",
     "BoolConst",
     "Call",
     "Compare",
+    "Composition",
     "Const",
+    "Difference",
     "Expr",
     "ExprType",
     "FormulaError",
     "Logical",
+    "MathFunction",
     "Name",
     "Select",
     "Symbol",
     "SymbolKind",
     "Unary",
     "ValueType",
+    "VectorApi",
     "children",
     "depth",
     "describe_condition",
+    "differentiate",
     "evaluate",
+    "first_difference",
     "flags_used",
     "fold_constants",
     "free_names",

@@ -10,14 +10,16 @@ from collections.abc import Mapping
 
 from opgen.lang import cpp
 
+from .functions import FUNCTIONS, cpp_helper_source
 from .ir import Expr
 from .source_printer import Dialect, print_source
 
-CPP_HELPERS = """\
+_MIN_MAX = """\
 inline double FormulaMin(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a < b ? a : b); }
 inline double FormulaMax(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a > b ? a : b); }
-inline double FormulaSign(double a) { return std::isnan(a) ? 0.0 : (a > 0.0) - (a < 0.0); }
 """
+# min/max (structural) and the helpers the function table's spellings call.
+CPP_HELPERS = _MIN_MAX + cpp_helper_source()
 
 
 def _double_literal(value: float) -> str:
@@ -32,20 +34,7 @@ CPP = Dialect(
     infix={"add": "+", "sub": "-", "mul": "*", "div": "/"},
     binary_calls={"pow": "std::pow({a}, {b})", "min": "FormulaMin({a}, {b})", "max": "FormulaMax({a}, {b})"},
     logical={"and": "({a} && {b})", "or": "({a} || {b})", "not": "(!{a})"},
-    calls={
-        "exp": "std::exp({})",
-        "log": "std::log({})",
-        "sqrt": "std::sqrt({})",
-        "abs": "std::fabs({})",
-        "tanh": "std::tanh({})",
-        "erf": "std::erf({})",
-        "log1p": "std::log1p({})",
-        "expm1": "std::expm1({})",
-        "sigmoid": "(1.0 / (1.0 + std::exp(-({}))))",
-        "rsqrt": "(1.0 / std::sqrt({}))",
-        "reciprocal": "(1.0 / ({}))",
-        "sign": "FormulaSign({})",
-    },
+    calls={name: function.cpp for name, function in FUNCTIONS.items()},
     select="({c} ? {a} : {b})",
 )
 

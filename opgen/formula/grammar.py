@@ -22,14 +22,6 @@ OP_SPELLING = {op: tok for tok, op in (ARITH_TOKENS | COMPARE_TOKENS).items()} |
     "not": "not",
 }
 
-# Math functions that become `Call` nodes; every one takes a single number.
-MATH_FUNCTIONS = frozenset(
-    {"abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "tanh", "erf", "sigmoid", "log1p", "expm1", "sign"}
-)
-# Functions with dedicated IR (Select, Binary min/max) or desugared (clamp -> min(max(...))).
-STRUCTURAL_FUNCTIONS = {"where": 3, "select": 3, "min": 2, "max": 2, "clamp": 3}
-FUNCTION_ARITY: dict[str, int] = dict.fromkeys(MATH_FUNCTIONS, 1) | STRUCTURAL_FUNCTIONS
-
 
 class Prec(IntEnum):
     """Binding strength, loosest first (Python's order)."""

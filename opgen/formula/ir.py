@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar, dataclass_transform
 
-from .grammar import MATH_FUNCTIONS
 from .symbols import SymbolKind
 
 ARITH_OPS = frozenset({"add", "sub", "mul", "div", "pow", "min", "max"})
@@ -186,14 +185,19 @@ class Logical(Expr):
 
 @_node
 class Call(Expr):
-    func: str  # one of grammar.MATH_FUNCTIONS
+    func: str  # a name of the function table (functions.FUNCTIONS)
     args: tuple[Expr, ...]
 
     def __post_init__(self) -> None:
-        _check_op(self.func, MATH_FUNCTIONS, "Call")
+        # Looked up at construction: the table builds IR (derivatives, lowerings), so it imports this module.
+        from .functions import FUNCTIONS
+
+        _check_op(self.func, FUNCTIONS, "Call")
         object.__setattr__(self, "args", tuple(self.args))
-        if len(self.args) != 1:
-            raise ValueError(f"{self.func}() takes 1 argument, got {len(self.args)}")
+        arity = FUNCTIONS[self.func].arity
+        if len(self.args) != arity:
+            plural = "argument" if arity == 1 else "arguments"
+            raise ValueError(f"{self.func}() takes {arity} {plural}, got {len(self.args)}")
 
 
 @_node

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .functions import FUNCTIONS
 from .grammar import Prec
 from .ir import (
     Binary,
@@ -32,15 +33,6 @@ from .ir import (
 _COMPARE_LATEX = {"lt": r"\lt", "le": r"\le", "gt": r"\gt", "ge": r"\ge", "eq": "=", "ne": r"\ne"}
 _NEGATED_COMPARE = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
 _MIRRORED_COMPARE = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
-# Functions written as a name applied to parenthesised arguments.
-_PLAIN_FUNCTIONS = {
-    "exp": "exp",
-    "tanh": r"\tanh",
-    "log": r"\log",
-    "erf": "erf",
-    "sigmoid": "sigmoid",
-    "sign": "sign",
-}
 _MIRROR_LATEX = {r"\le": r"\ge", r"\lt": r"\gt"}  # "a <= x" read from x's side
 _TALL = (r"\frac", r"\begin{cases}", r"\sqrt")
 
@@ -157,6 +149,19 @@ def _as_bound(cond: Expr) -> tuple[Expr, str, float] | None:
     return None
 
 
+class _CallLatex:
+    """The LaTeX printer as a function's LaTeX rule sees it (functions.LatexWriter)."""
+
+    def __init__(self, printer: _Latex, args: tuple[Expr, ...]) -> None:
+        self.printer, self.args = printer, args
+
+    def arg(self, index: int, min_prec: int = Prec.OR) -> str:
+        return self.printer.wrap(self.args[index], min_prec)
+
+    def paren(self, text: str) -> str:
+        return _paren(text)
+
+
 class _Latex:
     def __init__(self, symbols: Mapping[str, str]) -> None:
         self.symbols = symbols
@@ -228,22 +233,7 @@ class _Latex:
         return f"{self.wrap(node.a, Prec.ADD)} {sign} {self.wrap(node.b, Prec.MUL)}", Prec.ADD
 
     def _call(self, node: Call) -> tuple[str, int]:
-        func, arg = node.func, self.text(node.args[0])
-        if func in _PLAIN_FUNCTIONS:
-            return _PLAIN_FUNCTIONS[func] + _paren(arg), Prec.ATOM
-        if func == "sqrt":
-            return f"\\sqrt{{{arg}}}", Prec.ATOM
-        if func == "rsqrt":
-            return f"\\frac{{1}}{{\\sqrt{{{arg}}}}}", Prec.ATOM
-        if func == "reciprocal":
-            return f"\\frac{{1}}{{{arg}}}", Prec.ATOM
-        if func == "abs":
-            return f"\\left|{arg}\\right|", Prec.ATOM
-        if func == "log1p":
-            return r"\log" + _paren(f"1 + {self.wrap(node.args[0], Prec.MUL)}"), Prec.ATOM
-        if func == "expm1":
-            return f"exp{_paren(arg)} - 1", Prec.ADD
-        raise ValueError(f"no LaTeX form for {func}()")
+        return FUNCTIONS[node.func].latex(_CallLatex(self, node.args))
 
     def _cases(self, node: Select) -> str:
         branches: list[tuple[Expr, Expr]] = []  # (value, condition as written)

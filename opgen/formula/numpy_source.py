@@ -1,7 +1,8 @@
 """IR -> numpy source text (float64 semantics of the reference), for standalone generated test files.
 
-The emitted expression uses only `np` and the helpers in `NUMPY_HELPERS`, so a generated file can carry
-the spec's reference implementation without importing opgen.
+The emitted expression uses only `np` and the helpers in `NUMPY_HELPERS` (which use `np` and `math`), so a
+generated file can carry the spec's reference implementation without importing opgen. Spellings come from
+the function table (`functions.py`).
 """
 
 from __future__ import annotations
@@ -10,21 +11,12 @@ from collections.abc import Mapping
 
 from opgen.lang import python
 
+from .functions import FUNCTIONS, numpy_helper_source
 from .ir import Expr
 from .source_printer import Dialect, print_source
 
-NUMPY_HELPERS = """\
-def _erf(x):
-    return np.vectorize(math.erf, otypes=[np.float64])(x)
-
-
-def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def _sign(x):
-    return np.where(np.isnan(x), 0.0, np.sign(x))
-"""
+# The helper functions the spellings call (blank-line separated, so a generator can keep only those it uses).
+NUMPY_HELPERS = numpy_helper_source()
 
 
 def _literal(value: float) -> str:
@@ -39,20 +31,7 @@ NUMPY = Dialect(
     infix={"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"},
     binary_calls={"min": "np.minimum({a}, {b})", "max": "np.maximum({a}, {b})"},
     logical={"and": "np.logical_and({a}, {b})", "or": "np.logical_or({a}, {b})", "not": "np.logical_not({a})"},
-    calls={
-        "exp": "np.exp({})",
-        "log": "np.log({})",
-        "sqrt": "np.sqrt({})",
-        "abs": "np.abs({})",
-        "tanh": "np.tanh({})",
-        "erf": "_erf({})",
-        "log1p": "np.log1p({})",
-        "expm1": "np.expm1({})",
-        "sigmoid": "_sigmoid({})",
-        "rsqrt": "(1.0 / np.sqrt({}))",
-        "reciprocal": "(1.0 / {})",
-        "sign": "_sign({})",
-    },
+    calls={name: function.numpy for name, function in FUNCTIONS.items()},
     select="np.where({c}, {a}, {b})",
 )
 

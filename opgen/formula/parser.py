@@ -14,6 +14,9 @@ Grammar (loosest first; Python's precedence, but comparisons do not chain):
     primary    := NUMBER | 'true' | 'false' | 'pi' | 'e' | 'inf' | 'nan'
                 | NAME | NAME '(' [or_expr (',' or_expr)*] ')' | '(' or_expr ')'
 
+A call names a math function of the function table (`functions.py`: exp, log1p, erfinv, ...; a Call node)
+or a structural one (where/select, min, max, clamp, pow); an unknown name is an error that lists them all.
+
 A '-' written directly before a number or a named constant folds into the constant (`-2` is
 Const(-2.0)); `-(2)` stays a negation, so every IR has a text that parses back to it.
 
@@ -31,14 +34,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .errors import FormulaError
+from .functions import FUNCTIONS, STRUCTURAL
 from .grammar import (
     ARITH_PREC,
     ARITH_TOKENS,
     COMPARE_TOKENS,
     CONSTANTS,
-    FUNCTION_ARITY,
     KEYWORDS,
-    MATH_FUNCTIONS,
     RESERVED,
     Prec,
 )
@@ -59,6 +61,11 @@ from .symbols import Symbol, SymbolKind
 from .typecheck import ExprType, TypeMismatch, ValueType, node_type
 
 _LOGICAL_PREC = {"or": Prec.OR, "and": Prec.AND}
+
+# Every callable name with its arity: the math functions (Call nodes) and the structural ones.
+_ARITY: dict[str, int] = {name: f.arity for name, f in FUNCTIONS.items()} | {
+    name: s.arity for name, s in STRUCTURAL.items()
+}
 
 MAX_LENGTH = 4096  # characters; a spec's formula field has the same bound
 MAX_NESTING = 64  # parentheses/calls/unary signs; keeps recursion far from Python's limit
@@ -277,7 +284,7 @@ class _Parser:
             raise FormulaError(f"unexpected '{word}'; expected an expression", tok.column)
         if word in self.symbols:
             return self._make(Name(word, self.symbols[word]), [], tok.column, tok.column)
-        if word in FUNCTION_ARITY:
+        if word in _ARITY:
             raise FormulaError(f"{word} is a function; call it as {word}(...)", tok.column)
         if word == "if":
             raise FormulaError("unexpected 'if'; write where(cond, a, b)", tok.column)
@@ -288,11 +295,12 @@ class _Parser:
         name_tok = self._advance()
         open_tok = self._advance()
         func = name_tok.text
-        if func not in FUNCTION_ARITY:
+        if func not in _ARITY:
             if func in self.symbols:
                 raise FormulaError(f"'{func}' is a {self.symbols[func].value}, not a function", name_tok.column)
-            hint = _did_you_mean(func, FUNCTION_ARITY)
-            raise FormulaError(f"unknown function '{func}'{hint}", name_tok.column)
+            hint = _did_you_mean(func, _ARITY)
+            known = ", ".join(sorted(_ARITY))
+            raise FormulaError(f"unknown function '{func}'{hint}; the functions are {known}", name_tok.column)
         # clamp(x, lo, hi) counts twice: its canonical text min(max(x, lo), hi) nests two calls deep.
         levels = 2 if func == "clamp" else 1
         for _ in range(levels):
@@ -305,7 +313,7 @@ class _Parser:
                 args.append(self._expr())
         self.nesting -= levels
         self._expect_close(open_tok, f"expected ',' or ')' in the call to {func}()")
-        want = FUNCTION_ARITY[func]
+        want = _ARITY[func]
         if len(args) != want:
             plural = "argument" if want == 1 else "arguments"
             raise FormulaError(f"{func}() takes {want} {plural}, got {len(args)}", name_tok.column)
@@ -315,14 +323,13 @@ class _Parser:
         nodes = [a.node for a in args]
         if func in ("where", "select"):
             return self._make(Select(*nodes), args, column, column)
-        if func in ("min", "max"):
+        if func in ("min", "max", "pow"):
             return self._make(Binary(func, *nodes), args, column, column)
         if func == "clamp":
             # clamp(x, lo, hi) is min(max(x, lo), hi): PyTorch's definition, hi wins when lo > hi.
             x, lo, hi = args
             low = self._make(Binary("max", x.node, lo.node), [x, lo], column, column)
             return self._make(Binary("min", low.node, hi.node), [low, hi], column, column)
-        assert func in MATH_FUNCTIONS
         return self._make(Call(func, tuple(nodes)), args, column, column)
 
     def _expect_close(self, open_tok: Token, context: str) -> None:

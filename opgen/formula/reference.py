@@ -2,18 +2,19 @@
 
 Everything is computed in float64 with numpy broadcasting and rounded once to the output dtype.
 Semantics follow PyTorch: comparisons with NaN are false (so `where` takes the else branch), `min`
-and `max` propagate NaN (torch.minimum/maximum, clamp), `sign(nan)` is 0 (torch.sign).
+and `max` propagate NaN (torch.minimum/maximum, clamp); each math function is evaluated by its record in
+the function table (`functions.py`), e.g. `sign(nan)` is 0 (torch.sign).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from .functions import FUNCTIONS
 from .ir import (
     Binary,
     BoolConst,
@@ -30,37 +31,6 @@ from .ir import (
     walk,
 )
 from .symbols import SymbolKind
-
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
-def _erf_f64(x: np.ndarray) -> np.ndarray:
-    return np.asarray(_erf(x), dtype=np.float64)
-
-
-def _sign(x: np.ndarray) -> np.ndarray:
-    # torch.sign: 0 for NaN (numpy would give NaN).
-    return (x > 0).astype(np.float64) - (x < 0).astype(np.float64)
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "abs": np.abs,
-    "exp": np.exp,
-    "log": np.log,
-    "sqrt": np.sqrt,
-    "rsqrt": lambda x: 1.0 / np.sqrt(x),
-    "reciprocal": lambda x: 1.0 / x,
-    "tanh": np.tanh,
-    "erf": _erf_f64,
-    "sigmoid": _sigmoid,
-    "log1p": np.log1p,
-    "expm1": np.expm1,
-    "sign": _sign,
-}
 
 BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "add": np.add,
@@ -168,7 +138,7 @@ def _evaluate_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any
             return np.logical_not(operands[0])
         return (np.logical_and if node.op == "and" else np.logical_or)(*operands)
     if isinstance(node, Call):
-        return FUNCTIONS[node.func](np.asarray(operands[0], dtype=np.float64))
+        return FUNCTIONS[node.func].evaluate(*(np.asarray(o, dtype=np.float64) for o in operands))
     if isinstance(node, Select):
         return np.where(*operands)
     raise TypeError(f"not a formula IR node: {node!r}")

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .functions import FUNCTIONS
 from .ir import (
     Binary,
     BoolConst,
@@ -25,7 +26,7 @@ from .ir import (
     Unary,
     rewrite,
 )
-from .reference import BINARY, COMPARE, FUNCTIONS
+from .reference import BINARY, COMPARE
 from .symbols import SymbolKind
 
 
@@ -56,8 +57,9 @@ def _fold_node(node: Expr) -> Expr:
                 return BoolConst(bool(COMPARE[node.op](_f64(node.a.value), _f64(node.b.value))))
             return node
         if isinstance(node, Call):
-            if isinstance(node.args[0], Const):
-                return Const(float(FUNCTIONS[node.func](_f64(node.args[0].value))))
+            if all(isinstance(a, Const) for a in node.args):
+                values = [_f64(a.value) for a in node.args if isinstance(a, Const)]
+                return Const(float(FUNCTIONS[node.func].evaluate(*values)))
             return node
     if isinstance(node, Logical):
         return _fold_logical(node)

@@ -32,7 +32,7 @@ class Dialect:
     infix: Mapping[str, str]  # Binary ops written `(a op b)`
     binary_calls: Mapping[str, str]  # other Binary ops, as templates over {a} and {b}
     logical: Mapping[str, str]  # and/or/not templates over {a} (and {b})
-    calls: Mapping[str, str]  # math functions, templates over {}
+    calls: Mapping[str, str]  # math functions, templates over {} (the argument) or {0}, {1}, ...
     select: str  # template over {c}, {a}, {b}
 
 
@@ -96,7 +96,8 @@ def _emit(node: Expr, operands: list[str], dialect: Dialect, names: Mapping[str,
     if isinstance(node, Logical):
         return _fill(dialect.logical[node.op], a=operands[0], b=operands[-1])
     if isinstance(node, Call):
-        return _fill(dialect.calls[node.func], _=operands[0])
+        # `{}` is the first argument, `{0}`, `{1}`, ... each argument by position
+        return _fill(dialect.calls[node.func], _=operands[0], **{str(i): op for i, op in enumerate(operands)})
     if isinstance(node, Select):
         c, a, b = operands
         return _fill(dialect.select, c=c, a=a, b=b)

@@ -113,8 +113,10 @@ def node_type(node: Expr, operand_types: Sequence[ExprType]) -> ExprType:
                 )
         return ExprType(ValueType.BOOL, varies)
     if isinstance(node, Call):
-        if operand_types[0].is_bool:
-            raise TypeMismatch(f"argument of {node.func}() must be a number, got a boolean", 0)
+        for i, t in enumerate(operand_types):
+            if t.is_bool:
+                which = "argument" if len(operand_types) == 1 else _ORDINALS[i]
+                raise TypeMismatch(f"{which} of {node.func}() must be a number, got a boolean", i)
         return ExprType(ValueType.NUM, varies)
     if isinstance(node, Select):
         cond, a, b = operand_types

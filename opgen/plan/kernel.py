@@ -1,8 +1,9 @@
 """What the AI Core kernel of an operator consists of: one lowered vector program per (dtype, mode).
 
 A "mode" is one combination of the formula's flags (e.g. isResult); dtype x mode picks the tiling key.
-The plan is SoC-independent: a dtype is computed in float when the spec asks for it or when any supported
-SoC lacks vector arithmetic for it (bf16 on A2/A3), so one kernel source serves every supported SoC.
+The plan is SoC-independent: a dtype is computed in float when the spec asks for it, when any supported SoC
+lacks vector arithmetic for it (bf16 on A2/A3), or when a math function of the formula is not precise enough
+computed in it (the function table's measured error), so one kernel source serves every supported SoC.
 """
 
 from __future__ import annotations
@@ -77,10 +78,15 @@ def aicore_dtypes(spec: OpSpec) -> list[DType]:
     return [d for d in first.dtypes if d not in spec.routing.aicpu and d in _DTYPE_CODE]
 
 
-def compute_dtype(spec: OpSpec, storage: DType) -> DType:
+def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
     if storage in spec.kernel.compute_in_float:
         return DType.FLOAT
     if storage is DType.BFLOAT16 and not all(get_soc(s.soc).bf16_vector_arith for s in spec.supported_socs):
+        return DType.FLOAT
+    # a function whose lowering is not precise enough in this dtype (the function table's measured error), or
+    # has no API for it, makes the whole kernel compute in float
+    functions = {node.func for node in F.walk(expr) if isinstance(node, F.Call)}
+    if not all(F.FUNCTIONS[f].precise_in(storage.numpy.name) for f in functions):
         return DType.FLOAT
     return storage
 
@@ -105,7 +111,7 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     for storage in aicore_dtypes(spec):
         for values in itertools.product((False, True), repeat=len(flags)):
             mode = dict(zip(flags, values, strict=True))
-            compute = compute_dtype(spec, storage)
+            compute = compute_dtype(spec, storage, expr)
             specialised = F.specialize(expr, mode)
             fast[storage, values] = lower(specialised, inputs=list(inputs), storage=storage, compute=compute)
     guards = tuple(sorted({name for program in fast.values() for name in program.assumes_finite}))
@@ -114,7 +120,7 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
         mode = dict(zip(flags, values, strict=True))
         for exact in (False, True) if guards else (False,):
             if exact:
-                compute = compute_dtype(spec, storage)
+                compute = compute_dtype(spec, storage, expr)
                 specialised = F.specialize(expr, mode)
                 program = lower(specialised, inputs=list(inputs), storage=storage, compute=compute, exact=True)
             index = mode_index(flags, mode, exact)

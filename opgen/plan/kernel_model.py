@@ -2,8 +2,8 @@
 
 Each instruction rounds like the CPU twin (and, for add/sub/mul/div and casts, like the hardware): values
 live in the compute dtype, every operation is done in float and rounded to nearest-even into it, scalars
-are float32 from the tiling data converted once to the compute type, transcendental functions are
-computed in float64 and rounded once. Comparisons with NaN are false.
+are float32 from the tiling data converted once to the compute type, the function APIs (Exp, Ln, Tanh, ...)
+are computed by the function table's float64 model and rounded once. Comparisons with NaN are false.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ def _np(dtype: DType) -> np.dtype:
 
 def _round(values: npt.ArrayLike, dtype: DType) -> np.ndarray:
     """Round (float32/float64) values once to `dtype`, nearest-even."""
-    return np.asarray(values, dtype=np.float64 if dtype is DType.DOUBLE else np.float32).astype(_np(dtype))
+    with np.errstate(over="ignore"):  # overflow to inf is the rounding's result
+        return np.asarray(values, dtype=np.float64 if dtype is DType.DOUBLE else np.float32).astype(_np(dtype))
 
 
 def _slot_value(expr: F.Expr, scalars: Mapping[str, float]) -> np.float32:
@@ -121,11 +122,10 @@ def _execute(instr: Instr, values, scalar, compute: DType) -> np.ndarray:
     with_scalar = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.maximum, "Mins": np.minimum}
     if api in with_scalar:
         return _arith(dtype, with_scalar[api], src[0], scalar(instr.scalar))
-    unary = {"Exp": np.exp, "Ln": np.log, "Sqrt": np.sqrt}
-    if api in unary:
-        return _transcendental(dtype, unary[api], src[0])
-    if api == "Abs":
-        return np.abs(src[0])
-    if api == "Reciprocal":
-        return _arith(dtype, lambda a: np.float32(1.0) / a, src[0])
+    function_api = F.VECTOR_APIS.get(api)
+    if function_api is not None:
+        # Exp, Ln, Sqrt, Rsqrt, Reciprocal, Abs, Tanh, Erf, Sigmoid, Sign, Floor, Trunc: the function table's
+        # float64 model rounded once (for Reciprocal the same as float division: double rounding through
+        # float64 is innocuous for +-*/ and sqrt)
+        return _transcendental(dtype, function_api.model, src[0])
     raise NotImplementedError(f"no numpy model for {api}")

@@ -12,6 +12,9 @@ Rules (SoC-independent; the SoC decides `compute`):
   of an API (Adds, Muls, Maxs, Mins, CompareScalar (A2/A3 have no Compares), tensor-scalar Select) or is
   Duplicated once;
 - `where(x > 0, x, x * s)` becomes one LeakyRelu (seed 004's API);
+- a math function lowers as its record in the function table says (opgen.formula.functions): one Ascend C
+  API (Exp, Ln, Tanh, Erf, Sigmoid, ...), or a composition rewritten into IR that lowers by these rules
+  (log1p, expm1, softplus, erfinv); an advanced math API never writes into one of its sources;
 - temporaries are reused as soon as their value is dead (linear scan), so the number of live tile-sized
   buffers is what the formula needs, no more.
 """
@@ -19,7 +22,7 @@ Rules (SoC-independent; the SoC decides `compute`):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from opgen import formula as F
 from opgen.spec.dtypes import DType
@@ -69,6 +72,7 @@ class Instr:
     scalar: Scalar | None = None
     mode: str | None = None  # CMPMODE / SELMODE / RoundMode enumerator
     padded_count: bool = False  # count rounded up to whole 256-byte repeats (Compare)
+    distinct_dst: bool = False  # dst may not share a buffer with a source (the advanced math APIs)
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,7 @@ class VectorProgram:
 
 _CMP_MODE = {"lt": "LT", "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE"}
 _SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
-_UNARY_API = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "reciprocal": "Reciprocal"}
+_MAX_INTEGER_EXPONENT = 16  # x ** n for integer |n| up to this is a Mul chain (at most 7 Muls)
 
 
 def is_uniform(expr: F.Expr) -> bool:
@@ -139,8 +143,9 @@ class _Lowerer:
         scalar: Scalar | None = None,
         mode: str | None = None,
         padded: bool = False,
+        distinct: bool = False,
     ) -> Buffer:
-        self.instrs.append(Instr(api, dst, tuple(srcs), scalar, mode, padded))
+        self.instrs.append(Instr(api, dst, tuple(srcs), scalar, mode, padded, distinct))
         return dst
 
     def scalar(self, expr: F.Expr) -> Scalar:
@@ -243,42 +248,48 @@ class _Lowerer:
         base = self.as_buffer(base)
         if not isinstance(exponent, F.Const):
             raise LoweringError("the exponent of ** must be a constant to lower it")
-        if exponent.value == 2.0:
-            return self.emit("Mul", self.temp(), base, base)
-        if exponent.value == 3.0:
-            square = self.emit("Mul", self.temp(), base, base)
-            return self.emit("Mul", self.temp(), square, base)
-        if exponent.value == 0.5:
+        n = exponent.value
+        if n == 0.5:
             return self.emit("Sqrt", self.temp(), base)
-        if exponent.value == -1.0:
-            return self.emit("Reciprocal", self.temp(), base)
-        raise LoweringError(f"cannot lower x ** {exponent.value:g} yet")
+        if n == -0.5:
+            return self.emit("Rsqrt", self.temp(), base)
+        if not (n.is_integer() and abs(n) <= _MAX_INTEGER_EXPONENT):
+            raise LoweringError(
+                f"cannot lower x ** {n:g} yet (integer exponents up to {_MAX_INTEGER_EXPONENT}, 0.5, -0.5)"
+            )
+        if n == 0:  # x ** 0 is 1 for every x, NaN included (IEEE pow, torch)
+            return self.emit("Duplicate", self.temp(), scalar=Scalar(F.Const(1.0)))
+        positive = self.integer_power(base, int(abs(n)))
+        return self.emit("Reciprocal", self.temp(), positive) if n < 0 else positive
+
+    def integer_power(self, base: Buffer, n: int) -> Buffer:
+        """base ** n (n >= 1) by binary powering: x**2 = x*x, x**3 = x*x*x as before, x**4 = (x*x)*(x*x), ..."""
+        result: Buffer | None = None
+        square = base
+        while True:
+            if n & 1:
+                result = square if result is None else self.emit("Mul", self.temp(), result, square)
+            n >>= 1
+            if not n:
+                break
+            square = self.emit("Mul", self.temp(), square, square)
+        assert result is not None
+        return result
 
     def call(self, node: F.Call) -> Buffer:
-        x = self.as_buffer(self.value(node.args[0]))
-        func = node.func
-        if func in _UNARY_API:
-            return self.emit(_UNARY_API[func], self.temp(), x)
-        if func == "rsqrt":
-            return self.emit("Reciprocal", self.temp(), self.emit("Sqrt", self.temp(), x))
-        if func == "expm1":
-            return self.emit("Adds", self.temp(), self.emit("Exp", self.temp(), x), scalar=Scalar(F.Const(-1.0)))
-        if func == "log1p":
-            return self.emit("Ln", self.temp(), self.emit("Adds", self.temp(), x, scalar=Scalar(F.Const(1.0))))
-        if func in ("sigmoid", "tanh"):
-            # sigmoid(v) = 1 / (1 + exp(-v)); tanh(x) = 2 * sigmoid(2x) - 1
-            v = self.emit("Muls", self.temp(), x, scalar=Scalar(F.Const(-2.0 if func == "tanh" else -1.0)))
-            e = self.emit("Exp", self.temp(), v)
-            s = self.emit("Reciprocal", self.temp(), self.emit("Adds", self.temp(), e, scalar=Scalar(F.Const(1.0))))
-            if func == "sigmoid":
-                return s
-            return self.emit(
-                "Adds",
-                self.temp(),
-                self.emit("Muls", self.temp(), s, scalar=Scalar(F.Const(2.0))),
-                scalar=Scalar(F.Const(-1.0)),
+        function = F.FUNCTIONS[node.func]
+        lowering = function.lowering
+        if isinstance(lowering, F.Composition):
+            rewritten = self.value(F.fold_constants(lowering.build(*node.args)))
+            assert isinstance(rewritten, Buffer)  # it reads the (tensor) argument
+            return rewritten
+        if self.compute.cpp_type not in lowering.dtypes:
+            raise LoweringError(
+                f"{node.func}() lowers to {lowering.name}, which takes {'/'.join(lowering.dtypes)}, "
+                f"not {self.compute.cpp_type}; compute this dtype in float (kernel.compute_in_float)"
             )
-        raise LoweringError(f"cannot lower {func}() to vector instructions yet")
+        x = self.as_buffer(self.value(node.args[0]))
+        return self.emit(lowering.name, self.temp(), x, distinct=not lowering.in_place)
 
     def compare(self, node: F.Compare) -> Buffer:
         a, b = self.value(node.a), self.value(node.b)
@@ -326,7 +337,7 @@ class _Lowerer:
         if self.compute is self.storage:
             last = self.instrs[-1]
             assert last.dst == result
-            self.instrs[-1] = Instr(last.api, self.output, last.srcs, last.scalar, last.mode, last.padded_count)
+            self.instrs[-1] = replace(last, dst=self.output)
         else:
             self.emit("Cast", self.output, result, mode="CAST_RINT")
         instrs, temps, masks = _allocate(self.instrs)
@@ -356,12 +367,11 @@ def _allocate(instrs: list[Instr]) -> tuple[list[Instr], list[Buffer], list[Buff
     result: list[Instr] = []
     for i, instr in enumerate(instrs):
         srcs = tuple(mapping.get(s, s) for s in instr.srcs)
-        # sources dying here free their buffers first, so the destination may reuse one (in place)
-        for virtual in instr.srcs:
-            if virtual.kind in free and last_use.get(virtual) == i and virtual in mapping:
-                phys = mapping[virtual]
-                if phys not in free[virtual.kind]:
-                    free[virtual.kind].append(phys)
+        # sources dying here free their buffers first, so the destination may reuse one (in place) - unless the
+        # API forbids dst/src overlap, then they are freed after the destination is placed
+        dying = [mapping[v] for v in instr.srcs if v.kind in free and last_use.get(v) == i and v in mapping]
+        if not instr.distinct_dst:
+            _release(free, dying)
         dst = instr.dst
         if dst.kind in free:
             pool = free[dst.kind]
@@ -374,8 +384,16 @@ def _allocate(instrs: list[Instr]) -> tuple[list[Instr], list[Buffer], list[Buff
             dst = phys
             if last_use.get(instr.dst) is None:  # never read: free again immediately
                 pool.append(phys)
-        result.append(Instr(instr.api, dst, srcs, instr.scalar, instr.mode, instr.padded_count))
+        if instr.distinct_dst:
+            _release(free, dying)
+        result.append(replace(instr, dst=dst, srcs=srcs))
     return result, physical["temp"], physical["mask"]
+
+
+def _release(free: dict[str, list[Buffer]], buffers: list[Buffer]) -> None:
+    for phys in buffers:
+        if phys not in free[phys.kind]:
+            free[phys.kind].append(phys)
 
 
 def lower(expr: F.Expr, *, inputs: list[str], storage: DType, compute: DType, exact: bool = False) -> VectorProgram:

@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 
+from opgen import formula as F
 from opgen.formula import (
     Binary,
     BoolConst,
@@ -47,20 +48,7 @@ CONSTANTS = [
     math.nan,
     6.0,
 ]
-FUNCTIONS = [
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "tanh",
-    "erf",
-    "sigmoid",
-    "log1p",
-    "expm1",
-    "sign",
-]
+FUNCTIONS = sorted(F.FUNCTIONS)  # every function of the table
 ARITH = ["add", "sub", "mul", "div", "pow", "min", "max"]
 COMPARE = ["lt", "le", "gt", "ge", "eq", "ne"]
 

@@ -7,6 +7,7 @@ hardware's half/float/bf16 arithmetic produces (ascend-facts.md section 3).
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from opgen import formula as F
+from opgen.spec.socs import SOCS
 from opgen.twin.compiler import compile_program
 
 KERNELS = Path(__file__).parent / "kernels"
@@ -317,6 +320,91 @@ def test_unary_ops(harness, tmp_path):
             assert np.array_equal(actual[~finite & ~np.isnan(expected)], expected[~finite & ~np.isnan(expected)])
             assert ulp_distance(actual[finite], expected[finite]).max() <= 1, f"{case.api}<{case.dtype}> > 1 ulp"
         assert np.all(case.result[777:800] == 7)
+
+
+# The advanced math APIs (and the basic Rsqrt): independent float64 models, one rounding.
+MATH_EXACT = {
+    "Sign": lambda x: np.where(x > 0, 1.0, np.where(x < 0, -1.0, 0.0)),  # NaN -> 0, -0 -> +0 (torch.sign)
+    "Floor": np.floor,
+    "Trunc": np.trunc,
+}
+MATH_ONE_ULP = {
+    "Rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "Tanh": np.tanh,
+    "Erf": np.vectorize(math.erf, otypes=[np.float64]),
+    "Sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+}
+
+
+def test_math_apis(harness, tmp_path):
+    cases = []
+    for dtype_name in ("half", "float"):
+        a = random_floats(DTYPES[dtype_name], 800)
+        cases += [Case(api, dtype_name, 777, a) for api in [*MATH_EXACT, *MATH_ONE_ULP]]
+    run_cases(harness, cases, tmp_path)
+    for case in cases:
+        dtype = DTYPES[case.dtype]
+        with np.errstate(all="ignore"):
+            expected = round_to({**MATH_EXACT, **MATH_ONE_ULP}[case.api](case.a.astype(np.float64)), dtype)[:777]
+        actual = case.result[:777]
+        if case.api in MATH_EXACT:
+            assert_same_floats(actual, expected, f"{case.api}<{case.dtype}>")
+        else:
+            assert np.array_equal(np.isnan(actual), np.isnan(expected)), case.api
+            special = ~np.isfinite(expected.astype(np.float64)) | (expected == 0)
+            assert_same_floats(actual[special], expected[special], f"{case.api}<{case.dtype}> specials")
+            assert ulp_distance(actual[~special], expected[~special]).max() <= 1, f"{case.api}<{case.dtype}>"
+        assert np.all(case.result[777:800] == 7), f"{case.api} wrote past count"
+    ramp = np.linspace(-50, 50, 64, dtype=np.float32) + np.float32(0.3)
+    (whole,) = run_cases(harness, [Case("TruncWholeTensor", "float", 64, ramp)], tmp_path / "whole")
+    assert_same_floats(whole.result, np.trunc(ramp), "Trunc(dst, src) over the whole source")
+    sign = next(c for c in cases if c.api == "Sign" and c.dtype == "float")
+    assert not np.signbit(sign.result[1]) and sign.result[8] == 0  # sign(-0) = +0, sign(NaN) = 0
+
+
+def test_math_apis_refuse_overlap_bf16_and_socs_without_them(harness, tmp_path):
+    a = random_floats(np.float32, 64)
+    cases = run_cases(
+        harness,
+        [
+            Case("TanhInPlace", "float", 64, a),
+            Case("ErfTmpOverlap", "float", 64, a),
+            Case("ErfWithTmp", "float", 64, a, mask=np.zeros(256, np.uint8)),
+            Case("Tanh", "bf16", 64, random_floats(BF16, 64)),
+        ],
+        tmp_path / "a2",
+    )
+    assert "OPERAND_OVERLAP" in cases[0].error and "api=Tanh" in cases[0].error
+    assert "OPERAND_OVERLAP" in cases[1].error and "sharedTmpBuffer" in cases[1].error
+    assert cases[2].error is None
+    expected = round_to(MATH_ONE_ULP["Erf"](a.astype(np.float64)), np.float32)
+    assert ulp_distance(cases[2].result[:64], expected).max() <= 1
+    assert "DTYPE_UNSUPPORTED" in cases[3].error
+    # Atlas training (ascend910) has Sigmoid but none of the math APIs; Ascend 950 takes no bfloat16 here either
+    legacy = run_cases(
+        harness,
+        [Case("Tanh", "half", 32, random_floats(np.float16, 32)), Case("Sigmoid", "float", 32, a)],
+        tmp_path / "legacy",
+        soc="ascend910",
+    )
+    assert "not available on this SoC" in legacy[0].error and legacy[1].error is None
+    (bf16,) = run_cases(harness, [Case("Erf", "bf16", 32, random_floats(BF16, 32))], tmp_path / "a5", soc="ascend950")
+    assert "DTYPE_UNSUPPORTED" in bf16.error
+
+
+def test_function_table_availability_is_what_the_twin_enforces(harness, tmp_path):
+    # The function table says which SoCs have each API its lowerings call, and whether it takes bfloat16.
+    half = random_floats(np.float16, 32)
+    for soc in SOCS:
+        apis = list(F.VECTOR_APIS.values())
+        cases = run_cases(harness, [Case(api.name, "half", 32, half) for api in apis], tmp_path / soc.name, soc.name)
+        for api, case in zip(apis, cases, strict=True):
+            assert (case.error is None) == (not api.archs or soc.arch in api.archs), (api.name, soc.name, case.error)
+    bf16 = random_floats(BF16, 32)
+    apis = list(F.VECTOR_APIS.values())
+    cases = run_cases(harness, [Case(api.name, "bf16", 32, bf16) for api in apis], tmp_path / "bf16", "ascend950")
+    for api, case in zip(apis, cases, strict=True):
+        assert (case.error is None) == api.bf16, (api.name, case.error)
 
 
 def test_duplicate_and_ub_copy(harness, tmp_path):

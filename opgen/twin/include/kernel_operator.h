@@ -14,6 +14,7 @@
 #include "opgen_twin/pipe.h"
 #include "opgen_twin/data_copy.h"
 #include "opgen_twin/vector_ops.h"
+#include "opgen_twin/math_ops.h"
 #include "opgen_twin/compare_select.h"
 #include "opgen_twin/cast.h"
 #include "opgen_twin/tiling.h"

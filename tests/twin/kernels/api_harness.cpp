@@ -79,6 +79,17 @@ void RunSameType(const LocalTensor<T>& dst, const LocalTensor<T>& a, const Local
   else if (api == "Sqrt") Sqrt(dst, a, n);
   else if (api == "Reciprocal") Reciprocal(dst, a, n);
   else if (api == "Relu") Relu(dst, a, n);
+  else if (api == "Rsqrt") Rsqrt(dst, a, n);
+  else if (api == "Tanh") Tanh(dst, a, static_cast<uint32_t>(n));
+  else if (api == "Erf") Erf(dst, a, static_cast<uint32_t>(n));
+  else if (api == "Sigmoid") Sigmoid(dst, a, static_cast<uint32_t>(n));
+  else if (api == "Sign") Sign(dst, a, static_cast<uint32_t>(n));
+  else if (api == "Floor") Floor(dst, a, static_cast<uint32_t>(n));
+  else if (api == "Trunc") Trunc(dst, a, static_cast<uint32_t>(n));
+  else if (api == "ErfWithTmp") Erf(dst, a, mask, static_cast<uint32_t>(n));  // the mask buffer as scratch
+  else if (api == "ErfTmpOverlap") Erf(dst, a, dst.template ReinterpretCast<uint8_t>(), static_cast<uint32_t>(n));
+  else if (api == "TanhInPlace") Tanh(a, a, static_cast<uint32_t>(n));
+  else if (api == "TruncWholeTensor") Trunc(dst, a);  // calCount = a.GetSize()
   else if (api == "Duplicate") Duplicate(dst, s, n);
   else if (api == "Select") {
     const SELMODE mode = static_cast<SELMODE>(g_case.mode);

@@ -39,6 +39,13 @@ enum class Api : uint8_t {
   kCompareScalar,
   kSelect,
   kCast,
+  kRsqrt,
+  kTanh,
+  kErf,
+  kSigmoid,
+  kSign,
+  kFloor,
+  kTrunc,
   kCount
 };
 

@@ -211,6 +211,12 @@ struct SqrtOp {
   C operator()(C a) const { return static_cast<C>(std::sqrt(a)); }
   VecF Vec(VecF a) const { return a; }
 };
+struct RsqrtOp {
+  static constexpr bool kVector = false;
+  template <typename C>
+  C operator()(C a) const { return static_cast<C>(1.0 / std::sqrt(static_cast<double>(a))); }
+  VecF Vec(VecF a) const { return a; }
+};
 struct ReciprocalOp {
   static constexpr bool kVector = true;
   template <typename C>
@@ -517,8 +523,10 @@ OPGEN_TWIN_SCALAR_API(Mins, MinOp)
 OPGEN_TWIN_SCALAR_API(LeakyRelu, LeakyReluOp)
 #undef OPGEN_TWIN_SCALAR_API
 
+// The count form is `template <typename T>` (asc-devkit's A2/A3 declaration; Ascend 950 adds a config parameter
+// with a default), the masked forms `template <typename T, bool isSetMask = true>`.
 #define OPGEN_TWIN_UNARY_API(Name, Op)                                                                              \
-  template <typename T, bool isSetMask = true>                                                                     \
+  template <typename T>                                                                                            \
   inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {                   \
     opgen_twin::detail::UnaryCount(opgen_twin::Api::k##Name, dst, src, count, opgen_twin::detail::Op{});            \
   }                                                                                                                \
@@ -539,6 +547,7 @@ OPGEN_TWIN_UNARY_API(Exp, ExpOp)
 OPGEN_TWIN_UNARY_API(Ln, LnOp)
 OPGEN_TWIN_UNARY_API(Abs, AbsOp)
 OPGEN_TWIN_UNARY_API(Sqrt, SqrtOp)
+OPGEN_TWIN_UNARY_API(Rsqrt, RsqrtOp)
 OPGEN_TWIN_UNARY_API(Reciprocal, ReciprocalOp)
 OPGEN_TWIN_UNARY_API(Relu, ReluOp)
 #undef OPGEN_TWIN_UNARY_API

@@ -2,7 +2,8 @@
 //
 // Sources: the Ascend C API reference's per-product type lists as summarised in
 // shared/reference/ascend-facts.md (A2/A3 never do bfloat16 arithmetic; Ascend 950 adds bfloat16 to most
-// arithmetic; LeakyRelu is half/float only; DataCopyPad is absent on the older training/inference parts).
+// arithmetic; LeakyRelu is half/float only; DataCopyPad is absent on the older training/inference parts) and, for
+// the advanced math APIs, the asc-devkit headers (adv_api/math/*.h, adv_api/activation/sigmoid.h).
 // Integer support of the arithmetic APIs follows the A2 lists (int16/int32 for Add..Min and the scalar
 // family, int32 for Relu) and is less certain than the floating-point rows.
 #include <cstring>
@@ -24,6 +25,14 @@ constexpr DTypeMask k64Bit = DTypeBit(DType::kInt64) | DTypeBit(DType::kUint64) 
 bool IsKirin(const SocInfo& soc) { return std::strcmp(soc.arch, "kirin") == 0; }
 // The older Atlas training (ascend910) and inference (ascend310p) parts.
 bool IsLegacy(const SocInfo& soc) { return std::strcmp(soc.arch, "arch12") == 0 || std::strcmp(soc.arch, "arch20") == 0; }
+
+// The advanced math APIs (Tanh, Erf, Sign, Floor, Trunc) exist for A2/A3, Atlas inference (310P) and Ascend 950
+// (asc-devkit guards them with __NPU_ARCH__ 2201, 2002, 3510); Sigmoid also for Atlas training (1001). They take
+// half/float only. Kirin's arch numbers are not confirmed here, so the twin refuses them there.
+bool HasAdvancedMath(const SocInfo& soc) {
+  return std::strcmp(soc.arch, "arch22") == 0 || std::strcmp(soc.arch, "arch20") == 0 ||
+         std::strcmp(soc.arch, "arch35") == 0;
+}
 
 DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
   const DTypeMask bf16_arith = soc.bf16VectorArith ? DTypeBit(DType::kBfloat16) : 0u;
@@ -50,8 +59,17 @@ DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
     case Api::kLn:
     case Api::kAbs:
     case Api::kSqrt:
+    case Api::kRsqrt:
     case Api::kReciprocal:
       return kHalfFloat | bf16_arith;
+    case Api::kTanh:
+    case Api::kErf:
+    case Api::kSign:
+    case Api::kFloor:
+    case Api::kTrunc:
+      return HasAdvancedMath(soc) ? kHalfFloat : 0u;
+    case Api::kSigmoid:
+      return HasAdvancedMath(soc) || std::strcmp(soc.arch, "arch12") == 0 ? kHalfFloat : 0u;
     case Api::kRelu:
       return kHalfFloat | DTypeBit(DType::kInt32) | bf16_arith;
     case Api::kLeakyRelu:
