@@ -14,7 +14,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from opgen.build_cache import (
@@ -132,30 +132,71 @@ def plan_loaded(item: LoadedSpec, notice: str) -> OperatorPlan:
         ) from None
 
 
-def build_operator(item: SpecInput) -> OperatorArtifacts:
-    """Load, validate, plan and render one spec, its Python formatted; SpecError with every problem."""
+def render_spec(item: SpecInput) -> OperatorArtifacts:
+    """Load, validate, plan and render one spec (its Python not yet formatted); SpecError with every problem."""
     loaded = load_spec(item.path, display_name=item.shown)
     plan = plan_loaded(loaded, item.notice)
     return OperatorArtifacts(
         op=plan.op,
-        files=format_python(render_operator(plan)),
+        files=render_operator(plan),
         python=python_fragment(plan),
         torch_npu=torch_npu_fragment(plan),
         names=tuple(claimed_names(loaded.spec, loaded.source)),
     )
 
 
-def _build_entry(task: tuple[SpecInput, str, Path]) -> EntryMeta | list[Diagnostic]:
-    """Worker: build one operator and stage it as a cache entry (in `root`)."""
-    item, key, root = task
+def build_operator(item: SpecInput) -> OperatorArtifacts:
+    """One spec's artifacts, its Python formatted."""
+    artifacts = render_spec(item)
+    return replace(artifacts, files=format_python(artifacts.files))
+
+
+# Operators a worker renders before formatting all their Python in one formatter run: starting the
+# formatter cost as much as rendering, and a few packages' text in memory at a time is little.
+BATCH_SIZE = 8
+
+_Task = tuple[SpecInput, str, Path]  # the spec, its cache key, the cache folder to stage the entry in
+_Outcome = EntryMeta | list[Diagnostic]
+
+
+def _internal_error(item: SpecInput, exc: Exception) -> list[Diagnostic]:
+    message = f"internal error while generating this spec: {type(exc).__name__}: {exc}"
+    return [Diagnostic(Location(item.shown, 1, 1), (), message, "internal")]
+
+
+def _format_together(rendered: list[OperatorArtifacts]) -> list[dict[str, str]]:
+    """Each operator's files with their Python formatted, by one formatter run for them all."""
+    together = {f"{i}/{rel}": text for i, artifacts in enumerate(rendered) for rel, text in artifacts.files.items()}
+    formatted = format_python(together)
+    return [{rel: formatted[f"{index}/{rel}"] for rel in artifacts.files} for index, artifacts in enumerate(rendered)]
+
+
+def _build_batch(tasks: list[_Task]) -> list[_Outcome]:
+    """Worker: build a few operators and stage each as a cache entry."""
+    outcomes: list[_Outcome | None] = [None] * len(tasks)
+    rendered: list[tuple[int, OperatorArtifacts]] = []
+    for index, (item, _, _) in enumerate(tasks):
+        try:
+            rendered.append((index, render_spec(item)))
+        except SpecError as exc:
+            outcomes[index] = list(exc.diagnostics)
+        except Exception as exc:
+            outcomes[index] = _internal_error(item, exc)
     try:
-        artifacts = build_operator(item)
-    except SpecError as exc:
-        return list(exc.diagnostics)
-    except Exception as exc:
-        message = f"internal error while generating this spec: {type(exc).__name__}: {exc}"
-        return [Diagnostic(Location(item.shown, 1, 1), (), message, "internal")]
-    return BuildCache(root).put(key, artifacts)
+        formatted = _format_together([artifacts for _, artifacts in rendered])
+    except Exception:  # the formatter refused something: find out whose it was, one operator at a time
+        formatted = []
+        for index, artifacts in rendered:
+            try:
+                formatted.append(format_python(artifacts.files))
+            except Exception as exc:
+                outcomes[index] = _internal_error(tasks[index][0], exc)
+                formatted.append({})
+    for (index, artifacts), files in zip(rendered, formatted, strict=True):
+        if outcomes[index] is None:
+            _, key, root = tasks[index]
+            outcomes[index] = BuildCache(root).put(key, replace(artifacts, files=files))
+    return [outcome for outcome in outcomes if outcome is not None]
 
 
 def _key(item: SpecInput) -> str | None:
@@ -210,13 +251,16 @@ def build_operators(
     missing = [i for i, r in enumerate(results) if r is None]
     tasks = [(inputs[i], keys[i] or "uncacheable", cache.root) for i in missing]
     workers = min(len(missing), jobs or os.cpu_count() or 1)
+    # Two batches or more per worker, so that one slow batch does not leave the other workers idle at the end.
+    size = max(1, min(BATCH_SIZE, -(-len(tasks) // (2 * workers)))) if tasks else 1
+    batches = [tasks[start : start + size] for start in range(0, len(tasks), size)]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for index, outcome in zip(missing, pool.map(_build_entry, tasks), strict=True):
-                results[index] = outcome
+            outcomes = [outcome for batch in pool.map(_build_batch, batches) for outcome in batch]
     else:
-        for index, task in zip(missing, tasks, strict=True):
-            results[index] = _build_entry(task)
+        outcomes = [outcome for batch in batches for outcome in _build_batch(batch)]
+    for index, outcome in zip(missing, outcomes, strict=True):
+        results[index] = outcome
     problems = [d for r in results if isinstance(r, list) for d in r]
     if problems:
         raise SpecError(problems)
