@@ -55,7 +55,7 @@ MANIFEST = ".opgen-manifest"
 LOCK = ".opgen-lock"
 LOCK_TIMEOUT = 60.0  # seconds a build waits for another build writing the same OUT
 _RESERVED = (MANIFEST, LOCK)
-_TMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"  # the alphabet of tempfile.mkstemp, used before
+# Temporaries are `.<name>.<8 hex digits>.tmp`; earlier versions drew the 8 from tempfile's [a-z0-9_].
 _TMP = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # Folders kept open at a time: a quarter of the descriptors a process may have (256 on macOS, 1024 on Linux).
@@ -417,7 +417,7 @@ class _Tree:
         with _io("write", self.shown(rel)):
             parent_fd = self.dir_fd(parent)
             while True:
-                tmp = f".{_name(rel)}.{''.join(secrets.choice(_TMP_CHARS) for _ in range(8))}.tmp"
+                tmp = f".{_name(rel)}.{secrets.token_hex(4)}.tmp"
                 try:
                     fd = os.open(
                         tmp,
@@ -478,6 +478,8 @@ class _Tree:
 
     def makedirs(self, rel_dir: str, created: list[str], replace: set[str]) -> None:
         """Create rel_dir; a non-directory on the way is removed only if it is in `replace`."""
+        if rel_dir in self._fds:
+            return  # open, so a directory all the way (the usual case: the folder of the previous file)
         for parent in [*reversed(list(_ancestors(rel_dir))), rel_dir] if rel_dir else []:
             with _io("create", self.shown(parent)):
                 kind = _kind(self.lstat(parent))
