@@ -162,7 +162,10 @@ def package_fingerprint(root: Path, record: Path | None) -> str:
 @lru_cache(maxsize=1)
 def generator_fingerprint() -> str:
     """A hash of everything in the opgen package that can change generated output."""
-    return package_fingerprint(Path(opgen.__file__).resolve().parent, cache_root() / "fingerprint.json")
+    root = Path(opgen.__file__).resolve().parent
+    # One record per checkout: worktrees sharing a cache would otherwise overwrite each other's.
+    record = cache_root() / "fingerprints" / f"{hashlib.sha256(str(root).encode()).hexdigest()[:32]}.json"
+    return package_fingerprint(root, record)
 
 
 def operator_key(spec_bytes: bytes, notice_name: str) -> str:
