@@ -31,6 +31,10 @@ The output directory OUT is opgen's, and nothing in it that opgen did not make i
   written, and the next build removes its temporaries (only names matching that pattern for a path opgen
   owns, in a directory opgen writes to) and the files and empty directories nobody generates any more.
 
+* **Unchanged files are not read.** With a `record_dir`, the output record there (see _Record) keeps each
+  file's digest and stat; a file whose stat is still the recorded one holds the recorded bytes, so a no-op
+  build compares stats only. The record never decides ownership and is outside OUT.
+
 Every failure is an OutputTreeError with a one-line message naming the path (ConflictError lists paths).
 """
 
