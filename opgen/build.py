@@ -14,10 +14,19 @@ import contextlib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from opgen.build_cache import BuildCache, EntryFiles, EntryMeta, OperatorArtifacts, operator_key, shared_key
+from opgen.build_cache import (
+    BuildCache,
+    BuildSummary,
+    EntryFiles,
+    EntryMeta,
+    OperatorArtifacts,
+    operator_key,
+    shared_key,
+    summary_key,
+)
 from opgen.emit.aicpu import render_aicpu
 from opgen.emit.cmake import render_cmake
 from opgen.emit.docs import render_docs
@@ -30,7 +39,7 @@ from opgen.emit.python import python_fragment, render_python
 from opgen.emit.tests import render_tests
 from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
 from opgen.lang.python_format import format_python
-from opgen.output_tree import safe_relative
+from opgen.output_tree import content_digest, safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
 from opgen.spec.diagnostics import Diagnostic, Location, SpecError
 from opgen.spec.loader import LoadedSpec, load_spec, load_spec_text
@@ -55,13 +64,17 @@ def spec_inputs(paths: Iterable[Path]) -> list[SpecInput]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.iterdir() if p.suffix in SPEC_SUFFIXES and p.is_file()))
+            folder = path.resolve()  # once: a spec in it that is no link resolves to folder / name
+            with os.scandir(folder) as entries:
+                specs = [e for e in entries if os.path.splitext(e.name)[1] in SPEC_SUFFIXES and e.is_file()]
+            for entry in sorted(specs, key=lambda e: e.name):
+                found.append(Path(entry.path).resolve() if entry.is_symlink() else folder / entry.name)
         elif path.is_file():
-            found.append(path)
+            found.append(path.resolve())
         else:
             raise FileNotFoundError(f"no spec file or directory: {path}")
     inputs = []
-    for path in dict.fromkeys(p.resolve() for p in found):
+    for path in dict.fromkeys(found):
         try:
             shown = os.path.relpath(path)
         except ValueError:  # another drive (Windows): the absolute path
@@ -119,30 +132,71 @@ def plan_loaded(item: LoadedSpec, notice: str) -> OperatorPlan:
         ) from None
 
 
-def build_operator(item: SpecInput) -> OperatorArtifacts:
-    """Load, validate, plan and render one spec, its Python formatted; SpecError with every problem."""
+def render_spec(item: SpecInput) -> OperatorArtifacts:
+    """Load, validate, plan and render one spec (its Python not yet formatted); SpecError with every problem."""
     loaded = load_spec(item.path, display_name=item.shown)
     plan = plan_loaded(loaded, item.notice)
     return OperatorArtifacts(
         op=plan.op,
-        files=format_python(render_operator(plan)),
+        files=render_operator(plan),
         python=python_fragment(plan),
         torch_npu=torch_npu_fragment(plan),
         names=tuple(claimed_names(loaded.spec, loaded.source)),
     )
 
 
-def _build_entry(task: tuple[SpecInput, str, Path]) -> EntryMeta | list[Diagnostic]:
-    """Worker: build one operator and stage it as a cache entry (in `root`)."""
-    item, key, root = task
+def build_operator(item: SpecInput) -> OperatorArtifacts:
+    """One spec's artifacts, its Python formatted."""
+    artifacts = render_spec(item)
+    return replace(artifacts, files=format_python(artifacts.files))
+
+
+# Operators a worker renders before formatting all their Python in one formatter run: starting the
+# formatter cost as much as rendering, and a few packages' text in memory at a time is little.
+BATCH_SIZE = 8
+
+_Task = tuple[SpecInput, str, Path]  # the spec, its cache key, the cache folder to stage the entry in
+_Outcome = EntryMeta | list[Diagnostic]
+
+
+def _internal_error(item: SpecInput, exc: Exception) -> list[Diagnostic]:
+    message = f"internal error while generating this spec: {type(exc).__name__}: {exc}"
+    return [Diagnostic(Location(item.shown, 1, 1), (), message, "internal")]
+
+
+def _format_together(rendered: list[OperatorArtifacts]) -> list[dict[str, str]]:
+    """Each operator's files with their Python formatted, by one formatter run for them all."""
+    together = {f"{i}/{rel}": text for i, artifacts in enumerate(rendered) for rel, text in artifacts.files.items()}
+    formatted = format_python(together)
+    return [{rel: formatted[f"{index}/{rel}"] for rel in artifacts.files} for index, artifacts in enumerate(rendered)]
+
+
+def _build_batch(tasks: list[_Task]) -> list[_Outcome]:
+    """Worker: build a few operators and stage each as a cache entry."""
+    outcomes: list[_Outcome | None] = [None] * len(tasks)
+    rendered: list[tuple[int, OperatorArtifacts]] = []
+    for index, (item, _, _) in enumerate(tasks):
+        try:
+            rendered.append((index, render_spec(item)))
+        except SpecError as exc:
+            outcomes[index] = list(exc.diagnostics)
+        except Exception as exc:
+            outcomes[index] = _internal_error(item, exc)
     try:
-        artifacts = build_operator(item)
-    except SpecError as exc:
-        return list(exc.diagnostics)
-    except Exception as exc:
-        message = f"internal error while generating this spec: {type(exc).__name__}: {exc}"
-        return [Diagnostic(Location(item.shown, 1, 1), (), message, "internal")]
-    return BuildCache(root).put(key, artifacts)
+        formatted = _format_together([artifacts for _, artifacts in rendered])
+    except Exception:  # the formatter refused something: find out whose it was, one operator at a time
+        formatted = []
+        for index, artifacts in rendered:
+            try:
+                formatted.append(format_python(artifacts.files))
+            except Exception as exc:
+                outcomes[index] = _internal_error(tasks[index][0], exc)
+                formatted.append({})
+    for (index, artifacts), files in zip(rendered, formatted, strict=True):
+        if outcomes[index] is None:
+            _, key, root = tasks[index]
+            outcomes[index] = BuildCache(root).put(key, replace(artifacts, files=files))
+    return [outcome for outcome in outcomes if outcome is not None]
 
 
 def _key(item: SpecInput) -> str | None:
@@ -161,6 +215,7 @@ class BuildResult:
     files: Mapping[str, bytes]  # path in the output tree -> bytes, read from the staged entries when asked
     cached: int = 0  # operators that came from the build cache
     cache: BuildCache | None = None  # keeps a build's staging folder alive while `files` is read
+    digests: Mapping[str, str] = field(default_factory=dict)  # path -> content_digest of its bytes (without reading)
 
 
 def _duplicates(inputs: list[SpecInput], summaries: list[EntryMeta]) -> list[Diagnostic]:
@@ -182,23 +237,30 @@ def _duplicates(inputs: list[SpecInput], summaries: list[EntryMeta]) -> list[Dia
 
 
 def build_operators(
-    inputs: list[SpecInput], *, jobs: int | None = None, cache: BuildCache | None = None
+    inputs: list[SpecInput],
+    *,
+    jobs: int | None = None,
+    cache: BuildCache | None = None,
+    keys: list[str | None] | None = None,
 ) -> tuple[list[EntryMeta], int]:
     """Every operator staged as a cache entry (found or built), or one SpecError for all problems."""
     cache = cache if cache is not None else BuildCache()
-    keys = [_key(item) for item in inputs]
+    keys = keys if keys is not None else [_key(item) for item in inputs]
     results: list[EntryMeta | list[Diagnostic] | None] = [cache.get(key) if key else None for key in keys]
     cached = sum(r is not None for r in results)
     missing = [i for i, r in enumerate(results) if r is None]
     tasks = [(inputs[i], keys[i] or "uncacheable", cache.root) for i in missing]
     workers = min(len(missing), jobs or os.cpu_count() or 1)
+    # Two batches or more per worker, so that one slow batch does not leave the other workers idle at the end.
+    size = max(1, min(BATCH_SIZE, -(-len(tasks) // (2 * workers)))) if tasks else 1
+    batches = [tasks[start : start + size] for start in range(0, len(tasks), size)]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for index, outcome in zip(missing, pool.map(_build_entry, tasks), strict=True):
-                results[index] = outcome
+            outcomes = [outcome for batch in pool.map(_build_batch, batches) for outcome in batch]
     else:
-        for index, task in zip(missing, tasks, strict=True):
-            results[index] = _build_entry(task)
+        outcomes = [outcome for batch in batches for outcome in _build_batch(batch)]
+    for index, outcome in zip(missing, outcomes, strict=True):
+        results[index] = outcome
     problems = [d for r in results if isinstance(r, list) for d in r]
     if problems:
         raise SpecError(problems)
@@ -211,9 +273,15 @@ def build_operators(
 
 def build_files(inputs: list[SpecInput], *, jobs: int | None = None, cache: BuildCache | None = None) -> BuildResult:
     cache = cache if cache is not None else BuildCache()
-    summaries, cached = build_operators(inputs, jobs=jobs, cache=cache)
+    keys = [_key(item) for item in inputs]
+    whole = summary_key([key for key in keys if key]) if all(keys) else None
+    done = cache.get_summary(whole) if whole else None
+    if done is not None:  # the very same specs and generator as a finished build: no entry is read
+        return BuildResult(done.operators, EntryFiles(done.where, {}), len(inputs), cache, done.digests)
+    summaries, cached = build_operators(inputs, jobs=jobs, cache=cache, keys=keys)
     key = shared_key(summaries)
     shared = cache.get_shared(key)
+    stored = shared is not None
     if shared is None:
         rendered = {
             **render_python([s.python for s in summaries]),
@@ -222,9 +290,16 @@ def build_files(inputs: list[SpecInput], *, jobs: int | None = None, cache: Buil
         shared = format_python(rendered)
         with contextlib.suppress(OSError):  # a cache that cannot be written costs only the next build
             cache.put_shared(key, shared)
+            stored = True
     shared_files = {safe_relative(rel): text.encode("utf-8") for rel, text in shared.items()}
     where = {rel: s.files_path for s in summaries for rel in s.file_names}
-    return BuildResult([s.op for s in summaries], EntryFiles(where, shared_files), cached, cache)
+    digests = {rel: d for s in summaries for rel, d in zip(s.file_names, s.file_digests, strict=True)}
+    digests.update((rel, content_digest(data)) for rel, data in shared_files.items())
+    operators = [s.op for s in summaries]
+    if whole and stored:
+        shared_where = dict.fromkeys(shared_files, cache.shared_path(key))
+        cache.put_summary(whole, BuildSummary(operators, {**where, **shared_where}, digests))
+    return BuildResult(operators, EntryFiles(where, shared_files), cached, cache, digests)
 
 
 def build_tree(*spec_paths: Path, jobs: int | None = None, cache: BuildCache | None = None) -> BuildResult:

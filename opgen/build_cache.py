@@ -11,10 +11,13 @@ atomically, in $OPGEN_CACHE_DIR/build (default ~/.cache/opgen/build); delete the
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -23,10 +26,11 @@ from pathlib import Path
 import opgen
 from opgen.emit.python import PythonFragment
 from opgen.emit.torch_npu import TorchNpuFragment
+from opgen.output_tree import content_digest, safe_relative
 from opgen.spec.names import ClaimedName
 
 # Bumped when the entry layout changes.
-ENTRY_FORMAT = "2"
+ENTRY_FORMAT = "3"
 
 
 @dataclass(frozen=True)
@@ -47,9 +51,11 @@ class EntryMeta:
     op: str
     files_path: Path  # the entry's files, read only when a file is compared or written
     file_names: tuple[str, ...]
+    file_digests: tuple[str, ...]  # content_digest of each file's bytes, in file_names order
     python: PythonFragment
     torch_npu: TorchNpuFragment
     names: tuple[ClaimedName, ...]
+    fragments_digest: str  # of `python` and `torch_npu`: what the shared artifacts depend on (see shared_key)
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -66,6 +72,7 @@ class EntryMeta:
             op=data["op"],
             files_path=folder / data["files_path"],
             file_names=tuple(data["file_names"]),
+            file_digests=tuple(data["file_digests"]),
             python=PythonFragment(python["source"], tuple(python["names"]), python["module"], python["stub"]),
             torch_npu=TorchNpuFragment(
                 torch["source"],
@@ -76,28 +83,89 @@ class EntryMeta:
             names=tuple(
                 ClaimedName(n["kind"], n["value"], tuple(n["path"]), n["line"], n["column"]) for n in data["names"]
             ),
+            fragments_digest=data["fragments_digest"],
         )
+
+
+# A generator source changed less than this before its fingerprint was taken is not recorded by its stat:
+# longer than any file system's timestamp granularity (FAT's 2 s is the coarsest in use), so an edit made
+# after the sources were read always shows in their stat.
+SETTLE_NS = 3_000_000_000
+
+
+def _generator_sources(root: Path) -> list[tuple[str, Path]]:
+    """The files below `root` that can change generated output, by relative path, sorted."""
+    found: list[tuple[str, Path]] = []
+    folders = [(root, "")]
+    while folders:
+        folder, prefix = folders.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                rel = f"{prefix}{entry.name}"
+                if entry.is_dir():
+                    if rel != "twin" and entry.name != "__pycache__":  # the twin runs generated code only
+                        folders.append((Path(entry.path), f"{rel}/"))
+                elif entry.name.endswith((".py", ".j2")) and entry.is_file():
+                    found.append((rel, Path(entry.path)))
+    return sorted(found)
+
+
+def _stat_of(path: Path | None) -> list[int]:
+    if path is None:
+        return []
+    st = path.stat()
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _formatter_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"ruff {version('ruff')}"
+    except Exception:
+        return "ruff ?"
+
+
+def _formatter_module() -> Path | None:
+    """ruff's package file: an install or upgrade of the formatter replaces it (found without importing it)."""
+    spec = importlib.util.find_spec("ruff")
+    return Path(spec.origin) if spec is not None and spec.origin else None
+
+
+def package_fingerprint(root: Path, record: Path | None) -> str:
+    """A hash of `root`'s generator sources and the formatter's version. Reading and hashing them costs more
+    than the rest of a no-op build, so the result is kept in `record` with the stat of every file it covers,
+    and reused while every stat is the same."""
+    sources = _generator_sources(root)
+    formatter = _formatter_module()
+    stats = [_stat_of(path) for _, path in sources] + [_stat_of(formatter)]
+    signature = [[rel, *st] for rel, st in zip([rel for rel, _ in sources] + ["ruff"], stats, strict=True)]
+    if record is not None:
+        known = _read_json(record)
+        if isinstance(known, dict) and known.get("format") == ENTRY_FORMAT and known.get("signature") == signature:
+            return str(known["fingerprint"])
+    started = time.time_ns()
+    digest = hashlib.sha256(ENTRY_FORMAT.encode())
+    for rel, path in sources:
+        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(_formatter_version().encode())
+    fingerprint = digest.hexdigest()
+    settled = all(max(st[-2:], default=0) < started - SETTLE_NS for st in stats)
+    if record is not None and settled:
+        with contextlib.suppress(OSError):  # not kept: the next build hashes again
+            record.parent.mkdir(parents=True, exist_ok=True)
+            entry = {"format": ENTRY_FORMAT, "signature": signature, "fingerprint": fingerprint}
+            _write_atomically(record, json.dumps(entry))
+    return fingerprint
 
 
 @lru_cache(maxsize=1)
 def generator_fingerprint() -> str:
     """A hash of everything in the opgen package that can change generated output."""
     root = Path(opgen.__file__).resolve().parent
-    digest = hashlib.sha256(ENTRY_FORMAT.encode())
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if not path.is_file() or relative.parts[0] == "twin" or "__pycache__" in relative.parts:
-            continue  # the twin runs generated code; it does not generate any
-        if path.suffix not in (".py", ".j2"):
-            continue
-        digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
-    try:
-        from importlib.metadata import version
-
-        digest.update(f"ruff {version('ruff')}".encode())
-    except Exception:
-        digest.update(b"ruff ?")
-    return digest.hexdigest()
+    # One record per checkout: worktrees sharing a cache would otherwise overwrite each other's.
+    record = cache_root() / "fingerprints" / f"{hashlib.sha256(str(root).encode()).hexdigest()[:32]}.json"
+    return package_fingerprint(root, record)
 
 
 def operator_key(spec_bytes: bytes, notice_name: str) -> str:
@@ -125,6 +193,12 @@ class BuildCache:
             self._scratch = tempfile.TemporaryDirectory(prefix="opgen-build-")
             self.root = Path(self._scratch.name)
 
+    @property
+    def output_records(self) -> Path | None:
+        """Where write_tree keeps what it last saw of each output tree (see opgen.output_tree); none when the
+        cache is disabled, so that `--no-cache` trusts nothing remembered and reads every output file."""
+        return self.root / "outputs" if self.enabled else None
+
     def _meta_path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
@@ -146,26 +220,97 @@ class BuildCache:
         files_path = meta_path.with_name(f"{key}.files.json")
         _write_atomically(files_path, json.dumps(artifacts.files, ensure_ascii=False, sort_keys=True))
         meta = EntryMeta(
-            artifacts.op, files_path, tuple(artifacts.files), artifacts.python, artifacts.torch_npu, artifacts.names
+            artifacts.op,
+            files_path,
+            tuple(artifacts.files),
+            tuple(content_digest(text.encode("utf-8")) for text in artifacts.files.values()),
+            artifacts.python,
+            artifacts.torch_npu,
+            artifacts.names,
+            hashlib.sha256(
+                json.dumps([asdict(artifacts.python), asdict(artifacts.torch_npu)], sort_keys=True).encode()
+            ).hexdigest(),
         )
         _write_atomically(meta_path, meta.to_json())
         return meta
 
+    def shared_path(self, key: str) -> Path:
+        """Where the files built from every operator's fragments (see `shared_key`) are kept: the layout of an
+        entry's files, so that EntryFiles reads them the same way."""
+        return self.root / "shared" / f"{key}.json"
+
     def get_shared(self, key: str) -> dict[str, str] | None:
-        """Files built from every operator's fragments (see `shared_key`), or None."""
-        return read_files(self.root / "shared" / f"{key}.json") if self.enabled else None
+        return read_files(self.shared_path(key)) if self.enabled else None
 
     def put_shared(self, key: str, files: dict[str, str]) -> None:
-        path = self.root / "shared" / f"{key}.json"
+        path = self.shared_path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_atomically(path, json.dumps(files, ensure_ascii=False, sort_keys=True))
+
+    def _summary_path(self, key: str) -> Path:
+        return self.root / "summaries" / f"{key}.json"
+
+    def get_summary(self, key: str) -> BuildSummary | None:
+        """The summary of a build of exactly these operator keys, or None (then the build looks up each one)."""
+        if not self.enabled:
+            return None
+        data = _read_json(self._summary_path(key))
+        if not isinstance(data, dict) or data.get("format") != ENTRY_FORMAT:
+            return None
+        try:
+            where: dict[str, Path] = {}
+            digests: dict[str, str] = {}
+            for source, names, hashes in data["sources"]:
+                path = self.root / safe_relative(source)
+                if not path.is_file():
+                    return None  # an entry was deleted since
+                where.update(dict.fromkeys(names, path))
+                digests.update(zip(names, hashes, strict=True))
+            return BuildSummary(list(data["operators"]), where, digests)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def put_summary(self, key: str, summary: BuildSummary) -> None:
+        if not self.enabled:
+            return
+        sources: dict[Path, list[str]] = {}
+        for rel, path in summary.where.items():
+            sources.setdefault(path, []).append(rel)
+        data = {
+            "format": ENTRY_FORMAT,
+            "operators": summary.operators,
+            "sources": [
+                [path.relative_to(self.root).as_posix(), names, [summary.digests[rel] for rel in names]]
+                for path, names in sources.items()
+            ],
+        }
+        path = self._summary_path(key)
+        with contextlib.suppress(OSError, ValueError):  # not kept: the next build looks up every operator
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(path, json.dumps(data, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    """A finished build without its bytes: which entry holds each file and each file's digest. A build of the
+    same operator keys (see `summary_key`) then reads no entry at all: a no-op build compares the digests with
+    the output record and finds nothing to read."""
+
+    operators: list[str]
+    where: dict[str, Path]  # path in the output tree -> the entry's (or the shared artifacts') files holding it
+    digests: dict[str, str]  # path in the output tree -> content_digest of its bytes
+
+
+def summary_key(operator_keys: list[str]) -> str:
+    """The key of a whole build: its operators' keys (each of which covers the generator), in spec order."""
+    return hashlib.sha256("\0".join([f"summary {ENTRY_FORMAT}", *operator_keys]).encode()).hexdigest()
 
 
 def shared_key(metas: list[EntryMeta]) -> str:
     """The key of the shared artifacts: the generator and every operator's fragments, in order."""
     digest = hashlib.sha256(generator_fingerprint().encode())
     for meta in metas:
-        digest.update(json.dumps([asdict(meta.python), asdict(meta.torch_npu)], sort_keys=True).encode() + b"\0")
+        digest.update(meta.fragments_digest.encode() + b"\0")
     return digest.hexdigest()
 
 
@@ -180,11 +325,15 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def read_files(path: Path) -> dict[str, str] | None:
+def _read_json(path: Path) -> object:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
+
+
+def read_files(path: Path) -> dict[str, str] | None:
+    data = _read_json(path)
     return data if isinstance(data, dict) else None
 
 

@@ -72,10 +72,14 @@ def cmd_build(args: argparse.Namespace) -> int:
             return _error(selected)
         files, retain = selected
     try:
+        # What the last build saw of OUT, kept beside the build cache, spares reading unchanged outputs.
+        record_dir = result.cache.output_records if result.cache else None
         if args.check:
-            diff = diff_tree(files, out, retain=retain)
+            diff = diff_tree(files, out, retain=retain, digests=result.digests, record_dir=record_dir)
         else:
-            diff = write_tree(files, out, force=args.force, retain=retain)
+            diff = write_tree(
+                files, out, force=args.force, retain=retain, digests=result.digests, record_dir=record_dir
+            )
     except OutputTreeError as exc:
         return _error(exc)
     except OSError as exc:  # anything output_tree did not name already

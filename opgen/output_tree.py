@@ -31,6 +31,10 @@ The output directory OUT is opgen's, and nothing in it that opgen did not make i
   written, and the next build removes its temporaries (only names matching that pattern for a path opgen
   owns, in a directory opgen writes to) and the files and empty directories nobody generates any more.
 
+* **Unchanged files are not read.** With a `record_dir`, the output record there (see _Record) keeps each
+  file's digest and stat; a file whose stat is still the recorded one holds the recorded bytes, so a no-op
+  build compares stats only. The record never decides ownership and is outside OUT.
+
 Every failure is an OutputTreeError with a one-line message naming the path (ConflictError lists paths).
 """
 
@@ -38,12 +42,15 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
+import json
 import os
 import re
+import resource
 import secrets
 import stat
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -52,9 +59,11 @@ MANIFEST = ".opgen-manifest"
 LOCK = ".opgen-lock"
 LOCK_TIMEOUT = 60.0  # seconds a build waits for another build writing the same OUT
 _RESERVED = (MANIFEST, LOCK)
-_TMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"  # the alphabet of tempfile.mkstemp, used before
+# Temporaries are `.<name>.<8 hex digits>.tmp`; earlier versions drew the 8 from tempfile's [a-z0-9_].
 _TMP = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# Folders kept open at a time: a quarter of the descriptors a process may have (256 on macOS, 1024 on Linux).
+_OPEN_DIRS = max(32, min(resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 4, 4096))
 
 
 class OutputTreeError(Exception):
@@ -139,25 +148,30 @@ def _ancestors(rel: str) -> Iterator[str]:
 
 def _validate(files: Iterable[str]) -> None:
     names = set(files)
+    folders = {_parent(rel) for rel in names}
     for rel in sorted(names):
         if safe_relative(rel) != rel:
             raise UnsafePathError(f"refusing a path that is not in normal form: {rel!r}")
         if rel.split("/")[0] in _RESERVED:
             raise UnsafePathError(f"refusing to generate {rel!r}: the name is opgen's own bookkeeping")
-        for parent in _ancestors(rel):
+    for folder in sorted(folders):  # far fewer than files: each folder's ancestors are checked once
+        for parent in [folder, *_ancestors(folder)] if folder else []:
             if parent in names:
-                raise UnsafePathError(f"refusing to generate both the file {parent!r} and {rel!r} inside it")
+                inside = min(rel for rel in names if rel.startswith(f"{parent}/"))
+                raise UnsafePathError(f"refusing to generate both the file {parent!r} and {inside!r} inside it")
 
 
 @contextmanager
-def _io(verb: str, path: Path | str) -> Iterator[None]:
-    """Any OSError becomes one line naming the path (`cannot write OUT/x: No space left on device`)."""
+def _io(verb: str, path: Path | str | Callable[[], Path]) -> Iterator[None]:
+    """Any OSError becomes one line naming the path (`cannot write OUT/x: No space left on device`); a
+    callable path is only called then (building a Path for every file of a build costs more than its I/O)."""
     try:
         yield
     except OutputTreeError:
         raise
     except OSError as exc:
-        raise OutputTreeError(f"cannot {verb} {path}: {exc.strerror or exc}") from exc
+        shown = path() if callable(path) else path
+        raise OutputTreeError(f"cannot {verb} {shown}: {exc.strerror or exc}") from exc
 
 
 # --- OUT itself and its lock ------------------------------------------------------------------------------
@@ -219,7 +233,7 @@ def _same_file(fd: int, root_fd: int) -> bool:
 
 
 @contextmanager
-def _exclusive(out: Path, root_fd: int, timeout: float | None) -> Iterator[None]:
+def _exclusive(out: Path, root_fd: int, timeout: float | None) -> Iterator[int]:
     timeout = LOCK_TIMEOUT if timeout is None else timeout
     deadline = time.monotonic() + timeout
     while True:
@@ -238,7 +252,7 @@ def _exclusive(out: Path, root_fd: int, timeout: float | None) -> Iterator[None]
             raise
         os.close(fd)  # the build we waited for removed (and another maybe re-made) the lock file: again
     try:
-        yield
+        yield fd
     finally:
         with suppress(OSError):
             os.unlink(LOCK, dir_fd=root_fd)  # while still holding it: waiters see it gone and retry
@@ -307,6 +321,7 @@ _DESCRIBE = {"file": "a file", "link": "a symlink", "other": "a special file", "
 class _Probe:
     at: str  # the path asked about, or the first directory on its way that is not a directory
     kind: str  # missing, file, dir, link, other
+    stat: os.stat_result | None = None  # of `at`
 
 
 class _Tree:
@@ -314,6 +329,8 @@ class _Tree:
 
     def __init__(self, out: Path, root_fd: int) -> None:
         self.out = out
+        # Open directories, oldest first: opened once for all the files in them, and at most _OPEN_DIRS at a
+        # time (a package has some 12 folders: with all of them open, 1024 descriptors stop a build at ~80).
         self._fds: dict[str, int] = {"": root_fd}
 
     def close(self) -> None:
@@ -325,16 +342,25 @@ class _Tree:
     def show(self, rel: str) -> Path:
         return self.out / rel if rel else self.out
 
+    def shown(self, rel: str) -> Callable[[], Path]:
+        return lambda: self.show(rel)
+
     def forget(self, rel_dir: str) -> None:
         for rel in [r for r in self._fds if r == rel_dir or r.startswith(f"{rel_dir}/")]:
             os.close(self._fds.pop(rel))
 
     def dir_fd(self, rel_dir: str) -> int:
-        """The directory rel_dir; OSError if it is missing, not a directory or a link (never followed)."""
-        if rel_dir not in self._fds:
+        """The directory rel_dir; OSError if it is missing, not a directory or a link (never followed). Valid
+        until the next call (which may close the least recently opened directory)."""
+        fd = self._fds.get(rel_dir)
+        if fd is None:
             parent_fd = self.dir_fd(_parent(rel_dir))
-            self._fds[rel_dir] = os.open(_name(rel_dir), _DIR_FLAGS, dir_fd=parent_fd)
-        return self._fds[rel_dir]
+            fd = os.open(_name(rel_dir), _DIR_FLAGS, dir_fd=parent_fd)
+            if len(self._fds) > _OPEN_DIRS:
+                oldest = next(rel for rel in self._fds if rel)
+                os.close(self._fds.pop(oldest))
+            self._fds[rel_dir] = fd
+        return fd
 
     def lstat(self, rel: str) -> os.stat_result | None:
         try:
@@ -343,15 +369,33 @@ class _Tree:
             return None
 
     def probe(self, rel: str) -> _Probe:
-        """What is at rel, or else what is in the way of it; raises UnsafePathError for a linked directory."""
-        with _io("read", self.show(rel)):
-            for parent in reversed(list(_ancestors(rel))):
-                kind = _kind(self.lstat(parent))
-                if kind == "link":
-                    self.refuse_link(parent)
-                if kind != "dir":
-                    return _Probe(parent, kind)
-            return _Probe(rel, _kind(self.lstat(rel)))
+        """What is at rel, or else what is in the way of it; raises UnsafePathError for a linked directory.
+        (Called for every file of every build: the common case, a file in an open folder, is kept short.)"""
+        folder, _, name = rel.rpartition("/")
+        try:
+            if folder not in self._fds:
+                unopened = [folder]  # folders on the way, nearest first, up to an open one (so known to be one)
+                for parent in _ancestors(folder):
+                    if parent in self._fds:
+                        break
+                    unopened.append(parent)
+                for parent in reversed(unopened):
+                    st = self.lstat(parent)
+                    kind = _kind(st)
+                    if kind == "link":
+                        self.refuse_link(parent)
+                    if kind != "dir":
+                        return _Probe(parent, kind, st)
+                    self.dir_fd(parent)
+            try:
+                st = os.stat(name, dir_fd=self.dir_fd(folder), follow_symlinks=False)
+            except FileNotFoundError:
+                return _Probe(rel, "missing")
+        except OutputTreeError:
+            raise
+        except OSError as exc:
+            raise OutputTreeError(f"cannot read {self.show(rel)}: {exc.strerror or exc}") from exc
+        return _Probe(rel, _kind(st), st)
 
     def refuse_link(self, rel: str) -> None:
         with _io("read", self.show(rel)):
@@ -362,22 +406,22 @@ class _Tree:
         )
 
     def read(self, rel: str) -> bytes:
-        with _io("read", self.show(rel)):
+        with _io("read", self.shown(rel)):
             fd = os.open(_name(rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.dir_fd(_parent(rel)))
             with open(fd, "rb") as handle:
                 return handle.read()
 
     def listing(self, rel_dir: str) -> list[str]:
-        with _io("read", self.show(rel_dir)):
+        with _io("read", self.shown(rel_dir)):
             return sorted(os.listdir(self.dir_fd(rel_dir)))
 
     def stage(self, rel: str, data: bytes) -> str:
         """Write data to a new `.<name>.<8 chars>.tmp` beside rel; returns the temporary's path."""
         parent = _parent(rel)
-        with _io("write", self.show(rel)):
+        with _io("write", self.shown(rel)):
             parent_fd = self.dir_fd(parent)
             while True:
-                tmp = f".{_name(rel)}.{''.join(secrets.choice(_TMP_CHARS) for _ in range(8))}.tmp"
+                tmp = f".{_name(rel)}.{secrets.token_hex(4)}.tmp"
                 try:
                     fd = os.open(
                         tmp,
@@ -403,12 +447,12 @@ class _Tree:
         return f"{parent}/{tmp}" if parent else tmp
 
     def rename(self, tmp: str, rel: str) -> None:
-        with _io("write", self.show(rel)):
+        with _io("write", self.shown(rel)):
             parent_fd = self.dir_fd(_parent(rel))
             os.replace(_name(tmp), _name(rel), src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
 
     def unlink(self, rel: str) -> None:
-        with _io("remove", self.show(rel)), suppress(FileNotFoundError):
+        with _io("remove", self.shown(rel)), suppress(FileNotFoundError):
             os.unlink(_name(rel), dir_fd=self.dir_fd(_parent(rel)))
 
     def rmdir(self, rel: str) -> bool:
@@ -438,8 +482,10 @@ class _Tree:
 
     def makedirs(self, rel_dir: str, created: list[str], replace: set[str]) -> None:
         """Create rel_dir; a non-directory on the way is removed only if it is in `replace`."""
+        if rel_dir in self._fds:
+            return  # open, so a directory all the way (the usual case: the folder of the previous file)
         for parent in [*reversed(list(_ancestors(rel_dir))), rel_dir] if rel_dir else []:
-            with _io("create", self.show(parent)):
+            with _io("create", self.shown(parent)):
                 kind = _kind(self.lstat(parent))
                 if kind == "dir":
                     continue
@@ -459,7 +505,7 @@ class _Tree:
         others: list[str] = []
         for name in self.listing(rel_dir):
             rel = f"{rel_dir}/{name}"
-            with _io("read", self.show(rel)):
+            with _io("read", self.shown(rel)):
                 kind = _kind(self.lstat(rel))
             if kind == "dir":
                 sub_files, sub_dirs, sub_others = self.walk(rel)
@@ -471,6 +517,93 @@ class _Tree:
             elif kind != "missing":
                 others.append(rel)
         return files, dirs, others
+
+
+# --- the output record: what opgen last saw of each file it wrote --------------------------------------
+
+
+RECORD_FORMAT = 2
+_Seen = list[int]  # st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns (a list: what the record's JSON holds)
+
+
+def content_digest(data: bytes) -> str:
+    """How the output record (and the build cache, for the bytes a file should have) names a file's bytes."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _seen(st: os.stat_result) -> _Seen:
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _clock(lock_fd: int) -> os.stat_result | None:
+    """The file system's own clock, as OUT's timestamps see it: the lock file touched now (None if it cannot be).
+    Taken from OUT and not from time.time(), so the file system's timestamp granularity is built in."""
+    try:
+        os.utime(lock_fd)
+        return os.fstat(lock_fd)
+    except OSError:
+        return None
+
+
+def _settled(seen: _Seen, clock: os.stat_result | None) -> bool:
+    """May `seen`, observed before the content was read at `clock`, vouch for that content later?
+
+    Only if the file last changed in an earlier timestamp tick than `clock` (and on the same file system):
+    any change after the read then gets a later timestamp and so a different stat. A file changed in the same
+    tick as the read could be changed again within it without its stat showing it, so it is read again next
+    time; that is the only way an edit that keeps size and inode can also keep mtime and ctime."""
+    return clock is not None and seen[0] == clock.st_dev and max(seen[3], seen[4]) < clock.st_mtime_ns
+
+
+@dataclass
+class _Record:
+    """Per output file, the digest of the bytes opgen saw there and the stat it had then; per directory, a stat
+    at which it held no temporaries. Kept outside OUT (`record_dir`, in the build cache: OUT is committed) and
+    only ever trusted when a file's stat is the recorded one, so a lost, stale or foreign record costs reads,
+    never correctness. A no-op build thereby compares stats instead of reading every output file."""
+
+    path: Path | None  # None: no record is kept
+    out: str = ""  # OUT, resolved (the record's name is a hash of it)
+    files: dict[str, object] = field(default_factory=dict)  # path -> [digest, *seen] (unchecked JSON)
+    dirs: dict[str, object] = field(default_factory=dict)  # path -> seen (unchecked JSON)
+
+    @staticmethod
+    def load(record_dir: Path | None, out: Path) -> _Record:
+        if record_dir is None:
+            return _Record(None)
+        where = str(out.resolve())
+        path = record_dir / f"{hashlib.sha256(where.encode()).hexdigest()[:32]}.json"
+        record = _Record(path, where)
+        # Entries are not checked one by one: one that is malformed just never equals a real stat.
+        with suppress(OSError, ValueError):
+            data = json.loads(path.read_bytes())
+            if isinstance(data, dict) and data.get("format") == RECORD_FORMAT and data.get("out") == where:
+                files, dirs = data.get("files"), data.get("dirs")
+                if isinstance(files, dict) and isinstance(dirs, dict):
+                    record.files, record.dirs = files, dirs
+        return record
+
+    def holds(self, rel: str, st: os.stat_result | None, expected: _Expected) -> bool:
+        """Does rel, whose stat is `st`, hold its generated bytes (digested only when the stat is the recorded one)?"""
+        known = self.files.get(rel)
+        return (
+            isinstance(known, list) and st is not None and known[1:] == _seen(st) and known[0] == expected.digest(rel)
+        )
+
+    def save(self, files: dict[str, object], dirs: dict[str, object]) -> None:
+        if self.path is None or (files, dirs) == (self.files, self.dirs):
+            return
+        text = json.dumps(
+            {"format": RECORD_FORMAT, "out": self.out, "files": files, "dirs": dirs}, separators=(",", ":")
+        )
+        with suppress(OSError):  # a record that cannot be kept costs the next build its reads, nothing more
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
+            try:
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, self.path)
+            finally:
+                tmp.unlink(missing_ok=True)
 
 
 # --- comparing and writing -------------------------------------------------------------------------------
@@ -516,9 +649,32 @@ class _Plan:
     replace: set[str] = field(default_factory=set)  # non-directories in the way of a directory to create
     clear: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)  # opgen's dirs where files go
     unforceable: set[str] = field(default_factory=set)
+    settled: dict[str, _Seen] = field(default_factory=dict)  # up-to-date files whose stat can vouch for them
 
 
-def _plan(tree: _Tree, files: Mapping[str, bytes], previous: list[str], manifest: bytes | None) -> _Plan:
+@dataclass(frozen=True)
+class _Expected:
+    """The files a build generates, and the digest of each one's bytes (from `digests`, else computed)."""
+
+    files: Mapping[str, bytes]
+    digests: Mapping[str, str]
+
+    def digest(self, rel: str) -> str:
+        known = self.digests.get(rel)
+        return known if known is not None else content_digest(self.files[rel])
+
+
+def _plan(
+    tree: _Tree,
+    files: Mapping[str, bytes],
+    previous: list[str],
+    manifest: bytes | None,
+    record: _Record,
+    expected: _Expected,
+    clock: os.stat_result | None,
+) -> _Plan:
+    """What a build has to do. A file is up to date when the record vouches for its stat, else when it holds
+    the generated bytes; `clock` (taken before anything was read) says which of the latter may be recorded."""
     owned = set(previous)
     stale = owned - set(files)
     diff = TreeDiff()
@@ -526,6 +682,10 @@ def _plan(tree: _Tree, files: Mapping[str, bytes], previous: list[str], manifest
     forced_writes: list[str] = []
     for rel in sorted(files):
         found = tree.probe(rel)
+        if found.kind == "file" and found.at == rel and record.holds(rel, found.stat, expected):
+            assert found.stat is not None
+            plan.settled[rel] = _seen(found.stat)  # up to date, and nothing read
+            continue
         if found.at != rel:  # something that is not a directory is where a directory must go
             if found.kind != "missing":
                 plan.replace.add(found.at)
@@ -535,7 +695,11 @@ def _plan(tree: _Tree, files: Mapping[str, bytes], previous: list[str], manifest
         elif found.kind == "missing":
             diff.added.append(rel)
         elif found.kind == "file" and tree.read(rel) == files[rel]:
-            continue  # up to date (a file nobody listed that has the generated bytes is adopted)
+            # Up to date (a file nobody listed that has the generated bytes is adopted).
+            assert found.stat is not None
+            if _settled(_seen(found.stat), clock):
+                plan.settled[rel] = _seen(found.stat)
+            continue
         elif found.kind == "file" and rel in owned:
             diff.changed.append(rel)
         elif found.kind == "dir":
@@ -574,9 +738,16 @@ def _with_retained(
 
 
 def diff_tree(
-    files: Mapping[str, bytes], out: Path, *, lock_timeout: float | None = None, retain: frozenset[str] = frozenset()
+    files: Mapping[str, bytes],
+    out: Path,
+    *,
+    lock_timeout: float | None = None,
+    retain: frozenset[str] = frozenset(),
+    digests: Mapping[str, str] | None = None,
+    record_dir: Path | None = None,
 ) -> TreeDiff:
-    """What `write_tree` would do, changing nothing (`opgen build --check`); same rules, same errors."""
+    """What `write_tree` would do, changing nothing (`opgen build --check`); same rules, same errors. The
+    output record in `record_dir` (see write_tree) is used, never written."""
     _validate(files)
     root_fd = _open_out(out, create=False)
     if root_fd is None:
@@ -587,7 +758,9 @@ def diff_tree(
             try:
                 manifest = _read_manifest(tree)
                 previous = _manifest_entries(tree, manifest)
-                return _plan(tree, _with_retained(tree, files, previous, retain), previous, manifest).diff
+                files = _with_retained(tree, files, previous, retain)
+                record = _Record.load(record_dir, out)
+                return _plan(tree, files, previous, manifest, record, _Expected(files, digests or {}), None).diff
             finally:
                 tree.close()
     finally:
@@ -601,22 +774,32 @@ def write_tree(
     force: bool = False,
     lock_timeout: float | None = None,
     retain: frozenset[str] = frozenset(),
+    digests: Mapping[str, str] | None = None,
+    record_dir: Path | None = None,
 ) -> TreeDiff:
-    """Bring `out` in line with `files`; returns what changed. See the module docstring for the rules."""
+    """Bring `out` in line with `files`; returns what changed. See the module docstring for the rules.
+
+    `digests` may give `content_digest` of files (else computed when needed). With `record_dir`, the output
+    record kept there lets the next build skip reading files whose stat it vouches for (see _Record)."""
     _validate(files)
     root_fd = _open_out(out, create=True)
     assert root_fd is not None
     try:
-        with _exclusive(out, root_fd, lock_timeout):
+        with _exclusive(out, root_fd, lock_timeout) as lock_fd:
             tree = _Tree(out, root_fd)
             try:
+                record = _Record.load(record_dir, out)
+                clock = _clock(lock_fd) if record.path is not None else None  # before anything is read
                 manifest = _read_manifest(tree)
                 previous = _manifest_entries(tree, manifest)
                 files = _with_retained(tree, files, previous, retain)
-                _remove_temporaries(tree, [*previous, *files, MANIFEST])
-                plan = _plan(tree, files, previous, manifest)
+                expected = _Expected(files, digests or {})
+                quiet = _remove_temporaries(tree, [*previous, *files, MANIFEST], record)
+                plan = _plan(tree, files, previous, manifest, record, expected, clock)
                 _refuse(tree, plan, files, force)
                 _apply(tree, plan, files)
+                if record.path is not None:
+                    _remember(tree, record, plan, expected, quiet, lock_fd)
             finally:
                 tree.close()
     except _ReadOnlyError:
@@ -646,13 +829,21 @@ def _refuse(tree: _Tree, plan: _Plan, files: Mapping[str, bytes], force: bool) -
         )
 
 
-def _remove_temporaries(tree: _Tree, owned: Iterable[str]) -> None:
-    """Temporaries of killed builds: `.<name>.<8 chars>.tmp` beside a path opgen owns or generates."""
+def _remove_temporaries(tree: _Tree, owned: Iterable[str], record: _Record) -> dict[str, _Seen]:
+    """Temporaries of killed builds: `.<name>.<8 chars>.tmp` beside a path opgen owns or generates. A folder
+    whose stat is the one recorded after the last build has had no entry added since, so it is not listed;
+    returns those folders (OUT itself is always listed: each build's lock file changes it)."""
     names: dict[str, set[str]] = {}
     for rel in owned:
         names.setdefault(_parent(rel), set()).add(_name(rel))
+    quiet: dict[str, _Seen] = {}
     for rel_dir, dir_names in sorted(names.items()):
         try:
+            if rel_dir in record.dirs:
+                st = tree.lstat(rel_dir)  # (from its parent: the folder itself is opened only to be listed)
+                if st is not None and _seen(st) == record.dirs[rel_dir]:
+                    quiet[rel_dir] = _seen(st)
+                    continue
             listing = os.listdir(tree.dir_fd(rel_dir))
         except OSError:
             continue  # missing, or not a directory or a link (the plan reports those)
@@ -664,6 +855,38 @@ def _remove_temporaries(tree: _Tree, owned: Iterable[str]) -> None:
                     kind = _kind(tree.lstat(rel))
                 if kind == "file":
                     tree.unlink(rel)
+    return quiet
+
+
+def _remember(
+    tree: _Tree, record: _Record, plan: _Plan, expected: _Expected, quiet: dict[str, _Seen], lock_fd: int
+) -> None:
+    """Record what OUT now holds. Files the plan could not vouch for (written now, or changed in the tick the
+    build started) are read back once the file-system clock has moved on from their last change, so even an
+    edit made while this build ran, in the tick of its own write, is not recorded as generated bytes."""
+    changed = bool(plan.writes or plan.diff.removed or plan.clear or plan.replace)
+    files: dict[str, object] = {rel: [expected.digest(rel), *seen] for rel, seen in plan.settled.items()}
+    folders = {_parent(rel) for rel in expected.files} - {""}  # the folders _remove_temporaries may skip
+    pending = [rel for rel in sorted(expected.files) if rel not in files]
+    dirs: dict[str, object] = {rel: seen for rel, seen in quiet.items() if rel in folders} if not changed else {}
+    clock = _clock(lock_fd) if pending or len(dirs) < len(folders) else None
+    for rel in pending:
+        with suppress(OSError, OutputTreeError):
+            st = tree.lstat(rel)
+            digest = expected.digest(rel)
+            if (
+                st is not None
+                and stat.S_ISREG(st.st_mode)
+                and _settled(_seen(st), clock)
+                and content_digest(tree.read(rel)) == digest
+            ):
+                files[rel] = [digest, *_seen(st)]
+    for rel in sorted(folders - set(dirs)):
+        with suppress(OSError, OutputTreeError):
+            st = tree.lstat(rel)
+            if st is not None and stat.S_ISDIR(st.st_mode) and _settled(_seen(st), clock):
+                dirs[rel] = _seen(st)
+    record.save(files, dirs)
 
 
 def _apply(tree: _Tree, plan: _Plan, files: Mapping[str, bytes]) -> None:

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+import opgen.build
 import opgen.build_cache
-from opgen.build import build_tree
-from opgen.build_cache import BuildCache
+from opgen.build import _build_batch, build_operator, build_tree, spec_inputs
+from opgen.build_cache import BuildCache, EntryMeta, read_files
+from opgen.lang.python_format import FormatterError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,3 +65,41 @@ def test_worker_processes_give_the_same_tree(specs: Path, tmp_path: Path) -> Non
     serial = build_tree(specs, cache=BuildCache(enabled=False), jobs=1)
     parallel = build_tree(specs, cache=BuildCache(enabled=False), jobs=2)
     assert parallel.files == serial.files
+
+
+def test_a_batch_of_operators_is_formatted_in_one_run(
+    specs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = spec_inputs([specs])
+    runs: list[int] = []
+    real = opgen.build.format_python
+
+    def counting(files: dict[str, str]) -> dict[str, str]:
+        runs.append(len(files))
+        return real(files)
+
+    monkeypatch.setattr(opgen.build, "format_python", counting)
+    outcomes = _build_batch([(item, f"key{i}", tmp_path) for i, item in enumerate(inputs)])
+    assert len(runs) == 1 and len(outcomes) == len(inputs) > 1
+    for item, outcome in zip(inputs, outcomes, strict=True):
+        assert isinstance(outcome, EntryMeta)
+        assert read_files(outcome.files_path) == build_operator(item).files  # as if formatted alone
+
+
+def test_a_formatter_failure_is_reported_for_its_operator_only(
+    specs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = spec_inputs([specs])
+    real = opgen.build.format_python
+
+    def refusing(files: dict[str, str]) -> dict[str, str]:
+        if any("/elu_grad_v2/" in f"/{rel}" for rel in files):
+            raise FormatterError("cannot parse")
+        return real(files)
+
+    monkeypatch.setattr(opgen.build, "format_python", refusing)
+    outcomes = _build_batch([(item, f"key{i}", tmp_path) for i, item in enumerate(inputs)])
+    failed = [item.path.name for item, outcome in zip(inputs, outcomes, strict=True) if isinstance(outcome, list)]
+    assert failed == ["elu_grad_v2.yaml"]
+    problem = next(outcome for outcome in outcomes if isinstance(outcome, list))[0]
+    assert "internal error" in problem.message and "cannot parse" in problem.message
