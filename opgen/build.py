@@ -41,6 +41,7 @@ from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
 from opgen.lang.python_format import format_python
 from opgen.output_tree import content_digest, safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
+from opgen.spec.backward import forward_dependency
 from opgen.spec.diagnostics import Diagnostic, Location, SpecError
 from opgen.spec.loader import LoadedSpec, load_spec, load_spec_text
 from opgen.spec.names import claimed_names
@@ -203,7 +204,9 @@ def _key(item: SpecInput) -> str | None:
     """The operator's cache key, or None for a spec too large to be one (the loader reports it)."""
     with item.path.open("rb") as handle:
         data = handle.read(MAX_SPEC_BYTES + 1)
-    return operator_key(data, item.notice) if len(data) <= MAX_SPEC_BYTES else None
+    if len(data) > MAX_SPEC_BYTES:
+        return None
+    return operator_key(data + forward_dependency(item.path, data), item.notice)
 
 
 # ---------------------------------------------------------------------------------------------- all of them
@@ -330,6 +333,8 @@ def plan_specs(loaded: list[LoadedSpec]) -> list[OperatorPlan]:
     return plans
 
 
-def check_spec_text(text: str, name: str) -> OperatorPlan:
-    """One spec's text loaded, validated and planned, or a SpecError."""
-    return plan_specs([load_spec_text(text, name)])[0]
+def check_spec_text(text: str, name: str, folder: Path | None = None) -> OperatorPlan:
+    """One spec's text loaded, validated and planned, or a SpecError; `folder` is where it would be (a spec
+    with derivative_of finds its forward spec there)."""
+    path = folder / Path(name).name if folder is not None else None
+    return plan_specs([load_spec_text(text, name, path)])[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import types
 import typing
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -17,6 +18,7 @@ import pydantic
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
+from opgen.spec.backward import check_backward, derived_formula_text, forward_spec_path
 from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError, suggest
 from opgen.spec.model import CHECK_MODELS, OpSpec
 from opgen.spec.validate import check_spec
@@ -74,7 +76,46 @@ def _load_spec_text(text: str, name: str, path: Path | None) -> LoadedSpec:
     problems = check_spec(spec, source)
     if problems:
         raise SpecError(problems)
+    if spec.derivative_of is not None:
+        spec = _linked_backward(spec, source, path)
     return LoadedSpec(path or Path(name), spec, source)
+
+
+# Specs being loaded by this thread, so that a derivative_of cycle is an error rather than a recursion.
+_LOADING: ContextVar[tuple[Path, ...]] = ContextVar("_LOADING", default=())
+
+
+def _linked_backward(spec: OpSpec, source: SourceDocument, path: Path | None) -> OpSpec:
+    """The backward spec with its derived formula (if it left it out), checked against its forward spec."""
+    link = spec.derivative_of
+    assert link is not None
+    here: FieldPath = ("derivative_of", "forward")
+
+    def problem(field: FieldPath, message: str) -> SpecError:
+        return SpecError([Diagnostic(source.location_of(field), field, message, "derivative")])
+
+    if path is None:
+        raise problem(here, "derivative_of needs the spec's folder to find the forward spec")
+    forward_path = forward_spec_path(path, link)
+    if forward_path.resolve() in _LOADING.get() or forward_path.resolve() == path.resolve():
+        raise problem(here, f"derivative_of forms a cycle through {forward_path.name}")
+    if not forward_path.is_file():
+        raise problem(here, f"no forward spec {forward_path.name} beside this one")
+    token = _LOADING.set(_LOADING.get() + (path.resolve(),))
+    try:
+        forward = load_spec(forward_path).spec
+    except SpecError as exc:
+        first = exc.diagnostics[0]
+        raise problem(here, f"the forward spec does not load: {first}") from None
+    finally:
+        _LOADING.reset(token)
+    if not spec.formula.expr:
+        derived = derived_formula_text(spec, forward)
+        spec = spec.model_copy(update={"formula": spec.formula.model_copy(update={"expr": derived})})
+    found = check_backward(spec, forward, forward_path.name)
+    if found:
+        raise SpecError([Diagnostic(source.location_of(p.path), p.path, p.message, "derivative") for p in found])
+    return spec
 
 
 def _single(name: str, message: str, kind: str) -> SpecError:

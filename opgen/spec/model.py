@@ -8,7 +8,7 @@ Every emitter is a pure function of an `OpSpec`.
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, TypeAlias, Union
+from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias, Union
 
 from pydantic import AfterValidator, BaseModel, Discriminator, Field, Tag, model_validator
 
@@ -157,11 +157,38 @@ class Param(_Strict):
 
 class Formula(_Strict):
     output: Identifier = Field(description="the output tensor parameter the expression computes")
-    expr: str = Field(description="expression in the opgen formula language", max_length=FORMULA_MAX_LENGTH)
+    expr: str = Field(
+        "",
+        description="expression in the opgen formula language; a backward spec with `derivative_of` may leave it "
+        "out and take the derivative of its forward formula",
+        max_length=FORMULA_MAX_LENGTH,
+    )
     vars: dict[Identifier, Identifier] = Field(
         default_factory=dict, description="short names for parameters, e.g. {x: selfOrResult} (shown in docs)"
     )
     var_doc: str | None = Field(None, description="sentence explaining the vars, e.g. $x$是selfOrResult中的某个元素。")
+
+
+class DerivativeOf(_Strict):
+    """A backward operator's link to its forward one: `opgen check` verifies that the backward formula is the
+    derivative of the forward formula (see opgen.spec.backward)."""
+
+    forward: SnakeName = Field(
+        description="the forward operator's directory; its spec is <forward>.yaml beside this one"
+    )
+    grad: Identifier = Field(description="the incoming gradient tensor, e.g. gradOutput")
+    input: Identifier = Field(description="the tensor holding the forward's input x (or its result, see holds)")
+    holds: Literal["input", "result"] = Field(
+        "input", description="what `input` holds: the forward's input, or its result y = f(x) (e.g. SigmoidBackward)"
+    )
+    result_flag: Identifier | None = Field(
+        None, description="a bool parameter saying `input` holds the forward's result when true (e.g. isResult)"
+    )
+    wrt: Identifier | None = Field(None, description="the forward tensor differentiated (default: its only input)")
+    params: dict[Identifier, Identifier] = Field(
+        default_factory=dict,
+        description="forward scalar or flag -> this spec's parameter of the same meaning, where the names differ",
+    )
 
 
 # ---------------------------------------------------------------------------------------------- errors
@@ -303,6 +330,7 @@ class OpSpec(_Strict):
     routing: Routing = Field(default_factory=Routing)
     params: list[Param] = Field(min_length=1)
     formula: Formula
+    derivative_of: DerivativeOf | None = None
     errors: list[ErrorRow] = Field(min_length=1)
     constraints: Constraints = Field(default_factory=Constraints)
     example: Example

@@ -74,6 +74,7 @@ class _Checker:
         self.check_socs()
         self.check_api()
         self.check_formula()
+        self.check_derivative_of()
         self.check_errors()
         self.check_example()
         self.check_golden()
@@ -207,7 +208,38 @@ class _Checker:
             if var in self.params:
                 self.report(("formula", "vars", var), f"variable '{var}' shadows a parameter", "duplicate-name")
             self.resolve(target, ("formula", "vars", var))
-        self.parse(f.expr, ("formula", "expr"), formula_symbols(self.spec), "formula")
+        if f.expr:
+            self.parse(f.expr, ("formula", "expr"), formula_symbols(self.spec), "formula")
+        elif self.spec.derivative_of is None:
+            self.report(
+                ("formula",),
+                "formula.expr is missing (only a backward spec with derivative_of may leave it out)",
+                "missing",
+            )
+
+    def check_derivative_of(self) -> None:
+        link = self.spec.derivative_of
+        if link is None:
+            return
+        base: FieldPath = ("derivative_of",)
+        tensor = (ParamKind.TENSOR,)
+        for field in ("grad", "input"):
+            param = self.resolve(getattr(link, field), base + (field,), kinds=tensor, what="derivative_of")
+            if param is not None and param.direction is not Direction.INPUT:
+                self.report(base + (field,), f"'{param.name}' is an output; derivative_of needs an input", "wrong-kind")
+        if link.result_flag is not None:
+            self.resolve(link.result_flag, base + ("result_flag",), kinds=(ParamKind.BOOL,), what="result_flag")
+            if link.holds == "result":
+                self.report(base + ("holds",), "holds: result and a result_flag contradict each other", "invalid")
+        for forward_name, name in link.params.items():
+            self.resolve(name, base + ("params", forward_name), kinds=(ParamKind.SCALAR, ParamKind.BOOL))
+        if not self.spec.formula.expr and (link.holds == "result" or link.result_flag is not None):
+            self.report(
+                ("formula",),
+                "formula.expr is missing: a backward taking the forward's result needs its formula written "
+                "(the derived one is in terms of the forward's input)",
+                "missing",
+            )
 
     def check_errors(self) -> None:
         for i, row in enumerate(self.spec.errors):

@@ -171,7 +171,8 @@ def test_removal_never_deletes_through_a_symlinked_package(
     assert main(build(specs, out)) == 0
     _symlink_package(out, outside)
     before = snapshot(outside)
-    (specs / "leaky_relu.yaml").unlink()  # the build now wants to remove leaky_relu/*
+    for name in ("leaky_relu", "leaky_relu_grad"):  # the backward's derivative_of reads the forward spec
+        (specs / f"{name}.yaml").unlink()  # the build now wants to remove leaky_relu/*
     code, _, err = run(build(specs, out), capsys)
     assert code == 1
     assert_one_line_error(err, "symlink", str(out / "leaky_relu"))
@@ -295,7 +296,8 @@ def test_user_files_beside_generated_ones_survive(
     assert main(build(specs, out)) == 0
     (out / "leaky_relu" / "NOTES.md").write_bytes(b"mine\n")
     (out / "leaky_relu" / "docs" / "extra.md").write_bytes(b"mine too\n")
-    (specs / "leaky_relu.yaml").unlink()
+    for name in ("leaky_relu", "leaky_relu_grad"):  # the backward's derivative_of reads the forward spec
+        (specs / f"{name}.yaml").unlink()
     assert run(build(specs, out), capsys)[0] == 0
     assert snapshot(out / "leaky_relu") == {"NOTES.md": b"mine\n", "docs": "dir", "docs/extra.md": b"mine too\n"}
 
@@ -364,13 +366,13 @@ def test_deleting_specs_one_by_one_still_removes_their_packages(
 ) -> None:
     out = tmp_path / "out"
     assert main(build(specs, out)) == 0
-    for spec in ("leaky_relu", "elu_grad_v2"):
+    for spec in ("leaky_relu_grad", "elu_grad_v2"):
         (specs / f"{spec}.yaml").unlink()
         code, stdout, _ = run(build(specs, out), capsys)
         assert code == 0 and f"removed  {spec}/README.md" in stdout
         assert not (out / spec).exists()
         assert f"{spec}/" not in (out / MANIFEST).read_text()
-    assert (out / "leaky_relu_grad" / "README.md").is_file()
+    assert (out / "leaky_relu" / "README.md").is_file()
 
 
 def test_replacing_everything_an_earlier_build_made_needs_force(tmp_path: Path) -> None:
@@ -503,12 +505,12 @@ def test_a_killed_cli_build_is_finished_by_the_next(
 ) -> None:
     out = tmp_path / "out"
     assert main(build(specs, out)) == 0
-    (specs / "leaky_relu.yaml").unlink()
+    (specs / "leaky_relu_grad.yaml").unlink()
     cached_build_tree(specs)  # render in this process: the child only writes
-    for name in (f"leaky_relu_grad/{p}" for p in ("README.md", "CMakeLists.txt")):
+    for name in (f"leaky_relu/{p}" for p in ("README.md", "CMakeLists.txt")):
         (out / name).write_bytes(b"stale\n")
     _kill_part_way("replace", 3, lambda: main(build(specs, out)))
-    shutil.copy(SPECS / "leaky_relu.yaml", specs)
+    shutil.copy(SPECS / "leaky_relu_grad.yaml", specs)
     assert run(build(specs, out), capsys)[0] == 0
     assert _tmp_files(out) == []
     assert_tree_is(out, real.files)

@@ -14,6 +14,7 @@ import opgen.plan.operator
 from opgen.build import build_tree
 from opgen.build_cache import BuildCache
 from opgen.spec import formula_binding
+from opgen.spec.loader import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,6 +32,12 @@ def test_one_kernel_plan_and_few_parses_per_spec(monkeypatch: pytest.MonkeyPatch
         parses[text] += 1
         return real_parse(text, *args, **kwargs)
 
+    # A backward spec with derivative_of validates its forward spec once more (the derivative check reads it).
+    extra: Counter[str] = Counter()
+    for path in (ROOT / "specs").glob("*.yaml"):
+        link = load_spec(path).spec.derivative_of
+        if link is not None:
+            extra[load_spec(ROOT / "specs" / f"{link.forward}.yaml").spec.formula.expr] += 1
     formula_binding._parse_cached.cache_clear()
     monkeypatch.setattr(opgen.plan.operator, "kernel_plan", counting_plan)
     monkeypatch.setattr(opgen.formula, "parse", counting_parse)
@@ -38,4 +45,4 @@ def test_one_kernel_plan_and_few_parses_per_spec(monkeypatch: pytest.MonkeyPatch
     result = build_tree(ROOT / "specs", jobs=1, cache=BuildCache(enabled=False))
     assert set(plans) == set(result.operators)
     assert max(plans.values()) == 1, plans
-    assert parses and max(parses.values()) <= 2, parses
+    assert parses and all(count <= 2 + extra[text] for text, count in parses.items()), parses

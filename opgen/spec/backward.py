@@ -1,0 +1,163 @@
+"""A backward spec's link to its forward spec (`derivative_of`): the derived formula, and the check that the
+backward formula is the derivative of the forward one.
+
+For a forward `y = f(x, scalars)` the backward computes `grad * f'(x)`. The check differentiates the forward
+formula symbolically (opgen.formula.differentiate) and compares the two numerically (first_difference: random
+points and points either side of every branch boundary) for each combination of the backward's golden scalar
+values that its error table accepts. When the backward is handed the forward's result instead of its input
+(`holds: result`, or a `result_flag` that is true), its formula is evaluated at `y = f(x)`, so `isResult`-style
+modes are checked on the same footing. A backward spec may leave `formula.expr` out and take the derived one.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from opgen import formula
+from opgen.spec.checks import CheckRejectIf
+from opgen.spec.diagnostics import FieldPath, SpecError
+from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.model import DerivativeOf, Direction, OpSpec, ParamKind
+from opgen.spec.yaml_source import load_yaml
+
+# Scalar combinations checked per pair: the golden values' product, capped (first ones in order).
+MAX_COMBINATIONS = 64
+# Both sides are float64 evaluations of formulas that are equal in exact arithmetic but may be written
+# differently (e.g. y * (1 - y) against the derivative's sigmoid(x) * (1 - sigmoid(x))).
+RTOL = 1e-7
+ATOL = 1e-10
+
+
+@dataclass(frozen=True)
+class LinkProblem:
+    path: FieldPath
+    message: str
+
+
+def forward_spec_path(backward_path: Path, link: DerivativeOf) -> Path:
+    """The forward spec: `<forward>.yaml` in the backward spec's folder."""
+    return backward_path.parent / f"{link.forward}.yaml"
+
+
+def derived_formula_text(backward: OpSpec, forward: OpSpec) -> str:
+    """`grad * d forward / d x` over the backward's parameter names, as formula text."""
+    wrt, names = _forward_names(backward, forward)
+    return formula.to_text(_expected(backward, forward, wrt, names))
+
+
+def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list[LinkProblem]:
+    """Problems with the link, or the first point where the backward formula is not the derivative."""
+    link = _link(backward)
+    try:
+        wrt, names = _forward_names(backward, forward)
+    except _Unlinked as exc:
+        return [LinkProblem(exc.path, exc.message)]
+    expected = _expected(backward, forward, wrt, names)
+    written = kernel_formula(backward)
+    forward_at_x = formula.substitute(kernel_formula(forward), names)
+    flags = [False, True] if link.result_flag else [link.holds == "result"]
+    for values in _scalar_combinations(backward):
+        for takes_result in flags:
+            point_values = {**values, **({link.result_flag: takes_result} if link.result_flag else {})}
+            if _rejected(backward, point_values):
+                continue
+            actual = formula.substitute(written, {link.input: forward_at_x}) if takes_result else written
+            difference = formula.first_difference(actual, expected, point_values, rtol=RTOL, atol=ATOL)
+            if difference is not None:
+                where = ", ".join(f"{k}={v!r}" for k, v in {**difference.point, **point_values}.items())
+                mode = f" ({link.input} holding {link.forward}'s result)" if takes_result else ""
+                message = (
+                    f"the formula is not the derivative of {link.forward}'s formula ({forward_file}){mode}: "
+                    f"at {where} it gives {difference.first!r}, the derivative {difference.second!r}"
+                )
+                path: FieldPath = ("formula", "expr") if backward.formula.expr else ("derivative_of",)
+                return [LinkProblem(path, message)]
+    return []
+
+
+# ---------------------------------------------------------------------------------------------- internals
+
+
+class _Unlinked(Exception):
+    def __init__(self, path: FieldPath, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def _link(spec: OpSpec) -> DerivativeOf:
+    if spec.derivative_of is None:
+        raise ValueError(f"{spec.operator.dir} has no derivative_of")
+    return spec.derivative_of
+
+
+def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, formula.Expr]]:
+    """The forward tensor differentiated, and each forward name -> what stands for it in the backward spec."""
+    link = _link(backward)
+    inputs = [p.name for p in forward.params if p.is_tensor and p.direction is Direction.INPUT]
+    wrt = link.wrt or (inputs[0] if len(inputs) == 1 else None)
+    if wrt is None or wrt not in inputs:
+        listed = ", ".join(inputs)
+        raise _Unlinked(("derivative_of", "wrt"), f"name the forward tensor to differentiate (one of: {listed})")
+    names: dict[str, formula.Expr] = {wrt: formula.Name(link.input, formula.SymbolKind.TENSOR)}
+    for param in forward.params:
+        if param.is_tensor:
+            if param.direction is Direction.INPUT and param.name != wrt:
+                raise _Unlinked(("derivative_of", "forward"), f"the forward's tensor '{param.name}' has no counterpart")
+            continue
+        ours = link.params.get(param.name, param.name)
+        mine = next((p for p in backward.params if p.name == ours), None)
+        if mine is None or mine.kind is not param.kind:
+            raise _Unlinked(
+                ("derivative_of", "params"),
+                f"the forward's {param.kind.value} '{param.name}' has no {param.kind.value} of that name here; "
+                f"map it in derivative_of.params",
+            )
+        kind = formula.SymbolKind.FLAG if param.kind is ParamKind.BOOL else formula.SymbolKind.SCALAR
+        names[param.name] = formula.Name(ours, kind)
+    return wrt, names
+
+
+def _expected(backward: OpSpec, forward: OpSpec, wrt: str, names: Mapping[str, formula.Expr]) -> formula.Expr:
+    link = _link(backward)
+    slope = formula.substitute(formula.differentiate(kernel_formula(forward), wrt), names)
+    grad = formula.Name(link.grad, formula.SymbolKind.TENSOR)
+    return formula.fold_constants(formula.Binary("mul", grad, slope))
+
+
+def _scalar_combinations(spec: OpSpec) -> list[dict[str, float | bool]]:
+    link = _link(spec)
+    options: dict[str, list[float | bool]] = {}
+    for param in spec.params:
+        if param.is_tensor or param.name == link.result_flag:
+            continue
+        given = spec.golden.scalar_values.get(param.name)
+        options[param.name] = list(given) if given else [spec.example.scalars[param.name]]
+    combos = itertools.islice(itertools.product(*options.values()), MAX_COMBINATIONS)
+    return [dict(zip(options, combo, strict=True)) for combo in combos]
+
+
+def _rejected(spec: OpSpec, values: Mapping[str, float | bool]) -> bool:
+    """True when the error table refuses these scalar values (the pair need not agree there)."""
+    return any(isinstance(row.check, CheckRejectIf) and row.check.rejects(spec, values) for row in spec.errors)
+
+
+def forward_dependency(backward_path: Path, spec_bytes: bytes) -> bytes:
+    """The bytes a spec's build depends on besides its own: its forward spec's (a derived formula and the check
+    read it), or nothing. Build cache keys add these, so editing a forward spec rebuilds its backward one."""
+    if b"derivative_of" not in spec_bytes:
+        return b""
+    try:
+        data = load_yaml(spec_bytes.decode("utf-8"), str(backward_path)).data
+        forward = data["derivative_of"]["forward"]
+    except (SpecError, UnicodeDecodeError, KeyError, TypeError):
+        return b""  # the loader reports what is wrong
+    if not isinstance(forward, str) or not forward.isidentifier():
+        return b""
+    try:
+        return b"forward\0" + (backward_path.parent / f"{forward}.yaml").read_bytes()
+    except OSError:
+        return b"forward missing"

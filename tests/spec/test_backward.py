@@ -1,0 +1,140 @@
+"""derivative_of: a backward formula is checked against the derivative of its forward formula, and may be derived."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen import formula
+from opgen.spec.diagnostics import SpecError
+from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.loader import load_spec
+from tests.conftest import ROOT
+
+SPECS = ROOT / "specs"
+PAIR = ("leaky_relu", "leaky_relu_grad")  # the pair the tests edit copies of
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Path:
+    for name in PAIR:
+        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    return tmp_path / f"{PAIR[1]}.yaml"
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path.name}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if needle in line)
+
+
+def _problem(path: Path) -> str:
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    return str(caught.value)
+
+
+def test_every_backward_spec_names_its_forward_when_both_are_specs() -> None:
+    """The check only runs for linked pairs: a backward spec whose forward is in specs/ must be linked."""
+    from opgen.spec.aten import aten_op
+
+    specs = {p.stem: load_spec(p).spec for p in sorted(SPECS.glob("*.yaml"))}
+    forwards_by_aten = {s.api.aten: d for d, s in specs.items() if s.api.aten}
+    checked = 0
+    for directory, spec in specs.items():
+        aten = spec.api.aten or ""
+        forward = forwards_by_aten.get(aten.removesuffix("_backward"))
+        if not aten.endswith("_backward") or forward is None or aten_op(aten) is None:
+            continue
+        assert spec.derivative_of is not None, f"{directory} is {aten} but has no derivative_of: {forward}"
+        assert spec.derivative_of.forward == forward
+        checked += 1
+    assert checked >= 1
+
+
+def test_a_wrong_backward_formula_is_an_error_at_its_line_naming_the_point(pair: Path) -> None:
+    _edit(
+        pair,
+        "where(self > 0, gradOutput, gradOutput * negativeSlope)",
+        "where(self > 1, gradOutput, gradOutput * negativeSlope)",
+    )
+    message = _problem(pair)
+    line = _line_of(pair, "where(self > 1")
+    assert re.search(
+        rf"leaky_relu_grad\.yaml:{line}:\d+: formula\.expr: the formula is not the derivative of leaky_relu", message
+    )
+    names = r"at gradOutput=(\S+), self=(\S+), negativeSlope=(\S+), selfIsResult=(\w+)"
+    point = re.search(names + r" it gives (\S+), the derivative (\S+)$", message)
+    assert point is not None, message
+    self_value, slope = float(point[2].rstrip(",")), float(point[3].rstrip(","))
+    assert 0 < self_value <= 1 or (0 < slope * self_value <= 1 and point[4] == "True")  # where the edit differs
+    assert point[5].rstrip(",") != point[6]
+
+
+def test_the_result_mode_is_checked_with_the_input_holding_the_forwards_result(pair: Path) -> None:
+    # Without the row refusing a negative slope for selfIsResult, y = slope * x > 0 for x < 0 takes the wrong branch.
+    text = pair.read_text(encoding="utf-8")
+    start = text.index("  - status: ACLNN_ERR_PARAM_INVALID\n    code: 161002\n    check: {reject_if:")
+    end = text.index("  - status:", start + 1)
+    pair.write_text(text[:start] + text[end:], encoding="utf-8")
+    message = _problem(pair)
+    assert "(self holding leaky_relu's result)" in message
+    assert re.search(r"negativeSlope=-0\.3, selfIsResult=True", message), message
+
+
+def test_a_backward_may_take_the_derived_formula(pair: Path) -> None:
+    written = load_spec(pair).spec
+    _edit(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
+    _edit(pair, ", result_flag: selfIsResult}", "}")
+    derived = load_spec(pair).spec
+    assert derived.formula.expr and derived.formula.expr != written.formula.expr
+    x = np.array([-3.0, -1e-300, -0.0, 0.0, 1e-300, 2.5, np.inf, -np.inf, np.nan])
+    env = {"self": x, "gradOutput": np.full_like(x, 1.5), "negativeSlope": 0.2}
+    ours = formula.evaluate(kernel_formula(derived), env)
+    theirs = formula.evaluate(kernel_formula(written), env)
+    np.testing.assert_array_equal(ours[1:-1], theirs[1:-1])  # equal where the derivative is defined
+
+
+def test_a_result_mode_backward_must_write_its_formula(pair: Path) -> None:
+    _edit(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
+    assert "a backward taking the forward's result needs its formula written" in _problem(pair)
+
+
+def test_a_missing_forward_spec_is_named(pair: Path) -> None:
+    (pair.parent / "leaky_relu.yaml").unlink()
+    line = _line_of(pair, "derivative_of:")
+    assert re.search(
+        rf":{line}:\d+: derivative_of\.forward: no forward spec leaky_relu\.yaml beside this one", _problem(pair)
+    )
+
+
+def test_a_forward_parameter_without_a_counterpart_is_named(pair: Path) -> None:
+    _edit(pair, "result_flag: selfIsResult}", "result_flag: selfIsResult, params: {negativeSlope: selfIsResult}}")
+    assert "derivative_of.params: the forward's scalar 'negativeSlope' has no scalar of that name here" in _problem(
+        pair
+    )
+
+
+def test_a_derivative_cycle_is_an_error(pair: Path) -> None:
+    _edit(pair, "forward: leaky_relu,", "forward: leaky_relu_grad,")
+    assert "derivative_of forms a cycle" in _problem(pair)
+
+
+def test_editing_the_forward_spec_rebuilds_the_backward_one(pair: Path, tmp_path: Path) -> None:
+    """The backward's build reads the forward spec, so its cache key holds the forward's bytes."""
+    from opgen.build import SpecInput, _key
+
+    item = SpecInput(pair, f"specs/{pair.name}", pair.name)
+    before = _key(item)
+    _edit(pair.parent / "leaky_relu.yaml", "self * negativeSlope", "self * negativeSlope * 2")
+    assert _key(item) != before
+    with pytest.raises(SpecError, match="not the derivative of leaky_relu"):
+        load_spec(pair)
