@@ -218,6 +218,39 @@ def _constraints(spec: OpSpec, api_names: list[str]) -> list[Code]:
     return lines
 
 
+def _number(value: float) -> Code:
+    return Code(f"{value:.3g}")
+
+
+def _precision(operator: OperatorPlan) -> dict | None:
+    """The 精度 section: the plan's measured figures per dtype (numbers only: no spec text but the standard)."""
+    rows = operator.precision
+    if not rows:
+        return None
+    lo, hi = operator.spec.golden.value_range
+    table = []
+    for row in rows:
+        tolerance = operator.spec.golden.tolerance[row.dtype]
+        standard = tolerance.standard or f"rtol={tolerance.rtol:g}, atol={tolerance.atol:g}"
+        table.append(
+            {
+                "dtype": ident(row.dtype.value),
+                "abs": _number(row.max_abs_error),
+                "rel": _number(row.max_rel_error),
+                "ulp": _number(row.max_ulp_error),
+                "specials": Code(str(row.special_mismatches)),
+                "standard": markdown.cell(standard),
+                "fail": _number(row.fail_ratio) if row.fail_ratio is not None else Code("-"),
+            }
+        )
+    return {
+        "points": Code(str(rows[0].points)),
+        "scalar_sets": Code(str(rows[0].scalar_sets)),
+        "range": Code(f"[{lo:g}, {hi:g}]"),
+        "rows": table,
+    }
+
+
 def _fence(program: str) -> Code:
     """A code fence longer than any backtick run in the program, so no literal in it can close the block."""
     longest = max((len(run) for run in re.findall(r"`+", program)), default=0)
@@ -254,6 +287,7 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
         apis=[_api_context(spec, s) for s in sigs],
         api_names=[ident(n) for n in names],
         constraints=_constraints(spec, names),
+        precision=_precision(operator),
         example_program=code(example_program),
         fence=_fence(example_program),
         **common,

@@ -15,6 +15,7 @@ from opgen import formula as F
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_plan, opdef_attrs
 from opgen.plan.lowering import LoweringError
+from opgen.plan.precision import PrecisionRow, measure_precision
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.checks import CheckRejectIf, CppCheck
 from opgen.spec.diagnostics import FieldPath
@@ -73,6 +74,7 @@ class OperatorPlan:
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
     bindings: tuple[str, ...]  # the Python binding of each signature: its aten name, else the API in snake case
+    precision: tuple[PrecisionRow, ...]  # the docs' precision table: the modelled output vs float64, per dtype
 
     @property
     def main(self) -> ApiSignature:
@@ -133,6 +135,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         valid_calls=tuple(valid_calls(spec)),
         negative_calls=negatives,
         bindings=binding_names(spec),
+        precision=measure_precision(spec, kernel),
     )
 
 

@@ -1,0 +1,135 @@
+"""The precision an operator's docs state: its aclnn output against the float64 formula, per dtype.
+
+The output is the bit-exact model of the generated path (opgen.plan.aclnn_path: casts, the lowered AI Core
+program or the AICPU formula, scalars as float32), which the tests hold equal to the CPU twin's output on the
+same points; the reference is the formula in float64 on the very inputs the kernel received (already in the
+dtype), so the figures are the kernel's own error, not the inputs' rounding. The points are deterministic: a
+grid with a power-of-two step over the golden value range (so the integers and halves where branches switch
+are on it, e.g. ±3 for hardswish), each tensor in its own fixed shuffle, every special value, for each
+combination of golden scalar values the error table accepts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from opgen.plan.aclnn_path import aclnn_output
+from opgen.plan.kernel import KernelPlan
+from opgen.spec.checks import CheckRejectIf
+from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import evaluate_reference
+from opgen.spec.model import OpSpec
+
+GRID_POINTS = 2048  # at least this many grid points over the value range
+MAX_SCALAR_COMBINATIONS = 8
+SEED = 20261126
+# Significand bits after the point, and the smallest normal exponent, of each floating dtype (for ulps).
+_FORMAT = {
+    DType.FLOAT16: (10, -14),
+    DType.BFLOAT16: (7, -126),
+    DType.FLOAT: (23, -126),
+    DType.DOUBLE: (52, -1022),
+}
+
+
+@dataclass(frozen=True)
+class PrecisionRow:
+    """One dtype's figures over every point measured."""
+
+    dtype: DType
+    points: int  # input points per scalar combination
+    scalar_sets: int  # combinations of scalar values measured
+    max_abs_error: float  # over points where both the output and the reference are finite
+    max_rel_error: float  # same, where |reference| is at least the dtype's smallest normal
+    max_ulp_error: float  # in units in the last place of the dtype at the reference
+    special_mismatches: int  # points where one is NaN or infinite and the other is not the same
+    fail_ratio: float | None  # fraction failing the golden tolerance (None: the spec states none)
+
+
+def measure_precision(spec: OpSpec, kernel: KernelPlan) -> tuple[PrecisionRow, ...]:
+    """A row per floating dtype of the first tensor input that the golden tolerances cover."""
+    rows = []
+    for dtype in spec.tensor_inputs[0].dtypes:
+        if dtype in _FORMAT and dtype in spec.golden.tolerance:
+            rows.append(_measure(spec, kernel, dtype))
+    return tuple(rows)
+
+
+def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
+    """The measured input points: one array per tensor input, in `dtype`."""
+    lo, hi = spec.golden.value_range
+    step = 2.0 ** math.floor(math.log2((hi - lo) / GRID_POINTS)) if hi > lo else 1.0
+    grid = np.arange(math.ceil(lo / step), math.floor(hi / step) + 1, dtype=np.float64) * step
+    specials = np.array([float(v) for v in spec.golden.special_values], dtype=np.float64)
+    rng = np.random.default_rng(SEED)
+    names = [p.name for p in spec.tensor_inputs]
+    columns = {name: rng.permutation(grid) for name in names}
+    for name in names:  # each special value in each tensor, the others at grid values
+        for other in names:
+            extra = specials if other == name else rng.choice(grid, specials.size)
+            columns[other] = np.concatenate([columns[other], extra])
+    return {name: values.astype(dtype.numpy) for name, values in columns.items()}
+
+
+def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool]]:
+    """The measured scalar and flag values: golden combinations the error table accepts, the first few."""
+    options: dict[str, list[float | bool]] = {}
+    for param in spec.params:
+        if not param.is_tensor:
+            given = spec.golden.scalar_values.get(param.name)
+            options[param.name] = list(given) if given else [spec.example.scalars[param.name]]
+    accepted = []
+    for combo in itertools.product(*options.values()):
+        values = dict(zip(options, combo, strict=True))
+        if not any(isinstance(r.check, CheckRejectIf) and r.check.rejects(spec, values) for r in spec.errors):
+            accepted.append(values)
+        if len(accepted) == MAX_SCALAR_COMBINATIONS:
+            break
+    return accepted
+
+
+def _ulp(reference: np.ndarray, dtype: DType) -> np.ndarray:
+    bits, min_exponent = _FORMAT[dtype]
+    with np.errstate(divide="ignore"):
+        exponent = np.floor(np.log2(np.abs(reference)))
+    return np.exp2(np.maximum(exponent, min_exponent) - bits)
+
+
+def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType) -> PrecisionRow:
+    inputs = sweep_inputs(spec, dtype)
+    dtypes = dict.fromkeys(inputs, dtype)
+    tolerance = spec.golden.tolerance.get(dtype)
+    scalar_sets = sweep_scalar_sets(spec)
+    abs_error = rel_error = ulp_error = 0.0
+    mismatches = failing = total = 0
+    for scalars in scalar_sets:
+        out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype).astype(np.float64)
+        reference = evaluate_reference(spec, {**inputs, **scalars}, None).astype(np.float64)
+        total += out.size
+        finite = np.isfinite(out) & np.isfinite(reference)
+        same_special = (np.isnan(out) & np.isnan(reference)) | (~np.isnan(reference) & (out == reference))
+        mismatches += int(np.count_nonzero(~finite & ~same_special))
+        error = np.abs(out[finite] - reference[finite])
+        magnitude = np.abs(reference)[finite]
+        if error.size:
+            abs_error = max(abs_error, float(error.max()))
+            normal = magnitude >= 2.0 ** _FORMAT[dtype][1]
+            if normal.any():
+                rel_error = max(rel_error, float((error[normal] / magnitude[normal]).max()))
+            ulp_error = max(ulp_error, float((error / _ulp(reference[finite], dtype)).max()))
+        if tolerance is not None:
+            failing += int(np.count_nonzero(error > tolerance.atol + tolerance.rtol * magnitude))
+    return PrecisionRow(
+        dtype=dtype,
+        points=len(next(iter(inputs.values()))),
+        scalar_sets=len(scalar_sets),
+        max_abs_error=abs_error,
+        max_rel_error=rel_error,
+        max_ulp_error=ulp_error,
+        special_mismatches=mismatches,
+        fail_ratio=failing / total if tolerance is not None and total else None,
+    )

@@ -1,0 +1,54 @@
+"""The docs' precision table is what the twin measures: on the table's own points, the generated API's output on
+the twin equals the plan's model bit for bit, and the errors recomputed from the twin's output are the table's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen.build import plan_loaded
+from opgen.plan.aclnn_path import aclnn_output
+from opgen.plan.precision import sweep_inputs, sweep_scalar_sets
+from opgen.spec.formula_binding import evaluate_reference
+from opgen.spec.loader import load_spec
+from opgen.spec.model import Direction, ParamKind
+
+ROOT = Path(__file__).resolve().parents[2]
+SPECS = sorted((ROOT / "specs").glob("*.yaml"))
+
+pytestmark = [pytest.mark.cxx, pytest.mark.slow]
+
+
+def _bits(values: np.ndarray) -> np.ndarray:
+    unsigned = {2: np.uint16, 4: np.uint32, 8: np.uint64}[values.dtype.itemsize]
+    return np.where(np.isnan(values.astype(np.float64)), 0, np.ascontiguousarray(values).view(unsigned))
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=[p.stem for p in SPECS])
+def test_the_precision_table_is_the_twins_output(spec_path: Path) -> None:
+    opgen_ops = pytest.importorskip("opgen_ops")
+    loaded = load_spec(spec_path)
+    plan = plan_loaded(loaded, loaded.source.file)
+    spec = plan.spec
+    binding = getattr(opgen_ops, plan.bindings[0])
+    assert plan.precision, "every operator documents its precision"
+    for row in plan.precision:
+        inputs = sweep_inputs(spec, row.dtype)
+        largest = 0.0
+        for scalars in sweep_scalar_sets(spec):
+            args = [
+                inputs[p.name] if p.kind is ParamKind.TENSOR else scalars[p.name]
+                for p in spec.params
+                if p.direction is Direction.INPUT
+            ]
+            got = np.asarray(binding(*args))
+            dtypes = dict.fromkeys(inputs, row.dtype)
+            model = aclnn_output(spec, plan.kernel, inputs, dtypes, scalars, row.dtype)
+            np.testing.assert_array_equal(_bits(got), _bits(model), err_msg=f"{row.dtype.value} {scalars}")
+            reference = evaluate_reference(spec, {**inputs, **scalars}, None)
+            finite = np.isfinite(got.astype(np.float64)) & np.isfinite(reference)
+            if finite.any():
+                largest = max(largest, float(np.abs(got.astype(np.float64)[finite] - reference[finite]).max()))
+        assert largest == row.max_abs_error, row
