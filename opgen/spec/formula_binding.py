@@ -65,9 +65,9 @@ def kernel_formula(spec: OpSpec) -> formula.Expr:
 
 
 def evaluate_reference(
-    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool], out_dtype: np.dtype
+    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool], out_dtype: np.dtype | None
 ) -> np.ndarray:
-    """The spec's numpy reference: float64 inside, rounded once to `out_dtype`."""
+    """The spec's numpy reference: float64 inside, rounded once to `out_dtype` (None: float64 unrounded)."""
     env = dict(values)
     for var, target in spec.formula.vars.items():
         env[var] = values[target]
