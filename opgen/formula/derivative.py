@@ -233,14 +233,17 @@ def _boundary_neighbours(
 
         with np.errstate(all="ignore"):
             states = side(grid)
-            for i in np.nonzero(states[1:] != states[:-1])[0]:
-                lo, hi = float(grid[i]), float(grid[i + 1])
-                left = side(np.array(lo))
-                for _ in range(60):  # bisect to the switch, keeping lo on the left side
-                    mid = (lo + hi) / 2
-                    lo, hi = (mid, hi) if side(np.array(mid)) == left else (lo, mid)
-                step = 1e-6 * max(1.0, abs(lo))
-                result += [lo - step, hi + step]
+            changes = np.nonzero(states[1:] != states[:-1])[0]
+            if changes.size == 0:
+                continue
+            lo, hi = grid[changes], grid[changes + 1]
+            left = states[changes]
+            for _ in range(48):  # bisect every switch at once (to ~1e-16 of the grid step), lo on the left side
+                mid = (lo + hi) / 2
+                on_left = side(mid) == left
+                lo, hi = np.where(on_left, mid, lo), np.where(on_left, hi, mid)
+            step = 1e-6 * np.maximum(1.0, np.abs(lo))
+            result += [float(v) for pair in zip(lo - step, hi + step, strict=True) for v in pair]
     return result
 
 
