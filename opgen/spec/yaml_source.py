@@ -246,14 +246,28 @@ def _reader_error(exc: yaml.reader.ReaderError, text: str, file: str) -> SpecErr
 
 def load_yaml(text: str, file: str) -> SourceDocument:
     """Parse one YAML document; raise SpecError listing every structural problem found."""
+    documents = load_yaml_documents(text, file)
+    if len(documents) > 1:
+        location = documents[1].location_of(())
+        raise SpecError([Diagnostic(location, (), "expected one YAML document, found more ('---')", "yaml-syntax")])
+    return documents[0]
+
+
+def load_yaml_documents(text: str, file: str) -> list[SourceDocument]:
+    """Parse every YAML document of a stream (`---` separated); raise SpecError listing every structural problem.
+
+    The limits hold for the whole stream: its size, its number of values, each document's nesting.
+    """
     if len(text) > MAX_SPEC_BYTES:
         raise too_large(file, len(text), "characters")
     try:
         loader = _SpecLoader(text)  # the reader checks every character up front
     except yaml.reader.ReaderError as exc:
         raise _reader_error(exc, text, file) from None
+    nodes: list[yaml.Node] = []
     try:
-        node = loader.get_single_node()
+        while loader.check_node():
+            nodes.append(loader.get_node())
     except _TooBig as exc:
         location = Location(file, exc.mark.line + 1, exc.mark.column + 1)
         problems = [Diagnostic(location, (), exc.message, exc.kind)] + _alias_diagnostics(file, loader.aliases)
@@ -269,12 +283,14 @@ def load_yaml(text: str, file: str) -> SourceDocument:
         raise SpecError([Diagnostic(Location(file, 1, 1), (), f"invalid YAML: {exc}", "yaml-syntax")]) from None
     finally:
         loader.dispose()
-    if node is None:
+    if not nodes:
         raise SpecError([Diagnostic(Location(file, 1, 1), (), "the spec is empty", "empty")])
-    builder = _Builder(file, loader)
-    data = builder.build(node, ())
-    problems = _alias_diagnostics(file, loader.aliases) + builder.errors
+    documents, problems = [], _alias_diagnostics(file, loader.aliases)
+    for node in nodes:
+        builder = _Builder(file, loader)
+        builder.doc.data = builder.build(node, ())
+        problems += builder.errors
+        documents.append(builder.doc)
     if problems:
         raise SpecError(problems)
-    builder.doc.data = data
-    return builder.doc
+    return documents

@@ -483,7 +483,9 @@ ACCEPTED = [
     ),
     # formula function names are not reserved: a name is a call only when '(' follows (aclnnClamp has min and
     # max; C++ and Python may still reserve a name, e.g. exp is a libm function)
-    (("negativeSlope", "where"),) * SPEC_TEXT.count("negativeSlope"),
+    # (the forward spec keeps the name: derivative_of maps it)
+    (("negativeSlope", "where"),) * SPEC_TEXT.count("negativeSlope")
+    + (("result_flag: selfIsResult}", "result_flag: selfIsResult, params: {negativeSlope: where}}"),),
     # special values where they are meant: example data and scalars, golden scalar values
     edit("data: [2, 3, 4, 5]", "data: [.inf, -.inf, .nan, -0.0]"),
     edit("negativeSlope: [0.01, 0.0, 0.2, 2.0, -0.3]", "negativeSlope: [0.01, .inf, .nan]"),
@@ -511,3 +513,19 @@ def test_doc_name_with_ampersand_is_accepted(tmp_path: Path, capsys: pytest.Capt
     assert "doc_name: aclnnLeakyRelu&aclnnInplaceLeakyRelu" in text
     code, err = run_check(tmp_path, capsys, text, "leaky_relu.yaml")
     assert code == 0, err
+
+
+def test_a_yaml_stream_keeps_file_lines_and_its_limits() -> None:
+    from opgen.spec.diagnostics import SpecError
+    from opgen.spec.yaml_source import MAX_NODES, load_yaml, load_yaml_documents
+
+    documents = load_yaml_documents("a: 1\n---\nb:\n  c: 2\n", "two.yaml")
+    assert [d.data for d in documents] == [{"a": 1}, {"b": {"c": 2}}]
+    assert documents[1].location_of(("b", "c")).line == 4  # lines count from the top of the file
+    with pytest.raises(SpecError, match="expected one YAML document"):
+        load_yaml("a: 1\n---\nb: 2\n", "two.yaml")
+    half = "\n".join(f"k{i}: {i}" for i in range(MAX_NODES // 4 + 1))
+    with pytest.raises(SpecError, match="more than"):  # the node limit is the stream's, not each document's
+        load_yaml_documents(f"{half}\n---\n{half}\n", "big.yaml")
+    with pytest.raises(SpecError, match="YAML aliases"):
+        load_yaml_documents("a: &x 1\n---\nb: *x\n", "alias.yaml")
