@@ -21,8 +21,9 @@ from pydantic_core import ErrorDetails
 from opgen.spec.backward import check_backward, derived_formula_text, forward_spec_path
 from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError, suggest
 from opgen.spec.model import CHECK_MODELS, OpSpec
+from opgen.spec.names import claimed_names
 from opgen.spec.validate import check_spec
-from opgen.spec.yaml_source import MAX_SPEC_BYTES, SourceDocument, load_yaml, too_large
+from opgen.spec.yaml_source import MAX_SPEC_BYTES, SourceDocument, load_yaml_documents, too_large
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,15 @@ class LoadedSpec:
 
 
 def load_spec(path: Path, display_name: str | None = None) -> LoadedSpec:
+    """A spec file describing one operator (see load_spec_documents for a directory's several operators)."""
+    documents = load_spec_documents(path, display_name)
+    if len(documents) > 1:
+        raise _single(display_name or str(path), f"the spec describes {len(documents)} operators", "invalid")
+    return documents[0]
+
+
+def load_spec_documents(path: Path, display_name: str | None = None) -> list[LoadedSpec]:
+    """Every operator a spec file describes: one per YAML document, all of one operator directory."""
     name = display_name or str(path)
     try:
         with path.open("rb") as handle:
@@ -44,12 +54,20 @@ def load_spec(path: Path, display_name: str | None = None) -> LoadedSpec:
         raise _single(name, f"the spec is not valid UTF-8 (byte {exc.start})", "encoding") from None
     except OSError as exc:
         raise _single(name, f"cannot read the spec: {exc.strerror or exc}", "io") from None
-    return load_spec_text(text, name, path)
+    return load_spec_text_documents(text, name, path)
 
 
 def load_spec_text(text: str, name: str, path: Path | None = None) -> LoadedSpec:
-    """Load one spec's text, or raise SpecError. Every failure is a diagnostic, never a traceback: an
-    unexpected exception (a bug the checks below missed) becomes an "internal error" at line 1."""
+    """Load one spec's text (one operator), or raise SpecError."""
+    documents = load_spec_text_documents(text, name, path)
+    if len(documents) > 1:
+        raise _single(name, f"the spec describes {len(documents)} operators", "invalid")
+    return documents[0]
+
+
+def load_spec_text_documents(text: str, name: str, path: Path | None = None) -> list[LoadedSpec]:
+    """Load a spec file's text, every operator it describes, or raise SpecError. Every failure is a diagnostic,
+    never a traceback: an unexpected exception (a bug the checks below missed) becomes an "internal error"."""
     try:
         return _load_spec_text(text, name, path)
     except SpecError:
@@ -65,8 +83,23 @@ def _first_line(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _load_spec_text(text: str, name: str, path: Path | None) -> LoadedSpec:
-    source = load_yaml(text, name)
+def _load_spec_text(text: str, name: str, path: Path | None) -> list[LoadedSpec]:
+    loaded: list[LoadedSpec] = []
+    problems: list[Diagnostic] = []
+    for source in load_yaml_documents(text, name):
+        try:
+            loaded.append(_load_document(source, name, path))
+        except SpecError as exc:
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise SpecError(problems)
+    problems = _directory_problems(loaded)
+    if problems:
+        raise SpecError(problems)
+    return loaded
+
+
+def _load_document(source: SourceDocument, name: str, path: Path | None) -> LoadedSpec:
     if not isinstance(source.data, dict):
         raise SpecError([Diagnostic(source.location_of(()), (), "the spec must be a mapping of sections", "type")])
     try:
@@ -79,6 +112,41 @@ def _load_spec_text(text: str, name: str, path: Path | None) -> LoadedSpec:
     if spec.derivative_of is not None:
         spec = _linked_backward(spec, source, path)
     return LoadedSpec(path or Path(name), spec, source)
+
+
+def _directory_problems(loaded: list[LoadedSpec]) -> list[Diagnostic]:
+    """A file's operators share one directory, each with its own file stem (the first one: the directory's)."""
+    problems = []
+    first = loaded[0].spec.operator
+    if first.file_stem != first.dir and len(loaded) > 1:
+        path: FieldPath = ("operator", "stem")
+        message = "the first operator of a directory keeps the directory's name as its stem"
+        problems.append(Diagnostic(loaded[0].source.location_of(path), path, message, "invalid"))
+    stems: dict[str, int] = {}
+    for index, item in enumerate(loaded):
+        operator = item.spec.operator
+        if operator.dir != first.dir:
+            path = ("operator", "dir")
+            message = f"every operator of a spec file is in one directory: '{first.dir}', as the first says"
+            problems.append(Diagnostic(item.source.location_of(path), path, message, "invalid"))
+        elif operator.file_stem in stems:
+            path = ("operator", "stem")
+            message = (
+                f"operator {index + 1} needs its own stem (file names in {first.dir}/): "
+                f"'{operator.file_stem}' is operator {stems[operator.file_stem] + 1}'s"
+            )
+            problems.append(Diagnostic(item.source.location_of(path), path, message, "duplicate-name"))
+        stems.setdefault(operator.file_stem, index)
+    owners: dict[tuple[str, str], int] = {}
+    for index, item in enumerate(loaded):  # across files, the build compares these names; within one, here
+        for claimed in claimed_names(item.spec, item.source):
+            key = (claimed.kind, claimed.value)
+            owner = owners.setdefault(key, index)
+            if owner != index and claimed.kind != "operator.dir":
+                location = Location(item.source.file, claimed.line, claimed.column)
+                message = f"{claimed.kind} '{claimed.value}' is already operator {owner + 1}'s in this file"
+                problems.append(Diagnostic(location, claimed.path, message, "duplicate-name"))
+    return problems
 
 
 # Specs being loaded by this thread, so that a derivative_of cycle is an error rather than a recursion.
@@ -103,12 +171,17 @@ def _linked_backward(spec: OpSpec, source: SourceDocument, path: Path | None) ->
         raise problem(here, f"no forward spec {forward_path.name} beside this one")
     token = _LOADING.set(_LOADING.get() + (path.resolve(),))
     try:
-        forward = load_spec(forward_path).spec
+        forwards = [item.spec for item in load_spec_documents(forward_path)]
     except SpecError as exc:
         first = exc.diagnostics[0]
         raise problem(here, f"the forward spec does not load: {first}") from None
     finally:
         _LOADING.reset(token)
+    wanted = link.forward_type or forwards[0].operator.type
+    forward = next((f for f in forwards if f.operator.type == wanted), None)
+    if forward is None or (link.forward_type is None and len(forwards) > 1):
+        types = ", ".join(f.operator.type for f in forwards)
+        raise problem(("derivative_of", "forward_type"), f"name the forward's OpType: {forward_path.name} has {types}")
     if not spec.formula.expr:
         derived = derived_formula_text(spec, forward)
         spec = spec.model_copy(update={"formula": spec.formula.model_copy(update={"expr": derived})})

@@ -41,6 +41,16 @@ class OperatorInfo(_Strict):
     category: SnakeName = Field(description="ops-nn category directory, e.g. activation")
     function: str = Field(description="算子功能 text (Chinese, Markdown allowed)")
     related: str | None = Field(None, description="forward/backward counterpart doc link shown in 算子功能")
+    stem: SnakeName | None = Field(
+        None,
+        description="file stem of this operator's op_host, op_kernel and L0 op_api files and its kernel entry "
+        "(default: dir); a spec file describing several operators of one directory (YAML documents separated "
+        "by ---) gives each operator after the first its own, e.g. add_relu in relu/",
+    )
+
+    @property
+    def file_stem(self) -> str:
+        return self.stem or self.dir
 
 
 class InplaceVariant(_Strict):
@@ -175,6 +185,9 @@ class DerivativeOf(_Strict):
 
     forward: SnakeName = Field(
         description="the forward operator's directory; its spec is <forward>.yaml beside this one"
+    )
+    forward_type: CamelName | None = Field(
+        None, description="the forward's OpType, when its spec file describes several operators (e.g. Swish)"
     )
     grad: Identifier = Field(description="the incoming gradient tensor, e.g. gradOutput")
     input: Identifier = Field(description="the tensor holding the forward's input x (or its result, see holds)")
