@@ -28,7 +28,7 @@ from opgen.build_cache import (
     summary_key,
 )
 from opgen.emit.aicpu import render_aicpu
-from opgen.emit.cmake import render_cmake
+from opgen.emit.cmake import render_cmake, render_cmake_directory
 from opgen.emit.docs import render_docs
 from opgen.emit.example import example_path, render_example
 from opgen.emit.golden_tests import render_golden_tests
@@ -43,7 +43,7 @@ from opgen.output_tree import content_digest, safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
 from opgen.spec.backward import forward_dependency
 from opgen.spec.diagnostics import Diagnostic, Location, SpecError
-from opgen.spec.loader import LoadedSpec, load_spec, load_spec_text
+from opgen.spec.loader import LoadedSpec, load_spec_documents, load_spec_text
 from opgen.spec.names import claimed_names
 from opgen.spec.yaml_source import MAX_SPEC_BYTES
 
@@ -133,17 +133,55 @@ def plan_loaded(item: LoadedSpec, notice: str) -> OperatorPlan:
         ) from None
 
 
+def render_directory(plans: list[OperatorPlan]) -> dict[str, str]:
+    """Every file of an operator directory: each operator's, and the directory's own files combined."""
+    if len(plans) == 1:
+        return render_operator(plans[0])
+    directory = plans[0].op
+    files: dict[str, str] = {}
+    readmes: list[str] = []
+    for plan in plans:
+        for path, text in render_operator(plan).items():
+            if path == f"{directory}/README.md":
+                readmes.append(text)
+            elif path in files and files[path] != text and path != f"{directory}/CMakeLists.txt":
+                raise AssertionError(f"two operators of {directory}/ produce {path}")
+            files.setdefault(path, text)
+    files.update((f"{directory}/{rel}", text) for rel, text in render_cmake_directory(plans).items())
+    # One README: the first operator's, then each other's sections (their notice line dropped).
+    files[f"{directory}/README.md"] = readmes[0] + "".join("\n" + text.split("\n", 1)[1] for text in readmes[1:])
+    return files
+
+
 def render_spec(item: SpecInput) -> OperatorArtifacts:
-    """Load, validate, plan and render one spec (its Python not yet formatted); SpecError with every problem."""
-    loaded = load_spec(item.path, display_name=item.shown)
-    plan = plan_loaded(loaded, item.notice)
+    """Load, validate, plan and render one spec file (its Python not yet formatted): every operator it describes,
+    in one directory; SpecError with every problem."""
+    loaded = load_spec_documents(item.path, display_name=item.shown)
+    plans = plan_specs_of(loaded, item.notice)
+    python, torch_npu = python_fragment(plans[0]), torch_npu_fragment(plans[0])
+    for plan in plans[1:]:
+        python, torch_npu = python + python_fragment(plan), torch_npu + torch_npu_fragment(plan)
     return OperatorArtifacts(
-        op=plan.op,
-        files=render_operator(plan),
-        python=python_fragment(plan),
-        torch_npu=torch_npu_fragment(plan),
-        names=tuple(claimed_names(loaded.spec, loaded.source)),
+        op=plans[0].op,
+        files=render_directory(plans),
+        python=python,
+        torch_npu=torch_npu,
+        names=tuple(name for item in loaded for name in claimed_names(item.spec, item.source)),
     )
+
+
+def plan_specs_of(loaded: list[LoadedSpec], notice: str) -> list[OperatorPlan]:
+    """Plan a spec file's operators; one SpecError with the problems of all of them."""
+    plans: list[OperatorPlan] = []
+    problems: list[Diagnostic] = []
+    for item in loaded:
+        try:
+            plans.append(plan_loaded(item, notice))
+        except SpecError as exc:
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise SpecError(problems)
+    return plans
 
 
 def build_operator(item: SpecInput) -> OperatorArtifacts:

@@ -30,7 +30,7 @@ from opgen.output_tree import content_digest, safe_relative
 from opgen.spec.names import ClaimedName
 
 # Bumped when the entry layout changes.
-ENTRY_FORMAT = "3"
+ENTRY_FORMAT = "4"
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,7 @@ class EntryMeta:
             python=PythonFragment(python["source"], tuple(python["names"]), python["module"], python["stub"]),
             torch_npu=TorchNpuFragment(
                 torch["source"],
-                torch["adapter_path"],
-                torch["adapter"],
+                tuple((a[0], a[1]) for a in torch["adapters"]),
                 tuple((e[0], e[1], bool(e[2]), e[3], tuple((k, v) for k, v in e[4])) for e in torch["entries"]),
             ),
             names=tuple(

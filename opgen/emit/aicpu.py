@@ -13,7 +13,7 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
     if not spec.routing.aicpu:
         return {}
-    op = spec.operator.dir
+    op = spec.operator.file_stem
     inputs = spec.tensor_inputs
     attrs = list(operator.attrs)
     expr = operator.kernel_formula

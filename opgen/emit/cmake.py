@@ -8,14 +8,19 @@ from opgen.plan.operator import OperatorPlan
 
 
 def render_cmake(operator: OperatorPlan) -> dict[str, str]:
-    spec, spec_name = operator.spec, operator.source
+    return render_cmake_directory([operator])
+
+
+def render_cmake_directory(operators: list[OperatorPlan]) -> dict[str, str]:
+    """The directory's CMakeLists.txt: the SoCs any of its operators supports, in the first one's order."""
+    socs = list(dict.fromkeys(s.soc for operator in operators for s in operator.spec.supported_socs))
     return {
         "CMakeLists.txt": render(
             "op/CMakeLists.txt.j2",
             "CMakeLists.txt",
-            spec_name,
-            op=ident(spec.operator.dir),
-            socs=idents([s.soc for s in spec.supported_socs]),
+            operators[0].source,
+            op=ident(operators[0].spec.operator.dir),
+            socs=idents(socs),
             arch_tiling_dir=code("op_host"),
         )
     }

@@ -79,7 +79,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         )
     special = [float(v) for v in spec.golden.special_values] + branch_points(operator.kernel_formula)
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
-    path = f"tests/test_golden_{spec.operator.dir}.py"
+    path = f"tests/test_golden_{spec.operator.file_stem}.py"
     text = render(
         "op/tests/test_golden_op.py.j2",
         path,

@@ -74,7 +74,7 @@ def shape_rule(spec: OpSpec) -> dict:
 
 def render_host(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
-    op = spec.operator.dir
+    op = spec.operator.file_stem
     plan = operator.kernel
     attrs = list(operator.attrs)
     flags = [a for a in attrs if a.kind == "Bool"]

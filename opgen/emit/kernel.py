@@ -146,7 +146,7 @@ def branches(views: list[VariantView], same: Callable[[VariantView], object]) ->
 def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
     plan = operator.kernel
-    op = spec.operator.dir
+    op = spec.operator.file_stem
     inputs = [spec.param(name) for name in plan.inputs]
     output = spec.outputs[0]
     views = [variant_view(spec, plan, v) for v in plan.variants]

@@ -100,7 +100,7 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
 
 def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
-    op = spec.operator.dir
+    op = spec.operator.file_stem
     sigs = list(operator.signatures)
     main = sigs[0]
     header = f"aclnn_{spec.api.snake}.h"

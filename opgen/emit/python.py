@@ -149,6 +149,10 @@ class PythonFragment:
     module: str  # their definitions in __init__.py
     stub: str  # their declarations in __init__.pyi
 
+    def __add__(self, other: PythonFragment) -> PythonFragment:
+        """Both operators' functions, in order (operators of one spec file)."""
+        return PythonFragment(self.source, self.names + other.names, self.module + other.module, self.stub + other.stub)
+
 
 def python_fragment(operator: OperatorPlan) -> PythonFragment:
     functions = python_functions(operator)

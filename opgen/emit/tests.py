@@ -386,7 +386,7 @@ def _tiling_context(operator: OperatorPlan) -> dict:
             )
     return {
         "op_type": ident(spec.operator.type),
-        "tiling_header": code(f"{spec.operator.dir}_tiling.h"),
+        "tiling_header": code(f"{spec.operator.file_stem}_tiling.h"),
         "socs": [{"name": ident(s.name), "cores": s.vector_cores, "ub": s.ub_usable_bytes} for s in socs],
         "variants": variants,
         "cases": cases,
@@ -473,18 +473,20 @@ def _golden_context(operator: OperatorPlan) -> dict:
 
 def render_tests(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
-    op = spec.operator.dir
+    op = spec.operator.file_stem
     files = {"tests/ut/opgen_ut.h": render("op/tests/ut/opgen_ut.h.j2", "tests/ut/opgen_ut.h", spec_name)}
     helper = "tests/ut/op_api/op_api_ut.h"
-    guard = ident(f"{op.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")
+    guard = ident(f"{spec.operator.dir.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")  # one header per directory
     files[helper] = render("op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=guard)
     for test in api_tests(operator):
         files[test.path] = render("op/tests/ut/op_api/test_aclnn_api.cpp.j2", test.path, spec_name, test=test)
     tiling = f"tests/ut/op_host/test_{op}_tiling.cpp"
     files[tiling] = render("op/tests/ut/op_host/test_tiling.cpp.j2", tiling, spec_name, **_tiling_context(operator))
     golden = _golden_context(operator)
+    # A directory's later operators (their own stem) keep their scripts in a folder of their own.
+    folder = "tests/golden/" if op == spec.operator.dir else f"tests/golden/{op}/"
     for name in ("gen_data.py", "compare_data.py"):
-        path = f"tests/golden/{name}"
+        path = folder + name
         text = render(f"op/tests/golden/{name}.j2", path, spec_name, **golden)
         files[path] = text
     return files

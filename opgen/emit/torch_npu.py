@@ -286,10 +286,13 @@ class TorchNpuFragment:
     (plain data), so it can be cached as text."""
 
     source: str
-    adapter_path: str
-    adapter: str
+    adapters: tuple[tuple[str, str], ...]  # (path, text) of each operator's adapter
     # (aten op, overload, official, schema, ((backend, version), ...)) per registered function
     entries: tuple[tuple[str, str, bool, str, tuple[tuple[str, str], ...]], ...]
+
+    def __add__(self, other: TorchNpuFragment) -> TorchNpuFragment:
+        """Both operators' adapters and registrations (operators of one spec file)."""
+        return TorchNpuFragment(self.source, self.adapters + other.adapters, self.entries + other.entries)
 
 
 def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
@@ -308,11 +311,11 @@ def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
         entry = _yaml_entry(fn)
         versions = tuple((str(key), str(value)) for key, value in entry.versions)
         entries.append((fn.op, fn.overload, fn.official, str(entry.func), versions))
-    return TorchNpuFragment(operator.source, adapter_path(spec), adapter, tuple(entries))
+    return TorchNpuFragment(operator.source, ((adapter_path(spec), adapter),), tuple(entries))
 
 
 def render_torch_npu(fragments: list[TorchNpuFragment]) -> dict[str, str]:
-    files = {fragment.adapter_path: fragment.adapter for fragment in fragments}
+    files = {path: adapter for fragment in fragments for path, adapter in fragment.adapters}
     entries = sorted((entry for fragment in fragments for entry in fragment.entries), key=lambda e: (e[0], e[1]))
 
     def yaml_entry(entry: tuple[str, str, bool, str, tuple[tuple[str, str], ...]]) -> YamlEntry:

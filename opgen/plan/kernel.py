@@ -160,4 +160,4 @@ def tiling_struct(spec: OpSpec) -> Code:
 
 def kernel_name(spec: OpSpec) -> Code:
     """The kernel's entry function, named after the operator directory as in ops-nn."""
-    return ident(spec.operator.dir)
+    return ident(spec.operator.file_stem)

@@ -37,7 +37,7 @@ def watched(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list[str]]]:
     """What is read meanwhile: output files (os.open for reading through a folder descriptor), build-cache
     entries and shared artifacts, and specs parsed."""
     seen: dict[str, list[str]] = {"outputs": [], "entries": [], "parsed": []}
-    real_open, real_read_files, real_load = os.open, opgen.build_cache.read_files, opgen.build.load_spec
+    real_open, real_read_files, real_load = os.open, opgen.build_cache.read_files, opgen.build.load_spec_documents
 
     def opening(path: object, flags: int, *args: object, **kwargs: object) -> int:
         name = os.fsdecode(path)  # type: ignore[arg-type]
@@ -57,7 +57,7 @@ def watched(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list[str]]]:
     with monkeypatch.context() as patch:
         patch.setattr(os, "open", opening)
         patch.setattr(opgen.build_cache, "read_files", reading_entry)
-        patch.setattr(opgen.build, "load_spec", parsing)
+        patch.setattr(opgen.build, "load_spec_documents", parsing)
         yield seen
 
 
