@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
-from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_plan, opdef_attrs
+from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_entry, kernel_plan, opdef_attrs
 from opgen.plan.lowering import LoweringError
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.checks import CheckRejectIf, CppCheck
@@ -68,6 +68,7 @@ class OperatorPlan:
     checks: tuple[CppCheck, ...]  # one per error row, in order
     rejections: tuple[Rejection, ...]
     kernel: KernelPlan
+    kernel_entry: str  # the kernel's entry function and the OpDef's opFile.value
     attrs: tuple[OpDefAttr, ...]
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
@@ -126,6 +127,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         checks=tuple(row.check.cpp(spec) for row in spec.errors),
         rejections=rejections(spec),
         kernel=kernel,
+        kernel_entry=kernel_entry(spec),
         attrs=tuple(opdef_attrs(spec)),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs

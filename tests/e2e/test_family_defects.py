@@ -1,0 +1,52 @@
+"""Generator defects spec writers hit in the ops-nn activation family (issue 11), each reproduced end to end:
+the spec is built into a temporary folder, compiled with `opgen cc` and run on the twin.
+
+Before: an operator whose directory is not snake_case(OpType) (ops-nn: softshrink/ holds OpType SoftShrink)
+generated a kernel named after the directory while the twin launched snake_case(OpType): 561003 at launch.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from opgen.cli import main
+from opgen.twin.compiler import main as cc_main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [pytest.mark.cxx, pytest.mark.slow]
+
+
+def build_and_run_example(tmp_path: Path, spec_name: str, text: str) -> tuple[Path, str]:
+    """Build one spec into tmp_path/out, run its calling example; returns the package folder and its output."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / spec_name).write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["build", str(specs), "-o", str(out), "-q"]) == 0
+    op = Path(spec_name).stem
+    example = next((out / op / "examples").glob("test_aclnn_*.cpp"))
+    binary = tmp_path / "example"
+    assert cc_main([str(example), "-o", str(binary), "--ops-dir", str(out)]) == 0
+    proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    promised = re.findall(r"//\s+(result\[\d+\] is: -?[\d.]+)", example.read_text(encoding="utf-8"))
+    printed = [line.strip() for line in proc.stdout.splitlines() if line.startswith("result[")]
+    assert promised and printed == promised
+    return out / op, proc.stdout
+
+
+def test_a_directory_that_is_not_the_snake_case_optype_launches(tmp_path: Path) -> None:
+    text = (ROOT / "specs" / "leaky_relu.yaml").read_text(encoding="utf-8")
+    text = text.replace("  type: LeakyRelu\n", "  type: LeakyReluV3\n", 1)  # snake_case: leaky_relu_v3
+    package, _ = build_and_run_example(tmp_path, "leaky_relu.yaml", text)
+    opdef = (package / "op_host" / "leaky_relu_def.cpp").read_text(encoding="utf-8")
+    kernel = (package / "op_kernel" / "leaky_relu.cpp").read_text(encoding="utf-8")
+    # ops-nn: the kernel entry, its file and the OpDef's opFile.value follow the directory
+    assert "class LeakyReluV3 : public OpDef" in opdef
+    assert opdef.count('.ExtendCfgInfo("opFile.value", "leaky_relu")') == 3  # one per supported SoC
+    assert re.search(r"__aicore__ void leaky_relu\(", kernel)
