@@ -23,7 +23,7 @@ from opgen.spec.yaml_source import SourceDocument
 GENERATED_CPP_NAMES = frozenset(
     [
         "ret",
-        "result",
+        "l0Result",
         "castOut",
         "viewCopyResult",
         "computeDtype",

@@ -3,6 +3,7 @@ the spec is built into a temporary folder, compiled with `opgen cc` and run on t
 
 Before: an operator whose directory is not snake_case(OpType) (ops-nn: softshrink/ holds OpType SoftShrink)
 generated a kernel named after the directory while the twin launched snake_case(OpType): 561003 at launch.
+aclnnSeluBackward's parameter `result` was refused: the generated op_api declared a local of that name.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from opgen.cli import main
+from opgen.twin.compiler import compile_program
 from opgen.twin.compiler import main as cc_main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,6 +42,16 @@ def build_and_run_example(tmp_path: Path, spec_name: str, text: str) -> tuple[Pa
     return out / op, proc.stdout
 
 
+def run_unit_tests(tmp_path: Path, package: Path) -> None:
+    """Compile and run the package's op_api unit tests (every error row and dtype case) on the twin."""
+    for source in sorted((package / "tests" / "ut" / "op_api").glob("test_aclnn_*.cpp")):
+        program = tmp_path / source.stem
+        compile_program([source], program, ops_dirs=[package])
+        proc = subprocess.run([str(program)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        assert re.search(r"^\d+ passed, 0 failed$", proc.stdout, re.M), proc.stdout[-3000:]
+
+
 def test_a_directory_that_is_not_the_snake_case_optype_launches(tmp_path: Path) -> None:
     text = (ROOT / "specs" / "leaky_relu.yaml").read_text(encoding="utf-8")
     text = text.replace("  type: LeakyRelu\n", "  type: LeakyReluV3\n", 1)  # snake_case: leaky_relu_v3
@@ -50,3 +62,12 @@ def test_a_directory_that_is_not_the_snake_case_optype_launches(tmp_path: Path) 
     assert "class LeakyReluV3 : public OpDef" in opdef
     assert opdef.count('.ExtendCfgInfo("opFile.value", "leaky_relu")') == 3  # one per supported SoC
     assert re.search(r"__aicore__ void leaky_relu\(", kernel)
+
+
+def test_a_parameter_named_result_generates_working_code(tmp_path: Path) -> None:
+    # aclnnSeluBackward(gradOutput, result, gradInput): the forward result is a parameter named `result`
+    text = re.sub(r"\bselfOrResult\b", "result", (ROOT / "specs" / "elu_grad_v2.yaml").read_text(encoding="utf-8"))
+    package, _ = build_and_run_example(tmp_path, "elu_grad_v2.yaml", text)
+    api = (package / "op_api" / "aclnn_elu_backward.cpp").read_text(encoding="utf-8")
+    assert "const aclTensor *result," in api
+    run_unit_tests(tmp_path, package)

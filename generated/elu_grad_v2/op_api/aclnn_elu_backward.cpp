@@ -149,9 +149,9 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
   auto selfOrResultCasted = l0op::Cast(selfOrResultContiguous, computeDtype, uniqueExecutor.get());
   CHECK_RET(selfOrResultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::EluGradV2(gradOutputCasted, selfOrResultCasted, alpha->ToFloat(), scale->ToFloat(), inputScale->ToFloat(), isResult, uniqueExecutor.get());
-  CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(result, gradInput->GetDataType(), uniqueExecutor.get());
+  auto l0Result = l0op::EluGradV2(gradOutputCasted, selfOrResultCasted, alpha->ToFloat(), scale->ToFloat(), inputScale->ToFloat(), isResult, uniqueExecutor.get());
+  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
   CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
   CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
