@@ -171,10 +171,11 @@ class _Checker:
         inplace = self.spec.api.inplace
         if inplace is None:
             return
-        if inplace.param in self.params:
+        # The in-place tensor may keep the name of a parameter it replaces (aclnnInplaceHardswish keeps `self`).
+        if inplace.param in self.params and inplace.param not in inplace.replaces:
             self.report(
                 ("api", "inplace", "param"),
-                f"'{inplace.param}' clashes with a parameter of the main API",
+                f"'{inplace.param}' clashes with a parameter of the main API that it does not replace",
                 "duplicate-name",
             )
         replaced = self.resolve_all(

@@ -4,12 +4,15 @@ the spec is built into a temporary folder, compiled with `opgen cc` and run on t
 Before: an operator whose directory is not snake_case(OpType) (ops-nn: softshrink/ holds OpType SoftShrink)
 generated a kernel named after the directory while the twin launched snake_case(OpType): 561003 at launch.
 aclnnSeluBackward's parameter `result` was refused: the generated op_api declared a local of that name.
+An in-place variant keeping the name of the tensor it replaces (aclnnInplaceHardswish(self)) was refused.
 """
 
 from __future__ import annotations
 
 import re
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,3 +74,22 @@ def test_a_parameter_named_result_generates_working_code(tmp_path: Path) -> None
     api = (package / "op_api" / "aclnn_elu_backward.cpp").read_text(encoding="utf-8")
     assert "const aclTensor *result," in api
     run_unit_tests(tmp_path, package)
+
+
+def test_an_inplace_variant_may_keep_the_name_it_replaces(tmp_path: Path) -> None:
+    # aclnnInplaceHardswish(self, ...) and aclnnInplaceHardsigmoid(self, ...) keep `self`
+    text = (ROOT / "specs" / "leaky_relu.yaml").read_text(encoding="utf-8").replace("    param: selfRef\n", "    param: self\n")
+    package, _ = build_and_run_example(tmp_path, "leaky_relu.yaml", text)
+    api = (package / "op_api" / "aclnn_leaky_relu.h").read_text(encoding="utf-8")
+    assert re.search(r"aclnnInplaceLeakyReluGetWorkspaceSize\(\s*aclTensor \*self,", api), api
+    run_unit_tests(tmp_path, package)
+    probe = (
+        "import numpy as np, opgen_ops\n"
+        "x = np.array([-2.0, 0.5, 3.0], np.float32)\n"
+        "assert opgen_ops.leaky_relu_(x, 0.5) is x\n"
+        "print(x.tolist())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "out" / "python"), str(ROOT)]))
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "[-1.0, 0.5, 3.0]"
