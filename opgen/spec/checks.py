@@ -274,10 +274,17 @@ class CheckSameDtype(CheckKind):
 class CheckPromotable(CheckKind):
     kind: ClassVar[str] = "promotable"
     relational: ClassVar[bool] = True
-    promotable: list[Identifier] = Field(min_length=2, description="these dtypes must promote to a supported one")
+    promotable: list[Identifier] = Field(
+        min_length=2, description="these dtypes (tensors and scalars, e.g. aclnnThreshold's) must promote"
+    )
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
-        resolver.resolve_all(self.promotable, path + ("promotable",), kinds=TENSORS, what="a promotion check")
+        resolver.resolve_all(
+            self.promotable,
+            path + ("promotable",),
+            kinds=(ParamKind.TENSOR, ParamKind.SCALAR),
+            what="a promotion check",
+        )
 
     def cpp(self, spec: OpSpec) -> CppCheck:
         return CppCheck(f"{cpp_promote(self.promotable)} == op::DataType::DT_UNDEFINED")
@@ -290,12 +297,31 @@ class CheckPromotable(CheckKind):
         return dtype is None
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
-        first, second = self.promotable[0], self.promotable[1]
-        dtype = base[first].dtype
-        for candidate in CANDIDATE_DTYPES:
-            if dtype is not None and promote_types(dtype, candidate) is None:
-                return [(model.with_outputs({**base, second: replace(base[second], dtype=candidate)}), ())]
-        raise NoCaseError(f"every candidate dtype promotes with {dtype}")
+        # A float tensor promotes with every dtype, so a failing pair may need another member changed too (an
+        # integer self with a uint16 threshold): one member changed first, then two, each failing pair once.
+        spec = model.spec
+
+        def retyped(args: Args, name: str, dtype: DType) -> Args:
+            arg = args[name]
+            if arg.kind == "scalar":
+                return {**args, name: replace(arg, dtype=dtype, value=True if dtype is DType.BOOL else 1)}
+            return {**args, name: replace(arg, dtype=dtype)}
+
+        options = {n: list(dict.fromkeys([*spec.param(n).dtypes, *CANDIDATE_DTYPES])) for n in self.promotable}
+        candidates: list[Mutation] = []
+        for name in self.promotable[1:]:
+            for dtype in options[name]:
+                args = retyped(base, name, dtype)
+                if self.fails(spec, args, (), ""):
+                    candidates.append((model.with_outputs(args), ()))
+        for name, other in itertools.permutations(self.promotable, 2):
+            for first, second in itertools.product(options[name], options[other]):
+                args = retyped(retyped(base, name, first), other, second)
+                if self.fails(spec, args, (), ""):
+                    candidates.append((model.with_outputs(args), ()))
+        if not candidates:
+            raise NoCaseError(f"the dtypes {', '.join(self.promotable)} accept always promote")
+        return candidates
 
 
 class CastableSpec(Strict):

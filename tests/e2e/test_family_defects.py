@@ -5,12 +5,13 @@ Before: an operator whose directory is not snake_case(OpType) (ops-nn: softshrin
 generated a kernel named after the directory while the twin launched snake_case(OpType): 561003 at launch.
 aclnnSeluBackward's parameter `result` was refused: the generated op_api declared a local of that name.
 An in-place variant keeping the name of the tensor it replaces (aclnnInplaceHardswish(self)) was refused.
+A `promotable` row naming scalars (aclnnThreshold: self, threshold and value promote together) was refused.
 """
 
 from __future__ import annotations
 
-import re
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -78,7 +79,11 @@ def test_a_parameter_named_result_generates_working_code(tmp_path: Path) -> None
 
 def test_an_inplace_variant_may_keep_the_name_it_replaces(tmp_path: Path) -> None:
     # aclnnInplaceHardswish(self, ...) and aclnnInplaceHardsigmoid(self, ...) keep `self`
-    text = (ROOT / "specs" / "leaky_relu.yaml").read_text(encoding="utf-8").replace("    param: selfRef\n", "    param: self\n")
+    text = (
+        (ROOT / "specs" / "leaky_relu.yaml")
+        .read_text(encoding="utf-8")
+        .replace("    param: selfRef\n", "    param: self\n")
+    )
     package, _ = build_and_run_example(tmp_path, "leaky_relu.yaml", text)
     api = (package / "op_api" / "aclnn_leaky_relu.h").read_text(encoding="utf-8")
     assert re.search(r"aclnnInplaceLeakyReluGetWorkspaceSize\(\s*aclTensor \*self,", api), api
@@ -93,3 +98,33 @@ def test_an_inplace_variant_may_keep_the_name_it_replaces(tmp_path: Path) -> Non
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "[-1.0, 0.5, 3.0]"
+
+
+def test_a_promotable_row_may_name_scalars(tmp_path: Path) -> None:
+    text = (ROOT / "specs" / "elu_grad_v2.yaml").read_text(encoding="utf-8")
+    anchor = "  - status: ACLNN_ERR_PARAM_INVALID\n    code: 161002\n    check: {scalars_castable:"
+    row = (
+        "  - status: ACLNN_ERR_PARAM_INVALID\n    code: 161002\n    check: {promotable: [alpha, scale, gradOutput]}\n"
+        "    message: the dtypes of alpha, scale and gradOutput cannot be promoted.\n"
+        "    doc: alpha、scale与gradOutput的数据类型无法推导。\n"
+    )
+    assert anchor in text
+    package, _ = build_and_run_example(tmp_path, "elu_grad_v2.yaml", text.replace(anchor, row + anchor, 1))
+    ut = (package / "tests" / "ut" / "op_api" / "test_aclnn_elu_backward.cpp").read_text(encoding="utf-8")
+    case = ut[ut.index("row4_promotable") :]
+    case = case[: case.index("\n}\n")]
+    # a float tensor promotes with every dtype: the failing case retypes two scalars (int32 with uint16)
+    assert "UtTensor gradOutput({2, 3}, ACL_FLOAT);" in case and "ACL_UINT16" in case
+    assert "the dtypes of alpha, scale and gradOutput cannot be promoted." in ut
+    run_unit_tests(tmp_path, package)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "out" / "python"), str(ROOT)]))
+    golden = package / "tests" / "test_golden_elu_grad_v2.py"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", str(golden), "-k", "error_row"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "row4_promotable" in golden.read_text(encoding="utf-8")
