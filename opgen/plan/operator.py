@@ -124,7 +124,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         formula=parsed_formula(spec),
         kernel_formula=kernel_formula(spec),
         signatures=tuple(signatures(spec)),
-        checks=tuple(row.check.cpp(spec) for row in spec.errors),
+        checks=tuple(row.check.cpp(spec, i) for i, row in enumerate(spec.errors)),
         rejections=rejections(spec),
         kernel=kernel,
         kernel_entry=kernel_entry(spec),

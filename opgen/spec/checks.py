@@ -14,6 +14,7 @@ Adding a check kind means adding one class here and listing it in `CHECK_KINDS`.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, Protocol
@@ -171,7 +172,7 @@ class CheckKind(Strict):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         raise NotImplementedError
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         raise NotImplementedError
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -196,7 +197,7 @@ class CheckNotNull(CheckKind):
                     name, path + ("not_null", j), kinds=(ParamKind.TENSOR, ParamKind.SCALAR), what="a null check"
                 )
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(_any(self.not_null, "{} == nullptr"))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -220,7 +221,7 @@ class CheckDtypeSupported(CheckKind):
                     path + ("dtype_supported", j), f"'{param.name}' declares no dtypes to check against", "invalid"
                 )
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())" for n in self.dtype_supported)
         )
@@ -255,7 +256,7 @@ class CheckSameDtype(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.same_dtype, path + ("same_dtype",), kinds=TENSORS, what="a dtype check")
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         first, *rest = self.same_dtype
         return CppCheck(_any(rest, "{}->GetDataType() != " + f"{first}->GetDataType()"))
 
@@ -286,7 +287,7 @@ class CheckPromotable(CheckKind):
             what="a promotion check",
         )
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(f"{cpp_promote(self.promotable)} == op::DataType::DT_UNDEFINED")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -343,7 +344,7 @@ class CheckCastable(CheckKind):
         if not isinstance(self.castable.target, DType):
             resolver.resolve(self.castable.target, path + ("castable", "target"), kinds=TENSORS, what="a cast check")
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         target = self.castable.target
         to = cpp_dtype(target) if isinstance(target, DType) else f"{target}->GetDataType()"
         return CppCheck(f"!CanCast({cpp_promote(self.castable.source)}, {to})")
@@ -382,7 +383,7 @@ class CheckScalarsCastable(CheckKind):
         assert goal is not None  # validated
         return goal
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(
                 f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})" for n in self.scalars_castable
@@ -417,7 +418,7 @@ class CheckMaxRank(CheckKind):
         assert rank is not None  # a tensor parameter always has one
         return rank
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         parts = []
         for name in self.max_rank:
             low, high = self._range(spec, name)
@@ -445,6 +446,15 @@ class CheckMaxRank(CheckKind):
         return candidates
 
 
+def broadcast_locals(row: int) -> tuple[str, str]:
+    """The C++ locals (broadcast shape, success flag) the broadcast check of error row `row` declares."""
+    return f"broadcastShape{row}", f"broadcastOk{row}"
+
+
+# Matches every name broadcast_locals gives, so a parameter cannot take one.
+BROADCAST_LOCAL = re.compile(r"broadcast(Shape|Ok)[0-9]+")
+
+
 class CheckBroadcast(CheckKind):
     kind: ClassVar[str] = "broadcast"
     relational: ClassVar[bool] = True
@@ -461,18 +471,19 @@ class CheckBroadcast(CheckKind):
         if found and not any(p.direction is Direction.INPUT for p in found):
             resolver.report(path + ("broadcast",), "a broadcast check needs at least one input", "invalid")
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         inputs, outputs = self._split(spec)
-        setup = [f"op::Shape broadcastShape = {cpp_shape(inputs[0])};", "bool broadcastOk = true;"]
+        shape, ok = broadcast_locals(row)  # per row: a spec may have several broadcast rows
+        setup = [f"op::Shape {shape} = {cpp_shape(inputs[0])};", f"bool {ok} = true;"]
         for name in inputs[1:]:
             setup += [
                 "{",
                 "  op::Shape merged;",
-                f"  broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, {cpp_shape(name)}, merged);",
-                "  broadcastShape = merged;",
+                f"  {ok} = {ok} && BroadcastInferShape({shape}, {cpp_shape(name)}, merged);",
+                f"  {shape} = merged;",
                 "}",
             ]
-        condition = "!broadcastOk" + "".join(f" || {cpp_shape(o)} != broadcastShape" for o in outputs)
+        condition = f"!{ok}" + "".join(f" || {cpp_shape(o)} != {shape}" for o in outputs)
         return CppCheck(condition, tuple(setup))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -500,7 +511,7 @@ class CheckSameShape(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.same_shape, path + ("same_shape",), kinds=TENSORS, what="a shape check")
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         first, *rest = self.same_shape
         return CppCheck(_any(rest, cpp_shape("{}") + f" != {cpp_shape(first)}"))
 
@@ -526,7 +537,7 @@ class CheckRejectIf(CheckKind):
             self.reject_if, path + ("reject_if",), formula_symbols(resolver.spec, tensors=False), "condition"
         )
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         names = {p.name: f"{p.name}->ToDouble()" for p in spec.params if p.kind is ParamKind.SCALAR}
         return CppCheck(F.to_cpp(self.condition(spec), names))
 

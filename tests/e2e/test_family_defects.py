@@ -6,6 +6,7 @@ generated a kernel named after the directory while the twin launched snake_case(
 aclnnSeluBackward's parameter `result` was refused: the generated op_api declared a local of that name.
 An in-place variant keeping the name of the tensor it replaces (aclnnInplaceHardswish(self)) was refused.
 A `promotable` row naming scalars (aclnnThreshold: self, threshold and value promote together) was refused.
+Two `broadcast` rows in one spec declared the same C++ locals twice: the op_api did not compile.
 """
 
 from __future__ import annotations
@@ -128,3 +129,18 @@ def test_a_promotable_row_may_name_scalars(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "row4_promotable" in golden.read_text(encoding="utf-8")
+
+
+def test_two_broadcast_rows_compile_and_each_trips_alone(tmp_path: Path) -> None:
+    text = (ROOT / "specs" / "leaky_relu_grad.yaml").read_text(encoding="utf-8")
+    anchor = "  - status: ACLNN_ERR_PARAM_INVALID\n    code: 161002\n    check: {broadcast: [gradOutput, self, out]}"
+    row = (
+        "  - status: ACLNN_ERR_PARAM_INVALID\n    code: 161002\n    check: {broadcast: [gradOutput, self]}\n"
+        "    message: gradOutput and self cannot broadcast.\n"
+        "    doc: gradOutput和self的shape无法广播。\n"
+    )
+    assert anchor in text
+    package, _ = build_and_run_example(tmp_path, "leaky_relu_grad.yaml", text.replace(anchor, row + anchor, 1))
+    ut = (package / "tests" / "ut" / "op_api" / "test_aclnn_leaky_relu_backward.cpp").read_text(encoding="utf-8")
+    assert "row3_broadcast)" in ut and "row4_broadcast)" in ut  # a case per row, each tripping its row alone
+    run_unit_tests(tmp_path, package)

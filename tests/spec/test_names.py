@@ -43,6 +43,7 @@ def _check(tmp_path: Path, capsys: pytest.CaptureFixture[str], **files: str) -> 
         ("stream", "framework or the generated code"),
         ("workspaceSize", "reserved"),
         ("l0Result", "generated C++ uses for its own variables"),
+        ("broadcastOk12", "generated C++ uses for its own variables"),
     ],
 )
 def test_cpp_reserved_parameter_names(

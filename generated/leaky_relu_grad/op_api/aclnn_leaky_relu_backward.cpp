@@ -105,14 +105,14 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or out is greater than 8.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  op::Shape broadcastShape = gradOutput->GetViewShape();
-  bool broadcastOk = true;
+  op::Shape broadcastShape3 = gradOutput->GetViewShape();
+  bool broadcastOk3 = true;
   {
     op::Shape merged;
-    broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, self->GetViewShape(), merged);
-    broadcastShape = merged;
+    broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, self->GetViewShape(), merged);
+    broadcastShape3 = merged;
   }
-  if (!broadcastOk || out->GetViewShape() != broadcastShape) {
+  if (!broadcastOk3 || out->GetViewShape() != broadcastShape3) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
     return ACLNN_ERR_PARAM_INVALID;
   }
