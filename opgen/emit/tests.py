@@ -409,7 +409,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     for rejection in operator.rejections:
         rejection_names.update(names[n] for n in F.free_names(rejection.condition))
         rejections.append(
-            {"condition": code(F.to_numpy(rejection.condition, names)), "message": python.string(rejection.row.message)}
+            {"condition": code(rejection.python), "message": python.string(rejection.row.message)}
         )
     options = [
         {

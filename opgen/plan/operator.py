@@ -56,6 +56,7 @@ class Rejection:
     row: ErrorRow
     index: int
     condition: F.Expr
+    python: str  # the condition in the generated Python, over the Python names (scalars read as the C++ does)
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ def rejections(spec: OpSpec) -> tuple[Rejection, ...]:
     for index, row in enumerate(spec.errors):
         check = row.check
         if isinstance(check, CheckRejectIf):
-            found.append(Rejection(row, index, check.condition(spec)))
+            found.append(Rejection(row, index, check.condition(spec), check.python(spec)))
     return tuple(found)
 
 

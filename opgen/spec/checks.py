@@ -137,6 +137,23 @@ def cpp_promote(names: list[str]) -> str:
     return expr
 
 
+def cpp_scalar_value(name: str) -> str:
+    """How the generated C++ reads a float scalar (checks and kernel attributes): as ops-nn does, with
+    aclScalar::ToFloat(), so a DOUBLE scalar is rounded to float before it is compared or used."""
+    return f"{name}->ToFloat()"
+
+
+def py_scalar_value(name: str) -> str:
+    """`cpp_scalar_value` in the generated Python: the value rounded to float32."""
+    return f"np.float32({name})"
+
+
+def scalar_value(value: float) -> float:
+    """`cpp_scalar_value` of a host value: rounded to float32 (overflowing to inf, as the C++ cast does)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))
+
+
 def dtype_list_function(param: str) -> str:
     """The op_api function returning a parameter's dtypes on the current SoC."""
     return param[0].upper() + param[1:] + "Dtypes"
@@ -538,14 +555,28 @@ class CheckRejectIf(CheckKind):
         )
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
-        names = {p.name: f"{p.name}->ToDouble()" for p in spec.params if p.kind is ParamKind.SCALAR}
+        names = {p.name: cpp_scalar_value(p.name) for p in spec.params if p.kind is ParamKind.SCALAR}
         return CppCheck(F.to_cpp(self.condition(spec), names))
 
+    def python(self, spec: OpSpec) -> str:
+        """The condition as generated Python over the parameters' Python names, scalars read as the C++ reads them."""
+        names = {
+            p.name: py_scalar_value(p.python) if p.kind is ParamKind.SCALAR else p.python
+            for p in spec.params
+            if p.kind is not ParamKind.TENSOR
+        }
+        return F.to_numpy(self.condition(spec), names)
+
     def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | None]) -> bool:
-        """True when the condition holds for these scalar and flag values."""
+        """True when the condition holds for these scalar and flag values (scalars read as the C++ reads them)."""
         expr = self.condition(spec)
         # A name without a value (None) is left out of the environment: evaluate() raises ValueError for it.
-        env = {n: value for n in F.free_names(expr) if (value := values[n]) is not None}
+        env: dict[str, float | bool] = {}
+        for name in F.free_names(expr):
+            value = values[name]
+            if value is not None:
+                scalar = spec.param(name).kind is ParamKind.SCALAR and not isinstance(value, bool)
+                env[name] = scalar_value(value) if scalar else value
         return bool(F.evaluate(expr, env))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:

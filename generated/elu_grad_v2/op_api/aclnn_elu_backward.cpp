@@ -102,7 +102,7 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, selfOrResult or gradInput is greater than 8.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if ((isResult && (alpha->ToDouble() < 0.0))) {
+  if ((isResult && (alpha->ToFloat() < 0.0))) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must not be negative when isResult is true.");
     return ACLNN_ERR_PARAM_INVALID;
   }

@@ -111,7 +111,7 @@ def rejected(
     is_result,
 ):
     """(status, message) of the error row that rejects these parameter values, or None."""
-    if np.logical_and(is_result, alpha < 0.0):
+    if np.logical_and(is_result, np.float32(alpha) < 0.0):
         return 161002, "alpha must not be negative when isResult is true."
     return None
 

@@ -116,7 +116,7 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if ((selfIsResult && (negativeSlope->ToDouble() < 0.0))) {
+  if ((selfIsResult && (negativeSlope->ToFloat() < 0.0))) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "negativeSlope must not be negative when selfIsResult is true.");
     return ACLNN_ERR_PARAM_INVALID;
   }

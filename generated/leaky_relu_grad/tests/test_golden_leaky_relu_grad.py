@@ -95,7 +95,7 @@ def rejected(
     self_is_result,
 ):
     """(status, message) of the error row that rejects these parameter values, or None."""
-    if np.logical_and(self_is_result, negative_slope < 0.0):
+    if np.logical_and(self_is_result, np.float32(negative_slope) < 0.0):
         return 161002, "negativeSlope must not be negative when selfIsResult is true."
     return None
 

@@ -42,7 +42,7 @@ def rejection(values):
     """The error-table message for scalar/flag values the API refuses, else None."""
     alpha = values["alpha"]
     is_result = values["is_result"]
-    if bool(np.logical_and(is_result, alpha < 0.0)):
+    if bool(np.logical_and(is_result, np.float32(alpha) < 0.0)):
         return "alpha must not be negative when isResult is true."
     return None
 

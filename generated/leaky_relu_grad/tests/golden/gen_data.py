@@ -34,7 +34,7 @@ def rejection(values):
     """The error-table message for scalar/flag values the API refuses, else None."""
     negative_slope = values["negative_slope"]
     self_is_result = values["self_is_result"]
-    if bool(np.logical_and(self_is_result, negative_slope < 0.0)):
+    if bool(np.logical_and(self_is_result, np.float32(negative_slope) < 0.0)):
         return "negativeSlope must not be negative when selfIsResult is true."
     return None
 
