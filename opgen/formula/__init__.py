@@ -31,7 +31,7 @@ from .ir import (
     rewrite,
     walk,
 )
-from .latex import describe_condition, negate_condition, to_latex
+from .latex import describe_condition, to_latex
 from .numpy_source import NUMPY_HELPERS, to_numpy
 from .parser import parse
 from .reference import evaluate, round_to_dtype
@@ -76,7 +76,6 @@ __all__ = [
     "fold_constants",
     "free_names",
     "is_constant",
-    "negate_condition",
     "parse",
     "replace_children",
     "rewrite",

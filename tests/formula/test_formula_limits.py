@@ -25,7 +25,6 @@ from opgen.formula import (
     evaluate,
     fold_constants,
     free_names,
-    negate_condition,
     parse,
     parser,
     specialize,
@@ -233,7 +232,7 @@ def _consumers(expr: Expr) -> list[Callable[[], object]]:
         lambda: repr(expr),
     ]
     if type_of(expr).is_bool:
-        calls += [lambda: describe_condition(expr), lambda: to_latex(negate_condition(expr))]
+        calls += [lambda: describe_condition(expr)]
     return calls
 
 
