@@ -92,7 +92,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),
-        helpers=code(F.NUMPY_HELPERS),
+        helpers=code(operator.numpy_helpers),
         rejections=rejections,
         shapes=python.literal([tuple(s) for s in spec.golden.shapes]),
         scalar_values=python.literal(scalar_values),

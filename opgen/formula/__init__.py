@@ -8,7 +8,7 @@
 The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
 """
 
-from .cpp import CPP_HELPERS, to_cpp
+from .cpp import CPP_HELPERS, cpp_helpers, to_cpp
 from .derivative import Difference, differentiate, first_difference
 from .errors import FormulaError
 from .functions import ELEMENT_TOLERANCE, FUNCTIONS, STRUCTURAL, VECTOR_APIS, Composition, MathFunction, VectorApi
@@ -32,7 +32,7 @@ from .ir import (
     walk,
 )
 from .latex import describe_condition, to_latex
-from .numpy_source import NUMPY_HELPERS, to_numpy
+from .numpy_source import NUMPY_HELPERS, numpy_helpers, to_numpy
 from .parser import parse
 from .reference import evaluate, round_to_dtype
 from .simplify import fold_constants, is_constant, specialize, substitute
@@ -67,6 +67,7 @@ __all__ = [
     "ValueType",
     "VectorApi",
     "children",
+    "cpp_helpers",
     "depth",
     "describe_condition",
     "differentiate",
@@ -76,6 +77,7 @@ __all__ = [
     "fold_constants",
     "free_names",
     "is_constant",
+    "numpy_helpers",
     "parse",
     "replace_children",
     "rewrite",

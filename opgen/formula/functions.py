@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -627,15 +627,17 @@ VECTOR_APIS: Mapping[str, VectorApi] = {
 }
 
 
-def numpy_helper_source() -> str:
-    """The helper functions the numpy spellings call, as Python source separated by two blank lines."""
+def numpy_helper_source(used: Collection[str] | None = None) -> str:
+    """The helper functions the numpy spellings of the functions `used` (default: all) call, as Python source
+    separated by two blank lines; empty when they call none."""
     seen: dict[str, str] = {}
     for function in _TABLE:
-        for helper in function.numpy_helpers:
-            seen.setdefault(helper.__name__, inspect.getsource(helper).strip())
-    return "\n\n\n".join(seen.values()) + "\n"
+        if used is None or function.name in used:
+            for helper in function.numpy_helpers:
+                seen.setdefault(helper.__name__, inspect.getsource(helper).strip())
+    return "\n\n\n".join(seen.values()) + "\n" if seen else ""
 
 
-def cpp_helper_source() -> str:
-    """The C++ helper functions the C++ spellings call."""
-    return "".join(f.cpp_helper for f in _TABLE)
+def cpp_helper_source(used: Collection[str] | None = None) -> str:
+    """The C++ helper functions the C++ spellings of the functions `used` (default: all) call."""
+    return "".join(f.cpp_helper for f in _TABLE if used is None or f.name in used)

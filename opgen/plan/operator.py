@@ -75,6 +75,8 @@ class OperatorPlan:
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
     bindings: tuple[str, ...]  # the Python binding of each signature: its aten name, else the API in snake case
+    numpy_helpers: str  # the helper functions the generated Python (reference, rejections) calls, no other
+    cpp_helpers: str  # the helper functions the AICPU kernel's formula calls, no other
 
     @property
     def main(self) -> ApiSignature:
@@ -119,14 +121,16 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
             problems.append(PlanProblem(("example", "tensors", name, "dtype"), message, "invalid"))
     if problems:
         raise PlanError(problems)
+    formula = kernel_formula(spec)
+    checked = rejections(spec)
     return OperatorPlan(
         spec=spec,
         source=source,
         formula=parsed_formula(spec),
-        kernel_formula=kernel_formula(spec),
+        kernel_formula=formula,
         signatures=tuple(signatures(spec)),
         checks=tuple(row.check.cpp(spec, i) for i, row in enumerate(spec.errors)),
-        rejections=rejections(spec),
+        rejections=checked,
         kernel=kernel,
         kernel_entry=kernel_entry(spec),
         attrs=tuple(opdef_attrs(spec)),
@@ -136,6 +140,8 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         valid_calls=tuple(valid_calls(spec)),
         negative_calls=negatives,
         bindings=binding_names(spec),
+        numpy_helpers=F.numpy_helpers([formula, *(r.condition for r in checked)]),
+        cpp_helpers=F.cpp_helpers([formula]),
     )
 
 
