@@ -408,9 +408,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     rejection_names: set[str] = set()
     for rejection in operator.rejections:
         rejection_names.update(names[n] for n in F.free_names(rejection.condition))
-        rejections.append(
-            {"condition": code(rejection.python), "message": python.string(rejection.row.message)}
-        )
+        rejections.append({"condition": code(rejection.python), "message": python.string(rejection.row.message)})
     options = [
         {
             "name": ident(p.python),

@@ -11,7 +11,16 @@ The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
 from .cpp import CPP_HELPERS, cpp_helpers, to_cpp
 from .derivative import Difference, differentiate, first_difference
 from .errors import FormulaError
-from .functions import ELEMENT_TOLERANCE, FUNCTIONS, STRUCTURAL, VECTOR_APIS, Composition, MathFunction, VectorApi
+from .functions import (
+    ELEMENT_TOLERANCE,
+    FUNCTIONS,
+    KERNEL_APIS,
+    STRUCTURAL,
+    VECTOR_APIS,
+    Composition,
+    MathFunction,
+    VectorApi,
+)
 from .ir import (
     Binary,
     BoolConst,
@@ -44,6 +53,7 @@ __all__ = [
     "CPP_HELPERS",
     "ELEMENT_TOLERANCE",
     "FUNCTIONS",
+    "KERNEL_APIS",
     "NUMPY_HELPERS",
     "STRUCTURAL",
     "VECTOR_APIS",

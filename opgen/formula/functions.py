@@ -626,6 +626,29 @@ VECTOR_APIS: Mapping[str, VectorApi] = {
     f.lowering.name: f.lowering for f in _TABLE if isinstance(f.lowering, VectorApi)
 }
 
+# The vector APIs arithmetic, comparisons, where, min/max and dtype changes lower to (the kernel's own lowering
+# emits nothing else; its function calls lower to VECTOR_APIS).
+STRUCTURAL_APIS: tuple[str, ...] = (
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Max",
+    "Min",
+    "Adds",
+    "Muls",
+    "Maxs",
+    "Mins",
+    "LeakyRelu",
+    "Compare",
+    "CompareScalar",
+    "Select",
+    "Duplicate",
+    "Cast",
+)
+# Every vector API a lowered kernel may call: what a spec's `kernel.vector_apis` may name.
+KERNEL_APIS: tuple[str, ...] = STRUCTURAL_APIS + tuple(VECTOR_APIS)
+
 
 def numpy_helper_source(used: Collection[str] | None = None) -> str:
     """The helper functions the numpy spellings of the functions `used` (default: all) call, as Python source
