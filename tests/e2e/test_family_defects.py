@@ -59,12 +59,13 @@ def run_unit_tests(tmp_path: Path, package: Path) -> None:
 
 def test_a_directory_that_is_not_the_snake_case_optype_launches(tmp_path: Path) -> None:
     text = (ROOT / "specs" / "leaky_relu.yaml").read_text(encoding="utf-8")
-    text = text.replace("  type: LeakyRelu\n", "  type: LeakyReluV3\n", 1)  # snake_case: leaky_relu_v3
+    # an OpType with inner capitals and digits, as ops-nn's SoftplusV2Grad or ThresholdGradV2D
+    text = text.replace("  type: LeakyRelu\n", "  type: LeakyReluV2Grad\n", 1)  # snake_case: leaky_relu_v2_grad
     package, _ = build_and_run_example(tmp_path, "leaky_relu.yaml", text)
     opdef = (package / "op_host" / "leaky_relu_def.cpp").read_text(encoding="utf-8")
     kernel = (package / "op_kernel" / "leaky_relu.cpp").read_text(encoding="utf-8")
     # ops-nn: the kernel entry, its file and the OpDef's opFile.value follow the directory
-    assert "class LeakyReluV3 : public OpDef" in opdef
+    assert "class LeakyReluV2Grad : public OpDef" in opdef
     assert opdef.count('.ExtendCfgInfo("opFile.value", "leaky_relu")') == 3  # one per supported SoC
     assert re.search(r"__aicore__ void leaky_relu\(", kernel)
 
