@@ -44,8 +44,9 @@ GENERATED_CPP_NAMES = frozenset(
         "i",
     ]
 )
-# Python names the generated bindings use inside their functions (the out= keyword above all).
-GENERATED_PY_NAMES = frozenset({"out", "args", "values", "scalars", "shape", "dtype", "call_args", "rejection"})
+# Python names the generated bindings and golden tests use next to the parameters' names (the out= keyword above
+# all); other locals start with '_', which no parameter's Python name may.
+GENERATED_PY_NAMES = frozenset({"out", "args", "scalars", "shape", "dtype", "call_args", "rejection"})
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ aclnnSeluBackward's parameter `result` was refused: the generated op_api declare
 An in-place variant keeping the name of the tensor it replaces (aclnnInplaceHardswish(self)) was refused.
 A `promotable` row naming scalars (aclnnThreshold: self, threshold and value promote together) was refused.
 Two `broadcast` rows in one spec declared the same C++ locals twice: the op_api did not compile.
+aclnnHeaviside's parameter `values` was refused: the golden data script used that Python name for a local.
 """
 
 from __future__ import annotations
@@ -145,3 +146,30 @@ def test_two_broadcast_rows_compile_and_each_trips_alone(tmp_path: Path) -> None
     ut = (package / "tests" / "ut" / "op_api" / "test_aclnn_leaky_relu_backward.cpp").read_text(encoding="utf-8")
     assert "row3_broadcast)" in ut and "row4_broadcast)" in ut  # a case per row, each tripping its row alone
     run_unit_tests(tmp_path, package)
+
+
+def test_a_tensor_named_values_generates_working_python(tmp_path: Path) -> None:
+    # aclnnHeaviside(input, values, out); aten heaviside(self, values)
+    text = re.sub(r"\bself\b", "values", (ROOT / "specs" / "leaky_relu_grad.yaml").read_text(encoding="utf-8"))
+    package, _ = build_and_run_example(tmp_path, "leaky_relu_grad.yaml", text)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "out" / "python"), str(ROOT)]))
+    gen_data = package / "tests" / "golden" / "gen_data.py"
+    for flags in ([], ["--self-is-result", "true", "--negative-slope", "-0.5"]):
+        proc = subprocess.run(
+            [sys.executable, str(gen_data), "--reference", "numpy", "--out-dir", str(tmp_path / "bins"), *flags],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert (proc.returncode == 0) == (not flags), proc.stderr[-2000:]
+    assert (tmp_path / "bins" / "input_values.bin").is_file()
+    golden = package / "tests" / "test_golden_leaky_relu_grad.py"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", str(golden), "-k", "FLOAT-"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert proc.returncode == 0 and " passed" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-3000:]
