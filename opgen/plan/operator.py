@@ -108,6 +108,12 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
     except LoweringError as exc:
         message = f"the AI Core kernel cannot be generated: {exc}"
         problems.append(PlanProblem(("formula", "expr"), message, "not-lowerable"))
+    else:
+        used = {instr.api for variant in kernel.variants for instr in variant.program.instrs}
+        for j, api in enumerate(spec.kernel.vector_apis):
+            if api not in used:
+                message = f"the kernel must use {api}, but its lowered formula calls only {', '.join(sorted(used))}"
+                problems.append(PlanProblem(("kernel", "vector_apis", j), message, "invalid"))
     try:
         negatives = tuple(negative_calls(spec))
     except NoCaseError as exc:

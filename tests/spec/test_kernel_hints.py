@@ -46,3 +46,12 @@ def test_the_lowering_emits_only_listed_apis() -> None:
         text = _spec(f"where(self > 1, {name}(self), max(self, negativeSlope) - 2 * self)", "")
         plan = kernel_plan(check_spec_text(text, "specs/leaky_relu.yaml").spec)
         assert {i.api for v in plan.variants for i in v.program.instrs} <= set(F.KERNEL_APIS), name
+
+
+def test_a_required_api_the_kernel_does_not_call_is_an_error() -> None:
+    # Before: `kernel.vector_apis` ("vector APIs the kernel must use") was checked for spelling only; a formula
+    # change that lost the LeakyRelu pattern still built, silently without the API the spec requires.
+    with pytest.raises(SpecError) as info:
+        check_spec_text(_spec("where(self > 0, self, exp(self) * negativeSlope)", "LeakyRelu"), "specs/leaky_relu.yaml")
+    message = str(info.value.diagnostics)
+    assert "the kernel must use LeakyRelu" in message and "Exp" in message
