@@ -42,8 +42,11 @@ class EluGradV2 : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend950.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "elu_grad_v2");
     this->AICore().AddConfig("ascend950", configAscend950);
 
@@ -64,8 +67,11 @@ class EluGradV2 : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend91093.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "elu_grad_v2");
     this->AICore().AddConfig("ascend910_93", configAscend91093);
 
@@ -86,8 +92,11 @@ class EluGradV2 : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend910b.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "elu_grad_v2");
     this->AICore().AddConfig("ascend910b", configAscend910b);
 

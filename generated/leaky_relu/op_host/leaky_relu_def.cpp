@@ -29,8 +29,11 @@ class LeakyRelu : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend950.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "leaky_relu");
     this->AICore().AddConfig("ascend950", configAscend950);
 
@@ -46,8 +49,11 @@ class LeakyRelu : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend91093.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "leaky_relu");
     this->AICore().AddConfig("ascend910_93", configAscend91093);
 
@@ -63,8 +69,11 @@ class LeakyRelu : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend910b.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "leaky_relu");
     this->AICore().AddConfig("ascend910b", configAscend910b);
 

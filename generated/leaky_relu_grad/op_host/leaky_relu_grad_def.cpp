@@ -39,8 +39,11 @@ class LeakyReluGrad : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend950.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "leaky_relu_grad");
     this->AICore().AddConfig("ascend950", configAscend950);
 
@@ -61,8 +64,11 @@ class LeakyReluGrad : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend91093.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "leaky_relu_grad");
     this->AICore().AddConfig("ascend910_93", configAscend91093);
 
@@ -83,8 +89,11 @@ class LeakyReluGrad : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     configAscend910b.DynamicCompileStaticFlag(true)
+        .DynamicFormatFlag(false)
         .DynamicRankSupportFlag(true)
         .DynamicShapeSupportFlag(true)
+        .NeedCheckSupportFlag(false)
+        .PrecisionReduceFlag(true)
         .ExtendCfgInfo("opFile.value", "leaky_relu_grad");
     this->AICore().AddConfig("ascend910b", configAscend910b);
 
