@@ -371,6 +371,14 @@ def plan_specs(loaded: list[LoadedSpec]) -> list[OperatorPlan]:
     return plans
 
 
+def plan_spec_files(*paths: Path) -> list[OperatorPlan]:
+    """Every operator of these spec files, planned (no cache), named in notices as `specs/<file>`."""
+    plans: list[OperatorPlan] = []
+    for path in paths:
+        plans += plan_specs_of(load_spec_documents(path, f"specs/{path.name}"), f"specs/{path.name}")
+    return plans
+
+
 def check_spec_text(text: str, name: str, folder: Path | None = None) -> OperatorPlan:
     """One spec's text loaded, validated and planned, or a SpecError; `folder` is where it would be (a spec
     with derivative_of finds its forward spec there)."""

@@ -1,7 +1,7 @@
 """The per-operator build cache: an operator's rendered package, keyed by what it is made from.
 
 The key of an operator is a hash of its spec's bytes, the name its generated files give it, and the
-generator's fingerprint (every source and template file of the opgen package, and the formatter's
+generator's fingerprint (every source and package data file of the opgen package, and the formatter's
 version), so an unchanged spec is neither parsed, nor validated, nor planned, nor rendered again, and any
 change to the generator invalidates everything. An entry holds the operator's formatted files, its
 fragments of the shared artifacts, and the names it claims across specs (with their YAML positions, for
@@ -12,12 +12,14 @@ atomically, in $OPGEN_CACHE_DIR/build (default ~/.cache/opgen/build); delete the
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import hashlib
 import importlib.util
 import json
 import os
 import tempfile
 import time
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -92,8 +94,24 @@ class EntryMeta:
 SETTLE_NS = 3_000_000_000
 
 
+def _package_data(root: Path) -> list[str] | None:
+    """The package-data patterns pyproject.toml declares for the package at `root` (a source checkout), or None
+    where there is no such declaration (an installed package holds its sources and data files only)."""
+    pyproject = root.parent / "pyproject.toml"
+    try:
+        declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    patterns = declared.get("tool", {}).get("setuptools", {}).get("package-data", {}).get(root.name)
+    return [str(p) for p in patterns] if isinstance(patterns, list) else None
+
+
 def _generator_sources(root: Path) -> list[tuple[str, Path]]:
-    """The files below `root` that can change generated output, by relative path, sorted."""
+    """The files below `root` that can change generated output, by relative path, sorted: its Python sources
+    and its package data (templates, aten's schemas, ...), as the project declares them."""
+    patterns = _package_data(root)
+    # fnmatch's `*` crosses '/', so `templates/**/*` is `templates/*`
+    globs = None if patterns is None else [p.replace("**/", "") for p in patterns]
     found: list[tuple[str, Path]] = []
     folders = [(root, "")]
     while folders:
@@ -104,8 +122,10 @@ def _generator_sources(root: Path) -> list[tuple[str, Path]]:
                 if entry.is_dir():
                     if rel != "twin" and entry.name != "__pycache__":  # the twin runs generated code only
                         folders.append((Path(entry.path), f"{rel}/"))
-                elif entry.name.endswith((".py", ".j2")) and entry.is_file():
-                    found.append((rel, Path(entry.path)))
+                elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
+                    data = globs is None or any(fnmatch.fnmatchcase(rel, glob) for glob in globs)
+                    if entry.name.endswith(".py") or data:
+                        found.append((rel, Path(entry.path)))
     return sorted(found)
 
 

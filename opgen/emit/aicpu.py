@@ -28,7 +28,7 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             inputs=[{"name": ident(p.name), "index": i} for i, p in enumerate(inputs)],
             attrs=attrs,
             element_expr=code(F.to_cpp(expr, names)),
-            helpers=code(F.CPP_HELPERS),
+            helpers=code(operator.cpp_helpers),
             dtypes=[ident(d.ge_enum.replace("ge::", "")) for d in spec.routing.aicpu],
         )
     }

@@ -53,7 +53,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
     reference = F.to_numpy(operator.kernel_formula, names)
     rejections = [
-        {"code": r.row.code, "condition": code(F.to_numpy(r.condition, names)), "message": python.string(r.row.message)}
+        {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
     ]
     scalar_values = {
@@ -92,7 +92,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),
-        helpers=code(F.NUMPY_HELPERS),
+        helpers=code(operator.numpy_helpers),
         rejections=rejections,
         shapes=python.literal([tuple(s) for s in spec.golden.shapes]),
         scalar_values=python.literal(scalar_values),

@@ -81,6 +81,7 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
     context = {
         "op_type": ident(spec.operator.type),
         "op": ident(op),
+        "op_file": ident(operator.kernel_entry),
         "tiling_struct": tiling_struct(spec),
         "tiling_header": code(f"{op}_tiling_data.h"),
         "inputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.tensor_inputs],

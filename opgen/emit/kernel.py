@@ -17,7 +17,6 @@ from opgen.plan.kernel import (
     BUFFER_NUM,
     KernelPlan,
     KernelVariant,
-    kernel_name,
     tiling_struct,
 )
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
@@ -152,7 +151,7 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     views = [variant_view(spec, plan, v) for v in plan.variants]
     context = {
         "op_type": ident(spec.operator.type),
-        "kernel": kernel_name(spec),
+        "kernel": ident(operator.kernel_entry),
         "tiling_struct": tiling_struct(spec),
         "tiling_header": code(f"{op}_tiling_data.h"),
         "inputs": [{"name": ident(p.name), "gm": ident(p.opdef)} for p in inputs],

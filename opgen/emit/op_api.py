@@ -18,6 +18,7 @@ from opgen.spec.checks import (
     CheckDtypeSupported,
     cpp_dtype,
     cpp_promote,
+    cpp_scalar_value,
     dtype_list_function,
 )
 from opgen.spec.dtypes import DType
@@ -91,7 +92,7 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
     for attr in attrs:
         param = spec.param(attr.param)
         if param.kind is ParamKind.SCALAR:
-            value = code(f"{attr.param}->ToFloat()")
+            value = code(cpp_scalar_value(attr.param))
             args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
         else:
             args.append({"name": attr.param, "ctype": Code("bool"), "value": attr.param, "attr": attr.name})

@@ -408,9 +408,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     rejection_names: set[str] = set()
     for rejection in operator.rejections:
         rejection_names.update(names[n] for n in F.free_names(rejection.condition))
-        rejections.append(
-            {"condition": code(F.to_numpy(rejection.condition, names)), "message": python.string(rejection.row.message)}
-        )
+        rejections.append({"condition": code(rejection.python), "message": python.string(rejection.row.message)})
     options = [
         {
             "name": ident(p.python),
@@ -425,8 +423,6 @@ def _golden_context(operator: OperatorPlan) -> dict:
         if p.kind is not ParamKind.TENSOR
     ]
     reference = F.to_numpy(operator.kernel_formula, names)
-    # Only the helper functions the reference calls (the block holds blank-line-separated functions).
-    helpers = [h.strip() for h in F.NUMPY_HELPERS.split("\n\n\n") if h.split("(")[0].split()[-1] + "(" in reference]
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
     in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
@@ -457,7 +453,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "params_literal": python.literal([p.python for p in inputs]),
         "options": options,
         "reference": code(reference),
-        "helpers": code("\n\n\n".join(helpers)),
+        "helpers": code(operator.numpy_helpers.strip()),
         "rejections": rejections,
         "rejection_names": [{"ident": o["name"], "key": o["key"]} for o in options if o["name"] in rejection_names],
         "default_shape": code(shapes[-1] if shapes else "33"),

@@ -325,7 +325,7 @@ def render_torch_npu(fragments: list[TorchNpuFragment]) -> dict[str, str]:
     files[FUNCTIONS_YAML] = render(
         "torch_npu/op_plugin_functions.yaml.j2",
         FUNCTIONS_YAML,
-        ", ".join(fragment.source for fragment in fragments),
+        tuple(fragment.source for fragment in fragments),
         versions=code(", ".join(TORCH_VERSIONS)),
         sections=[
             (Code("official"), [yaml_entry(e) for e in entries if e[2]]),

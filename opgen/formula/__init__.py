@@ -8,10 +8,19 @@
 The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
 """
 
-from .cpp import CPP_HELPERS, to_cpp
+from .cpp import CPP_HELPERS, cpp_helpers, to_cpp
 from .derivative import Difference, differentiate, first_difference
 from .errors import FormulaError
-from .functions import ELEMENT_TOLERANCE, FUNCTIONS, STRUCTURAL, VECTOR_APIS, Composition, MathFunction, VectorApi
+from .functions import (
+    ELEMENT_TOLERANCE,
+    FUNCTIONS,
+    KERNEL_APIS,
+    STRUCTURAL,
+    VECTOR_APIS,
+    Composition,
+    MathFunction,
+    VectorApi,
+)
 from .ir import (
     Binary,
     BoolConst,
@@ -31,8 +40,8 @@ from .ir import (
     rewrite,
     walk,
 )
-from .latex import describe_condition, negate_condition, to_latex
-from .numpy_source import NUMPY_HELPERS, to_numpy
+from .latex import describe_condition, to_latex
+from .numpy_source import NUMPY_HELPERS, numpy_helpers, to_numpy
 from .parser import parse
 from .reference import evaluate, round_to_dtype
 from .simplify import fold_constants, is_constant, specialize, substitute
@@ -44,6 +53,7 @@ __all__ = [
     "CPP_HELPERS",
     "ELEMENT_TOLERANCE",
     "FUNCTIONS",
+    "KERNEL_APIS",
     "NUMPY_HELPERS",
     "STRUCTURAL",
     "VECTOR_APIS",
@@ -67,6 +77,7 @@ __all__ = [
     "ValueType",
     "VectorApi",
     "children",
+    "cpp_helpers",
     "depth",
     "describe_condition",
     "differentiate",
@@ -76,7 +87,7 @@ __all__ = [
     "fold_constants",
     "free_names",
     "is_constant",
-    "negate_condition",
+    "numpy_helpers",
     "parse",
     "replace_children",
     "rewrite",

@@ -6,20 +6,27 @@ min/max propagate NaN like PyTorch (the helpers come from `CPP_HELPERS`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from opgen.lang import cpp
 
 from .functions import FUNCTIONS, cpp_helper_source
-from .ir import Expr
+from .ir import Binary, Call, Expr, walk
 from .source_printer import Dialect, print_source
 
 _MIN_MAX = """\
 inline double FormulaMin(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a < b ? a : b); }
 inline double FormulaMax(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a > b ? a : b); }
 """
-# min/max (structural) and the helpers the function table's spellings call.
+# min/max (structural) and every helper the function table's spellings call; a generated file takes `cpp_helpers`.
 CPP_HELPERS = _MIN_MAX + cpp_helper_source()
+
+
+def cpp_helpers(exprs: Iterable[Expr]) -> str:
+    """Source of the helper functions `to_cpp` of these expressions calls, and no other ("" if none)."""
+    nodes = [n for e in exprs for n in walk(e, unique=True)]
+    min_max = any(isinstance(n, Binary) and n.op in ("min", "max") for n in nodes)
+    return (_MIN_MAX if min_max else "") + cpp_helper_source({n.func for n in nodes if isinstance(n, Call)})
 
 
 def _double_literal(value: float) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -626,16 +626,41 @@ VECTOR_APIS: Mapping[str, VectorApi] = {
     f.lowering.name: f.lowering for f in _TABLE if isinstance(f.lowering, VectorApi)
 }
 
+# The vector APIs arithmetic, comparisons, where, min/max and dtype changes lower to (the kernel's own lowering
+# emits nothing else; its function calls lower to VECTOR_APIS).
+STRUCTURAL_APIS: tuple[str, ...] = (
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Max",
+    "Min",
+    "Adds",
+    "Muls",
+    "Maxs",
+    "Mins",
+    "LeakyRelu",
+    "Compare",
+    "CompareScalar",
+    "Select",
+    "Duplicate",
+    "Cast",
+)
+# Every vector API a lowered kernel may call: what a spec's `kernel.vector_apis` may name.
+KERNEL_APIS: tuple[str, ...] = STRUCTURAL_APIS + tuple(VECTOR_APIS)
 
-def numpy_helper_source() -> str:
-    """The helper functions the numpy spellings call, as Python source separated by two blank lines."""
+
+def numpy_helper_source(used: Collection[str] | None = None) -> str:
+    """The helper functions the numpy spellings of the functions `used` (default: all) call, as Python source
+    separated by two blank lines; empty when they call none."""
     seen: dict[str, str] = {}
     for function in _TABLE:
-        for helper in function.numpy_helpers:
-            seen.setdefault(helper.__name__, inspect.getsource(helper).strip())
-    return "\n\n\n".join(seen.values()) + "\n"
+        if used is None or function.name in used:
+            for helper in function.numpy_helpers:
+                seen.setdefault(helper.__name__, inspect.getsource(helper).strip())
+    return "\n\n\n".join(seen.values()) + "\n" if seen else ""
 
 
-def cpp_helper_source() -> str:
-    """The C++ helper functions the C++ spellings call."""
-    return "".join(f.cpp_helper for f in _TABLE)
+def cpp_helper_source(used: Collection[str] | None = None) -> str:
+    """The C++ helper functions the C++ spellings of the functions `used` (default: all) call."""
+    return "".join(f.cpp_helper for f in _TABLE if used is None or f.name in used)

@@ -47,38 +47,6 @@ def describe_condition(cond: Expr, symbols: Mapping[str, str] | None = None) -> 
     return to_latex(cond, symbols)
 
 
-def negate_condition(cond: Expr) -> Expr:
-    """The mathematical negation of `cond`, pushed inwards (x > 0 -> x <= 0, De Morgan for and/or).
-
-    For documentation: with a NaN operand `not (x > 0)` and `x <= 0` differ, which docs ignore.
-    """
-    # The and/or spine is negated bottom-up from an explicit list, so a long chain does not recurse.
-    spine: list[Expr] = []
-    pending = [cond]
-    while pending:
-        node = pending.pop()
-        spine.append(node)
-        if isinstance(node, Logical) and node.op != "not":
-            pending.extend(node.args)
-    negated: dict[Expr, Expr] = {}
-    for node in reversed(spine):  # operands before the node using them
-        negated[node] = _negate_one(node, negated)
-    return negated[cond]
-
-
-def _negate_one(cond: Expr, negated: dict[Expr, Expr]) -> Expr:
-    if isinstance(cond, Compare):
-        return Compare(_NEGATED_COMPARE[cond.op], cond.a, cond.b)
-    if isinstance(cond, BoolConst):
-        return BoolConst(not cond.value)
-    if isinstance(cond, Logical):
-        if cond.op == "not":
-            return cond.args[0]
-        flipped = "or" if cond.op == "and" else "and"
-        return Logical(flipped, tuple(negated[a] for a in cond.args))
-    return Logical("not", (cond,))
-
-
 def latex_number(value: float) -> str:
     if math.isnan(value):
         return r"\mathrm{NaN}"
@@ -243,24 +211,18 @@ class _Latex:
             rest = rest.b
         conditions = [self.text(cond) for _, cond in branches]
         regions = self._regions([cond for _, cond in branches])
-        if len(branches) == 1 and not any(isinstance(sub, Select) for sub in walk(branches[0][1])):
-            # (A condition holding a where() would be written out twice, doubling the text per level.)
-            final = self.text(negate_condition(branches[0][1]))
-        elif len(branches) == 1:
-            final = None
-        elif regions is not None:
+        if len(branches) > 1 and regions is not None:
             # (The first row's region is never empty; a later row no input reaches keeps its condition.)
-            conditions = [region if region is not None else conditions[i] for i, region in enumerate(regions[:-1])]
-            final = regions[-1]
-        else:
-            final = None
+            conditions = [region if region is not None else conditions[i] for i, region in enumerate(regions)]
+        # The last row is "otherwise", never the negated comparison: a NaN fails every comparison, so it takes
+        # this row although `x <= 0` (for the else of `x > 0`) does not hold for it.
         rows = [f"{self.text(value)}, &if\\ {cond}" for (value, _), cond in zip(branches, conditions, strict=True)]
-        rows.append(f"{self.text(rest)}, &" + (f"if\\ {final}" if final is not None else "otherwise"))
+        rows.append(f"{self.text(rest)}, &otherwise")
         return r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"
 
     def _regions(self, conditions: list[Expr]) -> list[str | None] | None:
         """For a chain of order comparisons of one subject with constants: the LaTeX of the set each row
-        (and finally the else row) really covers; None when the chain is not of that form."""
+        really covers; None when the chain is not of that form."""
         bounds = [_as_bound(cond) for cond in conditions]
         if any(b is None for b in bounds) or len({b[0] for b in bounds}) != 1:  # type: ignore[index]
             return None
@@ -271,7 +233,6 @@ class _Latex:
             region = remaining.intersect(_half_line(op, bound))
             regions.append(self._interval(subject, region))
             remaining = remaining.intersect(_half_line(_NEGATED_COMPARE[op], bound))
-        regions.append(self._interval(subject, remaining))
         return regions
 
     @staticmethod

@@ -7,16 +7,21 @@ the function table (`functions.py`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from opgen.lang import python
 
 from .functions import FUNCTIONS, numpy_helper_source
-from .ir import Expr
+from .ir import Call, Expr, walk
 from .source_printer import Dialect, print_source
 
-# The helper functions the spellings call (blank-line separated, so a generator can keep only those it uses).
+# Every helper function the spellings call (blank-line separated); a generated file takes `numpy_helpers`.
 NUMPY_HELPERS = numpy_helper_source()
+
+
+def numpy_helpers(exprs: Iterable[Expr]) -> str:
+    """Source of the helper functions `to_numpy` of these expressions calls, and no other ("" if none)."""
+    return numpy_helper_source({n.func for e in exprs for n in walk(e, unique=True) if isinstance(n, Call)})
 
 
 def _literal(value: float) -> str:

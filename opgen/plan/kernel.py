@@ -158,6 +158,8 @@ def tiling_struct(spec: OpSpec) -> Code:
     return ident(f"{spec.operator.type}TilingData")
 
 
-def kernel_name(spec: OpSpec) -> Code:
-    """The kernel's entry function, named after the operator directory as in ops-nn."""
-    return ident(spec.operator.file_stem)
+def kernel_entry(spec: OpSpec) -> str:
+    """The kernel's entry function and the OpDef's opFile.value: the operator directory, as in ops-nn, where the
+    directory need not be snake_case(OpType) (softshrink/ holds OpType SoftShrink); the runtime finds the kernel
+    through opFile.value. A directory's later operators (a spec file of several) use their own stem."""
+    return spec.operator.file_stem

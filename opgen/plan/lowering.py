@@ -145,6 +145,8 @@ class _Lowerer:
         padded: bool = False,
         distinct: bool = False,
     ) -> Buffer:
+        if api not in F.KERNEL_APIS:  # the list specs are validated against (kernel.vector_apis)
+            raise AssertionError(f"the lowering emits {api}, which formula.KERNEL_APIS does not list")
         self.instrs.append(Instr(api, dst, tuple(srcs), scalar, mode, padded, distinct))
         return dst
 

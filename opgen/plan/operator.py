@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
-from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_plan, opdef_attrs
+from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_entry, kernel_plan, opdef_attrs
 from opgen.plan.lowering import LoweringError
 from opgen.plan.precision import PrecisionRow, measure_precision
 from opgen.plan.signature import ApiSignature, signatures
@@ -57,6 +57,7 @@ class Rejection:
     row: ErrorRow
     index: int
     condition: F.Expr
+    python: str  # the condition in the generated Python, over the Python names (scalars read as the C++ does)
 
 
 @dataclass(frozen=True)
@@ -69,11 +70,14 @@ class OperatorPlan:
     checks: tuple[CppCheck, ...]  # one per error row, in order
     rejections: tuple[Rejection, ...]
     kernel: KernelPlan
+    kernel_entry: str  # the kernel's entry function and the OpDef's opFile.value
     attrs: tuple[OpDefAttr, ...]
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
     bindings: tuple[str, ...]  # the Python binding of each signature: its aten name, else the API in snake case
+    numpy_helpers: str  # the helper functions the generated Python (reference, rejections) calls, no other
+    cpp_helpers: str  # the helper functions the AICPU kernel's formula calls, no other
     precision: tuple[PrecisionRow, ...]  # the docs' precision table: the modelled output vs float64, per dtype
 
     @property
@@ -106,6 +110,12 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
     except LoweringError as exc:
         message = f"the AI Core kernel cannot be generated: {exc}"
         problems.append(PlanProblem(("formula", "expr"), message, "not-lowerable"))
+    else:
+        used = {instr.api for variant in kernel.variants for instr in variant.program.instrs}
+        for j, api in enumerate(spec.kernel.vector_apis):
+            if api not in used:
+                message = f"the kernel must use {api}, but its lowered formula calls only {', '.join(sorted(used))}"
+                problems.append(PlanProblem(("kernel", "vector_apis", j), message, "invalid"))
     try:
         negatives = tuple(negative_calls(spec))
     except NoCaseError as exc:
@@ -119,15 +129,18 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
             problems.append(PlanProblem(("example", "tensors", name, "dtype"), message, "invalid"))
     if problems:
         raise PlanError(problems)
+    formula = kernel_formula(spec)
+    checked = rejections(spec)
     return OperatorPlan(
         spec=spec,
         source=source,
         formula=parsed_formula(spec),
-        kernel_formula=kernel_formula(spec),
+        kernel_formula=formula,
         signatures=tuple(signatures(spec)),
-        checks=tuple(row.check.cpp(spec) for row in spec.errors),
-        rejections=rejections(spec),
+        checks=tuple(row.check.cpp(spec, i) for i, row in enumerate(spec.errors)),
+        rejections=checked,
         kernel=kernel,
+        kernel_entry=kernel_entry(spec),
         attrs=tuple(opdef_attrs(spec)),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
@@ -135,6 +148,8 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         valid_calls=tuple(valid_calls(spec)),
         negative_calls=negatives,
         bindings=binding_names(spec),
+        numpy_helpers=F.numpy_helpers([formula, *(r.condition for r in checked)]),
+        cpp_helpers=F.cpp_helpers([formula]),
         precision=measure_precision(spec, kernel),
     )
 
@@ -145,7 +160,7 @@ def rejections(spec: OpSpec) -> tuple[Rejection, ...]:
     for index, row in enumerate(spec.errors):
         check = row.check
         if isinstance(check, CheckRejectIf):
-            found.append(Rejection(row, index, check.condition(spec)))
+            found.append(Rejection(row, index, check.condition(spec), check.python(spec)))
     return tuple(found)
 
 

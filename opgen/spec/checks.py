@@ -14,6 +14,7 @@ Adding a check kind means adding one class here and listing it in `CHECK_KINDS`.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, Protocol
@@ -136,6 +137,23 @@ def cpp_promote(names: list[str]) -> str:
     return expr
 
 
+def cpp_scalar_value(name: str) -> str:
+    """How the generated C++ reads a float scalar (checks and kernel attributes): as ops-nn does, with
+    aclScalar::ToFloat(), so a DOUBLE scalar is rounded to float before it is compared or used."""
+    return f"{name}->ToFloat()"
+
+
+def py_scalar_value(name: str) -> str:
+    """`cpp_scalar_value` in the generated Python: the value rounded to float32."""
+    return f"np.float32({name})"
+
+
+def scalar_value(value: float) -> float:
+    """`cpp_scalar_value` of a host value: rounded to float32 (overflowing to inf, as the C++ cast does)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))
+
+
 def dtype_list_function(param: str) -> str:
     """The op_api function returning a parameter's dtypes on the current SoC."""
     return param[0].upper() + param[1:] + "Dtypes"
@@ -171,7 +189,7 @@ class CheckKind(Strict):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         raise NotImplementedError
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         raise NotImplementedError
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -196,7 +214,7 @@ class CheckNotNull(CheckKind):
                     name, path + ("not_null", j), kinds=(ParamKind.TENSOR, ParamKind.SCALAR), what="a null check"
                 )
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(_any(self.not_null, "{} == nullptr"))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -220,7 +238,7 @@ class CheckDtypeSupported(CheckKind):
                     path + ("dtype_supported", j), f"'{param.name}' declares no dtypes to check against", "invalid"
                 )
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())" for n in self.dtype_supported)
         )
@@ -255,7 +273,7 @@ class CheckSameDtype(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.same_dtype, path + ("same_dtype",), kinds=TENSORS, what="a dtype check")
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         first, *rest = self.same_dtype
         return CppCheck(_any(rest, "{}->GetDataType() != " + f"{first}->GetDataType()"))
 
@@ -274,12 +292,19 @@ class CheckSameDtype(CheckKind):
 class CheckPromotable(CheckKind):
     kind: ClassVar[str] = "promotable"
     relational: ClassVar[bool] = True
-    promotable: list[Identifier] = Field(min_length=2, description="these dtypes must promote to a supported one")
+    promotable: list[Identifier] = Field(
+        min_length=2, description="these dtypes (tensors and scalars, e.g. aclnnThreshold's) must promote"
+    )
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
-        resolver.resolve_all(self.promotable, path + ("promotable",), kinds=TENSORS, what="a promotion check")
+        resolver.resolve_all(
+            self.promotable,
+            path + ("promotable",),
+            kinds=(ParamKind.TENSOR, ParamKind.SCALAR),
+            what="a promotion check",
+        )
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(f"{cpp_promote(self.promotable)} == op::DataType::DT_UNDEFINED")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -290,12 +315,31 @@ class CheckPromotable(CheckKind):
         return dtype is None
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
-        first, second = self.promotable[0], self.promotable[1]
-        dtype = base[first].dtype
-        for candidate in CANDIDATE_DTYPES:
-            if dtype is not None and promote_types(dtype, candidate) is None:
-                return [(model.with_outputs({**base, second: replace(base[second], dtype=candidate)}), ())]
-        raise NoCaseError(f"every candidate dtype promotes with {dtype}")
+        # A float tensor promotes with every dtype, so a failing pair may need another member changed too (an
+        # integer self with a uint16 threshold): one member changed first, then two, each failing pair once.
+        spec = model.spec
+
+        def retyped(args: Args, name: str, dtype: DType) -> Args:
+            arg = args[name]
+            if arg.kind == "scalar":
+                return {**args, name: replace(arg, dtype=dtype, value=True if dtype is DType.BOOL else 1)}
+            return {**args, name: replace(arg, dtype=dtype)}
+
+        options = {n: list(dict.fromkeys([*spec.param(n).dtypes, *CANDIDATE_DTYPES])) for n in self.promotable}
+        candidates: list[Mutation] = []
+        for name in self.promotable[1:]:
+            for dtype in options[name]:
+                args = retyped(base, name, dtype)
+                if self.fails(spec, args, (), ""):
+                    candidates.append((model.with_outputs(args), ()))
+        for name, other in itertools.permutations(self.promotable, 2):
+            for first, second in itertools.product(options[name], options[other]):
+                args = retyped(retyped(base, name, first), other, second)
+                if self.fails(spec, args, (), ""):
+                    candidates.append((model.with_outputs(args), ()))
+        if not candidates:
+            raise NoCaseError(f"the dtypes {', '.join(self.promotable)} accept always promote")
+        return candidates
 
 
 class CastableSpec(Strict):
@@ -317,7 +361,7 @@ class CheckCastable(CheckKind):
         if not isinstance(self.castable.target, DType):
             resolver.resolve(self.castable.target, path + ("castable", "target"), kinds=TENSORS, what="a cast check")
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         target = self.castable.target
         to = cpp_dtype(target) if isinstance(target, DType) else f"{target}->GetDataType()"
         return CppCheck(f"!CanCast({cpp_promote(self.castable.source)}, {to})")
@@ -356,7 +400,7 @@ class CheckScalarsCastable(CheckKind):
         assert goal is not None  # validated
         return goal
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(
                 f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})" for n in self.scalars_castable
@@ -391,7 +435,7 @@ class CheckMaxRank(CheckKind):
         assert rank is not None  # a tensor parameter always has one
         return rank
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         parts = []
         for name in self.max_rank:
             low, high = self._range(spec, name)
@@ -419,6 +463,15 @@ class CheckMaxRank(CheckKind):
         return candidates
 
 
+def broadcast_locals(row: int) -> tuple[str, str]:
+    """The C++ locals (broadcast shape, success flag) the broadcast check of error row `row` declares."""
+    return f"broadcastShape{row}", f"broadcastOk{row}"
+
+
+# Matches every name broadcast_locals gives, so a parameter cannot take one.
+BROADCAST_LOCAL = re.compile(r"broadcast(Shape|Ok)[0-9]+")
+
+
 class CheckBroadcast(CheckKind):
     kind: ClassVar[str] = "broadcast"
     relational: ClassVar[bool] = True
@@ -435,18 +488,19 @@ class CheckBroadcast(CheckKind):
         if found and not any(p.direction is Direction.INPUT for p in found):
             resolver.report(path + ("broadcast",), "a broadcast check needs at least one input", "invalid")
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         inputs, outputs = self._split(spec)
-        setup = [f"op::Shape broadcastShape = {cpp_shape(inputs[0])};", "bool broadcastOk = true;"]
+        shape, ok = broadcast_locals(row)  # per row: a spec may have several broadcast rows
+        setup = [f"op::Shape {shape} = {cpp_shape(inputs[0])};", f"bool {ok} = true;"]
         for name in inputs[1:]:
             setup += [
                 "{",
                 "  op::Shape merged;",
-                f"  broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, {cpp_shape(name)}, merged);",
-                "  broadcastShape = merged;",
+                f"  {ok} = {ok} && BroadcastInferShape({shape}, {cpp_shape(name)}, merged);",
+                f"  {shape} = merged;",
                 "}",
             ]
-        condition = "!broadcastOk" + "".join(f" || {cpp_shape(o)} != broadcastShape" for o in outputs)
+        condition = f"!{ok}" + "".join(f" || {cpp_shape(o)} != {shape}" for o in outputs)
         return CppCheck(condition, tuple(setup))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -474,7 +528,7 @@ class CheckSameShape(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.same_shape, path + ("same_shape",), kinds=TENSORS, what="a shape check")
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         first, *rest = self.same_shape
         return CppCheck(_any(rest, cpp_shape("{}") + f" != {cpp_shape(first)}"))
 
@@ -500,15 +554,29 @@ class CheckRejectIf(CheckKind):
             self.reject_if, path + ("reject_if",), formula_symbols(resolver.spec, tensors=False), "condition"
         )
 
-    def cpp(self, spec: OpSpec) -> CppCheck:
-        names = {p.name: f"{p.name}->ToDouble()" for p in spec.params if p.kind is ParamKind.SCALAR}
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        names = {p.name: cpp_scalar_value(p.name) for p in spec.params if p.kind is ParamKind.SCALAR}
         return CppCheck(F.to_cpp(self.condition(spec), names))
 
+    def python(self, spec: OpSpec) -> str:
+        """The condition as generated Python over the parameters' Python names, scalars read as the C++ reads them."""
+        names = {
+            p.name: py_scalar_value(p.python) if p.kind is ParamKind.SCALAR else p.python
+            for p in spec.params
+            if p.kind is not ParamKind.TENSOR
+        }
+        return F.to_numpy(self.condition(spec), names)
+
     def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | None]) -> bool:
-        """True when the condition holds for these scalar and flag values."""
+        """True when the condition holds for these scalar and flag values (scalars read as the C++ reads them)."""
         expr = self.condition(spec)
         # A name without a value (None) is left out of the environment: evaluate() raises ValueError for it.
-        env = {n: value for n in F.free_names(expr) if (value := values[n]) is not None}
+        env: dict[str, float | bool] = {}
+        for name in F.free_names(expr):
+            value = values[name]
+            if value is not None:
+                scalar = spec.param(name).kind is ParamKind.SCALAR and not isinstance(value, bool)
+                env[name] = scalar_value(value) if scalar else value
         return bool(F.evaluate(expr, env))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:

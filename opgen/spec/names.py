@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.lang import cpp, python
+from opgen.spec.checks import BROADCAST_LOCAL
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.model import Direction, OpSpec, snake_case
 from opgen.spec.yaml_source import SourceDocument
@@ -23,14 +24,12 @@ from opgen.spec.yaml_source import SourceDocument
 GENERATED_CPP_NAMES = frozenset(
     [
         "ret",
-        "result",
+        "l0Result",
         "castOut",
         "viewCopyResult",
         "computeDtype",
         "outShape",
         "outShapeArray",
-        "broadcastShape",
-        "broadcastOk",
         "merged",
         "workspace",
         "workspaceSize",
@@ -45,8 +44,9 @@ GENERATED_CPP_NAMES = frozenset(
         "i",
     ]
 )
-# Python names the generated bindings use inside their functions (the out= keyword above all).
-GENERATED_PY_NAMES = frozenset({"out", "args", "values", "scalars", "shape", "dtype", "call_args", "rejection"})
+# Python names the generated bindings and golden tests use next to the parameters' names (the out= keyword above
+# all); other locals start with '_', which no parameter's Python name may.
+GENERATED_PY_NAMES = frozenset({"out", "args", "scalars", "shape", "dtype", "call_args", "rejection"})
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class NameProblem:
 
 def _cpp(name: str, what: str) -> str | None:
     reason = cpp.reserved_reason(name)
-    if reason is None and name in GENERATED_CPP_NAMES:
+    if reason is None and (name in GENERATED_CPP_NAMES or BROADCAST_LOCAL.fullmatch(name)):
         reason = "is a name the generated C++ uses for its own variables"
     return f"{what} '{name}' {reason}" if reason else None
 

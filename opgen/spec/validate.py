@@ -21,8 +21,6 @@ from opgen.spec.socs import SOC_BY_NAME
 from opgen.spec.yaml_source import SourceDocument
 
 KNOWN_FORMATS = ("ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC", "FRACTAL_NZ", "NCDHW")
-# Vector APIs a spec may require the kernel to use (those the lowering knows how to emit).
-KNOWN_VECTOR_APIS = ("LeakyRelu", "Relu", "Exp", "Ln", "Abs", "Sqrt", "Muls", "Adds", "Maxs", "Mins")
 SPECIAL_VALUES = ("inf", "-inf", "nan")
 
 
@@ -172,10 +170,11 @@ class _Checker:
         inplace = self.spec.api.inplace
         if inplace is None:
             return
-        if inplace.param in self.params:
+        # The in-place tensor may keep the name of a parameter it replaces (aclnnInplaceHardswish keeps `self`).
+        if inplace.param in self.params and inplace.param not in inplace.replaces:
             self.report(
                 ("api", "inplace", "param"),
-                f"'{inplace.param}' clashes with a parameter of the main API",
+                f"'{inplace.param}' clashes with a parameter of the main API that it does not replace",
                 "duplicate-name",
             )
         replaced = self.resolve_all(
@@ -338,10 +337,10 @@ class _Checker:
 
     def check_kernel(self) -> None:
         for j, api in enumerate(self.spec.kernel.vector_apis):
-            if api not in KNOWN_VECTOR_APIS:
+            if api not in formula.KERNEL_APIS:  # those the kernel lowering emits
                 self.report(
                     ("kernel", "vector_apis", j),
-                    f"unknown vector API '{api}'{suggest(api, KNOWN_VECTOR_APIS)}",
+                    f"unknown vector API '{api}'{suggest(api, formula.KERNEL_APIS)}",
                     "unknown-value",
                 )
 

@@ -142,10 +142,15 @@ def package(tmp_path: Path) -> Path:
         "templates/x.j2": "{{ x }}\n",
         "twin/runtime.py": "B = 2\n",  # the twin runs generated code; it generates none
         "__pycache__/render.py": "",
-        "notes.txt": "",
+        "notes.txt": "",  # in the folder, but no package data: the generator cannot read it
+        "spec/schemas.txt": "f(Tensor x) -> Tensor\n",  # package data the generator reads
     }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.setuptools.package-data]\npkg = ["templates/**/*", "twin/src/**/*", "spec/schemas.txt"]\n',
+        encoding="utf-8",
+    )
     return root
 
 
@@ -172,7 +177,7 @@ def test_the_fingerprint_is_kept_while_the_sources_stat_is_the_same(
     wait_for_the_next_tick(package)
     with sources_read(monkeypatch, package) as read:
         first = package_fingerprint(package, record)
-    assert sorted(read) == ["__init__.py", "emit/render.py", "templates/x.j2"]
+    assert sorted(read) == ["__init__.py", "emit/render.py", "spec/schemas.txt", "templates/x.j2"]
     with sources_read(monkeypatch, package) as read:
         assert package_fingerprint(package, record) == first
     assert read == []
@@ -191,4 +196,21 @@ def test_a_just_changed_source_is_hashed_again_next_time(
     first = package_fingerprint(package, record)
     with sources_read(monkeypatch, package) as read:
         assert package_fingerprint(package, record) == first
-    assert sorted(read) == ["__init__.py", "emit/render.py", "templates/x.j2"]
+    assert sorted(read) == ["__init__.py", "emit/render.py", "spec/schemas.txt", "templates/x.j2"]
+
+
+def test_a_package_data_file_the_generator_reads_is_in_the_fingerprint(package: Path) -> None:
+    # Before: only *.py and *.j2 were hashed, so an edit of opgen/spec/aten_schemas.txt (which `opgen new` and the
+    # aten checks read) left every cached operator in place.
+    first = package_fingerprint(package, None)
+    (package / "spec/schemas.txt").write_text("f(Tensor y) -> Tensor\n", encoding="utf-8")
+    assert package_fingerprint(package, None) != first
+    second = package_fingerprint(package, None)
+    (package / "notes.txt").write_text("not package data\n", encoding="utf-8")
+    assert package_fingerprint(package, None) == second
+
+
+def test_the_real_fingerprint_covers_the_declared_package_data() -> None:
+    covered = {rel for rel, _ in opgen.build_cache._generator_sources(Path(opgen.__file__).resolve().parent)}
+    assert "spec/aten_schemas.txt" in covered and "templates/op/op_host/def.cpp.j2" in covered
+    assert not any(rel.startswith("twin/") for rel in covered)

@@ -182,6 +182,9 @@ def test_formulas(prefix, path, docs):
     generated = formulas(docs[path])
     lhs = {"000": "output", "001": "output"}
     for formula in formulas(seed(prefix)):
+        # Where the seed states the last row's condition (self <= 0 for the else of self > 0), opgen writes
+        # "otherwise": a NaN takes that row although the stated comparison is false for it.
+        formula = re.sub(r"&if[^&]*?\\end\{cases\}", r"&otherwise\\end{cases}", formula)
         assert formula in generated, f"formula {formula} missing from {path}: {generated}"
     assert lhs.get(prefix, "gradInput") + "=" in "".join(generated)
 

@@ -59,3 +59,31 @@ def test_a_spec_without_aten_names_its_binding_after_the_api() -> None:
     gen_data = files["tests/golden/gen_data.py"]
     compile(gen_data, "gen_data.py", "exec")
     assert "torch.ops.aten" not in gen_data
+
+
+def test_generated_files_carry_only_the_helpers_their_formula_calls() -> None:
+    # Before: every golden script and AICPU kernel embedded every helper of the function table (erfinv's
+    # Halley iteration in a LeakyRelu test), a block growing with each function added to the table.
+    from opgen.emit.aicpu import render_aicpu
+
+    def generated(plan) -> tuple[str, str, str]:
+        golden = render_golden_tests(plan)[f"tests/test_golden_{plan.op}.py"]
+        gen_data = render_tests(plan)["tests/golden/gen_data.py"]
+        return golden, gen_data, render_aicpu(plan)[f"op_kernel/aicpu/{plan.op}_aicpu.cpp"]
+
+    old = "  expr: where(self > 0, self, self * negativeSlope)"
+    no_hint = ("  vector_apis: [LeakyRelu]\n", "")  # the formulas below do not call LeakyRelu
+    plan = _variant("leaky_relu.yaml", (old, "  expr: where(self > 0, self, softplus(self) * negativeSlope)"), no_hint)
+    golden, gen_data, aicpu = generated(plan)
+    for script in (golden, gen_data):
+        compile(script, "script.py", "exec")
+        assert [
+            f.name for f in ast.parse(script).body if isinstance(f, ast.FunctionDef) and f.name.startswith("_")
+        ] == ["_softplus"]
+    assert "FormulaSoftplus(" in aicpu
+    assert "FormulaErfinv" not in aicpu and "FormulaSign" not in aicpu and "FormulaMin" not in aicpu
+
+    golden, gen_data, aicpu = generated(_variant("leaky_relu.yaml"))
+    assert "def _" not in golden and "def _" not in gen_data and "inline double" not in aicpu
+    clamped = _variant("leaky_relu.yaml", (old, "  expr: min(max(self, 0), negativeSlope)"), no_hint)
+    assert "FormulaMin(" in generated(clamped)[2] and "FormulaSoftplus" not in generated(clamped)[2]

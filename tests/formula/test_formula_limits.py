@@ -25,7 +25,6 @@ from opgen.formula import (
     evaluate,
     fold_constants,
     free_names,
-    negate_condition,
     parse,
     parser,
     specialize,
@@ -233,15 +232,13 @@ def _consumers(expr: Expr) -> list[Callable[[], object]]:
         lambda: repr(expr),
     ]
     if type_of(expr).is_bool:
-        calls += [lambda: describe_condition(expr), lambda: to_latex(negate_condition(expr))]
+        calls += [lambda: describe_condition(expr)]
     return calls
 
 
 # Frames a caller may already have used: Python's limit is 1000; pytest, the CLI, the loader and Jinja use
 # some. Every consumer must fit in what is left.
 STACK_ALREADY_USED = 350
-
-
 
 
 def _through_every_consumer(text: str) -> None:

@@ -289,6 +289,15 @@ CASES = [
         "boolean",
     ),
     Case(
+        "inplace-param-clashes-with-a-kept-param",
+        "    param: selfRef",
+        "    param: negativeSlope",
+        "param: negativeSlope",
+        "duplicate-name",
+        "clashes with a parameter of the main API that it does not replace",
+        spec="leaky_relu.yaml",
+    ),
+    Case(
         "inplace-unknown-param",
         "    replaces: [self, out]",
         "    replaces: [self, output]",

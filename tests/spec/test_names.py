@@ -42,6 +42,8 @@ def _check(tmp_path: Path, capsys: pytest.CaptureFixture[str], **files: str) -> 
         ("exp", "C library"),
         ("stream", "framework or the generated code"),
         ("workspaceSize", "reserved"),
+        ("l0Result", "generated C++ uses for its own variables"),
+        ("broadcastOk12", "generated C++ uses for its own variables"),
     ],
 )
 def test_cpp_reserved_parameter_names(

@@ -102,7 +102,7 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, selfOrResult or gradInput is greater than 8.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if ((isResult && (alpha->ToDouble() < 0.0))) {
+  if ((isResult && (alpha->ToFloat() < 0.0))) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must not be negative when isResult is true.");
     return ACLNN_ERR_PARAM_INVALID;
   }
@@ -149,9 +149,9 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
   auto selfOrResultCasted = l0op::Cast(selfOrResultContiguous, computeDtype, uniqueExecutor.get());
   CHECK_RET(selfOrResultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::EluGradV2(gradOutputCasted, selfOrResultCasted, alpha->ToFloat(), scale->ToFloat(), inputScale->ToFloat(), isResult, uniqueExecutor.get());
-  CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(result, gradInput->GetDataType(), uniqueExecutor.get());
+  auto l0Result = l0op::EluGradV2(gradOutputCasted, selfOrResultCasted, alpha->ToFloat(), scale->ToFloat(), inputScale->ToFloat(), isResult, uniqueExecutor.get());
+  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
   CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
   CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

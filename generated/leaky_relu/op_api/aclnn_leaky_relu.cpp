@@ -106,9 +106,9 @@ aclnnStatus aclnnLeakyReluGetWorkspaceSize(const aclTensor *self,
   auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
   CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::LeakyRelu(selfCasted, negativeSlope->ToFloat(), uniqueExecutor.get());
-  CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
+  auto l0Result = l0op::LeakyRelu(selfCasted, negativeSlope->ToFloat(), uniqueExecutor.get());
+  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
   CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

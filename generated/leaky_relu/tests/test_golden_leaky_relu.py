@@ -36,49 +36,6 @@ SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 0.0]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
 
 
-def _erf(x):
-    return np.vectorize(math.erf, otypes=[np.float64])(x)
-
-
-def _erfinv(y):
-    # Inverse error function to ~1 ulp: a series (|y| <= 0.5) or tail (|y| > 0.5) first guess refined by three
-    # Halley steps on erf(x) = |y|; in the tail the residual uses erfc and 1 - |y| (exact there), which keeps it
-    # accurate next to +-1. erfinv(+-1) = +-inf, NaN outside [-1, 1].
-    y = np.asarray(y, dtype=np.float64)
-    a = np.abs(y)
-    with np.errstate(all="ignore"):
-        tail = a > 0.5
-        rest = 1.0 - a
-        z = a * a
-        guess = a * (math.sqrt(math.pi) / 2) * (1 + z * (math.pi / 12 + z * (7 * math.pi**2 / 480)))
-        t = -np.log(np.where(tail, rest, 0.5))
-        asymptotic = np.sqrt(np.maximum(t - 0.5 * np.log(np.maximum(math.pi * t, 1e-300)), 0.0))
-        x = np.where(tail, asymptotic, guess)
-        x = np.where((a >= 1) | np.isnan(a), 0.0, x)
-        erf = np.vectorize(math.erf, otypes=[np.float64])
-        erfc = np.vectorize(math.erfc, otypes=[np.float64])
-        for _ in range(3):
-            residual = np.where(tail, rest - erfc(x), erf(x) - a)
-            step = residual / (2 / math.sqrt(math.pi) * np.exp(-x * x))
-            x = x - step / (1 + x * step)  # Halley: f''/f' = -2x for f = erf
-        x = np.where(a == 1, np.inf, np.where((a > 1) | np.isnan(a), np.nan, x))
-        return np.copysign(x, y)
-
-
-def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def _softplus(x):
-    # log(1 + exp(x)) without overflow or cancellation: max(x, 0) + log1p(exp(-|x|)); NaN stays NaN
-    return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
-
-
-def _sign(x):
-    # torch.sign: 0 for NaN (numpy's sign gives NaN) and +0 for -0
-    return np.where(x > 0, 1.0, np.where(x < 0, -1.0, 0.0))
-
-
 def reference(
     self,
     negative_slope,

@@ -105,18 +105,18 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or out is greater than 8.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  op::Shape broadcastShape = gradOutput->GetViewShape();
-  bool broadcastOk = true;
+  op::Shape broadcastShape3 = gradOutput->GetViewShape();
+  bool broadcastOk3 = true;
   {
     op::Shape merged;
-    broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, self->GetViewShape(), merged);
-    broadcastShape = merged;
+    broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, self->GetViewShape(), merged);
+    broadcastShape3 = merged;
   }
-  if (!broadcastOk || out->GetViewShape() != broadcastShape) {
+  if (!broadcastOk3 || out->GetViewShape() != broadcastShape3) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if ((selfIsResult && (negativeSlope->ToDouble() < 0.0))) {
+  if ((selfIsResult && (negativeSlope->ToFloat() < 0.0))) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "negativeSlope must not be negative when selfIsResult is true.");
     return ACLNN_ERR_PARAM_INVALID;
   }
@@ -177,9 +177,9 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
   }
 
-  auto result = l0op::LeakyReluGrad(gradOutputCasted, selfCasted, negativeSlope->ToFloat(), uniqueExecutor.get());
-  CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
+  auto l0Result = l0op::LeakyReluGrad(gradOutputCasted, selfCasted, negativeSlope->ToFloat(), uniqueExecutor.get());
+  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
   CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

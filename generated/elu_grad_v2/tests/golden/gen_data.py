@@ -38,11 +38,11 @@ def reference(grad_output, alpha, scale, input_scale, is_result, self_or_result)
     )
 
 
-def rejection(values):
+def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
-    alpha = values["alpha"]
-    is_result = values["is_result"]
-    if bool(np.logical_and(is_result, alpha < 0.0)):
+    alpha = _given["alpha"]
+    is_result = _given["is_result"]
+    if bool(np.logical_and(is_result, np.float32(alpha) < 0.0)):
         return "alpha must not be negative when isResult is true."
     return None
 

@@ -30,7 +30,7 @@ def reference(self, negative_slope):
     return np.where(self > 0.0, self, self * negative_slope)
 
 
-def rejection(values):
+def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
     return None
 

@@ -7,34 +7,6 @@
 
 namespace {
 const char* const kLeakyReluGrad = "LeakyReluGrad";
-
-inline double FormulaMin(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a < b ? a : b); }
-inline double FormulaMax(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a > b ? a : b); }
-inline double FormulaErfinv(double y) {
-  const double a = std::fabs(y);
-  if (std::isnan(a) || a > 1.0) return NAN;
-  if (a == 1.0) return std::copysign(INFINITY, y);
-  const double kPi = 3.14159265358979323846;
-  const bool tail = a > 0.5;
-  const double rest = 1.0 - a;
-  double x;
-  if (tail) {
-    const double t = -std::log(rest);
-    x = std::sqrt(std::fmax(t - 0.5 * std::log(kPi * t), 0.0));
-  } else {
-    const double z = a * a;
-    x = a * (std::sqrt(kPi) / 2) * (1 + z * (kPi / 12 + z * (7 * kPi * kPi / 480)));
-  }
-  for (int i = 0; i < 3; ++i) {
-    const double residual = tail ? rest - std::erfc(x) : std::erf(x) - a;
-    const double step = residual / (2 / std::sqrt(kPi) * std::exp(-x * x));
-    x = x - step / (1 + x * step);
-  }
-  return std::copysign(x, y);
-}
-inline double FormulaSoftplus(double x) { return (x > 0.0 ? x : 0.0) + std::log1p(std::exp(-std::fabs(x))); }
-inline double FormulaSign(double a) { return std::isnan(a) ? 0.0 : (a > 0.0) - (a < 0.0); }
-
 }  // namespace
 
 namespace aicpu {

@@ -30,11 +30,11 @@ def reference(grad_output, self, negative_slope, self_is_result):
     return np.where(self > 0.0, grad_output, grad_output * negative_slope)
 
 
-def rejection(values):
+def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
-    negative_slope = values["negative_slope"]
-    self_is_result = values["self_is_result"]
-    if bool(np.logical_and(self_is_result, negative_slope < 0.0)):
+    negative_slope = _given["negative_slope"]
+    self_is_result = _given["self_is_result"]
+    if bool(np.logical_and(self_is_result, np.float32(negative_slope) < 0.0)):
         return "negativeSlope must not be negative when selfIsResult is true."
     return None
 

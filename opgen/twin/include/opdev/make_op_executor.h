@@ -2,7 +2,8 @@
 //
 // ADD_TO_LAUNCHER_LIST_AICORE(OpType, OP_INPUT(...), OP_OUTPUT(...)[, OP_ATTR(...)]) runs the
 // op's registered tiling now (phase 1, as CANN does, so the workspace size is known) and records
-// a launch of the kernel named after OpType in snake_case for phase 2.
+// a launch for phase 2 of the kernel its OpDef names ("opFile.value" of the SoC's AI Core config),
+// else of the kernel named after OpType in snake_case.
 #ifndef OPGEN_TWIN_OPDEV_MAKE_OP_EXECUTOR_H_
 #define OPGEN_TWIN_OPDEV_MAKE_OP_EXECUTOR_H_
 

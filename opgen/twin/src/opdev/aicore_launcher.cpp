@@ -54,10 +54,10 @@ aclnnStatus CompileInfoFor(const std::string& opType, const gert::OpImplFunction
 
 class AiCoreLaunchTask : public op::internal::LaunchTask {
  public:
-  AiCoreLaunchTask(std::string opType, LaunchOperands operands, uint32_t blockDim, uint64_t tilingKey,
-                   std::vector<uint8_t> tiling, uint64_t workspaceOffset, uint64_t workspaceBytes)
+  AiCoreLaunchTask(std::string opType, std::string kernelName, LaunchOperands operands, uint32_t blockDim,
+                   uint64_t tilingKey, std::vector<uint8_t> tiling, uint64_t workspaceOffset, uint64_t workspaceBytes)
       : opType_(std::move(opType)),
-        kernelName_(KernelNameOf(opType_)),
+        kernelName_(std::move(kernelName)),
         operands_(std::move(operands)),
         blockDim_(blockDim),
         tilingKey_(tilingKey),
@@ -147,7 +147,7 @@ aclnnStatus CreatAiCoreKernelLauncher(const char* l0Name, uint32_t opType, aclOp
     LogError(ACLNN_ERR_PARAM_INVALID, type, error);
     return ACLNN_ERR_PARAM_INVALID;
   }
-  const std::string kernelName = opgen_twin::acl::KernelNameOf(type);
+  const std::string kernelName = opgen_twin::acl::KernelEntryOf(type);
   if (!opgen_twin::HasKernel(kernelName.c_str())) {
     LogError(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, type, "no AI Core kernel named " + kernelName + " is registered.");
     return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
@@ -189,7 +189,7 @@ aclnnStatus CreatAiCoreKernelLauncher(const char* l0Name, uint32_t opType, aclOp
   for (size_t i = 0; i < context->GetWorkspaceNum(); ++i) workspaceBytes += context->GetWorkspaceSizes(0)[i];
   uint64_t workspaceOffset = executor->ReserveKernelWorkspace(workspaceBytes);
   executor->AddLaunchTask(std::make_unique<opgen_twin::acl::AiCoreLaunchTask>(
-      type, std::move(operands), blockDim, context->GetTilingKey(), std::move(tiling), workspaceOffset,
+      type, kernelName, std::move(operands), blockDim, context->GetTilingKey(), std::move(tiling), workspaceOffset,
       workspaceBytes));
   return ACLNN_SUCCESS;
 }

@@ -253,5 +253,18 @@ std::string KernelNameOf(const std::string& opType) {
   return name;
 }
 
+std::string KernelEntryOf(const std::string& opType) {
+  const ops::OpDef* def = ops::FindOpDef(opType);
+  if (def != nullptr) {
+    const auto& configs = def->GetAICore().GetAICoreConfigs();
+    auto config = configs.find(CurrentPlatform().socName);
+    if (config != configs.end()) {
+      auto file = config->second.GetCfgInfo().find("opFile.value");
+      if (file != config->second.GetCfgInfo().end() && !file->second.empty()) return file->second;
+    }
+  }
+  return KernelNameOf(opType);
+}
+
 }  // namespace acl
 }  // namespace opgen_twin

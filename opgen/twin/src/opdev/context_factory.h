@@ -40,8 +40,12 @@ class ContextFactory {
   static void FillNode(gert::ExtendedKernelContext& ctx, const std::string& opType, const LaunchOperands& operands);
 };
 
-// Kernel entry name of an op type, ops-nn convention: LeakyReluGrad -> leaky_relu_grad.
+// Kernel entry name of an op type, CANN's default: LeakyReluGrad -> leaky_relu_grad.
 std::string KernelNameOf(const std::string& opType);
+// The kernel entry an op launches on the current SoC: the "opFile.value" its OpDef's AI Core config
+// for that SoC names (ops-nn sets it where the directory is not the snake_case OpType, e.g. SoftShrink in
+// softshrink/), else KernelNameOf(opType).
+std::string KernelEntryOf(const std::string& opType);
 
 }  // namespace acl
 }  // namespace opgen_twin

@@ -1,0 +1,40 @@
+"""The generated OpDefs, as the twin's registry holds them, carry what ops-nn's carry: per SoC an AI Core config
+with the flags ops-nn sets and opFile.value naming the kernel (the operator directory), which the launcher
+uses to find the kernel whatever the OpType.
+
+Before: the configs had no opFile.value, so the twin launched snake_case(OpType): an operator in softshrink/ with
+OpType SoftShrink failed with 561003 (tests/e2e/test_family_defects.py runs such an operator).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from opgen.spec.loader import load_spec
+from opgen.twin.compiler import compile_program
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = '#include <cstdio>\n#include "register/op_def_registry.h"\n'
+PROBE += 'int main() { std::printf("%s\\n", ops::OpDefRegistryToJson().c_str()); return 0; }\n'
+
+pytestmark = pytest.mark.cxx
+
+
+@pytest.mark.parametrize("spec_path", sorted((ROOT / "specs").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_soc_config_names_the_kernel_file(spec_path: Path, tmp_path: Path) -> None:
+    spec = load_spec(spec_path).spec
+    source = tmp_path / "probe.cpp"
+    source.write_text(PROBE, encoding="utf-8")
+    compile_program([source], tmp_path / "probe", ops_dirs=[ROOT / "generated" / spec.operator.dir])
+    registry = json.loads(subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True, check=True).stdout)
+    configs = registry[spec.operator.type]["aicore_configs"]
+    assert sorted(configs) == sorted(s.soc for s in spec.supported_socs)
+    for config in configs.values():
+        cfg = config["cfg"]
+        assert cfg["opFile.value"] == spec.operator.dir
+        assert cfg["dynamicFormat.flag"] == "false" and cfg["needCheckSupport.flag"] == "false"
+        assert cfg["precision_reduce.flag"] == "true" and cfg["dynamicCompileStatic.flag"] == "true"
