@@ -12,7 +12,7 @@ import math  # noqa: F401 (non-finite parameter defaults are written math.nan / 
 from . import _runtime as _rt
 from ._runtime import AclnnError
 
-__all__ = ["AclnnError", "elu_backward", "leaky_relu", "leaky_relu_", "leaky_relu_backward"]
+__all__ = ["AclnnError", "elu_backward", "heaviside", "leaky_relu", "leaky_relu_", "leaky_relu_backward"]
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
@@ -56,6 +56,29 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
             _rt.Tensor(out, output=True),
         ],
     )
+    return out
+
+
+def heaviside(self, values, *, out=None):
+    """aclnnHeaviside: 阶跃函数：input小于0时输出0，等于0时输出values中对应位置的元素，大于0时输出1。
+
+        out = where(input == 0, values, where(input > 0, 1, 0))
+
+    Args:
+        self: 表示阶跃函数的输入，公式中的input。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        values: 表示input等于0时的输出值，公式中的values。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示阶跃函数的输出，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的input、values或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、values或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input和values的shape不满足broadcast关系，或broadcast后的shape与out的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    values = _rt.as_array(values)
+    if out is None:
+        out = _rt.new_output([self, values], [self, values])
+    _rt.call("aclnnHeaviside", [_rt.Tensor(self), _rt.Tensor(values), _rt.Tensor(out, output=True)])
     return out
 
 

@@ -16,6 +16,7 @@ def elu_backward(
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
+def heaviside(self: np.ndarray | None, values: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def leaky_relu(
     self: np.ndarray | None,
     negative_slope: float | int | bool | np.generic | None = 0.01,
