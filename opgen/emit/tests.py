@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-import itertools
+
 import math
 import textwrap
 from collections.abc import Sequence
@@ -232,14 +232,14 @@ def _mode_calls(operator: OperatorPlan) -> list[Call]:
     spec, plan = operator.spec, operator.kernel
     base = valid_call(spec, spec.tensor_inputs[0].dtypes[0], SUCCESS_SHAPE)
     calls = []
-    for values in itertools.product((False, True), repeat=len(plan.flags)):
-        mode = dict(zip(plan.flags, values, strict=True))
+    axes = {axis.name: axis for axis in plan.axes}
+    for mode in plan.modes():
         if all(base.args[flag].value == value for flag, value in mode.items()):
             continue
         args = {**base.args, **{flag: replace(base.args[flag], value=value) for flag, value in mode.items()}}
         if operator.rejects({n: a.value for n, a in args.items()}):
             continue
-        suffix = "_".join(f"{flag}{int(value)}" for flag, value in mode.items())
+        suffix = "_".join(axes[flag].label(value) for flag, value in mode.items())
         calls.append(replace(base, name=f"{base.name}_{suffix}", args=args))
     return calls
 
@@ -392,7 +392,7 @@ def _tiling_context(operator: OperatorPlan) -> dict:
         "cases": cases,
         "large": LARGE_TILING_SIZE,
         "block_bytes": BLOCK_BYTES,
-        "unknown_mode": 1 << plan.mode_bits,  # a mode index no variant has: the tiling must refuse it
+        "unknown_mode": plan.mode_count,  # a mode index no variant has: the tiling must refuse it
         "first_dtype": code(plan.variants[0].storage.ge_enum),
     }
 

@@ -26,6 +26,7 @@ from opgen.spec.base import Direction, Identifier, ParamKind, Strict
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType, can_cast, promote_types
 from opgen.spec.formula_binding import parse_condition
+from opgen.lang import cpp as cpp_lang
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec, Param
@@ -42,10 +43,10 @@ TENSORS = (ParamKind.TENSOR,)
 class Arg:
     """One API argument: a tensor (shape, dtype), a scalar (value, dtype), a bool, or a null pointer."""
 
-    kind: str  # tensor / scalar / bool / null
+    kind: str  # tensor / scalar / bool / int64 / string / null
     shape: tuple[int, ...] = ()
     dtype: DType | None = None
-    value: float | bool | None = None
+    value: float | bool | int | str | None = None
 
 
 Args = dict[str, Arg]
@@ -192,9 +193,15 @@ class CheckNotNull(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         for j, name in enumerate(self.not_null):
             if name not in IMPLICIT_POINTERS:
-                resolver.resolve(
-                    name, path + ("not_null", j), kinds=(ParamKind.TENSOR, ParamKind.SCALAR), what="a null check"
+                param = resolver.resolve(
+                    name,
+                    path + ("not_null", j),
+                    kinds=(ParamKind.TENSOR, ParamKind.SCALAR, ParamKind.STRING),
+                    what="a null check",
                 )
+                if param is not None and param.nullable:
+                    message = f"'{name}' is optional (it has 'null_default'): a null pointer is not an error"
+                    resolver.report(path + ("not_null", j), message, "invalid")
 
     def cpp(self, spec: OpSpec) -> CppCheck:
         return CppCheck(_any(self.not_null, "{} == nullptr"))
@@ -529,6 +536,48 @@ class CheckRejectIf(CheckKind):
         return found
 
 
+class CheckOneOf(CheckKind):
+    kind: ClassVar[str] = "one_of"
+    one_of: list[Identifier] = Field(min_length=1, description="int64/string parameters: the value is in 'values'")
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        kinds = (ParamKind.INT64, ParamKind.STRING)
+        for j, param in enumerate(resolver.resolve_all(self.one_of, path + ("one_of",), kinds=kinds, what="a value check")):
+            if param.values is None:
+                resolver.report(path + ("one_of", j), f"'{param.name}' has no 'values' to check against", "invalid")
+
+    def _values(self, spec: OpSpec, name: str) -> list[int] | list[str]:
+        values = spec.param(name).values
+        assert values is not None  # validated
+        return values
+
+    def cpp(self, spec: OpSpec) -> CppCheck:
+        parts = []
+        for name in self.one_of:
+            values = self._values(spec, name)
+            if spec.param(name).kind is ParamKind.STRING:
+                tests = [f"std::strcmp({name}, {cpp_lang.string(str(v))}) != 0" for v in values]
+            else:
+                tests = [f"{name} != {int(v)}" for v in values]
+            parts.append("(" + " && ".join(tests) + ")")
+        return CppCheck(" || ".join(parts))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(args[n].value not in self._values(spec, n) for n in self.one_of)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        candidates: list[Mutation] = []
+        for name in self.one_of:
+            values = self._values(model.spec, name)
+            bad: int | str
+            if model.spec.param(name).kind is ParamKind.STRING:
+                bad = next(f"{values[0]}{'x' * n}" for n in range(1, len(values) + 2) if f"{values[0]}{'x' * n}" not in values)
+            else:
+                bad = max(int(v) for v in values) + 1
+            candidates.append(({**base, name: replace(base[name], value=bad)}, ()))
+        return candidates
+
+
 CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckNotNull,
     CheckDtypeSupported,
@@ -540,5 +589,6 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckBroadcast,
     CheckSameShape,
     CheckRejectIf,
+    CheckOneOf,
 )
 CHECK_MODELS: dict[str, type[CheckKind]] = {kind.kind: kind for kind in CHECK_KINDS}

@@ -14,7 +14,12 @@ from opgen.spec.base import Direction, ParamKind
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec
 
-_SYMBOL_KIND = {ParamKind.SCALAR: formula.SymbolKind.SCALAR, ParamKind.BOOL: formula.SymbolKind.FLAG}
+_SYMBOL_KIND = {
+    ParamKind.SCALAR: formula.SymbolKind.SCALAR,
+    ParamKind.BOOL: formula.SymbolKind.FLAG,
+    ParamKind.INT64: formula.SymbolKind.SCALAR,  # a host-known number (with `values`, a kernel mode)
+    ParamKind.STRING: formula.SymbolKind.STRING,  # compared with string literals only; a kernel mode
+}
 
 
 def formula_symbols(spec: OpSpec, *, tensors: bool = True) -> dict[str, formula.Symbol]:
