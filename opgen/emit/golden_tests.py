@@ -39,6 +39,8 @@ def _arg_literal(arg: Arg) -> Code:
         return Code("None")
     if arg.kind == "bool":
         return python.literal(bool(arg.value))
+    if arg.kind in ("int64", "string"):
+        return python.literal(arg.value)
     assert arg.dtype is not None
     if arg.kind == "scalar":
         return code(f"scalar({python.literal(arg.value)}, {python.string(arg.dtype.value)})")

@@ -73,7 +73,8 @@ def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
             test = f"std::strcmp({attr.param}, {cpp.string(value)}) == 0"
         else:
             test = f"*{attr.param} == {int(value)}"
-        tests.append({"test": code(test), "add": position * stride})
+        opening = Code("if" if position == 0 else "} else if")
+        tests.append({"opening": opening, "test": code(test), "add": position * stride})
     return {"attr": attr, "tests": tests, "string": any(isinstance(v, str) for v in axis.values)}
 
 

@@ -22,6 +22,8 @@ _ANNOTATION = {
     "tensor": Code("np.ndarray | None"),
     "scalar": Code("float | int | bool | np.generic | None"),
     "bool": Code("bool"),
+    "int64": Code("int"),
+    "string": Code("str"),
 }
 
 
@@ -119,6 +121,12 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             args.append(_arg(py, "scalar", _default(param)))
             real = not any(d.is_complex for d in param.dtypes)
             call.append(f"_rt.Scalar({py}, real=True)" if real else f"_rt.Scalar({py})")
+        elif param.kind is ParamKind.INT64:
+            args.append(_arg(py, "int64", _default(param)))
+            call.append(f"_rt.Int({py})")
+        elif param.kind is ParamKind.STRING:
+            args.append(_arg(py, "string", _default(param)))
+            call.append(f"_rt.String({py})")
         else:
             args.append(_arg(py, "bool", _default(param)))
             call.append(f"_rt.Flag({py})")

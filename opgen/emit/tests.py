@@ -178,6 +178,11 @@ def _case_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
         return CaseArg([], "nullptr")
     if arg.kind == "bool":
         return CaseArg([f"const bool {name} = {'true' if arg.value else 'false'};"], name)
+    if arg.kind == "int64":
+        return CaseArg([f"const int64_t {name} = {int(arg.value or 0)};"], name)
+    if arg.kind == "string":
+        # an array: it passes as char* as well as const char*, whichever the API declares
+        return CaseArg([f"char {name}[] = {cpp.string(str(arg.value))};"], name)
     if arg.kind == "scalar":
         assert arg.dtype is not None
         return CaseArg([f"UtScalar {name}({_scalar_literal(arg)}, {arg.dtype.acl_enum});"], name + ".get()")

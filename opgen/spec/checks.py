@@ -275,7 +275,10 @@ class CheckSameDtype(CheckKind):
         others = [d for d in model.spec.param(second).dtypes if d is not base[first].dtype]
         if not others:
             raise NoCaseError(f"'{second}' accepts no dtype other than {base[first].dtype}")
-        return [(model.with_outputs({**base, second: replace(base[second], dtype=others[0])}), ())]
+        mutated = {**base, second: replace(base[second], dtype=others[0])}
+        if model.spec.param(second).direction is Direction.OUTPUT:
+            return [(mutated, ())]  # recomputing the outputs would undo the mutation
+        return [(model.with_outputs(mutated), ())]
 
 
 class CheckPromotable(CheckKind):

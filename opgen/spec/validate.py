@@ -24,6 +24,8 @@ KNOWN_FORMATS = ("ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC", 
 # Vector APIs a spec may require the kernel to use (those the lowering knows how to emit).
 KNOWN_VECTOR_APIS = ("LeakyRelu", "Relu", "Exp", "Ln", "Abs", "Sqrt", "Muls", "Adds", "Maxs", "Mins")
 SPECIAL_VALUES = ("inf", "-inf", "nan")
+# Parameters passed by value (not tensors): what examples and golden settings give values for.
+HOST_KINDS = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING)
 
 
 def formula_name_problem(name: str) -> str | None:
@@ -228,16 +230,35 @@ class _Checker:
                     "invalid",
                 )
         self.check_example_shapes()
-        for name in example.scalars:
-            self.resolve(
-                name, ("example", "scalars", name), kinds=(ParamKind.SCALAR, ParamKind.BOOL), what="an example scalar"
-            )
+        for name, value in example.scalars.items():
+            param = self.resolve(name, ("example", "scalars", name), kinds=HOST_KINDS, what="an example scalar")
+            if param is not None:
+                self.check_host_value(param, value, ("example", "scalars", name))
         for name in example.scalar_dtypes:
             self.resolve(name, ("example", "scalar_dtypes", name), kinds=(ParamKind.SCALAR,), what="a scalar dtype")
         for param in self.spec.params:
             given = example.tensors if param.is_tensor else example.scalars
             if param.name not in given:
                 self.report(("example",), f"the example gives no value for '{param.name}'", "missing-key")
+
+    def check_host_value(self, param: Param, value: object, path: FieldPath) -> None:
+        """A value given for a scalar, flag, int64 or string parameter fits it."""
+        problem = None
+        if value is None:
+            if not param.nullable:
+                problem = f"'{param.name}' is not optional (no 'null_default'): it needs a value"
+        elif param.kind is ParamKind.BOOL and type(value) is not bool:
+            problem = f"'{param.name}' is a bool parameter: use true or false"
+        elif param.kind is ParamKind.INT64 and type(value) is not int:
+            problem = f"'{param.name}' is an int64 parameter: use an integer"
+        elif param.kind is ParamKind.STRING and type(value) is not str:
+            problem = f"'{param.name}' is a string parameter: use one of {param.values}"
+        elif param.kind is ParamKind.SCALAR and type(value) not in (int, float):
+            problem = f"'{param.name}' is a scalar parameter: use a number"
+        elif param.values is not None and value not in param.values:
+            problem = f"{value!r} is not one of the values of '{param.name}' {param.values}"
+        if problem is not None:
+            self.report(path, problem, "invalid")
 
     def check_example_shapes(self) -> None:
         """The operator is elementwise: the example's inputs must broadcast together, and each output must
@@ -269,13 +290,11 @@ class _Checker:
 
     def check_golden(self) -> None:
         golden = self.spec.golden
-        for name in golden.scalar_values:
-            self.resolve(
-                name,
-                ("golden", "scalar_values", name),
-                kinds=(ParamKind.SCALAR, ParamKind.BOOL),
-                what="golden scalar values",
-            )
+        for name, values in golden.scalar_values.items():
+            param = self.resolve(name, ("golden", "scalar_values", name), kinds=HOST_KINDS, what="golden scalar values")
+            for j, value in enumerate(values if param is not None else []):
+                assert param is not None
+                self.check_host_value(param, value, ("golden", "scalar_values", name, j))
         for j, value in enumerate(golden.special_values):
             if isinstance(value, str) and value not in SPECIAL_VALUES:
                 self.report(
