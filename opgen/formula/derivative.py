@@ -32,6 +32,7 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     free_names,
     walk,
@@ -59,7 +60,7 @@ def _rule(node: Expr, d: dict[Expr, Expr], wrt: str) -> Expr:
         return _ZERO
     if isinstance(node, Name):
         return _ONE if node.name == wrt and node.kind is SymbolKind.TENSOR else _ZERO
-    if isinstance(node, (BoolConst, Compare, Logical)):
+    if isinstance(node, (BoolConst, Str, Compare, Logical)):
         return _ZERO  # booleans: only ever a where() condition, which is not differentiated
     if isinstance(node, Unary):
         return _neg(d[node.x])

@@ -25,8 +25,10 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     children,
+    is_string,
     free_names,
     walk,
 )
@@ -114,6 +116,13 @@ def _evaluate_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any
         return np.asarray(node.value, dtype=np.float64)
     if isinstance(node, BoolConst):
         return np.asarray(node.value, dtype=np.bool_)
+    if isinstance(node, Str):
+        return np.asarray(node.value, dtype=object)
+    if isinstance(node, Name) and node.kind is SymbolKind.STRING:
+        value = _lookup(env, node.name)
+        if not isinstance(value, str):
+            raise ValueError(f"evaluate: string '{node.name}' needs a str, got {value!r}")
+        return np.asarray(value, dtype=object)
     if isinstance(node, Name):
         value = _lookup(env, node.name)
         if node.kind is SymbolKind.FLAG:
@@ -132,6 +141,9 @@ def _evaluate_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any
     if isinstance(node, Binary):
         return BINARY[node.op](*operands)
     if isinstance(node, Compare):
+        if is_string(node.a):  # two strings (the type rules): equal or not, one host-known answer
+            same = operands[0].item() == operands[1].item()
+            return np.asarray(same if node.op == "eq" else not same, dtype=np.bool_)
         return COMPARE[node.op](*operands)
     if isinstance(node, Logical):
         if node.op == "not":
