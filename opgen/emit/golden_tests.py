@@ -73,7 +73,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         errors.append(
             {
                 "name": python.string(call.name),
-                "args": [args[p.python] for p in params],
+                "args": [args[p.python] for p in params if not p.keyword_only],
+                "kwargs": [code(f"{python.string(p.python)}: {args[p.python]}") for p in params if p.keyword_only],
                 "out": args[names[out_name]],
                 "status": call.status,
                 "message": python.string(call.message),
@@ -90,7 +91,11 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         api=ident(spec.api.name),
         function=ident(operator.bindings[0]),
         aten=ident(spec.api.aten) if spec.api.aten else None,
-        params=[{"name": ident(p.python), "key": python.string(p.python), "kind": p.kind.value} for p in params],
+        params=[
+            {"name": ident(p.python), "key": python.string(p.python), "kind": p.kind.value, "keyword": p.keyword_only}
+            for p in params
+        ],
+        keywords=any(p.keyword_only for p in params),
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),

@@ -45,6 +45,7 @@ class PyFunction:
     name: Code
     api: Code  # a string literal naming the C API
     args: list[PyArg]  # positional (before `*`)
+    kwargs: list[PyArg]  # keyword-only (after `*`, as aten's schema has them), before out
     has_out: bool
     call: Code  # the list passed to _rt.call
     out_init: Code | None
@@ -131,10 +132,12 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             args.append(_arg(py, "bool", _default(param)))
             call.append(f"_rt.Flag({py})")
     doc = python.docstring_body(_doc(operator, sig))
+    keyword = {p.python for p in spec.params if p.keyword_only}
     return PyFunction(
         name=ident(name),
         api=python.string(sig.name),
-        args=args,
+        args=[a for a in args if str(a.name) not in keyword],
+        kwargs=[a for a in args if str(a.name) in keyword],
         has_out=has_out,
         call=code("[" + ", ".join(call) + "]"),
         out_init=code(out_init) if out_init else None,

@@ -30,7 +30,7 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.plan.tiling import BLOCK_BYTES, plan_tiling
 from opgen.spec.dtypes import DType
-from opgen.spec.model import Direction, OpSpec, ParamKind, snake_case
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 from opgen.spec.socs import get_soc
 
 SUCCESS_SHAPE = (2, 5)  # room for the spec's special values next to ordinary ones
@@ -405,6 +405,27 @@ def _tiling_context(operator: OperatorPlan) -> dict:
 # ---------------------------------------------------------------------------------------------- golden scripts
 
 
+def _option(param: Param, default: object) -> dict[str, Code]:
+    """The gen_data.py command-line option of a host parameter: argparse keywords, and the conversion of
+    what argparse gives back."""
+    if param.kind is ParamKind.BOOL:
+        text = "true" if default else "false"
+        return {"argument": code(f'choices=["true", "false"], default="{text}"'), "convert": Code(' == "true"')}
+    if param.values is not None:
+        kind = "int" if param.kind is ParamKind.INT64 else "str"
+        choices = python.literal(list(param.values))
+        return {
+            "argument": code(f"type={kind}, choices={choices}, default={python.literal(default)}"),
+            "convert": Code(""),
+        }
+    if param.kind is ParamKind.INT64:
+        return {"argument": code(f"type=int, default={python.literal(default)}"), "convert": Code("")}
+    if default is None:  # an optional scalar: left out, the API takes its null_default
+        return {"argument": code("type=float, default=None"), "convert": Code("")}
+    assert isinstance(default, (int, float))
+    return {"argument": code(f"type=float, default={python.float_literal(float(default))}"), "convert": Code("")}
+
+
 def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
     names = {p.name: p.python for p in spec.params}
@@ -421,10 +442,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
             "name": ident(p.python),
             "key": python.string(p.python),
             "option": code(p.python.replace("_", "-")),
-            "flag": p.kind is ParamKind.BOOL,
-            "default": spec.example.scalars[p.name]
-            if p.kind is ParamKind.BOOL
-            else python.float_literal(float(spec.example.scalars[p.name])),
+            **_option(p, spec.example.scalars[p.name]),
         }
         for p in inputs
         if p.kind is not ParamKind.TENSOR
@@ -460,6 +478,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "output_literal": python.string(spec.outputs[0].python),
         "params": idents([p.python for p in inputs]),
         "params_literal": python.literal([p.python for p in inputs]),
+        "keyword_only": python.literal([p.python for p in inputs if p.keyword_only]),
         "options": options,
         "reference": code(reference),
         "helpers": code("\n\n\n".join(helpers)),
