@@ -12,6 +12,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg
 from opgen.plan.operator import OperatorPlan
+from opgen.spec.formula_binding import reference_names
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
@@ -34,6 +35,7 @@ def _python_names(spec: OpSpec) -> dict[str, str]:
     return {p.name: p.python for p in spec.params}
 
 
+
 def _arg_literal(arg: Arg) -> Code:
     if arg.kind == "null":
         return Code("None")
@@ -53,9 +55,14 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     params = [p for p in spec.params if p.direction is Direction.INPUT]
     tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
-    reference = F.to_numpy(operator.kernel_formula, names)
+    formula_names = reference_names(spec)
+    reference = F.to_numpy(operator.kernel_formula, formula_names)
     rejections = [
-        {"code": r.row.code, "condition": code(F.to_numpy(r.condition, names)), "message": python.string(r.row.message)}
+        {
+            "code": r.row.code,
+            "condition": code(F.to_numpy(r.condition, formula_names)),
+            "message": python.string(r.row.message),
+        }
         for r in operator.rejections
     ]
     scalar_values = {

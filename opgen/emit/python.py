@@ -56,7 +56,7 @@ class PyFunction:
 
 def _default(param: Param) -> Code | None:
     if param.default is None:
-        return None
+        return Code("None") if param.nullable else None  # an optional scalar: None passes a null pointer
     return python.literal(param.default)
 
 

@@ -30,6 +30,7 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.plan.tiling import BLOCK_BYTES, plan_tiling
 from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import reference_names
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 from opgen.spec.socs import get_soc
 
@@ -428,12 +429,12 @@ def _option(param: Param, default: object) -> dict[str, Code]:
 
 def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
-    names = {p.name: p.python for p in spec.params}
+    names = reference_names(spec)
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
     rejections: list[dict[str, Code]] = []
     rejection_names: set[str] = set()
     for rejection in operator.rejections:
-        rejection_names.update(names[n] for n in F.free_names(rejection.condition))
+        rejection_names.update(spec.param(n).python for n in F.free_names(rejection.condition))
         rejections.append(
             {"condition": code(F.to_numpy(rejection.condition, names)), "message": python.string(rejection.row.message)}
         )

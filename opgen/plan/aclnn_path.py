@@ -55,7 +55,9 @@ def aclnn_output(
     }
     flags: dict[str, bool | int | str] = {name: bool(scalars[name]) for name in plan.flags}
     flags.update({axis.name: scalars[axis.name] for axis in plan.enums})
-    attributes = {name: float(np.float32(scalars[name])) for name in plan.scalars}
+    # an optional scalar left out (a null pointer) is its null_default
+    given = {n: scalars.get(n, spec.param(n).null_default) for n in plan.scalars}
+    attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}
     if compute in aicore_dtypes(spec):
         result = run_program(plan.variant(compute, flags, attributes).program, flat, attributes)
     else:  # AICPU: the formula in double, with the attributes as float32

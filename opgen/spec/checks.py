@@ -146,6 +146,18 @@ def _any(names: list[str], fmt: str) -> str:
     return " || ".join(fmt.format(n) for n in names)
 
 
+def _given(spec: OpSpec, name: str, condition: str) -> str:
+    """`condition` about what `name` points to; an optional scalar that is null passes (it takes its default)."""
+    if spec.param(name).nullable:
+        return f"({name} != nullptr && {condition})"
+    return condition
+
+
+def _absent(spec: OpSpec, args: Args, name: str) -> bool:
+    """An optional scalar passed as a null pointer: checks of its value do not apply."""
+    return args[name].kind == "null" and spec.param(name).nullable
+
+
 # ---------------------------------------------------------------------------------------------- the kinds
 
 
@@ -229,11 +241,17 @@ class CheckDtypeSupported(CheckKind):
 
     def cpp(self, spec: OpSpec) -> CppCheck:
         return CppCheck(
-            " || ".join(f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())" for n in self.dtype_supported)
+            " || ".join(
+                _given(spec, n, f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())")
+                for n in self.dtype_supported
+            )
         )
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        return any(args[n].dtype not in spec.dtypes_on(spec.param(n), soc) for n in self.dtype_supported)
+        return any(
+            not _absent(spec, args, n) and args[n].dtype not in spec.dtypes_on(spec.param(n), soc)
+            for n in self.dtype_supported
+        )
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         spec = model.spec
@@ -369,13 +387,16 @@ class CheckScalarsCastable(CheckKind):
     def cpp(self, spec: OpSpec) -> CppCheck:
         return CppCheck(
             " || ".join(
-                f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})" for n in self.scalars_castable
+                _given(spec, n, f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})")
+                for n in self.scalars_castable
             )
         )
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return any(
-            (dtype := args[n].dtype) is None or not can_cast(dtype, self._goal(spec, n)) for n in self.scalars_castable
+            not _absent(spec, args, n)
+            and ((dtype := args[n].dtype) is None or not can_cast(dtype, self._goal(spec, n)))
+            for n in self.scalars_castable
         )
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
@@ -511,7 +532,13 @@ class CheckRejectIf(CheckKind):
         )
 
     def cpp(self, spec: OpSpec) -> CppCheck:
-        names = {p.name: f"{p.name}->ToDouble()" for p in spec.params if p.kind is ParamKind.SCALAR}
+        names = {
+            p.name: f"({p.name} == nullptr ? {cpp_lang.float_literal(p.null_default, 'double')} : {p.name}->ToDouble())"
+            if p.null_default is not None
+            else f"{p.name}->ToDouble()"
+            for p in spec.params
+            if p.kind is ParamKind.SCALAR
+        }
         return CppCheck(F.to_cpp(self.condition(spec), names))
 
     def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | None]) -> bool:
@@ -522,7 +549,8 @@ class CheckRejectIf(CheckKind):
         return bool(F.evaluate(expr, env))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        return self.rejects(spec, {n: a.value for n, a in args.items()})
+        values = {n: (spec.param(n).null_default if _absent(spec, args, n) else a.value) for n, a in args.items()}
+        return self.rejects(spec, values)
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         spec = model.spec

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from opgen import formula
+from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
 
 if TYPE_CHECKING:
@@ -51,6 +52,16 @@ def parse_with(text: str, symbols: dict[str, formula.Symbol]) -> formula.Expr:
 def parse_condition(spec: OpSpec, text: str) -> formula.Expr:
     """An error-table condition over the spec's scalars and flags."""
     return parse_with(text, formula_symbols(spec, tensors=False))
+
+
+def reference_names(spec: OpSpec) -> dict[str, str]:
+    """How generated Python refers to each parameter in formulas: its Python name; an optional scalar that
+    is None (a null pointer) stands for its null_default."""
+    names = {p.name: p.python for p in spec.params}
+    for p in spec.params:
+        if p.null_default is not None:
+            names[p.name] = f"({p.python} if {p.python} is not None else {python.float_literal(p.null_default)})"
+    return names
 
 
 def latex_symbols(spec: OpSpec) -> dict[str, str]:
