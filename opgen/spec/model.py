@@ -190,7 +190,8 @@ class Param(_Strict):
             if not self.values:
                 raise FieldError("values", "'values' lists at least one value")
             if any(type(v) is not wanted for v in self.values):
-                raise FieldError("values", f"the values of a {self.kind.value} parameter are {wanted.__name__}s")
+                noun = "integers" if wanted is int else "strings"
+                raise FieldError("values", f"the values of a {self.kind.value} parameter are {noun}")
             if len(set(self.values)) != len(self.values):
                 raise FieldError("values", "'values' lists a value twice")
         if self.default is None:

@@ -214,6 +214,41 @@ class _Checker:
     def check_errors(self) -> None:
         for i, row in enumerate(self.spec.errors):
             row.check.resolve_names(self, ("errors", i, "check"))
+        self.check_host_params()
+
+    def check_host_params(self) -> None:
+        """A string parameter is a pointer the error table must null-check; a parameter with `values` needs
+        the table to reject the others (one_of); Python binding defaults and keyword-only order are valid."""
+        checked: dict[str, set[str]] = {"not_null": set(), "one_of": set()}
+        for row in self.spec.errors:
+            if row.check.kind in checked:
+                checked[row.check.kind].update(row.check.names())
+        positional_default: str | None = None
+        keyword: str | None = None
+        for i, param in enumerate(self.spec.params):
+            path = ("params", i)
+            if param.kind is ParamKind.STRING and param.name not in checked["not_null"]:
+                message = f"'{param.name}' is a string (a pointer): name it in a not_null error row (status 161001)"
+                self.report(path + ("kind",), message, "missing-check")
+            if param.values is not None and param.name not in checked["one_of"]:
+                message = f"'{param.name}' lists 'values': name it in a one_of error row, which rejects the others"
+                self.report(path + ("values",), message, "missing-check")
+            if param.direction is Direction.OUTPUT:
+                continue
+            has_default = param.default is not None or param.nullable
+            if param.keyword_only:
+                keyword = param.name
+            elif keyword is not None:
+                message = f"'{param.name}' is positional but follows the keyword-only '{keyword}' (aten puts those last)"
+                self.report(path + ("name",), message, "invalid")
+            elif has_default:
+                positional_default = param.name
+            elif positional_default is not None:
+                message = (
+                    f"'{param.name}' has no default but follows '{positional_default}', which has one: a Python"
+                    " binding cannot take them in this order"
+                )
+                self.report(path + ("name",), message, "invalid")
 
     def check_example(self) -> None:
         example = self.spec.example
