@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from opgen.cli import main
+from opgen.twin.compiler import main as cc_main
 from opgen.twin.compiler import Plan, compile_program, compiler, parse_args
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,3 +136,15 @@ def test_bindings_match_torch_and_reject_bad_values(tree, tmp_path):
     assert "bad-string 161002" in lines
     assert "bad-int64 161002" in lines
     assert lines.count("type-error") == 4
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_examples_print_the_numbers_their_comments_promise(tree, op, tmp_path):
+    example = next((tree / op / "examples").glob("test_aclnn_*.cpp"))
+    binary = tmp_path / op
+    assert cc_main([str(example), "-o", str(binary), "--ops-dir", str(tree), "-Wall", "-Wextra", "-Werror"]) == 0
+    proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    promised = re.findall(r"//\s+(result\[\d+\] is: -?[\d.]+)", example.read_text(encoding="utf-8"))
+    printed = [line.strip() for line in proc.stdout.splitlines() if line.startswith("result[")]
+    assert promised and printed == promised
