@@ -204,7 +204,9 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
     blocks = []
     for values in itertools.product(*(axis_values for _, axis_values in axes)):
         mode = dict(zip((name for name, _ in axes), values, strict=True))
-        title = "，".join(f'{name}是"{value}"' if isinstance(value, str) else f"{name}是{value}" for name, value in mode.items())
+        title = "，".join(
+            f'{name}是"{value}"' if isinstance(value, str) else f"{name}是{value}" for name, value in mode.items()
+        )
         latex = formula.to_latex(formula.fold_constants(formula.substitute(expr, mode)), symbols)
         blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {latex}")))
     return blocks

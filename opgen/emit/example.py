@@ -49,7 +49,7 @@ class ExampleResult:
 
 def example_result(spec: OpSpec) -> ExampleResult:
     example = spec.example
-    env: dict[str, np.ndarray | float | bool] = {}
+    env: dict[str, np.ndarray | float | bool | str] = {}
     for param in spec.tensor_inputs:
         tensor = example.tensors[param.name]
         env[param.name] = np.asarray(tensor.data, dtype=tensor.dtype.numpy).reshape(tensor.shape)

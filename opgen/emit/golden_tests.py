@@ -35,7 +35,6 @@ def _python_names(spec: OpSpec) -> dict[str, str]:
     return {p.name: p.python for p in spec.params}
 
 
-
 def _arg_literal(arg: Arg) -> Code:
     if arg.kind == "null":
         return Code("None")

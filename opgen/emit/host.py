@@ -105,7 +105,9 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "attrs": attrs,
         "scalar_attrs": [a for a in attrs if a.param in plan.scalars],
         "flag_bits": [{"attr": a, "bit": plan.flags.index(a.param)} for a in flags],
-        "enum_modes": [_enum_mode(a, axis, strides[axis.name]) for axis in plan.enums for a in attrs if a.param == axis.name],
+        "enum_modes": [
+            _enum_mode(a, axis, strides[axis.name]) for axis in plan.enums for a in attrs if a.param == axis.name
+        ],
         "compares_strings": any(isinstance(v, str) for axis in plan.enums for v in axis.values),
         "guard_attrs": [a for a in attrs if a.param in plan.guards],
         "guard_update": code(guard_update),

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-
 import math
 import textwrap
 from collections.abc import Sequence
@@ -274,7 +273,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
     out = spec.outputs[0]
     out_dtype = call.args[out.name].dtype
     assert out_dtype is not None
-    scalars: dict[str, float | bool] = {}
+    scalars: dict[str, float | bool | int | str] = {}
     for p in spec.params:
         value = call.args[p.name].value
         if p.kind is not ParamKind.TENSOR and value is not None:

@@ -155,9 +155,7 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
     if variant is not None and variant.aten is not None and sig is not None:
         target = spec.param(variant.replaces[0])
         kept = [p for p in _inputs(spec) if p.name == target.name or p.name not in variant.replaces]
-        args = tuple(
-            AtenArg(p.python, p, mutable=p.name == target.name, kwarg_only=p.keyword_only) for p in kept
-        )
+        args = tuple(AtenArg(p.python, p, mutable=p.name == target.name, kwarg_only=p.keyword_only) for p in kept)
         names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
         functions.append(AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, target.python, official))
     return functions

@@ -28,8 +28,8 @@ from .ir import (
     Str,
     Unary,
     children,
-    is_string,
     free_names,
+    is_string,
     walk,
 )
 from .symbols import SymbolKind
@@ -82,7 +82,7 @@ def round_to_dtype(values: np.ndarray, dtype: Any) -> np.ndarray:
 
 def evaluate(
     expr: Expr,
-    env: Mapping[str, np.ndarray | float | bool],
+    env: Mapping[str, np.ndarray | float | bool | str],
     out_dtype: Any = None,
 ) -> np.ndarray:
     """Value of `expr` for the inputs in `env`, computed in float64 and rounded once to `out_dtype`.

@@ -112,7 +112,7 @@ def fold_constants(expr: Expr) -> Expr:
     return rewrite(expr, _fold_node)
 
 
-def substitute(expr: Expr, values: Mapping[str, float | bool | Expr]) -> Expr:
+def substitute(expr: Expr, values: Mapping[str, float | bool | str | Expr]) -> Expr:
     """`expr` with names replaced: a number becomes Const, a bool BoolConst, a str Str, an Expr is used as is.
 
     A bool may only replace a flag, a str only a string and a number only a tensor or scalar; no folding is done.

@@ -66,7 +66,7 @@ _NAME_TYPES = {
     SymbolKind.FLAG: BOOL_UNIFORM,
     SymbolKind.STRING: STR_UNIFORM,
 }
-_STRING_USE = "a string can only be compared with == or != to another string, e.g. approximate == \"tanh\""
+_STRING_USE = 'a string can only be compared with == or != to another string, e.g. approximate == "tanh"'
 _SIDES = ("left operand", "right operand")
 _ORDINALS = ("first argument", "second argument", "third argument")
 

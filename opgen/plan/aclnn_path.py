@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from opgen import formula as F
-from opgen.plan.kernel import KernelPlan, aicore_dtypes, specialise
+from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program
 from opgen.spec.dtypes import DType, promote_types
 from opgen.spec.formula_binding import kernel_formula
@@ -53,8 +53,11 @@ def aclnn_output(
         p.name: np.broadcast_to(_through_float(inputs[p.name], compute), out_shape).reshape(-1)
         for p in spec.tensor_inputs
     }
-    flags: dict[str, bool | int | str] = {name: bool(scalars[name]) for name in plan.flags}
-    flags.update({axis.name: scalars[axis.name] for axis in plan.enums})
+    flags: dict[str, ModeValue] = {name: bool(scalars[name]) for name in plan.flags}
+    for axis in plan.enums:
+        value = scalars[axis.name]
+        assert not isinstance(value, float)  # an int64 or string mode value
+        flags[axis.name] = value
     # an optional scalar left out (a null pointer) is its null_default
     given = {n: scalars.get(n, spec.param(n).null_default) for n in plan.scalars}
     attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}

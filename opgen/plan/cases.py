@@ -99,9 +99,7 @@ def first_failing_row(spec: OpSpec, args: Args, null_outputs: tuple[str, ...] = 
     soc = spec.supported_socs[0].soc  # the tests run on a supported SoC
     for index, row in enumerate(spec.errors):
         check = row.check
-        if check.kind != "not_null" and any(
-            a.kind == "null" and not spec.param(n).nullable for n, a in args.items()
-        ):
+        if check.kind != "not_null" and any(a.kind == "null" and not spec.param(n).nullable for n, a in args.items()):
             continue  # other checks read what a pointer points to; only a null check looks at the pointer
         if check.fails(spec, args, null_outputs, soc):
             return index

@@ -221,6 +221,9 @@ def _carried(param: Param) -> bool:
     return param.kind is ParamKind.SCALAR or (param.kind is ParamKind.INT64 and not param.is_mode)
 
 
+FLOAT_CTYPE = Code("float")
+
+
 @dataclass(frozen=True)
 class OpDefAttr:
     name: Code  # the OpDef attribute name
@@ -228,7 +231,7 @@ class OpDefAttr:
     kind: Code  # "Float", "Bool", "Int" or "String"
     default: Code  # C++ literal
     index: int
-    ctype: Code = Code("float")  # the runtime attribute's C type (GetAttrPointer<ctype>)
+    ctype: Code = FLOAT_CTYPE  # the runtime attribute's C type (GetAttrPointer<ctype>)
 
 
 def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
@@ -246,15 +249,15 @@ def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
             attrs.append(OpDefAttr(name, api, Code("Float"), default, len(attrs)))
         elif param.kind is ParamKind.INT64:
             first = param.values[0] if param.values else 0
-            value = int(param.default if param.default is not None else first)
-            attrs.append(OpDefAttr(name, api, Code("Int"), Code(str(value)), len(attrs), Code("int64_t")))
+            number = int(param.default if param.default is not None else first)
+            attrs.append(OpDefAttr(name, api, Code("Int"), Code(str(number)), len(attrs), Code("int64_t")))
         elif param.kind is ParamKind.STRING:
             assert param.values is not None  # validated: a string parameter lists its values
             text = str(param.default if param.default is not None else param.values[0])
             attrs.append(OpDefAttr(name, api, Code("String"), cpp.string(text), len(attrs), Code("char")))
         else:
-            value = Code("true" if param.default else "false")
-            attrs.append(OpDefAttr(name, api, Code("Bool"), value, len(attrs), Code("bool")))
+            flag = Code("true" if param.default else "false")
+            attrs.append(OpDefAttr(name, api, Code("Bool"), flag, len(attrs), Code("bool")))
     return attrs
 
 

@@ -22,11 +22,11 @@ import numpy as np
 from pydantic import Field
 
 from opgen import formula as F
+from opgen.lang import cpp as cpp_lang
 from opgen.spec.base import Direction, Identifier, ParamKind, Strict
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType, can_cast, promote_types
 from opgen.spec.formula_binding import parse_condition
-from opgen.lang import cpp as cpp_lang
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec, Param
@@ -541,7 +541,7 @@ class CheckRejectIf(CheckKind):
         }
         return CppCheck(F.to_cpp(self.condition(spec), names))
 
-    def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | None]) -> bool:
+    def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | int | str | None]) -> bool:
         """True when the condition holds for these scalar and flag values."""
         expr = self.condition(spec)
         # A name without a value (None) is left out of the environment: evaluate() raises ValueError for it.
@@ -573,7 +573,9 @@ class CheckOneOf(CheckKind):
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         kinds = (ParamKind.INT64, ParamKind.STRING)
-        for j, param in enumerate(resolver.resolve_all(self.one_of, path + ("one_of",), kinds=kinds, what="a value check")):
+        for j, param in enumerate(
+            resolver.resolve_all(self.one_of, path + ("one_of",), kinds=kinds, what="a value check")
+        ):
             if param.values is None:
                 resolver.report(path + ("one_of", j), f"'{param.name}' has no 'values' to check against", "invalid")
 
@@ -602,7 +604,9 @@ class CheckOneOf(CheckKind):
             values = self._values(model.spec, name)
             bad: int | str
             if model.spec.param(name).kind is ParamKind.STRING:
-                bad = next(f"{values[0]}{'x' * n}" for n in range(1, len(values) + 2) if f"{values[0]}{'x' * n}" not in values)
+                bad = next(
+                    f"{values[0]}{'x' * n}" for n in range(1, len(values) + 2) if f"{values[0]}{'x' * n}" not in values
+                )
             else:
                 bad = max(int(v) for v in values) + 1
             candidates.append(({**base, name: replace(base[name], value=bad)}, ()))

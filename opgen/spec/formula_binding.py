@@ -81,7 +81,7 @@ def kernel_formula(spec: OpSpec) -> formula.Expr:
 
 
 def evaluate_reference(
-    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool], out_dtype: np.dtype
+    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], out_dtype: np.dtype
 ) -> np.ndarray:
     """The spec's numpy reference: float64 inside, rounded once to `out_dtype`."""
     env = dict(values)

@@ -239,7 +239,9 @@ class _Checker:
             if param.keyword_only:
                 keyword = param.name
             elif keyword is not None:
-                message = f"'{param.name}' is positional but follows the keyword-only '{keyword}' (aten puts those last)"
+                message = (
+                    f"'{param.name}' is positional but follows the keyword-only '{keyword}' (aten puts those last)"
+                )
                 self.report(path + ("name",), message, "invalid")
             elif has_default:
                 positional_default = param.name

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from opgen.cli import main
-from opgen.twin.compiler import main as cc_main
 from opgen.twin.compiler import Plan, compile_program, compiler, parse_args
+from opgen.twin.compiler import main as cc_main
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "param_kinds"

@@ -242,8 +242,6 @@ def _consumers(expr: Expr) -> list[Callable[[], object]]:
 STACK_ALREADY_USED = 350
 
 
-
-
 def _through_every_consumer(text: str) -> None:
     assert sys.getrecursionlimit() >= 1000
     with deadline(30):

@@ -401,8 +401,6 @@ def test_alias_bomb_does_not_hang(tmp_path: Path) -> None:
     assert_reported(result.stderr, "leaky_relu_grad.yaml", line, "YAML aliases", column)
 
 
-
-
 def test_alias_bomb_is_rejected_by_the_loader_itself() -> None:
     with deadline(5), pytest.raises(loader.SpecError) as info:
         loader.load_spec_text(alias_bomb(levels=40), "specs/bomb.yaml")

@@ -141,7 +141,14 @@ CASES = [
         "expr: >-",
         "its right operand is a number",
     ),
-    Case("unknown-kind-lists-kinds", GELU_V2, "kind: int64", "kind: int", "kind: int", "tensor, scalar, bool, int64, string"),
+    Case(
+        "unknown-kind-lists-kinds",
+        GELU_V2,
+        "kind: int64",
+        "kind: int",
+        "kind: int",
+        "tensor, scalar, bool, int64, string",
+    ),
 ]
 
 
