@@ -180,6 +180,11 @@ def test_signatures_spell_the_reference_prototypes():
     assert "const aclTensor *self, char *approximate, aclTensor *gradInput" in grad.parameter_list(", ")
     (swish,) = signatures(_spec("swish.yaml"))
     assert "const aclScalar *betaOptional" in swish.parameter_list(", ")
+    # non-const where the reference's headers say so: AddRelu's alpha, SquaredRelu's const output
+    (add_relu,) = signatures(_spec("add_relu.yaml"))
+    assert "const aclTensor *other, aclScalar *alpha, aclTensor *out" in add_relu.parameter_list(", ")
+    (squared,) = signatures(_spec("squared_relu.yaml"))
+    assert squared.parameter_list(", ").startswith("const aclTensor *input, const aclTensor *out,")
 
 
 def test_mode_values_select_distinct_tiling_keys():
