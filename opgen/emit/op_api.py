@@ -167,5 +167,14 @@ def _inplace_view(sig: ApiSignature, main: ApiSignature) -> dict:
     """The in-place API forwards to the main one with its tensor standing for every param it replaces."""
     view = _api_view(sig)
     inplace = view["inplace_param"]
-    view["forward_args"] = [inplace if p.name in sig.replaced else ident(p.name) for p in main.user_params]
+    own = next(p for p in sig.params if p.inplace)
+    forward = []
+    for p in main.user_params:
+        if p.name not in sig.replaced:
+            forward.append(ident(p.name))
+        elif p.ctype.startswith("const") or not own.ctype.startswith("const"):
+            forward.append(inplace)
+        else:  # a header that declares the in-place tensor const still has it written: the main API's out
+            forward.append(code(f"const_cast<{p.ctype}{p.stars}>({inplace})"))
+    view["forward_args"] = forward
     return view

@@ -15,7 +15,7 @@ from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.formula_binding import formula_symbols
-from opgen.spec.model import Direction, OpSpec, Param, ParamKind
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
 from opgen.spec.socs import SOC_BY_NAME
 from opgen.spec.yaml_source import SourceDocument
@@ -184,6 +184,9 @@ class _Checker:
         )
         if replaced and not any(p.direction is Direction.OUTPUT for p in replaced):
             self.report(("api", "inplace", "replaces"), "an in-place variant must replace the output", "invalid")
+        if inplace.ctype is not None and ctype_base(inplace.ctype) != "aclTensor":
+            message = f"the in-place parameter is an aclTensor, not {inplace.ctype!r}"
+            self.report(("api", "inplace", "ctype"), message, "invalid")
 
     def parse(self, text: str, path: FieldPath, symbols: dict[str, formula.Symbol], what: str) -> None:
         # Names a formula cannot bind (e.g. a parameter called 'pi') are reported at the name itself.

@@ -148,3 +148,31 @@ def test_examples_print_the_numbers_their_comments_promise(tree, op, tmp_path):
     promised = re.findall(r"//\s+(result\[\d+\] is: -?[\d.]+)", example.read_text(encoding="utf-8"))
     printed = [line.strip() for line in proc.stdout.splitlines() if line.startswith("result[")]
     assert promised and printed == promised
+
+
+def test_in_place_tensor_declared_const_still_compiles(tmp_path):
+    """`api.inplace.ctype: const aclTensor*` (InplaceErfinv-style headers): the in-place API forwards its tensor
+    as the main API's non-const output, warning-free."""
+    import yaml
+
+    data = yaml.safe_load((ROOT / "specs" / "leaky_relu.yaml").read_text(encoding="utf-8"))
+    data["api"]["inplace"]["ctype"] = "const aclTensor*"
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "leaky_relu.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    out = tmp_path / "generated"
+    assert main(["build", str(specs), "-o", str(out), "-q"]) == 0
+    package = out / "leaky_relu"
+    flags = Plan(parse_args(["--print-flags", "--soc", SOC, "--ops-dir", str(package)])).user_flags()
+    sources = [
+        package / "op_api" / "aclnn_leaky_relu.cpp",
+        *sorted((package / "tests" / "ut" / "op_api").glob("*.cpp")),
+    ]
+    for source in sources:
+        compiled = subprocess.run(
+            [compiler(), *flags, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", str(source)],
+            capture_output=True,
+            text=True,
+        )
+        assert compiled.returncode == 0, compiled.stderr[-3000:]
+    assert "const aclTensor *selfRef" in (package / "op_api" / "aclnn_leaky_relu.h").read_text(encoding="utf-8")

@@ -142,6 +142,14 @@ CASES = [
         "its right operand is a number",
     ),
     Case(
+        "inplace-ctype-is-a-tensor",
+        "specs/leaky_relu.yaml",
+        "    aten: leaky_relu_\n",
+        "    aten: leaky_relu_\n    ctype: aclScalar*\n",
+        "ctype: aclScalar*",
+        "the in-place parameter is an aclTensor",
+    ),
+    Case(
         "unknown-kind-lists-kinds",
         GELU_V2,
         "kind: int64",
@@ -226,3 +234,15 @@ def test_optional_scalar_checks_are_null_safe():
     assert row.kind == "scalars_castable"
     assert "betaOptional != nullptr &&" in row.cpp(spec).condition
     assert not row.fails(spec, {"betaOptional": Arg("null")}, (), "ascend910b")
+
+
+def test_inplace_ctype_spells_the_in_place_tensor():
+    """InplaceErfinv-style headers declare the in-place tensor `const aclTensor*`."""
+    import yaml
+
+    text = (ROOT / "specs" / "leaky_relu.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    data["api"]["inplace"]["ctype"] = "const aclTensor*"
+    plan = check_spec_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "specs/leaky_relu.yaml")
+    assert plan.inplace is not None
+    assert plan.inplace.parameter_list(", ").startswith("const aclTensor *selfRef,")
