@@ -107,10 +107,6 @@ class AtenFunction:
         """The C++ kernel name op-plugin uses: out overloads take an `_out` suffix."""
         return f"{self.op}_out" if self.variant is Variant.OUT else self.op
 
-    @property
-    def exec_args(self) -> list[str]:
-        return [self.c_names[c.name] for c in self.api.user_params]
-
 
 # ---------------------------------------------------------------------------------------------- schemas
 
