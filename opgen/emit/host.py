@@ -103,7 +103,12 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "inputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.tensor_inputs],
         "outputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.outputs],
         "attrs": attrs,
-        "scalar_attrs": [a for a in attrs if a.param in plan.scalars],
+        # the tiling data holds floats: an int64 attribute is converted
+        "scalar_attrs": [
+            {"attr": a, "value": code(f"*{a.param}" if a.ctype == "float" else f"static_cast<float>(*{a.param})")}
+            for a in attrs
+            if a.param in plan.scalars
+        ],
         "flag_bits": [{"attr": a, "bit": plan.flags.index(a.param)} for a in flags],
         "enum_modes": [
             _enum_mode(a, axis, strides[axis.name]) for axis in plan.enums for a in attrs if a.param == axis.name

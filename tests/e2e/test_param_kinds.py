@@ -21,7 +21,7 @@ from opgen.twin.compiler import main as cc_main
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "param_kinds"
 SOC = "ascend910b"
-OPS = ("gelu_v2", "gelu_grad_v2", "swish", "add_relu", "squared_relu")
+OPS = ("gelu_v2", "gelu_grad_v2", "swish", "add_relu", "squared_relu", "scale_int")
 
 pytestmark = [pytest.mark.cxx, pytest.mark.slow]
 
