@@ -80,6 +80,11 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
         notes.append(f"shape需要与{_join_names(shape.broadcast_result_of)} broadcast之后的shape一致。")
     if shape.same_as:
         notes.append(f"shape需要与{shape.same_as}的shape一致。")
+    if param.values is not None:
+        spelled = [f'"{v}"' if isinstance(v, str) else str(v) for v in param.values]
+        notes.append(f"取值为{'、'.join(spelled)}，其他取值返回错误。")
+    if param.null_default is not None:
+        notes.append(f"可以为空指针，此时取值为{param.null_default!r}。")
     notes.extend(_soc_dtype_notes(spec, param))
     return notes
 

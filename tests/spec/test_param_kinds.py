@@ -246,3 +246,19 @@ def test_inplace_ctype_spells_the_in_place_tensor():
     plan = check_spec_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "specs/leaky_relu.yaml")
     assert plan.inplace is not None
     assert plan.inplace.parameter_list(", ").startswith("const aclTensor *selfRef,")
+
+
+def test_docs_state_allowed_values_optional_scalars_and_one_formula_per_mode():
+    from opgen.emit.docs import formula_blocks, usage_notes
+    from opgen.spec.formula_binding import kernel_formula
+
+    grad = _spec("gelu_grad_v2.yaml")
+    assert '取值为"none"、"tanh"，其他取值返回错误。' in usage_notes(grad, grad.param("approximate"))
+    swish = _spec("swish.yaml")
+    assert "可以为空指针，此时取值为1.0。" in usage_notes(swish, swish.param("betaOptional"))
+    v2 = _spec("gelu_v2.yaml")
+    blocks = formula_blocks(v2, kernel_formula(v2))
+    assert [str(b.title) for b in blocks] == ["当approximate是0时：", "当approximate是1时："]
+    assert "erf" in str(blocks[0].latex) and "tanh" in str(blocks[1].latex)
+    titles = [str(b.title) for b in formula_blocks(grad, kernel_formula(grad))]
+    assert titles == ['当approximate是"none"时：', '当approximate是"tanh"时：']
