@@ -247,7 +247,9 @@ ERROR_CASES = [
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
     args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.leaky_relu(*args, **kwargs, out=out) if out is not None else opgen_ops.leaky_relu(*args, **kwargs)
+        opgen_ops.leaky_relu(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message
