@@ -517,6 +517,17 @@ class CheckSameShape(CheckKind):
         return [({**base, name: replace(base[name], shape=(5,))}, ()) for name in self.same_shape[1:]]
 
 
+def _condition_values(param: Param) -> list[float | bool | int | str]:
+    """Values tried for a parameter of a reject_if condition when looking for a call that trips it."""
+    if param.kind is ParamKind.BOOL:
+        return [True, False]
+    if param.values is not None:
+        return list(param.values)
+    if param.kind is ParamKind.INT64:
+        return [-2, 0, 1, 3]
+    return [-1.5, 0.5, 0.0, 2.0]
+
+
 class CheckRejectIf(CheckKind):
     kind: ClassVar[str] = "reject_if"
     reject_if: str = Field(description="formula-language condition over scalars and bool params", max_length=4096)
@@ -556,9 +567,7 @@ class CheckRejectIf(CheckKind):
         spec = model.spec
         expr = self.condition(spec)
         names = list(F.free_names(expr))
-        options: list[list[float | bool]] = [
-            [True, False] if spec.param(n).kind is ParamKind.BOOL else [-1.5, 0.5, 0.0, 2.0] for n in names
-        ]
+        options = [_condition_values(spec.param(n)) for n in names]
         found: list[Mutation] = []
         for combo in itertools.product(*options):
             env = dict(zip(names, combo, strict=True))

@@ -262,3 +262,40 @@ def test_docs_state_allowed_values_optional_scalars_and_one_formula_per_mode():
     assert "erf" in str(blocks[0].latex) and "tanh" in str(blocks[1].latex)
     titles = [str(b.title) for b in formula_blocks(grad, kernel_formula(grad))]
     assert titles == ['当approximate是"none"时：', '当approximate是"tanh"时：']
+
+
+def test_reject_if_may_test_a_string_parameter():
+    """A condition over a string and a scalar: C++ compares with strcmp, and a negative call is found among the
+    string's values."""
+    import yaml
+
+    data = yaml.safe_load((FIXTURES / "add_relu.yaml").read_text(encoding="utf-8"))
+    data["params"].insert(
+        3,
+        {"name": "mode", "kind": "string", "description": "-", "values": ["fast", "exact"], "default": "exact"},
+    )
+    data["errors"][0]["check"]["not_null"].append("mode")
+    data["errors"].append(
+        {
+            "status": "ACLNN_ERR_PARAM_INVALID",
+            "code": 161002,
+            "check": {"one_of": ["mode"]},
+            "message": "bad mode.",
+            "doc": "mode取值错误。",
+        }
+    )
+    data["errors"].append(
+        {
+            "status": "ACLNN_ERR_PARAM_INVALID",
+            "code": 161002,
+            "check": {"reject_if": 'mode == "fast" and alpha < 0'},
+            "message": "fast mode needs a non-negative alpha.",
+            "doc": "mode为fast时alpha不能为负数。",
+        }
+    )
+    data["example"]["scalars"]["mode"] = "exact"
+    plan = check_spec_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "add_relu.yaml")
+    assert 'std::strcmp(mode, "fast") == 0' in plan.checks[-1].condition
+    last = plan.negative_calls[-1]
+    assert last.args["mode"].value == "fast" and last.args["alpha"].value < 0
+    assert plan.rejects({"mode": "fast", "alpha": -1.0}) and not plan.rejects({"mode": "exact", "alpha": -1.0})
