@@ -30,10 +30,11 @@ class SkeletonError(ValueError):
 class SkeletonParam:
     name: str  # aclnn (camelCase) name
     aten_name: str
-    kind: str  # tensor / scalar / bool, or "" when aten's type has no spec kind yet
+    kind: str  # tensor / scalar / bool / int64 / string, or "" when aten's type has no spec kind yet
     aten_type: str
     default: str | None  # YAML text of the default
     output: bool = False
+    keyword_only: bool = False  # after aten's `*`
 
 
 def camel_case(snake: str) -> str:
@@ -53,6 +54,8 @@ def _yaml_default(arg: aten.AtenArg) -> str | None:
         return None
     if arg.type == "bool":
         return "true" if arg.default == "True" else "false"
+    if arg.type == "int":
+        return str(int(arg.default))
     try:
         return repr(float(arg.default))
     except ValueError:
@@ -66,6 +69,10 @@ def _kind(arg: aten.AtenArg) -> str:
         return "scalar"
     if arg.type == "bool":
         return "bool"
+    if arg.type == "int":
+        return "int64"
+    if arg.type == "str":
+        return "string"
     return ""
 
 
@@ -73,7 +80,10 @@ def params_from_aten(op: aten.AtenOp) -> list[SkeletonParam]:
     schema = op.functional
     assert schema is not None
     params = [
-        SkeletonParam(camel_case(arg.name), arg.name, _kind(arg), arg.type, _yaml_default(arg)) for arg in schema.args
+        SkeletonParam(
+            camel_case(arg.name), arg.name, _kind(arg), arg.type, _yaml_default(arg), keyword_only=arg.kwarg_only
+        )
+        for arg in schema.args
     ]
     if op.out is not None and len(op.out.out_args) == 1:
         out_name = op.out.out_args[0].name
@@ -117,7 +127,8 @@ def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str
     inputs = [p for p in params if p.kind == "tensor" and not p.output]
     output = next(p for p in params if p.output)
     tensors = [p for p in params if p.kind == "tensor"]
-    nullable = [p for p in params if p.kind in ("tensor", "scalar")]
+    nullable = [p for p in params if p.kind in ("tensor", "scalar", "string")]
+    enums = [p for p in params if p.kind == "string"]
 
     lines = [
         f"# {hash_comment(op_type)} / {hash_comment(api)}: skeleton written by `opgen new`. Fill in every TODO, then",
@@ -186,6 +197,16 @@ def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str
         f"    check: {{same_shape: [{', '.join(p.name for p in tensors)}]}}",
         f"    message: {_q('the shapes of ' + ', '.join(p.name for p in tensors) + ' differ.')}",
         f"    doc: {_q('、'.join(p.name for p in tensors) + '的shape不一致。')}",
+    ]
+    for param in enums:
+        lines += [
+            "  - status: ACLNN_ERR_PARAM_INVALID",
+            "    code: 161002",
+            f"    check: {{one_of: [{param.name}]}}",
+            f"    message: {_q(param.name + ' is not one of the values it accepts.')}",
+            f"    doc: {_q(param.name + '的取值不在支持的范围之内。')}",
+        ]
+    lines += [
         "",
         "example:",
         "  tensors:",
@@ -195,7 +216,7 @@ def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str
         if param.output or param.name.startswith("grad"):
             data = "[0, 0, 0, 0]" if param.output else "[1, 1, 1, 1]"
         lines.append(f"    {param.name}: {{shape: [2, 2], dtype: FLOAT, data: {data}}}")
-    scalars = [p for p in params if p.kind in ("scalar", "bool")]
+    scalars = [p for p in params if p.kind in ("scalar", "bool", "int64", "string")]
     if scalars:
         values = ", ".join(f"{p.name}: {p.default if p.default is not None else _example_value(p)}" for p in scalars)
         lines.append(f"  scalars: {{{values}}}")
@@ -221,7 +242,7 @@ def _or(names: list[str]) -> str:
 
 
 def _example_value(param: SkeletonParam) -> str:
-    return "false" if param.kind == "bool" else "1.0"
+    return {"bool": "false", "int64": "0", "string": "TODO"}.get(param.kind, "1.0")
 
 
 def _param_lines(param: SkeletonParam, inputs: list[SkeletonParam], output: SkeletonParam) -> list[str]:
@@ -257,6 +278,18 @@ def _param_lines(param: SkeletonParam, inputs: list[SkeletonParam], output: Skel
             lines.append(f"    default: {param.default}")
     elif param.kind == "bool" and param.default is not None:
         lines.append(f"    default: {param.default}")
+    elif param.kind == "int64":
+        lines.append("    # values: [0, 1]  # TODO: when only some values are allowed (each selects a kernel mode)")
+        if param.default is not None:
+            lines.append(f"    default: {param.default}")
+    elif param.kind == "string":
+        first = param.default if param.default is not None else "TODO"
+        lines.append(f"    values: [{first}]  # TODO: every value the API accepts (each selects a kernel mode)")
+        lines.append("    ctype: const char*  # TODO: as the header spells it (char* in some ops-nn APIs)")
+        if param.default is not None:
+            lines.append(f"    default: {param.default}")
+    if param.keyword_only and not param.output:
+        lines.append("    keyword_only: true  # after aten's `*`")
     return [line for line in lines if line]
 
 

@@ -74,9 +74,9 @@ def test_backward_output_takes_atens_out_argument_name():
     spec = yaml.safe_load(render_skeleton("GeluGrad", aten_name="gelu_backward"))
     output = spec["params"][-1]
     assert output["name"] == "gradInput" and output["direction"] == "output"
-    # aten's `str approximate` has no parameter kind here yet: the skeleton says so instead of guessing
+    # aten's `str approximate` is a string parameter (see test_int_and_str_arguments_become_int64_and_string_params)
     approximate = next(p for p in spec["params"] if p["name"] == "approximate")
-    assert approximate["kind"] == "TODO"
+    assert approximate["kind"] == "string"
 
 
 def test_default_api_names_follow_ops_nn():
@@ -118,3 +118,25 @@ def test_an_operator_without_aten_counterpart(tmp_path):
     assert "aten" not in spec["api"]
     plan = check_spec_text(_fill_formula(text, "max(self, 0)"), "add_relu.yaml")
     assert plan.bindings[0] == "add_relu"
+
+
+def test_int_and_str_arguments_become_int64_and_string_params():
+    """aten's `str approximate="none"` (keyword-only) and `int dim=-1` get parameter kinds, not `kind: TODO`; the
+    string is null-checked and value-checked, and the binding keeps aten's keyword-only order."""
+    from opgen.emit.python import python_functions
+
+    text = render_skeleton("GeluGradV2", aten_name="gelu_backward")
+    assert "kind: TODO" not in text
+    spec_text = _fill_formula(text, "gradOutput * self")
+    plan = check_spec_text(spec_text, "gelu_grad_v2.yaml")
+    approximate = plan.spec.param("approximate")
+    assert approximate.kind.value == "string" and approximate.keyword_only and approximate.default == "none"
+    kinds = {row.check.kind: row.check.names() for row in plan.spec.errors}
+    assert "approximate" in kinds["not_null"] and kinds["one_of"] == ["approximate"]
+    (function,) = python_functions(plan)
+    assert [str(a.name) for a in function.kwargs] == ["approximate"]
+    assert [a.name for a in aten.aten_op("gelu_backward").functional.args if a.kwarg_only] == ["approximate"]
+
+    glu = _fill_formula(render_skeleton("Glu", aten_name="glu"), "self")
+    dim = check_spec_text(glu, "glu.yaml").spec.param("dim")
+    assert dim.kind.value == "int64" and dim.default == -1 and not dim.keyword_only

@@ -80,6 +80,11 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
         notes.append(f"shape需要与{_join_names(shape.broadcast_result_of)} broadcast之后的shape一致。")
     if shape.same_as:
         notes.append(f"shape需要与{shape.same_as}的shape一致。")
+    if param.values is not None:
+        spelled = [f'"{v}"' if isinstance(v, str) else str(v) for v in param.values]
+        notes.append(f"取值为{'、'.join(spelled)}，其他取值返回错误。")
+    if param.null_default is not None:
+        notes.append(f"可以为空指针，此时取值为{param.null_default!r}。")
     notes.extend(_soc_dtype_notes(spec, param))
     return notes
 
@@ -189,18 +194,25 @@ class FormulaBlock:
 
 
 def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
-    """One block per combination of the mode flags the formula uses (e.g. isResult True / False)."""
-    flags = sorted(formula.flags_used(expr))
+    """One block per combination of the mode parameters the formula uses (e.g. isResult True / False, or each
+    value of an int64/string parameter with `values`)."""
+    used = set(formula.free_names(expr))
+    axes: list[tuple[str, tuple[bool | int | str, ...]]] = [
+        (flag, (True, False)) for flag in sorted(formula.flags_used(expr))
+    ]
+    axes += [(p.name, tuple(p.values)) for p in spec.params if p.values is not None and p.name in used]
     # The spec's TeX symbols are escaped for the math block; the printer builds the rest from the IR.
     symbols = {name: markdown.math(latex) for name, latex in latex_symbols(spec).items()}
     lhs = symbols.get(spec.formula.output, spec.formula.output)
-    if not flags:
+    if not axes:
         return [FormulaBlock(None, code(f"{lhs} = {formula.to_latex(expr, symbols)}"))]
     blocks = []
-    for values in itertools.product((True, False), repeat=len(flags)):
-        mode = dict(zip(flags, values, strict=True))
-        title = "，".join(f"{flag}是{value}" for flag, value in mode.items())
-        latex = formula.to_latex(formula.specialize(expr, mode), symbols)
+    for values in itertools.product(*(axis_values for _, axis_values in axes)):
+        mode = dict(zip((name for name, _ in axes), values, strict=True))
+        title = "，".join(
+            f'{name}是"{value}"' if isinstance(value, str) else f"{name}是{value}" for name, value in mode.items()
+        )
+        latex = formula.to_latex(formula.fold_constants(formula.substitute(expr, mode)), symbols)
         blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {latex}")))
     return blocks
 

@@ -15,7 +15,7 @@ from opgen.lang import Code, code, cpp, ident
 from opgen.plan.operator import OperatorPlan
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
-from opgen.spec.model import ExampleTensor, OpSpec, ParamKind
+from opgen.spec.model import ExampleTensor, OpSpec, Param, ParamKind
 
 
 def example_path(spec: OpSpec) -> str:
@@ -49,17 +49,39 @@ class ExampleResult:
 
 def example_result(spec: OpSpec) -> ExampleResult:
     example = spec.example
-    env: dict[str, np.ndarray | float | bool] = {}
+    env: dict[str, np.ndarray | float | bool | str] = {}
     for param in spec.tensor_inputs:
         tensor = example.tensors[param.name]
         env[param.name] = np.asarray(tensor.data, dtype=tensor.dtype.numpy).reshape(tensor.shape)
     for name, value in example.scalars.items():
+        if value is None:  # an optional scalar left out
+            env[name] = float(spec.param(name).null_default or 0.0)
+            continue
         scalar_dtype = example.scalar_dtypes.get(name)
         env[name] = float(np.asarray(value, dtype=scalar_dtype.numpy)) if scalar_dtype else value
     out = spec.outputs[0]
     out_dtype = example.tensors[out.name].dtype
     values = evaluate_reference(spec, env, out_dtype.numpy)
     return ExampleResult(out.name, np.asarray(values))
+
+
+def _host_value(param: Param, scalars: dict) -> dict[str, Code]:
+    """The C++ declaration parts of a bool, int64 or string argument: type, declarator suffix, value."""
+    value = scalars[param.name]
+    if param.kind is ParamKind.INT64:
+        return {"host_type": Code("int64_t"), "suffix": Code(""), "value": code(str(int(value)))}
+    if param.kind is ParamKind.STRING:
+        # an array: it passes as char* as well as const char*
+        return {"host_type": Code("char"), "suffix": Code("[]"), "value": cpp.string(str(value))}
+    return {"host_type": Code("bool"), "suffix": Code(""), "value": Code("true" if value else "false")}
+
+
+def _call_arg(param: Param | None, name: str, scalars: dict) -> str:
+    if param is None or param.kind is ParamKind.TENSOR:
+        return name
+    if param.kind is ParamKind.SCALAR:
+        return "nullptr" if scalars[param.name] is None else name
+    return f"{name}Value"
 
 
 def render_example(operator: OperatorPlan) -> str:
@@ -86,26 +108,25 @@ def render_example(operator: OperatorPlan) -> str:
                 }
             )
             handles.append({"type": code("aclTensor"), "name": ident(param.name), "destroy": code("aclDestroyTensor")})
+        elif param.kind is ParamKind.SCALAR and example.scalars[param.name] is None:
+            continue  # an optional scalar left out: the call passes nullptr
         elif param.kind is ParamKind.SCALAR:
             dtype = example.scalar_dtypes.get(param.name, DType.FLOAT)
+            value = example.scalars[param.name]
+            assert isinstance(value, (int, float))
             scalars.append(
                 {
                     "name": ident(param.name),
                     "host_type": code("double" if dtype is DType.DOUBLE else "float"),
-                    "value": _literal(float(example.scalars[param.name]), dtype),
+                    "suffix": Code(""),
+                    "value": _literal(float(value), dtype),
                     "acl_dtype": ident(dtype.acl_enum),
                 }
             )
             handles.append({"type": code("aclScalar"), "name": ident(param.name), "destroy": code("aclDestroyScalar")})
         else:
-            value = code("true" if example.scalars[param.name] else "false")
-            scalars.append({"name": ident(param.name), "host_type": code("bool"), "value": value, "acl_dtype": None})
-    call_args = code(
-        ", ".join(
-            f"{p.name}Value" if p.param is not None and p.param.kind is ParamKind.BOOL else p.name
-            for p in signature.user_params
-        )
-    )
+            scalars.append({"name": ident(param.name), "acl_dtype": None, **_host_value(param, example.scalars)})
+    call_args = code(", ".join(_call_arg(p.param, p.name, example.scalars) for p in signature.user_params))
     result = example_result(spec)
     output = next(t for t in tensors if t["name"] == result.output)
     out_dtype = example.tensors[result.output].dtype

@@ -12,6 +12,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg
 from opgen.plan.operator import OperatorPlan
+from opgen.spec.formula_binding import reference_names
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
@@ -39,6 +40,8 @@ def _arg_literal(arg: Arg) -> Code:
         return Code("None")
     if arg.kind == "bool":
         return python.literal(bool(arg.value))
+    if arg.kind in ("int64", "string"):
+        return python.literal(arg.value)
     assert arg.dtype is not None
     if arg.kind == "scalar":
         return code(f"scalar({python.literal(arg.value)}, {python.string(arg.dtype.value)})")
@@ -51,7 +54,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     params = [p for p in spec.params if p.direction is Direction.INPUT]
     tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
-    reference = F.to_numpy(operator.kernel_formula, names)
+    formula_names = reference_names(spec)
+    reference = F.to_numpy(operator.kernel_formula, formula_names)
     rejections = [
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
@@ -71,7 +75,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         errors.append(
             {
                 "name": python.string(call.name),
-                "args": [args[p.python] for p in params],
+                "args": [args[p.python] for p in params if not p.keyword_only],
+                "kwargs": [code(f"{python.string(p.python)}: {args[p.python]}") for p in params if p.keyword_only],
                 "out": args[names[out_name]],
                 "status": call.status,
                 "message": python.string(call.message),
@@ -88,7 +93,11 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         api=ident(spec.api.name),
         function=ident(operator.bindings[0]),
         aten=ident(spec.api.aten) if spec.api.aten else None,
-        params=[{"name": ident(p.python), "key": python.string(p.python), "kind": p.kind.value} for p in params],
+        params=[
+            {"name": ident(p.python), "key": python.string(p.python), "kind": p.kind.value, "keyword": p.keyword_only}
+            for p in params
+        ],
+        keywords=any(p.keyword_only for p in params),
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.emit.templating import render
-from opgen.lang import Code, code, ident
-from opgen.plan.kernel import KernelPlan, aicore_dtypes, tiling_struct
+from opgen.lang import Code, code, cpp, ident
+from opgen.plan.kernel import KernelPlan, ModeAxis, OpDefAttr, aicore_dtypes, tiling_struct
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.tiling import BLOCK_BYTES, MIN_BYTES_PER_CORE
 from opgen.spec.dtypes import DType
@@ -65,6 +65,19 @@ def _variant_rows(spec: OpSpec, plan: KernelPlan) -> list[dict]:
     ]
 
 
+def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
+    """How the tiling turns an int64/string attribute into its digit of the mode index; other values fail."""
+    tests = []
+    for position, value in enumerate(axis.values):
+        if isinstance(value, str):
+            test = f"std::strcmp({attr.param}, {cpp.string(value)}) == 0"
+        else:
+            test = f"*{attr.param} == {int(value)}"
+        opening = Code("if" if position == 0 else "} else if")
+        tests.append({"opening": opening, "test": code(test), "add": position * stride})
+    return {"attr": attr, "tests": tests, "string": any(isinstance(v, str) for v in axis.values)}
+
+
 def shape_rule(spec: OpSpec) -> dict:
     out = spec.outputs[0]
     inputs = [p.name for p in spec.tensor_inputs]
@@ -78,6 +91,10 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
     plan = operator.kernel
     attrs = list(operator.attrs)
     flags = [a for a in attrs if a.kind == "Bool"]
+    strides = plan.strides()
+    guard = plan.guard_stride
+    # a power of two keeps the flags' bit arithmetic; int64/string modes count in their radix
+    guard_update = f"mode |= 1u << {guard.bit_length() - 1};" if guard & (guard - 1) == 0 else f"mode += {guard}u;"
     context = {
         "op_type": ident(spec.operator.type),
         "op": ident(op),
@@ -87,10 +104,19 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "inputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.tensor_inputs],
         "outputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.outputs],
         "attrs": attrs,
-        "scalar_attrs": [a for a in attrs if a.kind == "Float"],
+        # the tiling data holds floats: an int64 attribute is converted
+        "scalar_attrs": [
+            {"attr": a, "value": code(f"*{a.param}" if a.ctype == "float" else f"static_cast<float>(*{a.param})")}
+            for a in attrs
+            if a.param in plan.scalars
+        ],
         "flag_bits": [{"attr": a, "bit": plan.flags.index(a.param)} for a in flags],
+        "enum_modes": [
+            _enum_mode(a, axis, strides[axis.name]) for axis in plan.enums for a in attrs if a.param == axis.name
+        ],
+        "compares_strings": any(isinstance(v, str) for axis in plan.enums for v in axis.values),
         "guard_attrs": [a for a in attrs if a.param in plan.guards],
-        "guard_bit": len(plan.flags),
+        "guard_update": code(guard_update),
         "configs": soc_configs(spec),
         "variants": _variant_rows(spec, plan),
         "shape": shape_rule(spec),

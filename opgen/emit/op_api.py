@@ -86,16 +86,25 @@ def _compute_dtype_expr(spec: OpSpec) -> Code:
     return code(cpp_promote(names))
 
 
+# The L0 parameter type of each host-value kind (scalars become float).
+_L0_CTYPES = {ParamKind.BOOL: Code("bool"), ParamKind.INT64: Code("int64_t"), ParamKind.STRING: Code("const char*")}
+
+
 def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
     """L0 parameters: tensors (kernel inputs), then the attributes the kernel needs, as plain values."""
     args = []
     for attr in attrs:
         param = spec.param(attr.param)
         if param.kind is ParamKind.SCALAR:
-            value = code(cpp_scalar_value(attr.param))
+            if param.null_default is not None:  # an optional scalar: a null pointer stands for its default
+                default = cpp.float_literal(param.null_default)
+                value = code(f"{attr.param} == nullptr ? {default} : {cpp_scalar_value(attr.param)}")
+            else:
+                value = code(cpp_scalar_value(attr.param))
             args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
         else:
-            args.append({"name": attr.param, "ctype": Code("bool"), "value": attr.param, "attr": attr.name})
+            ctype = _L0_CTYPES[param.kind]
+            args.append({"name": attr.param, "ctype": ctype, "value": attr.param, "attr": attr.name})
     return args
 
 
@@ -128,6 +137,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "l0_args": l0_args,
         "aicore_dtypes": code(", ".join(aicore)),
         "aicpu": bool(spec.routing.aicpu),
+        "strings": any(p.kind is ParamKind.STRING for p in spec.params),  # the checks compare with std::strcmp
         "dfx_in": code(
             ", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input")
         ),
@@ -158,5 +168,14 @@ def _inplace_view(sig: ApiSignature, main: ApiSignature) -> dict:
     """The in-place API forwards to the main one with its tensor standing for every param it replaces."""
     view = _api_view(sig)
     inplace = view["inplace_param"]
-    view["forward_args"] = [inplace if p.name in sig.replaced else ident(p.name) for p in main.user_params]
+    own = next(p for p in sig.params if p.inplace)
+    forward = []
+    for p in main.user_params:
+        if p.name not in sig.replaced:
+            forward.append(ident(p.name))
+        elif p.ctype.startswith("const") or not own.ctype.startswith("const"):
+            forward.append(inplace)
+        else:  # a header that declares the in-place tensor const still has it written: the main API's out
+            forward.append(code(f"const_cast<{p.ctype}{p.stars}>({inplace})"))
+    view["forward_args"] = forward
     return view

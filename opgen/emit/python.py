@@ -22,6 +22,8 @@ _ANNOTATION = {
     "tensor": Code("np.ndarray | None"),
     "scalar": Code("float | int | bool | np.generic | None"),
     "bool": Code("bool"),
+    "int64": Code("int"),
+    "string": Code("str"),
 }
 
 
@@ -43,6 +45,7 @@ class PyFunction:
     name: Code
     api: Code  # a string literal naming the C API
     args: list[PyArg]  # positional (before `*`)
+    kwargs: list[PyArg]  # keyword-only (after `*`, as aten's schema has them), before out
     has_out: bool
     call: Code  # the list passed to _rt.call
     out_init: Code | None
@@ -53,7 +56,7 @@ class PyFunction:
 
 def _default(param: Param) -> Code | None:
     if param.default is None:
-        return None
+        return Code("None") if param.nullable else None  # an optional scalar: None passes a null pointer
     return python.literal(param.default)
 
 
@@ -119,14 +122,22 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             args.append(_arg(py, "scalar", _default(param)))
             real = not any(d.is_complex for d in param.dtypes)
             call.append(f"_rt.Scalar({py}, real=True)" if real else f"_rt.Scalar({py})")
+        elif param.kind is ParamKind.INT64:
+            args.append(_arg(py, "int64", _default(param)))
+            call.append(f"_rt.Int({py})")
+        elif param.kind is ParamKind.STRING:
+            args.append(_arg(py, "string", _default(param)))
+            call.append(f"_rt.String({py})")
         else:
             args.append(_arg(py, "bool", _default(param)))
             call.append(f"_rt.Flag({py})")
     doc = python.docstring_body(_doc(operator, sig))
+    keyword = {p.python for p in spec.params if p.keyword_only}
     return PyFunction(
         name=ident(name),
         api=python.string(sig.name),
-        args=args,
+        args=[a for a in args if str(a.name) not in keyword],
+        kwargs=[a for a in args if str(a.name) in keyword],
         has_out=has_out,
         call=code("[" + ", ".join(call) + "]"),
         out_init=code(out_init) if out_init else None,

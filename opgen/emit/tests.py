@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import textwrap
 from collections.abc import Sequence
@@ -30,7 +29,8 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.plan.tiling import BLOCK_BYTES, plan_tiling
 from opgen.spec.dtypes import DType
-from opgen.spec.model import Direction, OpSpec, ParamKind, snake_case
+from opgen.spec.formula_binding import reference_names
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 from opgen.spec.socs import get_soc
 
 SUCCESS_SHAPE = (2, 5)  # room for the spec's special values next to ordinary ones
@@ -178,6 +178,11 @@ def _case_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
         return CaseArg([], "nullptr")
     if arg.kind == "bool":
         return CaseArg([f"const bool {name} = {'true' if arg.value else 'false'};"], name)
+    if arg.kind == "int64":
+        return CaseArg([f"const int64_t {name} = {int(arg.value or 0)};"], name)
+    if arg.kind == "string":
+        # an array: it passes as char* as well as const char*, whichever the API declares
+        return CaseArg([f"char {name}[] = {cpp.string(str(arg.value))};"], name)
     if arg.kind == "scalar":
         assert arg.dtype is not None
         return CaseArg([f"UtScalar {name}({_scalar_literal(arg)}, {arg.dtype.acl_enum});"], name + ".get()")
@@ -232,14 +237,14 @@ def _mode_calls(operator: OperatorPlan) -> list[Call]:
     spec, plan = operator.spec, operator.kernel
     base = valid_call(spec, spec.tensor_inputs[0].dtypes[0], SUCCESS_SHAPE)
     calls = []
-    for values in itertools.product((False, True), repeat=len(plan.flags)):
-        mode = dict(zip(plan.flags, values, strict=True))
+    axes = {axis.name: axis for axis in plan.axes}
+    for mode in plan.modes():
         if all(base.args[flag].value == value for flag, value in mode.items()):
             continue
         args = {**base.args, **{flag: replace(base.args[flag], value=value) for flag, value in mode.items()}}
         if operator.rejects({n: a.value for n, a in args.items()}):
             continue
-        suffix = "_".join(f"{flag}{int(value)}" for flag, value in mode.items())
+        suffix = "_".join(axes[flag].label(value) for flag, value in mode.items())
         calls.append(replace(base, name=f"{base.name}_{suffix}", args=args))
     return calls
 
@@ -268,7 +273,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
     out = spec.outputs[0]
     out_dtype = call.args[out.name].dtype
     assert out_dtype is not None
-    scalars: dict[str, float | bool] = {}
+    scalars: dict[str, float | bool | int | str] = {}
     for p in spec.params:
         value = call.args[p.name].value
         if p.kind is not ParamKind.TENSOR and value is not None:
@@ -392,7 +397,7 @@ def _tiling_context(operator: OperatorPlan) -> dict:
         "cases": cases,
         "large": LARGE_TILING_SIZE,
         "block_bytes": BLOCK_BYTES,
-        "unknown_mode": 1 << plan.mode_bits,  # a mode index no variant has: the tiling must refuse it
+        "unknown_mode": plan.mode_count,  # a mode index no variant has: the tiling must refuse it
         "first_dtype": code(plan.variants[0].storage.ge_enum),
     }
 
@@ -400,9 +405,30 @@ def _tiling_context(operator: OperatorPlan) -> dict:
 # ---------------------------------------------------------------------------------------------- golden scripts
 
 
+def _option(param: Param, default: object) -> dict[str, Code]:
+    """The gen_data.py command-line option of a host parameter: argparse keywords, and the conversion of
+    what argparse gives back."""
+    if param.kind is ParamKind.BOOL:
+        text = "true" if default else "false"
+        return {"argument": code(f'choices=["true", "false"], default="{text}"'), "convert": Code(' == "true"')}
+    if param.values is not None:
+        kind = "int" if param.kind is ParamKind.INT64 else "str"
+        choices = python.literal(list(param.values))
+        return {
+            "argument": code(f"type={kind}, choices={choices}, default={python.literal(default)}"),
+            "convert": Code(""),
+        }
+    if param.kind is ParamKind.INT64:
+        return {"argument": code(f"type=int, default={python.literal(default)}"), "convert": Code("")}
+    if default is None:  # an optional scalar: left out, the API takes its null_default
+        return {"argument": code("type=float, default=None"), "convert": Code("")}
+    assert isinstance(default, (int, float))
+    return {"argument": code(f"type=float, default={python.float_literal(float(default))}"), "convert": Code("")}
+
+
 def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
-    names = {p.name: p.python for p in spec.params}
+    names = reference_names(spec)
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
     rejections: list[dict[str, Code]] = []
     rejection_names: set[str] = set()
@@ -414,10 +440,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
             "name": ident(p.python),
             "key": python.string(p.python),
             "option": code(p.python.replace("_", "-")),
-            "flag": p.kind is ParamKind.BOOL,
-            "default": spec.example.scalars[p.name]
-            if p.kind is ParamKind.BOOL
-            else python.float_literal(float(spec.example.scalars[p.name])),
+            **_option(p, spec.example.scalars[p.name]),
         }
         for p in inputs
         if p.kind is not ParamKind.TENSOR
@@ -451,6 +474,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "output_literal": python.string(spec.outputs[0].python),
         "params": idents([p.python for p in inputs]),
         "params_literal": python.literal([p.python for p in inputs]),
+        "keyword_only": python.literal([p.python for p in inputs if p.keyword_only]),
         "options": options,
         "reference": code(reference),
         "helpers": code(operator.numpy_helpers.strip()),

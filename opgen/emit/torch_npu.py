@@ -34,8 +34,22 @@ TORCH_VERSIONS = ("v2.1", "v2.2", "v2.3", "v2.4", "v2.5", "v2.6", "v2.7", "v2.8"
 
 _LINE_LIMIT = 120
 _INDENT = "  "
-_SCHEMA_TYPES = {ParamKind.TENSOR: "Tensor", ParamKind.SCALAR: "Scalar", ParamKind.BOOL: "bool"}
-_CPP_TYPES = {ParamKind.TENSOR: "const at::Tensor&", ParamKind.SCALAR: "const at::Scalar&", ParamKind.BOOL: "bool"}
+_SCHEMA_TYPES = {
+    ParamKind.TENSOR: "Tensor",
+    ParamKind.SCALAR: "Scalar",
+    ParamKind.BOOL: "bool",
+    ParamKind.INT64: "int",
+    ParamKind.STRING: "str",
+}
+_CPP_TYPES = {
+    ParamKind.TENSOR: "const at::Tensor&",
+    ParamKind.SCALAR: "const at::Scalar&",
+    ParamKind.BOOL: "bool",
+    ParamKind.INT64: "int64_t",
+    ParamKind.STRING: "c10::string_view",
+}
+# An optional scalar (null_default) is `Scalar?` in aten.
+_OPTIONAL_SCALAR = ("Scalar?", "const c10::optional<at::Scalar>&")
 
 
 class Variant(str, Enum):
@@ -52,12 +66,16 @@ class AtenArg:
     kwarg_only: bool = False
 
     def schema(self) -> str:
-        kind = _SCHEMA_TYPES[self.param.kind] + ("(a!)" if self.mutable else "")
+        base = _OPTIONAL_SCALAR[0] if self.param.nullable else _SCHEMA_TYPES[self.param.kind]
+        kind = base + ("(a!)" if self.mutable else "")
         default = "" if self.mutable else _schema_default(self.param)
         return f"{kind} {self.name}{default}"
 
     def cpp(self) -> str:
-        return f"at::Tensor& {self.name}" if self.mutable else f"{_CPP_TYPES[self.param.kind]} {self.name}"
+        if self.mutable:
+            return f"at::Tensor& {self.name}"
+        ctype = _OPTIONAL_SCALAR[1] if self.param.nullable else _CPP_TYPES[self.param.kind]
+        return f"{ctype} {self.name}"
 
 
 @dataclass(frozen=True)
@@ -89,10 +107,6 @@ class AtenFunction:
         """The C++ kernel name op-plugin uses: out overloads take an `_out` suffix."""
         return f"{self.op}_out" if self.variant is Variant.OUT else self.op
 
-    @property
-    def exec_args(self) -> list[str]:
-        return [self.c_names[c.name] for c in self.api.user_params]
-
 
 # ---------------------------------------------------------------------------------------------- schemas
 
@@ -100,9 +114,11 @@ class AtenFunction:
 def _schema_default(param: Param) -> str:
     value = param.default
     if value is None:
-        return ""
+        return "=None" if param.nullable else ""
     if isinstance(value, bool):
         return f"={value}"
+    if isinstance(value, str):
+        return f'="{value}"'  # aten prints string defaults in double quotes (values hold no quotes)
     # aten prints integral Scalar defaults without a fraction (`Scalar alpha=1`).
     if param.kind is ParamKind.SCALAR and float(value).is_integer():
         return f"={int(value)}"
@@ -122,7 +138,7 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
     plus the in-place form when the spec names its aten op."""
     out = _single_output(spec)
     main = main_signature(spec)
-    inputs = tuple(AtenArg(p.python, p) for p in _inputs(spec))
+    inputs = tuple(AtenArg(p.python, p, kwarg_only=p.keyword_only) for p in _inputs(spec))
     names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     official = spec.api.aten is not None
     op = spec.api.aten or f"npu_{spec.api.snake}"
@@ -135,7 +151,7 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
     if variant is not None and variant.aten is not None and sig is not None:
         target = spec.param(variant.replaces[0])
         kept = [p for p in _inputs(spec) if p.name == target.name or p.name not in variant.replaces]
-        args = tuple(AtenArg(p.python, p, mutable=p.name == target.name) for p in kept)
+        args = tuple(AtenArg(p.python, p, mutable=p.name == target.name, kwarg_only=p.keyword_only) for p in kept)
         names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
         functions.append(AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, target.python, official))
     return functions
@@ -232,6 +248,24 @@ def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
     return lines
 
 
+def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
+    """A string argument reaches the API as the C string its header declares (char* or const char*): a local
+    std::string keeps the bytes, with a terminating NUL, alive for the call."""
+    lines, renamed = [], {}
+    for cparam in fn.api.user_params:
+        param = cparam.param
+        if param is None or param.kind is not ParamKind.STRING:
+            continue
+        name = fn.c_names[cparam.name]
+        lines.append(f"{_INDENT}std::string {name}_str({name}.data(), {name}.size());")
+        if cparam.ctype.startswith("const"):
+            lines.append(f"{_INDENT}const char* {name}_ptr = {name}_str.c_str();")
+        else:
+            lines.append(f"{_INDENT}char* {name}_ptr = const_cast<char*>({name}_str.c_str());")
+        renamed[cparam.name] = f"{name}_ptr"
+    return lines, renamed
+
+
 def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
     returns = "at::Tensor" if fn.variant is Variant.FUNCTIONAL else "at::Tensor&"
     signature = _call(f"{returns} {fn.cpp_name}", [a.cpp() for a in fn.args], "")
@@ -242,7 +276,10 @@ def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
             "DO_COMPATIBILITY", [fn.api.name, f"acl_op::{fn.cpp_name}({', '.join(arg_names)})"], _INDENT, ";"
         )
     prepare = _prepare(spec, fn)
-    exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *fn.exec_args], _INDENT, ";")
+    strings, renamed = _string_locals(fn)
+    prepare += strings
+    exec_args = [renamed.get(c.name, fn.c_names[c.name]) for c in fn.api.user_params]
+    exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *exec_args], _INDENT, ";")
     return CppFunction(
         code(signature), code(compat) if compat else None, [code(p) for p in prepare], code(exec_call), ident(fn.result)
     )

@@ -43,6 +43,8 @@ CPP = Dialect(
     logical={"and": "({a} && {b})", "or": "({a} || {b})", "not": "(!{a})"},
     calls={name: function.cpp for name, function in FUNCTIONS.items()},
     select="({c} ? {a} : {b})",
+    string=lambda value: str(cpp.string(value)),
+    string_compare={"eq": "(std::strcmp({a}, {b}) == 0)", "ne": "(std::strcmp({a}, {b}) != 0)"},
 )
 
 

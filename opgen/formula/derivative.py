@@ -32,6 +32,7 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     free_names,
     walk,
@@ -59,7 +60,7 @@ def _rule(node: Expr, d: dict[Expr, Expr], wrt: str) -> Expr:
         return _ZERO
     if isinstance(node, Name):
         return _ONE if node.name == wrt and node.kind is SymbolKind.TENSOR else _ZERO
-    if isinstance(node, (BoolConst, Compare, Logical)):
+    if isinstance(node, (BoolConst, Str, Compare, Logical)):
         return _ZERO  # booleans: only ever a where() condition, which is not differentiated
     if isinstance(node, Unary):
         return _neg(d[node.x])
@@ -181,7 +182,7 @@ class Difference:
 def first_difference(
     first: Expr,
     second: Expr,
-    values: Mapping[str, float | bool],
+    values: Mapping[str, float | bool | int | str],
     *,
     rtol: float = 1e-9,
     atol: float = 1e-12,
@@ -218,7 +219,7 @@ def first_difference(
 
 
 def _boundary_neighbours(
-    expr: Expr, name: str, base: Mapping[str, float], values: Mapping[str, float | bool], span: float
+    expr: Expr, name: str, base: Mapping[str, float], values: Mapping[str, float | bool | int | str], span: float
 ) -> list[float]:
     """Points just either side of each place along `name` where a piece of `expr` switches."""
     grid = np.linspace(-span, span, 8001)

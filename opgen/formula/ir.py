@@ -137,6 +137,17 @@ class BoolConst(Expr):
 
 
 @_node
+class Str(Expr):
+    """A string literal: compared (== / !=) with a string parameter, folded away when the kernel mode is fixed."""
+
+    value: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, str):
+            raise TypeError(f"Str needs a str, got {self.value!r}")
+
+
+@_node
 class Name(Expr):
     name: str
     kind: SymbolKind
@@ -214,7 +225,7 @@ def _check_op(op: str, allowed, node: str) -> None:
 
 def children(node: Expr) -> tuple[Expr, ...]:
     """Direct operands of `node`, left to right."""
-    if isinstance(node, (Const, BoolConst, Name)):
+    if isinstance(node, (Const, BoolConst, Str, Name)):
         return ()
     if isinstance(node, Unary):
         return (node.x,)
@@ -295,6 +306,11 @@ def free_names(expr: Expr, kind: SymbolKind | None = None) -> tuple[str, ...]:
         if isinstance(node, Name) and (kind is None or node.kind is kind):
             found.setdefault(node.name)
     return tuple(found)
+
+
+def is_string(node: Expr) -> bool:
+    """A string operand: a literal or a string parameter (the type rules allow nothing else to be a string)."""
+    return isinstance(node, Str) or (isinstance(node, Name) and node.kind is SymbolKind.STRING)
 
 
 def flags_used(expr: Expr) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     walk,
 )
@@ -159,6 +160,8 @@ class _Latex:
             return text, Prec.UNARY if text.startswith("-") else Prec.ATOM
         if isinstance(node, BoolConst):
             return (r"\mathrm{true}" if node.value else r"\mathrm{false}"), Prec.ATOM
+        if isinstance(node, Str):
+            return r"\text{``" + node.value.replace("_", r"\_") + "''}", Prec.ATOM
         if isinstance(node, Name):
             return self.symbols.get(node.name, node.name.replace("_", r"\_")), Prec.ATOM
         if isinstance(node, Unary):

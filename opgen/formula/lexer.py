@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .errors import FormulaError
 
 NUMBER = "number"
+STRING = "string"
 NAME = "name"
 OP = "op"
 END = "end"
@@ -37,8 +38,8 @@ _FOREIGN = {
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # NUMBER, NAME, OP or END
-    text: str
+    kind: str  # NUMBER, STRING, NAME, OP or END
+    text: str  # for a STRING, its value (without the quotes)
     column: int
 
     def describe(self) -> str:
@@ -49,6 +50,8 @@ class Token:
             return f"name '{self.text}'"
         if self.kind == NUMBER:
             return f"number '{self.text}'"
+        if self.kind == STRING:
+            return f'string "{self.text}"'
         return f"'{self.text}'"
 
 
@@ -63,6 +66,9 @@ def tokenize(text: str) -> list[Token]:
             continue
         if ch in _DIGITS or (ch == "." and pos + 1 < len(text) and text[pos + 1] in _DIGITS):
             pos = _read_number(text, pos, tokens)
+            continue
+        if ch in "\"'":
+            pos = _read_string(text, pos, tokens)
             continue
         match = _NAME_RE.match(text, pos)
         if match:
@@ -80,6 +86,26 @@ def tokenize(text: str) -> list[Token]:
         raise FormulaError(f"unexpected character {ch!r}", pos)
     tokens.append(Token(END, "", len(text)))
     return tokens
+
+
+# A string literal's value: what a string parameter's `values` may hold.
+_STRING_BODY = re.compile(r"[A-Za-z0-9_.+-]*")
+
+
+def _read_string(text: str, pos: int, tokens: list[Token]) -> int:
+    """A string literal in double or single quotes, e.g. "tanh"; no escapes (values are plain words)."""
+    quote = text[pos]
+    match = _STRING_BODY.match(text, pos + 1)
+    end = match.end() if match else pos + 1
+    if end >= len(text) or text[end] != quote:
+        if end < len(text) and text[end] not in "\"'":
+            raise FormulaError(
+                f"unexpected character {text[end]!r} in a string literal; a string holds letters, digits and _ . + -",
+                end,
+            )
+        raise FormulaError(f"unterminated string literal; close it with {quote}", pos)
+    tokens.append(Token(STRING, text[pos + 1 : end], pos))
+    return end + 1
 
 
 def _read_number(text: str, pos: int, tokens: list[Token]) -> int:

@@ -38,6 +38,8 @@ NUMPY = Dialect(
     logical={"and": "np.logical_and({a}, {b})", "or": "np.logical_or({a}, {b})", "not": "np.logical_not({a})"},
     calls={name: function.numpy for name, function in FUNCTIONS.items()},
     select="np.where({c}, {a}, {b})",
+    string=lambda value: str(python.string(value)),
+    string_compare={"eq": "({a} == {b})", "ne": "({a} != {b})"},
 )
 
 

@@ -11,8 +11,10 @@ Grammar (loosest first; Python's precedence, but comparisons do not chain):
     term       := unary (('*'|'/') unary)*                       left-assoc
     unary      := ('-'|'+') unary | power
     power      := primary ['**' unary]                           right-assoc, -x**2 == -(x**2)
-    primary    := NUMBER | 'true' | 'false' | 'pi' | 'e' | 'inf' | 'nan'
+    primary    := NUMBER | STRING | 'true' | 'false' | 'pi' | 'e' | 'inf' | 'nan'
                 | NAME | NAME '(' [or_expr (',' or_expr)*] ')' | '(' or_expr ')'
+
+A STRING ("tanh" or 'tanh') may only be compared, with == or !=, with a string parameter (typecheck.py).
 
 A call names a math function of the function table (`functions.py`: exp, log1p, erfinv, ...; a Call node)
 or a structural one (where/select, min, max, clamp, pow); an unknown name is an error that lists them all.
@@ -54,9 +56,10 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
 )
-from .lexer import END, NAME, NUMBER, OP, Token, tokenize
+from .lexer import END, NAME, NUMBER, OP, STRING, Token, tokenize
 from .symbols import Symbol, SymbolKind
 from .typecheck import ExprType, TypeMismatch, ValueType, node_type
 
@@ -97,7 +100,7 @@ def parse(
             raise FormulaError(f"formula is longer than {MAX_LENGTH} characters; split it up", MAX_LENGTH)
         parsed = _Parser(text, table).formula()
         if expect is not None and parsed.type.value is not ValueType(expect):
-            got = "a boolean" if parsed.type.is_bool else "a number"
+            got = {ValueType.BOOL: "a boolean", ValueType.NUM: "a number", ValueType.STR: "a string"}[parsed.type.value]
             raise FormulaError(f"formula must produce {'a boolean' if expect == 'bool' else 'a number'}, got {got}", 0)
     except FormulaError as err:
         raise err.with_text(text) from None
@@ -258,6 +261,9 @@ class _Parser:
         if tok.kind == NUMBER:
             self._advance()
             return self._make(Const(float(tok.text)), [], tok.column, tok.column)
+        if tok.kind == STRING:
+            self._advance()
+            return self._make(Str(tok.text), [], tok.column, tok.column)
         if tok.kind == OP and tok.text == "(":
             self._advance()
             self._nest(tok.column)

@@ -25,9 +25,11 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     children,
     free_names,
+    is_string,
     walk,
 )
 from .symbols import SymbolKind
@@ -80,7 +82,7 @@ def round_to_dtype(values: np.ndarray, dtype: Any) -> np.ndarray:
 
 def evaluate(
     expr: Expr,
-    env: Mapping[str, np.ndarray | float | bool],
+    env: Mapping[str, np.ndarray | float | bool | str],
     out_dtype: Any = None,
 ) -> np.ndarray:
     """Value of `expr` for the inputs in `env`, computed in float64 and rounded once to `out_dtype`.
@@ -114,6 +116,13 @@ def _evaluate_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any
         return np.asarray(node.value, dtype=np.float64)
     if isinstance(node, BoolConst):
         return np.asarray(node.value, dtype=np.bool_)
+    if isinstance(node, Str):
+        return np.asarray(node.value, dtype=object)
+    if isinstance(node, Name) and node.kind is SymbolKind.STRING:
+        value = _lookup(env, node.name)
+        if not isinstance(value, str):
+            raise ValueError(f"evaluate: string '{node.name}' needs a str, got {value!r}")
+        return np.asarray(value, dtype=object)
     if isinstance(node, Name):
         value = _lookup(env, node.name)
         if node.kind is SymbolKind.FLAG:
@@ -132,6 +141,9 @@ def _evaluate_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any
     if isinstance(node, Binary):
         return BINARY[node.op](*operands)
     if isinstance(node, Compare):
+        if is_string(node.a):  # two strings (the type rules): equal or not, one host-known answer
+            same = operands[0].item() == operands[1].item()
+            return np.asarray(same if node.op == "eq" else not same, dtype=np.bool_)
         return COMPARE[node.op](*operands)
     if isinstance(node, Logical):
         if node.op == "not":

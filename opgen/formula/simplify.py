@@ -23,6 +23,7 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     rewrite,
 )
@@ -53,6 +54,8 @@ def _fold_node(node: Expr) -> Expr:
         if isinstance(node, Binary):
             return _fold_binary(node)
         if isinstance(node, Compare):
+            if isinstance(node.a, Str) and isinstance(node.b, Str):
+                return BoolConst((node.a.value == node.b.value) == (node.op == "eq"))
             if isinstance(node.a, Const) and isinstance(node.b, Const):
                 return BoolConst(bool(COMPARE[node.op](_f64(node.a.value), _f64(node.b.value))))
             return node
@@ -109,15 +112,17 @@ def fold_constants(expr: Expr) -> Expr:
     return rewrite(expr, _fold_node)
 
 
-def substitute(expr: Expr, values: Mapping[str, float | bool | Expr]) -> Expr:
-    """`expr` with names replaced: a number becomes Const, a bool BoolConst, an Expr is used as is.
+def substitute(expr: Expr, values: Mapping[str, float | bool | str | Expr]) -> Expr:
+    """`expr` with names replaced: a number becomes Const, a bool BoolConst, a str Str, an Expr is used as is.
 
-    A bool may only replace a flag and a number only a tensor or scalar; no folding is done.
+    A bool may only replace a flag, a str only a string and a number only a tensor or scalar; no folding is done.
     """
     replacements: dict[str, Expr] = {}
     for name, value in values.items():
         if isinstance(value, Expr):
             replacements[name] = value
+        elif isinstance(value, str):
+            replacements[name] = Str(value)
         elif isinstance(value, (bool, np.bool_)):
             replacements[name] = BoolConst(bool(value))
         elif isinstance(value, (int, float, np.integer, np.floating)):
@@ -129,6 +134,10 @@ def substitute(expr: Expr, values: Mapping[str, float | bool | Expr]) -> Expr:
         if not isinstance(node, Name) or node.name not in replacements:
             return node
         new = replacements[node.name]
+        if isinstance(new, Str) and node.kind is not SymbolKind.STRING:
+            raise TypeError(f"substitute: value for '{node.name}' must be a number, bool or Expr, got {new.value!r}")
+        if node.kind is SymbolKind.STRING and isinstance(new, (BoolConst, Const)):
+            raise TypeError(f"substitute: '{node.name}' is a string and needs a str")
         if isinstance(new, (BoolConst, Const)) and isinstance(new, BoolConst) != (node.kind is SymbolKind.FLAG):
             want = "a bool" if node.kind is SymbolKind.FLAG else "a number"
             raise TypeError(f"substitute: '{node.name}' is a {node.kind.value} and needs {want}")
@@ -151,4 +160,4 @@ def specialize(expr: Expr, flags: Mapping[str, bool]) -> Expr:
 
 def is_constant(expr: Expr) -> bool:
     """Whether `expr` is a literal (after folding, e.g. the exponent of a lowered power)."""
-    return isinstance(expr, (Const, BoolConst))
+    return isinstance(expr, (Const, BoolConst, Str))

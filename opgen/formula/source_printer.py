@@ -16,8 +16,10 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     children,
+    is_string,
     walk,
 )
 
@@ -34,6 +36,8 @@ class Dialect:
     logical: Mapping[str, str]  # and/or/not templates over {a} (and {b})
     calls: Mapping[str, str]  # math functions, templates over {} (the argument) or {0}, {1}, ...
     select: str  # template over {c}, {a}, {b}
+    string: Callable[[str], str]  # a string literal
+    string_compare: Mapping[str, str]  # == / != of two strings, templates over {a} and {b}
 
 
 def print_source(expr: Expr, dialect: Dialect, names: Mapping[str, str] | None = None) -> str:
@@ -82,6 +86,8 @@ def _emit(node: Expr, operands: list[str], dialect: Dialect, names: Mapping[str,
         return dialect.literal(node.value)
     if isinstance(node, BoolConst):
         return dialect.true if node.value else dialect.false
+    if isinstance(node, Str):
+        return dialect.string(node.value)
     if isinstance(node, Name):
         return names.get(node.name, node.name)
     if isinstance(node, Unary):
@@ -92,6 +98,8 @@ def _emit(node: Expr, operands: list[str], dialect: Dialect, names: Mapping[str,
             return f"({a} {dialect.infix[node.op]} {b})"
         return _fill(dialect.binary_calls[node.op], a=a, b=b)
     if isinstance(node, Compare):
+        if is_string(node.a):
+            return _fill(dialect.string_compare[node.op], a=operands[0], b=operands[1])
         return f"({operands[0]} {COMPARE_SYMBOLS[node.op]} {operands[1]})"
     if isinstance(node, Logical):
         return _fill(dialect.logical[node.op], a=operands[0], b=operands[-1])

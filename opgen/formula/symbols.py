@@ -10,6 +10,7 @@ class SymbolKind(Enum):
     TENSOR = "tensor"  # elementwise device data: a number that varies per element
     SCALAR = "scalar"  # host scalar (aclScalar or float attribute): a number known before launch
     FLAG = "flag"  # host bool attribute that selects a mode (e.g. isResult); becomes a tiling key
+    STRING = "string"  # host string attribute from a fixed set (e.g. approximate); compared with "literals"
 
 
 @dataclass(frozen=True)
@@ -27,3 +28,7 @@ class Symbol:
     @classmethod
     def flag(cls) -> Symbol:
         return cls(SymbolKind.FLAG)
+
+    @classmethod
+    def string(cls) -> Symbol:
+        return cls(SymbolKind.STRING)

@@ -19,6 +19,7 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     walk,
 )
@@ -74,6 +75,8 @@ def _format(node: Expr, printed: dict[Expr, tuple[str, Prec]]) -> tuple[str, Pre
         return value, Prec.UNARY if value.startswith("-") else Prec.ATOM
     if isinstance(node, BoolConst):
         return ("true" if node.value else "false"), Prec.ATOM
+    if isinstance(node, Str):
+        return f'"{node.value}"', Prec.ATOM  # values hold no quotes (the lexer's string body)
     if isinstance(node, Name):
         return node.name, Prec.ATOM
     if isinstance(node, Unary):

@@ -23,6 +23,7 @@ from .ir import (
     Logical,
     Name,
     Select,
+    Str,
     Unary,
     children,
     walk,
@@ -33,6 +34,7 @@ from .symbols import SymbolKind
 class ValueType(Enum):
     NUM = "num"
     BOOL = "bool"
+    STR = "str"  # a string literal or string parameter: only compared (== / !=) with another string
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,10 @@ class ExprType:
     def is_bool(self) -> bool:
         return self.value is ValueType.BOOL
 
+    @property
+    def is_str(self) -> bool:
+        return self.value is ValueType.STR
+
     def __str__(self) -> str:
         return f"{self.value.value}-{'varying' if self.varies else 'uniform'}"
 
@@ -52,8 +58,15 @@ NUM_VARYING = ExprType(ValueType.NUM, True)
 NUM_UNIFORM = ExprType(ValueType.NUM, False)
 BOOL_VARYING = ExprType(ValueType.BOOL, True)
 BOOL_UNIFORM = ExprType(ValueType.BOOL, False)
+STR_UNIFORM = ExprType(ValueType.STR, False)
 
-_NAME_TYPES = {SymbolKind.TENSOR: NUM_VARYING, SymbolKind.SCALAR: NUM_UNIFORM, SymbolKind.FLAG: BOOL_UNIFORM}
+_NAME_TYPES = {
+    SymbolKind.TENSOR: NUM_VARYING,
+    SymbolKind.SCALAR: NUM_UNIFORM,
+    SymbolKind.FLAG: BOOL_UNIFORM,
+    SymbolKind.STRING: STR_UNIFORM,
+}
+_STRING_USE = 'a string can only be compared with == or != to another string, e.g. approximate == "tanh"'
 _SIDES = ("left operand", "right operand")
 _ORDINALS = ("first argument", "second argument", "third argument")
 
@@ -68,7 +81,17 @@ class TypeMismatch(Exception):
 
 
 def _noun(t: ExprType) -> str:
-    return "a boolean" if t.is_bool else "a number"
+    return {ValueType.BOOL: "a boolean", ValueType.NUM: "a number", ValueType.STR: "a string"}[t.value]
+
+
+def _describe(node: Expr) -> str:
+    if isinstance(node, Call):
+        return f"{node.func}()"
+    if isinstance(node, Select):
+        return "where()"
+    if isinstance(node, (Binary, Logical)):
+        return f"'{OP_SPELLING.get(node.op, node.op)}'"
+    return "'-'"
 
 
 def node_type(node: Expr, operand_types: Sequence[ExprType]) -> ExprType:
@@ -76,6 +99,20 @@ def node_type(node: Expr, operand_types: Sequence[ExprType]) -> ExprType:
     varies = any(t.varies for t in operand_types)
     if isinstance(node, Const):
         return NUM_UNIFORM
+    if isinstance(node, Str):
+        return STR_UNIFORM
+    if isinstance(node, Compare):
+        strings = [t.is_str for t in operand_types]
+        if any(strings):
+            if not all(strings):
+                blame = strings.index(False)
+                raise TypeMismatch(f"{_STRING_USE}; its {_SIDES[blame]} is {_noun(operand_types[blame])}", blame)
+            if node.op not in ("eq", "ne"):
+                raise TypeMismatch(f"operator '{OP_SPELLING[node.op]}' does not order strings; {_STRING_USE}", None)
+            return BOOL_UNIFORM
+    for i, t in enumerate(operand_types):
+        if t.is_str:
+            raise TypeMismatch(f"{_STRING_USE}; here it is an operand of {_describe(node)}", i)
     if isinstance(node, BoolConst):
         return BOOL_UNIFORM
     if isinstance(node, Name):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from opgen import formula as F
-from opgen.plan.kernel import KernelPlan, aicore_dtypes
+from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program
 from opgen.spec.dtypes import DType, promote_types
 from opgen.spec.formula_binding import kernel_formula
@@ -43,7 +43,7 @@ def aclnn_output(
     plan: KernelPlan,
     inputs: Mapping[str, np.ndarray],
     input_dtypes: Mapping[str, DType],
-    scalars: Mapping[str, float | bool],
+    scalars: Mapping[str, float | bool | int | str],
     out_dtype: DType,
 ) -> np.ndarray:
     """Output of the main API for `inputs` (arrays in their storage dtypes), in `out_dtype`."""
@@ -53,11 +53,17 @@ def aclnn_output(
         p.name: np.broadcast_to(_through_float(inputs[p.name], compute), out_shape).reshape(-1)
         for p in spec.tensor_inputs
     }
-    flags = {name: bool(scalars[name]) for name in plan.flags}
-    attributes = {name: float(np.float32(scalars[name])) for name in plan.scalars}
+    flags: dict[str, ModeValue] = {name: bool(scalars[name]) for name in plan.flags}
+    for axis in plan.enums:
+        value = scalars[axis.name]
+        assert not isinstance(value, float)  # an int64 or string mode value
+        flags[axis.name] = value
+    # an optional scalar left out (a null pointer) is its null_default
+    given = {n: scalars.get(n, spec.param(n).null_default) for n in plan.scalars}
+    attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}
     if compute in aicore_dtypes(spec):
         result = run_program(plan.variant(compute, flags, attributes).program, flat, attributes)
     else:  # AICPU: the formula in double, with the attributes as float32
-        expr = F.specialize(kernel_formula(spec), flags)
+        expr = specialise(kernel_formula(spec), flags)
         result = F.evaluate(expr, {**flat, **attributes})
     return _through_float(result, out_dtype).reshape(out_shape)

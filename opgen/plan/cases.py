@@ -37,6 +37,10 @@ def _scalar_default(spec: OpSpec, param: Param) -> Arg:
     value = spec.example.scalars[param.name]
     if param.kind is ParamKind.BOOL:
         return Arg("bool", value=bool(value))
+    if param.kind in (ParamKind.INT64, ParamKind.STRING):
+        return Arg(param.kind.value, value=value)
+    if value is None:  # an optional scalar left out: the API takes its null_default
+        return Arg("null")
     dtype = spec.example.scalar_dtypes.get(param.name, DType.FLOAT)
     return Arg("scalar", dtype=dtype, value=float(value))
 
@@ -95,7 +99,7 @@ def first_failing_row(spec: OpSpec, args: Args, null_outputs: tuple[str, ...] = 
     soc = spec.supported_socs[0].soc  # the tests run on a supported SoC
     for index, row in enumerate(spec.errors):
         check = row.check
-        if check.kind != "not_null" and any(a.kind == "null" for a in args.values()):
+        if check.kind != "not_null" and any(a.kind == "null" and not spec.param(n).nullable for n, a in args.items()):
             continue  # other checks read what a pointer points to; only a null check looks at the pointer
         if check.fails(spec, args, null_outputs, soc):
             return index

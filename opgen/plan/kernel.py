@@ -17,18 +17,40 @@ from opgen.lang import Code, cpp, ident
 from opgen.plan.lowering import LoweringError, VectorProgram, lower
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import kernel_formula
-from opgen.spec.model import OpSpec, ParamKind
+from opgen.spec.model import OpSpec, Param, ParamKind
 from opgen.spec.socs import get_soc
 
 BUFFER_NUM = 2  # double-buffered queues
 _DTYPE_CODE = {DType.FLOAT: 1, DType.FLOAT16: 2, DType.BFLOAT16: 3}
 
 
+ModeValue = bool | int | str
+
+
+@dataclass(frozen=True)
+class ModeAxis:
+    """A parameter that selects the kernel program: a bool flag, or an int64/string parameter with `values`."""
+
+    name: str
+    values: tuple[ModeValue, ...]  # in mode-index order: (False, True) for a flag
+
+    @property
+    def is_flag(self) -> bool:
+        return self.values == (False, True)
+
+    def label(self, value: ModeValue) -> str:
+        """How variant names spell this axis' value: isResult1, approximate_tanh."""
+        if isinstance(value, bool):
+            return f"{self.name}{int(value)}"
+        text = str(value).replace("-", "m").replace(".", "_").replace("+", "p")
+        return f"{self.name}_{text}"
+
+
 @dataclass(frozen=True)
 class KernelVariant:
     key: int
     storage: DType
-    mode: tuple[tuple[str, bool], ...]  # flag values
+    mode: tuple[tuple[str, ModeValue], ...]  # mode-parameter values, by name
     mode_index: int
     program: VectorProgram
     exact: bool = False  # lowered for non-finite scalars (see KernelPlan.guards)
@@ -48,7 +70,9 @@ class KernelVariant:
 
     @property
     def name(self) -> str:
-        flags = "_".join(f"{k}{int(v)}" for k, v in self.mode) + ("_nonfinite" if self.exact else "")
+        flags = "_".join(
+            f"{k}{int(v)}" if isinstance(v, bool) else ModeAxis(k, (v,)).label(v) for k, v in self.mode
+        ) + ("_nonfinite" if self.exact else "")
         return f"{self.storage.value.lower()}{'_' + flags.lstrip('_') if flags else ''}"
 
 
@@ -61,13 +85,54 @@ class KernelPlan:
     # Scalars some fast program assumes finite: when one is NaN or infinite, the tiling sets the mode bit
     # after the flags' bits and the kernel runs the exact program, so both follow IEEE arithmetic.
     guards: tuple[str, ...] = ()
+    # int64/string parameters with `values` the formula uses: after the flags, each a mixed-radix digit of
+    # the mode index (the position of its value in `values`).
+    enums: tuple[ModeAxis, ...] = ()
 
     @property
-    def mode_bits(self) -> int:
-        return len(self.flags) + (1 if self.guards else 0)
+    def axes(self) -> tuple[ModeAxis, ...]:
+        return tuple(ModeAxis(f, (False, True)) for f in self.flags) + self.enums
 
-    def variant(self, storage: DType, mode: dict[str, bool], scalars: dict[str, float] | None = None) -> KernelVariant:
-        """The variant the tiling picks for these flag values and (for guarded plans) scalar values."""
+    @property
+    def mode_names(self) -> tuple[str, ...]:
+        return tuple(axis.name for axis in self.axes)
+
+    @property
+    def mode_count(self) -> int:
+        """How many mode indices there are (the guard doubles them); the first index no variant has."""
+        count = 2 if self.guards else 1
+        for axis in self.axes:
+            count *= len(axis.values)
+        return count
+
+    def strides(self) -> dict[str, int]:
+        """What one step of each axis adds to the mode index; the guard's is `guard_stride`."""
+        strides, stride = {}, 1
+        for axis in self.axes:
+            strides[axis.name] = stride
+            stride *= len(axis.values)
+        return strides
+
+    @property
+    def guard_stride(self) -> int:
+        stride = 1
+        for axis in self.axes:
+            stride *= len(axis.values)
+        return stride
+
+    def modes(self) -> list[dict[str, ModeValue]]:
+        """Every combination of the mode parameters' values, in mode-index order."""
+        names = self.mode_names
+        combos = itertools.product(*(axis.values for axis in self.axes))
+        return sorted((dict(zip(names, combo, strict=True)) for combo in combos), key=self.index_of)
+
+    def index_of(self, mode: dict[str, ModeValue]) -> int:
+        return mode_index(self.axes, mode)
+
+    def variant(
+        self, storage: DType, mode: dict[str, ModeValue], scalars: dict[str, float] | None = None
+    ) -> KernelVariant:
+        """The variant the tiling picks for these mode values and (for guarded plans) scalar values."""
         wanted = tuple(sorted(mode.items()))
         exact = any(not math.isfinite((scalars or {}).get(name, 0.0)) for name in self.guards)
         return next(v for v in self.variants if v.storage is storage and v.mode == wanted and v.exact == exact)
@@ -91,8 +156,28 @@ def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
     return storage
 
 
-def mode_index(flags: tuple[str, ...], mode: dict[str, bool], exact: bool = False) -> int:
-    return sum(1 << i for i, flag in enumerate(flags) if mode[flag]) + (int(exact) << len(flags))
+def mode_index(axes: tuple[ModeAxis, ...], mode: dict[str, ModeValue], exact: bool = False) -> int:
+    """Mixed radix: each axis' value position times the product of the earlier axes' sizes; the guard last."""
+    index, stride = 0, 1
+    for axis in axes:
+        index += axis.values.index(mode[axis.name]) * stride
+        stride *= len(axis.values)
+    return index + int(exact) * stride
+
+
+def mode_axes(spec: OpSpec, expr: F.Expr) -> tuple[tuple[str, ...], tuple[ModeAxis, ...]]:
+    """The formula's flags (sorted) and its int64/string mode parameters (spec order)."""
+    flags = tuple(sorted(F.flags_used(expr)))
+    used = set(F.free_names(expr))
+    enums = tuple(
+        ModeAxis(p.name, tuple(p.values)) for p in spec.params if p.is_mode and p.values is not None and p.name in used
+    )
+    return flags, enums
+
+
+def specialise(expr: F.Expr, mode: dict[str, ModeValue]) -> F.Expr:
+    """The formula for one mode: flags, int64 and string values substituted, then folded."""
+    return F.fold_constants(F.substitute(expr, dict(mode)))
 
 
 def tiling_key(storage: DType, index: int) -> int:
@@ -103,54 +188,76 @@ def tiling_key(storage: DType, index: int) -> int:
 
 def kernel_plan(spec: OpSpec) -> KernelPlan:
     expr = kernel_formula(spec)
-    flags = tuple(sorted(F.flags_used(expr)))
+    flags, enums = mode_axes(spec, expr)
+    axes = KernelPlan(flags, (), (), (), (), enums).axes
+    names = [axis.name for axis in axes]
     inputs = tuple(p.name for p in spec.tensor_inputs)
     used = set(F.free_names(expr))
-    scalars = tuple(p.name for p in spec.params if p.kind is ParamKind.SCALAR and p.name in used)
-    fast: dict[tuple[DType, tuple[bool, ...]], VectorProgram] = {}
+    scalars = tuple(p.name for p in spec.params if _carried(p) and p.name in used)
+    fast: dict[tuple[DType, tuple[ModeValue, ...]], VectorProgram] = {}
     for storage in aicore_dtypes(spec):
-        for values in itertools.product((False, True), repeat=len(flags)):
-            mode = dict(zip(flags, values, strict=True))
+        for values in itertools.product(*(axis.values for axis in axes)):
+            mode = dict(zip(names, values, strict=True))
             compute = compute_dtype(spec, storage, expr)
-            specialised = F.specialize(expr, mode)
+            specialised = specialise(expr, mode)
             fast[storage, values] = lower(specialised, inputs=list(inputs), storage=storage, compute=compute)
     guards = tuple(sorted({name for program in fast.values() for name in program.assumes_finite}))
     variants = []
     for (storage, values), program in fast.items():
-        mode = dict(zip(flags, values, strict=True))
+        mode = dict(zip(names, values, strict=True))
         for exact in (False, True) if guards else (False,):
             if exact:
                 compute = compute_dtype(spec, storage, expr)
-                specialised = F.specialize(expr, mode)
+                specialised = specialise(expr, mode)
                 program = lower(specialised, inputs=list(inputs), storage=storage, compute=compute, exact=True)
-            index = mode_index(flags, mode, exact)
+            index = mode_index(axes, mode, exact)
             key = tiling_key(storage, index)
             variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, program, exact))
-    return KernelPlan(flags, scalars, inputs, tuple(variants), guards)
+    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums)
+
+
+def _carried(param: Param) -> bool:
+    """A number the kernel reads from the tiling data (float): an aclScalar, or an int64 that is not a mode."""
+    return param.kind is ParamKind.SCALAR or (param.kind is ParamKind.INT64 and not param.is_mode)
+
+
+FLOAT_CTYPE = Code("float")
 
 
 @dataclass(frozen=True)
 class OpDefAttr:
     name: Code  # the OpDef attribute name
     param: Code  # the API parameter
-    kind: Code  # "Float" or "Bool"
+    kind: Code  # "Float", "Bool", "Int" or "String"
     default: Code  # C++ literal
     index: int
+    ctype: Code = FLOAT_CTYPE  # the runtime attribute's C type (GetAttrPointer<ctype>)
 
 
 def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
-    """Scalars and flags the kernel needs, in spec order; their position is the runtime attr index."""
+    """Scalars, flags and int64/string parameters the kernel needs, in spec order; their position is the
+    runtime attr index."""
     used = set(F.free_names(kernel_formula(spec)))
     attrs: list[OpDefAttr] = []
     for param in spec.params:
         if param.kind is ParamKind.TENSOR or param.name not in used:
             continue
+        name, api = ident(param.opdef), ident(param.name)
         if param.kind is ParamKind.SCALAR:
-            default = cpp.float_literal(float(param.default if param.default is not None else 0.0))
-            attrs.append(OpDefAttr(ident(param.opdef), ident(param.name), Code("Float"), default, len(attrs)))
+            default_value = param.null_default if param.default is None else param.default
+            default = cpp.float_literal(float(default_value if default_value is not None else 0.0))
+            attrs.append(OpDefAttr(name, api, Code("Float"), default, len(attrs)))
+        elif param.kind is ParamKind.INT64:
+            first = param.values[0] if param.values else 0
+            number = int(param.default if param.default is not None else first)
+            attrs.append(OpDefAttr(name, api, Code("Int"), Code(str(number)), len(attrs), Code("int64_t")))
+        elif param.kind is ParamKind.STRING:
+            assert param.values is not None  # validated: a string parameter lists its values
+            text = str(param.default if param.default is not None else param.values[0])
+            attrs.append(OpDefAttr(name, api, Code("String"), cpp.string(text), len(attrs), Code("char")))
         else:
-            value = Code("true" if param.default else "false")
-            attrs.append(OpDefAttr(ident(param.opdef), ident(param.name), Code("Bool"), value, len(attrs)))
+            flag = Code("true" if param.default else "false")
+            attrs.append(OpDefAttr(name, api, Code("Bool"), flag, len(attrs), Code("bool")))
     return attrs
 
 

@@ -92,7 +92,7 @@ class OperatorPlan:
     def op(self) -> str:
         return self.spec.operator.dir
 
-    def rejects(self, values: dict[str, float | bool | None]) -> bool:
+    def rejects(self, values: dict[str, float | bool | int | str | None]) -> bool:
         """True when some error-table condition holds for these scalar and flag values."""
         checks = (r.row.check for r in self.rejections)
         return any(check.rejects(self.spec, values) for check in checks if isinstance(check, CheckRejectIf))

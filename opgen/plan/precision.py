@@ -75,13 +75,16 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
     return {name: values.astype(dtype.numpy) for name, values in columns.items()}
 
 
-def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool]]:
+def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
     """The measured scalar and flag values: golden combinations the error table accepts, the first few."""
-    options: dict[str, list[float | bool]] = {}
+    options: dict[str, list[float | bool | int | str]] = {}
     for param in spec.params:
-        if not param.is_tensor:
-            given = spec.golden.scalar_values.get(param.name)
-            options[param.name] = list(given) if given else [spec.example.scalars[param.name]]
+        if param.is_tensor:
+            continue
+        given = spec.golden.scalar_values.get(param.name)
+        example = spec.example.scalars.get(param.name)
+        chosen = list(given) if given else [example if example is not None else param.null_default]
+        options[param.name] = [value for value in chosen if value is not None]
     accepted = []
     for combo in itertools.product(*options.values()):
         values = dict(zip(options, combo, strict=True))

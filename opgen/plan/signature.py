@@ -70,13 +70,30 @@ _PHASE_ONE_OUTPUTS = (
 )
 
 
+# The C type of each parameter kind when the spec does not spell it (`ctype`).
+_DEFAULT_CTYPES = {
+    ParamKind.SCALAR: "const aclScalar*",
+    ParamKind.BOOL: "bool",
+    ParamKind.INT64: "int64_t",
+    ParamKind.STRING: "const char*",
+}
+
+
+def _split(ctype: str) -> tuple[str, str]:
+    """'const aclTensor*' -> ('const aclTensor', '*')."""
+    base = ctype.rstrip("*")
+    return base, ctype[len(base) :]
+
+
 def _c_param(param: Param) -> CParam:
-    if param.kind is ParamKind.TENSOR:
-        const = "const " if param.direction is Direction.INPUT else ""
-        return CParam(param.name, f"{const}aclTensor", "*", param, param.direction)
-    if param.kind is ParamKind.SCALAR:
-        return CParam(param.name, "const aclScalar", "*", param, Direction.INPUT)
-    return CParam(param.name, "bool", "", param, Direction.INPUT)
+    if param.ctype is not None:
+        ctype = param.ctype
+    elif param.kind is ParamKind.TENSOR:
+        ctype = "const aclTensor*" if param.direction is Direction.INPUT else "aclTensor*"
+    else:
+        ctype = _DEFAULT_CTYPES[param.kind]
+    base, stars = _split(ctype)
+    return CParam(param.name, base, stars, param, param.direction)
 
 
 def main_signature(spec: OpSpec) -> ApiSignature:
@@ -92,7 +109,8 @@ def inplace_signature(spec: OpSpec) -> ApiSignature | None:
     params: list[CParam] = []
     for param in spec.params:
         if param.name == first.name:
-            params.append(CParam(variant.param, "aclTensor", "*", first, Direction.OUTPUT, inplace=True))
+            base, stars = _split(variant.ctype or "aclTensor*")
+            params.append(CParam(variant.param, base, stars, first, Direction.OUTPUT, inplace=True))
         elif param.name not in variant.replaces:
             params.append(_c_param(param))
     return ApiSignature(

@@ -128,19 +128,21 @@ def _expected(backward: OpSpec, forward: OpSpec, wrt: str, names: Mapping[str, f
     return formula.fold_constants(formula.Binary("mul", grad, slope))
 
 
-def _scalar_combinations(spec: OpSpec) -> list[dict[str, float | bool]]:
+def _scalar_combinations(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
     link = _link(spec)
-    options: dict[str, list[float | bool]] = {}
+    options: dict[str, list[float | bool | int | str]] = {}
     for param in spec.params:
         if param.is_tensor or param.name == link.result_flag:
             continue
         given = spec.golden.scalar_values.get(param.name)
-        options[param.name] = list(given) if given else [spec.example.scalars[param.name]]
+        example = spec.example.scalars.get(param.name)
+        chosen = list(given) if given else [example if example is not None else param.null_default]
+        options[param.name] = [value for value in chosen if value is not None]
     combos = itertools.islice(itertools.product(*options.values()), MAX_COMBINATIONS)
     return [dict(zip(options, combo, strict=True)) for combo in combos]
 
 
-def _rejected(spec: OpSpec, values: Mapping[str, float | bool]) -> bool:
+def _rejected(spec: OpSpec, values: Mapping[str, float | bool | int | str]) -> bool:
     """True when the error table refuses these scalar values (the pair need not agree there)."""
     return any(isinstance(row.check, CheckRejectIf) and row.check.rejects(spec, values) for row in spec.errors)
 

@@ -77,3 +77,5 @@ class ParamKind(str, Enum):
     TENSOR = "tensor"  # const aclTensor* / aclTensor*
     SCALAR = "scalar"  # const aclScalar*
     BOOL = "bool"  # bool host argument (attribute / mode flag)
+    INT64 = "int64"  # int64_t host argument (attribute; with `values`, a kernel mode)
+    STRING = "string"  # const char* / char* host argument from a fixed set of `values` (a kernel mode)

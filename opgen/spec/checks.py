@@ -23,6 +23,8 @@ import numpy as np
 from pydantic import Field
 
 from opgen import formula as F
+from opgen.lang import cpp as cpp_lang
+from opgen.lang import python as python_lang
 from opgen.spec.base import Direction, Identifier, ParamKind, Strict
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType, can_cast, promote_types
@@ -43,10 +45,10 @@ TENSORS = (ParamKind.TENSOR,)
 class Arg:
     """One API argument: a tensor (shape, dtype), a scalar (value, dtype), a bool, or a null pointer."""
 
-    kind: str  # tensor / scalar / bool / null
+    kind: str  # tensor / scalar / bool / int64 / string / null
     shape: tuple[int, ...] = ()
     dtype: DType | None = None
-    value: float | bool | None = None
+    value: float | bool | int | str | None = None
 
 
 Args = dict[str, Arg]
@@ -163,6 +165,18 @@ def _any(names: list[str], fmt: str) -> str:
     return " || ".join(fmt.format(n) for n in names)
 
 
+def _given(spec: OpSpec, name: str, condition: str) -> str:
+    """`condition` about what `name` points to; an optional scalar that is null passes (it takes its default)."""
+    if spec.param(name).nullable:
+        return f"({name} != nullptr && {condition})"
+    return condition
+
+
+def _absent(spec: OpSpec, args: Args, name: str) -> bool:
+    """An optional scalar passed as a null pointer: checks of its value do not apply."""
+    return args[name].kind == "null" and spec.param(name).nullable
+
+
 # ---------------------------------------------------------------------------------------------- the kinds
 
 
@@ -210,9 +224,15 @@ class CheckNotNull(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         for j, name in enumerate(self.not_null):
             if name not in IMPLICIT_POINTERS:
-                resolver.resolve(
-                    name, path + ("not_null", j), kinds=(ParamKind.TENSOR, ParamKind.SCALAR), what="a null check"
+                param = resolver.resolve(
+                    name,
+                    path + ("not_null", j),
+                    kinds=(ParamKind.TENSOR, ParamKind.SCALAR, ParamKind.STRING),
+                    what="a null check",
                 )
+                if param is not None and param.nullable:
+                    message = f"'{name}' is optional (it has 'null_default'): a null pointer is not an error"
+                    resolver.report(path + ("not_null", j), message, "invalid")
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(_any(self.not_null, "{} == nullptr"))
@@ -240,11 +260,17 @@ class CheckDtypeSupported(CheckKind):
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
-            " || ".join(f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())" for n in self.dtype_supported)
+            " || ".join(
+                _given(spec, n, f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())")
+                for n in self.dtype_supported
+            )
         )
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        return any(args[n].dtype not in spec.dtypes_on(spec.param(n), soc) for n in self.dtype_supported)
+        return any(
+            not _absent(spec, args, n) and args[n].dtype not in spec.dtypes_on(spec.param(n), soc)
+            for n in self.dtype_supported
+        )
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         spec = model.spec
@@ -286,7 +312,10 @@ class CheckSameDtype(CheckKind):
         others = [d for d in model.spec.param(second).dtypes if d is not base[first].dtype]
         if not others:
             raise NoCaseError(f"'{second}' accepts no dtype other than {base[first].dtype}")
-        return [(model.with_outputs({**base, second: replace(base[second], dtype=others[0])}), ())]
+        mutated = {**base, second: replace(base[second], dtype=others[0])}
+        if model.spec.param(second).direction is Direction.OUTPUT:
+            return [(mutated, ())]  # recomputing the outputs would undo the mutation
+        return [(model.with_outputs(mutated), ())]
 
 
 class CheckPromotable(CheckKind):
@@ -403,13 +432,16 @@ class CheckScalarsCastable(CheckKind):
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(
-                f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})" for n in self.scalars_castable
+                _given(spec, n, f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})")
+                for n in self.scalars_castable
             )
         )
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return any(
-            (dtype := args[n].dtype) is None or not can_cast(dtype, self._goal(spec, n)) for n in self.scalars_castable
+            not _absent(spec, args, n)
+            and ((dtype := args[n].dtype) is None or not can_cast(dtype, self._goal(spec, n)))
+            for n in self.scalars_castable
         )
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
@@ -540,6 +572,17 @@ class CheckSameShape(CheckKind):
         return [({**base, name: replace(base[name], shape=(5,))}, ()) for name in self.same_shape[1:]]
 
 
+def _condition_values(param: Param) -> list[float | bool | int | str]:
+    """Values tried for a parameter of a reject_if condition when looking for a call that trips it."""
+    if param.kind is ParamKind.BOOL:
+        return [True, False]
+    if param.values is not None:
+        return list(param.values)
+    if param.kind is ParamKind.INT64:
+        return [-2, 0, 1, 3]
+    return [-1.5, 0.5, 0.0, 2.0]
+
+
 class CheckRejectIf(CheckKind):
     kind: ClassVar[str] = "reject_if"
     reject_if: str = Field(description="formula-language condition over scalars and bool params", max_length=4096)
@@ -555,46 +598,103 @@ class CheckRejectIf(CheckKind):
         )
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
-        names = {p.name: cpp_scalar_value(p.name) for p in spec.params if p.kind is ParamKind.SCALAR}
+        names = {}
+        for p in spec.params:
+            if p.kind is ParamKind.SCALAR:
+                read = cpp_scalar_value(p.name)
+                if p.null_default is not None:  # an optional scalar: a null pointer stands for its default
+                    read = f"({p.name} == nullptr ? {cpp_lang.float_literal(p.null_default)} : {read})"
+                names[p.name] = read
         return CppCheck(F.to_cpp(self.condition(spec), names))
 
     def python(self, spec: OpSpec) -> str:
         """The condition as generated Python over the parameters' Python names, scalars read as the C++ reads them."""
-        names = {
-            p.name: py_scalar_value(p.python) if p.kind is ParamKind.SCALAR else p.python
-            for p in spec.params
-            if p.kind is not ParamKind.TENSOR
-        }
+        names = {}
+        for p in spec.params:
+            if p.kind is ParamKind.SCALAR:
+                given = p.python
+                if p.null_default is not None:
+                    given = f"({python_lang.float_literal(p.null_default)} if {p.python} is None else {p.python})"
+                names[p.name] = py_scalar_value(given)
+            elif p.kind is not ParamKind.TENSOR:
+                names[p.name] = p.python
         return F.to_numpy(self.condition(spec), names)
 
-    def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | None]) -> bool:
+    def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | int | str | None]) -> bool:
         """True when the condition holds for these scalar and flag values (scalars read as the C++ reads them)."""
         expr = self.condition(spec)
         # A name without a value (None) is left out of the environment: evaluate() raises ValueError for it.
-        env: dict[str, float | bool] = {}
+        env: dict[str, float | bool | int | str] = {}
         for name in F.free_names(expr):
             value = values[name]
             if value is not None:
-                scalar = spec.param(name).kind is ParamKind.SCALAR and not isinstance(value, bool)
-                env[name] = scalar_value(value) if scalar else value
+                if spec.param(name).kind is ParamKind.SCALAR and isinstance(value, (int, float)):
+                    env[name] = value if isinstance(value, bool) else scalar_value(value)
+                else:
+                    env[name] = value
         return bool(F.evaluate(expr, env))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        return self.rejects(spec, {n: a.value for n, a in args.items()})
+        values = {n: (spec.param(n).null_default if _absent(spec, args, n) else a.value) for n, a in args.items()}
+        return self.rejects(spec, values)
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         spec = model.spec
         expr = self.condition(spec)
         names = list(F.free_names(expr))
-        options: list[list[float | bool]] = [
-            [True, False] if spec.param(n).kind is ParamKind.BOOL else [-1.5, 0.5, 0.0, 2.0] for n in names
-        ]
+        options = [_condition_values(spec.param(n)) for n in names]
         found: list[Mutation] = []
         for combo in itertools.product(*options):
             env = dict(zip(names, combo, strict=True))
             if bool(F.evaluate(expr, env)):
                 found.append(({**base, **{n: replace(base[n], value=v) for n, v in env.items()}}, ()))
         return found
+
+
+class CheckOneOf(CheckKind):
+    kind: ClassVar[str] = "one_of"
+    one_of: list[Identifier] = Field(min_length=1, description="int64/string parameters: the value is in 'values'")
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        kinds = (ParamKind.INT64, ParamKind.STRING)
+        for j, param in enumerate(
+            resolver.resolve_all(self.one_of, path + ("one_of",), kinds=kinds, what="a value check")
+        ):
+            if param.values is None:
+                resolver.report(path + ("one_of", j), f"'{param.name}' has no 'values' to check against", "invalid")
+
+    def _values(self, spec: OpSpec, name: str) -> list[int] | list[str]:
+        values = spec.param(name).values
+        assert values is not None  # validated
+        return values
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        parts = []
+        for name in self.one_of:
+            values = self._values(spec, name)
+            if spec.param(name).kind is ParamKind.STRING:
+                tests = [f"std::strcmp({name}, {cpp_lang.string(str(v))}) != 0" for v in values]
+            else:
+                tests = [f"{name} != {int(v)}" for v in values]
+            parts.append("(" + " && ".join(tests) + ")")
+        return CppCheck(" || ".join(parts))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(args[n].value not in self._values(spec, n) for n in self.one_of)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        candidates: list[Mutation] = []
+        for name in self.one_of:
+            values = self._values(model.spec, name)
+            bad: int | str
+            if model.spec.param(name).kind is ParamKind.STRING:
+                bad = next(
+                    f"{values[0]}{'x' * n}" for n in range(1, len(values) + 2) if f"{values[0]}{'x' * n}" not in values
+                )
+            else:
+                bad = max(int(v) for v in values) + 1
+            candidates.append(({**base, name: replace(base[name], value=bad)}, ()))
+        return candidates
 
 
 CHECK_KINDS: tuple[type[CheckKind], ...] = (
@@ -608,5 +708,6 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckBroadcast,
     CheckSameShape,
     CheckRejectIf,
+    CheckOneOf,
 )
 CHECK_MODELS: dict[str, type[CheckKind]] = {kind.kind: kind for kind in CHECK_KINDS}

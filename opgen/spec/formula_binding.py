@@ -9,12 +9,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from opgen import formula
+from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec
 
-_SYMBOL_KIND = {ParamKind.SCALAR: formula.SymbolKind.SCALAR, ParamKind.BOOL: formula.SymbolKind.FLAG}
+_SYMBOL_KIND = {
+    ParamKind.SCALAR: formula.SymbolKind.SCALAR,
+    ParamKind.BOOL: formula.SymbolKind.FLAG,
+    ParamKind.INT64: formula.SymbolKind.SCALAR,  # a host-known number (with `values`, a kernel mode)
+    ParamKind.STRING: formula.SymbolKind.STRING,  # compared with string literals only; a kernel mode
+}
 
 
 def formula_symbols(spec: OpSpec, *, tensors: bool = True) -> dict[str, formula.Symbol]:
@@ -48,6 +54,16 @@ def parse_condition(spec: OpSpec, text: str) -> formula.Expr:
     return parse_with(text, formula_symbols(spec, tensors=False))
 
 
+def reference_names(spec: OpSpec) -> dict[str, str]:
+    """How generated Python refers to each parameter in formulas: its Python name; an optional scalar that
+    is None (a null pointer) stands for its null_default."""
+    names = {p.name: p.python for p in spec.params}
+    for p in spec.params:
+        if p.null_default is not None:
+            names[p.name] = f"({p.python} if {p.python} is not None else {python.float_literal(p.null_default)})"
+    return names
+
+
 def latex_symbols(spec: OpSpec) -> dict[str, str]:
     return {p.name: p.latex for p in spec.params if p.latex}
 
@@ -65,7 +81,7 @@ def kernel_formula(spec: OpSpec) -> formula.Expr:
 
 
 def evaluate_reference(
-    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool], out_dtype: np.dtype | None
+    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], out_dtype: np.dtype | None
 ) -> np.ndarray:
     """The spec's numpy reference: float64 inside, rounded once to `out_dtype` (None: float64 unrounded)."""
     env = dict(values)

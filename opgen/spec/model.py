@@ -58,6 +58,9 @@ class InplaceVariant(_Strict):
     param: Identifier = Field(description="the in-place tensor parameter, e.g. selfRef")
     replaces: list[Identifier] = Field(description="parameters of the main API it stands for, e.g. [self, out]")
     aten: AtenName | None = Field(None, description="aten op name of the in-place form, e.g. leaky_relu_")
+    ctype: CType | None = Field(
+        None, description="C type of the in-place tensor when the header spells it otherwise, e.g. 'const aclTensor*'"
+    )
 
 
 class ApiInfo(_Strict):
@@ -94,6 +97,24 @@ class Routing(_Strict):
 
 # ---------------------------------------------------------------------------------------------- params
 
+# A C parameter type as a header spells it: optional const, a type name, optional '*'.
+CType = Annotated[str, Field(pattern=r"^(const )?[A-Za-z_][A-Za-z0-9_]*(\*)?$", max_length=40)]
+# A string parameter's value: printable ASCII without quotes or backslashes (it becomes C and Python literals).
+EnumValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]+$", max_length=32)]
+
+# The C type each parameter kind is, without const and pointer.
+CTYPE_BASES = {
+    ParamKind.TENSOR: "aclTensor",
+    ParamKind.SCALAR: "aclScalar",
+    ParamKind.BOOL: "bool",
+    ParamKind.INT64: "int64_t",
+    ParamKind.STRING: "char",
+}
+
+
+def ctype_base(ctype: str) -> str:
+    return ctype.removeprefix("const ").rstrip("*")
+
 
 class ShapeRelation(_Strict):
     broadcast_with: list[Identifier] = Field(default_factory=list, description="must broadcast with these")
@@ -128,7 +149,17 @@ class Param(_Strict):
     latex: str | None = Field(None, description="symbol in formulas, e.g. \\alpha")
     opdef_name: SnakeName | None = Field(None, description="name in the OpDef/kernel; default snake_case(name)")
     py_name: Identifier | None = Field(None, description="Python binding name; default snake_case(name)")
-    default: float | bool | None = Field(None, description="default value in the Python binding")
+    default: bool | int | float | str | None = Field(None, description="default value in the Python binding")
+    values: list[int] | list[EnumValue] | None = Field(
+        None, description="(int64/string) the allowed values, in order; each selects a kernel mode"
+    )
+    ctype: CType | None = Field(
+        None, description="C type exactly as the reference header spells it, e.g. 'char*' or 'aclScalar*'"
+    )
+    null_default: FiniteFloat | None = Field(
+        None, description="(scalars) the value a null pointer stands for: the scalar is optional (e.g. betaOptional)"
+    )
+    keyword_only: bool = Field(False, description="keyword-only in the Python binding (after aten's `*`)")
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Param:
@@ -145,9 +176,56 @@ class Param(_Strict):
             for key in ("formats", "rank", "non_contiguous", "empty_tensor"):
                 if key in self.model_fields_set:
                     raise FieldError(key, f"'{key}' applies to tensor parameters only")
-        if self.kind is ParamKind.BOOL and self.dtypes:
-            raise FieldError("dtypes", "a bool parameter has no 'dtypes'")
+        if self.kind in (ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING) and self.dtypes:
+            raise FieldError("dtypes", f"a {self.kind.value} parameter has no 'dtypes'")
+        self._check_values()
+        if self.null_default is not None and self.kind is not ParamKind.SCALAR:
+            raise FieldError("null_default", "'null_default' applies to scalar parameters only")
+        if self.ctype is not None:
+            base = ctype_base(self.ctype)
+            if base != CTYPE_BASES[self.kind]:
+                raise FieldError(
+                    "ctype", f"a {self.kind.value} parameter is a {CTYPE_BASES[self.kind]}, not {self.ctype!r}"
+                )
         return self
+
+    def _check_values(self) -> None:
+        if self.values is None:
+            if self.kind is ParamKind.STRING:
+                raise FieldError("kind", "a string parameter needs 'values', the strings it accepts")
+        else:
+            wanted = {ParamKind.INT64: int, ParamKind.STRING: str}.get(self.kind)
+            if wanted is None:
+                raise FieldError("values", "'values' applies to int64 and string parameters only")
+            if not self.values:
+                raise FieldError("values", "'values' lists at least one value")
+            if any(type(v) is not wanted for v in self.values):
+                noun = "integers" if wanted is int else "strings"
+                raise FieldError("values", f"the values of a {self.kind.value} parameter are {noun}")
+            if len(set(self.values)) != len(self.values):
+                raise FieldError("values", "'values' lists a value twice")
+        if self.default is None:
+            return
+        expected = {
+            ParamKind.BOOL: (bool,),
+            ParamKind.INT64: (int,),
+            ParamKind.STRING: (str,),
+            ParamKind.SCALAR: (int, float),
+            ParamKind.TENSOR: (int, float, bool),
+        }[self.kind]
+        if type(self.default) not in expected:
+            raise FieldError("default", f"{self.default!r} is not a default for a {self.kind.value} parameter")
+        if self.values is not None and self.default not in self.values:
+            raise FieldError("default", f"the default {self.default!r} is not one of 'values' {self.values}")
+
+    @property
+    def is_mode(self) -> bool:
+        """An int64 or string parameter with allowed values: each value selects a kernel mode."""
+        return self.values is not None
+
+    @property
+    def nullable(self) -> bool:
+        return self.null_default is not None
 
     @property
     def opdef(self) -> str:
@@ -290,7 +368,7 @@ class Example(_Strict):
     """Inputs of the doc's calling example; the expected output is computed from the formula."""
 
     tensors: dict[Identifier, ExampleTensor]
-    scalars: dict[Identifier, float | bool] = Field(default_factory=dict)
+    scalars: dict[Identifier, bool | int | float | str | None] = Field(default_factory=dict)
     scalar_dtypes: dict[Identifier, DType] = Field(default_factory=dict)
 
 
@@ -321,7 +399,7 @@ GoldenShape = Annotated[Shape, AfterValidator(_golden_shape)]
 class Golden(_Strict):
     value_range: tuple[FiniteFloat, FiniteFloat] = Field(description="uniform random input range")
     special_values: list[float | str] = Field(default_factory=list, description="e.g. [0.0, -0.0, inf, -inf, nan]")
-    scalar_values: dict[Identifier, list[float | bool]] = Field(default_factory=dict)
+    scalar_values: dict[Identifier, list[bool | int | float | str | None]] = Field(default_factory=dict)
     shapes: list[GoldenShape] = Field(
         default_factory=lambda: [[1], [31], [33], [4099]], description=f"input shapes, at most {MAX_RANK} dims each"
     )

@@ -15,13 +15,15 @@ from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.formula_binding import formula_symbols
-from opgen.spec.model import Direction, OpSpec, Param, ParamKind
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
 from opgen.spec.socs import SOC_BY_NAME
 from opgen.spec.yaml_source import SourceDocument
 
 KNOWN_FORMATS = ("ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC", "FRACTAL_NZ", "NCDHW")
 SPECIAL_VALUES = ("inf", "-inf", "nan")
+# Parameters passed by value (not tensors): what examples and golden settings give values for.
+HOST_KINDS = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING)
 
 
 def formula_name_problem(name: str) -> str | None:
@@ -182,6 +184,9 @@ class _Checker:
         )
         if replaced and not any(p.direction is Direction.OUTPUT for p in replaced):
             self.report(("api", "inplace", "replaces"), "an in-place variant must replace the output", "invalid")
+        if inplace.ctype is not None and ctype_base(inplace.ctype) != "aclTensor":
+            message = f"the in-place parameter is an aclTensor, not {inplace.ctype!r}"
+            self.report(("api", "inplace", "ctype"), message, "invalid")
 
     def parse(self, text: str, path: FieldPath, symbols: dict[str, formula.Symbol], what: str) -> None:
         # Names a formula cannot bind (e.g. a parameter called 'pi') are reported at the name itself.
@@ -243,6 +248,43 @@ class _Checker:
     def check_errors(self) -> None:
         for i, row in enumerate(self.spec.errors):
             row.check.resolve_names(self, ("errors", i, "check"))
+        self.check_host_params()
+
+    def check_host_params(self) -> None:
+        """A string parameter is a pointer the error table must null-check; a parameter with `values` needs
+        the table to reject the others (one_of); Python binding defaults and keyword-only order are valid."""
+        checked: dict[str, set[str]] = {"not_null": set(), "one_of": set()}
+        for row in self.spec.errors:
+            if row.check.kind in checked:
+                checked[row.check.kind].update(row.check.names())
+        positional_default: str | None = None
+        keyword: str | None = None
+        for i, param in enumerate(self.spec.params):
+            path = ("params", i)
+            if param.kind is ParamKind.STRING and param.name not in checked["not_null"]:
+                message = f"'{param.name}' is a string (a pointer): name it in a not_null error row (status 161001)"
+                self.report(path + ("kind",), message, "missing-check")
+            if param.values is not None and param.name not in checked["one_of"]:
+                message = f"'{param.name}' lists 'values': name it in a one_of error row, which rejects the others"
+                self.report(path + ("values",), message, "missing-check")
+            if param.direction is Direction.OUTPUT:
+                continue
+            has_default = param.default is not None or param.nullable
+            if param.keyword_only:
+                keyword = param.name
+            elif keyword is not None:
+                message = (
+                    f"'{param.name}' is positional but follows the keyword-only '{keyword}' (aten puts those last)"
+                )
+                self.report(path + ("name",), message, "invalid")
+            elif has_default:
+                positional_default = param.name
+            elif positional_default is not None:
+                message = (
+                    f"'{param.name}' has no default but follows '{positional_default}', which has one: a Python"
+                    " binding cannot take them in this order"
+                )
+                self.report(path + ("name",), message, "invalid")
 
     def check_example(self) -> None:
         example = self.spec.example
@@ -259,16 +301,35 @@ class _Checker:
                     "invalid",
                 )
         self.check_example_shapes()
-        for name in example.scalars:
-            self.resolve(
-                name, ("example", "scalars", name), kinds=(ParamKind.SCALAR, ParamKind.BOOL), what="an example scalar"
-            )
+        for name, value in example.scalars.items():
+            param = self.resolve(name, ("example", "scalars", name), kinds=HOST_KINDS, what="an example scalar")
+            if param is not None:
+                self.check_host_value(param, value, ("example", "scalars", name))
         for name in example.scalar_dtypes:
             self.resolve(name, ("example", "scalar_dtypes", name), kinds=(ParamKind.SCALAR,), what="a scalar dtype")
         for param in self.spec.params:
             given = example.tensors if param.is_tensor else example.scalars
             if param.name not in given:
                 self.report(("example",), f"the example gives no value for '{param.name}'", "missing-key")
+
+    def check_host_value(self, param: Param, value: object, path: FieldPath) -> None:
+        """A value given for a scalar, flag, int64 or string parameter fits it."""
+        problem = None
+        if value is None:
+            if not param.nullable:
+                problem = f"'{param.name}' is not optional (no 'null_default'): it needs a value"
+        elif param.kind is ParamKind.BOOL and type(value) is not bool:
+            problem = f"'{param.name}' is a bool parameter: use true or false"
+        elif param.kind is ParamKind.INT64 and type(value) is not int:
+            problem = f"'{param.name}' is an int64 parameter: use an integer"
+        elif param.kind is ParamKind.STRING and type(value) is not str:
+            problem = f"'{param.name}' is a string parameter: use one of {param.values}"
+        elif param.kind is ParamKind.SCALAR and type(value) not in (int, float):
+            problem = f"'{param.name}' is a scalar parameter: use a number"
+        elif param.values is not None and value not in param.values:
+            problem = f"{value!r} is not one of the values of '{param.name}' {param.values}"
+        if problem is not None:
+            self.report(path, problem, "invalid")
 
     def check_example_shapes(self) -> None:
         """The operator is elementwise: the example's inputs must broadcast together, and each output must
@@ -300,13 +361,11 @@ class _Checker:
 
     def check_golden(self) -> None:
         golden = self.spec.golden
-        for name in golden.scalar_values:
-            self.resolve(
-                name,
-                ("golden", "scalar_values", name),
-                kinds=(ParamKind.SCALAR, ParamKind.BOOL),
-                what="golden scalar values",
-            )
+        for name, values in golden.scalar_values.items():
+            param = self.resolve(name, ("golden", "scalar_values", name), kinds=HOST_KINDS, what="golden scalar values")
+            for j, value in enumerate(values if param is not None else []):
+                assert param is not None
+                self.check_host_value(param, value, ("golden", "scalar_values", name, j))
         for j, value in enumerate(golden.special_values):
             if isinstance(value, str) and value not in SPECIAL_VALUES:
                 self.report(

@@ -84,3 +84,22 @@ def test_ai_core_and_aicpu_paths_agree_with_ieee_for_a_non_finite_slope(slope: f
         got = opgen_ops.leaky_relu(x64.astype(dtype), slope).astype(np.float64)
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=str(dtype))
         np.testing.assert_array_equal(got[~np.isnan(want)], want[~np.isnan(want)], err_msg=str(dtype))
+
+
+@pytest.mark.parametrize("value", [True, np.bool_(True), 1.0, "1", None, 2**63])
+def test_an_int64_argument_takes_only_integers(value) -> None:
+    from opgen_ops import _runtime as rt
+
+    with pytest.raises((TypeError, OverflowError)):
+        rt.Int(value)
+    assert rt.Int(np.int32(-3)).value == -3 and rt.Int(2**63 - 1).value == 2**63 - 1
+
+
+@pytest.mark.parametrize("value", [b"tanh", 1, ["tanh"], "ta\0nh"])
+def test_a_string_argument_takes_only_str(value) -> None:
+    from opgen_ops import _runtime as rt
+
+    with pytest.raises((TypeError, ValueError)):
+        rt.String(value)
+    assert rt.String(None).value is None  # a null pointer, for the API's not_null row
+    assert rt.String("tanh").value.value == b"tanh"

@@ -123,15 +123,16 @@ def test_golden(dtype, shape, scalars):
         scalars["is_result"],
         self_or_result,
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.elu_backward(*call_args)
+            opgen_ops.elu_backward(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.elu_backward(*call_args)
+    got = opgen_ops.elu_backward(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -141,7 +142,7 @@ def test_golden(dtype, shape, scalars):
             torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
             for a in call_args
         ]
-        theirs = torch.ops.aten.elu_backward(*targs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        theirs = torch.ops.aten.elu_backward(*targs, **call_kwargs).to(torch.float64).numpy().astype(DTYPES[dtype])
         # PyTorch's scalar tail loops treat NaN inputs differently from its vectorised loops: skip those
         clean = ~np.any(
             [
@@ -192,6 +193,7 @@ ERROR_CASES = [
         "row1_notnull",
         lambda: (
             [None, scalar(1.0, "FLOAT"), scalar(1.0, "FLOAT"), scalar(1.0, "FLOAT"), False, tensor((2, 3), "FLOAT")],
+            {},
             tensor((2, 3), "FLOAT"),
         ),
         161001,
@@ -208,6 +210,7 @@ ERROR_CASES = [
                 False,
                 tensor((2, 3), "FLOAT"),
             ],
+            {},
             tensor((2, 3), "INT32"),
         ),
         161002,
@@ -224,6 +227,7 @@ ERROR_CASES = [
                 False,
                 tensor((2, 3), "FLOAT16"),
             ],
+            {},
             tensor((2, 3), "FLOAT"),
         ),
         161002,
@@ -240,6 +244,7 @@ ERROR_CASES = [
                 False,
                 tensor((2, 3), "FLOAT"),
             ],
+            {},
             tensor((2, 3), "FLOAT"),
         ),
         161002,
@@ -256,6 +261,7 @@ ERROR_CASES = [
                 False,
                 tensor((2, 3), "FLOAT"),
             ],
+            {},
             tensor((2, 3), "INT32"),
         ),
         161002,
@@ -272,6 +278,7 @@ ERROR_CASES = [
                 False,
                 tensor((5,), "FLOAT"),
             ],
+            {},
             tensor((2, 3), "FLOAT"),
         ),
         161002,
@@ -288,6 +295,7 @@ ERROR_CASES = [
                 False,
                 tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT"),
             ],
+            {},
             tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT"),
         ),
         161002,
@@ -304,6 +312,7 @@ ERROR_CASES = [
                 True,
                 tensor((2, 3), "FLOAT"),
             ],
+            {},
             tensor((2, 3), "FLOAT"),
         ),
         161002,
@@ -314,8 +323,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.elu_backward(*args, out=out) if out is not None else opgen_ops.elu_backward(*args)
+        opgen_ops.elu_backward(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

@@ -486,6 +486,33 @@ class Flag:
         self.value = bool(value)
 
 
+class Int:
+    """An int64_t argument: a Python or numpy integer in int64's range; bools, floats and text are refused."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"expected an int, got {type(value).__name__} {value!r}")
+        if not -(2**63) <= int(value) < 2**63:
+            raise OverflowError(f"{value} does not fit an int64_t")
+        self.value = int(value)
+
+
+class String:
+    """A C string argument (char* / const char*): a str, or None for a null pointer; bytes and other objects are
+    refused, and so is a NUL, which would cut the string short."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"expected a str, got {type(value).__name__} {value!r}")
+        if value is not None and "\0" in value:
+            raise ValueError("a string argument cannot hold a NUL character")
+        self.value = None if value is None else ctypes.c_char_p(value.encode("utf-8"))
+
+
 # One call at a time: the calls share the stream, and a failing call's message is read back from the
 # runtime's recent-error buffer, which must hold that call's message and no other thread's.
 _CALL_LOCK = threading.RLock()
@@ -588,6 +615,10 @@ def _call(lib: ctypes.CDLL, api: str, args: list, fresh: np.ndarray | None = Non
                 c_args.append(handle)
             elif kind is Flag:
                 c_args.append(ctypes.c_bool(arg.value))
+            elif kind is Int:
+                c_args.append(ctypes.c_int64(arg.value))
+            elif kind is String:
+                c_args.append(arg.value)
             else:
                 raise TypeError(f"unexpected argument {arg!r}")
         phase_one, phase_two = fn.apis.get(api) or fn.api(api)

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -49,6 +51,11 @@ class Scalar {
  private:
   double value_;
 };
+
+// `str` and `Scalar?` arguments of aten schemas.
+using string_view = std::string_view;
+template <typename T>
+using optional = std::optional<T>;
 
 }  // namespace c10
 
@@ -174,6 +181,9 @@ inline bool is_available(const char* /*api*/) { return available; }
 inline std::string describe(const at::Tensor& t) { return t.describe(); }
 inline std::string describe(const at::Scalar& s) { return "scalar:" + std::to_string(s.to_double()); }
 inline std::string describe(bool b) { return b ? "true" : "false"; }
+inline std::string describe(int64_t i) { return "int:" + std::to_string(i); }
+inline std::string describe(const char* text) { return text == nullptr ? "str:null" : std::string("str:") + text; }
+inline std::string describe(const c10::optional<at::Scalar>& s) { return s ? describe(*s) : "scalar:null"; }
 
 inline void record(const char* api, const char* names, std::initializer_list<std::string> values) {
   std::printf("EXEC %s | %s |", api, names);
