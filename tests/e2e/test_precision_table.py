@@ -1,5 +1,7 @@
 """The docs' precision table is what the twin measures: on the table's own points, the generated API's output on
-the twin equals the plan's model bit for bit, and the errors recomputed from the twin's output are the table's."""
+the twin equals the plan's model bit for bit, and the errors recomputed from the twin's output are the table's.
+Dtypes routed to the AICPU kernel compute in double with the C library's functions, which may differ from numpy's by
+an ulp: there the outputs agree to 1e-13 and the figures to 1e-6."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 
 from opgen.build import plan_loaded
 from opgen.plan.aclnn_path import aclnn_output
+from opgen.plan.kernel import aicore_dtypes
 from opgen.plan.precision import sweep_inputs, sweep_scalar_sets
 from opgen.spec.formula_binding import evaluate_reference
 from opgen.spec.loader import load_spec
@@ -35,6 +38,7 @@ def test_the_precision_table_is_the_twins_output(spec_path: Path) -> None:
     binding = getattr(opgen_ops, plan.bindings[0])
     assert plan.precision, "every operator documents its precision"
     for row in plan.precision:
+        exact = row.dtype in aicore_dtypes(spec)
         inputs = sweep_inputs(spec, row.dtype)
         largest = 0.0
         for scalars in sweep_scalar_sets(spec):
@@ -46,9 +50,12 @@ def test_the_precision_table_is_the_twins_output(spec_path: Path) -> None:
             got = np.asarray(binding(*args))
             dtypes = dict.fromkeys(inputs, row.dtype)
             model = aclnn_output(spec, plan.kernel, inputs, dtypes, scalars, row.dtype)
-            np.testing.assert_array_equal(_bits(got), _bits(model), err_msg=f"{row.dtype.value} {scalars}")
+            if exact:
+                np.testing.assert_array_equal(_bits(got), _bits(model), err_msg=f"{row.dtype.value} {scalars}")
+            else:
+                np.testing.assert_allclose(got, model, rtol=1e-13, atol=0, err_msg=f"{row.dtype.value} {scalars}")
             reference = evaluate_reference(spec, {**inputs, **scalars}, None)
             finite = np.isfinite(got.astype(np.float64)) & np.isfinite(reference)
             if finite.any():
                 largest = max(largest, float(np.abs(got.astype(np.float64)[finite] - reference[finite]).max()))
-        assert largest == row.max_abs_error, row
+        assert largest == row.max_abs_error if exact else np.isclose(largest, row.max_abs_error, rtol=1e-6), row
