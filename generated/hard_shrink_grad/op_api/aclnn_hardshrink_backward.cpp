@@ -23,6 +23,25 @@ using namespace op;
 extern "C" {
 #endif
 
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+
+// gradOutput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GradOutputDtypes() {
+  switch (GetCurrentPlatformInfo().GetSocVersion()) {
+    case SocVersion::ASCEND950:
+    case SocVersion::ASCEND910_93:
+    case SocVersion::ASCEND910B:
+    case SocVersion::ASCEND310B:
+    case SocVersion::ASCEND310P:
+      return kGradOutputDtypes;
+    case SocVersion::ASCEND910:
+      return kGradOutputDtypes1;
+    default:
+      return kGradOutputDtypes;
+  }
+}
+
 static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
@@ -79,12 +98,8 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, lambd or gradInput is nullptr.");
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or gradInput is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self and gradInput differ.");
+  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   op::Shape broadcastShape = gradOutput->GetViewShape();
@@ -126,7 +141,7 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     return ACLNN_SUCCESS;
   }
 
-  const op::DataType computeDtype = gradOutput->GetDataType();
+  const op::DataType computeDtype = PromoteType(gradOutput->GetDataType(), self->GetDataType());
   const op::Shape& outShape = gradInput->GetViewShape();
   op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
   aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());

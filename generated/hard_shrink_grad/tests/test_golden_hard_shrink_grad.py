@@ -79,15 +79,13 @@ def _sign(x):
 
 
 def reference(
-    grad_output,
+    grad_out,
     self,
     lambd,
 ):
     """The spec's formula in float64."""
     with np.errstate(all="ignore"):
-        return np.where(
-            np.logical_or(self > np.maximum(lambd, 0.0), self < (-np.maximum(lambd, 0.0))), grad_output, 0.0
-        )
+        return np.where(np.logical_or(self > np.maximum(lambd, 0.0), self < (-np.maximum(lambd, 0.0))), grad_out, 0.0)
 
 
 def rejected(
@@ -138,9 +136,9 @@ CASES = [
     "dtype,shape,scalars", CASES, ids=[f"{d}-{'x'.join(map(str, s))}-{i}" for i, (d, s, _) in enumerate(CASES)]
 )
 def test_golden(dtype, shape, scalars):
-    grad_output, self = make_inputs(dtype, shape, seed=sum(shape) * 31 + len(dtype))
+    grad_out, self = make_inputs(dtype, shape, seed=sum(shape) * 31 + len(dtype))
     call_args = [
-        grad_output,
+        grad_out,
         self,
         scalars["lambd"],
     ]
@@ -218,23 +216,14 @@ ERROR_CASES = [
     (
         "row1_dtypesupported",
         lambda: (
-            [tensor((2, 3), "BFLOAT16"), tensor((2, 3), "INT32"), scalar(2.0, "FLOAT")],
+            [tensor((2, 3), "INT32"), tensor((2, 3), "BFLOAT16"), scalar(2.0, "FLOAT")],
             tensor((2, 3), "BFLOAT16"),
         ),
         161002,
-        "the dtype of self or gradInput is not supported.",
+        "the dtype of gradOutput, self or gradInput is not supported.",
     ),
     (
-        "row2_samedtype",
-        lambda: (
-            [tensor((2, 3), "BFLOAT16"), tensor((2, 3), "FLOAT16"), scalar(2.0, "FLOAT")],
-            tensor((2, 3), "BFLOAT16"),
-        ),
-        161002,
-        "the dtypes of gradOutput, self and gradInput differ.",
-    ),
-    (
-        "row3_broadcast",
+        "row2_broadcast",
         lambda: (
             [tensor((2, 3), "BFLOAT16"), tensor((4, 5), "BFLOAT16"), scalar(2.0, "FLOAT")],
             tensor((2, 3), "BFLOAT16"),

@@ -19,15 +19,15 @@ import numpy as np
 DTYPES = ["BFLOAT16", "FLOAT16", "FLOAT"]
 VALUE_RANGE = (-3.0, 3.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 0.5, -0.5, 2.0, -2.0, 1.0, -1.0]
-TENSOR_INPUTS = ["grad_output", "self"]
+TENSOR_INPUTS = ["grad_out", "self"]
 OUTPUT = "grad_input"
 # Every input parameter of the aten op / aclnn API, in order.
-PARAMS = ["grad_output", "self", "lambd"]
+PARAMS = ["grad_out", "self", "lambd"]
 
 
-def reference(grad_output, self, lambd):
+def reference(grad_out, self, lambd):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
-    return np.where(np.logical_or(self > np.maximum(lambd, 0.0), self < (-np.maximum(lambd, 0.0))), grad_output, 0.0)
+    return np.where(np.logical_or(self > np.maximum(lambd, 0.0), self < (-np.maximum(lambd, 0.0))), grad_out, 0.0)
 
 
 def rejection(values):
