@@ -121,7 +121,7 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if ((lambd->ToDouble() < 0.0)) {
+  if (((lambd->ToDouble() < 0.0) && (lambd->ToDouble() == lambd->ToDouble()))) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambd should be greater or equal to 0.");
     return ACLNN_ERR_PARAM_INVALID;
   }

@@ -92,7 +92,7 @@ def rejected(
     lambd,
 ):
     """(status, message) of the error row that rejects these parameter values, or None."""
-    if lambd < 0.0:
+    if np.logical_and(lambd < 0.0, lambd == lambd):
         return 161002, "lambd should be greater or equal to 0."
     return None
 

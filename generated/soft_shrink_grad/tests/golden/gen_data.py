@@ -33,7 +33,7 @@ def reference(grad_output, self, lambd):
 def rejection(values):
     """The error-table message for scalar/flag values the API refuses, else None."""
     lambd = values["lambd"]
-    if bool((lambd < 0.0)):
+    if bool(np.logical_and(lambd < 0.0, lambd == lambd)):
         return "lambd should be greater or equal to 0."
     return None
 
