@@ -131,7 +131,7 @@ def hardshrink(self, lambd=0.5, *, out=None):
 
     Args:
         self: 表示HardShrink的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        lambd: 表示HardShrink的阈值，公式中的\\lambda。 (scalar; dtypes: FLOAT)
+        lambd: 表示HardShrink的阈值，公式中的λ。 (scalar; dtypes: FLOAT)
         out: 表示HardShrink的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
 
     Raises:
@@ -326,7 +326,7 @@ def sigmoid_backward(grad_output, output, *, out=None):
 
     Args:
         grad_output: sigmoid反向传播的梯度值，公式中的grad_output。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
-        output: sigmoid函数的正向输出，公式中的\\sigma(x)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        output: sigmoid函数的正向输出，公式中的σ(x)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
         out: sigmoid正向输入的梯度值，公式中的grad_input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
 
     Raises:
@@ -377,7 +377,7 @@ def softshrink_backward(grad_output, self, lambd, *, out=None):
     Args:
         grad_output: 表示反向传播的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
         self: 表示Softshrink正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
-        lambd: 表示Softshrink的阈值，公式中的\\lambda。 (scalar; dtypes: -)
+        lambd: 表示Softshrink的阈值，公式中的λ。 (scalar; dtypes: -)
         out: 表示Softshrink正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
 
     Raises:
