@@ -15,9 +15,12 @@ from ._runtime import AclnnError
 __all__ = [
     "AclnnError",
     "elu_backward",
+    "erfinv",
+    "erfinv_",
     "fast_gelu",
     "fast_gelu_backward",
     "gelu",
+    "hardshrink",
     "hardsigmoid",
     "hardsigmoid_",
     "hardsigmoid_backward",
@@ -29,6 +32,13 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "leaky_relu_backward",
+    "mish",
+    "mish_",
+    "sigmoid",
+    "sigmoid_",
+    "sigmoid_backward",
+    "silu_backward",
+    "softshrink_backward",
     "softplus",
     "softplus_backward",
     "squared_relu",
@@ -80,6 +90,53 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
         ],
     )
     return out
+
+
+def erfinv(self, *, out=None):
+    """aclnnErfinv: 误差函数erf的反函数：对self中的每个元素x求y，使erf(y) = x；x为±1时输出±inf，|x| > 1时输出NaN。
+
+        out = erfinv(x)
+
+    Args:
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示erfinv的输出，公式中的y。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self计算结果的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnErfinv", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def erfinv_(
+    self,
+):
+    """aclnnInplaceErfinv: 误差函数erf的反函数：对self中的每个元素x求y，使erf(y) = x；x为±1时输出±inf，|x| > 1时输出NaN。
+
+        out = erfinv(x)
+
+    Args:
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self计算结果的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceErfinv", [_rt.Tensor(self, output=True)])
+    return self
 
 
 def fast_gelu(self, *, out=None):
@@ -150,6 +207,30 @@ def gelu(self, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self])
     _rt.call("aclnnGelu", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def hardshrink(self, lambd=0.5, *, out=None):
+    """aclnnHardshrink: 以元素为单位，当self的绝对值大于lambd时输出self，否则输出0。
+
+        out = where(abs(x) <= max(lambd, 0), 0, x)
+
+    Args:
+        self: 表示HardShrink的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        lambd: 表示HardShrink的阈值，公式中的λ。 (scalar; dtypes: FLOAT)
+        out: 表示HardShrink的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、lambd或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnHardshrink", [_rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)])
     return out
 
 
@@ -432,6 +513,172 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, ou
             _rt.Flag(self_is_result),
             _rt.Tensor(out, output=True),
         ],
+    )
+    return out
+
+
+def mish(self, *, out=None):
+    """aclnnMish: 一种自正则化的非单调神经网络激活函数：输出self与tanh(softplus(self))的乘积。
+
+        out = x * tanh(softplus(x))
+
+    Args:
+        self: 表示Mish激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        out: 表示Mish激活函数的输出。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnMish", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def mish_(
+    self,
+):
+    """aclnnInplaceMish: 一种自正则化的非单调神经网络激活函数：输出self与tanh(softplus(self))的乘积。
+
+        out = x * tanh(softplus(x))
+
+    Args:
+        self: 表示Mish激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceMish", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def sigmoid(self, *, out=None):
+    """aclnnSigmoid: 对输入Tensor完成Sigmoid运算。
+
+        out = sigmoid(input)
+
+    Args:
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 计算的出参。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def sigmoid_(
+    self,
+):
+    """aclnnInplaceSigmoid: 对输入Tensor完成Sigmoid运算。
+
+        out = sigmoid(input)
+
+    Args:
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
+    """
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceSigmoid", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def sigmoid_backward(grad_output, output, *, out=None):
+    """aclnnSigmoidBackward: 完成[sigmoid](../../sigmoid/docs/aclnnSigmoid&aclnnInplaceSigmoid.md)的反向传播，根据sigmoid反向传播梯度与正向输出计算sigmoid的梯度输入。
+
+        gradInput = gradOutput * output * (1 - output)
+
+    Args:
+        grad_output: sigmoid反向传播的梯度值，公式中的grad_output。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        output: sigmoid函数的正向输出，公式中的σ(x)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        out: sigmoid正向输入的梯度值，公式中的grad_input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、output或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或output的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和output的shape不能进行broadcast，或broadcast后的shape与gradInput的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    output = _rt.as_array(output)
+    if out is None:
+        out = _rt.new_output([grad_output, output], [grad_output, output])
+    _rt.call("aclnnSigmoidBackward", [_rt.Tensor(grad_output), _rt.Tensor(output), _rt.Tensor(out, output=True)])
+    return out
+
+
+def silu_backward(grad_output, self, *, out=None):
+    """aclnnSiluBackward: [aclnnSilu](../../swish/docs/aclnnSilu.md)的反向传播，根据Silu正向输入与上一层传播的梯度计算Silu正向输入的梯度。
+
+        gradInput = gradOutput * sigmoid(self) * (1 + self * (1 - sigmoid(self)))
+
+    Args:
+        grad_output: Silu正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: Silu正向的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: Silu正向输入的梯度，公式中的gradInput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self与gradInput的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self与gradInput的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_output], [grad_output])
+    _rt.call("aclnnSiluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def softshrink_backward(grad_output, self, lambd, *, out=None):
+    """aclnnSoftshrinkBackward: [aclnnSoftshrink](../../softshrink/docs/aclnnSoftshrink.md)的反向传播：self的绝对值大于lambd时输出gradOutput，否则输出0。
+
+        gradInput = where(abs(x) > lambd, gradOutput, 0)
+
+    Args:
+        grad_output: 表示反向传播的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        self: 表示Softshrink正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        lambd: 表示Softshrink的阈值，公式中的λ。 (scalar; dtypes: -)
+        out: 表示Softshrink正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、lambd或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和gradOutput的shape不满足broadcast关系，或gradInput的shape与self和gradOutput的broadcast结果不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if lambd小于0。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_output, self], [grad_output, self])
+    _rt.call(
+        "aclnnSoftshrinkBackward",
+        [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)],
     )
     return out
 
