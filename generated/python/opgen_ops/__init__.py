@@ -12,7 +12,40 @@ import math  # noqa: F401 (non-finite parameter defaults are written math.nan / 
 from . import _runtime as _rt
 from ._runtime import AclnnError
 
-__all__ = ["AclnnError", "elu_backward", "heaviside", "leaky_relu", "leaky_relu_", "leaky_relu_backward"]
+__all__ = [
+    "AclnnError",
+    "elu_backward",
+    "erfinv",
+    "erfinv_",
+    "fast_gelu",
+    "fast_gelu_backward",
+    "gelu",
+    "hardshrink",
+    "hardsigmoid",
+    "hardsigmoid_",
+    "hardsigmoid_backward",
+    "hardswish",
+    "hardswish_",
+    "hardswish_backward_v2",
+    "hardtanh_backward",
+    "heaviside",
+    "leaky_relu",
+    "leaky_relu_",
+    "leaky_relu_backward",
+    "mish",
+    "mish_",
+    "sigmoid",
+    "sigmoid_",
+    "sigmoid_backward",
+    "silu_backward",
+    "softshrink_backward",
+    "softplus",
+    "softplus_backward",
+    "squared_relu",
+    "threshold",
+    "threshold_",
+    "threshold_backward",
+]
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
@@ -53,6 +86,323 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
             _rt.Scalar(input_scale, real=True),
             _rt.Flag(is_result),
             _rt.Tensor(self_or_result),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def erfinv(self, *, out=None):
+    """aclnnErfinv: 误差函数erf的反函数：对self中的每个元素x求y，使erf(y) = x；x为±1时输出±inf，|x| > 1时输出NaN。
+
+        out = erfinv(x)
+
+    Args:
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示erfinv的输出，公式中的y。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self计算结果的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnErfinv", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def erfinv_(
+    self,
+):
+    """aclnnInplaceErfinv: 误差函数erf的反函数：对self中的每个元素x求y，使erf(y) = x；x为±1时输出±inf，|x| > 1时输出NaN。
+
+        out = erfinv(x)
+
+    Args:
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self计算结果的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceErfinv", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def fast_gelu(self, *, out=None):
+    """aclnnFastGelu: 快速高斯误差线性单元激活函数（Fast Gaussian Error Linear Units activation function），对输入的每个元素计算FastGelu的前向结果。
+
+        out = x / (1 + exp(-1.702 * x))
+
+    Args:
+        self: 表示FastGelu的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        out: 表示FastGelu的输出。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型或数据格式不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnFastGelu", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def fast_gelu_backward(grad_output, self, *, out=None):
+    """aclnnFastGeluBackward: [aclnnFastGelu](../../fast_gelu/docs/aclnnFastGelu.md)激活函数的反向计算，输出FastGelu正向输入的梯度。
+
+        gradInput = dy * sigmoid(1.702 * x) * (1 + 1.702 * x * (1 - sigmoid(1.702 * x)))
+
+    Args:
+        grad_output: 表示FastGelu正向输出的梯度，公式中的dy。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        self: 表示FastGelu正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        out: 表示FastGelu正向输入的梯度，公式中的dx。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self和gradInput的数据类型或数据格式不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self和gradInput的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnFastGeluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def gelu(self, *, out=None):
+    """aclnnGelu: 高斯误差线性单元（Gaussian Error Linear Unit）激活函数，按tanh近似公式计算。
+
+        out = 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3)))
+
+    Args:
+        self: 表示Gelu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示Gelu的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnGelu", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def hardshrink(self, lambd=0.5, *, out=None):
+    """aclnnHardshrink: 以元素为单位，当self的绝对值大于lambd时输出self，否则输出0。
+
+        out = where(abs(x) <= max(lambd, 0), 0, x)
+
+    Args:
+        self: 表示HardShrink的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        lambd: 表示HardShrink的阈值，公式中的λ。 (scalar; dtypes: FLOAT)
+        out: 表示HardShrink的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、lambd或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnHardshrink", [_rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)])
+    return out
+
+
+def hardsigmoid(self, *, out=None):
+    """aclnnHardsigmoid: 激活函数变种，aclnnHardsigmoid将计算结果写入输出tensor，aclnnInplaceHardsigmoid将计算结果原地写回输入tensor。结果的形状与输入tensor相同。
+
+        out = min(max(self / 6 + 0.5, 0), 1)
+
+    Args:
+        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示激活函数的输出，公式中的输出Hardsigmoid(self)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型和数据格式不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型与输出out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的shape与输出out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的shape超过8维。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnHardsigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def hardsigmoid_(
+    self,
+):
+    """aclnnInplaceHardsigmoid: 激活函数变种，aclnnHardsigmoid将计算结果写入输出tensor，aclnnInplaceHardsigmoid将计算结果原地写回输入tensor。结果的形状与输入tensor相同。
+
+        out = min(max(self / 6 + 0.5, 0), 1)
+
+    Args:
+        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型和数据格式不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型与输出out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的shape与输出out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的shape超过8维。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceHardsigmoid", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def hardsigmoid_backward(grad_output, self, *, out=None):
+    """aclnnHardsigmoidBackward: [aclnnHardsigmoid](../../hard_sigmoid/docs/aclnnHardsigmoid&aclnnInplaceHardsigmoid.md)激活函数的反向计算。
+
+        out = where(self > -3 and self < 3, gradOutput / 6, 0)
+
+    Args:
+        grad_output: 表示Hardsigmoid正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示Hardsigmoid正向的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示Hardsigmoid正向输入的梯度，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与gradOutput推导之后的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或out的维度大于8（ops-nn代码中的校验，文档未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [grad_output, self])
+    _rt.call("aclnnHardsigmoidBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def hardswish(self, *, out=None):
+    """aclnnHardswish: 激活函数，返回与输入tensor shape相同的输出tensor：输入的值小于等于-3时取0，大于等于3时取该值，其余情况取该值加3的和乘以该值再除以6。
+
+        out = where(x >= 3, x, where(x <= -3, 0, x * (x + 3) / 6))
+
+    Args:
+        self: 表示激活函数的输入张量，公式中的输入x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示激活函数的输出张量，公式中的输出Hardswish。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的数据类型和数据格式不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的shape与输出out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的数据类型不满足互转换规则。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnHardswish", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def hardswish_(
+    self,
+):
+    """aclnnInplaceHardswish: 激活函数，返回与输入tensor shape相同的输出tensor：输入的值小于等于-3时取0，大于等于3时取该值，其余情况取该值加3的和乘以该值再除以6。
+
+        out = where(x >= 3, x, where(x <= -3, 0, x * (x + 3) / 6))
+
+    Args:
+        self: 表示激活函数的输入张量，公式中的输入x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的数据类型和数据格式不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的shape与输出out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的数据类型不满足互转换规则。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceHardswish", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def hardswish_backward_v2(grad_output, self, *, out=None):
+    """aclnnHardswishBackwardV2: [aclnnHardswish](../../hard_swish/docs/aclnnHardswish&aclnnInplaceHardswish.md)激活函数的反向计算；与aclnnHardswishBackward不同，self等于-3或3时分别取外侧分段的梯度（0和gradOutput）。
+
+        out = gradOutput * where(x < 3, where(x > -3, x / 3 + 0.5, 0), 1)
+
+    Args:
+        grad_output: 表示Hardswish正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示Hardswish正向的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示Hardswish正向输入的梯度，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或out是空指针（ops-nn代码也校验out，文档只列出gradOutput和self）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8（ops-nn代码中的校验，文档未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out和self的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnHardswishBackwardV2", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val, *, out=None):
+    """aclnnHardtanhBackward: 激活函数aclnnHardtanh的反向。
+
+        out = where(self <= min or self >= max, 0, gradOutput)
+
+    Args:
+        grad_output: 反向传播过程中上一步输出的梯度，公式中的grad_output。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 正向的输入数据，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        min_val: 线性范围的下限，公式中的min。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        max_val: 线性范围的上限，公式中的max。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 计算得到的梯度结果。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、out、min、max存在空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self、out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self数据类型不同。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self的shape不同。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8。
+    """
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnHardtanhBackward",
+        [
+            _rt.Tensor(grad_output),
+            _rt.Tensor(self),
+            _rt.Scalar(min_val, real=True),
+            _rt.Scalar(max_val, real=True),
             _rt.Tensor(out, output=True),
         ],
     )
@@ -163,5 +513,346 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, ou
             _rt.Flag(self_is_result),
             _rt.Tensor(out, output=True),
         ],
+    )
+    return out
+
+
+def mish(self, *, out=None):
+    """aclnnMish: 一种自正则化的非单调神经网络激活函数：输出self与tanh(softplus(self))的乘积。
+
+        out = x * tanh(softplus(x))
+
+    Args:
+        self: 表示Mish激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        out: 表示Mish激活函数的输出。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnMish", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def mish_(
+    self,
+):
+    """aclnnInplaceMish: 一种自正则化的非单调神经网络激活函数：输出self与tanh(softplus(self))的乘积。
+
+        out = x * tanh(softplus(x))
+
+    Args:
+        self: 表示Mish激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceMish", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def sigmoid(self, *, out=None):
+    """aclnnSigmoid: 对输入Tensor完成Sigmoid运算。
+
+        out = sigmoid(input)
+
+    Args:
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 计算的出参。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def sigmoid_(
+    self,
+):
+    """aclnnInplaceSigmoid: 对输入Tensor完成Sigmoid运算。
+
+        out = sigmoid(input)
+
+    Args:
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
+    """
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceSigmoid", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def sigmoid_backward(grad_output, output, *, out=None):
+    """aclnnSigmoidBackward: 完成[sigmoid](../../sigmoid/docs/aclnnSigmoid&aclnnInplaceSigmoid.md)的反向传播，根据sigmoid反向传播梯度与正向输出计算sigmoid的梯度输入。
+
+        gradInput = gradOutput * output * (1 - output)
+
+    Args:
+        grad_output: sigmoid反向传播的梯度值，公式中的grad_output。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        output: sigmoid函数的正向输出，公式中的σ(x)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        out: sigmoid正向输入的梯度值，公式中的grad_input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、output或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或output的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和output的shape不能进行broadcast，或broadcast后的shape与gradInput的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    output = _rt.as_array(output)
+    if out is None:
+        out = _rt.new_output([grad_output, output], [grad_output, output])
+    _rt.call("aclnnSigmoidBackward", [_rt.Tensor(grad_output), _rt.Tensor(output), _rt.Tensor(out, output=True)])
+    return out
+
+
+def silu_backward(grad_output, self, *, out=None):
+    """aclnnSiluBackward: [aclnnSilu](../../swish/docs/aclnnSilu.md)的反向传播，根据Silu正向输入与上一层传播的梯度计算Silu正向输入的梯度。
+
+        gradInput = gradOutput * sigmoid(self) * (1 + self * (1 - sigmoid(self)))
+
+    Args:
+        grad_output: Silu正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: Silu正向的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: Silu正向输入的梯度，公式中的gradInput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self与gradInput的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self与gradInput的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_output], [grad_output])
+    _rt.call("aclnnSiluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def softshrink_backward(grad_output, self, lambd, *, out=None):
+    """aclnnSoftshrinkBackward: [aclnnSoftshrink](../../softshrink/docs/aclnnSoftshrink.md)的反向传播：self的绝对值大于lambd时输出gradOutput，否则输出0。
+
+        gradInput = where(abs(x) > lambd, gradOutput, 0)
+
+    Args:
+        grad_output: 表示反向传播的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        self: 表示Softshrink正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        lambd: 表示Softshrink的阈值，公式中的λ。 (scalar; dtypes: -)
+        out: 表示Softshrink正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、lambd或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和gradOutput的shape不满足broadcast关系，或gradInput的shape与self和gradOutput的broadcast结果不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if lambd小于0。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_output, self], [grad_output, self])
+    _rt.call(
+        "aclnnSoftshrinkBackward",
+        [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)],
+    )
+    return out
+
+
+def softplus(self, beta=1.0, threshold=20.0, *, out=None):
+    """aclnnSoftplus: 激活函数Softplus：对self的每个元素计算log(1+exp(beta*self))/beta；beta*self大于threshold时直接输出self，以保证数值稳定。
+
+        out = where(beta * x > threshold, x, softplus(beta * x) / beta)
+
+    Args:
+        self: 表示Softplus的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        beta: 表示Softplus的缩放系数，公式中的beta。 (scalar; dtypes: -)
+        threshold: 表示Softplus的阈值，beta*x大于threshold时输出x，公式中的threshold。 (scalar; dtypes: -)
+        out: 表示Softplus的输出。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、beta、threshold或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if beta或threshold的数据类型不能转换为self的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不能转换为out的数据类型（ops-nn文档写作self与out的数据类型不一致，代码按可转换校验）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（ops-nn代码中的校验，文档未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致（ops-nn代码中的校验，文档未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnSoftplus",
+        [_rt.Tensor(self), _rt.Scalar(beta, real=True), _rt.Scalar(threshold, real=True), _rt.Tensor(out, output=True)],
+    )
+    return out
+
+
+def softplus_backward(grad_output, self, beta, threshold, *, out=None):
+    """aclnnSoftplusBackward: [aclnnSoftplus](../../softplus_v2/docs/aclnnSoftplus.md)激活函数的反向计算。
+
+        gradInput = where(beta * x > threshold, gradOutput, gradOutput * sigmoid(beta * x))
+
+    Args:
+        grad_output: 表示Softplus正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
+        self: 表示Softplus正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, DOUBLE, BFLOAT16)
+        beta: 表示Softplus的缩放系数，公式中的beta。 (scalar; dtypes: -)
+        threshold: 表示Softplus的阈值，公式中的threshold。 (scalar; dtypes: -)
+        out: 表示Softplus正向输入的梯度。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、beta、threshold或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self和gradInput的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的维度大于8（ops-nn代码中的校验，文档未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [grad_output, self])
+    _rt.call(
+        "aclnnSoftplusBackward",
+        [
+            _rt.Tensor(grad_output),
+            _rt.Tensor(self),
+            _rt.Scalar(beta, real=True),
+            _rt.Scalar(threshold, real=True),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def squared_relu(input, *, out=None):
+    """aclnnSquaredRelu: SquaredReLU函数是标准ReLU函数的变体，对ReLU函数的输出求平方，常作为模型的激活函数。
+
+        out = square(max(x, 0))
+
+    Args:
+        input: 输入的张量，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 输出的张量，公式中的y。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的input或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的数据类型不在支持的范围之内。
+    """
+    input = _rt.as_array(input)
+    if out is None:
+        out = _rt.new_output([input], [input])
+    _rt.call("aclnnSquaredRelu", [_rt.Tensor(input), _rt.Tensor(out, output=True)])
+    return out
+
+
+def threshold(self, threshold, value, *, out=None):
+    """aclnnThreshold: 对输入self逐元素做阈值处理：self大于threshold时输出self，否则输出value。
+
+        out = where(self > threshold, self, value)
+
+    Args:
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、threshold、value或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致（ops-nn代码中的校验，文档未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnThreshold",
+        [
+            _rt.Tensor(self),
+            _rt.Scalar(threshold, real=True),
+            _rt.Scalar(value, real=True),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def threshold_(
+    self,
+    threshold,
+    value,
+):
+    """aclnnInplaceThreshold: 对输入self逐元素做阈值处理：self大于threshold时输出self，否则输出value。
+
+        out = where(self > threshold, self, value)
+
+    Args:
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、threshold、value或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致（ops-nn代码中的校验，文档未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call(
+        "aclnnInplaceThreshold",
+        [_rt.Tensor(self, output=True), _rt.Scalar(threshold, real=True), _rt.Scalar(value, real=True)],
+    )
+    return self
+
+
+def threshold_backward(grad_output, self, threshold, *, out=None):
+    """aclnnThresholdBackward: [aclnnThreshold](../../threshold/docs/aclnnThreshold&aclnnInplaceThreshold.md)激活函数的反向计算：self大于threshold时输出gradOutput，否则输出0。
+
+        out = where(self > threshold, gradOutput, 0)
+
+    Args:
+        grad_output: 表示反向传播过程中上一步输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
+        self: 表示正向的输入，公式中的self。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
+        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: FLOAT, BFLOAT16, FLOAT16)
+        out: 表示计算得到的梯度，公式中的out。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、threshold或out是空指针（ops-nn代码也校验threshold和out，文档只列出gradOutput和self）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、out和self的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self不满足broadcast关系，或broadcast后的shape与out的shape不一致（ops-nn代码中的校验，文档未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_output, self], [self])
+    _rt.call(
+        "aclnnThresholdBackward",
+        [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Scalar(threshold, real=True), _rt.Tensor(out, output=True)],
     )
     return out

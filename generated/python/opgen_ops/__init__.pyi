@@ -16,6 +16,40 @@ def elu_backward(
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
+def erfinv(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def erfinv_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def fast_gelu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def fast_gelu_backward(
+    grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def gelu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def hardshrink(
+    self: np.ndarray | None, lambd: float | int | bool | np.generic | None = 0.5, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def hardsigmoid(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def hardsigmoid_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def hardsigmoid_backward(
+    grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def hardswish(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def hardswish_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def hardswish_backward_v2(
+    grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def hardtanh_backward(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+    min_val: float | int | bool | np.generic | None,
+    max_val: float | int | bool | np.generic | None,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
 def heaviside(self: np.ndarray | None, values: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def leaky_relu(
     self: np.ndarray | None,
@@ -32,6 +66,62 @@ def leaky_relu_backward(
     self: np.ndarray | None,
     negative_slope: float | int | bool | np.generic | None,
     self_is_result: bool,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def mish(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def mish_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def sigmoid(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def sigmoid_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def sigmoid_backward(
+    grad_output: np.ndarray | None, output: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def silu_backward(
+    grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def softshrink_backward(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+    lambd: float | int | bool | np.generic | None,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def softplus(
+    self: np.ndarray | None,
+    beta: float | int | bool | np.generic | None = 1.0,
+    threshold: float | int | bool | np.generic | None = 20.0,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def softplus_backward(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+    beta: float | int | bool | np.generic | None,
+    threshold: float | int | bool | np.generic | None,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def squared_relu(input: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def threshold(
+    self: np.ndarray | None,
+    threshold: float | int | bool | np.generic | None,
+    value: float | int | bool | np.generic | None,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def threshold_(
+    self: np.ndarray | None,
+    threshold: float | int | bool | np.generic | None,
+    value: float | int | bool | np.generic | None,
+) -> np.ndarray: ...
+def threshold_backward(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+    threshold: float | int | bool | np.generic | None,
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
