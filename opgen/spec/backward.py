@@ -19,8 +19,8 @@ from pathlib import Path
 from opgen import formula
 from opgen.spec.checks import CheckRejectIf
 from opgen.spec.diagnostics import FieldPath, SpecError
-from opgen.spec.formula_binding import kernel_formula
-from opgen.spec.model import DerivativeOf, Direction, OpSpec, ParamKind
+from opgen.spec.formula_binding import formula_symbols, kernel_formula
+from opgen.spec.model import DerivativeOf, Direction, OpSpec
 from opgen.spec.yaml_source import load_yaml
 
 # Scalar combinations checked per pair: the golden values' product, capped (first ones in order).
@@ -103,21 +103,27 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
         listed = ", ".join(inputs)
         raise _Unlinked(("derivative_of", "wrt"), f"name the forward tensor to differentiate (one of: {listed})")
     names: dict[str, formula.Expr] = {wrt: formula.Name(link.input, formula.SymbolKind.TENSOR)}
+    forward_expr = kernel_formula(forward)
+    needed = set(formula.free_names(formula.differentiate(forward_expr, wrt)))
+    if link.holds == "result" or link.result_flag is not None:  # the forward's result is computed too
+        needed |= set(formula.free_names(forward_expr))
+    symbols = formula_symbols(forward)
     for param in forward.params:
         if param.is_tensor:
-            if param.direction is Direction.INPUT and param.name != wrt:
+            if param.direction is Direction.INPUT and param.name != wrt and param.name in needed:
                 raise _Unlinked(("derivative_of", "forward"), f"the forward's tensor '{param.name}' has no counterpart")
             continue
         ours = link.params.get(param.name, param.name)
         mine = next((p for p in backward.params if p.name == ours), None)
         if mine is None or mine.kind is not param.kind:
+            if param.name not in needed:
+                continue  # e.g. Threshold's value: its derivative does not depend on it
             raise _Unlinked(
                 ("derivative_of", "params"),
                 f"the forward's {param.kind.value} '{param.name}' has no {param.kind.value} of that name here; "
                 f"map it in derivative_of.params",
             )
-        kind = formula.SymbolKind.FLAG if param.kind is ParamKind.BOOL else formula.SymbolKind.SCALAR
-        names[param.name] = formula.Name(ours, kind)
+        names[param.name] = formula.Name(ours, symbols[param.name].kind)
     return wrt, names
 
 

@@ -99,15 +99,16 @@ def test_golden(dtype, shape, scalars):
         grad_output,
         self,
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.fast_gelu_backward(*call_args)
+            opgen_ops.fast_gelu_backward(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.fast_gelu_backward(*call_args)
+    got = opgen_ops.fast_gelu_backward(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
 
@@ -148,25 +149,25 @@ def scalar(value, dtype):
 ERROR_CASES = [
     (
         "row0_notnull",
-        lambda: ([None, tensor((2, 3), "FLOAT16")], tensor((2, 3), "FLOAT16")),
+        lambda: ([None, tensor((2, 3), "FLOAT16")], {}, tensor((2, 3), "FLOAT16")),
         161001,
         "gradOutput, self or gradInput is nullptr.",
     ),
     (
         "row1_samedtype",
-        lambda: ([tensor((2, 3), "FLOAT"), tensor((2, 3), "FLOAT16")], tensor((2, 3), "FLOAT16")),
+        lambda: ([tensor((2, 3), "FLOAT"), tensor((2, 3), "FLOAT16")], {}, tensor((2, 3), "FLOAT16")),
         161002,
         "the dtypes of gradOutput and gradInput must equal self's dtype.",
     ),
     (
         "row2_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "INT32")], tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "INT32")], {}, tensor((2, 3), "INT32")),
         161002,
         "the dtype of gradInput is not supported.",
     ),
     (
         "row3_sameshape",
-        lambda: ([tensor((5,), "FLOAT16"), tensor((2, 3), "FLOAT16")], tensor((2, 3), "FLOAT16")),
+        lambda: ([tensor((5,), "FLOAT16"), tensor((2, 3), "FLOAT16")], {}, tensor((2, 3), "FLOAT16")),
         161002,
         "the shapes of gradOutput and gradInput must equal self's shape.",
     ),
@@ -174,6 +175,7 @@ ERROR_CASES = [
         "row4_maxrank",
         lambda: (
             [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT16"), tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT16")],
+            {},
             tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT16"),
         ),
         161002,
@@ -184,8 +186,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.fast_gelu_backward(*args, out=out) if out is not None else opgen_ops.fast_gelu_backward(*args)
+        opgen_ops.fast_gelu_backward(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

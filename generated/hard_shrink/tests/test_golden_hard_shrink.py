@@ -97,15 +97,16 @@ def test_golden(dtype, shape, scalars):
         self,
         scalars["lambd"],
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.hardshrink(*call_args)
+            opgen_ops.hardshrink(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.hardshrink(*call_args)
+    got = opgen_ops.hardshrink(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -115,7 +116,7 @@ def test_golden(dtype, shape, scalars):
             torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
             for a in call_args
         ]
-        theirs = torch.ops.aten.hardshrink(*targs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        theirs = torch.ops.aten.hardshrink(*targs, **call_kwargs).to(torch.float64).numpy().astype(DTYPES[dtype])
         # PyTorch's scalar tail loops treat NaN inputs differently from its vectorised loops: skip those
         clean = ~np.any(
             [
@@ -164,19 +165,19 @@ def scalar(value, dtype):
 ERROR_CASES = [
     (
         "row1_notnull",
-        lambda: ([None, scalar(0.5, "FLOAT")], tensor((2, 3), "BFLOAT16")),
+        lambda: ([None, scalar(0.5, "FLOAT")], {}, tensor((2, 3), "BFLOAT16")),
         161001,
         "self, lambd or out is nullptr.",
     ),
     (
         "row2_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), scalar(0.5, "FLOAT")], tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "INT32"), scalar(0.5, "FLOAT")], {}, tensor((2, 3), "INT32")),
         161002,
         "the dtype of self or out is not supported.",
     ),
     (
         "row3_sameshape",
-        lambda: ([tensor((2, 3), "BFLOAT16"), scalar(0.5, "FLOAT")], tensor((5,), "BFLOAT16")),
+        lambda: ([tensor((2, 3), "BFLOAT16"), scalar(0.5, "FLOAT")], {}, tensor((5,), "BFLOAT16")),
         161002,
         "the shape of out must equal self's shape.",
     ),
@@ -184,6 +185,7 @@ ERROR_CASES = [
         "row4_maxrank",
         lambda: (
             [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"), scalar(0.5, "FLOAT")],
+            {},
             tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"),
         ),
         161002,
@@ -194,8 +196,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.hardshrink(*args, out=out) if out is not None else opgen_ops.hardshrink(*args)
+        opgen_ops.hardshrink(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

@@ -95,15 +95,16 @@ def test_golden(dtype, shape, scalars):
         grad_output,
         self,
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.hardsigmoid_backward(*call_args)
+            opgen_ops.hardsigmoid_backward(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.hardsigmoid_backward(*call_args)
+    got = opgen_ops.hardsigmoid_backward(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -113,7 +114,9 @@ def test_golden(dtype, shape, scalars):
             torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
             for a in call_args
         ]
-        theirs = torch.ops.aten.hardsigmoid_backward(*targs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        theirs = (
+            torch.ops.aten.hardsigmoid_backward(*targs, **call_kwargs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        )
         # PyTorch's scalar tail loops treat NaN inputs differently from its vectorised loops: skip those
         clean = ~np.any(
             [
@@ -162,25 +165,25 @@ def scalar(value, dtype):
 ERROR_CASES = [
     (
         "row0_notnull",
-        lambda: ([None, tensor((2, 3), "BFLOAT16")], tensor((2, 3), "BFLOAT16")),
+        lambda: ([None, tensor((2, 3), "BFLOAT16")], {}, tensor((2, 3), "BFLOAT16")),
         161001,
         "gradOutput, self or out is nullptr.",
     ),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "BFLOAT16")], tensor((2, 3), "BFLOAT16")),
+        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "BFLOAT16")], {}, tensor((2, 3), "BFLOAT16")),
         161002,
         "the dtype of gradOutput or self is not supported.",
     ),
     (
         "row2_sameshape",
-        lambda: ([tensor((5,), "BFLOAT16"), tensor((2, 3), "BFLOAT16")], tensor((2, 3), "BFLOAT16")),
+        lambda: ([tensor((5,), "BFLOAT16"), tensor((2, 3), "BFLOAT16")], {}, tensor((2, 3), "BFLOAT16")),
         161002,
         "the shapes of gradOutput and out must equal self's shape.",
     ),
     (
         "row3_castable",
-        lambda: ([tensor((2, 3), "BFLOAT16"), tensor((2, 3), "BFLOAT16")], tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "BFLOAT16"), tensor((2, 3), "BFLOAT16")], {}, tensor((2, 3), "INT32")),
         161002,
         "the promoted dtype of gradOutput and self cannot be cast to out's dtype.",
     ),
@@ -188,6 +191,7 @@ ERROR_CASES = [
         "row4_maxrank",
         lambda: (
             [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"), tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16")],
+            {},
             tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"),
         ),
         161002,
@@ -198,8 +202,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.hardsigmoid_backward(*args, out=out) if out is not None else opgen_ops.hardsigmoid_backward(*args)
+        opgen_ops.hardsigmoid_backward(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

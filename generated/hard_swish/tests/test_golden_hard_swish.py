@@ -93,15 +93,16 @@ def test_golden(dtype, shape, scalars):
     call_args = [
         self,
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.hardswish(*call_args)
+            opgen_ops.hardswish(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.hardswish(*call_args)
+    got = opgen_ops.hardswish(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -111,7 +112,7 @@ def test_golden(dtype, shape, scalars):
             torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
             for a in call_args
         ]
-        theirs = torch.ops.aten.hardswish(*targs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        theirs = torch.ops.aten.hardswish(*targs, **call_kwargs).to(torch.float64).numpy().astype(DTYPES[dtype])
         # PyTorch's scalar tail loops treat NaN inputs differently from its vectorised loops: skip those
         clean = ~np.any(
             [
@@ -158,22 +159,22 @@ def scalar(value, dtype):
 
 
 ERROR_CASES = [
-    ("row0_notnull", lambda: ([None], tensor((2, 3), "BFLOAT16")), 161001, "self or out is nullptr."),
+    ("row0_notnull", lambda: ([None], {}, tensor((2, 3), "BFLOAT16")), 161001, "self or out is nullptr."),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32")], tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "INT32")], {}, tensor((2, 3), "INT32")),
         161002,
         "the dtype of self is not supported.",
     ),
     (
         "row2_sameshape",
-        lambda: ([tensor((2, 3), "BFLOAT16")], tensor((5,), "BFLOAT16")),
+        lambda: ([tensor((2, 3), "BFLOAT16")], {}, tensor((5,), "BFLOAT16")),
         161002,
         "the shape of out must equal self's shape.",
     ),
     (
         "row3_castable",
-        lambda: ([tensor((2, 3), "BFLOAT16")], tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "BFLOAT16")], {}, tensor((2, 3), "INT32")),
         161002,
         "the dtype of self cannot be cast to out's dtype.",
     ),
@@ -182,8 +183,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.hardswish(*args, out=out) if out is not None else opgen_ops.hardswish(*args)
+        opgen_ops.hardswish(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

@@ -95,15 +95,16 @@ def test_golden(dtype, shape, scalars):
         grad_output,
         self,
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.hardswish_backward_v2(*call_args)
+            opgen_ops.hardswish_backward_v2(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.hardswish_backward_v2(*call_args)
+    got = opgen_ops.hardswish_backward_v2(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
 
@@ -144,19 +145,19 @@ def scalar(value, dtype):
 ERROR_CASES = [
     (
         "row0_notnull",
-        lambda: ([None, tensor((2, 3), "BFLOAT16")], tensor((2, 3), "BFLOAT16")),
+        lambda: ([None, tensor((2, 3), "BFLOAT16")], {}, tensor((2, 3), "BFLOAT16")),
         161001,
         "gradOutput, self or out is nullptr.",
     ),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "BFLOAT16"), tensor((2, 3), "INT32")], tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "BFLOAT16"), tensor((2, 3), "INT32")], {}, tensor((2, 3), "INT32")),
         161002,
         "the dtype of self or gradOutput is not supported.",
     ),
     (
         "row2_samedtype",
-        lambda: ([tensor((2, 3), "FLOAT16"), tensor((2, 3), "BFLOAT16")], tensor((2, 3), "BFLOAT16")),
+        lambda: ([tensor((2, 3), "FLOAT16"), tensor((2, 3), "BFLOAT16")], {}, tensor((2, 3), "BFLOAT16")),
         161002,
         "the dtypes of gradOutput and out must equal self's dtype.",
     ),
@@ -164,6 +165,7 @@ ERROR_CASES = [
         "row3_maxrank",
         lambda: (
             [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"), tensor((2, 3), "BFLOAT16")],
+            {},
             tensor((2, 3), "BFLOAT16"),
         ),
         161002,
@@ -171,13 +173,13 @@ ERROR_CASES = [
     ),
     (
         "row4_sameshape",
-        lambda: ([tensor((5,), "BFLOAT16"), tensor((2, 3), "BFLOAT16")], tensor((2, 3), "BFLOAT16")),
+        lambda: ([tensor((5,), "BFLOAT16"), tensor((2, 3), "BFLOAT16")], {}, tensor((2, 3), "BFLOAT16")),
         161002,
         "the shape of gradOutput must equal self's shape.",
     ),
     (
         "row5_sameshape",
-        lambda: ([tensor((2, 3), "BFLOAT16"), tensor((2, 3), "BFLOAT16")], tensor((5,), "BFLOAT16")),
+        lambda: ([tensor((2, 3), "BFLOAT16"), tensor((2, 3), "BFLOAT16")], {}, tensor((5,), "BFLOAT16")),
         161002,
         "the shape of out must equal self's shape.",
     ),
@@ -186,8 +188,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.hardswish_backward_v2(*args, out=out) if out is not None else opgen_ops.hardswish_backward_v2(*args)
+        opgen_ops.hardswish_backward_v2(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

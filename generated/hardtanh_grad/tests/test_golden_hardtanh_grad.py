@@ -102,15 +102,16 @@ def test_golden(dtype, shape, scalars):
         scalars["min_val"],
         scalars["max_val"],
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.hardtanh_backward(*call_args)
+            opgen_ops.hardtanh_backward(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.hardtanh_backward(*call_args)
+    got = opgen_ops.hardtanh_backward(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -120,7 +121,7 @@ def test_golden(dtype, shape, scalars):
             torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
             for a in call_args
         ]
-        theirs = torch.ops.aten.hardtanh_backward(*targs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        theirs = torch.ops.aten.hardtanh_backward(*targs, **call_kwargs).to(torch.float64).numpy().astype(DTYPES[dtype])
         # PyTorch's scalar tail loops treat NaN inputs differently from its vectorised loops: skip those
         clean = ~np.any(
             [
@@ -171,6 +172,7 @@ ERROR_CASES = [
         "row0_notnull",
         lambda: (
             [None, tensor((2, 3), "BFLOAT16"), scalar(1.2, "FLOAT"), scalar(2.4, "FLOAT")],
+            {},
             tensor((2, 3), "BFLOAT16"),
         ),
         161001,
@@ -180,6 +182,7 @@ ERROR_CASES = [
         "row1_dtypesupported",
         lambda: (
             [tensor((2, 3), "INT32"), tensor((2, 3), "BFLOAT16"), scalar(1.2, "FLOAT"), scalar(2.4, "FLOAT")],
+            {},
             tensor((2, 3), "BFLOAT16"),
         ),
         161002,
@@ -189,6 +192,7 @@ ERROR_CASES = [
         "row2_samedtype",
         lambda: (
             [tensor((2, 3), "FLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(1.2, "FLOAT"), scalar(2.4, "FLOAT")],
+            {},
             tensor((2, 3), "BFLOAT16"),
         ),
         161002,
@@ -198,6 +202,7 @@ ERROR_CASES = [
         "row3_sameshape",
         lambda: (
             [tensor((5,), "BFLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(1.2, "FLOAT"), scalar(2.4, "FLOAT")],
+            {},
             tensor((2, 3), "BFLOAT16"),
         ),
         161002,
@@ -212,6 +217,7 @@ ERROR_CASES = [
                 scalar(1.2, "FLOAT"),
                 scalar(2.4, "FLOAT"),
             ],
+            {},
             tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"),
         ),
         161002,
@@ -222,8 +228,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.hardtanh_backward(*args, out=out) if out is not None else opgen_ops.hardtanh_backward(*args)
+        opgen_ops.hardtanh_backward(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

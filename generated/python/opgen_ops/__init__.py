@@ -14,6 +14,8 @@ from ._runtime import AclnnError
 
 __all__ = [
     "AclnnError",
+    "elu",
+    "elu_",
     "elu_backward",
     "erfinv",
     "erfinv_",
@@ -41,11 +43,85 @@ __all__ = [
     "softshrink_backward",
     "softplus",
     "softplus_backward",
+    "softshrink",
     "squared_relu",
     "threshold",
     "threshold_",
     "threshold_backward",
 ]
+
+
+def elu(self, alpha=1.0, scale=1.0, input_scale=1.0, *, out=None):
+    """aclnnElu: 对输入张量self逐元素进行指数线性单元（ELU）激活：self大于0时输出scale与self的乘积，否则输出alpha、scale与(exp(self*inputScale)-1)的乘积。
+
+        out = where(x > 0, scale * x, alpha * scale * expm1(x * inputScale))
+
+    Args:
+        self: 表示ELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        alpha: 表示ELU激活函数的激活系数，公式中的α。 (scalar; dtypes: -)
+        scale: 表示ELU激活函数的缩放系数，公式中的scale。 (scalar; dtypes: -)
+        input_scale: 表示ELU激活函数的输入的缩放系数，公式中的inputScale。 (scalar; dtypes: -)
+        out: 表示ELU激活函数的输出，公式中的ELU(x)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、alpha、scale、inputScale或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha、scale或inputScale的数据类型不能转换为FLOAT。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnElu",
+        [
+            _rt.Tensor(self),
+            _rt.Scalar(alpha, real=True),
+            _rt.Scalar(scale, real=True),
+            _rt.Scalar(input_scale, real=True),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def elu_(
+    self,
+    alpha=1.0,
+    scale=1.0,
+    input_scale=1.0,
+):
+    """aclnnInplaceElu: 对输入张量self逐元素进行指数线性单元（ELU）激活：self大于0时输出scale与self的乘积，否则输出alpha、scale与(exp(self*inputScale)-1)的乘积。
+
+        out = where(x > 0, scale * x, alpha * scale * expm1(x * inputScale))
+
+    Args:
+        self: 表示ELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        alpha: 表示ELU激活函数的激活系数，公式中的α。 (scalar; dtypes: -)
+        scale: 表示ELU激活函数的缩放系数，公式中的scale。 (scalar; dtypes: -)
+        input_scale: 表示ELU激活函数的输入的缩放系数，公式中的inputScale。 (scalar; dtypes: -)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、alpha、scale、inputScale或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha、scale或inputScale的数据类型不能转换为FLOAT。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call(
+        "aclnnInplaceElu",
+        [
+            _rt.Tensor(self, output=True),
+            _rt.Scalar(alpha, real=True),
+            _rt.Scalar(scale, real=True),
+            _rt.Scalar(input_scale, real=True),
+        ],
+    )
+    return self
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
@@ -683,7 +759,7 @@ def softshrink_backward(grad_output, self, lambd, *, out=None):
     return out
 
 
-def softplus(self, beta=1.0, threshold=20.0, *, out=None):
+def softplus(self, beta=1, threshold=20, *, out=None):
     """aclnnSoftplus: 激活函数Softplus：对self的每个元素计算log(1+exp(beta*self))/beta；beta*self大于threshold时直接输出self，以保证数值稳定。
 
         out = where(beta * x > threshold, x, softplus(beta * x) / beta)
@@ -744,6 +820,31 @@ def softplus_backward(grad_output, self, beta, threshold, *, out=None):
             _rt.Tensor(out, output=True),
         ],
     )
+    return out
+
+
+def softshrink(self, lambd=0.5, *, out=None):
+    """aclnnSoftshrink: 以元素为单位进行软收缩：self大于lambd时输出self减lambd，小于-lambd时输出self加lambd，否则输出0。
+
+        out = where(x > lambd, x - lambd, where(x < -lambd, x + lambd, 0))
+
+    Args:
+        self: 表示Softshrink的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        lambd: 表示Softshrink的阈值，公式中的λ。 (scalar; dtypes: -)
+        out: 表示Softshrink的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、lambd或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if lambd小于0。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSoftshrink", [_rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)])
     return out
 
 

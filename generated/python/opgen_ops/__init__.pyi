@@ -6,6 +6,20 @@ class AclnnError(RuntimeError):
     status: int
     message: str
 
+def elu(
+    self: np.ndarray | None,
+    alpha: float | int | bool | np.generic | None = 1.0,
+    scale: float | int | bool | np.generic | None = 1.0,
+    input_scale: float | int | bool | np.generic | None = 1.0,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def elu_(
+    self: np.ndarray | None,
+    alpha: float | int | bool | np.generic | None = 1.0,
+    scale: float | int | bool | np.generic | None = 1.0,
+    input_scale: float | int | bool | np.generic | None = 1.0,
+) -> np.ndarray: ...
 def elu_backward(
     grad_output: np.ndarray | None,
     alpha: float | int | bool | np.generic | None,
@@ -92,8 +106,8 @@ def softshrink_backward(
 ) -> np.ndarray: ...
 def softplus(
     self: np.ndarray | None,
-    beta: float | int | bool | np.generic | None = 1.0,
-    threshold: float | int | bool | np.generic | None = 20.0,
+    beta: float | int | bool | np.generic | None = 1,
+    threshold: float | int | bool | np.generic | None = 20,
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
@@ -104,6 +118,9 @@ def softplus_backward(
     threshold: float | int | bool | np.generic | None,
     *,
     out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def softshrink(
+    self: np.ndarray | None, lambd: float | int | bool | np.generic | None = 0.5, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
 def squared_relu(input: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def threshold(

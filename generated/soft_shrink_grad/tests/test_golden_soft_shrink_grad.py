@@ -101,15 +101,16 @@ def test_golden(dtype, shape, scalars):
         self,
         scalars["lambd"],
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.softshrink_backward(*call_args)
+            opgen_ops.softshrink_backward(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.softshrink_backward(*call_args)
+    got = opgen_ops.softshrink_backward(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -119,7 +120,9 @@ def test_golden(dtype, shape, scalars):
             torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
             for a in call_args
         ]
-        theirs = torch.ops.aten.softshrink_backward(*targs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        theirs = (
+            torch.ops.aten.softshrink_backward(*targs, **call_kwargs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        )
         # PyTorch's scalar tail loops treat NaN inputs differently from its vectorised loops: skip those
         clean = ~np.any(
             [
@@ -168,13 +171,17 @@ def scalar(value, dtype):
 ERROR_CASES = [
     (
         "row1_notnull",
-        lambda: ([None, tensor((2, 3), "FLOAT16"), scalar(0.5, "FLOAT")], tensor((2, 3), "FLOAT16")),
+        lambda: ([None, tensor((2, 3), "FLOAT16"), scalar(0.5, "FLOAT")], {}, tensor((2, 3), "FLOAT16")),
         161001,
         "gradOutput, self, lambd or gradInput is nullptr.",
     ),
     (
         "row2_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "FLOAT16"), scalar(0.5, "FLOAT")], tensor((2, 3), "FLOAT16")),
+        lambda: (
+            [tensor((2, 3), "INT32"), tensor((2, 3), "FLOAT16"), scalar(0.5, "FLOAT")],
+            {},
+            tensor((2, 3), "FLOAT16"),
+        ),
         161002,
         "the dtype of gradOutput, self or gradInput is not supported.",
     ),
@@ -182,6 +189,7 @@ ERROR_CASES = [
         "row3_maxrank",
         lambda: (
             [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT16"), tensor((2, 3), "FLOAT16"), scalar(0.5, "FLOAT")],
+            {},
             tensor((1, 1, 1, 1, 1, 1, 1, 2, 3), "FLOAT16"),
         ),
         161002,
@@ -191,6 +199,7 @@ ERROR_CASES = [
         "row4_broadcast",
         lambda: (
             [tensor((2, 3), "FLOAT16"), tensor((4, 5), "FLOAT16"), scalar(0.5, "FLOAT")],
+            {},
             tensor((2, 3), "FLOAT16"),
         ),
         161002,
@@ -200,6 +209,7 @@ ERROR_CASES = [
         "row5_rejectif",
         lambda: (
             [tensor((2, 3), "FLOAT16"), tensor((2, 3), "FLOAT16"), scalar(-1.5, "FLOAT")],
+            {},
             tensor((2, 3), "FLOAT16"),
         ),
         161002,
@@ -210,8 +220,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.softshrink_backward(*args, out=out) if out is not None else opgen_ops.softshrink_backward(*args)
+        opgen_ops.softshrink_backward(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

@@ -99,15 +99,16 @@ def test_golden(dtype, shape, scalars):
         self,
         scalars["threshold"],
     ]
+    call_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.threshold_backward(*call_args)
+            opgen_ops.threshold_backward(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.threshold_backward(*call_args)
+    got = opgen_ops.threshold_backward(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -117,7 +118,9 @@ def test_golden(dtype, shape, scalars):
             torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
             for a in call_args
         ]
-        theirs = torch.ops.aten.threshold_backward(*targs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        theirs = (
+            torch.ops.aten.threshold_backward(*targs, **call_kwargs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        )
         # PyTorch's scalar tail loops treat NaN inputs differently from its vectorised loops: skip those
         clean = ~np.any(
             [
@@ -166,13 +169,13 @@ def scalar(value, dtype):
 ERROR_CASES = [
     (
         "row0_notnull",
-        lambda: ([None, tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")], tensor((2, 3), "FLOAT")),
+        lambda: ([None, tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")], {}, tensor((2, 3), "FLOAT")),
         161001,
         "gradOutput, self, threshold or out is nullptr.",
     ),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")], tensor((2, 3), "FLOAT")),
+        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")], {}, tensor((2, 3), "FLOAT")),
         161002,
         "the dtype of gradOutput or self is not supported.",
     ),
@@ -180,6 +183,7 @@ ERROR_CASES = [
         "row2_maxrank",
         lambda: (
             [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT"), tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")],
+            {},
             tensor((1, 1, 1, 1, 1, 1, 1, 2, 3), "FLOAT"),
         ),
         161002,
@@ -187,13 +191,17 @@ ERROR_CASES = [
     ),
     (
         "row3_samedtype",
-        lambda: ([tensor((2, 3), "BFLOAT16"), tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")], tensor((2, 3), "FLOAT")),
+        lambda: (
+            [tensor((2, 3), "BFLOAT16"), tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")],
+            {},
+            tensor((2, 3), "FLOAT"),
+        ),
         161002,
         "the dtypes of gradOutput and out must equal self's dtype.",
     ),
     (
         "row4_broadcast",
-        lambda: ([tensor((2, 3), "FLOAT"), tensor((4, 5), "FLOAT"), scalar(1.0, "FLOAT")], tensor((2, 3), "FLOAT")),
+        lambda: ([tensor((2, 3), "FLOAT"), tensor((4, 5), "FLOAT"), scalar(1.0, "FLOAT")], {}, tensor((2, 3), "FLOAT")),
         161002,
         "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.",
     ),
@@ -202,8 +210,10 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,build,status,message", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_error_row(name, build, status, message):
-    args, out = build()
+    args, kwargs, out = build()
+    if out is not None:
+        kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.threshold_backward(*args, out=out) if out is not None else opgen_ops.threshold_backward(*args)
+        opgen_ops.threshold_backward(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

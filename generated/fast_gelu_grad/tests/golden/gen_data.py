@@ -22,6 +22,7 @@ TENSOR_INPUTS = ["grad_output", "self"]
 OUTPUT = "grad_input"
 # Every input parameter of the aten op / aclnn API, in order.
 PARAMS = ["grad_output", "self"]
+KEYWORD_ONLY = []  # passed to aten by name
 
 
 def _sigmoid(x):

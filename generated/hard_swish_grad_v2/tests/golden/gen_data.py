@@ -22,6 +22,7 @@ TENSOR_INPUTS = ["grad_output", "self"]
 OUTPUT = "out"
 # Every input parameter of the aten op / aclnn API, in order.
 PARAMS = ["grad_output", "self"]
+KEYWORD_ONLY = []  # passed to aten by name
 
 
 def reference(grad_output, self):

@@ -22,6 +22,7 @@ TENSOR_INPUTS = ["self"]
 OUTPUT = "out"
 # Every input parameter of the aten op / aclnn API, in order.
 PARAMS = ["self"]
+KEYWORD_ONLY = []  # passed to aten by name
 
 
 def _softplus(x):
@@ -81,8 +82,13 @@ def golden(values, dtype, use_torch):
         import torch
 
         compute = torch.float64 if dtype == "DOUBLE" else torch.float32
-        args = [torch.from_numpy(values[n]).to(compute) if n in TENSOR_INPUTS else values[n] for n in PARAMS]
-        return torch.ops.aten.mish(*args).numpy().astype(np.float64)
+        args = [
+            torch.from_numpy(values[n]).to(compute) if n in TENSOR_INPUTS else values[n]
+            for n in PARAMS
+            if n not in KEYWORD_ONLY
+        ]
+        kwargs = {n: values[n] for n in KEYWORD_ONLY}
+        return torch.ops.aten.mish(*args, **kwargs).numpy().astype(np.float64)
     with np.errstate(all="ignore"):
         return np.asarray(reference(**values), dtype=np.float64)
 

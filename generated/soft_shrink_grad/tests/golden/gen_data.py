@@ -23,6 +23,7 @@ TENSOR_INPUTS = ["grad_output", "self"]
 OUTPUT = "grad_input"
 # Every input parameter of the aten op / aclnn API, in order.
 PARAMS = ["grad_output", "self", "lambd"]
+KEYWORD_ONLY = []  # passed to aten by name
 
 
 def reference(grad_output, self, lambd):
@@ -80,8 +81,13 @@ def golden(values, dtype, use_torch):
         import torch
 
         compute = torch.float64 if dtype == "DOUBLE" else torch.float32
-        args = [torch.from_numpy(values[n]).to(compute) if n in TENSOR_INPUTS else values[n] for n in PARAMS]
-        return torch.ops.aten.softshrink_backward(*args).numpy().astype(np.float64)
+        args = [
+            torch.from_numpy(values[n]).to(compute) if n in TENSOR_INPUTS else values[n]
+            for n in PARAMS
+            if n not in KEYWORD_ONLY
+        ]
+        kwargs = {n: values[n] for n in KEYWORD_ONLY}
+        return torch.ops.aten.softshrink_backward(*args, **kwargs).numpy().astype(np.float64)
     with np.errstate(all="ignore"):
         return np.asarray(reference(**values), dtype=np.float64)
 

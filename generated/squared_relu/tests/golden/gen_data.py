@@ -22,6 +22,7 @@ TENSOR_INPUTS = ["input"]
 OUTPUT = "out"
 # Every input parameter of the aten op / aclnn API, in order.
 PARAMS = ["input"]
+KEYWORD_ONLY = []  # passed to aten by name
 
 
 def reference(input):
