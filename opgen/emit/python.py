@@ -109,10 +109,11 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             call.append(f"_rt.Tensor({py}, output=True)")
             returns = py
         elif param.direction is Direction.OUTPUT:
-            has_out = True
+            has_out = operator.binding_out
             shape_of, dtype_of = spec.shape_sources(param), spec.dtype_sources(param)
             py_names = lambda names: "[" + ", ".join(spec.param(n).python for n in names) + "]"  # noqa: E731
-            out_init = f"if out is None:\n        out = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)})"
+            new_output = f"out = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)})"
+            out_init = f"if out is None:\n        {new_output}" if has_out else new_output
             call.append("_rt.Tensor(out, output=True)")
             returns = "out"
         elif param.kind is ParamKind.TENSOR:

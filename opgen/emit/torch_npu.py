@@ -23,6 +23,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
+from opgen.spec.aten import has_out_overload
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind
 
 ROOT = "torch_npu"
@@ -143,7 +144,7 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
     official = spec.api.aten is not None
     op = spec.api.aten or f"npu_{spec.api.snake}"
     functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, out.python, official)]
-    if official:
+    if official and has_out_overload(op):  # selu and mish_backward have no out overload
         out_arg = AtenArg(out.python, out, mutable=True, kwarg_only=True)
         functions.append(AtenFunction(op, out.python, Variant.OUT, inputs + (out_arg,), main, names, out.python, True))
     variant = spec.api.inplace

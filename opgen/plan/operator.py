@@ -17,6 +17,7 @@ from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_entry, kernel_plan, 
 from opgen.plan.lowering import LoweringError
 from opgen.plan.precision import PrecisionRow, measure_precision
 from opgen.plan.signature import ApiSignature, signatures
+from opgen.spec.aten import has_out_overload
 from opgen.spec.checks import CheckRejectIf, CppCheck
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType
@@ -76,6 +77,7 @@ class OperatorPlan:
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
     bindings: tuple[str, ...]  # the Python binding of each signature: its aten name, else the API in snake case
+    binding_out: bool  # the main binding takes out=: aten has an out overload (or the binding is not aten's)
     numpy_helpers: str  # the helper functions the generated Python (reference, rejections) calls, no other
     cpp_helpers: str  # the helper functions the AICPU kernel's formula calls, no other
     precision: tuple[PrecisionRow, ...]  # the docs' precision table: the modelled output vs float64, per dtype
@@ -148,6 +150,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         valid_calls=tuple(valid_calls(spec)),
         negative_calls=negatives,
         bindings=binding_names(spec),
+        binding_out=spec.api.aten is None or has_out_overload(spec.api.aten),
         numpy_helpers=F.numpy_helpers([formula, *(r.condition for r in checked)]),
         cpp_helpers=F.cpp_helpers([formula]),
         precision=measure_precision(spec, kernel),

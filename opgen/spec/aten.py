@@ -269,6 +269,12 @@ def aten_op(name: str) -> AtenOp | None:
     return AtenOp(name, functional, inplace, out)
 
 
+def has_out_overload(name: str) -> bool:
+    """Whether aten offers `name` with an out= overload (selu and mish_backward have none)."""
+    op = aten_op(name)
+    return op is not None and op.out is not None
+
+
 # ---------------------------------------------------------------------------------------------- refresh
 
 

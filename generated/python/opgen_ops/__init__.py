@@ -36,6 +36,9 @@ __all__ = [
     "leaky_relu_backward",
     "mish",
     "mish_",
+    "mish_backward",
+    "selu",
+    "selu_",
     "sigmoid",
     "sigmoid_",
     "sigmoid_backward",
@@ -633,6 +636,76 @@ def mish_(
     """
     self = _rt.as_array(self)
     _rt.call("aclnnInplaceMish", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def mish_backward(
+    grad_output,
+    self,
+):
+    """aclnnMishBackward: [aclnnMish](../../mish/docs/aclnnMish&aclnnInplaceMish.md)的反向传播，根据上一层传播的梯度与Mish正向输入计算其梯度输入。
+
+        gradInput = gradOutput * (tanh(softplus(x)) + x * sigmoid(x) * (1 - square(tanh(softplus(x)))))
+
+    Args:
+        grad_output: 表示Mish正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示Mish正向的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示Mish正向输入的梯度，公式中的gradInput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不能转换为gradInput的数据类型（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self的shape不满足broadcast关系，或broadcast后的shape与gradInput的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    out = _rt.new_output([grad_output, self], [grad_output, self])
+    _rt.call("aclnnMishBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def selu(
+    self,
+):
+    """aclnnSelu: 对输入张量self逐元素进行SELU激活（缩放指数线性单元），alpha和scale为固定常数。
+
+        out = 1.0507009873554805 * (max(0, x) + min(0, 1.6732632423543772 * expm1(x)))
+
+    Args:
+        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示SELU激活函数的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    out = _rt.new_output([self], [self])
+    _rt.call("aclnnSelu", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def selu_(
+    self,
+):
+    """aclnnInplaceSelu: 对输入张量self逐元素进行SELU激活（缩放指数线性单元），alpha和scale为固定常数。
+
+        out = 1.0507009873554805 * (max(0, x) + min(0, 1.6732632423543772 * expm1(x)))
+
+    Args:
+        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceSelu", [_rt.Tensor(self, output=True)])
     return self
 
 

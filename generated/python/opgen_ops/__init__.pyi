@@ -87,6 +87,16 @@ def mish(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarra
 def mish_(
     self: np.ndarray | None,
 ) -> np.ndarray: ...
+def mish_backward(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def selu(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def selu_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
 def sigmoid(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def sigmoid_(
     self: np.ndarray | None,
