@@ -18,7 +18,6 @@ from opgen.plan.kernel import opdef_attrs
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 from opgen.spec.socs import get_soc
-from opgen.twin.compiler import main as cc_main
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"
@@ -91,8 +90,11 @@ class KernelRun:
 
 
 class KernelHarness:
-    def __init__(self, spec: OpSpec, soc: str, workdir: Path):
-        self.spec, self.soc, self.workdir = spec, soc, workdir
+    """One program per operator, linked against the session's twin library (which holds the kernel and the
+    tiling); the SoC is picked per run (OPGEN_SOC)."""
+
+    def __init__(self, spec: OpSpec, twin_lib, workdir: Path):
+        self.spec, self.workdir = spec, workdir
         op = spec.operator.dir
         self.inputs = spec.tensor_inputs
         self.scalars = [a for a in opdef_attrs(spec) if a.kind == "Float"]
@@ -113,24 +115,18 @@ class KernelHarness:
                 launch_args=", ".join(f"inputs[{i}]" for i in range(len(self.inputs))),
             )
         )
-        self.binary = workdir / f"{op}_{soc}"
         package = GENERATED / op
-        sources = [source, package / "op_kernel" / f"{op}.cpp", package / "op_host" / f"{op}_tiling.cpp"]
-        args = [str(s) for s in sources] + [
-            "-o",
-            str(self.binary),
-            "--soc",
-            soc,
-            "--ops-dir",
-            "none",
-            f"-I{package / 'op_host'}",
-            f"-I{package / 'op_kernel'}",
-        ]
-        if cc_main(args) != 0:
-            raise RuntimeError(f"opgen cc failed for {op} on {soc}")
+        self.binary = twin_lib.program(
+            f"kernel_harness_{op}",
+            [source],
+            ops_dirs=[],
+            flags=[f"-I{package / 'op_host'}", f"-I{package / 'op_kernel'}"],
+        )
 
-    def run(self, dtype: DType, mode: int, inputs: dict[str, np.ndarray], scalars: dict[str, float]) -> KernelRun:
-        soc = get_soc(self.soc)
+    def run(
+        self, soc_name: str, dtype: DType, mode: int, inputs: dict[str, np.ndarray], scalars: dict[str, float]
+    ) -> KernelRun:
+        soc = get_soc(soc_name)
         total = next(iter(inputs.values())).size
         files = []
         for param in self.inputs:
@@ -152,7 +148,7 @@ class KernelHarness:
             *files,
             *(repr(float(scalars[a.param])) for a in self.scalars),
         ]
-        env = {**os.environ, "OPGEN_TWIN_TRACE": str(trace_path), "OPGEN_SOC": self.soc}
+        env = {**os.environ, "OPGEN_TWIN_TRACE": str(trace_path), "OPGEN_SOC": soc_name}
         proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
         if proc.returncode != 0:
             raise RuntimeError(f"kernel run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
