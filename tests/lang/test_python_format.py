@@ -42,3 +42,19 @@ def test_formatting_is_one_call_for_many_files_and_keeps_others() -> None:
     for rel, text in out.items():
         if rel.endswith((".py", ".pyi")):
             assert _black(rel, text) == text
+
+
+def test_long_binding_names_stay_black_stable() -> None:
+    # Before: the error-row test called the binding in a one-line conditional expression, which ruff format
+    # and black split differently once the line passed 120 columns (a long aten name).
+    from opgen.build import check_spec_text
+    from opgen.emit.golden_tests import render_golden_tests
+
+    name = "leaky_relu_backward"
+    text = (ROOT / "specs" / "leaky_relu_grad.yaml").read_text(encoding="utf-8")
+    assert f"aten: {name}\n" in text
+    plan = check_spec_text(text.replace(f"aten: {name}\n", f"aten: {name}_s1234567\n", 1), "specs/long.yaml")
+    files = format_python(render_golden_tests(plan))
+    for rel, formatted in files.items():
+        assert f"{name}_s1234567(*args, out=out)" in formatted
+        assert _black(rel, formatted) == formatted, rel
