@@ -19,10 +19,15 @@ SPEC_DIR = ROOT / "specs"
 GENERATED = ROOT / "generated"
 
 
+def spec_files() -> list[Path]:
+    """The spec files, sorted."""
+    return sorted(SPEC_DIR.glob("*.yaml"))
+
+
 @cache
 def specs() -> dict[str, OpSpec]:
     """{operator dir: spec} of every real spec, in operator-dir order."""
-    loaded = [load_spec(path).spec for path in sorted(SPEC_DIR.glob("*.yaml"))]
+    loaded = [load_spec(path).spec for path in spec_files()]
     return {spec.operator.dir: spec for spec in sorted(loaded, key=lambda spec: spec.operator.dir)}
 
 
