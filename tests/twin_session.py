@@ -7,8 +7,8 @@ a warm session finds it in the cache. The compiler's output per generated source
 with -Wall -Wextra) is read back from the object cache without linking, so tests that assert "no warnings"
 need no compile of their own.
 
-Test programs are linked into `$OPGEN_CACHE_DIR/test-programs` (default ~/.cache/opgen), not a tmp dir, so a
-warm session relinks nothing: `opgen cc` skips a link whose inputs (the library included) are unchanged.
+Test programs are linked into `$OPGEN_CACHE_DIR/test-programs/<library>/` (default ~/.cache/opgen; safe to
+delete), not a tmp dir, so a warm session relinks nothing: `opgen cc` skips a link whose inputs are unchanged.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class TwinLibrary:
     def program(self, name: str, sources: list[Path], *, ops_dirs: list[Path], flags: list[str] = ()) -> Path:
         """`sources` linked against this library as the program `name` (unique per test program), built
         once per change of its inputs; concurrent sessions take turns."""
-        directory = programs_dir()
+        directory = programs_dir() / self.path.stem  # per library: checkouts sharing a cache do not collide
         directory.mkdir(parents=True, exist_ok=True)
         output = directory / name
         with open(directory / f".{name}.lock", "w") as lock:
