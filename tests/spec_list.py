@@ -25,10 +25,13 @@ def spec_files() -> list[Path]:
 
 
 @cache
+def _loaded() -> tuple[tuple[Path, OpSpec], ...]:
+    return tuple((path, load_spec(path).spec) for path in spec_files())
+
+
 def specs() -> dict[str, OpSpec]:
     """{operator dir: spec} of every real spec, in operator-dir order."""
-    loaded = [load_spec(path).spec for path in spec_files()]
-    return {spec.operator.dir: spec for spec in sorted(loaded, key=lambda spec: spec.operator.dir)}
+    return {spec.operator.dir: spec for _, spec in sorted(_loaded(), key=lambda item: item[1].operator.dir)}
 
 
 def operators() -> list[str]:
@@ -45,3 +48,18 @@ def binding(spec: OpSpec) -> str:
     from opgen.plan.operator import binding_names
 
     return binding_names(spec)[0]
+
+
+def sample_spec_files(count: int = 3) -> list[Path]:
+    """At most `count` spec files for tests of the build machinery (caching, no-op builds, output trees), whose
+    cost must not grow with the number of specs: one per distinct formula first (a renamed copy of a spec adds
+    no new code path), in file order."""
+    seen: set[str] = set()
+    distinct: list[Path] = []
+    for path, spec in _loaded():
+        formula = repr(spec.formula)
+        if formula not in seen:
+            seen.add(formula)
+            distinct.append(path)
+    others = [path for path in spec_files() if path not in distinct]
+    return (distinct + others)[:count]
