@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -37,7 +37,7 @@ from build_bench import synthetic_specs
 ROOT = Path(__file__).resolve().parents[1]
 COLD_TARGET_S = 15 * 60
 WARM_TARGET_S = 3 * 60
-SUMMARY = re.compile(r"(\d+) passed(?:, (\d+) skipped)?(?:, (\d+) failed)?.* in ([0-9.]+)s")
+CORES = os.cpu_count() or 1
 
 
 @dataclass
@@ -49,6 +49,8 @@ class Run:
     warm_pytest_s: float
     cold_summary: str
     warm_summary: str
+    cold_cpu_s: float  # CPU of build, check and the cold pytest (all processes)
+    warm_cpu_s: float
 
     @property
     def cold_s(self) -> float:
@@ -82,10 +84,19 @@ def make_specs(specs: Path, count: int) -> None:
     shutil.rmtree(copies)
 
 
+CPU = {"s": 0.0}  # CPU seconds of the last timed command and everything it started
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(command: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[float, str]:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
+    CPU["s"] = _children_cpu() - cpu
     log.write_text(proc.stdout + proc.stderr, encoding="utf-8")
     if proc.returncode != 0:
         tail = (proc.stdout + proc.stderr)[-3000:]
@@ -104,18 +115,23 @@ def measure(ops: int, work: Path) -> Run:
         "OPGEN_CACHE_DIR": str(cache),
     }
     python = sys.executable
+    pytest = [python, "-m", "pytest", "-q", "--durations=25"]
     build_s, _ = timed([python, "-m", "opgen.cli", "build", "specs/", "-q"], tree, env, work / f"build{ops}.log")
+    cold_cpu = CPU["s"]
     check_s, _ = timed([python, "-m", "opgen.cli", "build", "specs/", "--check"], tree, env, work / f"check{ops}.log")
-    cold_s, cold = timed([python, "-m", "pytest", "-q"], tree, env, work / f"cold{ops}.log")
-    warm_s, warm = timed([python, "-m", "pytest", "-q"], tree, env, work / f"warm{ops}.log")
-    return Run(ops, build_s, check_s, cold_s, warm_s, cold, warm)
+    cold_cpu += CPU["s"]
+    cold_s, cold = timed(pytest, tree, env, work / f"cold{ops}.log")
+    cold_cpu += CPU["s"]
+    warm_s, warm = timed(pytest, tree, env, work / f"warm{ops}.log")
+    return Run(ops, build_s, check_s, cold_s, warm_s, cold, warm, cold_cpu, CPU["s"])
 
 
 def report(run: Run) -> list[str]:
     lines = [
         f"{run.ops} operators: cold CI {run.cold_s:.0f} s (build {run.build_s:.0f} s, --check {run.check_s:.0f} s, "
         f"pytest {run.cold_pytest_s:.0f} s: {run.cold_summary}); warm pytest {run.warm_pytest_s:.0f} s "
-        f"({run.warm_summary})"
+        f"({run.warm_summary}); CPU: cold {run.cold_cpu_s:.0f} s, warm {run.warm_cpu_s:.0f} s "
+        f"(on {CORES} idle cores at least {run.cold_cpu_s / CORES / 60:.1f} and {run.warm_cpu_s / CORES / 60:.1f} min)"
     ]
     for name, seconds, target in (
         ("cold .ci/run", run.cold_s, COLD_TARGET_S),
@@ -151,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
             extra = args.ops - args.base_ops
             print(
                 f"marginal cost per operator: cold {(runs[0].cold_s - base.cold_s) / extra:.1f} s, "
-                f"warm {(runs[0].warm_pytest_s - base.warm_pytest_s) / extra:.2f} s"
+                f"warm {(runs[0].warm_pytest_s - base.warm_pytest_s) / extra:.2f} s; in CPU: cold "
+                f"{(runs[0].cold_cpu_s - base.cold_cpu_s) / extra:.1f} s, "
+                f"warm {(runs[0].warm_cpu_s - base.warm_cpu_s) / extra:.2f} s"
             )
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     return 0
