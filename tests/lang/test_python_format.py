@@ -59,3 +59,49 @@ def test_long_binding_names_stay_black_stable() -> None:
     for rel, formatted in files.items():
         assert f"{name}_s1234567(*args, out=out)" in formatted
         assert _black(rel, formatted) == formatted, rel
+
+
+def test_dunder_all_order_is_the_one_ruff_wants(tmp_path: Path) -> None:
+    # Before: `__all__` kept the operators' order, which ruff's RUF022 rejects once names carry numbers or
+    # in-place variants sort elsewhere (e.g. 60 renamed copies of the specs: leaky_relu_s7 after leaky_relu_s40).
+    import random
+    import subprocess
+    import sys
+
+    from opgen.lang import python
+
+    names = ["AclnnError", "MAX_RANK", "leaky_relu", "leaky_relu_", "inplace_leaky_relu_s4", "elu_backward_s10"]
+    names += [f"{base}_s{i}" for base in ("leaky_relu", "inplace_leaky_relu", "elu_backward") for i in range(0, 60, 7)]
+    names += ["a2b", "a10b", "a_b", "aB", "Ab", "ABC_2", "ABC_10", "x_1_2", "x_1_10", "x_01"]
+    random.Random(5).shuffle(names)
+    source = tmp_path / "module.py"
+    source.write_text(f"__all__ = {python.literal(python.dunder_all_order(names))}\n", encoding="utf-8")
+    checked = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "RUF022", "--line-length", "320", source],
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_generated_dunder_all_passes_ruff(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from opgen.emit.python import PythonFragment, render_python
+
+    # the binding's package from fragments in operator order (as renamed copies of the specs give it)
+    fragments = [
+        PythonFragment(f"specs/s{i}.yaml", (f"leaky_relu_s{i}", f"inplace_leaky_relu_s{i}"), "", "")
+        for i in (40, 7, 12)
+    ]
+    files = render_python(fragments)
+    init = next(text for rel, text in files.items() if rel.endswith("__init__.py"))
+    source = tmp_path / "__init__.py"
+    source.write_text(init, encoding="utf-8")
+    checked = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "RUF022", source],
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
