@@ -49,26 +49,25 @@ def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
         name: float(spec.golden.scalar_values.get(name, [spec.example.scalars.get(name, 1.0)])[-1])
         for name in plan.scalars
     }
-    cases = 0
+    cases = []
     for variant in plan.variants:
         sizes = SIZES if variant.storage is DType.FLOAT and variant.mode_index == 0 else SIZES[:-1]
-        for size in sizes:
-            inputs = _inputs(spec, variant.storage, size, rng)
-            run = harness.run(soc_name, variant.storage, variant.mode_index, inputs, scalars)
-            expected = run_program(variant.program, inputs, scalars)
-            # bit-exact except NaN payloads (NaN positions must match)
-            want = np.asarray(expected).astype(variant.storage.numpy)
-            got_nan, want_nan = np.isnan(run.output.astype(np.float64)), np.isnan(want.astype(np.float64))
-            uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[variant.storage.itemsize]
-            same = (run.output.view(uint) == want.view(uint)) | (got_nan & want_nan)
-            if not (same.all() and np.array_equal(got_nan, want_nan)):
-                diff = np.nonzero(~same)[0]
-                pytest.fail(
-                    f"{variant.name} n={size}: {len(diff)} mismatches, first at {diff[:5]}: "
-                    f"got {run.output[diff[:5]]} want {expected[diff[:5]]}"
-                )
-            assert run.plan["tilingKey"] == variant.key
-            if size >= 1_000_000:
-                assert run.plan["blockDim"] == soc.vector_cores, "large inputs use every vector core"
-            cases += 1
-    assert cases >= len(plan.variants) * (len(SIZES) - 1)
+        cases += [(variant, size, _inputs(spec, variant.storage, size, rng)) for size in sizes]
+    runs = harness.run(soc_name, [(v.storage, v.mode_index, inputs, scalars) for v, _, inputs in cases])
+    for (variant, size, inputs), run in zip(cases, runs, strict=True):
+        expected = run_program(variant.program, inputs, scalars)
+        # bit-exact except NaN payloads (NaN positions must match)
+        want = np.asarray(expected).astype(variant.storage.numpy)
+        got_nan, want_nan = np.isnan(run.output.astype(np.float64)), np.isnan(want.astype(np.float64))
+        uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[variant.storage.itemsize]
+        same = (run.output.view(uint) == want.view(uint)) | (got_nan & want_nan)
+        if not (same.all() and np.array_equal(got_nan, want_nan)):
+            diff = np.nonzero(~same)[0]
+            pytest.fail(
+                f"{variant.name} n={size}: {len(diff)} mismatches, first at {diff[:5]}: "
+                f"got {run.output[diff[:5]]} want {expected[diff[:5]]}"
+            )
+        assert run.plan["tilingKey"] == variant.key
+        if size >= 1_000_000:
+            assert run.plan["blockDim"] == soc.vector_cores, "large inputs use every vector core"
+    assert len(cases) >= len(plan.variants) * (len(SIZES) - 1)
