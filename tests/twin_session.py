@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,7 @@ class TwinLibrary:
     path: Path
     warnings: dict[Path, str]  # the compiler's output per source (resolved path); "" when clean
 
-    def program(self, name: str, sources: list[Path], *, ops_dirs: list[Path], flags: list[str] = ()) -> Path:
+    def program(self, name: str, sources: list[Path], *, ops_dirs: list[Path], flags: Sequence[str] = ()) -> Path:
         """`sources` linked against this library as the program `name` (unique per test program), built
         once per change of its inputs; concurrent sessions take turns."""
         directory = programs_dir() / self.path.stem  # per library: checkouts sharing a cache do not collide
