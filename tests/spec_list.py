@@ -29,6 +29,11 @@ def _loaded() -> tuple[tuple[Path, OpSpec], ...]:
     return tuple((path, load_spec(path).spec) for path in spec_files())
 
 
+def loaded() -> list[tuple[Path, OpSpec]]:
+    """(spec file, spec) of every real spec, in file order."""
+    return list(_loaded())
+
+
 def specs() -> dict[str, OpSpec]:
     """{operator dir: spec} of every real spec, in operator-dir order."""
     return {spec.operator.dir: spec for _, spec in sorted(_loaded(), key=lambda item: item[1].operator.dir)}
