@@ -21,3 +21,11 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"needs the workplace's shared documents at {SHARED}, which a user's clone does not have")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def twin_lib():  # type: ignore[no-untyped-def]
+    """The twin and every generated package compiled once per session (see tests/twin_session.py)."""
+    from twin_session import build_twin_library
+
+    return build_twin_library()

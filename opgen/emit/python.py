@@ -180,7 +180,7 @@ def render_python(fragments: list[PythonFragment]) -> dict[str, str]:
     """The package from every operator's fragment (functions in the order of the fragments)."""
     sources = tuple(fragment.source for fragment in fragments)
     names = [name for fragment in fragments for name in fragment.names]
-    all_names = python.literal(["AclnnError", *names])
+    all_names = python.literal(python.dunder_all_order(["AclnnError", *names]))
     # Fragments were rendered from escaped code by this module's templates.
     module = Code("".join(fragment.module for fragment in fragments))
     stub = Code("".join(fragment.stub for fragment in fragments))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import math
+import re
 import unicodedata
 
 from opgen.lang import Code
@@ -129,3 +130,20 @@ def reserved_reason(name: str) -> str | None:
     if name in GENERATED_MODULE_NAMES:
         return "is a module name the generated Python uses"
     return None
+
+
+def _natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
+    # runs of digits compare by value, the rest by character
+    return tuple((0, int(part), part) if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name) if part)
+
+
+def dunder_all_order(names: list[str]) -> list[str]:
+    """`names` in the order ruff's RUF022 wants an `__all__` in (isort style): SCREAMING_CASE names, then
+    CamelCase, then the rest, each group in natural order (`f_s7` before `f_s40`)."""
+
+    def group(name: str) -> int:
+        if name.isupper() and any(c.isalpha() for c in name):
+            return 0
+        return 1 if name[:1].isupper() else 2
+
+    return sorted(names, key=lambda name: (group(name), _natural_key(name)))

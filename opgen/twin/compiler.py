@@ -44,6 +44,7 @@ __all__ = [
     "Unit",
     "UnitOutcome",
     "build",
+    "compile_objects",
     "compile_program",
     "compiler",
     "find_kernel_entries",
@@ -65,12 +66,14 @@ def _cores() -> int:
 DEFAULT_JOBS = _cores()
 
 USAGE = """\
-usage: opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR|none]... [-j N] [-v] [g++ flags]
+usage: opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR|none]... [--twin-lib LIB] [-j N] [-v] [g++ flags]
        opgen cc --print-flags [--soc NAME] [--ops-dir DIR|none]...
        opgen cc --print-sources [--ops-dir DIR|none]...
 Compiles and links a C++ program against the opgen CPU twin (Ascend C kernel API, ACL/aclnn runtime) and
 the operator packages in the ops dirs (default: ./generated if it exists).
 Flags -D -U -I -O -W -g -f -m pass to the compiler; -L -l -shared -Wl, pass to the linker.
+--twin-lib LIB links against LIB, a shared library already holding the twin and the packages of the ops dirs
+(e.g. `opgen cc anchor.cpp -shared -o LIB`), instead of compiling them: only SOURCES are compiled.
 """
 
 
@@ -92,6 +95,7 @@ class Options:
     print_flags: bool = False
     print_sources: bool = False
     cache_dir: Path | None = None
+    twin_lib: Path | None = None  # a prebuilt library with the twin and the packages: link, do not compile them
 
 
 @dataclass
@@ -116,6 +120,8 @@ class BuildResult:
     cached: list[Path] = field(default_factory=list)  # units taken from the cache
     kernels: list[str] = field(default_factory=list)  # kernels registered by the shim
     linked: bool = True  # False: the output already was this link
+    # The compiler's output (warnings) per source, cached or not; a unity unit's under each member source.
+    warnings: dict[Path, str] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- argument parsing
@@ -165,6 +171,8 @@ def parse_args(argv: list[str]) -> Options:
             options.print_flags = True
         elif arg == "--print-sources":
             options.print_sources = True
+        elif arg == "--twin-lib" or arg.startswith("--twin-lib="):
+            options.twin_lib = Path(arg.split("=", 1)[1] if "=" in arg else value(arg))
         elif arg == "--cache-dir" or arg.startswith("--cache-dir="):
             options.cache_dir = Path(arg.split("=", 1)[1] if "=" in arg else value(arg))
         elif arg in _TAKES_VALUE:
@@ -195,6 +203,8 @@ def parse_args(argv: list[str]) -> Options:
     options.ops_dirs = ops_dirs if ops_dirs_given else None
     if options.soc not in SOC_BY_NAME:
         raise CcError(f"--soc {options.soc}: unknown SoC (known: {', '.join(SOC_BY_NAME)})")
+    if options.twin_lib is not None and not options.twin_lib.is_file():
+        raise CcError(f"--twin-lib {options.twin_lib}: no such library")
     if not (options.print_flags or options.print_sources):
         if not options.sources and not options.link_inputs:
             raise CcError("no input files")
@@ -411,11 +421,16 @@ class Plan:
         return self.base_flags(with_soc=False) + passed + self.twin_include_flags(aclnnop=False)
 
     def units(self) -> list[Unit]:
-        """User sources (never with the precompiled header), package sources, the twin, the shims."""
+        """User sources (never with the precompiled header), package sources, the twin, the shims; with
+        --twin-lib only the user sources and the SoC default (the library has the rest)."""
+        if self.options.twin_lib is not None:
+            return self._user_units() + [Unit(self.soc_unit, self.runtime_flags())]
         return self._user_and_package_units() + self._twin_units() + self._generated_units()
 
     def build_units(self, path_map: PathMap) -> list[Unit]:
         """`units()` with the twin's sources combined into a few unity units (see `unity`)."""
+        if self.options.twin_lib is not None:
+            return self.units()
         twin = self._twin_units()
         if unity.enabled() and len(twin) > 1:
             by_source = {unit.source: unit for unit in twin}
@@ -431,8 +446,11 @@ class Plan:
                 twin.append(Unit(source, flags, pch, members, unity.failed_marker(source)))
         return self._user_and_package_units() + twin + self._generated_units()
 
+    def _user_units(self) -> list[Unit]:
+        return [Unit(source, self.user_flags()) for source in self.options.sources]
+
     def _user_and_package_units(self) -> list[Unit]:
-        units = [Unit(source, self.user_flags()) for source in self.options.sources]
+        units = self._user_units()
         for package in self.packages:
             flags = self.package_flags(package)
             units += [Unit(source, flags, pch=pch_module.suits(source)) for source in package.sources]
@@ -475,9 +493,15 @@ def _link(options: Options, objects: list[Path], cache_dir: Path) -> bool:
     assert options.output is not None
     output = options.output.resolve()
     command = [compiler(), *map(str, objects), *map(str, options.link_inputs), "-o", str(options.output)]
+    linked_inputs = list(options.link_inputs)
+    if options.twin_lib is not None:
+        # The program's own SoC default (a unit of this link) takes precedence over the library's.
+        twin_lib = options.twin_lib.resolve()
+        command += [str(twin_lib), f"-Wl,-rpath,{twin_lib.parent}"]
+        linked_inputs.append(twin_lib)
     command += options.link_flags
     inputs = []
-    for path in options.link_inputs:
+    for path in linked_inputs:
         try:
             stat = path.stat()
             inputs.append(f"{path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}")
@@ -509,7 +533,9 @@ def _link(options: Options, objects: list[Path], cache_dir: Path) -> bool:
     return True
 
 
-def build(options: Options) -> BuildResult:
+def compile_objects(options: Options) -> tuple[BuildResult, list[Path]]:
+    """Compiles (or finds in the cache) every unit of the build, without linking: the result (with each
+    source's warnings) and the objects in link order. Raises CcError if a unit does not compile."""
     plan = Plan(options)
     context = _context(plan)
     units = plan.build_units(context.path_map)
@@ -526,6 +552,8 @@ def build(options: Options) -> BuildResult:
         objects.append(outcome.obj)
         # A unity unit stands for its member sources.
         sources = [member.source for member in outcome.unit.members] or [outcome.unit.source]
+        for source in sources:
+            result.warnings[source] = outcome.stderr
         (result.cached if outcome.from_cache else result.compiled).extend(sources)
         if options.verbose:
             state = "cached" if outcome.from_cache else "compiled"
@@ -533,7 +561,12 @@ def build(options: Options) -> BuildResult:
                 print(f"opgen cc: {state} {source}", file=sys.stderr)
     if failed:
         raise CcError("compilation failed")
-    result.linked = _link(options, objects, plan.cache_dir)
+    return result, objects
+
+
+def build(options: Options) -> BuildResult:
+    result, objects = compile_objects(options)
+    result.linked = _link(options, objects, cache_root(options).resolve())
     if options.verbose:
         print(
             f"opgen cc: {len(result.compiled)} compiled, {len(result.cached)} cached -> {options.output}",
@@ -551,10 +584,13 @@ def compile_program(
     flags: list[str] | None = None,
     cache_dir: Path | str | None = None,
     jobs: int | None = None,
+    twin_lib: Path | str | None = None,
 ) -> BuildResult:
     """Python entry point of `opgen cc` (used by tests and bindings). `ops_dirs=None` means the default
     (./generated if present); `[]` means none. Raises CcError on failure (g++ output goes to stderr)."""
     argv = [str(source) for source in sources] + ["-o", str(output), "--soc", soc, *(flags or [])]
+    if twin_lib is not None:
+        argv += ["--twin-lib", str(twin_lib)]
     if ops_dirs is not None:
         argv += [arg for ops_dir in ops_dirs for arg in ("--ops-dir", str(ops_dir))] or ["--ops-dir", "none"]
     options = parse_args(argv)

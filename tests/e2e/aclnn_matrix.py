@@ -1,10 +1,10 @@
 """Worker: runs every op x dtype x shape case through the generated aclnn API on one SoC of the twin.
 
-Run as `OPGEN_SOC=ascend950 python aclnn_matrix.py OUT.json`; the SoC is fixed per process (the twin
-reads it at start-up). For each case the result must equal, bit for bit (NaN payloads aside), the numpy
-model of the whole aclnn path (contiguous, promotion casts, broadcast, the lowered kernel program or the
-AICPU double kernel, the cast to out's dtype) and must meet the spec's precision standard against the
-float64 reference. Writes a JSON summary: cases run, failures, UB/trace facts for large launches.
+Run as `OPGEN_SOC=ascend950 python aclnn_matrix.py OUT.json OP...` (operator dirs); the SoC is fixed per
+process (the twin reads it at start-up). For each case the result must equal, bit for bit (NaN payloads
+aside), the numpy model of the whole aclnn path (contiguous, promotion casts, broadcast, the lowered kernel
+program or the AICPU double kernel, the cast to out's dtype) and must meet the spec's precision standard
+against the float64 reference. Writes a JSON summary: cases run, failures, UB/trace facts for large launches.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ sys.path.insert(0, str(ROOT))
 
 from opgen.plan.aclnn_path import aclnn_output  # noqa: E402
 from opgen.plan.kernel import kernel_plan  # noqa: E402
+from opgen.plan.operator import binding_names  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 from opgen.spec.formula_binding import evaluate_reference  # noqa: E402
 from opgen.spec.loader import load_spec  # noqa: E402
 from opgen.spec.model import OpSpec, ParamKind  # noqa: E402
 from opgen.spec.socs import get_soc  # noqa: E402
 
-OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 LARGE = 1_000_003
 NP_DTYPE = {
     DType.FLOAT: np.dtype(np.float32),
@@ -90,19 +90,21 @@ def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool) -> np.ndarray
     return data
 
 
-def run(out_path: str) -> None:
+def run(out_path: str, ops: list[str]) -> None:
     import opgen_ops
     from opgen.twin.trace import read_trace
 
     soc = get_soc(os.environ.get("OPGEN_SOC", "ascend910b"))
     trace_file = Path(os.environ["OPGEN_TWIN_TRACE"])
     rng = np.random.default_rng(2026)
-    summary = {"soc": soc.name, "cases": 0, "failures": [], "large": {}, "seconds": 0.0}
+    summary = {"soc": soc.name, "cases": {}, "failures": [], "large": {}, "seconds": 0.0}
     start = time.time()
-    for op in OPS:
-        spec = load_spec(ROOT / "specs" / f"{op}.yaml").spec
+    specs = {spec.operator.dir: spec for spec in (load_spec(p).spec for p in sorted((ROOT / "specs").glob("*.yaml")))}
+    for op in ops:
+        spec = specs[op]
+        summary["cases"][op] = 0
         plan = kernel_plan(spec)
-        function = getattr(opgen_ops, spec.api.aten)
+        function = getattr(opgen_ops, binding_names(spec)[0])
         scalar_names = [p.name for p in spec.params if p.kind is not ParamKind.TENSOR]
         flag_names = [n for n in scalar_names if spec.param(n).kind is ParamKind.BOOL]
         for dtype in spec.tensor_inputs[0].dtypes:
@@ -146,7 +148,7 @@ def run(out_path: str) -> None:
                         except Exception as exc:
                             summary["failures"].append(f"{name}: raised {exc}")
                             continue
-                        summary["cases"] += 1
+                        summary["cases"][op] += 1
                         if got.shape != tuple(out_shape):
                             summary["failures"].append(f"{name}: shape {got.shape} != {out_shape}")
                             continue
@@ -191,4 +193,4 @@ def run(out_path: str) -> None:
 
 
 if __name__ == "__main__":
-    run(sys.argv[1])
+    run(sys.argv[1], sys.argv[2:])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from opgen.plan.cases import Arg, Call
+from opgen.plan.operator import binding_names
 from opgen.spec.model import Direction, OpSpec
 
 
@@ -21,7 +22,7 @@ def value_of(arg: Arg, rng: np.random.Generator):
 
 def invoke(module, spec: OpSpec, call: Call, rng: np.random.Generator):
     """Calls the main API's Python function with the call's arguments; returns the output array."""
-    function = getattr(module, spec.api.aten)
+    function = getattr(module, binding_names(spec)[0])
     positional = []
     out = None
     for param in spec.params:

@@ -1,7 +1,8 @@
 """Builds and runs a generated AI Core kernel on the CPU twin through CANN's CPU-debug idiom.
 
 The harness program computes the tiling with the generated host planner (the same code the tiling
-function runs), launches the kernel with ICPU_RUN_KF and writes the output; the twin's checks are on.
+function runs), launches the kernel with ICPU_RUN_KF and writes the output; the twin's checks are on. One
+program per operator; one process per batch of runs on one SoC (a file lists the runs, one per line).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from opgen.plan.kernel import opdef_attrs
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 from opgen.spec.socs import get_soc
-from opgen.twin.compiler import main as cc_main
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"
@@ -28,6 +28,9 @@ _HARNESS = """\
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "tikicpulib.h"
@@ -40,7 +43,7 @@ static void ReadFile(const char* path, void* dst, size_t bytes) {{
   in.read(static_cast<char*>(dst), static_cast<std::streamsize>(bytes));
 }}
 
-int main(int argc, char** argv) {{
+static int RunOne(int argc, char** argv) {{
   // argv: total dtype mode coreNum ubSize itemSize out.bin in.bin... scalars...
   if (argc < {min_args}) {{
     return 2;
@@ -77,6 +80,29 @@ int main(int argc, char** argv) {{
   result.write(reinterpret_cast<const char*>(out), static_cast<std::streamsize>(bytes));
   return 0;
 }}
+
+int main(int argc, char** argv) {{
+  // argv[1]: a file of runs, one per line, each the arguments of RunOne
+  if (argc != 2) {{
+    return 2;
+  }}
+  std::ifstream runs(argv[1]);
+  std::string line;
+  while (std::getline(runs, line)) {{
+    std::istringstream fields(line);
+    std::vector<std::string> words{{std::istream_iterator<std::string>(fields), std::istream_iterator<std::string>()}};
+    std::vector<char*> args{{argv[0]}};
+    for (auto& word : words) {{
+      args.push_back(word.data());
+    }}
+    const int status = RunOne(static_cast<int>(args.size()), args.data());
+    if (status != 0) {{
+      return status;
+    }}
+    std::fflush(stdout);
+  }}
+  return 0;
+}}
 """
 
 # ge::DataType values (ACL and GE share them for these types)
@@ -87,12 +113,14 @@ GE_DTYPE = {DType.FLOAT: 0, DType.FLOAT16: 1, DType.BFLOAT16: 27, DType.DOUBLE: 
 class KernelRun:
     output: np.ndarray
     plan: dict
-    trace: list[dict]
 
 
 class KernelHarness:
-    def __init__(self, spec: OpSpec, soc: str, workdir: Path):
-        self.spec, self.soc, self.workdir = spec, soc, workdir
+    """One program per operator, linked against the session's twin library (which holds the kernel and the
+    tiling); the SoC is picked per run (OPGEN_SOC)."""
+
+    def __init__(self, spec: OpSpec, twin_lib, workdir: Path):
+        self.spec, self.workdir = spec, workdir
         op = spec.operator.dir
         self.inputs = spec.tensor_inputs
         self.scalars = [a for a in opdef_attrs(spec) if a.kind == "Float"]
@@ -113,50 +141,41 @@ class KernelHarness:
                 launch_args=", ".join(f"inputs[{i}]" for i in range(len(self.inputs))),
             )
         )
-        self.binary = workdir / f"{op}_{soc}"
         package = GENERATED / op
-        sources = [source, package / "op_kernel" / f"{op}.cpp", package / "op_host" / f"{op}_tiling.cpp"]
-        args = [str(s) for s in sources] + [
-            "-o",
-            str(self.binary),
-            "--soc",
-            soc,
-            "--ops-dir",
-            "none",
-            f"-I{package / 'op_host'}",
-            f"-I{package / 'op_kernel'}",
-        ]
-        if cc_main(args) != 0:
-            raise RuntimeError(f"opgen cc failed for {op} on {soc}")
+        self.binary = twin_lib.program(
+            f"kernel_harness_{op}",
+            [source],
+            ops_dirs=[],
+            flags=[f"-I{package / 'op_host'}", f"-I{package / 'op_kernel'}"],
+        )
 
-    def run(self, dtype: DType, mode: int, inputs: dict[str, np.ndarray], scalars: dict[str, float]) -> KernelRun:
-        soc = get_soc(self.soc)
-        total = next(iter(inputs.values())).size
-        files = []
-        for param in self.inputs:
-            path = self.workdir / f"in_{param.name}.bin"
-            path.write_bytes(np.ascontiguousarray(inputs[param.name]).reshape(-1).tobytes())
-            files.append(str(path))
-        out_path = self.workdir / "out.bin"
-        trace_path = self.workdir / "trace.jsonl"
-        trace_path.unlink(missing_ok=True)
-        argv = [
-            str(self.binary),
-            str(total),
-            str(GE_DTYPE[dtype]),
-            str(mode),
-            str(soc.vector_cores),
-            str(soc.ub_usable_bytes),
-            str(dtype.itemsize),
-            str(out_path),
-            *files,
-            *(repr(float(scalars[a.param])) for a in self.scalars),
-        ]
-        env = {**os.environ, "OPGEN_TWIN_TRACE": str(trace_path), "OPGEN_SOC": self.soc}
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+    def run(
+        self, soc_name: str, runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float]]]
+    ) -> list[KernelRun]:
+        """Each (dtype, mode, inputs, scalars) run, in one process on SoC `soc_name`."""
+        soc = get_soc(soc_name)
+        lines, outputs = [], []
+        for index, (dtype, mode, inputs, scalars) in enumerate(runs):
+            total = next(iter(inputs.values())).size
+            files = []
+            for param in self.inputs:
+                path = self.workdir / f"in{index}_{param.name}.bin"
+                path.write_bytes(np.ascontiguousarray(inputs[param.name]).reshape(-1).tobytes())
+                files.append(str(path))
+            out_path = self.workdir / f"out{index}.bin"
+            outputs.append((out_path, dtype))
+            fields = [total, GE_DTYPE[dtype], mode, soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize, out_path]
+            fields += files + [repr(float(scalars[a.param])) for a in self.scalars]
+            lines.append(" ".join(map(str, fields)))
+        run_file = self.workdir / "runs.txt"
+        run_file.write_text("\n".join(lines) + "\n")
+        env = {**os.environ, "OPGEN_SOC": soc_name}
+        proc = subprocess.run([str(self.binary), str(run_file)], capture_output=True, text=True, env=env, timeout=1200)
         if proc.returncode != 0:
             raise RuntimeError(f"kernel run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
-        plan = json.loads(proc.stdout.strip().splitlines()[0])
-        output = np.frombuffer(out_path.read_bytes(), dtype=dtype.numpy).copy()
-        trace = [json.loads(line) for line in trace_path.read_text().splitlines()] if trace_path.exists() else []
-        return KernelRun(output, plan, trace)
+        plans = [json.loads(line) for line in proc.stdout.strip().splitlines()]
+        assert len(plans) == len(runs), proc.stdout[-2000:]
+        return [
+            KernelRun(np.frombuffer(path.read_bytes(), dtype=dtype.numpy).copy(), plan)
+            for (path, dtype), plan in zip(outputs, plans, strict=True)
+        ]

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from calls import invoke
+from spec_list import operators, spec_of, specs
 
 from opgen.plan.cases import negative_calls, valid_calls
-from opgen.spec.loader import load_spec
+from opgen.plan.operator import binding_names
+from opgen.spec.model import Direction, ParamKind
 
 opgen_ops = pytest.importorskip("opgen_ops")
 
-ROOT = Path(__file__).resolve().parents[2]
-OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 CASES = []
-for op in OPS:
-    spec = load_spec(ROOT / "specs" / f"{op}.yaml").spec
+for op, spec in specs().items():
     for call in negative_calls(spec):
         if not call.null_outputs:  # workspaceSize/executor nulls are C++-only (generated op_api tests)
             CASES.append((op, spec, call))
@@ -31,23 +28,50 @@ def test_error_row_raises_its_status(op, spec, call):
     assert call.message in info.value.message
 
 
-@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("op", operators())
 def test_valid_calls_succeed_for_every_dtype(op):
-    spec = load_spec(ROOT / "specs" / f"{op}.yaml").spec
+    spec = spec_of(op)
     for call in valid_calls(spec):
         out = invoke(opgen_ops, spec, call, np.random.default_rng(1))
         assert out.shape == call.args[spec.outputs[0].name].shape
 
 
-def test_inplace_variant_writes_into_its_input_view():
+INPLACE = [op for op, spec in specs().items() if spec.api.inplace is not None]
+
+
+@pytest.mark.parametrize("op", INPLACE)
+def test_inplace_variant_writes_into_its_input_view(op):
+    spec = spec_of(op)
+    assert spec.api.inplace is not None
+    main, inplace = (getattr(opgen_ops, name) for name in binding_names(spec))
+    replaced = spec.api.inplace.replaces
+    rng = np.random.default_rng(3)
     base = np.linspace(-3, 3, 24, dtype=np.float32).reshape(4, 6)
     view = base[:, ::2]  # non-contiguous
-    expected_view = np.where(view > 0, view, view * np.float32(0.25))
     untouched = base[:, 1::2].copy()
-    returned = opgen_ops.leaky_relu_(view, 0.25)
+
+    def args(inplace_value):
+        values = []
+        for param in spec.params:
+            if param.direction is Direction.OUTPUT or param.name in replaced[1:]:
+                continue
+            if param.name == replaced[0]:
+                values.append(inplace_value)
+            elif param.kind is ParamKind.TENSOR:
+                values.append(rng.uniform(-3, 3, view.shape).astype(np.float32))
+            elif param.kind is ParamKind.BOOL:
+                values.append(bool(spec.example.scalars[param.name]))
+            else:
+                values.append(float(spec.example.scalars[param.name]))
+        return values
+
+    call = args(view)
+    expected = main(*[view.copy() if a is view else a for a in call])
+    returned = inplace(*call)
     assert returned is view
-    np.testing.assert_array_equal(view, expected_view)
+    np.testing.assert_array_equal(view, expected)
     np.testing.assert_array_equal(base[:, 1::2], untouched)
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.leaky_relu_(view.astype(np.int32), 0.25)
-    assert info.value.status == 161002
+        inplace(*args(view.astype(np.int32)))
+    dtype_row = next(c for c in negative_calls(spec) if spec.errors[c.row].check.kind == "dtype_supported")
+    assert info.value.status == dtype_row.status

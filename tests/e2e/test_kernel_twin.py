@@ -9,28 +9,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_harness import ROOT, KernelHarness
+from kernel_harness import KernelHarness
+from spec_list import operators, spec_of
 
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.kernel_model import run_program
 from opgen.spec.dtypes import DType
-from opgen.spec.loader import load_spec
 from opgen.spec.socs import get_soc
 
-OPS = ["leaky_relu_grad", "elu_grad_v2", "leaky_relu"]
 SOCS = ["ascend910b", "ascend910_93", "ascend950"]
 SIZES = [1, 31, 32, 33, 4096 + 3, 1_000_003]
 
 
-def spec_of(op):
-    return load_spec(ROOT / "specs" / f"{op}.yaml").spec
-
-
-@pytest.fixture(scope="module", params=[(op, soc) for op in OPS for soc in SOCS], ids=lambda p: f"{p[0]}-{p[1]}")
-def harness(request, tmp_path_factory):
-    op, soc = request.param
-    workdir = tmp_path_factory.mktemp(f"{op}_{soc}")
-    return KernelHarness(spec_of(op), soc, workdir)
+@pytest.fixture(scope="module", params=operators())
+def harness(request, tmp_path_factory, twin_lib):
+    """One harness program per operator, run on every SoC."""
+    op = request.param
+    return KernelHarness(spec_of(op), twin_lib, tmp_path_factory.mktemp(op))
 
 
 def _inputs(spec, dtype, size, rng):
@@ -44,35 +39,35 @@ def _inputs(spec, dtype, size, rng):
     return values
 
 
-def test_kernels_are_bit_exact_with_the_model(harness):
+@pytest.mark.parametrize("soc_name", SOCS)
+def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
     spec = harness.spec
     plan = kernel_plan(spec)
     rng = np.random.default_rng(11)
-    soc = get_soc(harness.soc)
+    soc = get_soc(soc_name)
     scalars = {
         name: float(spec.golden.scalar_values.get(name, [spec.example.scalars.get(name, 1.0)])[-1])
         for name in plan.scalars
     }
-    cases = 0
+    cases = []
     for variant in plan.variants:
         sizes = SIZES if variant.storage is DType.FLOAT and variant.mode_index == 0 else SIZES[:-1]
-        for size in sizes:
-            inputs = _inputs(spec, variant.storage, size, rng)
-            run = harness.run(variant.storage, variant.mode_index, inputs, scalars)
-            expected = run_program(variant.program, inputs, scalars)
-            # bit-exact except NaN payloads (NaN positions must match)
-            want = np.asarray(expected).astype(variant.storage.numpy)
-            got_nan, want_nan = np.isnan(run.output.astype(np.float64)), np.isnan(want.astype(np.float64))
-            uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[variant.storage.itemsize]
-            same = (run.output.view(uint) == want.view(uint)) | (got_nan & want_nan)
-            if not (same.all() and np.array_equal(got_nan, want_nan)):
-                diff = np.nonzero(~same)[0]
-                pytest.fail(
-                    f"{variant.name} n={size}: {len(diff)} mismatches, first at {diff[:5]}: "
-                    f"got {run.output[diff[:5]]} want {expected[diff[:5]]}"
-                )
-            assert run.plan["tilingKey"] == variant.key
-            if size >= 1_000_000:
-                assert run.plan["blockDim"] == soc.vector_cores, "large inputs use every vector core"
-            cases += 1
-    assert cases >= len(plan.variants) * (len(SIZES) - 1)
+        cases += [(variant, size, _inputs(spec, variant.storage, size, rng)) for size in sizes]
+    runs = harness.run(soc_name, [(v.storage, v.mode_index, inputs, scalars) for v, _, inputs in cases])
+    for (variant, size, inputs), run in zip(cases, runs, strict=True):
+        expected = run_program(variant.program, inputs, scalars)
+        # bit-exact except NaN payloads (NaN positions must match)
+        want = np.asarray(expected).astype(variant.storage.numpy)
+        got_nan, want_nan = np.isnan(run.output.astype(np.float64)), np.isnan(want.astype(np.float64))
+        uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[variant.storage.itemsize]
+        same = (run.output.view(uint) == want.view(uint)) | (got_nan & want_nan)
+        if not (same.all() and np.array_equal(got_nan, want_nan)):
+            diff = np.nonzero(~same)[0]
+            pytest.fail(
+                f"{variant.name} n={size}: {len(diff)} mismatches, first at {diff[:5]}: "
+                f"got {run.output[diff[:5]]} want {expected[diff[:5]]}"
+            )
+        assert run.plan["tilingKey"] == variant.key
+        if size >= 1_000_000:
+            assert run.plan["blockDim"] == soc.vector_cores, "large inputs use every vector core"
+    assert len(cases) >= len(plan.variants) * (len(SIZES) - 1)

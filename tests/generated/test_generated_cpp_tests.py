@@ -2,8 +2,8 @@
 test_*_tiling.cpp) compile warning-free and pass on the twin (ascend910b): every error-table row's case ran,
 returned its status and logged its message; every dtype's success case ran; every SoC x variant tiling case ran.
 
-Each test file is compiled alone with -Wall -Wextra -Werror and `opgen cc --print-flags` (so the flags stay
-off the package and twin sources), then linked against the twin and its package with `opgen cc`.
+Each test file is compiled with -Wall -Wextra -Werror and linked against the session's twin library (the twin
+and every package, compiled once: `opgen cc --twin-lib`), so the flags stay off the package and twin sources.
 """
 
 from __future__ import annotations
@@ -13,19 +13,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from spec_list import GENERATED, spec_of, specs
 
 from opgen.plan.cases import negative_calls
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.signature import signatures
-from opgen.spec.loader import load_spec
 from opgen.spec.model import OpSpec, snake_case
-from opgen.twin.compiler import Plan, compile_program, compiler, parse_args
 
-ROOT = Path(__file__).resolve().parents[2]
-GENERATED = ROOT / "generated"
-# Keyed by the operator directory, which names the generated package (not by the spec's file name).
-SPECS = {spec.operator.dir: spec for spec in (load_spec(p).spec for p in sorted((ROOT / "specs").glob("*.yaml")))}
-SOC = "ascend910b"
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 
 
@@ -35,22 +29,12 @@ def _expected_files(op: str, spec: OpSpec) -> list[Path]:
     return files + [tests / "op_host" / f"test_{op}_tiling.cpp"]
 
 
-PROGRAMS = [(op, path) for op, spec in SPECS.items() for path in _expected_files(op, spec)]
+PROGRAMS = [(op, path) for op, spec in specs().items() for path in _expected_files(op, spec)]
 
 
-def _build(op: str, source: Path, tmp_path: Path) -> Path:
-    package = GENERATED / op
-    flags = Plan(parse_args(["--print-flags", "--soc", SOC, "--ops-dir", str(package)])).user_flags()
-    obj = tmp_path / (source.stem + ".o")
-    compiled = subprocess.run(
-        [compiler(), *flags, "-Wall", "-Wextra", "-Werror", "-c", str(source), "-o", str(obj)],
-        capture_output=True,
-        text=True,
-    )
-    assert compiled.returncode == 0, compiled.stderr[-4000:]
-    program = tmp_path / source.stem
-    compile_program([obj], program, soc=SOC, ops_dirs=[package])
-    return program
+def _build(op: str, source: Path, twin_lib) -> Path:
+    name = f"{op}-{source.stem}"
+    return twin_lib.program(name, [source], ops_dirs=[GENERATED / op], flags=["-Wall", "-Wextra", "-Werror"])
 
 
 def _run(program: Path) -> subprocess.CompletedProcess:
@@ -78,16 +62,16 @@ def _expected_api_cases(spec: OpSpec, sig) -> tuple[str, dict[str, str]]:
 
 
 def test_every_package_has_its_test_files():
-    for op, spec in SPECS.items():
+    for op, spec in specs().items():
         for path in _expected_files(op, spec):
             assert path.is_file(), path
         assert (GENERATED / op / "tests" / "ut" / "opgen_ut.h").is_file()
 
 
 @pytest.mark.parametrize("op,source", PROGRAMS, ids=[f"{op}-{path.stem}" for op, path in PROGRAMS])
-def test_generated_cpp_test_passes_on_the_twin(op, source, tmp_path):
-    spec = SPECS[op]
-    result = _run(_build(op, source, tmp_path))
+def test_generated_cpp_test_passes_on_the_twin(op, source, twin_lib):
+    spec = spec_of(op)
+    result = _run(_build(op, source, twin_lib))
     summary = SUMMARY.findall(result.stdout)
     assert summary, result.stdout[-2000:] + result.stderr[-2000:]
     passed, failed = map(int, summary[-1])

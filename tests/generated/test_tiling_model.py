@@ -5,22 +5,14 @@ The generated tiling tests take their expected plans from this model, so it must
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from spec_list import GENERATED, operators, spec_of
 
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.tiling import plan_tiling_on, ub_bytes
-from opgen.spec.loader import load_spec
 from opgen.spec.socs import SOCS
-from opgen.twin.compiler import compile_program
-
-ROOT = Path(__file__).resolve().parents[2]
-GENERATED = ROOT / "generated"
-# By operator directory (the generated package's name), whatever the spec files are called.
-SPECS = {spec.operator.dir: spec for spec in (load_spec(p).spec for p in sorted((ROOT / "specs").glob("*.yaml")))}
-OPS = sorted(SPECS)
 
 DRIVER = """
 #include <cstdio>
@@ -62,9 +54,9 @@ def _queries(variant_count: int) -> list[tuple[int, int, int, int]]:
     return queries
 
 
-@pytest.mark.parametrize("op", OPS)
-def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path):
-    spec = SPECS[op]
+@pytest.mark.parametrize("op", operators())
+def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_lib):
+    spec = spec_of(op)
     plan = kernel_plan(spec)
     source = tmp_path / "driver.cpp"
     source.write_text(
@@ -75,8 +67,7 @@ def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path):
             modes=", ".join(str(v.mode_index) for v in plan.variants),
         )
     )
-    program = tmp_path / "driver"
-    compile_program([source], program, ops_dirs=[GENERATED / op])
+    program = twin_lib.program(f"tiling_driver_{op}", [source], ops_dirs=[GENERATED / op])
     queries = _queries(len(plan.variants))
     stdin = "".join(f"{v} {t} {c} {u}\n" for v, t, c, u in queries)
     lines = subprocess.run([str(program)], input=stdin, capture_output=True, text=True, check=True).stdout.split("\n")

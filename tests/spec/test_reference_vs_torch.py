@@ -7,30 +7,25 @@ for every dtype the op accepts, and every scalar/mode value the spec's golden se
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
+from spec_list import spec_of, specs
 
+from opgen.plan.cases import negative_calls
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
-from opgen.spec.loader import load_spec
-from opgen.spec.model import OpSpec, ParamKind
+from opgen.spec.model import Direction, OpSpec, ParamKind
 
 torch = pytest.importorskip("torch")
 
-SPECS = Path(__file__).resolve().parents[2] / "specs"
 TORCH_DTYPE = {
     DType.FLOAT: torch.float32,
     DType.FLOAT16: torch.float16,
     DType.BFLOAT16: torch.bfloat16,
     DType.DOUBLE: torch.float64,
 }
-
-
-def load(name: str) -> OpSpec:
-    return load_spec(SPECS / f"{name}.yaml").spec
 
 
 def to_torch(array: np.ndarray, dtype: DType) -> torch.Tensor:
@@ -73,54 +68,50 @@ def ulp_distance(a: np.ndarray, b: np.ndarray, dtype: DType) -> np.ndarray:
         return np.where(a64 == b64, 0.0, np.abs(a64 - b64) / scale)
 
 
-ATEN_CALLS = {
-    "leaky_relu_grad": lambda t, s: torch.ops.aten.leaky_relu_backward(
-        t["gradOutput"], t["self"], s["negativeSlope"], s["selfIsResult"]
-    ),
-    "elu_grad_v2": lambda t, s: torch.ops.aten.elu_backward(
-        t["gradOutput"], s["alpha"], s["scale"], s["inputScale"], s["isResult"], t["selfOrResult"]
-    ),
-    "leaky_relu": lambda t, s: torch.ops.aten.leaky_relu(t["self"], s["negativeSlope"]),
-}
+def aten_call(spec: OpSpec, tensors: dict, scalars: dict):
+    """The spec's aten op with the API's inputs in the spec's order (the binding's, named and ordered like aten)."""
+    args = [
+        tensors[p.name] if p.kind is ParamKind.TENSOR else scalars[p.name]
+        for p in spec.params
+        if p.direction is Direction.INPUT
+    ]
+    return getattr(torch.ops.aten, spec.api.aten)(*args)
 
 
-def rejected(spec_name: str, scalars: dict) -> bool:
-    """Combinations the API (and aten) refuse: a negative slope/alpha with the result-as-input mode."""
-    if spec_name == "leaky_relu_grad":
-        return scalars["selfIsResult"] and scalars["negativeSlope"] < 0
-    if spec_name == "elu_grad_v2":
-        return scalars["isResult"] and scalars["alpha"] < 0
-    return False
+def rejected(spec: OpSpec, scalars: dict) -> bool:
+    """Values the API refuses by an error-table row over parameter values (aten refuses them too, below)."""
+    return any(row.check.kind == "reject_if" and row.check.rejects(spec, scalars) for row in spec.errors)
 
 
 CASES = [
     (name, dtype)
-    for name in ATEN_CALLS
+    for name, spec in specs().items()
+    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten)
     for dtype in (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16, DType.DOUBLE)
-    if dtype in load(name).tensor_inputs[0].dtypes
+    if dtype in spec.tensor_inputs[0].dtypes
 ]
 
 
 @pytest.mark.parametrize("name,dtype", CASES, ids=[f"{n}-{d.value}" for n, d in CASES])
 def test_reference_agrees_with_aten(name, dtype):
-    spec = load(name)
+    spec = spec_of(name)
     rng = np.random.default_rng(20261122)
     tensors = inputs(spec, dtype, rng)
     checked = 0
     for scalars in scalar_cases(spec):
-        if rejected(name, scalars):
+        if rejected(spec, scalars):
             continue
         ours = evaluate_reference(spec, {**tensors, **scalars}, dtype.numpy)
         ours64 = ours.astype(np.float64)
         # 1. the same math at the same (higher) precision: aten in float64 on the same inputs, rounded once
         wide = {k: torch.from_numpy(v.astype(np.float64)) for k, v in tensors.items()}
-        theirs_wide = ATEN_CALLS[name](wide, scalars).numpy().astype(dtype.numpy).astype(np.float64)
+        theirs_wide = aten_call(spec, wide, scalars).numpy().astype(dtype.numpy).astype(np.float64)
         assert np.array_equal(np.isnan(ours64), np.isnan(theirs_wide)), f"nan positions differ for {scalars}"
         finite = ~np.isnan(ours64)
         assert np.array_equal(ours64[~np.isfinite(ours64) & finite], theirs_wide[~np.isfinite(ours64) & finite])
         assert ulp_distance(ours64[finite], theirs_wide[finite], dtype).max() <= 1.0, scalars
         # 2. aten in the tensor's own dtype (float32 compute) meets the spec's precision standard
-        native = from_torch(ATEN_CALLS[name]({k: to_torch(v, dtype) for k, v in tensors.items()}, scalars), dtype)
+        native = from_torch(aten_call(spec, {k: to_torch(v, dtype) for k, v in tensors.items()}, scalars), dtype)
         native = native.astype(np.float64)
         assert np.array_equal(np.isnan(native), np.isnan(ours64)), f"nan positions differ for {scalars}"
         tol = spec.golden.tolerance[dtype]
@@ -131,9 +122,19 @@ def test_reference_agrees_with_aten(name, dtype):
     assert checked >= 2
 
 
-def test_aten_refuses_what_the_error_table_rejects():
-    g = torch.ones(3)
+REJECTED = [
+    (name, call)
+    for name, spec in specs().items()
+    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten)
+    for call in negative_calls(spec)
+    if spec.errors[call.row].check.kind == "reject_if"
+]
+
+
+@pytest.mark.parametrize("name,call", REJECTED, ids=[f"{n}-{c.name}" for n, c in REJECTED])
+def test_aten_refuses_what_the_error_table_rejects(name, call):
+    spec = spec_of(name)
+    values = {n: (torch.ones(3) if a.kind == "tensor" else a.value) for n, a in call.args.items() if a.kind != "null"}
+    tensors = {n: v for n, v in values.items() if isinstance(v, torch.Tensor)}
     with pytest.raises(RuntimeError):
-        torch.ops.aten.leaky_relu_backward(g, g, -0.1, True)
-    with pytest.raises(RuntimeError):
-        torch.ops.aten.elu_backward(g, -1.0, 1.0, 1.0, True, g)
+        aten_call(spec, tensors, values)

@@ -203,3 +203,62 @@ def test_headers_are_warning_free_without_isystem(tmp_path):
     subprocess.run(
         [*common, "-O1", "-c", str(KERNELS / "api_harness.cpp"), "-o", str(tmp_path / "h.o")], check=True, timeout=300
     )
+
+
+SOC_OF_PROGRAM = r"""
+#include <cstdio>
+#include "opgen_twin/soc.h"
+int main() { std::printf("%s\n", opgen_twin::CurrentSoc().name); return 0; }
+"""
+
+
+def test_twin_lib_links_a_program_against_a_prebuilt_library(tmp_path):
+    (tmp_path / "lib").mkdir()
+    anchor = _unique_source(tmp_path / "lib", "")
+    library = tmp_path / "libtwin.so"
+    compile_program([anchor], library, ops_dirs=[OPS_FIXTURE], flags=["-shared"])
+    source = _unique_source(tmp_path, MAIN_WITH_OPERATOR)
+    out = tmp_path / "prog"
+    result = main([str(source), "-o", str(out), "--ops-dir", str(OPS_FIXTURE), "--twin-lib", str(library), "-v"])
+    assert result == 0
+    run = subprocess.run([str(out)], capture_output=True, text=True, check=True)
+    # the kernels come registered from the library: z = x + 0.5 * y with y = 2x
+    assert run.stdout.splitlines() == ["rc=0 z0=0 z1=2 z63=126", "has my_add=1 my_fill=1", "double=7"]
+    # only the program's own units were compiled or looked up: no twin or package source
+    built = compile_program([source], out, ops_dirs=[OPS_FIXTURE], twin_lib=library)
+    assert source in built.cached and not built.compiled
+    assert all("opgen/twin/src" not in str(path) and "ops_fixture" not in str(path) for path in built.cached)
+
+
+def test_twin_lib_program_keeps_its_own_soc(tmp_path):
+    (tmp_path / "lib").mkdir()
+    anchor = _unique_source(tmp_path / "lib", "")
+    library = tmp_path / "libtwin.so"
+    compile_program([anchor], library, ops_dirs=[], flags=["-shared"], soc="ascend910b")
+    source = tmp_path / "soc.cpp"
+    source.write_text(SOC_OF_PROGRAM)
+    out = tmp_path / "prog"
+    compile_program([source], out, ops_dirs=[], soc="ascend950", twin_lib=library)
+    assert subprocess.run([str(out)], capture_output=True, text=True, check=True).stdout == "ascend950\n"
+    picked = {**os.environ, "OPGEN_SOC": "ascend910_93"}
+    assert subprocess.run([str(out)], capture_output=True, text=True, check=True, env=picked).stdout == "ascend910_93\n"
+
+
+def test_twin_lib_must_exist(tmp_path, capfd):
+    source = tmp_path / "main.cpp"
+    source.write_text("int main() { return 0; }\n")
+    assert main([str(source), "-o", str(tmp_path / "prog"), "--twin-lib", str(tmp_path / "missing.so")]) == 1
+    assert "--twin-lib" in capfd.readouterr().err
+
+
+def test_warnings_are_recorded_per_source_and_survive_the_cache(tmp_path):
+    noisy = _unique_source(tmp_path, "int main() { int unused = 0; return 0; }\n")
+    (tmp_path / "q").mkdir()
+    quiet = _unique_source(tmp_path / "q", "int Quiet() { return 0; }\n")
+    options = compiler.parse_args([str(noisy), str(quiet), "-o", str(tmp_path / "prog"), "--ops-dir", "none", "-Wall"])
+    first, objects = compiler.compile_objects(options)
+    assert objects and not (tmp_path / "prog").exists(), "compile_objects does not link"
+    again, _ = compiler.compile_objects(options)
+    for result in (first, again):
+        assert "unused" in result.warnings[noisy] and result.warnings[quiet] == ""
+    assert noisy in again.cached

@@ -66,8 +66,10 @@ _LOCK = threading.Lock()
 _STATE: dict[str, object] = {}
 
 
-# How the twin library is compiled: -O2 lets the twin's element loops and copies run at memory speed.
-_BUILD_FLAGS = ("-O2",)
+# How the twin library is compiled: -O2 lets the twin's element loops and copies run at memory speed; the
+# packages are compiled with -Wall -Wextra (the twin's own sources never take warning flags), so whatever builds
+# this library can see each generated source's warnings (there are none: the tests check it from this build).
+_BUILD_FLAGS = ("-O2", "-Wall", "-Wextra")
 
 
 def _sources_key() -> str:
@@ -85,21 +87,38 @@ def _sources_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def _build_twin_library() -> Path:
+def _library_dir() -> Path:
+    return Path(os.environ.get("OPGEN_CACHE_DIR", Path.home() / ".cache" / "opgen")) / "lib"
+
+
+def twin_library_args(output: Path) -> list[str]:
+    """The `opgen cc` arguments that build the twin library at `output` (a program may link it: --twin-lib)."""
+    stub = _library_dir() / "opgen_ops_entry.cpp"
+    return [str(stub), "-o", str(output), "-shared", "--ops-dir", str(GENERATED), *_BUILD_FLAGS]
+
+
+def twin_library() -> Path:
+    """The twin library of the generated packages, built on first use (once: concurrent processes wait for it)."""
+    import fcntl
+
     from opgen.twin.compiler import main as cc_main
 
-    cache = Path(os.environ.get("OPGEN_CACHE_DIR", Path.home() / ".cache" / "opgen")) / "lib"
+    cache = _library_dir()
     cache.mkdir(parents=True, exist_ok=True)
     # one library serves every SoC: the twin reads OPGEN_SOC when it starts
     library = cache / f"libopgen_ops-{_sources_key()}.so"
-    if not library.exists():
-        stub = cache / "opgen_ops_entry.cpp"
-        stub.write_text("// The aclnn APIs come from the generated packages; this unit only anchors the link.\n")
-        partial = library.with_suffix(f".{os.getpid()}.tmp")
-        status = cc_main([str(stub), "-o", str(partial), "-shared", "--ops-dir", str(GENERATED), *_BUILD_FLAGS])
-        if status != 0:
-            raise RuntimeError("could not build the CPU-twin operator library (see the compiler output above)")
-        os.replace(partial, library)
+    if library.exists():
+        return library
+    with open(cache / ".build-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not library.exists():
+            stub = cache / "opgen_ops_entry.cpp"
+            stub.write_text("// The aclnn APIs come from the generated packages; this unit only anchors the link.\n")
+            partial = library.with_suffix(f".{os.getpid()}.tmp")
+            args = twin_library_args(partial)
+            if cc_main(args) != 0:
+                raise RuntimeError("could not build the CPU-twin operator library (see the compiler output above)")
+            os.replace(partial, library)
     return library
 
 
@@ -118,7 +137,7 @@ def library() -> ctypes.CDLL:
         else:
             # kernel faults found by the twin's checks become errors, not a process exit
             os.environ.setdefault("OPGEN_TWIN_ON_ERROR", "throw")
-            lib = ctypes.CDLL(str(_build_twin_library()), mode=ctypes.RTLD_GLOBAL)
+            lib = ctypes.CDLL(str(twin_library()), mode=ctypes.RTLD_GLOBAL)
         _declare(lib)
         device = int(os.environ.get("OPGEN_DEVICE_ID", "0"))
         _check_acl(lib.aclInit(None), "aclInit")
