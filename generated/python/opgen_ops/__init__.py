@@ -22,6 +22,9 @@ __all__ = [
     "fast_gelu",
     "fast_gelu_backward",
     "gelu",
+    "gelu_backward",
+    "gelu_backward_v2",
+    "gelu_v2",
     "hardshrink",
     "hardsigmoid",
     "hardsigmoid_",
@@ -286,6 +289,81 @@ def gelu(self, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self])
     _rt.call("aclnnGelu", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def gelu_backward(grad_output, self, *, out=None):
+    """aclnnGeluBackward: [aclnnGelu](../../gelu/docs/aclnnGelu.md)的反向传播，根据上一层传播的梯度与Gelu正向输入计算Gelu正向输入的梯度。按kernel实现，求导的是tanh近似公式（文档的计算公式写的是erf公式的导数，与代码不一致）。
+
+        gradInput = gradOutput * (0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3))) + 0.5 * x * (1 - square(tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3)))) * sqrt(2 / pi) * (1 + 3 * 0.044715 * x ** 2))
+
+    Args:
+        grad_output: 表示上一层传播的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示Gelu正向的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示Gelu正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self的shape不满足broadcast关系，或broadcast后的shape与gradInput的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_output, self], [grad_output, self])
+    _rt.call("aclnnGeluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def gelu_backward_v2(grad_output, self, *, approximate="none", out=None):
+    """aclnnGeluBackwardV2: [aclnnGeluV2](../../gelu_v2/docs/aclnnGeluV2.md)的反向传播：approximate为\"none\"时按erf公式求导，为\"tanh\"时按tanh近似公式求导。
+
+        gradInput = where(approximate == \"tanh\", gradOutput * (0.5 * (1 + tanh(sqrt(2 / pi) * (self + 0.044715 * self * self * self))) + 0.5 * self * (1 - tanh(sqrt(2 / pi) * (self + 0.044715 * self * self * self)) * tanh(sqrt(2 / pi) * (self + 0.044715 * self * self * self))) * sqrt(2 / pi) * (1 + 3 * 0.044715 * self * self)), gradOutput * (0.5 * (1 + erf(self / sqrt(2))) + self * exp(-0.5 * self * self) / sqrt(2 * pi)))
+
+    Args:
+        grad_output: 表示上一层传播的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT)
+        self: 表示GeluV2正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT)
+        approximate: 计算方式，取值为\"none\"或\"tanh\"。 (string; dtypes: -)
+        out: 表示GeluV2正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、approximate或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self不满足broadcast关系，或broadcast后的shape与gradInput的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate不是\"none\"或\"tanh\"。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_output, self], [grad_output, self])
+    _rt.call(
+        "aclnnGeluBackwardV2",
+        [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.String(approximate), _rt.Tensor(out, output=True)],
+    )
+    return out
+
+
+def gelu_v2(x, approximate=0, *, out=None):
+    """aclnnGeluV2: 高斯误差线性单元（Gaussian Error Linear Unit）激活函数：approximate为0时按erf公式计算，为1时按tanh近似公式计算。
+
+        y = where(approximate == 1, 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3))), 0.5 * x * (1 + erf(x / sqrt(2))))
+
+    Args:
+        x: 表示GeluV2的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        approximate: 计算方式：0表示按erf公式计算（none），1表示按tanh近似公式计算（tanh）。 (int64; dtypes: -)
+        out: 表示GeluV2的输出，公式中的y。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的x或y是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或y的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x和y的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x和y的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate的取值不是0或1（代码中的校验，文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    x = _rt.as_array(x)
+    if out is None:
+        out = _rt.new_output([x], [x])
+    _rt.call("aclnnGeluV2", [_rt.Tensor(x), _rt.Int(approximate), _rt.Tensor(out, output=True)])
     return out
 
 
