@@ -45,12 +45,14 @@ __all__ = [
     "sigmoid",
     "sigmoid_",
     "sigmoid_backward",
+    "silu",
     "silu_backward",
     "softplus",
     "softplus_backward",
     "softshrink",
     "softshrink_backward",
     "squared_relu",
+    "swish",
     "threshold",
     "threshold_",
     "threshold_backward",
@@ -1016,6 +1018,52 @@ def squared_relu(input, *, out=None):
     if out is None:
         out = _rt.new_output([input], [input])
     _rt.call("aclnnSquaredRelu", [_rt.Tensor(input), _rt.Tensor(out, output=True)])
+    return out
+
+
+def swish(self, beta=None, *, out=None):
+    """aclnnSwish: 激活函数Swish：计算self与sigmoid(betaOptional×self)的乘积；betaOptional为空指针时按1.0计算。
+
+        out = self * sigmoid(betaOptional * self)
+
+    Args:
+        self: 表示Swish的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        beta: 表示sigmoid输入的缩放系数，公式中的β；可以为空指针，此时按1.0计算。 (scalar; dtypes: -)
+        out: 表示Swish的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if betaOptional的数据类型不能转换为FLOAT。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSwish", [_rt.Tensor(self), _rt.Scalar(beta, real=True), _rt.Tensor(out, output=True)])
+    return out
+
+
+def silu(self, *, out=None):
+    """aclnnSilu: 激活函数Silu（Sigmoid Linear Unit）：计算self与sigmoid(self)的乘积。
+
+        out = self * sigmoid(self)
+
+    Args:
+        self: 表示Silu的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+        out: 表示Silu的输出。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSilu", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
 
