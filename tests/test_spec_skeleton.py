@@ -17,7 +17,6 @@ from opgen.lang.data import yaml_text
 from opgen.spec import aten
 from opgen.spec.diagnostics import SpecError
 from opgen.spec.formula_binding import formula_symbols, kernel_formula
-from opgen.spec.loader import load_spec
 from opgen.spec_skeleton import SkeletonError, default_api_name, render_skeleton
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,14 +38,13 @@ def test_the_only_error_of_a_fresh_skeleton_is_its_formula():
 
 # `opgen new --aten NAME` starts from aten's schema: the specs of operators aten has
 @pytest.mark.parametrize(
-    "spec_file", [path for path, spec in loaded() if spec.api.aten in aten.known_names()], ids=lambda p: p.stem
+    "real", [spec for _, spec in loaded() if spec.api.aten in aten.known_names()], ids=lambda s: s.api.name
 )
-def test_a_filled_skeleton_binds_like_aten(spec_file):
+def test_a_filled_skeleton_binds_like_aten(real):
     """The real specs' OpType, API, aten name and formula through `opgen new`: the plan's binding has aten's name,
     argument order and defaults, the API has the real spec's input names, and the output binds as aten's out
     argument (its aclnn name is ops-nn's choice: `out` for aclnnLeakyReluBackward, `gradInput` elsewhere). The
     skeleton cannot know ops-nn's C names (aten's `grad_out` is ops-nn's `gradOutput`): those are the spec writer's."""
-    real = load_spec(spec_file).spec
     if real.api.aten is None or aten.aten_op(real.api.aten) is None:
         pytest.skip(f"{real.api.name} has no aten counterpart: `opgen new` has no schema to start from")
     text = render_skeleton(real.operator.type, aten_name=real.api.aten, api_name=real.api.name)
@@ -60,7 +58,9 @@ def test_a_filled_skeleton_binds_like_aten(spec_file):
     }
     expr = F.to_text(F.substitute(kernel_formula(real), renamed))
     filled["formula"] = {"output": filled["params"][-1]["name"], "expr": expr}
-    plan = check_spec_text(yaml.safe_dump(filled, allow_unicode=True, sort_keys=False), spec_file.name)
+    plan = check_spec_text(
+        yaml.safe_dump(filled, allow_unicode=True, sort_keys=False), f"{real.operator.file_stem}.yaml"
+    )
     schema = aten.aten_op(real.api.aten).functional
     assert plan.spec.api.name == real.api.name
     inputs = [p for p in plan.spec.params if p.direction.value == "input"]

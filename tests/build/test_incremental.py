@@ -14,7 +14,7 @@ import opgen.build_cache
 from opgen.build import _build_batch, build_operator, build_tree, spec_inputs
 from opgen.build_cache import BuildCache, EntryMeta, read_files
 from opgen.lang.python_format import FormatterError
-from opgen.spec.loader import load_spec
+from opgen.spec.loader import load_spec_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def specs(tmp_path: Path) -> Path:
 
 
 def _dir_of(spec_file: Path) -> str:
-    return load_spec(spec_file).spec.operator.dir
+    return load_spec_documents(spec_file)[0].spec.operator.dir
 
 
 def test_a_second_build_comes_from_the_cache_with_the_same_bytes(specs: Path, tmp_path: Path) -> None:
@@ -46,7 +46,12 @@ def test_editing_one_spec_rebuilds_only_that_operator(specs: Path, tmp_path: Pat
     cache = BuildCache(tmp_path / "cache")
     before = build_tree(specs, cache=cache, jobs=1)
     # a spec no other spec's build reads (a forward spec's edit also rebuilds its backward spec: derivative_of)
-    forwards = {f"{link.forward}.yaml" for p in specs.iterdir() if (link := load_spec(p).spec.derivative_of)}
+    forwards = {
+        f"{link.forward}.yaml"
+        for p in specs.iterdir()
+        for d in load_spec_documents(p)
+        if (link := d.spec.derivative_of)
+    }
     spec = next(p for p in sorted(specs.iterdir()) if p.name not in forwards)
     spec.write_text(spec.read_text(encoding="utf-8").replace("description: ", "description: 改", 1))
     after = build_tree(specs, cache=cache, jobs=1)

@@ -27,7 +27,7 @@ from opgen.plan.kernel import kernel_plan  # noqa: E402
 from opgen.plan.operator import binding_names  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 from opgen.spec.formula_binding import evaluate_reference  # noqa: E402
-from opgen.spec.loader import load_spec  # noqa: E402
+from opgen.spec.loader import load_spec_documents  # noqa: E402
 from opgen.spec.model import OpSpec, ParamKind  # noqa: E402
 from opgen.spec.socs import get_soc  # noqa: E402
 
@@ -39,6 +39,13 @@ NP_DTYPE = {
     DType.DOUBLE: np.dtype(np.float64),
 }
 DTYPE_OF = {v: k for k, v in NP_DTYPE.items()}
+
+
+def typed(kind: ParamKind, value):
+    """A golden scalar value as the binding takes it: int for int64, str for string, None for a null scalar."""
+    if value is None or kind is ParamKind.STRING:
+        return value
+    return int(value) if kind is ParamKind.INT64 else float(value)
 
 
 def precision_ok(spec: OpSpec, got: np.ndarray, inputs, scalars, dtype: DType) -> tuple[bool, float]:
@@ -99,10 +106,12 @@ def run(out_path: str, ops: list[str]) -> None:
     rng = np.random.default_rng(2026)
     summary = {"soc": soc.name, "cases": {}, "failures": [], "large": {}, "seconds": 0.0}
     start = time.time()
-    specs = {spec.operator.dir: spec for spec in (load_spec(p).spec for p in sorted((ROOT / "specs").glob("*.yaml")))}
-    for op in ops:
-        spec = specs[op]
-        summary["cases"][op] = 0
+    by_dir: dict[str, list[OpSpec]] = {}
+    for path in sorted((ROOT / "specs").glob("*.yaml")):
+        for document in load_spec_documents(path):  # a file may describe several operators of one directory
+            by_dir.setdefault(document.spec.operator.dir, []).append(document.spec)
+    for op, spec in [(name, spec) for name in ops for spec in by_dir[name]]:
+        summary["cases"].setdefault(op, 0)
         plan = kernel_plan(spec)
         function = getattr(opgen_ops, binding_names(spec)[0])
         scalar_names = [p.name for p in spec.params if p.kind is not ParamKind.TENSOR]
@@ -111,18 +120,21 @@ def run(out_path: str, ops: list[str]) -> None:
             np_dtype = NP_DTYPE[dtype]
             for flags in itertools.product((False, True), repeat=len(flag_names)):
                 scalars = {
-                    n: float(
+                    n: typed(
+                        spec.param(n).kind,
                         spec.golden.scalar_values.get(n, [spec.example.scalars[n]])[
                             -2 if len(spec.golden.scalar_values.get(n, [0])) > 1 else 0
-                        ]
+                        ],
                     )
                     for n in scalar_names
                     if n not in flag_names
                 }
                 scalars.update(dict(zip(flag_names, flags, strict=True)))
-                if any(bool(v) for v in flags) and any(v < 0 for v in scalars.values() if not isinstance(v, bool)):
+                if any(bool(v) for v in flags) and any(
+                    v < 0 for v in scalars.values() if isinstance(v, (int, float)) and not isinstance(v, bool)
+                ):
                     continue
-                large = dtype is spec.tensor_inputs[0].dtypes[0] and not any(flags)
+                large = dtype is spec.tensor_inputs[0].dtypes[0] and not any(flags) and spec is by_dir[op][0]
                 for label, shapes in shape_cases(spec, dtype, large):
                     for strided in (False, True):
                         if strided and label not in ("n33", "8d", "broadcast"):
@@ -136,15 +148,20 @@ def run(out_path: str, ops: list[str]) -> None:
                             out_holder = np.full(out_shape[:-1] + (out_shape[-1] * 2,), 7, np_dtype)
                             out = out_holder[..., ::2]
                         args = []
+                        keywords = {}
                         for p in spec.params:
                             if p.kind is ParamKind.TENSOR and p.direction.value == "input":
                                 args.append(inputs[p.name])
+                            elif p.kind is not ParamKind.TENSOR and p.keyword_only:
+                                keywords[p.python] = scalars[p.name]
                             elif p.kind is not ParamKind.TENSOR:
                                 args.append(scalars[p.name])
                         trace_file.unlink(missing_ok=True)
                         name = f"{op}/{dtype.value}/{label}/{'strided' if strided else 'dense'}/{flags}"
                         try:
-                            got = function(*args, out=out) if out is not None else function(*args)
+                            got = (
+                                function(*args, **keywords, out=out) if out is not None else function(*args, **keywords)
+                            )
                         except Exception as exc:
                             summary["failures"].append(f"{name}: raised {exc}")
                             continue

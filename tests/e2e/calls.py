@@ -14,6 +14,10 @@ def value_of(arg: Arg, rng: np.random.Generator):
         return None
     if arg.kind == "bool":
         return bool(arg.value)
+    if arg.kind == "int64":
+        return int(arg.value)
+    if arg.kind == "string":
+        return str(arg.value)
     if arg.kind == "scalar":
         return np.asarray(arg.value).astype(arg.dtype.numpy)[()]
     data = rng.uniform(-4, 4, arg.shape) if arg.shape else rng.uniform(-4, 4)
@@ -24,14 +28,17 @@ def invoke(module, spec: OpSpec, call: Call, rng: np.random.Generator):
     """Calls the main API's Python function with the call's arguments; returns the output array."""
     function = getattr(module, binding_names(spec)[0])
     positional = []
+    keywords = {}
     out = None
     for param in spec.params:
         value = value_of(call.args[param.name], rng)
         if param.direction is Direction.OUTPUT:
             out = value if value is not None else None
+        elif param.keyword_only:
+            keywords[param.python] = value
         else:
             positional.append(value)
     if out is None:
         # a null output cannot be expressed with out=None (that allocates one): pass a 0-size placeholder
-        return function(*positional)
-    return function(*positional, out=out)
+        return function(*positional, **keywords)
+    return function(*positional, **keywords, out=out)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen.spec.loader import load_spec
+from opgen.spec.loader import load_spec_documents
 from opgen.twin.compiler import compile_program
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,15 +26,16 @@ pytestmark = pytest.mark.cxx
 
 @pytest.mark.parametrize("spec_path", sorted((ROOT / "specs").glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_soc_config_names_the_kernel_file(spec_path: Path, tmp_path: Path) -> None:
-    spec = load_spec(spec_path).spec
+    specs = [item.spec for item in load_spec_documents(spec_path)]
     source = tmp_path / "probe.cpp"
     source.write_text(PROBE, encoding="utf-8")
-    compile_program([source], tmp_path / "probe", ops_dirs=[ROOT / "generated" / spec.operator.dir])
+    compile_program([source], tmp_path / "probe", ops_dirs=[ROOT / "generated" / specs[0].operator.dir])
     registry = json.loads(subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True, check=True).stdout)
-    configs = registry[spec.operator.type]["aicore_configs"]
-    assert sorted(configs) == sorted(s.soc for s in spec.supported_socs)
-    for config in configs.values():
-        cfg = config["cfg"]
-        assert cfg["opFile.value"] == spec.operator.dir
-        assert cfg["dynamicFormat.flag"] == "false" and cfg["needCheckSupport.flag"] == "false"
-        assert cfg["precision_reduce.flag"] == "true" and cfg["dynamicCompileStatic.flag"] == "true"
+    for spec in specs:  # every operator of the file: its own OpDef, kernel file named by its stem
+        configs = registry[spec.operator.type]["aicore_configs"]
+        assert sorted(configs) == sorted(s.soc for s in spec.supported_socs)
+        for config in configs.values():
+            cfg = config["cfg"]
+            assert cfg["opFile.value"] == spec.operator.file_stem
+            assert cfg["dynamicFormat.flag"] == "false" and cfg["needCheckSupport.flag"] == "false"
+            assert cfg["precision_reduce.flag"] == "true" and cfg["dynamicCompileStatic.flag"] == "true"

@@ -12,7 +12,7 @@ import pytest
 from opgen import formula
 from opgen.spec.diagnostics import SpecError
 from opgen.spec.formula_binding import kernel_formula
-from opgen.spec.loader import load_spec
+from opgen.spec.loader import load_spec, load_spec_documents
 from tests.conftest import ROOT
 
 SPECS = ROOT / "specs"
@@ -46,8 +46,8 @@ def test_every_backward_spec_names_its_forward_when_both_are_specs() -> None:
     """The check only runs for linked pairs: a backward spec whose forward is in specs/ must be linked."""
     from opgen.spec.aten import aten_op
 
-    specs = {p.stem: load_spec(p).spec for p in sorted(SPECS.glob("*.yaml"))}
-    forwards_by_aten = {s.api.aten: d for d, s in specs.items() if s.api.aten}
+    specs = {d.spec.api.name: d.spec for p in sorted(SPECS.glob("*.yaml")) for d in load_spec_documents(p)}
+    forwards_by_aten = {s.api.aten: s.operator.dir for s in specs.values() if s.api.aten}
     checked = 0
     for directory, spec in specs.items():
         aten = spec.api.aten or ""

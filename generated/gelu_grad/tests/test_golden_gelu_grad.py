@@ -30,7 +30,7 @@ TOLERANCE = {
 }
 SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {}
-VALUE_RANGE = (-8.0, 8.0)
+VALUE_RANGE = (-4.0, 4.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 30.0, -30.0]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
 

@@ -53,6 +53,7 @@ __all__ = [
     "softshrink_backward",
     "squared_relu",
     "swish",
+    "swish_backward",
     "threshold",
     "threshold_",
     "threshold_backward",
@@ -1064,6 +1065,35 @@ def silu(self, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self])
     _rt.call("aclnnSilu", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def swish_backward(grad_output, self, beta=None, *, out=None):
+    """aclnnSwishBackward: [aclnnSwish](../../swish/docs/aclnnSwish.md)的反向传播，根据上一层传播的梯度与Swish正向输入计算Swish正向输入的梯度；betaOptional为空指针时按1.0计算。
+
+        gradInput = gradOutput * sigmoid(betaOptional * self) * (1 + betaOptional * self * (1 - sigmoid(betaOptional * self)))
+
+    Args:
+        grad_output: 表示上一层传播的梯度，公式中的gradOutput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示Swish正向的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        beta: 表示sigmoid输入的缩放系数，公式中的β；可以为空指针，此时按1.0计算。 (scalar; dtypes: -)
+        out: 表示Swish正向输入的梯度，公式中的gradInput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if betaOptional的数据类型不能转换为FLOAT。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self与gradInput的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self与gradInput的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_output], [grad_output])
+    _rt.call(
+        "aclnnSwishBackward",
+        [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Scalar(beta, real=True), _rt.Tensor(out, output=True)],
+    )
     return out
 
 

@@ -144,6 +144,13 @@ def swish(
     self: np.ndarray | None, beta: float | int | bool | np.generic | None = None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
 def silu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def swish_backward(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+    beta: float | int | bool | np.generic | None = None,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
 def threshold(
     self: np.ndarray | None,
     threshold: float | int | bool | np.generic | None,

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
-VALUE_RANGE = (-8.0, 8.0)
+VALUE_RANGE = (-4.0, 4.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 30.0, -30.0]
 TENSOR_INPUTS = ["grad_output", "self"]
 OUTPUT = "grad_input"

@@ -61,10 +61,10 @@ TEST_F(l2_gelu_backward_test, row2_broadcast) {
 // plan's precision path, computed when this file was generated.
 TEST_F(l2_gelu_backward_test, valid_float) {
   const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      30.0f, -30.0f, -5.5f, -0.75f, 4.0f};
+      30.0f, -30.0f, -2.75f, -0.5f, 2.0f};
   UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-5.5f, -0.75f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 30.0f, -30.0f, 5.5f};
+  const std::vector<float> selfData = {-2.75f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
+      __builtin_nanf(""), 30.0f, -30.0f, 2.75f};
   UtTensor self({2, 5}, ACL_FLOAT, selfData);
   UtTensor gradInput({2, 5}, ACL_FLOAT);
   uint64_t workspaceSize = 0;
@@ -74,8 +74,8 @@ TEST_F(l2_gelu_backward_test, valid_float) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -5.5, -0.0, 4.0};
+  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      __builtin_nan(""), __builtin_nan(""), -2.75, -0.0, 2.043897867202759};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
@@ -83,13 +83,13 @@ TEST_F(l2_gelu_backward_test, valid_float) {
 // Success: gradOutput FLOAT16, self FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
 TEST_F(l2_gelu_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 30, -30, -5.5, -0.75, 4
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4f80, 0xcf80, 0xc580, 0xba00,
-      0x4400};
+  // values: 0, -0, inf, -inf, nan, 30, -30, -2.75, -0.5, 2
+  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4f80, 0xcf80, 0xc180, 0xb800,
+      0x4000};
   UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 30, -30, 5.5
-  const std::vector<uint16_t> selfData = {0xc580, 0xba00, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4f80, 0xcf80,
-      0x4580};
+  // values: -2.75, -0.5, 0, -0, inf, -inf, nan, 30, -30, 2.75
+  const std::vector<uint16_t> selfData = {0xc180, 0xb800, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4f80, 0xcf80,
+      0x4180};
   UtTensor self({2, 5}, ACL_FLOAT16, selfData);
   UtTensor gradInput({2, 5}, ACL_FLOAT16);
   uint64_t workspaceSize = 0;
@@ -99,8 +99,8 @@ TEST_F(l2_gelu_backward_test, valid_float16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -5.5, -0.0, 4.0};
+  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      __builtin_nan(""), __builtin_nan(""), -2.75, -0.0, 2.04296875};
   // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
@@ -108,13 +108,13 @@ TEST_F(l2_gelu_backward_test, valid_float16) {
 // Success: gradOutput BFLOAT16, self BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
 TEST_F(l2_gelu_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 30, -30, -5.5, -0.75, 4
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41f0, 0xc1f0, 0xc0b0, 0xbf40,
-      0x4080};
+  // values: 0, -0, inf, -inf, nan, 30, -30, -2.75, -0.5, 2
+  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41f0, 0xc1f0, 0xc030, 0xbf00,
+      0x4000};
   UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 30, -30, 5.5
-  const std::vector<uint16_t> selfData = {0xc0b0, 0xbf40, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41f0, 0xc1f0,
-      0x40b0};
+  // values: -2.75, -0.5, 0, -0, inf, -inf, nan, 30, -30, 2.75
+  const std::vector<uint16_t> selfData = {0xc030, 0xbf00, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41f0, 0xc1f0,
+      0x4030};
   UtTensor self({2, 5}, ACL_BF16, selfData);
   UtTensor gradInput({2, 5}, ACL_BF16);
   uint64_t workspaceSize = 0;
@@ -124,8 +124,8 @@ TEST_F(l2_gelu_backward_test, valid_bfloat16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -5.5, -0.0, 4.0};
+  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      __builtin_nan(""), __builtin_nan(""), -2.75, -0.0, 2.046875};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }
