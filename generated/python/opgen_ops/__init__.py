@@ -14,6 +14,7 @@ from ._runtime import AclnnError
 
 __all__ = [
     "AclnnError",
+    "add_relu",
     "elu",
     "elu_",
     "elu_backward",
@@ -34,12 +35,15 @@ __all__ = [
     "hardswish_backward_v2",
     "hardtanh_backward",
     "heaviside",
+    "inplace_add_relu",
     "leaky_relu",
     "leaky_relu_",
     "leaky_relu_backward",
     "mish",
     "mish_",
     "mish_backward",
+    "relu",
+    "relu_",
     "selu",
     "selu_",
     "sigmoid",
@@ -746,6 +750,105 @@ def mish_backward(
     out = _rt.new_output([grad_output, self], [grad_output, self])
     _rt.call("aclnnMishBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
+
+
+def relu(self, *, out=None):
+    """aclnnRelu: 激活函数Relu（Rectified Linear Unit）：self中小于0的元素置为0，其余元素保持不变。
+
+        out = max(self, 0)
+
+    Args:
+        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示Relu的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnRelu", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def relu_(
+    self,
+):
+    """aclnnInplaceRelu: 激活函数Relu（Rectified Linear Unit）：self中小于0的元素置为0，其余元素保持不变。
+
+        out = max(self, 0)
+
+    Args:
+        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+    """
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceRelu", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def add_relu(self, other, alpha=1.0, *, out=None):
+    """aclnnAddRelu: 先计算self与alpha×other之和，再对结果做Relu激活：小于0的元素置为0，其余元素保持不变。
+
+        out = max(self + alpha * other, 0)
+
+    Args:
+        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        alpha: 表示other的系数，公式中的alpha。 (scalar; dtypes: -)
+        out: 表示AddRelu的输出，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、other、alpha或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或other的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other推导后的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other的shape不满足broadcast关系，或broadcast后的shape与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha的数据类型不能转换为self和other推导后的数据类型。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    other = _rt.as_array(other)
+    if out is None:
+        out = _rt.new_output([self, other], [self, other])
+    _rt.call(
+        "aclnnAddRelu",
+        [_rt.Tensor(self), _rt.Tensor(other), _rt.Scalar(alpha, real=True), _rt.Tensor(out, output=True)],
+    )
+    return out
+
+
+def inplace_add_relu(
+    self,
+    other,
+    alpha=1.0,
+):
+    """aclnnInplaceAddRelu: 先计算self与alpha×other之和，再对结果做Relu激活：小于0的元素置为0，其余元素保持不变。
+
+        out = max(self + alpha * other, 0)
+
+    Args:
+        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        alpha: 表示other的系数，公式中的alpha。 (scalar; dtypes: -)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、other、alpha或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或other的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other推导后的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other的shape不满足broadcast关系，或broadcast后的shape与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha的数据类型不能转换为self和other推导后的数据类型。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    other = _rt.as_array(other)
+    _rt.call("aclnnInplaceAddRelu", [_rt.Tensor(self, output=True), _rt.Tensor(other), _rt.Scalar(alpha, real=True)])
+    return self
 
 
 def selu(

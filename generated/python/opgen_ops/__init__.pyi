@@ -98,6 +98,22 @@ def mish_backward(
     grad_output: np.ndarray | None,
     self: np.ndarray | None,
 ) -> np.ndarray: ...
+def relu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def relu_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def add_relu(
+    self: np.ndarray | None,
+    other: np.ndarray | None,
+    alpha: float | int | bool | np.generic | None = 1.0,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def inplace_add_relu(
+    self: np.ndarray | None,
+    other: np.ndarray | None,
+    alpha: float | int | bool | np.generic | None = 1.0,
+) -> np.ndarray: ...
 def selu(
     self: np.ndarray | None,
 ) -> np.ndarray: ...
