@@ -23,7 +23,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
-from opgen.spec.aten import has_out_overload
+from opgen.spec.aten import aten_op, has_out_overload
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind
 
 ROOT = "torch_npu"
@@ -65,11 +65,12 @@ class AtenArg:
     param: Param
     mutable: bool = False  # Tensor(a!): written by the function (out tensor, in-place self)
     kwarg_only: bool = False
+    aten_default: str | None = None  # the default as aten's own schema spells it (`1.` for celu's alpha)
 
     def schema(self) -> str:
         base = _OPTIONAL_SCALAR[0] if self.param.nullable else _SCHEMA_TYPES[self.param.kind]
         kind = base + ("(a!)" if self.mutable else "")
-        default = "" if self.mutable else _schema_default(self.param)
+        default = "" if self.mutable else _schema_default(self.param, self.aten_default)
         return f"{kind} {self.name}{default}"
 
     def cpp(self) -> str:
@@ -112,7 +113,7 @@ class AtenFunction:
 # ---------------------------------------------------------------------------------------------- schemas
 
 
-def _schema_default(param: Param) -> str:
+def _schema_default(param: Param, aten_default: str | None = None) -> str:
     value = param.default
     if value is None:
         return "=None" if param.nullable else ""
@@ -120,10 +121,27 @@ def _schema_default(param: Param) -> str:
         return f"={value}"
     if isinstance(value, str):
         return f'="{value}"'  # aten prints string defaults in double quotes (values hold no quotes)
+    # aten's own spelling of the same number wins: `alpha=1.` for celu, `alpha=1` for elu
+    if aten_default is not None and _same_number(aten_default, value):
+        return f"={aten_default}"
     # aten prints integral Scalar defaults without a fraction (`Scalar alpha=1`).
     if param.kind is ParamKind.SCALAR and float(value).is_integer():
         return f"={int(value)}"
     return f"={value!r}"
+
+
+def _same_number(text: str, value: int | float) -> bool:
+    try:
+        return float(text) == float(value)
+    except ValueError:
+        return False
+
+
+def _aten_defaults(op: str) -> dict[str, str]:
+    """{argument: default as printed} of aten's functional (else in-place) schema of `op`, if aten has it."""
+    found = aten_op(op.removesuffix("_"))
+    schema = None if found is None else (found.functional or found.inplace)
+    return {} if schema is None else {a.name: a.default for a in schema.args if a.default is not None}
 
 
 def _single_output(spec: OpSpec) -> Param:
@@ -139,9 +157,12 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
     plus the in-place form when the spec names its aten op."""
     out = _single_output(spec)
     main = main_signature(spec)
-    inputs = tuple(AtenArg(p.python, p, kwarg_only=p.keyword_only) for p in _inputs(spec))
-    names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     official = spec.api.aten is not None
+    spelled = _aten_defaults(spec.api.aten) if spec.api.aten is not None else {}
+    inputs = tuple(
+        AtenArg(p.python, p, kwarg_only=p.keyword_only, aten_default=spelled.get(p.python)) for p in _inputs(spec)
+    )
+    names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     op = spec.api.aten or f"npu_{spec.api.snake}"
     functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, out.python, official)]
     if official and has_out_overload(op):  # selu and mish_backward have no out overload
@@ -152,7 +173,16 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
     if variant is not None and variant.aten is not None and sig is not None:
         target = spec.param(variant.replaces[0])
         kept = [p for p in _inputs(spec) if p.name == target.name or p.name not in variant.replaces]
-        args = tuple(AtenArg(p.python, p, mutable=p.name == target.name, kwarg_only=p.keyword_only) for p in kept)
+        args = tuple(
+            AtenArg(
+                p.python,
+                p,
+                mutable=p.name == target.name,
+                kwarg_only=p.keyword_only,
+                aten_default=spelled.get(p.python),
+            )
+            for p in kept
+        )
         names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
         functions.append(AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, target.python, official))
     return functions

@@ -40,3 +40,14 @@ def test_the_rule_is_seen_on_both_kinds_of_op() -> None:
     """The real specs hold both cases, so the test above checks each."""
     kinds = {aten_op(p.spec.api.aten).out is not None for p in plan_spec_files(*SPECS) if p.spec.api.aten}
     assert kinds == {True, False}
+
+
+def test_scalar_defaults_are_spelled_as_aten_spells_them() -> None:
+    """A default of 1.0 in the spec is `alpha=1.` in celu's schema and `alpha=1` in elu's: the registration takes
+    aten's own spelling (before, every integral Scalar default was printed `=1`, so celu's schema was not aten's)."""
+    funcs = {}
+    for name in ("celu_v2", "elu"):
+        for plan in plan_spec_files(ROOT / "specs" / f"{name}.yaml"):
+            funcs.update({(e[0], e[1]): e[3] for e in torch_npu_fragment(plan).entries})
+    assert "Scalar alpha=1.)" in funcs[("celu", "")] and "Scalar alpha=1.)" in funcs[("celu_", "")]
+    assert "Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)" in funcs[("elu", "")]

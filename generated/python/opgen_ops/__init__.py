@@ -15,6 +15,8 @@ from ._runtime import AclnnError
 __all__ = [
     "AclnnError",
     "add_relu",
+    "celu",
+    "celu_",
     "elu",
     "elu_",
     "elu_backward",
@@ -62,6 +64,60 @@ __all__ = [
     "threshold_",
     "threshold_backward",
 ]
+
+
+def celu(self, alpha=1.0, *, out=None):
+    """aclnnCelu: 对输入张量self逐元素进行CELU激活：self大于0的部分保持不变，小于等于0的部分输出alpha与(exp(self/alpha)-1)的乘积。
+
+        out = max(0, x) + min(0, alpha * expm1(x / alpha))
+
+    Args:
+        self: 表示CELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        alpha: 表示CELU激活函数的激活系数，公式中的α。 (scalar; dtypes: -)
+        out: 表示CELU激活函数的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、alpha或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha的数据类型不能转换为FLOAT。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha等于0（或为NaN）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnCelu", [_rt.Tensor(self), _rt.Scalar(alpha, real=True), _rt.Tensor(out, output=True)])
+    return out
+
+
+def celu_(
+    self,
+    alpha=1.0,
+):
+    """aclnnInplaceCelu: 对输入张量self逐元素进行CELU激活：self大于0的部分保持不变，小于等于0的部分输出alpha与(exp(self/alpha)-1)的乘积。
+
+        out = max(0, x) + min(0, alpha * expm1(x / alpha))
+
+    Args:
+        self: 表示CELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        alpha: 表示CELU激活函数的激活系数，公式中的α。 (scalar; dtypes: -)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、alpha或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha的数据类型不能转换为FLOAT。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha等于0（或为NaN）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceCelu", [_rt.Tensor(self, output=True), _rt.Scalar(alpha, real=True)])
+    return self
 
 
 def elu(self, alpha=1.0, scale=1.0, input_scale=1.0, *, out=None):

@@ -6,6 +6,13 @@ class AclnnError(RuntimeError):
     status: int
     message: str
 
+def celu(
+    self: np.ndarray | None, alpha: float | int | bool | np.generic | None = 1.0, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def celu_(
+    self: np.ndarray | None,
+    alpha: float | int | bool | np.generic | None = 1.0,
+) -> np.ndarray: ...
 def elu(
     self: np.ndarray | None,
     alpha: float | int | bool | np.generic | None = 1.0,
