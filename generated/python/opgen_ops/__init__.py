@@ -48,6 +48,7 @@ __all__ = [
     "relu_",
     "selu",
     "selu_",
+    "selu_backward",
     "sigmoid",
     "sigmoid_",
     "sigmoid_backward",
@@ -947,6 +948,30 @@ def selu_(
     self = _rt.as_array(self)
     _rt.call("aclnnInplaceSelu", [_rt.Tensor(self, output=True)])
     return self
+
+
+def selu_backward(grad_output, result, *, out=None):
+    """aclnnSeluBackward: [aclnnSelu](../../selu/docs/aclnnSelu&aclnnInplaceSelu.md)的反向传播，根据上一层传播的梯度与Selu正向的输出计算其梯度输入。
+
+        gradInput = where(result <= 0, gradOutput * (result + 1.6732632423543772 * 1.0507009873554805), gradOutput * 1.0507009873554805)
+
+    Args:
+        grad_output: 表示Selu正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        result: 表示Selu正向的输出，公式中的r。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示Selu正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、result或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、result与gradInput的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、result或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、result与gradInput的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    result = _rt.as_array(result)
+    if out is None:
+        out = _rt.new_output([grad_output], [grad_output])
+    _rt.call("aclnnSeluBackward", [_rt.Tensor(grad_output), _rt.Tensor(result), _rt.Tensor(out, output=True)])
+    return out
 
 
 def sigmoid(self, *, out=None):

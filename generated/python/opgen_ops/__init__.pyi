@@ -127,6 +127,9 @@ def selu(
 def selu_(
     self: np.ndarray | None,
 ) -> np.ndarray: ...
+def selu_backward(
+    grad_output: np.ndarray | None, result: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
 def sigmoid(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def sigmoid_(
     self: np.ndarray | None,
