@@ -49,6 +49,7 @@ __all__ = [
     "selu",
     "selu_",
     "selu_backward",
+    "shrink",
     "sigmoid",
     "sigmoid_",
     "sigmoid_backward",
@@ -971,6 +972,33 @@ def selu_backward(grad_output, result, *, out=None):
     if out is None:
         out = _rt.new_output([grad_output], [grad_output])
     _rt.call("aclnnSeluBackward", [_rt.Tensor(grad_output), _rt.Tensor(result), _rt.Tensor(out, output=True)])
+    return out
+
+
+def shrink(self, lambd=0.5, bias=0.0, *, out=None):
+    """aclnnShrink: 对输入张量进行非线性变换：根据self与阈值lambd的关系，对self通过偏移量bias进行偏移，-lambd到lambd之间的元素输出0。
+
+        out = where(self > lambd, self - bias, where(self < -lambd, self + bias, 0))
+
+    Args:
+        self: 表示待转换的目标张量，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16)
+        lambd: 表示判断self大小的阈值，公式中的lambd。 (scalar; dtypes: -)
+        bias: 表示添加到目标张量的偏差值，公式中的bias。 (scalar; dtypes: -)
+        out: 输出目标张量，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、lambd、bias或out是空指针（文档未列出bias）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if lambd值为负数。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnShrink",
+        [_rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Scalar(bias, real=True), _rt.Tensor(out, output=True)],
+    )
     return out
 
 

@@ -130,6 +130,13 @@ def selu_(
 def selu_backward(
     grad_output: np.ndarray | None, result: np.ndarray | None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def shrink(
+    self: np.ndarray | None,
+    lambd: float | int | bool | np.generic | None = 0.5,
+    bias: float | int | bool | np.generic | None = 0.0,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
 def sigmoid(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def sigmoid_(
     self: np.ndarray | None,
