@@ -29,6 +29,7 @@ __all__ = [
     "gelu_backward_v2",
     "gelu_v2",
     "hardshrink",
+    "hardshrink_backward",
     "hardsigmoid",
     "hardsigmoid_",
     "hardsigmoid_backward",
@@ -453,6 +454,33 @@ def hardshrink(self, lambd=0.5, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self])
     _rt.call("aclnnHardshrink", [_rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)])
+    return out
+
+
+def hardshrink_backward(grad_out, self, lambd, *, out=None):
+    """aclnnHardshrinkBackward: [aclnnHardshrink](../../hard_shrink/docs/aclnnHardshrink.md)的反向接口，计算反向传播的梯度gradInput。
+
+        gradInput = where(x > max(lambd, 0) or x < -max(lambd, 0), grad, 0)
+
+    Args:
+        grad_out: 反向传播过程中上一步输出的梯度，公式中的grad。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示HardShrink正向的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        lambd: 公式中的λ。 (scalar; dtypes: -)
+        out: 公式中的HardshrinkBackward(x,grad)。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、lambd或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和gradOutput的shape不满足broadcast条件，或gradInput的shape与self和gradOutput的broadcast结果不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_out = _rt.as_array(grad_out)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([grad_out, self], [grad_out, self])
+    _rt.call(
+        "aclnnHardshrinkBackward",
+        [_rt.Tensor(grad_out), _rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)],
+    )
     return out
 
 

@@ -56,6 +56,13 @@ def gelu_v2(x: np.ndarray | None, approximate: int = 0, *, out: np.ndarray | Non
 def hardshrink(
     self: np.ndarray | None, lambd: float | int | bool | np.generic | None = 0.5, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def hardshrink_backward(
+    grad_out: np.ndarray | None,
+    self: np.ndarray | None,
+    lambd: float | int | bool | np.generic | None,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
 def hardsigmoid(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def hardsigmoid_(
     self: np.ndarray | None,
