@@ -36,8 +36,12 @@ def loaded() -> list[tuple[Path, OpSpec]]:
 
 
 def specs() -> dict[str, OpSpec]:
-    """{operator dir: spec} of every real spec, in operator-dir order."""
-    return {spec.operator.dir: spec for _, spec in sorted(_loaded(), key=lambda item: item[1].operator.dir)}
+    """{operator dir: spec} of every real spec, in operator-dir order; a directory of several operators is its first
+    one (the directory's own, whose files carry the directory's name, e.g. Swish of swish/, Relu of relu/)."""
+    found: dict[str, OpSpec] = {}
+    for _, spec in sorted(_loaded(), key=lambda item: item[1].operator.dir):
+        found.setdefault(spec.operator.dir, spec)
+    return found
 
 
 def operators() -> list[str]:

@@ -45,14 +45,25 @@ def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) ->
     import opgen_ops
 
     args = []
+    keywords = {}
     for param in spec.params:
         if param.kind is ParamKind.TENSOR and param.direction.value == "input":
-            args.append(_load_input(data / f"input_{param.python}.bin", dtype, shape))
+            value = _load_input(data / f"input_{param.python}.bin", dtype, shape)
         elif param.kind is ParamKind.BOOL:
-            args.append(bool(spec.example.scalars[param.name]))
+            value = bool(spec.example.scalars[param.name])
         elif param.kind is ParamKind.SCALAR:
-            args.append(float(spec.example.scalars[param.name]))
-    return getattr(opgen_ops, binding(spec))(*args)
+            value = float(spec.example.scalars[param.name])
+        elif param.kind is ParamKind.INT64:
+            value = int(spec.example.scalars[param.name])
+        elif param.kind is ParamKind.STRING:
+            value = str(spec.example.scalars[param.name])
+        else:
+            continue
+        if param.keyword_only:
+            keywords[param.python] = value
+        else:
+            args.append(value)
+    return getattr(opgen_ops, binding(spec))(*args, **keywords)
 
 
 @pytest.mark.parametrize("op", operators())
