@@ -337,7 +337,7 @@ def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
         path=f"tests/ut/op_api/test_aclnn_{api_snake}.cpp",
         api=ident(sig.name),
         suite=ident(f"l2_{api_snake}_test"),
-        header=code(f"aclnn_{spec.api.snake}.h"),
+        header=code(spec.api.header_name),
         cases=cases,
     )
 

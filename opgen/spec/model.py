@@ -20,6 +20,7 @@ from opgen.spec.base import (
     CamelName,
     Direction,
     DocName,
+    HeaderName,
     FieldError,
     FiniteFloat,
     Identifier,
@@ -70,6 +71,9 @@ class ApiInfo(_Strict):
     doc_name: DocName | None = Field(
         None, description="doc file stem when APIs share a doc, e.g. aclnnLeakyRelu&aclnnInplaceLeakyRelu"
     )
+    header: HeaderName | None = Field(
+        None, description="the API's header where ops-nn does not derive it from the name, e.g. aclnn_logsigmoid.h"
+    )
 
     @property
     def snake(self) -> str:
@@ -79,6 +83,11 @@ class ApiInfo(_Strict):
     @property
     def doc_stem(self) -> str:
         return self.doc_name or self.name
+
+    @property
+    def header_name(self) -> str:
+        """The header declaring the API (and its in-place form): `aclnn_<snake>.h` unless the spec says."""
+        return self.header or f"aclnn_{self.snake}.h"
 
 
 # ---------------------------------------------------------------------------------------------- SoCs

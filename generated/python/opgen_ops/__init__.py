@@ -34,6 +34,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "leaky_relu_backward",
+    "log_sigmoid",
     "mish",
     "mish_",
     "mish_backward",
@@ -593,6 +594,28 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, ou
             _rt.Tensor(out, output=True),
         ],
     )
+    return out
+
+
+def log_sigmoid(self, *, out=None):
+    """aclnnLogSigmoid: 对输入张量逐元素计算LogSigmoid：sigmoid函数的自然对数，即-softplus(-self)。
+
+        out = -softplus(-x)
+
+    Args:
+        self: 表示LogSigmoid的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示LogSigmoid的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnLogSigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
 
