@@ -109,7 +109,9 @@ def test_reference_agrees_with_aten(name, dtype):
         assert np.array_equal(np.isnan(ours64), np.isnan(theirs_wide)), f"nan positions differ for {scalars}"
         finite = ~np.isnan(ours64)
         assert np.array_equal(ours64[~np.isfinite(ours64) & finite], theirs_wide[~np.isfinite(ours64) & finite])
-        assert ulp_distance(ours64[finite], theirs_wide[finite], dtype).max() <= 1.0, scalars
+        # one rounding into the dtype: at most 1 ulp apart; in DOUBLE nothing rounds the float64 results again, so
+        # the two evaluation orders (e.g. g * y * (1 - y) and g * (1 - y) * y) may differ by a few ulps
+        assert ulp_distance(ours64[finite], theirs_wide[finite], dtype).max() <= (8.0 if dtype is DType.DOUBLE else 1.0)
         # 2. aten in the tensor's own dtype (float32 compute) meets the spec's precision standard
         native = from_torch(aten_call(spec, {k: to_torch(v, dtype) for k, v in tensors.items()}, scalars), dtype)
         native = native.astype(np.float64)
@@ -119,13 +121,15 @@ def test_reference_agrees_with_aten(name, dtype):
         close = np.isclose(o, t, rtol=tol.rtol, atol=tol.atol) | (o == t)
         assert close.all(), (scalars, o[~close], t[~close])
         checked += 1
-    assert checked >= 2
+    assert checked >= 1  # every accepted combination of golden scalar values (one when there are no scalars)
 
 
 REJECTED = [
     (name, call)
     for name, spec in specs().items()
-    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten)
+    # PyTorch checks scalar arguments in the forward op only (softshrink_backward takes a negative lambd that
+    # softshrink refuses), so backward specs are not asked for it
+    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten) and spec.derivative_of is None
     for call in negative_calls(spec)
     if spec.errors[call.row].check.kind == "reject_if"
 ]
