@@ -72,3 +72,26 @@ def test_api_doc_lists_each_declared_difference(op):
         assert f"- 与PyTorch（torch.ops.aten.{spec.api.aten}）的差异：" in constraints
         for difference in spec.golden.differs_from_torch:
             assert f"    - {difference.note}" in constraints.splitlines()
+
+
+def test_nan_and_infinity_must_match_exactly_whatever_the_fail_ratio():
+    # Before: an infinity against a finite value passed (|g - w| <= atol + rtol * |w| is inf <= inf), and NaN
+    # against a number counted among the max_fail_ratio failures, so a few could pass.
+    golden = _golden_module("threshold")
+    want = np.linspace(-1.0, 1.0, 20000)
+    assert golden.TOLERANCE["FLOAT16"][2] * want.size >= 1  # the ratio would let one ordinary failure through
+    golden.assert_meets_standard(want, want, "FLOAT16", "same")
+    for wrong in (np.nan, np.inf, -np.inf):
+        changed = want.copy()
+        changed[5] = wrong
+        for got, expected in ((changed, want), (want, changed)):  # in the output or in the golden
+            with pytest.raises(AssertionError, match="differ in NaN or infinity, first at 5"):
+                golden.assert_meets_standard(got, expected, "FLOAT16", "x")
+    infinite = want.copy()
+    infinite[3] = np.inf
+    both = infinite.copy()
+    golden.assert_meets_standard(infinite, both, "FLOAT16", "equal infinities pass")
+    negated = infinite.copy()
+    negated[3] = -np.inf
+    with pytest.raises(AssertionError, match="differ in NaN or infinity"):
+        golden.assert_meets_standard(infinite, negated, "FLOAT16", "x")
