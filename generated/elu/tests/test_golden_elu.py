@@ -53,7 +53,7 @@ def differs_from_torch(
     scale,
     input_scale,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.elu (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return []
 

@@ -69,7 +69,7 @@ def differs_from_torch(
     is_result,
     self_or_result,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.elu_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return [
             (self_or_result != self_or_result),

@@ -48,7 +48,7 @@ def differs_from_torch(
     self,
     lambd,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.hardshrink (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return []
 

@@ -48,7 +48,7 @@ def differs_from_torch(
     grad_output,
     self,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.hardswish_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return [
             np.logical_or(self == 3.0, self == (-3.0)),

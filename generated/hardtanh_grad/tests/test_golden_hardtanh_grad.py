@@ -52,7 +52,7 @@ def differs_from_torch(
     min_val,
     max_val,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.hardtanh_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return [
             (self != self),

@@ -49,7 +49,7 @@ def differs_from_torch(
     self,
     negative_slope,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.leaky_relu (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return []
 

@@ -53,7 +53,7 @@ def differs_from_torch(
     negative_slope,
     self_is_result,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.leaky_relu_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return []
 

@@ -51,7 +51,7 @@ def reference(
 def differs_from_torch(
     self,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.mish (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return []
 

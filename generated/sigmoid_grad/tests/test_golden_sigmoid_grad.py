@@ -49,7 +49,7 @@ def differs_from_torch(
     grad_output,
     output,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.sigmoid_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return []
 

@@ -50,7 +50,7 @@ def differs_from_torch(
     self,
     threshold,
 ):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.threshold_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     with np.errstate(all="ignore"):
         return [
             (self != self),

@@ -40,7 +40,7 @@ def reference(grad_output, alpha, scale, input_scale, is_result, self_or_result)
 
 
 def differs_from_torch(grad_output, alpha, scale, input_scale, is_result, self_or_result):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.elu_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     return [
         (self_or_result != self_or_result),
     ]
@@ -50,7 +50,7 @@ def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
     alpha = _given["alpha"]
     is_result = _given["is_result"]
-    if bool(np.logical_and(is_result, np.float32(alpha) < 0.0)):
+    if np.logical_and(is_result, np.float32(alpha) < 0.0):
         return "alpha must not be negative when isResult is true."
     return None
 

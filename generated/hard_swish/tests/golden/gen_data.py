@@ -32,7 +32,7 @@ def reference(self):
 
 
 def differs_from_torch(self):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.hardswish (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     return [
         (self == (-math.inf)),
     ]

@@ -32,7 +32,7 @@ def reference(grad_output, self):
 
 
 def differs_from_torch(grad_output, self):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.hardswish_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     return [
         np.logical_or(self == 3.0, self == (-3.0)),
         np.logical_and(self < (-3.0), np.logical_not(np.abs(grad_output) < math.inf)),

@@ -32,7 +32,7 @@ def reference(grad_output, self, min_val, max_val):
 
 
 def differs_from_torch(grad_output, self, min_val, max_val):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.hardtanh_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     return [
         (self != self),
     ]

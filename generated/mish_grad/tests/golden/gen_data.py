@@ -43,7 +43,7 @@ def reference(grad_output, self):
 
 
 def differs_from_torch(grad_output, self):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.mish_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     return [
         np.logical_and(np.logical_and(self < (-88.7228), self > (-709.78)), np.abs(grad_output) == math.inf),
     ]

@@ -32,7 +32,7 @@ def reference(self, lambd):
 
 
 def differs_from_torch(self, lambd):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.softshrink (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     return [
         (self != self),
     ]
@@ -41,7 +41,7 @@ def differs_from_torch(self, lambd):
 def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
     lambd = _given["lambd"]
-    if bool((np.float32(lambd) < 0.0)):
+    if np.float32(lambd) < 0.0:
         return "lambd should be greater or equal to 0."
     return None
 

@@ -32,7 +32,7 @@ def reference(self, threshold, value):
 
 
 def differs_from_torch(self, threshold, value):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.threshold (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     return [
         (self != self),
     ]

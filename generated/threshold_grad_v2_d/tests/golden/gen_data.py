@@ -32,7 +32,7 @@ def reference(grad_output, self, threshold):
 
 
 def differs_from_torch(grad_output, self, threshold):
-    """Conditions where the spec declares that ops-nn differs from torch.ops.aten.threshold_backward (golden.differs_from_torch)."""
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
     return [
         (self != self),
     ]
