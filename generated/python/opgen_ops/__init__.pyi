@@ -53,6 +53,9 @@ def hardswish(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.n
 def hardswish_(
     self: np.ndarray | None,
 ) -> np.ndarray: ...
+def hardswish_backward(
+    grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
 def hardswish_backward_v2(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
