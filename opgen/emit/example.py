@@ -137,7 +137,7 @@ def render_example(operator: OperatorPlan) -> str:
         "op/examples/test_aclnn_api.cpp.j2",
         example_path(spec),
         spec_name,
-        header=code(f"aclnn_{spec.api.snake}.h"),
+        header=code(spec.api.header_name),
         api=ident(spec.api.name),
         tensors=tensors,
         scalars=scalars,

@@ -112,6 +112,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),
+        differences=[code(F.to_numpy(c, formula_names)) for c in operator.torch_differences],
         helpers=code(operator.numpy_helpers),
         rejections=rejections,
         shapes=python.literal([tuple(s) for s in spec.golden.shapes]),

@@ -113,7 +113,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     op = spec.operator.file_stem
     sigs = list(operator.signatures)
     main = sigs[0]
-    header = f"aclnn_{spec.api.snake}.h"
+    header = spec.api.header_name
     out = operator.outputs[0].param
     inputs = spec.tensor_inputs
     broadcast = operator.outputs[0].broadcast
@@ -145,7 +145,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     files = {}
     for template, name in (
         ("op/op_api/aclnn_api.h.j2", f"op_api/{header}"),
-        ("op/op_api/aclnn_api.cpp.j2", f"op_api/aclnn_{spec.api.snake}.cpp"),
+        ("op/op_api/aclnn_api.cpp.j2", "op_api/" + spec.api.header_name.removesuffix(".h") + ".cpp"),
         ("op/op_api/l0.h.j2", f"op_api/{op}.h"),
         ("op/op_api/l0.cpp.j2", f"op_api/{op}.cpp"),
     ):

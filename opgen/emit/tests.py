@@ -337,7 +337,7 @@ def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
         path=f"tests/ut/op_api/test_aclnn_{api_snake}.cpp",
         api=ident(sig.name),
         suite=ident(f"l2_{api_snake}_test"),
-        header=code(f"aclnn_{spec.api.snake}.h"),
+        header=code(spec.api.header_name),
         cases=cases,
     )
 
@@ -449,9 +449,14 @@ def _golden_context(operator: OperatorPlan) -> dict:
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
     in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
+    declared = (
+        " (the spec's formula where the spec declares that ops-nn differs from torch)"
+        if operator.torch_differences
+        else ""
+    )
     golden_source = (
-        f"torch.ops.aten.{spec.api.aten} computed in float{in_double} when torch is importable, else the spec's "
-        "formula in numpy (float64)"
+        f"torch.ops.aten.{spec.api.aten} computed in float{in_double} when torch is importable{declared}, else "
+        "the spec's formula in numpy (float64)"
         if spec.api.aten
         else "the spec's formula in numpy (float64)"
     )
@@ -477,6 +482,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "keyword_only": python.literal([p.python for p in inputs if p.keyword_only]),
         "options": options,
         "reference": code(reference),
+        "differences": [code(F.to_numpy(c, names)) for c in operator.torch_differences],
         "helpers": code(operator.numpy_helpers.strip()),
         "rejections": rejections,
         "rejection_names": [{"ident": o["name"], "key": o["key"]} for o in options if o["name"] in rejection_names],

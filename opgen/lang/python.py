@@ -147,3 +147,26 @@ def dunder_all_order(names: list[str]) -> list[str]:
         return 1 if name[:1].isupper() else 2
 
     return sorted(names, key=lambda name: (group(name), _natural_key(name)))
+
+
+def without_outer_parentheses(expression: str) -> str:
+    """`expression` without a pair of parentheses around all of it (ruff's UP034 refuses `bool((a < b))`)."""
+    while expression.startswith("(") and expression.endswith(")") and _closes_at_end(expression):
+        expression = expression[1:-1]
+    return expression
+
+
+def _closes_at_end(expression: str) -> bool:
+    """Whether the opening parenthesis is closed by the last character (parentheses in string literals ignored)."""
+    depth, quote, escaped = 0, "", False
+    for index, char in enumerate(expression):
+        if quote:
+            escaped, quote = (False, quote) if escaped else (char == "\\", "" if char == quote else quote)
+            continue
+        if char in "'\"":
+            quote = char
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+            if depth == 0:
+                return index == len(expression) - 1
+    return False

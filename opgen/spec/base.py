@@ -52,7 +52,19 @@ def _aten_name(value: str) -> str:
     return value
 
 
+_HEADER_NAME = r"aclnn_[a-z0-9]+(?:_[a-z0-9]+)*\.h"
+
+
+def _header_name(value: str) -> str:
+    if len(value) > 96 or not re.fullmatch(_HEADER_NAME, value):
+        raise ValueError(
+            f"{value!r} is not an aclnn header name: aclnn_ and a snake_case stem, e.g. aclnn_logsigmoid.h"
+        )
+    return value
+
+
 DocName = Annotated[str, AfterValidator(_doc_name), Field(json_schema_extra={"pattern": _DOC_NAME})]
+HeaderName = Annotated[str, AfterValidator(_header_name), Field(json_schema_extra={"pattern": _HEADER_NAME})]
 AtenName = Annotated[str, AfterValidator(_aten_name), Field(json_schema_extra={"pattern": _ATEN_NAME})]
 
 # Numbers: dims are non-negative int32 values (as in aclTensor shapes), at most 8 of them (ops-nn's limit);

@@ -102,7 +102,7 @@ class Resolver(Protocol):
 
     def report(self, path: FieldPath, message: str, kind: str) -> None: ...
 
-    def parse(self, text: str, path: FieldPath, symbols: dict[str, F.Symbol], what: str) -> None: ...
+    def parse(self, text: str, path: FieldPath, symbols: dict[str, F.Symbol], what: str) -> F.Expr | None: ...
 
 
 class CallModel(Protocol):
@@ -618,7 +618,7 @@ class CheckRejectIf(CheckKind):
                 names[p.name] = py_scalar_value(given)
             elif p.kind is not ParamKind.TENSOR:
                 names[p.name] = p.python
-        return F.to_numpy(self.condition(spec), names)
+        return python_lang.without_outer_parentheses(F.to_numpy(self.condition(spec), names))
 
     def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | int | str | None]) -> bool:
         """True when the condition holds for these scalar and flag values (scalars read as the C++ reads them)."""

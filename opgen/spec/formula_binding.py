@@ -88,3 +88,22 @@ def evaluate_reference(
     for var, target in spec.formula.vars.items():
         env[var] = values[target]
     return formula.evaluate(parsed_formula(spec), env, out_dtype)
+
+
+def torch_differences(spec: OpSpec) -> list[formula.Expr]:
+    """The conditions of golden.differs_from_torch over parameter names (`formula.vars` aliases replaced)."""
+    symbols = formula_symbols(spec)
+    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
+    parsed = [parse_with(d.when, symbols) for d in spec.golden.differs_from_torch]
+    return [formula.substitute(e, aliases) if aliases else e for e in parsed]
+
+
+def differs_from_torch(
+    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], shape: tuple[int, ...]
+) -> np.ndarray:
+    """Boolean mask of `shape`: where a declared difference from torch.ops.aten holds for these inputs."""
+    mask = np.zeros(shape, dtype=bool)
+    for expr in torch_differences(spec):
+        env = {name: values[name] for name in formula.free_names(expr)}
+        mask |= np.broadcast_to(formula.evaluate(expr, env).astype(bool), shape)
+    return mask

@@ -22,6 +22,7 @@ from opgen.spec.base import (
     DocName,
     FieldError,
     FiniteFloat,
+    HeaderName,
     Identifier,
     ParamKind,
     Shape,
@@ -70,6 +71,9 @@ class ApiInfo(_Strict):
     doc_name: DocName | None = Field(
         None, description="doc file stem when APIs share a doc, e.g. aclnnLeakyRelu&aclnnInplaceLeakyRelu"
     )
+    header: HeaderName | None = Field(
+        None, description="the API's header where ops-nn does not derive it from the name, e.g. aclnn_logsigmoid.h"
+    )
 
     @property
     def snake(self) -> str:
@@ -79,6 +83,11 @@ class ApiInfo(_Strict):
     @property
     def doc_stem(self) -> str:
         return self.doc_name or self.name
+
+    @property
+    def header_name(self) -> str:
+        """The header declaring the API (and its in-place form): `aclnn_<snake>.h` unless the spec says."""
+        return self.header or f"aclnn_{self.snake}.h"
 
 
 # ---------------------------------------------------------------------------------------------- SoCs
@@ -396,6 +405,15 @@ def _golden_shape(shape: list[int]) -> list[int]:
 GoldenShape = Annotated[Shape, AfterValidator(_golden_shape)]
 
 
+class TorchDifference(_Strict):
+    when: str = Field(
+        description="formula-language condition over the operator's tensors and scalars: where ops-nn's kernel "
+        "is known to differ from torch.ops.aten (e.g. `self != self` for NaN inputs)",
+        max_length=4096,
+    )
+    note: str = Field(description="the difference in one sentence (Chinese, as the docs), listed in 约束说明")
+
+
 class Golden(_Strict):
     value_range: tuple[FiniteFloat, FiniteFloat] = Field(description="uniform random input range")
     special_values: list[float | str] = Field(default_factory=list, description="e.g. [0.0, -0.0, inf, -inf, nan]")
@@ -404,6 +422,10 @@ class Golden(_Strict):
         default_factory=lambda: [[1], [31], [33], [4099]], description=f"input shapes, at most {MAX_RANK} dims each"
     )
     tolerance: dict[DType, Tolerance]
+    differs_from_torch: list[TorchDifference] = Field(
+        default_factory=list,
+        description="declared differences from torch.ops.aten: golden tests compare with torch everywhere else",
+    )
 
 
 class Kernel(_Strict):

@@ -121,7 +121,7 @@ def _unique_keys(spec: OpSpec) -> list[tuple[str, str, FieldPath]]:
         ("operator.type", spec.operator.type, ("operator", "type")),
         ("aclnn API", api.name, ("api", "name")),
         # two API names can map to one header: aclnnLeakyRElu and aclnnLeakyRelu -> aclnn_leaky_relu.h
-        ("header", f"aclnn_{api.snake}.h", ("api", "name")),
+        ("header", api.header_name, ("api", "header") if api.header else ("api", "name")),
         ("Python binding", api.aten or api.snake, ("api", "aten") if api.aten else ("api", "name")),
     ]
     if api.aten:

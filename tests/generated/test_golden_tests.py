@@ -8,7 +8,7 @@ import importlib.util
 
 import numpy as np
 import pytest
-from spec_list import GENERATED, operators
+from spec_list import GENERATED, operators, spec_of, specs
 
 pytest.importorskip("opgen_ops")
 
@@ -42,3 +42,56 @@ def test_a_wrong_reference_fails_naming_each_failing_case(op, monkeypatch):
     assert lines and all(f"shape={wrong_shape}" in line for line in lines), message
     assert len(lines) <= len(golden.cases(dtype)) // len(golden.SHAPES)
     assert "vs the spec reference" in message
+
+
+# Every operator whose spec declares where ops-nn differs from torch (golden.differs_from_torch), but soft_shrink_grad:
+# its declaration (self = NaN) covers torch's scalar tail loop, which no NaN input of its golden shapes reaches.
+DECLARED = [op for op, spec in specs().items() if spec.golden.differs_from_torch and op != "soft_shrink_grad"]
+
+
+@pytest.mark.parametrize("op", DECLARED)
+def test_golden_compares_with_torch_everywhere_but_the_declared_differences(op, monkeypatch):
+    pytest.importorskip("torch")
+    golden = _golden_module(op)
+    golden.test_golden("FLOAT")  # passes with the declaration
+    monkeypatch.setattr(golden, "differs_from_torch", lambda *args, **kwargs: [])
+    with pytest.raises(AssertionError) as info:
+        golden.test_golden("FLOAT")
+    # without it the comparison with torch fails at the NaN, infinity or boundary inputs: no position is skipped
+    assert f"vs torch.ops.aten.{spec_of(op).api.aten}" in str(info.value)
+    assert "vs the spec reference" not in str(info.value)
+
+
+@pytest.mark.parametrize("op", [op for op, spec in specs().items() if spec.golden.differs_from_torch])
+def test_api_doc_lists_each_declared_difference(op):
+    spec = spec_of(op)
+    docs = list((GENERATED / spec.operator.dir / "docs").glob("*.md"))
+    assert docs
+    for doc in docs:
+        constraints = doc.read_text(encoding="utf-8").split("## 约束说明", 1)[1].split("\n## ", 1)[0]
+        assert f"- 与PyTorch（torch.ops.aten.{spec.api.aten}）的差异：" in constraints
+        for difference in spec.golden.differs_from_torch:
+            assert f"    - {difference.note}" in constraints.splitlines()
+
+
+def test_nan_and_infinity_must_match_exactly_whatever_the_fail_ratio():
+    # Before: an infinity against a finite value passed (|g - w| <= atol + rtol * |w| is inf <= inf), and NaN
+    # against a number counted among the max_fail_ratio failures, so a few could pass.
+    golden = _golden_module("threshold")
+    want = np.linspace(-1.0, 1.0, 20000)
+    assert golden.TOLERANCE["FLOAT16"][2] * want.size >= 1  # the ratio would let one ordinary failure through
+    golden.assert_meets_standard(want, want, "FLOAT16", "same")
+    for wrong in (np.nan, np.inf, -np.inf):
+        changed = want.copy()
+        changed[5] = wrong
+        for got, expected in ((changed, want), (want, changed)):  # in the output or in the golden
+            with pytest.raises(AssertionError, match="differ in NaN or infinity, first at 5"):
+                golden.assert_meets_standard(got, expected, "FLOAT16", "x")
+    infinite = want.copy()
+    infinite[3] = np.inf
+    both = infinite.copy()
+    golden.assert_meets_standard(infinite, both, "FLOAT16", "equal infinities pass")
+    negated = infinite.copy()
+    negated[3] = -np.inf
+    with pytest.raises(AssertionError, match="differ in NaN or infinity"):
+        golden.assert_meets_standard(infinite, negated, "FLOAT16", "x")

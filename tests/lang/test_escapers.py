@@ -139,3 +139,15 @@ def test_cpp_literals_hold_the_text(tmp_path) -> None:
         raw = text.encode("utf-8")
         expected += [raw.split(b"\0")[0], raw.split(b"\0")[0]]  # a C string ends at its first NUL
     assert printed == expected
+
+
+def test_outer_parentheses_are_dropped_only_around_the_whole_expression() -> None:
+    """gen_data printed `if bool((np.float32(lambd) < 0.0)):`, which ruff's UP034 refuses (a lone reject_if
+    comparison, e.g. aclnnSoftshrink's `lambd < 0`)."""
+    from opgen.lang.python import without_outer_parentheses
+
+    assert without_outer_parentheses("((np.float32(lambd) < 0.0))") == "np.float32(lambd) < 0.0"
+    assert without_outer_parentheses("(a) + (b)") == "(a) + (b)"
+    assert without_outer_parentheses("(f(a) and g(b))") == "f(a) and g(b)"
+    assert without_outer_parentheses("(x == ')(')") == "x == ')('"
+    assert without_outer_parentheses("(x == '\\'(')") == "x == '\\'('"

@@ -41,6 +41,8 @@ def test_one_kernel_plan_and_few_parses_per_spec(spec_file: Path, monkeypatch: p
         if link is not None:
             for forward in load_spec_documents(spec_file.parent / f"{link.forward}.yaml"):
                 extra[forward.spec.formula.expr] += 1
+                for difference in forward.spec.golden.differs_from_torch:  # its conditions too (same text here)
+                    extra[difference.when] += 1
     formula_binding._parse_cached.cache_clear()
     monkeypatch.setattr(opgen.plan.operator, "kernel_plan", counting_plan)
     monkeypatch.setattr(opgen.formula, "parse", counting_parse)

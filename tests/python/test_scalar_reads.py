@@ -21,7 +21,8 @@ opgen_ops = pytest.importorskip("opgen_ops")
 
 
 def test_the_plan_reads_a_scalar_as_float() -> None:
-    plan = check_spec_text((ROOT / "specs" / "elu_grad_v2.yaml").read_text(encoding="utf-8"), "specs/elu_grad_v2.yaml")
+    text = (ROOT / "specs" / "elu_grad_v2.yaml").read_text(encoding="utf-8")
+    plan = check_spec_text(text, "specs/elu_grad_v2.yaml", ROOT / "specs")
     assert not plan.rejects({"isResult": True, "alpha": TINY, "scale": 1.0, "inputScale": 1.0})
     assert plan.rejects({"isResult": True, "alpha": -1e-30, "scale": 1.0, "inputScale": 1.0})  # a float -1e-30
 

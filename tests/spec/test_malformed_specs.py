@@ -115,6 +115,32 @@ CASES = [
         "'self'",
     ),
     Case(
+        "differs-from-torch-bad-condition",
+        "  special_values: [0.0, -0.0, inf, -inf, nan]\n",
+        "  special_values: [0.0, -0.0, inf, -inf, nan]\n  differs_from_torch:\n    - {when: self != slef, note: x}\n",
+        "when: self != slef",
+        "formula",
+        "did you mean 'self'",
+    ),
+    Case(
+        "differs-from-torch-not-boolean",
+        "  special_values: [0.0, -0.0, inf, -inf, nan]\n",
+        "  special_values: [0.0, -0.0, inf, -inf, nan]\n  differs_from_torch:\n    - {when: self * 2, note: x}\n",
+        "when: self * 2",
+        "formula",
+        "not a boolean",
+    ),
+    Case(
+        "differs-from-torch-without-aten",
+        "  special_values: [0.0, -0.0, 3.0, -3.0, inf, -inf, nan]\n",
+        "  special_values: [0.0, -0.0, 3.0, -3.0, inf, -inf, nan]\n  differs_from_torch:\n"
+        "    - {when: self != self, note: x}\n",
+        "{when: self != self, note: x}",
+        "invalid",
+        "api.aten is not set",
+        spec="hard_swish_grad_v2.yaml",
+    ),
+    Case(
         "undefined-name-in-check",
         "check: {not_null: [gradOutput, self, negativeSlope, out]}",
         "check: {not_null: [gradOutput, slef, negativeSlope, out]}",

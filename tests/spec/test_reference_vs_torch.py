@@ -15,7 +15,7 @@ from spec_list import spec_of, specs
 
 from opgen.plan.cases import negative_calls
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import evaluate_reference
+from opgen.spec.formula_binding import differs_from_torch, evaluate_reference
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 torch = pytest.importorskip("torch")
@@ -102,30 +102,36 @@ def test_reference_agrees_with_aten(name, dtype):
         if rejected(spec, scalars):
             continue
         ours = evaluate_reference(spec, {**tensors, **scalars}, dtype.numpy)
-        ours64 = ours.astype(np.float64)
+        # everywhere except where the spec declares that ops-nn differs from torch (golden.differs_from_torch)
+        kept = ~differs_from_torch(spec, {**tensors, **scalars}, ours.shape)
+        ours64 = ours.astype(np.float64)[kept]
         # 1. the same math at the same (higher) precision: aten in float64 on the same inputs, rounded once
         wide = {k: torch.from_numpy(v.astype(np.float64)) for k, v in tensors.items()}
-        theirs_wide = aten_call(spec, wide, scalars).numpy().astype(dtype.numpy).astype(np.float64)
+        theirs_wide = aten_call(spec, wide, scalars).numpy().astype(dtype.numpy).astype(np.float64)[kept]
         assert np.array_equal(np.isnan(ours64), np.isnan(theirs_wide)), f"nan positions differ for {scalars}"
         finite = ~np.isnan(ours64)
         assert np.array_equal(ours64[~np.isfinite(ours64) & finite], theirs_wide[~np.isfinite(ours64) & finite])
-        assert ulp_distance(ours64[finite], theirs_wide[finite], dtype).max() <= 1.0, scalars
+        # one rounding into the dtype: at most 1 ulp apart; in DOUBLE nothing rounds the float64 results again, so
+        # the two evaluation orders (e.g. g * y * (1 - y) and g * (1 - y) * y) may differ by a few ulps
+        assert ulp_distance(ours64[finite], theirs_wide[finite], dtype).max() <= (8.0 if dtype is DType.DOUBLE else 1.0)
         # 2. aten in the tensor's own dtype (float32 compute) meets the spec's precision standard
         native = from_torch(aten_call(spec, {k: to_torch(v, dtype) for k, v in tensors.items()}, scalars), dtype)
-        native = native.astype(np.float64)
+        native = native.astype(np.float64)[kept]
         assert np.array_equal(np.isnan(native), np.isnan(ours64)), f"nan positions differ for {scalars}"
         tol = spec.golden.tolerance[dtype]
         o, t = ours64[finite], native[finite]
         close = np.isclose(o, t, rtol=tol.rtol, atol=tol.atol) | (o == t)
         assert close.all(), (scalars, o[~close], t[~close])
         checked += 1
-    assert checked >= 2
+    assert checked >= min(2, len(scalar_cases(spec)))  # every accepted case (at least two where there are)
 
 
 REJECTED = [
     (name, call)
     for name, spec in specs().items()
-    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten)
+    # PyTorch checks scalar arguments in the forward op only (softshrink_backward takes a negative lambd that
+    # softshrink refuses), so backward specs are not asked for it
+    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten) and spec.derivative_of is None
     for call in negative_calls(spec)
     if spec.errors[call.row].check.kind == "reject_if"
 ]

@@ -78,17 +78,28 @@ def make_inputs(dtype, shape, seed):
     return inputs
 
 
-def failures(got, want, dtype):
+def mismatches(got, want, dtype):
+    """(special, other): masks of the elements whose NaN-ness or infinity differs (never allowed) and of the
+    others outside the tolerance (allowed up to max_fail_ratio)."""
     rtol, atol, _, _ = TOLERANCE[dtype]
     g, w = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    nan_g, nan_w = np.isnan(g), np.isnan(w)
+    special = (nan_g != nan_w) | ((np.isinf(g) | np.isinf(w)) & ~nan_g & ~nan_w & (g != w))
     with np.errstate(invalid="ignore"):
-        ok = (np.isnan(g) & np.isnan(w)) | (g == w) | (np.abs(g - w) <= atol + rtol * np.abs(w))
-    return int((~ok).sum())
+        close = (nan_g & nan_w) | (g == w) | (np.abs(g - w) <= atol + rtol * np.abs(w))
+    return special, ~special & ~close
 
 
 def assert_meets_standard(got, want, dtype, what):
+    special, other = mismatches(got, want, dtype)
+    if special.any():
+        first = int(np.flatnonzero(special)[0])
+        got_at, want_at = np.ravel(got)[first], np.ravel(want)[first]
+        raise AssertionError(
+            f"{what}: {int(special.sum())} elements differ in NaN or infinity, first at {first}: {got_at} vs {want_at}"
+        )
     allowed = int(TOLERANCE[dtype][2] * got.size)
-    bad = failures(got, want, dtype)
+    bad = int(other.sum())
     assert bad <= allowed, f"{what}: {bad} of {got.size} elements outside {TOLERANCE[dtype][3] or TOLERANCE[dtype][:2]}"
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "hardsigmoid_backward",
     "hardswish",
     "hardswish_",
+    "hardswish_backward",
     "hardswish_backward_v2",
     "hardtanh_backward",
     "heaviside",
@@ -42,6 +43,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "leaky_relu_backward",
+    "log_sigmoid",
     "mish",
     "mish_",
     "mish_backward",
@@ -597,6 +599,32 @@ def hardswish_(
     return self
 
 
+def hardswish_backward(grad_output, self, *, out=None):
+    """aclnnHardswishBackward: [aclnnHardswish](../../hard_swish/docs/aclnnHardswish&aclnnInplaceHardswish.md)激活函数的反向计算。
+
+        out = gradOutput * where(x <= 3, where(x >= -3, x / 3 + 0.5, 0), 1)
+
+    Args:
+        grad_output: 表示Hardswish正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示Hardswish正向的输入，公式中的x。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示Hardswish正向输入的梯度，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或out是空指针（ops-nn代码也校验out，文档只列出gradOutput和self）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8（ops-nn代码中的校验，文档未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out和self的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnHardswishBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
 def hardswish_backward_v2(grad_output, self, *, out=None):
     """aclnnHardswishBackwardV2: [aclnnHardswish](../../hard_swish/docs/aclnnHardswish&aclnnInplaceHardswish.md)激活函数的反向计算；与aclnnHardswishBackward不同，self等于-3或3时分别取外侧分段的梯度（0和gradOutput）。
 
@@ -764,6 +792,28 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, ou
             _rt.Tensor(out, output=True),
         ],
     )
+    return out
+
+
+def log_sigmoid(self, *, out=None):
+    """aclnnLogSigmoid: 对输入张量逐元素计算LogSigmoid：sigmoid函数的自然对数，即-softplus(-self)。
+
+        out = -softplus(-x)
+
+    Args:
+        self: 表示LogSigmoid的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示LogSigmoid的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnLogSigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
 

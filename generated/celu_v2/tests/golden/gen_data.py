@@ -33,7 +33,7 @@ def reference(self, alpha):
 def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
     alpha = _given["alpha"]
-    if bool(np.logical_not(np.logical_or(np.float32(alpha) > 0.0, np.float32(alpha) < 0.0))):
+    if np.logical_not(np.logical_or(np.float32(alpha) > 0.0, np.float32(alpha) < 0.0)):
         return "alpha cannot be 0 for CELU."
     return None
 

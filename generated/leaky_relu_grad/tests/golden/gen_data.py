@@ -35,7 +35,7 @@ def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
     negative_slope = _given["negative_slope"]
     self_is_result = _given["self_is_result"]
-    if bool(np.logical_and(self_is_result, np.float32(negative_slope) < 0.0)):
+    if np.logical_and(self_is_result, np.float32(negative_slope) < 0.0):
         return "negativeSlope must not be negative when selfIsResult is true."
     return None
 

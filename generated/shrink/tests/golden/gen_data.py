@@ -33,7 +33,7 @@ def reference(self, lambd, bias):
 def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
     lambd = _given["lambd"]
-    if bool((np.float32(lambd) < 0.0)):
+    if np.float32(lambd) < 0.0:
         return "lambd must not be negative."
     return None
 

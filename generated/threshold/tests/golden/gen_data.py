@@ -3,8 +3,9 @@
 
 Writes input_<name>.bin for each tensor input and golden_out.bin: raw little-endian arrays of the dtype (BFLOAT16 as
 16-bit patterns). Inputs are uniform over the spec's value range, led by its special values. The golden is
-torch.ops.aten.threshold computed in float when torch is importable, else the spec's formula in numpy (float64);
-then it is rounded to the dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten golden.
+torch.ops.aten.threshold computed in float when torch is importable (the spec's formula where the spec declares that
+ops-nn differs from torch), else the spec's formula in numpy (float64); then it is rounded to the dtype (BFLOAT16
+through float). Standalone: needs numpy, and torch for the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 4099 --out-dir data
 """
@@ -17,7 +18,7 @@ import numpy as np
 
 DTYPES = ["BFLOAT16", "FLOAT16", "FLOAT"]
 VALUE_RANGE = (-3.0, 3.0)
-SPECIAL_VALUES = [0.0, -0.0, 1.0, -0.5, math.inf, -math.inf]
+SPECIAL_VALUES = [0.0, -0.0, 1.0, -0.5, math.inf, -math.inf, math.nan]
 TENSOR_INPUTS = ["self"]
 OUTPUT = "out"
 # Every input parameter of the aten op / aclnn API, in order.
@@ -28,6 +29,13 @@ KEYWORD_ONLY = []  # passed to aten by name
 def reference(self, threshold, value):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
     return np.where(self > threshold, self, value)
+
+
+def differs_from_torch(self, threshold, value):
+    """Where the spec declares that ops-nn differs from torch.ops.aten (golden.differs_from_torch)."""
+    return [
+        (self != self),
+    ]
 
 
 def rejection(_given):
@@ -83,7 +91,13 @@ def golden(values, dtype, use_torch):
             if n not in KEYWORD_ONLY
         ]
         kwargs = {n: values[n] for n in KEYWORD_ONLY}
-        return torch.ops.aten.threshold(*args, **kwargs).numpy().astype(np.float64)
+        theirs = torch.ops.aten.threshold(*args, **kwargs).numpy().astype(np.float64)
+        with np.errstate(all="ignore"):
+            # where the spec declares that ops-nn differs from torch (golden.differs_from_torch): the spec's formula
+            declared = np.zeros(theirs.shape, dtype=bool)
+            for condition in differs_from_torch(**values):
+                declared |= np.broadcast_to(condition, theirs.shape)
+            return np.where(declared, np.asarray(reference(**values), dtype=np.float64), theirs)
     with np.errstate(all="ignore"):
         return np.asarray(reference(**values), dtype=np.float64)
 

@@ -94,12 +94,12 @@ TEST_F(l2_silu_backward_test, row5_sameshape) {
 // Success: gradOutput BFLOAT16, self BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
 TEST_F(l2_silu_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 20, -20, 80, -80, 5
+  // values: 0, -0, inf, -inf, nan, 20, -20, 80, -80, -90
   const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0xc1a0, 0x42a0, 0xc2a0,
-      0x40a0};
+      0xc2b4};
   UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -80, -1, 0, -0, inf, -inf, nan, 20, -20, 80
-  const std::vector<uint16_t> selfData = {0xc2a0, 0xbf80, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0xc1a0,
+  // values: -80, -90, 0, -0, inf, -inf, nan, 20, -20, 80
+  const std::vector<uint16_t> selfData = {0xc2a0, 0xc2b4, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0xc1a0,
       0x42a0};
   UtTensor self({2, 5}, ACL_BF16, selfData);
   UtTensor gradInput({2, 5}, ACL_BF16);
@@ -110,8 +110,8 @@ TEST_F(l2_silu_backward_test, valid_bfloat16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnSiluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), 80.0, 3.129243850708008e-06, 5.0};
+  const std::vector<double> expected = {-0.0, 0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      __builtin_nan(""), __builtin_nan(""), 80.0, 3.129243850708008e-06, -90.0};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }
@@ -119,12 +119,12 @@ TEST_F(l2_silu_backward_test, valid_bfloat16) {
 // Success: gradOutput FLOAT16, self FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
 TEST_F(l2_silu_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 20, -20, 80, -80, 5
+  // values: 0, -0, inf, -inf, nan, 20, -20, 80, -80, -90
   const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0xcd00, 0x5500, 0xd500,
-      0x4500};
+      0xd5a0};
   UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -80, -1, 0, -0, inf, -inf, nan, 20, -20, 80
-  const std::vector<uint16_t> selfData = {0xd500, 0xbc00, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0xcd00,
+  // values: -80, -90, 0, -0, inf, -inf, nan, 20, -20, 80
+  const std::vector<uint16_t> selfData = {0xd500, 0xd5a0, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0xcd00,
       0x5500};
   UtTensor self({2, 5}, ACL_FLOAT16, selfData);
   UtTensor gradInput({2, 5}, ACL_FLOAT16);
@@ -135,8 +135,8 @@ TEST_F(l2_silu_backward_test, valid_float16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnSiluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), 80.0, 3.159046173095703e-06, 5.0};
+  const std::vector<double> expected = {-0.0, 0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      __builtin_nan(""), __builtin_nan(""), 80.0, 3.159046173095703e-06, -90.0};
   // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
@@ -145,9 +145,9 @@ TEST_F(l2_silu_backward_test, valid_float16) {
 // plan's precision path, computed when this file was generated.
 TEST_F(l2_silu_backward_test, valid_float) {
   const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      20.0f, -20.0f, 80.0f, -80.0f, 5.0f};
+      20.0f, -20.0f, 80.0f, -80.0f, -90.0f};
   UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-80.0f, -1.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
+  const std::vector<float> selfData = {-80.0f, -90.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
       __builtin_nanf(""), 20.0f, -20.0f, 80.0f};
   UtTensor self({2, 5}, ACL_FLOAT, selfData);
   UtTensor gradInput({2, 5}, ACL_FLOAT);
@@ -158,8 +158,8 @@ TEST_F(l2_silu_backward_test, valid_float) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnSiluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), 80.0, 3.1329536795965396e-06, 5.0};
+  const std::vector<double> expected = {-0.0, 0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+      __builtin_nan(""), __builtin_nan(""), 80.0, 3.1329536795965396e-06, -90.0};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }

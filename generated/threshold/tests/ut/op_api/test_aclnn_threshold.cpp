@@ -89,8 +89,8 @@ TEST_F(l2_threshold_test, row4_sameshape) {
 // Success: self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
 TEST_F(l2_threshold_test, valid_bfloat16) {
-  // values: 0, -0, 1, -0.5, inf, -inf, 2, -2, -0.25, 1.5
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x3f80, 0xbf00, 0x7f80, 0xff80, 0x4000, 0xc000, 0xbe80,
+  // values: 0, -0, 1, -0.5, inf, -inf, nan, -2, -0.25, 1.5
+  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x3f80, 0xbf00, 0x7f80, 0xff80, 0x7fc0, 0xc000, 0xbe80,
       0x3fc0};
   UtTensor self({2, 5}, ACL_BF16, selfData);
   UtScalar threshold(1.0f, ACL_FLOAT);
@@ -103,7 +103,7 @@ TEST_F(l2_threshold_test, valid_bfloat16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, 2.0, -2.0, -2.0, 1.5};
+  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
@@ -111,8 +111,8 @@ TEST_F(l2_threshold_test, valid_bfloat16) {
 // Success: self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
 TEST_F(l2_threshold_test, valid_float16) {
-  // values: 0, -0, 1, -0.5, inf, -inf, 2, -2, -0.25, 1.5
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x3c00, 0xb800, 0x7c00, 0xfc00, 0x4000, 0xc000, 0xb400,
+  // values: 0, -0, 1, -0.5, inf, -inf, nan, -2, -0.25, 1.5
+  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x3c00, 0xb800, 0x7c00, 0xfc00, 0x7e00, 0xc000, 0xb400,
       0x3e00};
   UtTensor self({2, 5}, ACL_FLOAT16, selfData);
   UtScalar threshold(1.0f, ACL_FLOAT);
@@ -125,7 +125,7 @@ TEST_F(l2_threshold_test, valid_float16) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, 2.0, -2.0, -2.0, 1.5};
+  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
   // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
@@ -133,8 +133,8 @@ TEST_F(l2_threshold_test, valid_float16) {
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
 TEST_F(l2_threshold_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, 1.0f, -0.5f, __builtin_inff(), -__builtin_inff(), 2.0f, -2.0f,
-      -0.25f, 1.5f};
+  const std::vector<float> selfData = {0.0f, -0.0f, 1.0f, -0.5f, __builtin_inff(), -__builtin_inff(),
+      __builtin_nanf(""), -2.0f, -0.25f, 1.5f};
   UtTensor self({2, 5}, ACL_FLOAT, selfData);
   UtScalar threshold(1.0f, ACL_FLOAT);
   UtScalar value(-2.0f, ACL_FLOAT);
@@ -146,7 +146,7 @@ TEST_F(l2_threshold_test, valid_float) {
   ASSERT_EQ(ret, ACLNN_SUCCESS);
   ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, 2.0, -2.0, -2.0, 1.5};
+  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
