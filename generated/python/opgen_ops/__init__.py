@@ -1323,12 +1323,14 @@ def swish(self, beta=None, *, out=None):
         out: 表示Swish的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
 
     Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if betaOptional的数据类型不能转换为FLOAT。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if betaOptional的数据类型不能转换为FLOAT。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8（代码中的校验，文档的返回值表未列出）。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
-    """
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
         out = _rt.new_output([self], [self])
@@ -1346,6 +1348,7 @@ def silu(self, *, out=None):
         out: 表示Silu的输出。 (tensor; dtypes: FLOAT16, FLOAT, BFLOAT16)
 
     Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。

@@ -32,9 +32,9 @@ static const std::initializer_list<op::DataType>& SelfDtypes() {
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
     case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND910:
       return kSelfDtypes;
     case SocVersion::ASCEND310P:
+    case SocVersion::ASCEND910:
       return kSelfDtypes1;
     default:
       return kSelfDtypes;
@@ -51,9 +51,9 @@ static const std::initializer_list<op::DataType>& OutDtypes() {
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
     case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND910:
       return kOutDtypes;
     case SocVersion::ASCEND310P:
+    case SocVersion::ASCEND910:
       return kOutDtypes1;
     default:
       return kOutDtypes;
@@ -70,6 +70,10 @@ static aclnnStatus CheckParams(const aclTensor *self,
   (void)out;
   (void)workspaceSize;
   (void)executor;
+  if (workspaceSize == nullptr || executor == nullptr) {
+    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
   if (self == nullptr || out == nullptr) {
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self or out is nullptr.");
     return ACLNN_ERR_PARAM_NULLPTR;

@@ -32,9 +32,9 @@ static const std::initializer_list<op::DataType>& SelfDtypes() {
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
     case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND910:
       return kSelfDtypes;
     case SocVersion::ASCEND310P:
+    case SocVersion::ASCEND910:
       return kSelfDtypes1;
     default:
       return kSelfDtypes;
@@ -51,9 +51,9 @@ static const std::initializer_list<op::DataType>& OutDtypes() {
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
     case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND910:
       return kOutDtypes;
     case SocVersion::ASCEND310P:
+    case SocVersion::ASCEND910:
       return kOutDtypes1;
     default:
       return kOutDtypes;
@@ -72,6 +72,10 @@ static aclnnStatus CheckParams(const aclTensor *self,
   (void)out;
   (void)workspaceSize;
   (void)executor;
+  if (workspaceSize == nullptr || executor == nullptr) {
+    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
   if (self == nullptr || out == nullptr) {
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self or out is nullptr.");
     return ACLNN_ERR_PARAM_NULLPTR;
@@ -80,12 +84,16 @@ static aclnnStatus CheckParams(const aclTensor *self,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
+  if (out->GetDataType() != self->GetDataType()) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of self and out differ.");
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   if ((betaOptional != nullptr && !CanCast(betaOptional->GetDataType(), op::DataType::DT_FLOAT))) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "betaOptional cannot be cast to FLOAT.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (out->GetDataType() != self->GetDataType()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of self and out differ.");
+  if (self->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or out is greater than 8.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   if (out->GetViewShape() != self->GetViewShape()) {

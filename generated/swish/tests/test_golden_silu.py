@@ -186,21 +186,21 @@ def scalar(value, dtype):
 
 
 ERROR_CASES = [
-    ("row0_notnull", lambda: ([None], {}, tensor((2, 3), "FLOAT16")), 161001, "self or out is nullptr."),
+    ("row1_notnull", lambda: ([None], {}, tensor((2, 3), "FLOAT16")), 161001, "self or out is nullptr."),
     (
-        "row1_dtypesupported",
+        "row2_dtypesupported",
         lambda: ([tensor((2, 3), "INT32")], {}, tensor((2, 3), "INT32")),
         161002,
         "the dtype of self or out is not supported.",
     ),
     (
-        "row2_samedtype",
+        "row3_samedtype",
         lambda: ([tensor((2, 3), "FLOAT16")], {}, tensor((2, 3), "FLOAT")),
         161002,
         "the dtypes of self and out differ.",
     ),
     (
-        "row3_sameshape",
+        "row4_sameshape",
         lambda: ([tensor((2, 3), "FLOAT16")], {}, tensor((5,), "FLOAT16")),
         161002,
         "the shapes of self and out differ.",

@@ -170,22 +170,16 @@ def scalar(value, dtype):
 
 ERROR_CASES = [
     (
-        "row0_notnull",
+        "row1_notnull",
         lambda: ([None, scalar(1.5, "FLOAT")], {}, tensor((2, 3), "BFLOAT16")),
         161001,
         "self or out is nullptr.",
     ),
     (
-        "row1_dtypesupported",
+        "row2_dtypesupported",
         lambda: ([tensor((2, 3), "INT32"), scalar(1.5, "FLOAT")], {}, tensor((2, 3), "INT32")),
         161002,
         "the dtype of self or out is not supported.",
-    ),
-    (
-        "row2_scalarscastable",
-        lambda: ([tensor((2, 3), "BFLOAT16"), scalar(1.0, "COMPLEX64")], {}, tensor((2, 3), "BFLOAT16")),
-        161002,
-        "betaOptional cannot be cast to FLOAT.",
     ),
     (
         "row3_samedtype",
@@ -194,7 +188,23 @@ ERROR_CASES = [
         "the dtypes of self and out differ.",
     ),
     (
-        "row4_sameshape",
+        "row4_scalarscastable",
+        lambda: ([tensor((2, 3), "BFLOAT16"), scalar(1.0, "COMPLEX64")], {}, tensor((2, 3), "BFLOAT16")),
+        161002,
+        "betaOptional cannot be cast to FLOAT.",
+    ),
+    (
+        "row5_maxrank",
+        lambda: (
+            [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"), scalar(1.5, "FLOAT")],
+            {},
+            tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"),
+        ),
+        161002,
+        "the dim of self or out is greater than 8.",
+    ),
+    (
+        "row6_sameshape",
         lambda: ([tensor((2, 3), "BFLOAT16"), scalar(1.5, "FLOAT")], {}, tensor((5,), "BFLOAT16")),
         161002,
         "the shapes of self and out differ.",

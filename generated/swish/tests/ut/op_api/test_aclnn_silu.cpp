@@ -22,8 +22,17 @@ class l2_silu_test : public testing::Test {
   static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
-// Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
+// Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
 TEST_F(l2_silu_test, row0_notnull) {
+  UtTensor self({2, 3}, ACL_FLOAT16);
+  UtTensor out({2, 3}, ACL_FLOAT16);
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnSiluGetWorkspaceSize(self.get(), out.get(), nullptr, &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+}
+
+// Error row 1 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
+TEST_F(l2_silu_test, row1_notnull) {
   UtTensor out({2, 3}, ACL_FLOAT16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
@@ -31,8 +40,8 @@ TEST_F(l2_silu_test, row0_notnull) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
 }
 
-// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
-TEST_F(l2_silu_test, row1_dtypesupported) {
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
+TEST_F(l2_silu_test, row2_dtypesupported) {
   UtTensor self({2, 3}, ACL_INT32);
   UtTensor out({2, 3}, ACL_INT32);
   uint64_t workspaceSize = 0;
@@ -41,8 +50,8 @@ TEST_F(l2_silu_test, row1_dtypesupported) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtypes of self and out differ.
-TEST_F(l2_silu_test, row2_samedtype) {
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): the dtypes of self and out differ.
+TEST_F(l2_silu_test, row3_samedtype) {
   UtTensor self({2, 3}, ACL_FLOAT16);
   UtTensor out({2, 3}, ACL_FLOAT);
   uint64_t workspaceSize = 0;
@@ -51,8 +60,8 @@ TEST_F(l2_silu_test, row2_samedtype) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): the shapes of self and out differ.
-TEST_F(l2_silu_test, row3_sameshape) {
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the shapes of self and out differ.
+TEST_F(l2_silu_test, row4_sameshape) {
   UtTensor self({2, 3}, ACL_FLOAT16);
   UtTensor out({5}, ACL_FLOAT16);
   uint64_t workspaceSize = 0;

@@ -22,8 +22,18 @@ class l2_swish_test : public testing::Test {
   static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
-// Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
+// Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
 TEST_F(l2_swish_test, row0_notnull) {
+  UtTensor self({2, 3}, ACL_BF16);
+  UtScalar betaOptional(1.5f, ACL_FLOAT);
+  UtTensor out({2, 3}, ACL_BF16);
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), nullptr, &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+}
+
+// Error row 1 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
+TEST_F(l2_swish_test, row1_notnull) {
   UtScalar betaOptional(1.5f, ACL_FLOAT);
   UtTensor out({2, 3}, ACL_BF16);
   uint64_t workspaceSize = 0;
@@ -32,22 +42,11 @@ TEST_F(l2_swish_test, row0_notnull) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
 }
 
-// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
-TEST_F(l2_swish_test, row1_dtypesupported) {
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
+TEST_F(l2_swish_test, row2_dtypesupported) {
   UtTensor self({2, 3}, ACL_INT32);
   UtScalar betaOptional(1.5f, ACL_FLOAT);
   UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
-}
-
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): betaOptional cannot be cast to FLOAT.
-TEST_F(l2_swish_test, row2_scalarscastable) {
-  UtTensor self({2, 3}, ACL_BF16);
-  UtScalar betaOptional(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
-  UtTensor out({2, 3}, ACL_BF16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
@@ -65,8 +64,30 @@ TEST_F(l2_swish_test, row3_samedtype) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): the shapes of self and out differ.
-TEST_F(l2_swish_test, row4_sameshape) {
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): betaOptional cannot be cast to FLOAT.
+TEST_F(l2_swish_test, row4_scalarscastable) {
+  UtTensor self({2, 3}, ACL_BF16);
+  UtScalar betaOptional(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+  UtTensor out({2, 3}, ACL_BF16);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+}
+
+// Error row 5 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8.
+TEST_F(l2_swish_test, row5_maxrank) {
+  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+  UtScalar betaOptional(1.5f, ACL_FLOAT);
+  UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+}
+
+// Error row 6 (ACLNN_ERR_PARAM_INVALID): the shapes of self and out differ.
+TEST_F(l2_swish_test, row6_sameshape) {
   UtTensor self({2, 3}, ACL_BF16);
   UtScalar betaOptional(1.5f, ACL_FLOAT);
   UtTensor out({5}, ACL_BF16);
