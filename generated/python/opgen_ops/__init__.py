@@ -1373,10 +1373,12 @@ def swish_backward(grad_output, self, beta=None, *, out=None):
         out: 表示Swish正向输入的梯度，公式中的gradInput。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
 
     Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或gradInput是空指针。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if betaOptional的数据类型不能转换为FLOAT。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self与gradInput的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的维度大于8（代码中的校验，文档的返回值表未列出）。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self与gradInput的shape不一致。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_output = _rt.as_array(grad_output)

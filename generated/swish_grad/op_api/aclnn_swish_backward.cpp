@@ -32,9 +32,9 @@ static const std::initializer_list<op::DataType>& GradOutputDtypes() {
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
     case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND910:
       return kGradOutputDtypes;
     case SocVersion::ASCEND310P:
+    case SocVersion::ASCEND910:
       return kGradOutputDtypes1;
     default:
       return kGradOutputDtypes;
@@ -51,31 +51,12 @@ static const std::initializer_list<op::DataType>& SelfDtypes() {
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
     case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND910:
       return kSelfDtypes;
     case SocVersion::ASCEND310P:
+    case SocVersion::ASCEND910:
       return kSelfDtypes1;
     default:
       return kSelfDtypes;
-  }
-}
-
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND910:
-      return kGradInputDtypes;
-    case SocVersion::ASCEND310P:
-      return kGradInputDtypes1;
-    default:
-      return kGradInputDtypes;
   }
 }
 
@@ -93,12 +74,16 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
   (void)gradInput;
   (void)workspaceSize;
   (void)executor;
+  if (workspaceSize == nullptr || executor == nullptr) {
+    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
   if (gradOutput == nullptr || self == nullptr || gradInput == nullptr) {
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or gradInput is nullptr.");
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
+  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes())) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or self is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   if ((betaOptional != nullptr && !CanCast(betaOptional->GetDataType(), op::DataType::DT_FLOAT))) {
@@ -107,6 +92,10 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
   }
   if (self->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self and gradInput differ.");
+    return ACLNN_ERR_PARAM_INVALID;
+  }
+  if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 || gradInput->GetViewShape().GetDimNum() > 8) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or gradInput is greater than 8.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   if (self->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {

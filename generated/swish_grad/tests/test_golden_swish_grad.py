@@ -178,23 +178,23 @@ def scalar(value, dtype):
 
 ERROR_CASES = [
     (
-        "row0_notnull",
+        "row1_notnull",
         lambda: ([None, tensor((2, 3), "BFLOAT16"), scalar(1.5, "FLOAT")], {}, tensor((2, 3), "BFLOAT16")),
         161001,
         "gradOutput, self or gradInput is nullptr.",
     ),
     (
-        "row1_dtypesupported",
+        "row2_dtypesupported",
         lambda: (
             [tensor((2, 3), "INT32"), tensor((2, 3), "BFLOAT16"), scalar(1.5, "FLOAT")],
             {},
             tensor((2, 3), "INT32"),
         ),
         161002,
-        "the dtype of gradOutput, self or gradInput is not supported.",
+        "the dtype of gradOutput or self is not supported.",
     ),
     (
-        "row2_scalarscastable",
+        "row3_scalarscastable",
         lambda: (
             [tensor((2, 3), "BFLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(1.0, "COMPLEX64")],
             {},
@@ -204,7 +204,7 @@ ERROR_CASES = [
         "betaOptional cannot be cast to FLOAT.",
     ),
     (
-        "row3_samedtype",
+        "row4_samedtype",
         lambda: (
             [tensor((2, 3), "BFLOAT16"), tensor((2, 3), "FLOAT16"), scalar(1.5, "FLOAT")],
             {},
@@ -214,7 +214,17 @@ ERROR_CASES = [
         "the dtypes of gradOutput, self and gradInput differ.",
     ),
     (
-        "row4_sameshape",
+        "row5_maxrank",
+        lambda: (
+            [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(1.5, "FLOAT")],
+            {},
+            tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"),
+        ),
+        161002,
+        "the dim of gradOutput, self or gradInput is greater than 8.",
+    ),
+    (
+        "row6_sameshape",
         lambda: (
             [tensor((2, 3), "BFLOAT16"), tensor((5,), "BFLOAT16"), scalar(1.5, "FLOAT")],
             {},

@@ -22,8 +22,20 @@ class l2_swish_backward_test : public testing::Test {
   static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
-// Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self or gradInput is nullptr.
+// Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
 TEST_F(l2_swish_backward_test, row0_notnull) {
+  UtTensor gradOutput({2, 3}, ACL_BF16);
+  UtTensor self({2, 3}, ACL_BF16);
+  UtScalar betaOptional(1.5f, ACL_FLOAT);
+  UtTensor gradInput({2, 3}, ACL_BF16);
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnSwishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), betaOptional.get(),
+      gradInput.get(), nullptr, &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+}
+
+// Error row 1 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self or gradInput is nullptr.
+TEST_F(l2_swish_backward_test, row1_notnull) {
   UtTensor self({2, 3}, ACL_BF16);
   UtScalar betaOptional(1.5f, ACL_FLOAT);
   UtTensor gradInput({2, 3}, ACL_BF16);
@@ -34,8 +46,8 @@ TEST_F(l2_swish_backward_test, row0_notnull) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
 }
 
-// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, self or gradInput is not supported.
-TEST_F(l2_swish_backward_test, row1_dtypesupported) {
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput or self is not supported.
+TEST_F(l2_swish_backward_test, row2_dtypesupported) {
   UtTensor gradOutput({2, 3}, ACL_INT32);
   UtTensor self({2, 3}, ACL_BF16);
   UtScalar betaOptional(1.5f, ACL_FLOAT);
@@ -47,8 +59,8 @@ TEST_F(l2_swish_backward_test, row1_dtypesupported) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): betaOptional cannot be cast to FLOAT.
-TEST_F(l2_swish_backward_test, row2_scalarscastable) {
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): betaOptional cannot be cast to FLOAT.
+TEST_F(l2_swish_backward_test, row3_scalarscastable) {
   UtTensor gradOutput({2, 3}, ACL_BF16);
   UtTensor self({2, 3}, ACL_BF16);
   UtScalar betaOptional(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
@@ -60,8 +72,8 @@ TEST_F(l2_swish_backward_test, row2_scalarscastable) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): the dtypes of gradOutput, self and gradInput differ.
-TEST_F(l2_swish_backward_test, row3_samedtype) {
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the dtypes of gradOutput, self and gradInput differ.
+TEST_F(l2_swish_backward_test, row4_samedtype) {
   UtTensor gradOutput({2, 3}, ACL_BF16);
   UtTensor self({2, 3}, ACL_FLOAT16);
   UtScalar betaOptional(1.5f, ACL_FLOAT);
@@ -73,8 +85,21 @@ TEST_F(l2_swish_backward_test, row3_samedtype) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): the shapes of gradOutput, self and gradInput differ.
-TEST_F(l2_swish_backward_test, row4_sameshape) {
+// Error row 5 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput, self or gradInput is greater than 8.
+TEST_F(l2_swish_backward_test, row5_maxrank) {
+  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+  UtTensor self({2, 3}, ACL_BF16);
+  UtScalar betaOptional(1.5f, ACL_FLOAT);
+  UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnSwishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), betaOptional.get(),
+      gradInput.get(), &workspaceSize, &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+}
+
+// Error row 6 (ACLNN_ERR_PARAM_INVALID): the shapes of gradOutput, self and gradInput differ.
+TEST_F(l2_swish_backward_test, row6_sameshape) {
   UtTensor gradOutput({2, 3}, ACL_BF16);
   UtTensor self({5}, ACL_BF16);
   UtScalar betaOptional(1.5f, ACL_FLOAT);
