@@ -100,14 +100,18 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  op::Shape broadcastShape2 = gradOutput->GetViewShape();
-  bool broadcastOk2 = true;
+  if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
+    return ACLNN_ERR_PARAM_INVALID;
+  }
+  op::Shape broadcastShape3 = gradOutput->GetViewShape();
+  bool broadcastOk3 = true;
   {
     op::Shape merged;
-    broadcastOk2 = broadcastOk2 && BroadcastInferShape(broadcastShape2, self->GetViewShape(), merged);
-    broadcastShape2 = merged;
+    broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, self->GetViewShape(), merged);
+    broadcastShape3 = merged;
   }
-  if (!broadcastOk2 || gradInput->GetViewShape() != broadcastShape2) {
+  if (!broadcastOk3 || gradInput->GetViewShape() != broadcastShape3) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
     return ACLNN_ERR_PARAM_INVALID;
   }

@@ -191,7 +191,17 @@ ERROR_CASES = [
         "the dtype of gradOutput, self or gradInput is not supported.",
     ),
     (
-        "row2_broadcast",
+        "row2_maxrank",
+        lambda: (
+            [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT"), tensor((2, 3), "FLOAT")],
+            {},
+            tensor((1, 1, 1, 1, 1, 1, 1, 2, 3), "FLOAT"),
+        ),
+        161002,
+        "the dim of gradOutput or self is greater than 8.",
+    ),
+    (
+        "row3_broadcast",
         lambda: ([tensor((2, 3), "FLOAT"), tensor((4, 5), "FLOAT")], {}, tensor((2, 3), "FLOAT")),
         161002,
         "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.",

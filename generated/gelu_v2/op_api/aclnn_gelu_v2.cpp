@@ -57,12 +57,12 @@ static aclnnStatus CheckParams(const aclTensor *x,
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "x or y is nullptr.");
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  if (!CheckType(x->GetDataType(), XDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of x is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
   if (y->GetDataType() != x->GetDataType()) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of x and y differ.");
+    return ACLNN_ERR_PARAM_INVALID;
+  }
+  if (!CheckType(x->GetDataType(), XDtypes())) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of x is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   if (y->GetViewShape() != x->GetViewShape()) {

@@ -175,16 +175,16 @@ def scalar(value, dtype):
 ERROR_CASES = [
     ("row0_notnull", lambda: ([None, 0], {}, tensor((2, 3), "FLOAT")), 161001, "x or y is nullptr."),
     (
-        "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), 0], {}, tensor((2, 3), "INT32")),
-        161002,
-        "the dtype of x is not supported.",
-    ),
-    (
-        "row2_samedtype",
+        "row1_samedtype",
         lambda: ([tensor((2, 3), "FLOAT"), 0], {}, tensor((2, 3), "FLOAT16")),
         161002,
         "the dtypes of x and y differ.",
+    ),
+    (
+        "row2_dtypesupported",
+        lambda: ([tensor((2, 3), "INT32"), 0], {}, tensor((2, 3), "INT32")),
+        161002,
+        "the dtype of x is not supported.",
     ),
     (
         "row3_sameshape",

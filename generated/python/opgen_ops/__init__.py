@@ -373,6 +373,7 @@ def gelu_backward(grad_output, self, *, out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self或gradInput是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或self的维度大于8（代码中的校验，文档的返回值表未列出）。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self的shape不满足broadcast关系，或broadcast后的shape与gradInput的shape不一致。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_output = _rt.as_array(grad_output)
@@ -423,10 +424,10 @@ def gelu_v2(x, approximate=0, *, out=None):
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的x或y是空指针。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或y的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x和y的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或y的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x和y的shape不一致。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate的取值不是0或1（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate的取值不是0或1（文档的返回值表未列出）。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     x = _rt.as_array(x)
     if out is None:

@@ -32,22 +32,22 @@ TEST_F(l2_gelu_v2_test, row0_notnull) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
 }
 
-// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of x is not supported.
-TEST_F(l2_gelu_v2_test, row1_dtypesupported) {
-  UtTensor x({2, 3}, ACL_INT32);
+// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtypes of x and y differ.
+TEST_F(l2_gelu_v2_test, row1_samedtype) {
+  UtTensor x({2, 3}, ACL_FLOAT);
   const int64_t approximate = 0;
-  UtTensor y({2, 3}, ACL_INT32);
+  UtTensor y({2, 3}, ACL_FLOAT16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtypes of x and y differ.
-TEST_F(l2_gelu_v2_test, row2_samedtype) {
-  UtTensor x({2, 3}, ACL_FLOAT);
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of x is not supported.
+TEST_F(l2_gelu_v2_test, row2_dtypesupported) {
+  UtTensor x({2, 3}, ACL_INT32);
   const int64_t approximate = 0;
-  UtTensor y({2, 3}, ACL_FLOAT16);
+  UtTensor y({2, 3}, ACL_INT32);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
