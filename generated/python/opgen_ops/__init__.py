@@ -903,7 +903,8 @@ def relu(self, *, out=None):
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
-    """
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致（代码中的校验，文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
         out = _rt.new_output([self], [self])
@@ -926,7 +927,8 @@ def relu_(
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
-    """
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致（代码中的校验，文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     _rt.call("aclnnInplaceRelu", [_rt.Tensor(self, output=True)])
     return self

@@ -41,25 +41,6 @@ static const std::initializer_list<op::DataType>& SelfDtypes() {
   }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-      return kOutDtypes;
-    case SocVersion::ASCEND910:
-      return kOutDtypes1;
-    default:
-      return kOutDtypes;
-  }
-}
-
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor *self,
                         const aclTensor *out,
@@ -74,8 +55,8 @@ static aclnnStatus CheckParams(const aclTensor *self,
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self or out is nullptr.");
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(out->GetDataType(), OutDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
+  if (!CheckType(self->GetDataType(), SelfDtypes())) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   if (out->GetDataType() != self->GetDataType()) {
@@ -84,6 +65,10 @@ static aclnnStatus CheckParams(const aclTensor *self,
   }
   if (self->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or out is greater than 8.");
+    return ACLNN_ERR_PARAM_INVALID;
+  }
+  if (out->GetViewShape() != self->GetViewShape()) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of self and out differ.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   return ACLNN_SUCCESS;

@@ -187,7 +187,7 @@ ERROR_CASES = [
         "row1_dtypesupported",
         lambda: ([tensor((2, 3), "INT32")], {}, tensor((2, 3), "INT32")),
         161002,
-        "the dtype of self or out is not supported.",
+        "the dtype of self is not supported.",
     ),
     (
         "row2_samedtype",
@@ -200,6 +200,12 @@ ERROR_CASES = [
         lambda: ([tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")], {}, tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")),
         161002,
         "the dim of self or out is greater than 8.",
+    ),
+    (
+        "row4_sameshape",
+        lambda: ([tensor((2, 3), "FLOAT")], {}, tensor((5,), "FLOAT")),
+        161002,
+        "the shapes of self and out differ.",
     ),
 ]
 

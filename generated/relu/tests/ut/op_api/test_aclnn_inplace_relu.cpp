@@ -30,7 +30,7 @@ TEST_F(l2_inplace_relu_test, row0_notnull) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
 }
 
-// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
+// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
 TEST_F(l2_inplace_relu_test, row1_dtypesupported) {
   UtTensor selfRef({2, 3}, ACL_INT32);
   uint64_t workspaceSize = 0;

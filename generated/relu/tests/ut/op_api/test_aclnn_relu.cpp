@@ -31,7 +31,7 @@ TEST_F(l2_relu_test, row0_notnull) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
 }
 
-// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
+// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
 TEST_F(l2_relu_test, row1_dtypesupported) {
   UtTensor self({2, 3}, ACL_INT32);
   UtTensor out({2, 3}, ACL_INT32);
@@ -55,6 +55,16 @@ TEST_F(l2_relu_test, row2_samedtype) {
 TEST_F(l2_relu_test, row3_maxrank) {
   UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
   UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+}
+
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the shapes of self and out differ.
+TEST_F(l2_relu_test, row4_sameshape) {
+  UtTensor self({2, 3}, ACL_FLOAT);
+  UtTensor out({5}, ACL_FLOAT);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
