@@ -948,9 +948,10 @@ def add_relu(self, other, alpha=1.0, *, out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、other、alpha或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或other的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other推导后的数据类型不能转换为out的数据类型。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other的shape不满足broadcast关系，或broadcast后的shape与out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha的数据类型不能转换为self和other推导后的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other推导后的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或other的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other的shape不满足broadcast关系，或broadcast后的shape与out的shape不一致。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     other = _rt.as_array(other)
@@ -980,9 +981,10 @@ def inplace_add_relu(
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、other、alpha或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或other的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other推导后的数据类型不能转换为out的数据类型。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other的shape不满足broadcast关系，或broadcast后的shape与out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if alpha的数据类型不能转换为self和other推导后的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other推导后的数据类型不能转换为out的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或other的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和other的shape不满足broadcast关系，或broadcast后的shape与out的shape不一致。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     other = _rt.as_array(other)

@@ -83,23 +83,27 @@ static aclnnStatus CheckParams(const aclTensor *self,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or other is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
+  if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT)) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be cast to FLOAT.");
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   if (!CanCast(PromoteType(self->GetDataType(), other->GetDataType()), out->GetDataType())) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of self and other cannot be cast to out's dtype.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  op::Shape broadcastShape3 = self->GetViewShape();
-  bool broadcastOk3 = true;
-  {
-    op::Shape merged;
-    broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, other->GetViewShape(), merged);
-    broadcastShape3 = merged;
-  }
-  if (!broadcastOk3 || out->GetViewShape() != broadcastShape3) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self and other cannot broadcast, or the broadcast shape differs from out's shape.");
+  if (self->GetViewShape().GetDimNum() > 8 || other->GetViewShape().GetDimNum() > 8) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or other is greater than 8.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT)) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be cast to FLOAT.");
+  op::Shape broadcastShape5 = self->GetViewShape();
+  bool broadcastOk5 = true;
+  {
+    op::Shape merged;
+    broadcastOk5 = broadcastOk5 && BroadcastInferShape(broadcastShape5, other->GetViewShape(), merged);
+    broadcastShape5 = merged;
+  }
+  if (!broadcastOk5 || out->GetViewShape() != broadcastShape5) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self and other cannot broadcast, or the broadcast shape differs from out's shape.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   return ACLNN_SUCCESS;

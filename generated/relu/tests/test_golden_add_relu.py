@@ -184,7 +184,17 @@ ERROR_CASES = [
         "the dtype of self or other is not supported.",
     ),
     (
-        "row2_castable",
+        "row2_scalarscastable",
+        lambda: (
+            [tensor((2, 3), "BFLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(1.0, "COMPLEX64")],
+            {},
+            tensor((2, 3), "BFLOAT16"),
+        ),
+        161002,
+        "alpha cannot be cast to FLOAT.",
+    ),
+    (
+        "row3_castable",
         lambda: (
             [tensor((2, 3), "BFLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(2.0, "FLOAT")],
             {},
@@ -194,7 +204,17 @@ ERROR_CASES = [
         "the promoted dtype of self and other cannot be cast to out's dtype.",
     ),
     (
-        "row3_broadcast",
+        "row4_maxrank",
+        lambda: (
+            [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(2.0, "FLOAT")],
+            {},
+            tensor((1, 1, 1, 1, 1, 1, 1, 2, 3), "BFLOAT16"),
+        ),
+        161002,
+        "the dim of self or other is greater than 8.",
+    ),
+    (
+        "row5_broadcast",
         lambda: (
             [tensor((2, 3), "BFLOAT16"), tensor((4, 5), "BFLOAT16"), scalar(2.0, "FLOAT")],
             {},
@@ -202,16 +222,6 @@ ERROR_CASES = [
         ),
         161002,
         "self and other cannot broadcast, or the broadcast shape differs from out's shape.",
-    ),
-    (
-        "row4_scalarscastable",
-        lambda: (
-            [tensor((2, 3), "BFLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(1.0, "COMPLEX64")],
-            {},
-            tensor((2, 3), "BFLOAT16"),
-        ),
-        161002,
-        "alpha cannot be cast to FLOAT.",
     ),
 ]
 

@@ -47,8 +47,21 @@ TEST_F(l2_add_relu_test, row1_dtypesupported) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): the promoted dtype of self and other cannot be cast to out's dtype.
-TEST_F(l2_add_relu_test, row2_castable) {
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to FLOAT.
+TEST_F(l2_add_relu_test, row2_scalarscastable) {
+  UtTensor self({2, 3}, ACL_BF16);
+  UtTensor other({2, 3}, ACL_BF16);
+  UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+  UtTensor out({2, 3}, ACL_BF16);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnAddReluGetWorkspaceSize(self.get(), other.get(), alpha.get(), out.get(), &workspaceSize,
+      &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+}
+
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): the promoted dtype of self and other cannot be cast to out's dtype.
+TEST_F(l2_add_relu_test, row3_castable) {
   UtTensor self({2, 3}, ACL_BF16);
   UtTensor other({2, 3}, ACL_BF16);
   UtScalar alpha(2.0f, ACL_FLOAT);
@@ -60,13 +73,12 @@ TEST_F(l2_add_relu_test, row2_castable) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): self and other cannot broadcast, or the broadcast shape differs from out's
-// shape.
-TEST_F(l2_add_relu_test, row3_broadcast) {
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor other({4, 5}, ACL_BF16);
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of self or other is greater than 8.
+TEST_F(l2_add_relu_test, row4_maxrank) {
+  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+  UtTensor other({2, 3}, ACL_BF16);
   UtScalar alpha(2.0f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_BF16);
+  UtTensor out({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_BF16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnAddReluGetWorkspaceSize(self.get(), other.get(), alpha.get(), out.get(), &workspaceSize,
@@ -74,11 +86,12 @@ TEST_F(l2_add_relu_test, row3_broadcast) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to FLOAT.
-TEST_F(l2_add_relu_test, row4_scalarscastable) {
+// Error row 5 (ACLNN_ERR_PARAM_INVALID): self and other cannot broadcast, or the broadcast shape differs from out's
+// shape.
+TEST_F(l2_add_relu_test, row5_broadcast) {
   UtTensor self({2, 3}, ACL_BF16);
-  UtTensor other({2, 3}, ACL_BF16);
-  UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+  UtTensor other({4, 5}, ACL_BF16);
+  UtScalar alpha(2.0f, ACL_FLOAT);
   UtTensor out({2, 3}, ACL_BF16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;

@@ -32,12 +32,11 @@ TEST_F(l2_inplace_add_relu_test, row0_notnull) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): self and other cannot broadcast, or the broadcast shape differs from out's
-// shape.
-TEST_F(l2_inplace_add_relu_test, row3_broadcast) {
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to FLOAT.
+TEST_F(l2_inplace_add_relu_test, row2_scalarscastable) {
   UtTensor selfRef({2, 3}, ACL_BF16);
-  UtTensor other({4, 5}, ACL_BF16);
-  UtScalar alpha(2.0f, ACL_FLOAT);
+  UtTensor other({2, 3}, ACL_BF16);
+  UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
@@ -45,11 +44,12 @@ TEST_F(l2_inplace_add_relu_test, row3_broadcast) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to FLOAT.
-TEST_F(l2_inplace_add_relu_test, row4_scalarscastable) {
+// Error row 5 (ACLNN_ERR_PARAM_INVALID): self and other cannot broadcast, or the broadcast shape differs from out's
+// shape.
+TEST_F(l2_inplace_add_relu_test, row5_broadcast) {
   UtTensor selfRef({2, 3}, ACL_BF16);
-  UtTensor other({2, 3}, ACL_BF16);
-  UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+  UtTensor other({4, 5}, ACL_BF16);
+  UtScalar alpha(2.0f, ACL_FLOAT);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
