@@ -128,7 +128,8 @@ CASES = [
     Case("escape-c1-control", edit(RELATED, RELATED + '  related: "x\\x85y"\n'), '"x\\x85', "U+0085"),
     Case("escape-esc", edit(RELATED, RELATED + '  related: "x\\ey"\n'), '"x\\e', "U+001B"),
     Case("carriage-return-escape", edit(RELATED, RELATED + '  related: "x\\ry"\n'), '"x\\r', "U+000D"),
-    Case("lone-surrogate", edit(RELATED, RELATED + '  related: "x\\ud800y"\n'), '"x\\ud800', "surrogate U+D800"),
+    # libyaml refuses the escape itself, at its code (PyYAML's own parser let it through to the text check)
+    Case("lone-surrogate", edit(RELATED, RELATED + '  related: "x\\ud800y"\n'), "d800y", "Unicode"),
     Case("bidi-override", edit(RELATED, RELATED + '  related: "x\\u202ey"\n'), '"x\\u202e', "U+202E"),
     Case(
         "nul-in-list-item", edit("    notes: [selfIsResult", '    notes: ["a\\0b", selfIsResult'), '"a\\0b"', "U+0000"
