@@ -44,11 +44,16 @@ DIFF_LINE = re.compile(r"^(added|changed|removed) +(\S+)$")
 
 def synthetic_specs(count: int, folder: Path) -> list[Path]:
     """`count` valid specs: the real ones in turn, each copy with its own names (type, dir, APIs, aten ops)."""
-    sources = sorted((ROOT / "specs").glob("*.yaml"))
+    # the spec files of one operator (a file of several documents is a directory's: not copied)
+    sources = [p for p in sorted((ROOT / "specs").glob("*.yaml")) if "\n---" not in p.read_text(encoding="utf-8")]
     folder.mkdir(parents=True, exist_ok=True)
     made = []
     for index in range(count):
         data = yaml.safe_load(sources[index % len(sources)].read_text(encoding="utf-8"))
+        # a copy's forward spec is another copy (or none): its derivative check is the real spec's; its header is
+        # derived from its renamed API
+        data.pop("derivative_of", None)
+        data["api"].pop("header", None)
         tag = f"S{index}"
         operator, api = data["operator"], data["api"]
         operator["type"] += tag
