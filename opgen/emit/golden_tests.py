@@ -10,7 +10,7 @@ from __future__ import annotations
 from opgen import formula as F
 from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, idents, python
-from opgen.plan.cases import Arg, Call
+from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan
 from opgen.spec.formula_binding import reference_names
 from opgen.spec.model import Direction, OpSpec, ParamKind
@@ -48,13 +48,6 @@ def _arg_literal(arg: Arg) -> Code:
     return code(f"tensor({python.literal(tuple(arg.shape))}, {python.string(arg.dtype.value)})")
 
 
-def _allocated_alike(operator: OperatorPlan, call: Call) -> bool:
-    """Whether the call's out is what the binding allocates itself: the first shape and dtype source's."""
-    rule = operator.outputs[0]
-    out = call.args[rule.param.name]
-    return out.shape == call.args[rule.shape_sources[0]].shape and out.dtype == call.args[rule.dtype_sources[0]].dtype
-
-
 def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
     names = _python_names(spec)
@@ -80,7 +73,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         args = {names[n]: _arg_literal(a) for n, a in call.args.items()}
         out_name = operator.outputs[0].param.name
         if not operator.binding_out:
-            if not _allocated_alike(operator, call):
+            if not allocated_by_binding(spec, call.args):
                 continue  # a wrong out cannot be passed without out= (the C++ op_api tests hold this row)
             args[names[out_name]] = code("None")
         errors.append(

@@ -23,7 +23,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
-from opgen.spec.aten import aten_op, has_out_overload
+from opgen.spec.aten import aten_op
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind
 
 ROOT = "torch_npu"
@@ -152,9 +152,10 @@ def _inputs(spec: OpSpec) -> list[Param]:
     return [p for p in spec.params if p.direction is Direction.INPUT]
 
 
-def aten_functions(spec: OpSpec) -> list[AtenFunction]:
-    """The aten overloads a spec binds: functional and out (official ops) or functional only (custom ops),
-    plus the in-place form when the spec names its aten op."""
+def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
+    """The aten overloads a spec binds: functional and out (official ops whose aten op has an out overload:
+    the plan's binding_out) or functional only (custom ops), plus the in-place form when the spec names its
+    aten op."""
     out = _single_output(spec)
     main = main_signature(spec)
     official = spec.api.aten is not None
@@ -165,7 +166,7 @@ def aten_functions(spec: OpSpec) -> list[AtenFunction]:
     names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     op = spec.api.aten or f"npu_{spec.api.snake}"
     functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, out.python, official)]
-    if official and has_out_overload(op):  # selu and mish_backward have no out overload
+    if official and with_out:  # selu and mish_backward have no out overload
         out_arg = AtenArg(out.python, out, mutable=True, kwarg_only=True)
         functions.append(AtenFunction(op, out.python, Variant.OUT, inputs + (out_arg,), main, names, out.python, True))
     variant = spec.api.inplace
@@ -365,7 +366,7 @@ class TorchNpuFragment:
 
 def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
     spec = operator.spec
-    functions = aten_functions(spec)
+    functions = aten_functions(spec, operator.binding_out)
     _check_names(spec, functions)
     adapter = render(
         "torch_npu/opapi/KernelNpuOpApi.cpp.j2",

@@ -79,6 +79,15 @@ class SpecCallModel:
         return output_dtype(self.spec, self.spec.outputs[0], args)
 
 
+def allocated_by_binding(spec: OpSpec, args: Args) -> bool:
+    """Whether the call's output is the one a binding without out= allocates itself (the first shape source's
+    shape, the first dtype source's dtype): only such a call can be made through it."""
+    output = spec.outputs[0]
+    out = args[output.name]
+    like_shape, like_dtype = args[spec.shape_sources(output)[0]], args[spec.dtype_sources(output)[0]]
+    return out.shape == like_shape.shape and out.dtype == like_dtype.dtype
+
+
 def valid_call(spec: OpSpec, dtype: DType, shape: tuple[int, ...] = BASE_SHAPE) -> Call:
     args: Args = {}
     for param in spec.params:

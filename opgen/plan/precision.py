@@ -19,7 +19,6 @@ import numpy as np
 
 from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.kernel import KernelPlan
-from opgen.spec.checks import CheckRejectIf
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
 from opgen.spec.model import OpSpec
@@ -77,18 +76,11 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
 
 def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
     """The measured scalar and flag values: golden combinations the error table accepts, the first few."""
-    options: dict[str, list[float | bool | int | str]] = {}
-    for param in spec.params:
-        if param.is_tensor:
-            continue
-        given = spec.golden.scalar_values.get(param.name)
-        example = spec.example.scalars.get(param.name)
-        chosen = list(given) if given else [example if example is not None else param.null_default]
-        options[param.name] = [value for value in chosen if value is not None]
+    options = spec.golden_scalar_values()
     accepted = []
     for combo in itertools.product(*options.values()):
         values = dict(zip(options, combo, strict=True))
-        if not any(isinstance(r.check, CheckRejectIf) and r.check.rejects(spec, values) for r in spec.errors):
+        if not spec.rejects_scalars(values):
             accepted.append(values)
         if len(accepted) == MAX_SCALAR_COMBINATIONS:
             break

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opgen import formula
-from opgen.spec.checks import CheckRejectIf
 from opgen.spec.diagnostics import FieldPath, SpecError
 from opgen.spec.formula_binding import formula_symbols, kernel_formula
 from opgen.spec.model import DerivativeOf, Direction, OpSpec
@@ -62,7 +61,7 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
     for values in _scalar_combinations(backward):
         for takes_result in flags:
             point_values = {**values, **({link.result_flag: takes_result} if link.result_flag else {})}
-            if _rejected(backward, point_values):
+            if backward.rejects_scalars(point_values):  # the pair need not agree where the API refuses
                 continue
             actual = formula.substitute(written, {link.input: forward_at_x}) if takes_result else written
             difference = formula.first_difference(actual, expected, point_values, rtol=RTOL, atol=ATOL)
@@ -135,22 +134,9 @@ def _expected(backward: OpSpec, forward: OpSpec, wrt: str, names: Mapping[str, f
 
 
 def _scalar_combinations(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
-    link = _link(spec)
-    options: dict[str, list[float | bool | int | str]] = {}
-    for param in spec.params:
-        if param.is_tensor or param.name == link.result_flag:
-            continue
-        given = spec.golden.scalar_values.get(param.name)
-        example = spec.example.scalars.get(param.name)
-        chosen = list(given) if given else [example if example is not None else param.null_default]
-        options[param.name] = [value for value in chosen if value is not None]
+    options = spec.golden_scalar_values(skip=(_link(spec).result_flag or "",))
     combos = itertools.islice(itertools.product(*options.values()), MAX_COMBINATIONS)
     return [dict(zip(options, combo, strict=True)) for combo in combos]
-
-
-def _rejected(spec: OpSpec, values: Mapping[str, float | bool | int | str]) -> bool:
-    """True when the error table refuses these scalar values (the pair need not agree there)."""
-    return any(isinstance(row.check, CheckRejectIf) and row.check.rejects(spec, values) for row in spec.errors)
 
 
 def forward_dependency(backward_path: Path, spec_bytes: bytes) -> bytes:

@@ -7,6 +7,7 @@ Every emitter is a pure function of an `OpSpec`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias, Union
 
@@ -30,7 +31,7 @@ from opgen.spec.base import (
     snake_case,
 )
 from opgen.spec.base import Strict as _Strict
-from opgen.spec.checks import CHECK_MODELS, CheckKind
+from opgen.spec.checks import CHECK_MODELS, CheckKind, CheckRejectIf
 from opgen.spec.dtypes import DType
 
 # ---------------------------------------------------------------------------------------------- operator
@@ -483,3 +484,20 @@ class OpSpec(_Strict):
     def dtypes_on(self, param: Param, soc: str) -> list[DType]:
         excluded = next((set(s.exclude_dtypes) for s in self.socs if s.soc == soc), set())
         return [d for d in param.dtypes if d not in excluded]
+
+    def golden_scalar_values(self, *, skip: tuple[str, ...] = ()) -> dict[str, list[float | bool | int | str]]:
+        """Each scalar and flag parameter's golden values: `golden.scalar_values`, else its example value (else
+        the default a null pointer stands for), in parameter order."""
+        options: dict[str, list[float | bool | int | str]] = {}
+        for param in self.params:
+            if param.is_tensor or param.name in skip:
+                continue
+            given = self.golden.scalar_values.get(param.name)
+            example = self.example.scalars.get(param.name)
+            chosen = list(given) if given else [example if example is not None else param.null_default]
+            options[param.name] = [value for value in chosen if value is not None]
+        return options
+
+    def rejects_scalars(self, values: Mapping[str, float | bool | int | str]) -> bool:
+        """Whether a `reject_if` row of the error table refuses these scalar and flag values."""
+        return any(isinstance(row.check, CheckRejectIf) and row.check.rejects(self, values) for row in self.errors)
