@@ -177,6 +177,15 @@ def _absent(spec: OpSpec, args: Args, name: str) -> bool:
     return args[name].kind == "null" and spec.param(name).nullable
 
 
+def _promoted(args: Args, names: list[str]) -> DType | None:
+    """The promoted dtype of `names` (as PromoteType chains them); None when a pair does not promote."""
+    dtype: DType | None = args[names[0]].dtype
+    for name in names[1:]:
+        other = args[name].dtype
+        dtype = promote_types(dtype, other) if dtype is not None and other is not None else None
+    return dtype
+
+
 # ---------------------------------------------------------------------------------------------- the kinds
 
 
@@ -337,11 +346,7 @@ class CheckPromotable(CheckKind):
         return CppCheck(f"{cpp_promote(self.promotable)} == op::DataType::DT_UNDEFINED")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        dtype: DType | None = args[self.promotable[0]].dtype
-        for name in self.promotable[1:]:
-            other = args[name].dtype
-            dtype = promote_types(dtype, other) if dtype is not None and other is not None else None
-        return dtype is None
+        return _promoted(args, self.promotable) is None
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         # A float tensor promotes with every dtype, so a failing pair may need another member changed too (an
@@ -396,10 +401,7 @@ class CheckCastable(CheckKind):
         return CppCheck(f"!CanCast({cpp_promote(self.castable.source)}, {to})")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        source: DType | None = args[self.castable.source[0]].dtype
-        for name in self.castable.source[1:]:
-            other = args[name].dtype
-            source = promote_types(source, other) if source is not None and other is not None else None
+        source = _promoted(args, self.castable.source)
         target = self.castable.target
         goal = target if isinstance(target, DType) else args[target].dtype
         return source is None or goal is None or not can_cast(source, goal)
@@ -410,6 +412,43 @@ class CheckCastable(CheckKind):
             raise NoCaseError("casts to a fixed dtype are covered by the dtype rows")
         bad = unsupported_dtype([], castable_from=model.output_dtype(base))
         return [({**base, target: replace(base[target], dtype=bad)}, ())]
+
+
+class PromotedDtypeSpec(Strict):
+    source: list[Identifier] = Field(min_length=2, description="tensors whose promoted dtype is compared")
+    target: Identifier = Field(description="the tensor whose dtype must equal it")
+
+
+class CheckPromotedDtype(CheckKind):
+    """The promoted dtype of the sources must equal the target's dtype (aclnnGeluBackwardV2's gradInput): stricter
+    than `castable`, for an op_api that computes in the promoted dtype and does not cast the result."""
+
+    kind: ClassVar[str] = "promoted_dtype"
+    relational: ClassVar[bool] = True
+    promoted_dtype: PromotedDtypeSpec
+
+    def names(self) -> list[str]:
+        return [*self.promoted_dtype.source, self.promoted_dtype.target]
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        spec, where = self.promoted_dtype, path + ("promoted_dtype",)
+        resolver.resolve_all(spec.source, where + ("source",), kinds=TENSORS, what="a dtype check")
+        resolver.resolve(spec.target, where + ("target",), kinds=TENSORS, what="a dtype check")
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        return CppCheck(f"{cpp_promote(self.promoted_dtype.source)} != {self.promoted_dtype.target}->GetDataType()")
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        promoted = _promoted(args, self.promoted_dtype.source)
+        return promoted is None or promoted is not args[self.promoted_dtype.target].dtype
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        target = self.promoted_dtype.target
+        promoted = _promoted(base, self.promoted_dtype.source)
+        others = [d for d in model.spec.param(target).dtypes if d is not promoted]
+        if not others:
+            raise NoCaseError(f"'{target}' accepts no dtype other than the promoted {promoted}")
+        return [({**base, target: replace(base[target], dtype=others[0])}, ())]
 
 
 class CheckScalarsCastable(CheckKind):
@@ -703,6 +742,7 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckSameDtype,
     CheckPromotable,
     CheckCastable,
+    CheckPromotedDtype,
     CheckScalarsCastable,
     CheckMaxRank,
     CheckBroadcast,

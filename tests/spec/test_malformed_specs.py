@@ -376,6 +376,24 @@ CASES = [
         "condition of where()",
         spec="elu_grad_v2.yaml",
     ),
+    Case(
+        "promoted-dtype-scalar-target",
+        "check: {promoted_dtype: {source: [gradOutput, self], target: gradInput}}",
+        "check: {promoted_dtype: {source: [gradOutput, self], target: approximate}}",
+        "promoted_dtype",
+        "wrong-kind",
+        "approximate",
+        spec="gelu_grad_v2.yaml",
+    ),
+    Case(
+        "promoted-dtype-unknown-source",
+        "check: {promoted_dtype: {source: [gradOutput, self], target: gradInput}}",
+        "check: {promoted_dtype: {source: [gradOutput, slef], target: gradInput}}",
+        "promoted_dtype",
+        "undefined-name",
+        "'slef' (did you mean 'self'?)",
+        spec="gelu_grad_v2.yaml",
+    ),
 ]
 
 

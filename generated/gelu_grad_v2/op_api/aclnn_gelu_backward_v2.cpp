@@ -119,6 +119,10 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be \"none\" or \"tanh\".");
     return ACLNN_ERR_PARAM_INVALID;
   }
+  if (PromoteType(gradOutput->GetDataType(), self->GetDataType()) != gradInput->GetDataType()) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of gradOutput and self differs from gradInput's dtype.");
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   return ACLNN_SUCCESS;
 }
 

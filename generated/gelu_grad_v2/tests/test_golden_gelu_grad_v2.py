@@ -239,6 +239,16 @@ ERROR_CASES = [
         161002,
         'approximate must be "none" or "tanh".',
     ),
+    (
+        "row4_promoteddtype",
+        lambda: (
+            [tensor((2, 3), "FLOAT16"), tensor((2, 3), "FLOAT16")],
+            {"approximate": "tanh"},
+            tensor((2, 3), "BFLOAT16"),
+        ),
+        161002,
+        "the promoted dtype of gradOutput and self differs from gradInput's dtype.",
+    ),
 ]
 
 

@@ -400,6 +400,7 @@ def gelu_backward_v2(grad_output, self, *, approximate="none", out=None):
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self不满足broadcast关系，或broadcast后的shape与gradInput的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate不是\"none\"或\"tanh\"。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput与self推导后的数据类型与gradInput的数据类型不一致（文档的返回值表未列出）。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_output = _rt.as_array(grad_output)
     self = _rt.as_array(self)

@@ -74,6 +74,19 @@ TEST_F(l2_gelu_backward_v2_test, row3_oneof) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the promoted dtype of gradOutput and self differs from gradInput's dtype.
+TEST_F(l2_gelu_backward_v2_test, row4_promoteddtype) {
+  UtTensor gradOutput({2, 3}, ACL_FLOAT16);
+  UtTensor self({2, 3}, ACL_FLOAT16);
+  char approximate[] = "tanh";
+  UtTensor gradInput({2, 3}, ACL_BF16);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnGeluBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), approximate, gradInput.get(),
+      &workspaceSize, &executor);
+  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+}
+
 // Success: gradOutput FLOAT16, self FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
 TEST_F(l2_gelu_backward_v2_test, valid_float16) {
