@@ -19,7 +19,7 @@ from pathlib import Path
 from opgen import formula
 from opgen.spec.diagnostics import FieldPath, SpecError
 from opgen.spec.formula_binding import formula_symbols, kernel_formula
-from opgen.spec.model import DerivativeOf, Direction, OpSpec
+from opgen.spec.model import DerivativeOf, Direction, OpSpec, Param, ParamKind
 from opgen.spec.yaml_source import load_yaml
 
 # Scalar combinations checked per pair: the golden values' product, capped (first ones in order).
@@ -114,6 +114,9 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
             continue
         ours = link.params.get(param.name, param.name)
         mine = next((p for p in backward.params if p.name == ours), None)
+        if mine is not None and param.name in link.values:
+            names[param.name] = _translated(backward, mine, param, link.values[param.name])
+            continue
         if mine is None or mine.kind is not param.kind:
             if param.name not in needed:
                 continue  # e.g. Threshold's value: its derivative does not depend on it
@@ -124,6 +127,37 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
             )
         names[param.name] = formula.Name(ours, symbols[param.name].kind)
     return wrt, names
+
+
+def _translated(
+    backward: OpSpec, mine: Param, theirs: Param, mapping: Mapping[int | str, int | str]
+) -> formula.Expr:
+    """The forward's mode value in terms of this spec's parameter: where(mine == b1, f1, where(mine == b2, f2, ...)),
+    the last value taken otherwise (the error table refuses the rest)."""
+
+    def literal(value: int | str, param: Param) -> formula.Expr:
+        if param.kind is ParamKind.STRING:
+            return formula.Str(str(value))
+        try:
+            return formula.Const(int(value))  # YAML mapping keys arrive as text
+        except ValueError:
+            raise _Unlinked(("derivative_of", "values", theirs.name), f"{value!r} is not an int64 value") from None
+
+    pairs = [(literal(f, theirs), literal(b, mine)) for f, b in mapping.items()]
+    known = theirs.values or []
+    for (value, _), key in zip(pairs, mapping, strict=True):
+        number = value.value if isinstance(value, (formula.Const, formula.Str)) else None
+        if known and number not in known:
+            listed = ", ".join(map(str, known))
+            raise _Unlinked(
+                ("derivative_of", "values", theirs.name, key),
+                f"{key!r} is not one of the forward's '{theirs.name}' values ({listed})",
+            )
+    ours = formula.Name(mine.name, formula_symbols(backward)[mine.name].kind)
+    expr = pairs[-1][0]
+    for forward_value, value in reversed(pairs[:-1]):
+        expr = formula.Select(formula.Compare("eq", ours, value), forward_value, expr)
+    return expr
 
 
 def _expected(backward: OpSpec, forward: OpSpec, wrt: str, names: Mapping[str, formula.Expr]) -> formula.Expr:

@@ -290,6 +290,11 @@ class DerivativeOf(_Strict):
         default_factory=dict,
         description="forward scalar or flag -> this spec's parameter of the same meaning, where the names differ",
     )
+    values: dict[Identifier, dict[int | str, int | str]] = Field(
+        default_factory=dict,
+        description="forward int64/string parameter -> {its value: this spec's value of the same meaning}, where the "
+        "two spell a mode differently (GeluV2's approximate 0 | 1, GeluBackwardV2's \"none\" | \"tanh\")",
+    )
 
 
 # ---------------------------------------------------------------------------------------------- errors

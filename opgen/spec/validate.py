@@ -238,7 +238,22 @@ class _Checker:
             if link.holds == "result":
                 self.report(base + ("holds",), "holds: result and a result_flag contradict each other", "invalid")
         for forward_name, name in link.params.items():
-            self.resolve(name, base + ("params", forward_name), kinds=(ParamKind.SCALAR, ParamKind.BOOL))
+            kinds = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING)
+            self.resolve(name, base + ("params", forward_name), kinds=kinds)
+        for forward_name, mapping in link.values.items():
+            param = self.resolve(
+                link.params.get(forward_name, forward_name),
+                base + ("values", forward_name),
+                kinds=(ParamKind.INT64, ParamKind.STRING),
+                what="derivative_of.values",
+            )
+            if param is None or param.values is None:
+                continue
+            for forward_value, mine in mapping.items():
+                if mine not in param.values:
+                    allowed = ", ".join(map(str, param.values))
+                    path = base + ("values", forward_name, forward_value)
+                    self.report(path, f"{mine!r} is not one of '{param.name}''s values ({allowed})", "invalid")
         if not self.spec.formula.expr and (link.holds == "result" or link.result_flag is not None):
             self.report(
                 ("formula",),

@@ -138,3 +138,31 @@ def test_editing_the_forward_spec_rebuilds_the_backward_one(pair: Path, tmp_path
     assert _key(item) != before
     with pytest.raises(SpecError, match="not the derivative of leaky_relu"):
         load_spec(pair)
+
+
+@pytest.fixture
+def gelu_pair(tmp_path: Path) -> Path:
+    """GeluBackwardV2's string approximate ("none" | "tanh") against GeluV2's int64 one (0 | 1)."""
+    for name in ("gelu_v2", "gelu_grad_v2"):
+        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    return tmp_path / "gelu_grad_v2.yaml"
+
+
+def test_mode_values_are_translated_between_forward_and_backward(gelu_pair: Path) -> None:
+    assert load_spec(gelu_pair).spec.derivative_of is not None  # the real mapping passes
+    _edit(gelu_pair, "values: {approximate: {0: none, 1: tanh}}", "values: {approximate: {0: tanh, 1: none}}")
+    message = _problem(gelu_pair)
+    line = _line_of(gelu_pair, "expr: >-")
+    assert re.search(
+        rf"gelu_grad_v2\.yaml:{line}:\d+: formula\.expr: the formula is not the derivative of gelu_v2", message
+    )
+    assert "approximate='none'" in message or "approximate='tanh'" in message
+
+
+def test_a_mode_value_unknown_to_either_side_is_named(gelu_pair: Path) -> None:
+    _edit(gelu_pair, "{0: none, 1: tanh}", "{0: none, 1: tan}")
+    assert "derivative_of.values.approximate.1: 'tan' is not one of 'approximate''s values (none, tanh)" in _problem(
+        gelu_pair
+    )
+    _edit(gelu_pair, "{0: none, 1: tan}", "{0: none, 2: tanh}")
+    assert "'2' is not one of the forward's 'approximate' values (0, 1)" in _problem(gelu_pair)
