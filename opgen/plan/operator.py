@@ -171,7 +171,7 @@ def rejections(spec: OpSpec) -> tuple[Rejection, ...]:
 
 
 def binding_names(spec: OpSpec) -> tuple[str, ...]:
-    names = [spec.api.aten or spec.api.snake]
+    names = [spec.api.binding_name]
     if spec.api.inplace is not None:
         names.append(spec.api.inplace.aten or snake_case(spec.api.inplace.name.removeprefix("aclnn")))
     return tuple(names)

@@ -129,9 +129,7 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
     return wrt, names
 
 
-def _translated(
-    backward: OpSpec, mine: Param, theirs: Param, mapping: Mapping[int | str, int | str]
-) -> formula.Expr:
+def _translated(backward: OpSpec, mine: Param, theirs: Param, mapping: Mapping[int | str, int | str]) -> formula.Expr:
     """The forward's mode value in terms of this spec's parameter: where(mine == b1, f1, where(mine == b2, f2, ...)),
     the last value taken otherwise (the error table refuses the rest)."""
 

@@ -75,11 +75,22 @@ class ApiInfo(_Strict):
     header: HeaderName | None = Field(
         None, description="the API's header where ops-nn does not derive it from the name, e.g. aclnn_logsigmoid.h"
     )
+    binding: SnakeName | None = Field(
+        None,
+        description="the Python binding's name where neither the aten op nor the API's snake case fits: when two "
+        "APIs serve one aten op, the one implementing aten's full signature takes the aten name and the other "
+        "this (aclnnGeluBackward, the tanh form only: gelu_backward_tanh)",
+    )
 
     @property
     def snake(self) -> str:
         """`aclnnLeakyReluBackward` -> `leaky_relu_backward` (header aclnn_<snake>.h)."""
         return snake_case(self.name[len("aclnn") :])
+
+    @property
+    def binding_name(self) -> str:
+        """The Python binding: `binding`, else the aten op, else the API's snake case."""
+        return self.binding or self.aten or self.snake
 
     @property
     def doc_stem(self) -> str:
@@ -293,7 +304,7 @@ class DerivativeOf(_Strict):
     values: dict[Identifier, dict[int | str, int | str]] = Field(
         default_factory=dict,
         description="forward int64/string parameter -> {its value: this spec's value of the same meaning}, where the "
-        "two spell a mode differently (GeluV2's approximate 0 | 1, GeluBackwardV2's \"none\" | \"tanh\")",
+        'two spell a mode differently (GeluV2\'s approximate 0 | 1, GeluBackwardV2\'s "none" | "tanh")',
     )
 
 

@@ -122,7 +122,7 @@ def _unique_keys(spec: OpSpec) -> list[tuple[str, str, FieldPath]]:
         ("aclnn API", api.name, ("api", "name")),
         # two API names can map to one header: aclnnLeakyRElu and aclnnLeakyRelu -> aclnn_leaky_relu.h
         ("header", api.header_name, ("api", "header") if api.header else ("api", "name")),
-        ("Python binding", api.aten or api.snake, ("api", "aten") if api.aten else ("api", "name")),
+        ("Python binding", api.binding_name, ("api", "binding" if api.binding else "aten" if api.aten else "name")),
     ]
     if api.aten:
         keys.append(("aten op", api.aten, ("api", "aten")))

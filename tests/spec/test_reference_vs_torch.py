@@ -70,12 +70,11 @@ def ulp_distance(a: np.ndarray, b: np.ndarray, dtype: DType) -> np.ndarray:
 
 def aten_call(spec: OpSpec, tensors: dict, scalars: dict):
     """The spec's aten op with the API's inputs in the spec's order (the binding's, named and ordered like aten)."""
-    args = [
-        tensors[p.name] if p.kind is ParamKind.TENSOR else scalars[p.name]
-        for p in spec.params
-        if p.direction is Direction.INPUT
-    ]
-    return getattr(torch.ops.aten, spec.api.aten)(*args)
+    inputs = [p for p in spec.params if p.direction is Direction.INPUT]
+    value = {p.name: tensors[p.name] if p.kind is ParamKind.TENSOR else scalars[p.name] for p in inputs}
+    args = [value[p.name] for p in inputs if not p.keyword_only]
+    kwargs = {p.python: value[p.name] for p in inputs if p.keyword_only}  # aten's keyword-only, as the binding's
+    return getattr(torch.ops.aten, spec.api.aten)(*args, **kwargs)
 
 
 def rejected(spec: OpSpec, scalars: dict) -> bool:
@@ -113,7 +112,16 @@ def test_reference_agrees_with_aten(name, dtype):
         assert np.array_equal(ours64[~np.isfinite(ours64) & finite], theirs_wide[~np.isfinite(ours64) & finite])
         # one rounding into the dtype: at most 1 ulp apart; in DOUBLE nothing rounds the float64 results again, so
         # the two evaluation orders (e.g. g * y * (1 - y) and g * (1 - y) * y) may differ by a few ulps
-        assert ulp_distance(ours64[finite], theirs_wide[finite], dtype).max() <= (8.0 if dtype is DType.DOUBLE else 1.0)
+        ulps = ulp_distance(ours64[finite], theirs_wide[finite], dtype)
+        # ...except where a result is tiny against its inputs: there a float64 evaluation cancels (1 + tanh(u) for
+        # u near -17 keeps two digits), so either side may be off by far more than a float32 ulp; both must still
+        # be within a few float64 ulps of the inputs' magnitude
+        scale = np.ones(ours.shape)
+        for value in tensors.values():
+            scale = np.maximum(scale, np.nan_to_num(np.abs(np.broadcast_to(value, ours.shape)), posinf=0.0))
+        with np.errstate(invalid="ignore"):  # inf - inf where both are the same infinity: ulps says equal
+            cancels = np.abs(ours64[finite] - theirs_wide[finite]) <= 2.0**-40 * scale[kept][finite]
+        assert ((ulps <= (8.0 if dtype is DType.DOUBLE else 1.0)) | cancels).all(), "more than one rounding apart"
         # 2. aten in the tensor's own dtype (float32 compute) meets the spec's precision standard
         native = from_torch(aten_call(spec, {k: to_torch(v, dtype) for k, v in tensors.items()}, scalars), dtype)
         native = native.astype(np.float64)[kept]

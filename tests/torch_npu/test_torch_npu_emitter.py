@@ -7,6 +7,7 @@ op-plugin and torch_npu) and run, to see which aclnn API they call with what, an
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from opgen.emit.torch_npu import FUNCTIONS_YAML, adapter_path, render_torch_npu,
 from opgen.plan.operator import plan_operator
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.loader import load_spec_documents
-from opgen.spec.model import Direction, OpSpec
+from opgen.spec.model import Direction, OpSpec, ParamKind
 
 torch = pytest.importorskip("torch")
 
@@ -74,7 +75,12 @@ def cpp_name(schema) -> str:
 
 
 def cpp_params(schema) -> list[str]:
-    types = {"NumberType": "const at::Scalar&", "BoolType": "bool"}
+    types = {
+        "NumberType": "const at::Scalar&",
+        "BoolType": "bool",
+        "IntType": "int64_t",
+        "StringType": "c10::string_view",
+    }
     params = []
     for arg in schema.arguments:
         kind = arg.type.kind()
@@ -103,8 +109,10 @@ def aclnn_declarations(sigs: list[ApiSignature]) -> str:
     for sig in sigs:
         params = []
         for c in sig.user_params:
-            if c.ctype == "bool":
-                ctype = "bool"
+            if c.ctype in ("bool", "int64_t"):
+                ctype = c.ctype
+            elif c.ctype.endswith("char"):
+                ctype = "const char*"
             elif c.ctype.endswith("aclScalar"):
                 ctype = "const at::Scalar&"
             elif c.ctype.startswith("const "):
@@ -223,7 +231,8 @@ def test_adapter_calls_the_aclnn_api_in_c_signature_order(spec):
                 expected.append(written[0] if written else returned)  # the out / in-place tensor
             else:
                 assert c.param.python in aten_names  # aclnn inputs are aten arguments of the same name
-                expected.append(c.param.python)
+                # a string reaches the API as a char* copy of aten's string_view
+                expected.append(c.param.python + ("_ptr" if c.param.kind is ParamKind.STRING else ""))
         assert call[1:] == expected
         assert returned == (written[0] if written else expected[-1])
         if spec.api.aten:  # official op: fall back to op-plugin's aclop kernel of the same overload
@@ -304,6 +313,8 @@ class Program:
             if kind == "TensorType" and not arg.is_out:
                 shape, dtype = tensors[arg.name]
                 torch_args.append(torch.rand(shape, dtype=torch.float32).to(dtype))
+            elif kind in ("StringType", "IntType"):
+                torch_args.append(arg.default_value)  # a value aten accepts ('none', 0)
             elif kind != "TensorType":
                 torch_args.append(0.5 if kind == "NumberType" else False)
         try:
@@ -334,6 +345,10 @@ class Program:
                 written = arg.name if is_write(arg.alias_info) else written
             elif kind == "NumberType":
                 decls.append(f"at::Scalar {arg.name}({value});")
+            elif kind == "StringType":
+                decls.append(f"c10::string_view {arg.name}({json.dumps(value)});")
+            elif kind == "IntType":
+                decls.append(f"int64_t {arg.name} = {int(value)};")
             else:
                 decls.append(f"bool {arg.name} = {str(value).lower()};")
             cpp_args.append(arg.name)
@@ -404,9 +419,9 @@ def run_all(tmp_path_factory):
                     labels[spec.operator.dir].append(label)
             program.lines.append("  aclnn_stub::available = false;")
             label = f"{schema.name}.{schema.overload_name or 'default'}#fallback"
-            program.call(label, schema, cases(spec)[0], fallback=True)
+            if program.call(label, schema, cases(spec)[0], fallback=True):
+                labels[spec.operator.dir].append(label)
             program.lines.append("  aclnn_stub::available = true;")
-            labels[spec.operator.dir].append(label)
     sources = []
     for spec in SPECS:
         path = tmp / Path(adapter_path(spec)).name

@@ -20,11 +20,11 @@ struct KernelVariant {
 
 constexpr KernelVariant kVariants[] = {
     {20, ge::DT_FLOAT16, 0, 2, 224, 64, 0},  // float16_approximate_none
-    {21, ge::DT_FLOAT16, 1, 2, 256, 64, 0},  // float16_approximate_tanh
+    {21, ge::DT_FLOAT16, 1, 2, 288, 64, 0},  // float16_approximate_tanh
     {30, ge::DT_BF16, 0, 2, 224, 64, 0},  // bfloat16_approximate_none
-    {31, ge::DT_BF16, 1, 2, 256, 64, 0},  // bfloat16_approximate_tanh
+    {31, ge::DT_BF16, 1, 2, 288, 64, 0},  // bfloat16_approximate_tanh
     {10, ge::DT_FLOAT, 0, 4, 288, 64, 0},  // float_approximate_none
-    {11, ge::DT_FLOAT, 1, 4, 288, 64, 0},  // float_approximate_tanh
+    {11, ge::DT_FLOAT, 1, 4, 320, 64, 0},  // float_approximate_tanh
 };
 
 constexpr int64_t kMinBytesPerCore = 4096;

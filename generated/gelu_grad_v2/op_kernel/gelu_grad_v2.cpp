@@ -104,6 +104,7 @@ class KernelGeluGradV2 {
       LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
       LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
       LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
+      LocalTensor<C> tmp5 = tmpBuf_[5].template Get<C>();
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
       Cast(tmp1, selfLocal, RoundMode::CAST_NONE, len);
       PipeBarrier<PIPE_V>();
@@ -115,37 +116,33 @@ class KernelGeluGradV2 {
       PipeBarrier<PIPE_V>();
       Add(tmp2, tmp1, tmp2, len);
       PipeBarrier<PIPE_V>();
-      Muls(tmp2, tmp2, static_cast<float>(0.7978845608028654f), len);
+      Muls(tmp3, tmp2, static_cast<float>(1.5957691216057308f), len);
       PipeBarrier<PIPE_V>();
-      Tanh(tmp3, tmp2, len);
+      Sigmoid(tmp4, tmp3, len);
       PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp3, static_cast<float>(1.0f), len);
+      Muls(tmp3, tmp1, static_cast<float>(2.0f), len);
       PipeBarrier<PIPE_V>();
-      Muls(tmp2, tmp2, static_cast<float>(0.5f), len);
-      Muls(tmp4, tmp1, static_cast<float>(0.5f), len);
-      Mul(tmp3, tmp3, tmp3, len);
+      Mul(tmp3, tmp3, tmp4, len);
+      Muls(tmp2, tmp2, static_cast<float>(-1.5957691216057308f), len);
       PipeBarrier<PIPE_V>();
-      Muls(tmp3, tmp3, static_cast<float>(-1.0f), len);
+      Sigmoid(tmp5, tmp2, len);
       PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(1.0f), len);
+      Mul(tmp2, tmp3, tmp5, len);
       PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp3, len);
+      Muls(tmp3, tmp2, static_cast<float>(0.7978845608028654f), len);
+      Muls(tmp5, tmp1, static_cast<float>(0.134145f), len);
       PipeBarrier<PIPE_V>();
-      Muls(tmp3, tmp4, static_cast<float>(0.7978845608028654f), len);
+      Mul(tmp2, tmp5, tmp1, len);
       PipeBarrier<PIPE_V>();
-      Muls(tmp4, tmp1, static_cast<float>(0.134145f), len);
+      Adds(tmp5, tmp2, static_cast<float>(1.0f), len);
       PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
+      Mul(tmp1, tmp3, tmp5, len);
       PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp4, static_cast<float>(1.0f), len);
+      Add(tmp2, tmp4, tmp1, len);
       PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp3, tmp1, len);
+      Mul(tmp3, tmp0, tmp2, len);
       PipeBarrier<PIPE_V>();
-      Add(tmp3, tmp2, tmp4, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp0, tmp3, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+      Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
     } else if constexpr (KEY == 10) {  // float_approximate_none: computed in float
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
       LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
@@ -178,6 +175,7 @@ class KernelGeluGradV2 {
       LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
       LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
       LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
       Muls(tmp0, selfLocal, static_cast<float>(0.044715f), len);
       PipeBarrier<PIPE_V>();
       Mul(tmp0, tmp0, selfLocal, len);
@@ -186,35 +184,31 @@ class KernelGeluGradV2 {
       PipeBarrier<PIPE_V>();
       Add(tmp0, selfLocal, tmp0, len);
       PipeBarrier<PIPE_V>();
-      Muls(tmp0, tmp0, static_cast<float>(0.7978845608028654f), len);
+      Muls(tmp1, tmp0, static_cast<float>(1.5957691216057308f), len);
       PipeBarrier<PIPE_V>();
-      Tanh(tmp1, tmp0, len);
+      Sigmoid(tmp2, tmp1, len);
       PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp1, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp0, tmp0, static_cast<float>(0.5f), len);
-      Muls(tmp2, selfLocal, static_cast<float>(0.5f), len);
-      Mul(tmp1, tmp1, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp1, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp2, static_cast<float>(0.7978845608028654f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp2, selfLocal, static_cast<float>(0.134145f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, selfLocal, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(1.0f), len);
+      Muls(tmp1, selfLocal, static_cast<float>(2.0f), len);
       PipeBarrier<PIPE_V>();
       Mul(tmp1, tmp1, tmp2, len);
+      Muls(tmp0, tmp0, static_cast<float>(-1.5957691216057308f), len);
       PipeBarrier<PIPE_V>();
-      Add(tmp2, tmp0, tmp1, len);
+      Sigmoid(tmp3, tmp0, len);
       PipeBarrier<PIPE_V>();
-      Mul(outLocal, gradOutputLocal, tmp2, len);
+      Mul(tmp0, tmp1, tmp3, len);
+      PipeBarrier<PIPE_V>();
+      Muls(tmp1, tmp0, static_cast<float>(0.7978845608028654f), len);
+      Muls(tmp3, selfLocal, static_cast<float>(0.134145f), len);
+      PipeBarrier<PIPE_V>();
+      Mul(tmp0, tmp3, selfLocal, len);
+      PipeBarrier<PIPE_V>();
+      Adds(tmp3, tmp0, static_cast<float>(1.0f), len);
+      PipeBarrier<PIPE_V>();
+      Mul(tmp0, tmp1, tmp3, len);
+      PipeBarrier<PIPE_V>();
+      Add(tmp1, tmp2, tmp0, len);
+      PipeBarrier<PIPE_V>();
+      Mul(outLocal, gradOutputLocal, tmp1, len);
     }
     outQueue_.EnQue(outLocal);
     gradOutputQueue_.FreeTensor(gradOutputLocal);
@@ -253,7 +247,7 @@ extern "C" __global__ __aicore__ void gelu_grad_v2(GM_ADDR grad_output, GM_ADDR 
     op.Init(grad_output, self, grad_input, tilingData);
     op.Process();
   } else if (TILING_KEY_IS(21)) {
-    KernelGeluGradV2<half, float, 21, 5, 0> op;
+    KernelGeluGradV2<half, float, 21, 6, 0> op;
     op.Init(grad_output, self, grad_input, tilingData);
     op.Process();
   } else if (TILING_KEY_IS(30)) {
@@ -261,7 +255,7 @@ extern "C" __global__ __aicore__ void gelu_grad_v2(GM_ADDR grad_output, GM_ADDR 
     op.Init(grad_output, self, grad_input, tilingData);
     op.Process();
   } else if (TILING_KEY_IS(31)) {
-    KernelGeluGradV2<bfloat16_t, float, 31, 5, 0> op;
+    KernelGeluGradV2<bfloat16_t, float, 31, 6, 0> op;
     op.Init(grad_output, self, grad_input, tilingData);
     op.Process();
   } else if (TILING_KEY_IS(10)) {
@@ -269,7 +263,7 @@ extern "C" __global__ __aicore__ void gelu_grad_v2(GM_ADDR grad_output, GM_ADDR 
     op.Init(grad_output, self, grad_input, tilingData);
     op.Process();
   } else if (TILING_KEY_IS(11)) {
-    KernelGeluGradV2<float, float, 11, 3, 0> op;
+    KernelGeluGradV2<float, float, 11, 4, 0> op;
     op.Init(grad_output, self, grad_input, tilingData);
     op.Process();
   }

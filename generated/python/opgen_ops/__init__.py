@@ -26,7 +26,7 @@ __all__ = [
     "fast_gelu_backward",
     "gelu",
     "gelu_backward",
-    "gelu_backward_v2",
+    "gelu_backward_tanh",
     "gelu_v2",
     "hardshrink",
     "hardshrink_backward",
@@ -360,7 +360,7 @@ def gelu(self, *, out=None):
     return out
 
 
-def gelu_backward(grad_output, self, *, out=None):
+def gelu_backward_tanh(grad_output, self, *, out=None):
     """aclnnGeluBackward: [aclnnGelu](../../gelu/docs/aclnnGelu.md)的反向传播，根据上一层传播的梯度与Gelu正向输入计算Gelu正向输入的梯度。按kernel实现，求导的是tanh近似公式（文档的计算公式写的是erf公式的导数，与代码不一致）。
 
         gradInput = gradOutput * (0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3))) + 0.5 * x * (1 - square(tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3)))) * sqrt(2 / pi) * (1 + 3 * 0.044715 * x ** 2))
@@ -384,10 +384,10 @@ def gelu_backward(grad_output, self, *, out=None):
     return out
 
 
-def gelu_backward_v2(grad_output, self, *, approximate="none", out=None):
+def gelu_backward(grad_output, self, *, approximate="none", out=None):
     """aclnnGeluBackwardV2: [aclnnGeluV2](../../gelu_v2/docs/aclnnGeluV2.md)的反向传播：approximate为\"none\"时按erf公式求导，为\"tanh\"时按tanh近似公式求导。
 
-        gradInput = where(approximate == \"tanh\", gradOutput * (0.5 * (1 + tanh(sqrt(2 / pi) * (self + 0.044715 * self * self * self))) + 0.5 * self * (1 - tanh(sqrt(2 / pi) * (self + 0.044715 * self * self * self)) * tanh(sqrt(2 / pi) * (self + 0.044715 * self * self * self))) * sqrt(2 / pi) * (1 + 3 * 0.044715 * self * self)), gradOutput * (0.5 * (1 + erf(self / sqrt(2))) + self * exp(-0.5 * self * self) / sqrt(2 * pi)))
+        gradInput = where(approximate == \"tanh\", gradOutput * (sigmoid(2 * sqrt(2 / pi) * (self + 0.044715 * self * self * self)) + 2 * self * sigmoid(2 * sqrt(2 / pi) * (self + 0.044715 * self * self * self)) * sigmoid(-2 * sqrt(2 / pi) * (self + 0.044715 * self * self * self)) * sqrt(2 / pi) * (1 + 3 * 0.044715 * self * self)), gradOutput * (0.5 * (1 + erf(self / sqrt(2))) + self * exp(-0.5 * self * self) / sqrt(2 * pi)))
 
     Args:
         grad_output: 表示上一层传播的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT)
