@@ -35,6 +35,19 @@ def _python_names(spec: OpSpec) -> dict[str, str]:
     return {p.name: p.python for p in spec.params}
 
 
+def derived_input_context(operator: OperatorPlan) -> dict:
+    """golden.derived_inputs for a generated script: their Python names in dependency order (`derived_names`) and
+    each one's numpy expression over `values`, a dict of the tensor inputs (by Python name) as float64 arrays."""
+    spec = operator.spec
+    values = {p.name: f"values[{python.string(p.python)}]" for p in spec.tensor_inputs}
+    derived = [
+        {"key": python.string(spec.param(name).python), "expr": code(F.to_numpy(expr, values))}
+        for name, expr in operator.derived_inputs
+    ]
+    names = [spec.param(name).python for name, _ in operator.derived_inputs]
+    return {"derived": derived, "derived_names": python.literal(names)}
+
+
 def _arg_literal(arg: Arg) -> Code:
     if arg.kind == "null":
         return Code("None")
@@ -115,5 +128,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         subnormals=python.literal({k: v for k, v in _SUBNORMALS.items() if k in dtypes}),
         tolerance=python.literal(tolerance),
         errors=errors,
+        tensor_keys=python.literal(tensors),
+        **derived_input_context(operator),
     )
     return {path: text}

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from opgen import formula as F
+from opgen.emit.golden_tests import derived_input_context
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
 from opgen.plan.aclnn_path import aclnn_output
@@ -460,10 +461,13 @@ def _golden_context(operator: OperatorPlan) -> dict:
         if spec.api.aten
         else "the spec's formula in numpy (float64)"
     )
+    derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in operator.derived_inputs)
+    anew = "; the torch golden derives them anew in its precision" if spec.api.aten else ""
+    derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
     doc = (
         f"Writes input_<name>.bin for each tensor input and golden_{spec.outputs[0].python}.bin: raw little-endian "
         "arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value range, led by "
-        f"its special values. The golden is {golden_source}; then it is rounded to the dtype (BFLOAT16 "
+        f"its special values{derived_doc}. The golden is {golden_source}; then it is rounded to the dtype (BFLOAT16 "
         "through float). Standalone: needs numpy, and torch for the aten golden."
     )
     return {
@@ -484,6 +488,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "reference": code(reference),
         "differences": [code(F.to_numpy(c, names)) for c in operator.torch_differences],
         "helpers": code(operator.numpy_helpers.strip()),
+        **derived_input_context(operator),
         "rejections": rejections,
         "rejection_names": [{"ident": o["name"], "key": o["key"]} for o in options if o["name"] in rejection_names],
         "default_shape": code(shapes[-1] if shapes else "33"),

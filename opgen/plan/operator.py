@@ -21,7 +21,7 @@ from opgen.spec.aten import has_out_overload
 from opgen.spec.checks import CheckRejectIf, CppCheck
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import kernel_formula, parsed_formula, torch_differences
+from opgen.spec.formula_binding import derived_inputs, kernel_formula, parsed_formula, torch_differences
 from opgen.spec.model import Direction, ErrorRow, OpSpec, Param, snake_case
 
 
@@ -71,6 +71,8 @@ class OperatorPlan:
     checks: tuple[CppCheck, ...]  # one per error row, in order
     rejections: tuple[Rejection, ...]
     torch_differences: tuple[F.Expr, ...]  # golden.differs_from_torch's conditions, over parameter names
+    # golden.derived_inputs: (input, its expression over parameter names), in dependency order
+    derived_inputs: tuple[tuple[str, F.Expr], ...]
     kernel: KernelPlan
     kernel_entry: str  # the kernel's entry function and the OpDef's opFile.value
     attrs: tuple[OpDefAttr, ...]
@@ -135,6 +137,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
     formula = kernel_formula(spec)
     checked = rejections(spec)
     differences = tuple(torch_differences(spec))
+    derived = tuple(derived_inputs(spec))
     return OperatorPlan(
         spec=spec,
         source=source,
@@ -144,6 +147,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         checks=tuple(row.check.cpp(spec, i) for i, row in enumerate(spec.errors)),
         rejections=checked,
         torch_differences=differences,
+        derived_inputs=derived,
         kernel=kernel,
         kernel_entry=kernel_entry(spec),
         attrs=tuple(opdef_attrs(spec)),
@@ -154,7 +158,9 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         negative_calls=negatives,
         bindings=binding_names(spec),
         binding_out=spec.api.aten is None or has_out_overload(spec.api.aten),
-        numpy_helpers=F.numpy_helpers([formula, *(r.condition for r in checked), *differences]),
+        numpy_helpers=F.numpy_helpers(
+            [formula, *(r.condition for r in checked), *differences, *(expr for _, expr in derived)]
+        ),
         cpp_helpers=F.cpp_helpers([formula]),
         precision=measure_precision(spec, kernel),
     )

@@ -107,3 +107,43 @@ def differs_from_torch(
         env = {name: values[name] for name in formula.free_names(expr)}
         mask |= np.broadcast_to(formula.evaluate(expr, env).astype(bool), shape)
     return mask
+
+
+def derived_inputs(spec: OpSpec) -> list[tuple[str, formula.Expr]]:
+    """golden.derived_inputs as (input, expression over parameter names), `formula.vars` aliases replaced, in
+    dependency order: an input derived from another derived one comes after it (validation refuses cycles)."""
+    symbols = formula_symbols(spec)
+    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
+    parsed = {}
+    for name, text in spec.golden.derived_inputs.items():
+        expr = parse_with(text, symbols)
+        parsed[name] = formula.substitute(expr, aliases) if aliases else expr
+    ordered: list[tuple[str, formula.Expr]] = []
+    seen: set[str] = set()
+
+    def place(name: str) -> None:
+        if name in parsed and name not in seen:
+            seen.add(name)
+            for used in formula.free_names(parsed[name]):
+                place(used)
+            ordered.append((name, parsed[name]))
+
+    for name in parsed:
+        place(name)
+    return ordered
+
+
+def derive_inputs(
+    spec: OpSpec, values: Mapping[str, np.ndarray], dtype: np.dtype | None = None
+) -> dict[str, np.ndarray]:
+    """`values` (the tensor inputs, all of one shape) with each derived input (golden.derived_inputs) replaced by
+    its expression of the others: computed in float64 from the values as given (an earlier derived one as
+    rounded), rounded once to `dtype` (default: that input's dtype in `values`)."""
+    result = dict(values)
+    for name, expr in derived_inputs(spec):
+        shape = np.shape(values[name])
+        env = {used: result[used] for used in formula.free_names(expr)}
+        target = dtype if dtype is not None else np.asarray(values[name]).dtype
+        derived = formula.evaluate(expr, env)
+        result[name] = formula.round_to_dtype(np.broadcast_to(derived, shape), target)
+    return result

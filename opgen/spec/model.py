@@ -431,6 +431,10 @@ class TorchDifference(_Strict):
     note: str = Field(description="the difference in one sentence (Chinese, as the docs), listed in 约束说明")
 
 
+# A derived golden input's expression (golden.derived_inputs), in the formula language.
+DerivedExpr = Annotated[str, Field(max_length=FORMULA_MAX_LENGTH)]
+
+
 class Golden(_Strict):
     value_range: tuple[FiniteFloat, FiniteFloat] = Field(description="uniform random input range")
     special_values: list[float | str] = Field(default_factory=list, description="e.g. [0.0, -0.0, inf, -inf, nan]")
@@ -442,6 +446,13 @@ class Golden(_Strict):
     differs_from_torch: list[TorchDifference] = Field(
         default_factory=list,
         description="declared differences from torch.ops.aten: golden tests compare with torch everywhere else",
+    )
+    derived_inputs: dict[Identifier, DerivedExpr] = Field(
+        default_factory=dict,
+        description="tensor inputs the golden tests compute from the other tensor inputs instead of drawing them at "
+        "random: input -> formula-language expression, e.g. {buffer: 'exp(-abs(self))'} (an auxiliary input that "
+        "the kernel ignores but torch.ops.aten reads); evaluated in float64 on the inputs as stored, then cast to "
+        "the input's dtype",
     )
 
 

@@ -45,6 +45,10 @@ class _Checker:
     def report(self, path: FieldPath, message: str, kind: str) -> None:
         self.problems.append(Diagnostic(self.source.location_of(path), path, message, kind))
 
+    def report_key(self, path: FieldPath, message: str, kind: str) -> None:
+        """A problem with a mapping's key (not its value), shown at the key."""
+        self.problems.append(Diagnostic(self.source.location_of(path, prefer_key=True), path, message, kind))
+
     # ---- name resolution helpers
 
     def resolve(
@@ -208,9 +212,7 @@ class _Checker:
         for var, target in f.vars.items():
             problem = formula_name_problem(var)
             if problem is not None:
-                path = ("formula", "vars", var)
-                location = self.source.location_of(path, prefer_key=True)
-                self.problems.append(Diagnostic(location, path, problem, "reserved-name"))
+                self.report_key(("formula", "vars", var), problem, "reserved-name")
             if var in self.params:
                 self.report(("formula", "vars", var), f"variable '{var}' shadows a parameter", "duplicate-name")
             self.resolve(target, ("formula", "vars", var))
@@ -411,6 +413,7 @@ class _Checker:
         if not lo < hi:
             self.report(("golden", "value_range"), f"empty range [{lo}, {hi}]", "invalid")
         self.check_torch_differences()
+        self.check_derived_inputs()
 
     def check_torch_differences(self) -> None:
         """Each declared difference from torch is a boolean condition over the operator's inputs."""
@@ -427,6 +430,56 @@ class _Checker:
             if not difference.note.strip():
                 self.report(("golden", "differs_from_torch", j, "note"), "empty note", "invalid")
 
+    def check_derived_inputs(self) -> None:
+        """Each derived golden input is a tensor input, computed by a numeric expression of other tensor inputs
+        (golden inputs are made before the scalar values are chosen), and none is derived from itself."""
+        # outputs are known to the expression, so that using one is reported as such (not as an unknown name)
+        symbols = formula_symbols(self.spec) | {p.name: formula.Symbol.tensor() for p in self.spec.outputs}
+        aliases = self.spec.formula.vars
+        depends: dict[str, set[str]] = {}
+        for name, text in self.spec.golden.derived_inputs.items():
+            path: FieldPath = ("golden", "derived_inputs", name)
+            param = self.params.get(name)
+            if param is None:
+                self.report_key(path, f"undefined parameter '{name}'{suggest(name, self.params)}", "undefined-name")
+            elif param.kind is not ParamKind.TENSOR:
+                message = f"'{name}' is a {param.kind.value} parameter; only a tensor input can be derived"
+                self.report_key(path, message, "wrong-kind")
+            elif param.direction is not Direction.INPUT:
+                self.report_key(path, f"'{name}' is an output; only a tensor input can be derived", "wrong-kind")
+            expr = self.parse(text, path, symbols, f"derived input '{name}'")
+            if expr is None:
+                continue
+            value = formula.type_of(expr).value
+            if value is not formula.ValueType.NUM:
+                noun = "a boolean" if value is formula.ValueType.BOOL else "a string"
+                self.report(path, f"derived input '{name}': {noun}, not a number", "formula")
+                continue
+            used = {aliases.get(n, n) for n in formula.free_names(expr)}
+            problems = [
+                f"the output '{n}'" if self.params[n].is_tensor else f"the {self.params[n].kind.value} parameter '{n}'"
+                for n in sorted(used)
+                if not self.params[n].is_tensor or self.params[n].direction is not Direction.INPUT
+            ]
+            if problems:
+                message = (
+                    f"derived input '{name}': uses {', '.join(problems)}; a derived input is computed from the other"
+                    " tensor inputs only"
+                )
+                if any(not self.params[n].is_tensor for n in used):
+                    message += " (golden inputs are made before the scalar values are chosen)"
+                self.report(path, message, "formula")
+            elif name in used:
+                self.report(path, f"'{name}' is derived from itself", "cycle")
+            elif param is not None and param.is_tensor and param.direction is Direction.INPUT:
+                depends[name] = used
+        for name in depends:
+            cycle = _cycle_through(name, depends)
+            if cycle:
+                chain = " -> ".join([name, *cycle])
+                message = f"'{name}' is derived from itself through other derived inputs ({chain})"
+                self.report(("golden", "derived_inputs", name), message, "cycle")
+
     def check_kernel(self) -> None:
         for j, api in enumerate(self.spec.kernel.vector_apis):
             if api not in formula.KERNEL_APIS:  # those the kernel lowering emits
@@ -435,6 +488,27 @@ class _Checker:
                     f"unknown vector API '{api}'{suggest(api, formula.KERNEL_APIS)}",
                     "unknown-value",
                 )
+
+
+def _cycle_through(start: str, depends: dict[str, set[str]]) -> list[str]:
+    """The shortest chain of derived inputs leading from `start` back to it (ending in `start`), or []."""
+    parents: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for name in frontier:
+            for used in sorted(depends.get(name, ())):
+                if used == start:
+                    chain = [used]
+                    while name != start:
+                        chain.insert(0, name)
+                        name = parents[name]
+                    return chain
+                if used not in parents and used in depends:
+                    parents[used] = name
+                    following.append(used)
+        frontier = following
+    return []
 
 
 def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:

@@ -10,6 +10,8 @@ import ast
 import math
 from pathlib import Path
 
+import numpy as np
+
 from opgen.build import check_spec_text
 from opgen.emit.golden_tests import render_golden_tests
 from opgen.emit.python import python_fragment, render_python
@@ -87,3 +89,42 @@ def test_generated_files_carry_only_the_helpers_their_formula_calls() -> None:
     assert "def _" not in golden and "def _" not in gen_data and "inline double" not in aicpu
     clamped = _variant("leaky_relu.yaml", (old, "  expr: min(max(self, 0), negativeSlope)"), no_hint)
     assert "FormulaMin(" in generated(clamped)[2] and "FormulaSoftplus" not in generated(clamped)[2]
+
+
+def test_derived_inputs_are_made_in_dependency_order_from_the_inputs_as_stored(tmp_path) -> None:
+    # golden.derived_inputs in any order, through a formula.vars alias (x is self): grad_output is derived from buffer,
+    # which is derived itself, so buffer comes first, and grad_output is computed from buffer as stored
+    derived = "  derived_inputs: {gradOutput: 1 + buffer, buffer: exp(-abs(x))}"
+    text = (ROOT / "specs" / "logsigmoid_grad.yaml").read_text(encoding="utf-8")
+    assert "  derived_inputs: {buffer: exp(-abs(self))}" in text
+    text = text.replace("  derived_inputs: {buffer: exp(-abs(self))}", derived)
+    plan = check_spec_text(text, "specs/logsigmoid_grad.yaml", ROOT / "specs")  # its derivative check reads log_sigmoid
+    assert [name for name, _ in plan.derived_inputs] == ["buffer", "gradOutput"]
+    golden = render_golden_tests(plan)["tests/test_golden_logsigmoid_grad.py"]
+    compile(golden, "golden.py", "exec")
+    assert 'DERIVED_INPUTS = ["buffer", "grad_output"]' in golden
+    script = tmp_path / "gen_data.py"
+    script.write_text(render_tests(plan)["tests/golden/gen_data.py"], encoding="utf-8")
+    words = " ".join(script.read_text(encoding="utf-8").split())
+    assert "but for those the spec derives from the others as stored (buffer = exp(-abs(self)); gradOutput = 1" in words
+    namespace: dict = {"__name__": "gen_data"}
+    exec(compile(script.read_text(encoding="utf-8"), str(script), "exec"), namespace)
+    for dtype, storage in (("FLOAT", np.float32), ("FLOAT16", np.float16)):
+        namespace["main"](["--dtype", dtype, "--shape", "3,40", "--reference", "numpy", "--out-dir", str(tmp_path)])
+        read = {n: np.fromfile(tmp_path / f"input_{n}.bin", storage) for n in ("grad_output", "self", "buffer")}
+        with np.errstate(all="ignore"):
+            buffer = np.exp(-np.abs(read["self"].astype(np.float64))).astype(storage)
+            assert np.array_equal(read["buffer"], buffer, equal_nan=True)
+            grad_output = (1 + read["buffer"].astype(np.float64)).astype(storage)
+            assert np.array_equal(read["grad_output"], grad_output, equal_nan=True)
+        assert np.isnan(read["self"]).any() and np.isnan(read["buffer"]).any()  # NaN in, NaN derived
+
+
+def test_a_spec_without_derived_inputs_generates_no_derivation() -> None:
+    plan = _variant("leaky_relu.yaml")
+    assert plan.derived_inputs == ()
+    for text in (
+        render_golden_tests(plan)["tests/test_golden_leaky_relu.py"],
+        render_tests(plan)["tests/golden/gen_data.py"],
+    ):
+        assert "derive" not in text and "in_golden_precision" not in text

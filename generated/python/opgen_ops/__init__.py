@@ -44,6 +44,7 @@ __all__ = [
     "leaky_relu_",
     "leaky_relu_backward",
     "log_sigmoid",
+    "log_sigmoid_backward",
     "mish",
     "mish_",
     "mish_backward",
@@ -816,6 +817,35 @@ def log_sigmoid(self, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self])
     _rt.call("aclnnLogSigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def log_sigmoid_backward(grad_output, self, buffer, *, out=None):
+    """aclnnLogSigmoidBackward: [aclnnLogSigmoid](../../log_sigmoid/docs/aclnnLogSigmoid.md)的反向计算：gradInput为gradOutput与sigmoid(-self)的乘积。
+
+        gradInput = gradOutput * sigmoid(-x)
+
+    Args:
+        grad_output: 表示LogSigmoid正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示LogSigmoid正向的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        buffer: 表示LogSigmoid正向计算的中间结果（aten的log_sigmoid_forward的buffer），计算中不使用。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示LogSigmoid正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、buffer或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self、buffer或gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self、buffer与gradInput的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self、buffer与gradInput的数据类型不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    buffer = _rt.as_array(buffer)
+    if out is None:
+        out = _rt.new_output([grad_output], [grad_output])
+    _rt.call(
+        "aclnnLogSigmoidBackward",
+        [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(buffer), _rt.Tensor(out, output=True)],
+    )
     return out
 
 
