@@ -227,8 +227,9 @@ def _constraints(spec: OpSpec, api_names: list[str]) -> list[Code]:
         lines.append(Code("- 确定性计算："))
         lines.extend(code(f"    - {name}默认确定性实现。") for name in api_names)
     lines.extend(code("- " + " ".join(markdown.text(note).splitlines())) for note in spec.constraints.notes)
-    if spec.golden.differs_from_torch and spec.api.aten:
-        lines.append(code(f"- 与PyTorch（torch.ops.aten.{markdown.text(spec.api.aten)}）的差异："))
+    compared = spec.api.compared_aten
+    if spec.golden.differs_from_torch and compared:
+        lines.append(code(f"- 与PyTorch（torch.ops.aten.{markdown.text(compared)}）的差异："))
         lines.extend(
             code("    - " + " ".join(markdown.text(d.note).splitlines())) for d in spec.golden.differs_from_torch
         )

@@ -10,6 +10,7 @@ from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
+from opgen.spec import aten_form as aten_forms
 from opgen.spec.model import Direction, Param, ParamKind
 
 PACKAGE = "python/opgen_ops"
@@ -93,6 +94,74 @@ def _doc_noqa(doc: Code) -> Code:
     return _LONG_DOC if max(widths) > python.LINE_LENGTH else Code("")
 
 
+def _input_call(param: Param, py: str) -> tuple[str, str]:
+    """An input's annotation kind and the runtime object passing Python value `py` to the C API."""
+    if param.kind is ParamKind.TENSOR:
+        return "tensor", f"_rt.Tensor({py})"
+    if param.kind is ParamKind.SCALAR:
+        real = not any(d.is_complex for d in param.dtypes)
+        return "scalar", f"_rt.Scalar({py}, real=True)" if real else f"_rt.Scalar({py})"
+    if param.kind is ParamKind.INT64:
+        return "int64", f"_rt.Int({py})"
+    if param.kind is ParamKind.STRING:
+        return "string", f"_rt.String({py})"
+    return "bool", f"_rt.Flag({py})"
+
+
+def _aten_form_function(operator: OperatorPlan, sig: ApiSignature) -> PyFunction:
+    """The aten-named binding over the main API: aten's names, order, keyword-only arguments and defaults; a mode
+    spelled by aten (approximate="tanh") translated to the API's value (1) before the call."""
+    spec = operator.spec
+    form = spec.api.aten_form
+    assert form is not None
+    schema = aten_forms.functional_schema(form)
+    names = aten_forms.aten_names(spec, schema)  # API input -> aten argument name
+    args: list[PyArg] = []
+    kwargs: list[PyArg] = []
+    for aten_arg in schema.args:
+        param = next(p for p in spec.params if names.get(p.name) == aten_arg.name)
+        kind, _ = _input_call(param, aten_arg.name)
+        if param.name in form.values:
+            kind = "string"
+        default = None if aten_arg.default is None else python.literal(aten_forms.python_default(aten_arg.default))
+        (kwargs if aten_arg.kwarg_only else args).append(_arg(aten_arg.name, kind, default))
+    call: list[str] = []
+    out_init = None
+    has_out = aten_forms.has_out(form)
+    for cparam in sig.user_params:
+        used = cparam.param
+        assert used is not None
+        if used.direction is Direction.OUTPUT:
+            shape_of, dtype_of = spec.shape_sources(used), spec.dtype_sources(used)
+            py_names = lambda ns: "[" + ", ".join(names[n] for n in ns) + "]"  # noqa: E731
+            new_output = f"out = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)})"
+            out_init = f"if out is None:\n        {new_output}" if has_out else new_output
+            call.append("_rt.Tensor(out, output=True)")
+            continue
+        py = names[used.name]
+        if used.name in form.values:
+            table = python.literal(dict(form.values[used.name]))
+            py = f"_rt.spelled({python.string(py)}, {py}, {table})"
+        call.append(_input_call(used, py)[1])
+    doc = python.docstring_body(
+        f"aten::{form.name} over {sig.name}: the aten signature, "
+        + ", ".join(f"{names[n]} translated by {dict(v)!r}" for n, v in form.values.items())
+        + f".\n\nSee {spec.api.binding_name} for the arguments and the errors raised."
+    )
+    return PyFunction(
+        name=ident(form.name),
+        api=python.string(sig.name),
+        args=args,
+        kwargs=kwargs,
+        has_out=has_out,
+        call=code("[" + ", ".join(call) + "]"),
+        out_init=code(out_init) if out_init else None,
+        returns=ident("out"),
+        doc=doc,
+        doc_noqa=_doc_noqa(doc),
+    )
+
+
 def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunction:
     spec = operator.spec
     args: list[PyArg] = []
@@ -116,22 +185,10 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             out_init = f"if out is None:\n        {new_output}" if has_out else new_output
             call.append("_rt.Tensor(out, output=True)")
             returns = "out"
-        elif param.kind is ParamKind.TENSOR:
-            args.append(_arg(py, "tensor", _default(param)))
-            call.append(f"_rt.Tensor({py})")
-        elif param.kind is ParamKind.SCALAR:
-            args.append(_arg(py, "scalar", _default(param)))
-            real = not any(d.is_complex for d in param.dtypes)
-            call.append(f"_rt.Scalar({py}, real=True)" if real else f"_rt.Scalar({py})")
-        elif param.kind is ParamKind.INT64:
-            args.append(_arg(py, "int64", _default(param)))
-            call.append(f"_rt.Int({py})")
-        elif param.kind is ParamKind.STRING:
-            args.append(_arg(py, "string", _default(param)))
-            call.append(f"_rt.String({py})")
         else:
-            args.append(_arg(py, "bool", _default(param)))
-            call.append(f"_rt.Flag({py})")
+            kind, argument = _input_call(param, py)
+            args.append(_arg(py, kind, _default(param)))
+            call.append(argument)
     doc = python.docstring_body(_doc(operator, sig))
     keyword = {p.python for p in spec.params if p.keyword_only}
     return PyFunction(
@@ -149,7 +206,12 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
 
 
 def python_functions(operator: OperatorPlan) -> list[PyFunction]:
-    return [_function(operator, sig, name) for sig, name in zip(operator.signatures, operator.bindings, strict=True)]
+    functions = [
+        _function(operator, sig, name) for sig, name in zip(operator.signatures, operator.bindings, strict=True)
+    ]
+    if operator.spec.api.aten_form is not None:
+        functions.append(_aten_form_function(operator, operator.signatures[0]))
+    return functions
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,17 @@ class InplaceVariant(_Strict):
     )
 
 
+class AtenForm(_Strict):
+    """An extra binding with an aten op's full signature over this API, where aten spells a mode parameter
+    differently (aten's gelu takes approximate as "none" | "tanh", aclnnGeluV2 as 0 | 1)."""
+
+    name: AtenName = Field(description="the aten op, e.g. gelu; the binding takes its name and signature")
+    values: dict[Identifier, dict[str, int | str]] = Field(
+        default_factory=dict,
+        description="parameter -> {aten's value: this API's value}, e.g. {approximate: {none: 0, tanh: 1}}",
+    )
+
+
 class ApiInfo(_Strict):
     name: AclnnName = Field(description="aclnn API name, e.g. aclnnLeakyReluBackward")
     aten: AtenName | None = Field(None, description="matching aten op, e.g. leaky_relu_backward")
@@ -74,6 +85,9 @@ class ApiInfo(_Strict):
     )
     header: HeaderName | None = Field(
         None, description="the API's header where ops-nn does not derive it from the name, e.g. aclnn_logsigmoid.h"
+    )
+    aten_form: AtenForm | None = Field(
+        None, description="an extra aten-named binding with aten's full signature over this API (see AtenForm)"
     )
     binding: SnakeName | None = Field(
         None,
@@ -86,6 +100,11 @@ class ApiInfo(_Strict):
     def snake(self) -> str:
         """`aclnnLeakyReluBackward` -> `leaky_relu_backward` (header aclnn_<snake>.h)."""
         return snake_case(self.name[len("aclnn") :])
+
+    @property
+    def compared_aten(self) -> str | None:
+        """The aten op this API's results are compared with: `aten`, else the aten form's op."""
+        return self.aten or (self.aten_form.name if self.aten_form else None)
 
     @property
     def binding_name(self) -> str:

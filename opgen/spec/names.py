@@ -126,6 +126,9 @@ def _unique_keys(spec: OpSpec) -> list[tuple[str, str, FieldPath]]:
     ]
     if api.aten:
         keys.append(("aten op", api.aten, ("api", "aten")))
+    if api.aten_form is not None:
+        keys.append(("Python binding", api.aten_form.name, ("api", "aten_form", "name")))
+        keys.append(("aten op", api.aten_form.name, ("api", "aten_form", "name")))
     if api.inplace is not None:
         inplace_snake = snake_case(api.inplace.name.removeprefix("aclnn"))
         keys += [

@@ -12,6 +12,7 @@ import numpy as np
 
 from opgen import formula
 from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
+from opgen.spec import aten_form
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.formula_binding import formula_symbols
@@ -173,6 +174,8 @@ class _Checker:
                 self.report(("routing", "aicpu", j), f"no parameter accepts {dtype.value}", "invalid")
 
     def check_api(self) -> None:
+        for path, message in aten_form.problems(self.spec):
+            self.report(path, message, "invalid")
         inplace = self.spec.api.inplace
         if inplace is None:
             return
@@ -418,9 +421,11 @@ class _Checker:
     def check_torch_differences(self) -> None:
         """Each declared difference from torch is a boolean condition over the operator's inputs."""
         differences = self.spec.golden.differs_from_torch
-        if differences and not self.spec.api.aten:
+        if differences and not self.spec.api.compared_aten:
             self.report(
-                ("golden", "differs_from_torch"), "api.aten is not set: there is no torch op to differ from", "invalid"
+                ("golden", "differs_from_torch"),
+                "neither api.aten nor api.aten_form is set: there is no torch op to differ from",
+                "invalid",
             )
         for j, difference in enumerate(differences):
             path: FieldPath = ("golden", "differs_from_torch", j, "when")

@@ -137,7 +137,7 @@ CASES = [
         "    - {when: self != self, note: x}\n",
         "{when: self != self, note: x}",
         "invalid",
-        "api.aten is not set",
+        "neither api.aten nor api.aten_form is set",
         spec="hard_swish_grad_v2.yaml",
     ),
     # golden.derived_inputs: an input derived from the others (logsigmoid_grad's buffer = exp(-abs(self)))
@@ -481,6 +481,24 @@ CASES = [
         "undefined-name",
         "'slef' (did you mean 'self'?)",
         spec="gelu_grad_v2.yaml",
+    ),
+    Case(
+        "aten-form-unknown-op",
+        "aten_form: {name: gelu,",
+        "aten_form: {name: gelux,",
+        "aten_form:",
+        "invalid",
+        "aten has no functional op 'gelux'",
+        spec="gelu_v2.yaml",
+    ),
+    Case(
+        "aten-form-value-unknown",
+        "values: {approximate: {none: 0, tanh: 1}}",
+        "values: {approximate: {none: 0, tanh: 2}}",
+        "aten_form:",
+        "invalid",
+        "2 is not one of 'approximate''s values (0, 1)",
+        spec="gelu_v2.yaml",
     ),
 ]
 

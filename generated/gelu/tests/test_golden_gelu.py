@@ -105,10 +105,10 @@ def check_case(dtype, shape, scalars):
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
-            opgen_ops.gelu(*call_args, **call_kwargs)
+            opgen_ops.gelu_tanh(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.gelu(*call_args, **call_kwargs)
+    got = opgen_ops.gelu_tanh(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
     want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
     assert got.dtype == want.dtype and got.shape == want.shape
@@ -195,6 +195,6 @@ def test_error_row(name, build, status, message):
     if out is not None:
         kwargs["out"] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
-        opgen_ops.gelu(*args, **kwargs)
+        opgen_ops.gelu_tanh(*args, **kwargs)
     assert info.value.status == status
     assert message in info.value.message

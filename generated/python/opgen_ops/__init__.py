@@ -27,6 +27,7 @@ __all__ = [
     "gelu",
     "gelu_backward",
     "gelu_backward_tanh",
+    "gelu_tanh",
     "gelu_v2",
     "hardshrink",
     "hardshrink_backward",
@@ -338,7 +339,7 @@ def fast_gelu_backward(grad_output, self, *, out=None):
     return out
 
 
-def gelu(self, *, out=None):
+def gelu_tanh(self, *, out=None):
     """aclnnGelu: 高斯误差线性单元（Gaussian Error Linear Unit）激活函数，按tanh近似公式计算。
 
         out = 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3)))
@@ -435,6 +436,25 @@ def gelu_v2(x, approximate=0, *, out=None):
     if out is None:
         out = _rt.new_output([x], [x])
     _rt.call("aclnnGeluV2", [_rt.Tensor(x), _rt.Int(approximate), _rt.Tensor(out, output=True)])
+    return out
+
+
+def gelu(self, *, approximate="none", out=None):
+    """aten::gelu over aclnnGeluV2: the aten signature, approximate translated by {'none': 0, 'tanh': 1}.
+
+    See gelu_v2 for the arguments and the errors raised.
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnGeluV2",
+        [
+            _rt.Tensor(self),
+            _rt.Int(_rt.spelled("approximate", approximate, {"none": 0, "tanh": 1})),
+            _rt.Tensor(out, output=True),
+        ],
+    )
     return out
 
 

@@ -532,6 +532,13 @@ class String:
         self.value = None if value is None else ctypes.c_char_p(value.encode("utf-8"))
 
 
+def spelled(name: str, value, table: dict):
+    """The API's value of a mode aten spells as text (aten gelu's approximate "tanh" -> aclnnGeluV2's 1)."""
+    if not isinstance(value, str) or value not in table:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, table))}, got {value!r}")
+    return table[value]
+
+
 # One call at a time: the calls share the stream, and a failing call's message is read back from the
 # runtime's recent-error buffer, which must hold that call's message and no other thread's.
 _CALL_LOCK = threading.RLock()
