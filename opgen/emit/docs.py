@@ -80,6 +80,12 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
         notes.append(f"shape需要与{_join_names(shape.broadcast_result_of)} broadcast之后的shape一致。")
     if shape.same_as:
         notes.append(f"shape需要与{shape.same_as}的shape一致。")
+    if shape.channel_of:
+        of = shape.channel_of
+        notes.append(
+            f"元素个数需要为1或等于{of}的通道数（{of}不足2维时通道数为1，否则为{of}.shape[1]），与shape无关；"
+            f"第i个值作用于{of}第1维下标为i的全部元素，只有1个值时作用于全部元素。"
+        )
     if param.values is not None:
         spelled = [f'"{v}"' if isinstance(v, str) else str(v) for v in param.values]
         notes.append(f"取值为{'、'.join(spelled)}，其他取值返回错误。")

@@ -115,5 +115,10 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         subnormals=python.literal({k: v for k, v in _SUBNORMALS.items() if k in dtypes}),
         tolerance=python.literal(tolerance),
         errors=errors,
+        channels=[
+            {"name": ident(p.python), "of": ident(spec.param(p.shape.channel_of).python)}
+            for p in spec.tensor_inputs
+            if p.shape.channel_of
+        ],
     )
     return {path: text}

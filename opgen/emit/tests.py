@@ -430,6 +430,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
     names = reference_names(spec)
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
+    channels = any(p.shape.channel_of for p in inputs)
     rejections: list[dict[str, Code]] = []
     rejection_names: set[str] = set()
     for rejection in operator.rejections:
@@ -480,6 +481,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "params": idents([p.python for p in inputs]),
         "params_literal": python.literal([p.python for p in inputs]),
         "keyword_only": python.literal([p.python for p in inputs if p.keyword_only]),
+        "channels": python.literal([p.python for p in inputs if p.shape.channel_of]) if channels else None,
         "options": options,
         "reference": code(reference),
         "differences": [code(F.to_numpy(c, names)) for c in operator.torch_differences],

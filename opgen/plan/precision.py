@@ -71,6 +71,12 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
         for other in names:
             extra = specials if other == name else rng.choice(grid, specials.size)
             columns[other] = np.concatenate([columns[other], extra])
+    if any(p.shape.channel_of for p in spec.tensor_inputs):
+        # a channel input meets the other inputs point by point when their points are its channels: (1, N)
+        return {
+            name: values.astype(dtype.numpy).reshape((-1,) if spec.param(name).shape.channel_of else (1, -1))
+            for name, values in columns.items()
+        }
     return {name: values.astype(dtype.numpy) for name, values in columns.items()}
 
 
@@ -120,7 +126,7 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType) -> PrecisionRow:
             failing += int(np.count_nonzero(error > tolerance.atol + tolerance.rtol * magnitude))
     return PrecisionRow(
         dtype=dtype,
-        points=len(next(iter(inputs.values()))),
+        points=next(iter(inputs.values())).size,
         scalar_sets=len(scalar_sets),
         max_abs_error=abs_error,
         max_rel_error=rel_error,

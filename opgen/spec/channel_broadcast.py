@@ -1,0 +1,55 @@
+"""Channel broadcast (`shape: {channel_of: self}`): an input holding one value per channel of another tensor.
+
+PyTorch's prelu and ops-nn's aclnnPrelu take a weight whose element count is 1 or the channel count of self,
+its dim 1 (1 when self has fewer than two dims); weight's values run along that dim, whatever weight's own shape.
+Laid along dim 1 (ones elsewhere), such a tensor broadcasts against self by numpy's rules, which is how every
+artifact treats it once aligned: the aclnn API reshapes it so (as ops-nn's op_api does) and expands it, the
+references align it with `channel_view`, whose source the generated Python carries.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def channel_count(shape):
+    """Channels of a tensor of `shape`: dim 1, or 1 below rank 2 (untyped: generated Python carries it)."""
+    return int(shape[1]) if len(shape) >= 2 else 1
+
+
+def channel_shape(numel: int, of_shape: Sequence[int]) -> tuple[int, ...]:
+    """The shape a channel tensor of `numel` elements takes to broadcast against `of_shape`."""
+    return tuple(numel if axis == 1 else 1 for axis in range(len(of_shape)))
+
+
+def accepts(numel: int, of_shape: Sequence[int]) -> bool:
+    """Whether a channel tensor of `numel` elements fits a tensor of `of_shape`: one value, or one per channel."""
+    return numel in (1, channel_count(of_shape))
+
+
+def channel_view(values, of):
+    """`values` (one, or one per channel of `of`) laid along dim 1 of `of`, to broadcast against it."""
+    values = np.asarray(values)
+    return values.reshape([values.size if axis == 1 else 1 for axis in range(np.ndim(of))])
+
+
+def channel_values(values, of, one_value):
+    """A channel input of a test case, drawn from `values` (an input made like the others, so holding special
+    values first): one value per channel of `of`, spread over `values`, or one value (from its middle)."""
+    flat = np.ravel(values)
+    count = 1 if one_value else channel_count(np.shape(of))
+    if count == 1:
+        return flat[flat.size // 2 :][:1]
+    return flat[np.linspace(0, flat.size - 1, count).astype(np.int64)]
+
+
+def numel(shape: Sequence[int]) -> int:
+    return math.prod(shape)
+
+
+# The functions generated Python calls for channel inputs, as source (the same functions: the rule is written once).
+CHANNEL_SOURCE = "\n\n".join(inspect.getsource(f) for f in (channel_count, channel_view, channel_values))
