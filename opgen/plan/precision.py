@@ -19,6 +19,7 @@ import numpy as np
 
 from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.kernel import KernelPlan
+from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
 from opgen.spec.model import OpSpec
@@ -71,13 +72,8 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
         for other in names:
             extra = specials if other == name else rng.choice(grid, specials.size)
             columns[other] = np.concatenate([columns[other], extra])
-    if any(p.shape.channel_of for p in spec.tensor_inputs):
-        # a channel input meets the other inputs point by point when their points are its channels: (1, N)
-        return {
-            name: values.astype(dtype.numpy).reshape((-1,) if spec.param(name).shape.channel_of else (1, -1))
-            for name, values in columns.items()
-        }
-    return {name: values.astype(dtype.numpy) for name, values in columns.items()}
+    channels = [p.name for p in spec.tensor_inputs if p.shape.channel_of]
+    return pointwise({name: values.astype(dtype.numpy) for name, values in columns.items()}, channels)
 
 
 def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:

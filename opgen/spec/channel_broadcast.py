@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -45,6 +45,14 @@ def channel_values(values, of, one_value):
     if count == 1:
         return flat[flat.size // 2 :][:1]
     return flat[np.linspace(0, flat.size - 1, count).astype(np.int64)]
+
+
+def pointwise(arrays: Mapping[str, np.ndarray], channel_inputs: Collection[str]) -> dict[str, np.ndarray]:
+    """Equal-length 1-d point arrays, one per input, shaped to meet point by point: when some are channel
+    inputs, the others become (1, N), so that each of their points is a channel."""
+    if not channel_inputs:
+        return dict(arrays)
+    return {name: values if name in channel_inputs else values.reshape(1, -1) for name, values in arrays.items()}
 
 
 def numel(shape: Sequence[int]) -> int:

@@ -48,7 +48,8 @@ def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) ->
     keywords = {}
     for param in spec.params:
         if param.kind is ParamKind.TENSOR and param.direction.value == "input":
-            value = _load_input(data / f"input_{param.python}.bin", dtype, shape)
+            # a channel input holds one value per channel of the shape (gen_data's rule)
+            value = _load_input(data / f"input_{param.python}.bin", dtype, spec.input_shape(param.name, shape))
         elif param.kind is ParamKind.BOOL:
             value = bool(spec.example.scalars[param.name])
         elif param.kind is ParamKind.SCALAR:

@@ -14,6 +14,7 @@ import pytest
 from spec_list import spec_of, specs
 
 from opgen.plan.cases import negative_calls
+from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import differs_from_torch, evaluate_reference
 from opgen.spec.model import Direction, OpSpec, ParamKind
@@ -50,7 +51,7 @@ def inputs(spec: OpSpec, dtype: DType, rng: np.random.Generator) -> dict[str, np
         pattern = np.tile(special, len(special)) if len(values) % 2 == 0 else np.repeat(special, len(special))
         data = np.concatenate([pattern, random]).astype(dtype.numpy)
         values[param.name] = data
-    return values
+    return pointwise(values, [p.name for p in spec.tensor_inputs if p.shape.channel_of])
 
 
 def scalar_cases(spec: OpSpec) -> list[dict[str, float | bool]]:
