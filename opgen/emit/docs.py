@@ -233,6 +233,16 @@ def _constraints(spec: OpSpec, api_names: list[str]) -> list[Code]:
         lines.append(Code("- 确定性计算："))
         lines.extend(code(f"    - {name}默认确定性实现。") for name in api_names)
     lines.extend(code("- " + " ".join(markdown.text(note).splitlines())) for note in spec.constraints.notes)
+    for param in spec.tensor_inputs:
+        of = param.shape.channel_of
+        if of is not None:
+            lines.append(
+                code(
+                    f"- 通道广播：{param.name}不按broadcast关系与{of}广播，而是按{of}的第1维（通道）取值："
+                    f"{of}中第1维下标为c的元素使用{param.name}展平后的第c个元素"
+                    f"（{param.name}只有1个元素时全部使用该元素）；{of}不足2维时只有1个通道。"
+                )
+            )
     if spec.golden.differs_from_torch and spec.api.aten:
         lines.append(code(f"- 与PyTorch（torch.ops.aten.{markdown.text(spec.api.aten)}）的差异："))
         lines.extend(

@@ -96,3 +96,22 @@ def test_nan_and_infinity_must_match_exactly_whatever_the_fail_ratio():
     negated[3] = -np.inf
     with pytest.raises(AssertionError, match="differ in NaN or infinity"):
         golden.assert_meets_standard(infinite, negated, "FLOAT16", "x")
+
+
+CHANNELS = [op for op, spec in specs().items() if any(p.shape.channel_of for p in spec.tensor_inputs)]
+
+
+@pytest.mark.parametrize("op", CHANNELS)
+def test_golden_cases_hold_channel_inputs_and_fail_on_numpy_broadcasting(op, monkeypatch):
+    golden = _golden_module(op)
+    # cases of rank >= 2 with several channels run twice: one value per channel, and one value
+    shapes = [shape for shape in golden.SHAPES if len(shape) >= 2 and shape[1] > 1]
+    assert shapes
+    held = {(case[0], case[2]) for case in golden.cases("FLOAT")}
+    assert all((shape, False) in held and (shape, True) in held for shape in shapes)
+    golden.test_golden("FLOAT")
+    # the reference laying the channel values along the last dim (numpy's rule) instead of dim 1 must fail
+    monkeypatch.setattr(golden, "channel_view", lambda values, of: np.asarray(values).reshape(-1))
+    with pytest.raises(AssertionError) as info:
+        golden.test_golden("FLOAT")
+    assert "vs the spec reference" in str(info.value) or "ValueError" in str(info.value)

@@ -1,0 +1,68 @@
+"""Channel broadcast through the generated aclnn API on the twin: every operator with a channel input (e.g.
+aclnnPrelu's weight) agrees with an independent numpy computation per channel on every rank, with one value per
+channel and one value, non-contiguous weights included, and refuses an element count that is neither (161002)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from spec_list import binding, specs
+
+from opgen import formula as F
+from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.model import Direction, ParamKind
+
+opgen_ops = pytest.importorskip("opgen_ops")
+
+CHANNEL_OPS = [
+    op
+    for op, spec in specs().items()
+    if any(p.shape.channel_of for p in spec.tensor_inputs) and len(spec.tensor_inputs) == 2
+]
+
+
+def _call(spec, values: dict[str, np.ndarray]) -> np.ndarray:
+    args = [values[p.name] for p in spec.params if p.direction is Direction.INPUT and p.kind is ParamKind.TENSOR]
+    return getattr(opgen_ops, binding(spec))(*args)
+
+
+def _per_channel(spec, of: str, channel: str, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The spec's formula channel by channel, the channel input a plain number in each: no broadcasting rule
+    (nor the code under test that aligns channel inputs) involved."""
+    expr = kernel_formula(spec)
+    flat = np.ravel(w)
+    if x.ndim < 2 or flat.size == 1:
+        return F.evaluate(expr, {of: x, channel: float(flat[0])}, np.float32)
+    out = np.empty_like(x)
+    for c in range(x.shape[1]):
+        out[:, c] = F.evaluate(expr, {of: x[:, c], channel: float(flat[c])}, np.float32)
+    return out
+
+
+@pytest.mark.parametrize("op", CHANNEL_OPS)
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 5), (2, 4, 3, 3), (1, 70, 33)], ids=str)
+def test_each_channel_takes_its_own_value(op, shape):
+    spec = specs()[op]
+    channel = next(p for p in spec.tensor_inputs if p.shape.channel_of)
+    of = channel.shape.channel_of
+    rng = np.random.default_rng(sum(shape) + 1)
+    x = rng.uniform(-4, 4, shape).astype(np.float32)
+    channels = shape[1] if len(shape) >= 2 else 1
+    specials = np.array([0.25, -1.5, 0.0, -0.0, np.inf, np.nan], np.float32)
+    for w in (np.resize(specials, channels), rng.uniform(-2, 2, 1).astype(np.float32)):
+        strided = np.repeat(w, 2)[::2]  # a non-contiguous view of the same values
+        for weight in (w, strided):
+            got = _call(spec, {of: x, channel.name: weight})
+            np.testing.assert_array_equal(got, _per_channel(spec, of, channel.name, x, w))
+
+
+@pytest.mark.parametrize("op", CHANNEL_OPS)
+@pytest.mark.parametrize("shape,count", [((2, 3), 2), ((2, 3, 4), 4), ((5,), 5), ((), 2), ((2, 1), 3)])
+def test_an_element_count_other_than_one_or_the_channels_is_refused(op, shape, count):
+    spec = specs()[op]
+    channel = next(p for p in spec.tensor_inputs if p.shape.channel_of)
+    of = channel.shape.channel_of
+    with pytest.raises(opgen_ops.AclnnError) as info:
+        _call(spec, {of: np.ones(shape, np.float32), channel.name: np.ones(count, np.float32)})
+    assert info.value.status == 161002
+    assert "channel" in info.value.message
