@@ -37,14 +37,13 @@ def channel_view(values, of):
     return values.reshape([values.size if axis == 1 else 1 for axis in range(np.ndim(of))])
 
 
-def channel_values(values, of, one_value):
-    """A channel input of a test case, drawn from `values` (an input made like the others, so holding special
-    values first): one value per channel of `of`, spread over `values`, or one value (from its middle)."""
+def channel_values(values, of, one_value, stride=1):
+    """A channel input of a test case, drawn from `values` (an input made like the others, led by special
+    values): one value per channel of `of`, the values `stride` apart (cycling), or one value."""
     flat = np.ravel(values)
-    count = 1 if one_value else channel_count(np.shape(of))
-    if count == 1:
-        return flat[flat.size // 2 :][:1]
-    return flat[np.linspace(0, flat.size - 1, count).astype(np.int64)]
+    if one_value or channel_count(np.shape(of)) == 1:
+        return flat[(stride * np.ndim(of)) % flat.size :][:1]
+    return flat[(np.arange(channel_count(np.shape(of))) * stride) % flat.size]
 
 
 def reference(self, weight):
