@@ -148,6 +148,7 @@ class _Checker:
             self.report(
                 ("params",), "the operator needs at least one output tensor (direction: output)", "missing-output"
             )
+        self.check_channel_sources()
 
     def check_channel_of(self, param: Param, path: FieldPath) -> None:
         """A channel input follows another input's dim 1, and is not also numpy-broadcast."""
@@ -168,6 +169,20 @@ class _Checker:
         elif target.direction is not Direction.INPUT or target.shape.channel_of is not None:
             message = f"'{of}' must be an input tensor that is not itself a channel input"
             self.report(path, message, "invalid")
+
+    def check_channel_sources(self) -> None:
+        """An output takes its shape from full tensors: a channel input holds only one value per channel."""
+        for i, param in enumerate(self.spec.params):
+            if param.direction is not Direction.OUTPUT:
+                continue
+            for name in self.spec.shape_sources(param):
+                source = self.params.get(name)
+                if source is not None and source.shape.channel_of is not None:
+                    message = (
+                        f"'{param.name}' would take its shape from the channel input '{name}': name the tensor it "
+                        "follows (shape: {same_as: ...})"
+                    )
+                    self.report(("params", i, "shape"), message, "invalid")
 
     def check_socs(self) -> None:
         seen: set[str] = set()

@@ -84,6 +84,13 @@ CASES = [
         "undefined parameter",
     ),
     Case(
+        "output-shape-from-a-channel-input",
+        "    shape: {same_as: self}\n",
+        "    shape: {same_as: weight}\n",
+        "shape: {same_as: weight}",
+        "would take its shape from the channel input 'weight'",
+    ),
+    Case(
         "example-weight-size",
         "weight: {shape: [3], dtype: FLOAT, data: [0.25, 0.5, 2]}",
         "weight: {shape: [2], dtype: FLOAT, data: [0.25, 0.5]}",
