@@ -66,3 +66,25 @@ def test_an_element_count_other_than_one_or_the_channels_is_refused(op, shape, c
         _call(spec, {of: np.ones(shape, np.float32), channel.name: np.ones(count, np.float32)})
     assert info.value.status == 161002
     assert "channel" in info.value.message
+
+
+@pytest.mark.parametrize("op", CHANNEL_OPS)
+def test_weight_of_any_shape_empty_tensors_and_promotion(op):
+    spec = specs()[op]
+    channel = next(p for p in spec.tensor_inputs if p.shape.channel_of)
+    of = channel.shape.channel_of
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-4, 4, (2, 6, 3)).astype(np.float32)
+    # ops-nn counts the elements: a (2, 3) weight holds the 6 channels' values
+    w = rng.uniform(-2, 2, (2, 3)).astype(np.float32)
+    got = _call(spec, {of: x, channel.name: w})
+    np.testing.assert_array_equal(got, _per_channel(spec, of, channel.name, x, w))
+    # empty: no channel (one value or none), or no element in another dim
+    for shape, count in (((2, 0, 3), 0), ((2, 0, 3), 1), ((0, 4), 4)):
+        got = _call(spec, {of: np.ones(shape, np.float32), channel.name: np.ones(count, np.float32)})
+        assert got.shape == shape
+    # FLOAT16 self, FLOAT weight: computed and returned in the promoted FLOAT
+    half = x.astype(np.float16)
+    got = _call(spec, {of: half, channel.name: w.reshape(-1)})
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, _per_channel(spec, of, channel.name, half.astype(np.float32), w))
