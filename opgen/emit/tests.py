@@ -464,9 +464,8 @@ def _golden_context(operator: OperatorPlan) -> dict:
     held = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
     doc = (
         f"Writes input_<name>.bin for each tensor input{held} and golden_{spec.outputs[0].python}.bin: raw "
-        "little-endian "
-        "arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value range, led by "
-        f"its special values. The golden is {golden_source}; then it is rounded to the dtype (BFLOAT16 "
+        "little-endian arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value "
+        f"range, led by its special values. The golden is {golden_source}; then it is rounded to the dtype (BFLOAT16 "
         "through float). Standalone: needs numpy, and torch for the aten golden."
     )
     return {

@@ -10,7 +10,6 @@ references align it with `channel_view`, whose source the generated Python carri
 from __future__ import annotations
 
 import inspect
-import math
 from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
@@ -21,8 +20,9 @@ def channel_count(shape):
     return int(shape[1]) if len(shape) >= 2 else 1
 
 
-def channel_shape(numel: int, of_shape: Sequence[int]) -> tuple[int, ...]:
-    """The shape a channel tensor of `numel` elements takes to broadcast against `of_shape`."""
+def channel_shape(numel, of_shape):
+    """The shape a channel tensor of `numel` elements takes to broadcast against a tensor of `of_shape`: its
+    values along dim 1, ones elsewhere (rank 0 or 1: all ones, one value)."""
     return tuple(numel if axis == 1 else 1 for axis in range(len(of_shape)))
 
 
@@ -34,7 +34,7 @@ def accepts(numel: int, of_shape: Sequence[int]) -> bool:
 def channel_view(values, of):
     """`values` (one, or one per channel of `of`) laid along dim 1 of `of`, to broadcast against it."""
     values = np.asarray(values)
-    return values.reshape([values.size if axis == 1 else 1 for axis in range(np.ndim(of))])
+    return values.reshape(channel_shape(values.size, np.shape(of)))
 
 
 def channel_values(values, of, one_value, stride=1):
@@ -54,9 +54,5 @@ def pointwise(arrays: Mapping[str, np.ndarray], channel_inputs: Collection[str])
     return {name: values if name in channel_inputs else values.reshape(1, -1) for name, values in arrays.items()}
 
 
-def numel(shape: Sequence[int]) -> int:
-    return math.prod(shape)
-
-
 # The functions generated Python calls for channel inputs, as source (the same functions: the rule is written once).
-CHANNEL_SOURCE = "\n\n".join(inspect.getsource(f) for f in (channel_count, channel_view, channel_values))
+CHANNEL_SOURCE = "\n\n".join(inspect.getsource(f) for f in (channel_count, channel_shape, channel_view, channel_values))

@@ -14,6 +14,7 @@ Adding a check kind means adding one class here and listing it in `CHECK_KINDS`.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -28,7 +29,6 @@ from opgen.lang import python as python_lang
 from opgen.spec.base import Direction, Identifier, ParamKind, Strict
 from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
-from opgen.spec.channel_broadcast import numel as channel_numel
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType, can_cast, promote_types
 from opgen.spec.formula_binding import parse_condition
@@ -608,7 +608,7 @@ class CheckChannelSize(CheckKind):
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return any(
-            not channel_accepts(channel_numel(args[n].shape), args[self._of(spec, n)].shape) for n in self.channel_size
+            not channel_accepts(math.prod(args[n].shape), args[self._of(spec, n)].shape) for n in self.channel_size
         )
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:

@@ -40,10 +40,16 @@ def channel_count(shape):
     return int(shape[1]) if len(shape) >= 2 else 1
 
 
+def channel_shape(numel, of_shape):
+    """The shape a channel tensor of `numel` elements takes to broadcast against a tensor of `of_shape`: its
+    values along dim 1, ones elsewhere (rank 0 or 1: all ones, one value)."""
+    return tuple(numel if axis == 1 else 1 for axis in range(len(of_shape)))
+
+
 def channel_view(values, of):
     """`values` (one, or one per channel of `of`) laid along dim 1 of `of`, to broadcast against it."""
     values = np.asarray(values)
-    return values.reshape([values.size if axis == 1 else 1 for axis in range(np.ndim(of))])
+    return values.reshape(channel_shape(values.size, np.shape(of)))
 
 
 def channel_values(values, of, one_value, stride=1):
