@@ -14,6 +14,7 @@ from opgen.lang import Code, code, cpp, ident
 from opgen.plan.kernel import OpDefAttr, aicore_dtypes
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
+from opgen.plan.tiling import MIN_CHANNEL_RUN
 from opgen.spec.checks import (
     CheckDtypeSupported,
     cpp_dtype,
@@ -141,6 +142,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
             for p in inputs
         ],
         "channels": channels,
+        "min_channel_run": MIN_CHANNEL_RUN,
         "out": ident(out.name),
         "compute_dtype": _compute_dtype_expr(spec),
         "broadcast": broadcast,

@@ -2,9 +2,11 @@
 
 PyTorch's prelu and ops-nn's aclnnPrelu take a weight whose element count is 1 or the channel count of self,
 its dim 1 (1 when self has fewer than two dims); weight's values run along that dim, whatever weight's own shape.
-Laid along dim 1 (ones elsewhere), such a tensor broadcasts against self by numpy's rules, which is how every
-artifact treats it once aligned: the aclnn API reshapes it so (as ops-nn's op_api does) and expands it, the
-references align it with `channel_view`, whose source the generated Python carries.
+Laid along dim 1 (ones elsewhere), such a tensor broadcasts against self by numpy's rules, which is how the
+references treat it (`channel_view`, whose source the generated Python carries). The aclnn API reshapes it so (as
+ops-nn's op_api does); the AI Core kernel fills each tile of a run of elements sharing one value with that value
+(read from GM), and where runs are short (opgen.plan.tiling.MIN_CHANNEL_RUN) the API expands it to the output's
+shape instead and the kernel reads it like any input.
 """
 
 from __future__ import annotations

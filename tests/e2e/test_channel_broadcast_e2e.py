@@ -9,6 +9,7 @@ import pytest
 from spec_list import binding, specs
 
 from opgen import formula as F
+from opgen.plan.tiling import MIN_CHANNEL_RUN
 from opgen.spec.formula_binding import kernel_formula
 from opgen.spec.model import Direction, ParamKind
 
@@ -40,7 +41,10 @@ def _per_channel(spec, of: str, channel: str, x: np.ndarray, w: np.ndarray) -> n
 
 
 @pytest.mark.parametrize("op", CHANNEL_OPS)
-@pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 5), (2, 4, 3, 3), (1, 70, 33)], ids=str)
+# (2, 3, 1100) and (2, 5, 40, 40): channels of at least MIN_CHANNEL_RUN elements in a row, filled in the kernel
+@pytest.mark.parametrize(
+    "shape", [(), (5,), (3, 4), (2, 3, 5), (2, 4, 3, 3), (1, 70, 33), (2, 3, 1100), (2, 5, 40, 40)], ids=str
+)
 def test_each_channel_takes_its_own_value(op, shape):
     spec = specs()[op]
     channel = next(p for p in spec.tensor_inputs if p.shape.channel_of)
@@ -88,3 +92,28 @@ def test_weight_of_any_shape_empty_tensors_and_promotion(op):
     got = _call(spec, {of: half, channel.name: w.reshape(-1)})
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, _per_channel(spec, of, channel.name, half.astype(np.float32), w))
+
+
+@pytest.mark.parametrize("op", CHANNEL_OPS)
+def test_long_channel_runs_are_filled_in_the_kernel(op, tmp_path, monkeypatch):
+    from opgen.twin.trace import read_trace
+
+    spec = specs()[op]
+    channel = next(p for p in spec.tensor_inputs if p.shape.channel_of)
+    of = channel.shape.channel_of
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
+    for run, weights, filled in (
+        (MIN_CHANNEL_RUN, 3, True),  # runs long enough: the kernel fills each tile with its run's value
+        (MIN_CHANNEL_RUN - 1, 3, False),  # shorter: the API expands weight, the kernel reads it like self
+        (MIN_CHANNEL_RUN // 4, 1, True),  # one value: a single run of all 6 * MIN_CHANNEL_RUN // 4 elements
+    ):
+        trace.unlink(missing_ok=True)
+        x = np.linspace(-3, 3, 2 * 3 * run, dtype=np.float32).reshape(2, 3, run)
+        w = np.array([0.5, -2.0, 0.25], np.float32)[:weights]
+        got = _call(spec, {of: x, channel.name: w})
+        np.testing.assert_array_equal(got, _per_channel(spec, of, channel.name, x, w))
+        (launch,) = [t for t in read_trace(trace) if t.kernel == spec.operator.dir]
+        totals = launch.totals()
+        assert totals.gm_to_ub_bytes == x.nbytes * (1 if filled else 2), (run, weights)
+        assert ("Duplicate" in totals.vector) == filled

@@ -1,14 +1,17 @@
-"""The plan of an operator with a channel input (aclnnPrelu's weight): its calls hold one value per channel, the
-aclnn API lays the values along dim 1 before expanding them to out's shape (so the AI Core kernel and its tiling
-stay elementwise over out's elements), and an operator without one keeps its op_api as it was."""
+"""The plan of an operator with a channel input (aclnnPrelu's weight): its calls hold one value per channel; the aclnn
+API lays the values along dim 1 and expands them to out's shape only where runs of one value are short; the kernel
+fills the tiles of a long run with its value (read from GM by the scalar unit) and never lets a tile cross a run; the
+tiling tells it the run length; an operator without channel inputs keeps its sources as they were."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from opgen.emit.host import render_host
+from opgen.emit.kernel import render_kernel
 from opgen.emit.op_api import render_op_api
 from opgen.plan.operator import plan_operator
-from opgen.plan.tiling import plan_tiling
+from opgen.plan.tiling import MIN_CHANNEL_RUN, plan_tiling
 from opgen.spec.loader import load_spec
 from opgen.spec.socs import get_soc
 
@@ -40,18 +43,38 @@ def test_the_api_reshapes_then_expands_the_channel_input():
     assert "axis == 1 ? weightCasted->GetViewShape().GetShapeSize() : 1" in source
 
 
-def test_the_kernel_and_tiling_run_over_out_elements():
+def test_the_api_expands_only_short_runs():
     plan = _plan("p_relu.yaml")
-    assert plan.kernel.inputs == ("self", "weight")  # weight reaches the kernel expanded to out's shape
-    variant = plan.kernel.variants[0]
-    soc = get_soc("ascend910b")
-    total = 2 * 70 * 130
-    tiling = plan_tiling(total, variant, soc)
-    assert tiling is not None
-    assert tiling.block_dim * tiling.per_core_length >= total > (tiling.block_dim - 1) * tiling.per_core_length
+    source = next(text for name, text in render_op_api(plan).items() if name.endswith("aclnn_prelu.cpp"))
+    assert f"if (weightRun < {MIN_CHANNEL_RUN} && weightCasted->GetViewShape() != outShape)" in source
+    # one value: a single run of every element
+    assert "int64_t weightRun = outShape.GetShapeSize();" in source
 
 
-def test_an_operator_without_channel_inputs_needs_no_reshape():
+def test_the_kernel_fills_tiles_of_a_run_and_the_tiling_gives_the_run():
+    plan = _plan("p_relu.yaml")
+    files = {**render_kernel(plan), **render_host(plan)}
+    kernel = files["op_kernel/p_relu.cpp"]
+    assert (
+        "const T value = weightGm_.GetValue(static_cast<uint64_t>((start_ + offset) / weightRun_ % weightCount_));"
+        in (kernel)
+    )
+    assert "Duplicate(weightLocal, value, static_cast<int32_t>(len));" in kernel
+    assert "const int64_t runLeft = weightRun_ - (start_ + offset) % weightRun_;" in kernel
+    data = files["op_kernel/p_relu_tiling_data.h"]
+    assert "int64_t weightRun;" in data and "int64_t weightCount;" in data
+    tiling = files["op_host/p_relu_tiling.cpp"]
+    assert "context->GetInputShape(1)" in tiling  # weight, the second input
+    assert "weightRun = weightCount == 1 ? total : weightRun;" in tiling
+    # the UB plan is the elementwise one: weight keeps its tile-sized queue
+    assert plan.kernel.inputs == ("self", "weight")
+    tile = plan_tiling(2 * 70 * 130, plan.kernel.variants[0], get_soc("ascend910b"))
+    assert tile is not None and tile.tile_length > 0
+
+
+def test_an_operator_without_channel_inputs_needs_no_reshape_nor_runs():
     plan = _plan("heaviside.yaml")
     source = next(text for name, text in render_op_api(plan).items() if name.endswith(".cpp") and "aclnn_" in name)
     assert "reshape.h" not in source and "ChannelShape" not in source
+    kernel = render_kernel(plan)["op_kernel/heaviside.cpp"]
+    assert "Run_" not in kernel and "GetValue(" not in kernel and "start_" not in kernel

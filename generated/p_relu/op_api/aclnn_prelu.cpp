@@ -158,7 +158,7 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self,
     selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
     CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
   }
-  // weight: contiguous, in the compute dtype, expanded to out's shape
+  // weight: contiguous, in the compute dtype
   auto weightContiguous = l0op::Contiguous(weight, uniqueExecutor.get());
   CHECK_RET(weightContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto weightCasted = l0op::Cast(weightContiguous, computeDtype, uniqueExecutor.get());
@@ -170,7 +170,16 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self,
   }
   weightCasted = l0op::Reshape(weightCasted, weightChannelShape, uniqueExecutor.get());
   CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (weightCasted->GetViewShape() != outShape) {
+  // elements in a row sharing one value: the kernel fills its tiles with the value of a run of at least
+  // 1024; shorter runs reach it expanded to out's shape
+  int64_t weightRun = outShape.GetShapeSize();
+  if (weightCasted->GetViewShape().GetShapeSize() != 1) {
+    weightRun = 1;
+    for (size_t axis = 2; axis < outShape.GetDimNum(); ++axis) {
+      weightRun *= outShape.GetDim(axis);
+    }
+  }
+  if (weightRun < 1024 && weightCasted->GetViewShape() != outShape) {
     weightCasted = l0op::BroadcastTo(weightCasted, outShapeArray, uniqueExecutor.get());
     CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
   }

@@ -86,6 +86,24 @@ static ge::graphStatus Tiling4PRelu(gert::TilingContext* context) {
   tiling->totalLength = total;
   tiling->perCoreLength = plan.perCoreLength;
   tiling->tileLength = plan.tileLength;
+  // weight holds one value per channel (dim 1) of the output, or one value; expanded by the aclnn API to the
+  // output's shape (short runs), it holds one value per element (run 0)
+  const gert::StorageShape* weightShape = context->GetInputShape(1);
+  if (weightShape == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  const int64_t weightCount = weightShape->GetStorageShape().GetShapeSize();
+  int64_t weightRun = 0;
+  if (weightCount != total) {
+    const gert::Shape& dims = outShape->GetStorageShape();
+    weightRun = 1;  // the elements of one channel in a row: the dims after dim 1
+    for (size_t axis = 2; axis < dims.GetDimNum(); ++axis) {
+      weightRun *= dims.GetDim(axis);
+    }
+    weightRun = weightCount == 1 ? total : weightRun;
+  }
+  tiling->weightRun = weightRun;
+  tiling->weightCount = weightCount;
   context->SetBlockDim(plan.blockDim);
   context->SetTilingKey(plan.tilingKey);
   size_t* workspaces = context->GetWorkspaceSizes(1);

@@ -19,7 +19,15 @@ class KernelPRelu {
     length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
     tileLength_ = tiling.tileLength;
     selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-    weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight) + start, length_);
+    // weight: a run of weightRun_ elements shares one of its values (0: it holds one value per element)
+    weightRun_ = tiling.weightRun;
+    weightCount_ = tiling.weightCount;
+    if (weightRun_ > 0) {
+      weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight), weightCount_);
+    } else {
+      weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight) + start, length_);
+    }
+    start_ = start;
     outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
     pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
     pipe_.InitBuffer(weightQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -34,11 +42,16 @@ class KernelPRelu {
   }
 
   __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+    for (int64_t offset = 0; offset < length_;) {
+      int64_t len = length_ - offset < tileLength_ ? length_ - offset : tileLength_;
+      if (weightRun_ > 0) {  // a tile ends where the run of one weight value ends
+        const int64_t runLeft = weightRun_ - (start_ + offset) % weightRun_;
+        len = len < runLeft ? len : runLeft;
+      }
+      CopyIn(offset, static_cast<uint32_t>(len));
+      Compute(static_cast<uint32_t>(len));
+      CopyOut(offset, static_cast<uint32_t>(len));
+      offset += len;
     }
   }
 
@@ -56,7 +69,16 @@ class KernelPRelu {
     DataCopyPad(selfLocal, selfGm_[offset], params, pad);
     selfQueue_.EnQue(selfLocal);
     LocalTensor<T> weightLocal = weightQueue_.template AllocTensor<T>();
-    DataCopyPad(weightLocal, weightGm_[offset], params, pad);
+    if (weightRun_ > 0) {
+      // the tile lies in one run: its value, read by the scalar unit, fills the tile (vector writes, so the
+      // vector pipe is drained before and after)
+      const T value = weightGm_.GetValue(static_cast<uint64_t>((start_ + offset) / weightRun_ % weightCount_));
+      PipeBarrier<PIPE_V>();
+      Duplicate(weightLocal, value, static_cast<int32_t>(len));
+      PipeBarrier<PIPE_V>();
+    } else {
+      DataCopyPad(weightLocal, weightGm_[offset], params, pad);
+    }
     weightQueue_.EnQue(weightLocal);
   }
 
@@ -122,6 +144,9 @@ class KernelPRelu {
   GlobalTensor<T> outGm_;
   int64_t length_ = 0;
   int64_t tileLength_ = 0;
+  int64_t start_ = 0;  // this core's first element
+  int64_t weightRun_ = 0;
+  int64_t weightCount_ = 0;
 };
 
 }  // namespace

@@ -9,6 +9,8 @@ struct PReluTilingData {
   int64_t totalLength;    // elements of the flattened output
   int64_t perCoreLength;  // elements per core; the last core takes the remainder
   int64_t tileLength;     // elements per UB tile (whole 256-byte repeats of the compute type)
+  int64_t weightRun;    // elements in a row sharing one value of weight (0: one value per element)
+  int64_t weightCount;  // values weight holds
 };
 
 #endif  // P_RELU_TILING_DATA_H_
