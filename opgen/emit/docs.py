@@ -80,6 +80,12 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
         notes.append(f"shape需要与{_join_names(shape.broadcast_result_of)} broadcast之后的shape一致。")
     if shape.same_as:
         notes.append(f"shape需要与{shape.same_as}的shape一致。")
+    if shape.channel_of:
+        of = shape.channel_of
+        notes.append(
+            f"元素个数需要为1或等于{of}的通道数（{of}不足2维时通道数为1，否则为{of}.shape[1]），与shape无关；"
+            f"第i个值作用于{of}第1维下标为i的全部元素，只有1个值时作用于全部元素。"
+        )
     if param.values is not None:
         spelled = [f'"{v}"' if isinstance(v, str) else str(v) for v in param.values]
         notes.append(f"取值为{'、'.join(spelled)}，其他取值返回错误。")
@@ -227,6 +233,16 @@ def _constraints(spec: OpSpec, api_names: list[str]) -> list[Code]:
         lines.append(Code("- 确定性计算："))
         lines.extend(code(f"    - {name}默认确定性实现。") for name in api_names)
     lines.extend(code("- " + " ".join(markdown.text(note).splitlines())) for note in spec.constraints.notes)
+    for param in spec.tensor_inputs:
+        of = param.shape.channel_of
+        if of is not None:
+            lines.append(
+                code(
+                    f"- 通道广播：{param.name}不按broadcast关系与{of}广播，而是按{of}的第1维（通道）取值："
+                    f"{of}中第1维下标为c的元素使用{param.name}展平后的第c个元素"
+                    f"（{param.name}只有1个元素时全部使用该元素）；{of}不足2维时只有1个通道。"
+                )
+            )
     compared = spec.api.compared_aten
     if spec.golden.differs_from_torch and compared:
         lines.append(code(f"- 与PyTorch（torch.ops.aten.{markdown.text(compared)}）的差异："))

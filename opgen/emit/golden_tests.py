@@ -130,5 +130,10 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         errors=errors,
         tensor_keys=python.literal(tensors),
         **derived_input_context(operator),
+        channels=[
+            {"name": ident(p.python), "of": ident(spec.param(p.shape.channel_of).python)}
+            for p in spec.tensor_inputs
+            if p.shape.channel_of
+        ],
     )
     return {path: text}

@@ -154,7 +154,10 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         "kernel": ident(operator.kernel_entry),
         "tiling_struct": tiling_struct(spec),
         "tiling_header": code(f"{op}_tiling_data.h"),
-        "inputs": [{"name": ident(p.name), "gm": ident(p.opdef)} for p in inputs],
+        "inputs": [
+            {"name": ident(p.name), "gm": ident(p.opdef), "channel": p.shape.channel_of is not None} for p in inputs
+        ],
+        "channels": any(p.shape.channel_of for p in inputs),
         "output": {"name": ident(output.name), "gm": ident(output.opdef)},
         "scalars": idents(plan.scalars),
         "variants": views,

@@ -14,6 +14,7 @@ from opgen.lang import Code, code, cpp, ident
 from opgen.plan.kernel import OpDefAttr, aicore_dtypes
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
+from opgen.plan.tiling import MIN_CHANNEL_RUN
 from opgen.spec.checks import (
     CheckDtypeSupported,
     cpp_dtype,
@@ -116,7 +117,9 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     header = spec.api.header_name
     out = operator.outputs[0].param
     inputs = spec.tensor_inputs
-    broadcast = operator.outputs[0].broadcast
+    channels = any(p.shape.channel_of for p in inputs)
+    # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape
+    broadcast = operator.outputs[0].broadcast or channels
     l0_args = _l0_args(spec, list(operator.attrs))
     aicore = [cpp_dtype(d) for d in aicore_dtypes(spec)]
     common = {
@@ -130,7 +133,16 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "inplace": _inplace_view(sigs[1], main) if len(sigs) > 1 else None,
         "dtype_lists": dtype_lists(spec),
         "checks": checks(operator),
-        "inputs": [{"name": ident(p.name), "opdef": ident(p.opdef)} for p in inputs],
+        "inputs": [
+            {
+                "name": ident(p.name),
+                "opdef": ident(p.opdef),
+                "channel_of": ident(p.shape.channel_of) if p.shape.channel_of else None,
+            }
+            for p in inputs
+        ],
+        "channels": channels,
+        "min_channel_run": MIN_CHANNEL_RUN,
         "out": ident(out.name),
         "compute_dtype": _compute_dtype_expr(spec),
         "broadcast": broadcast,

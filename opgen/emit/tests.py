@@ -431,6 +431,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
     names = reference_names(spec)
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
+    channels = any(p.shape.channel_of for p in inputs)
     rejections: list[dict[str, Code]] = []
     rejection_names: set[str] = set()
     for rejection in operator.rejections:
@@ -464,11 +465,12 @@ def _golden_context(operator: OperatorPlan) -> dict:
     derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in operator.derived_inputs)
     anew = "; the torch golden derives them anew in its precision" if spec.api.aten else ""
     derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
+    held = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
     doc = (
-        f"Writes input_<name>.bin for each tensor input and golden_{spec.outputs[0].python}.bin: raw little-endian "
-        "arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value range, led by "
-        f"its special values{derived_doc}. The golden is {golden_source}; then it is rounded to the dtype (BFLOAT16 "
-        "through float). Standalone: needs numpy, and torch for the aten golden."
+        f"Writes input_<name>.bin for each tensor input{held} and golden_{spec.outputs[0].python}.bin: raw "
+        "little-endian arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value "
+        f"range, led by its special values{derived_doc}. The golden is {golden_source}; then it is rounded to the "
+        "dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten golden."
     )
     return {
         "doc": [python.docstring_body(line) for line in textwrap.wrap(doc, width=116)],
@@ -484,6 +486,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "params": idents([p.python for p in inputs]),
         "params_literal": python.literal([p.python for p in inputs]),
         "keyword_only": python.literal([p.python for p in inputs if p.keyword_only]),
+        "channels": python.literal([p.python for p in inputs if p.shape.channel_of]) if channels else None,
         "options": options,
         "reference": code(reference),
         "differences": [code(F.to_numpy(c, names)) for c in operator.torch_differences],

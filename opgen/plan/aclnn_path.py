@@ -48,9 +48,11 @@ def aclnn_output(
 ) -> np.ndarray:
     """Output of the main API for `inputs` (arrays in their storage dtypes), in `out_dtype`."""
     compute = compute_dtype(spec, input_dtypes)
-    out_shape = np.broadcast_shapes(*(np.shape(inputs[p.name]) for p in spec.tensor_inputs))
+    shapes = {p.name: np.shape(inputs[p.name]) for p in spec.tensor_inputs}
+    aligned = {p.name: np.reshape(inputs[p.name], spec.aligned_shape(p.name, shapes)) for p in spec.tensor_inputs}
+    out_shape = np.broadcast_shapes(*(a.shape for a in aligned.values()))
     flat = {
-        p.name: np.broadcast_to(_through_float(inputs[p.name], compute), out_shape).reshape(-1)
+        p.name: np.broadcast_to(_through_float(aligned[p.name], compute), out_shape).reshape(-1)
         for p in spec.tensor_inputs
     }
     flags: dict[str, ModeValue] = {name: bool(scalars[name]) for name in plan.flags}

@@ -92,7 +92,7 @@ def valid_call(spec: OpSpec, dtype: DType, shape: tuple[int, ...] = BASE_SHAPE) 
     args: Args = {}
     for param in spec.params:
         if param.kind is ParamKind.TENSOR and param.direction is Direction.INPUT:
-            args[param.name] = Arg("tensor", shape, dtype)
+            args[param.name] = Arg("tensor", spec.input_shape(param.name, shape), dtype)
         elif param.kind is not ParamKind.TENSOR:
             args[param.name] = _scalar_default(spec, param)
     args = SpecCallModel(spec).with_outputs(args)

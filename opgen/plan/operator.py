@@ -21,7 +21,13 @@ from opgen.spec.aten import has_out_overload
 from opgen.spec.checks import CheckRejectIf, CppCheck
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import derived_inputs, kernel_formula, parsed_formula, torch_differences
+from opgen.spec.formula_binding import (
+    derived_inputs,
+    kernel_formula,
+    parsed_formula,
+    reference_helpers,
+    torch_differences,
+)
 from opgen.spec.model import Direction, ErrorRow, OpSpec, Param, snake_case
 
 
@@ -159,12 +165,19 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         negative_calls=negatives,
         bindings=binding_names(spec),
         binding_out=spec.api.aten is None or has_out_overload(spec.api.aten),
-        numpy_helpers=F.numpy_helpers(
-            [formula, *(r.condition for r in checked), *differences, *(expr for _, expr in derived)]
+        numpy_helpers=_joined_helpers(
+            F.numpy_helpers([formula, *(r.condition for r in checked), *differences, *(expr for _, expr in derived)]),
+            reference_helpers(spec),
         ),
         cpp_helpers=F.cpp_helpers([formula]),
         precision=measure_precision(spec, kernel),
     )
+
+
+def _joined_helpers(*sources: str) -> str:
+    """Helper sources as one block, two blank lines apart, ending in a newline (empty when there are none)."""
+    parts = [source.strip() for source in sources if source.strip()]
+    return "\n\n\n".join(parts) + "\n" if parts else ""
 
 
 def rejections(spec: OpSpec) -> tuple[Rejection, ...]:

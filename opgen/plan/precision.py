@@ -19,6 +19,7 @@ import numpy as np
 
 from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.kernel import KernelPlan
+from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
 from opgen.spec.model import OpSpec
@@ -71,7 +72,8 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
         for other in names:
             extra = specials if other == name else rng.choice(grid, specials.size)
             columns[other] = np.concatenate([columns[other], extra])
-    return {name: values.astype(dtype.numpy) for name, values in columns.items()}
+    channels = [p.name for p in spec.tensor_inputs if p.shape.channel_of]
+    return pointwise({name: values.astype(dtype.numpy) for name, values in columns.items()}, channels)
 
 
 def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
@@ -120,7 +122,7 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType) -> PrecisionRow:
             failing += int(np.count_nonzero(error > tolerance.atol + tolerance.rtol * magnitude))
     return PrecisionRow(
         dtype=dtype,
-        points=len(next(iter(inputs.values()))),
+        points=next(iter(inputs.values())).size,
         scalar_sets=len(scalar_sets),
         max_abs_error=abs_error,
         max_rel_error=rel_error,

@@ -14,6 +14,7 @@ Adding a check kind means adding one class here and listing it in `CHECK_KINDS`.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -26,6 +27,8 @@ from opgen import formula as F
 from opgen.lang import cpp as cpp_lang
 from opgen.lang import python as python_lang
 from opgen.spec.base import Direction, Identifier, ParamKind, Strict
+from opgen.spec.channel_broadcast import accepts as channel_accepts
+from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType, can_cast, promote_types
 from opgen.spec.formula_binding import parse_condition
@@ -611,6 +614,50 @@ class CheckSameShape(CheckKind):
         return [({**base, name: replace(base[name], shape=(5,))}, ()) for name in self.same_shape[1:]]
 
 
+class CheckChannelSize(CheckKind):
+    kind: ClassVar[str] = "channel_size"
+    relational: ClassVar[bool] = True
+    channel_size: list[Identifier] = Field(
+        min_length=1,
+        description="channel inputs (shape.channel_of): the element count is 1 or the channel count of the "
+        "tensor each follows (its dim 1; 1 below rank 2)",
+    )
+
+    @staticmethod
+    def _of(spec: OpSpec, name: str) -> str:
+        of = spec.param(name).shape.channel_of
+        assert of is not None  # validated
+        return of
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        for j, name in enumerate(self.channel_size):
+            param = resolver.resolve(name, path + ("channel_size", j), kinds=TENSORS, what="a channel check")
+            if param is not None and param.shape.channel_of is None:
+                message = f"'{name}' has no 'shape.channel_of': there is no channel count to check it against"
+                resolver.report(path + ("channel_size", j), message, "invalid")
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        parts = []
+        for name in self.channel_size:
+            of = cpp_shape(self._of(spec, name))
+            size = f"{cpp_shape(name)}.GetShapeSize()"
+            channels = f"({of}.GetDimNum() < 2 ? 1 : {of}.GetDim(1))"
+            parts.append(f"({size} != 1 && {size} != {channels})")
+        return CppCheck(" || ".join(parts))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(
+            not channel_accepts(math.prod(args[n].shape), args[self._of(spec, n)].shape) for n in self.channel_size
+        )
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        # one value more than there are channels: neither a single value nor one per channel
+        return [
+            ({**base, n: replace(base[n], shape=(channel_count(base[self._of(model.spec, n)].shape) + 1,))}, ())
+            for n in self.channel_size
+        ]
+
+
 def _condition_values(param: Param) -> list[float | bool | int | str]:
     """Values tried for a parameter of a reject_if condition when looking for a call that trips it."""
     if param.kind is ParamKind.BOOL:
@@ -747,6 +794,7 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckMaxRank,
     CheckBroadcast,
     CheckSameShape,
+    CheckChannelSize,
     CheckRejectIf,
     CheckOneOf,
 )

@@ -11,6 +11,7 @@ import numpy as np
 from opgen import formula
 from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
+from opgen.spec.channel_broadcast import CHANNEL_SOURCE, channel_view
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec
@@ -61,7 +62,26 @@ def reference_names(spec: OpSpec) -> dict[str, str]:
     for p in spec.params:
         if p.null_default is not None:
             names[p.name] = f"({p.python} if {p.python} is not None else {python.float_literal(p.null_default)})"
+        if p.shape.channel_of is not None:  # laid along dim 1 of the tensor it follows (CHANNEL_SOURCE)
+            names[p.name] = f"channel_view({p.python}, {spec.param(p.shape.channel_of).python})"
     return names
+
+
+def reference_helpers(spec: OpSpec) -> str:
+    """Python the generated references call besides the formula's functions: `channel_view` for channel inputs."""
+    return CHANNEL_SOURCE if any(p.shape.channel_of for p in spec.params) else ""
+
+
+def aligned_values(
+    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str]
+) -> dict[str, np.ndarray | float | bool | str]:
+    """`values` with every channel input laid along dim 1 of the tensor it follows, to broadcast against it."""
+    aligned = dict(values)
+    for p in spec.params:
+        of = p.shape.channel_of
+        if of is not None and p.name in values and of in values:
+            aligned[p.name] = channel_view(values[p.name], values[of])
+    return aligned
 
 
 def latex_symbols(spec: OpSpec) -> dict[str, str]:
@@ -84,9 +104,9 @@ def evaluate_reference(
     spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], out_dtype: np.dtype | None
 ) -> np.ndarray:
     """The spec's numpy reference: float64 inside, rounded once to `out_dtype` (None: float64 unrounded)."""
-    env = dict(values)
+    env = aligned_values(spec, values)
     for var, target in spec.formula.vars.items():
-        env[var] = values[target]
+        env[var] = env[target]
     return formula.evaluate(parsed_formula(spec), env, out_dtype)
 
 
@@ -103,8 +123,9 @@ def differs_from_torch(
 ) -> np.ndarray:
     """Boolean mask of `shape`: where a declared difference from torch.ops.aten holds for these inputs."""
     mask = np.zeros(shape, dtype=bool)
+    aligned = aligned_values(spec, values)
     for expr in torch_differences(spec):
-        env = {name: values[name] for name in formula.free_names(expr)}
+        env = {name: aligned[name] for name in formula.free_names(expr)}
         mask |= np.broadcast_to(formula.evaluate(expr, env).astype(bool), shape)
     return mask
 

@@ -7,6 +7,7 @@ Every emitter is a pure function of an `OpSpec`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias, Union
@@ -31,6 +32,7 @@ from opgen.spec.base import (
     snake_case,
 )
 from opgen.spec.base import Strict as _Strict
+from opgen.spec.channel_broadcast import channel_count, channel_shape
 from opgen.spec.checks import CHECK_MODELS, CheckKind, CheckRejectIf
 from opgen.spec.dtypes import DType
 
@@ -161,6 +163,12 @@ class ShapeRelation(_Strict):
     same_as: Identifier | None = Field(None, description="shape must equal this parameter's shape")
     broadcast_result_of: list[Identifier] = Field(
         default_factory=list, description="(outputs) shape equals the broadcast shape of these inputs"
+    )
+    channel_of: Identifier | None = Field(
+        None,
+        description="(inputs) one value per channel of this input, along its dim 1 (1 channel below rank 2): the "
+        "element count is 1 or that channel count, whatever the shape (e.g. aclnnPrelu's weight); a "
+        "channel_size error row checks it",
     )
 
 
@@ -516,6 +524,21 @@ class OpSpec(_Strict):
     def shape_sources(self, output: Param) -> list[str]:
         """The inputs whose (broadcast) shape `output` has: the one rule every artifact follows."""
         return output.shape.broadcast_result_of or [output.shape.same_as or self.tensor_inputs[0].name]
+
+    def aligned_shape(self, name: str, shapes: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
+        """The shape input `name` takes to broadcast against the others (numpy's rules), given every input's
+        shape: its own, or for a channel input its values laid along dim 1 of the tensor it follows."""
+        of = self.param(name).shape.channel_of
+        if of is None:
+            return shapes[name]
+        return channel_shape(math.prod(shapes[name]), shapes[of])
+
+    def input_shape(self, name: str, shape: tuple[int, ...], *, one_value: bool = False) -> tuple[int, ...]:
+        """Input `name`'s shape in a call whose other inputs have `shape`: a channel input holds one value per
+        channel of it (or, one_value, a single value)."""
+        if self.param(name).shape.channel_of is None:
+            return shape
+        return (1,) if one_value else (channel_count(shape),)
 
     def dtype_sources(self, output: Param) -> list[str]:
         """The inputs whose promoted dtype `output` is computed in (and cast from)."""

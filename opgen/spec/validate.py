@@ -6,6 +6,7 @@ collected, so one `opgen check` run reports everything.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -13,6 +14,8 @@ import numpy as np
 from opgen import formula
 from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
 from opgen.spec import aten_form
+from opgen.spec.channel_broadcast import accepts as channel_accepts
+from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.formula_binding import formula_symbols
@@ -128,6 +131,8 @@ class _Checker:
             )
             if shape.same_as:
                 self.resolve(shape.same_as, base + ("shape", "same_as"), kinds=tensors, what="a shape relation")
+            if shape.channel_of:
+                self.check_channel_of(param, base + ("shape", "channel_of"))
             self.resolve_all(
                 dtype.promote_with, base + ("dtype", "promote_with"), kinds=tensors, what="a dtype relation"
             )
@@ -141,13 +146,48 @@ class _Checker:
                     base + ("dtype", "castable_to"), "'castable_to' applies to scalar parameters only", "wrong-kind"
                 )
             if param.kind is not ParamKind.TENSOR and (
-                shape.broadcast_with or shape.same_as or shape.broadcast_result_of
+                shape.broadcast_with or shape.same_as or shape.broadcast_result_of or shape.channel_of
             ):
                 self.report(base + ("shape",), "shape relations apply to tensor parameters only", "wrong-kind")
         if not self.spec.outputs:
             self.report(
                 ("params",), "the operator needs at least one output tensor (direction: output)", "missing-output"
             )
+        self.check_channel_sources()
+
+    def check_channel_of(self, param: Param, path: FieldPath) -> None:
+        """A channel input follows another input's dim 1, and is not also numpy-broadcast."""
+        of = param.shape.channel_of
+        assert of is not None
+        if param.direction is not Direction.INPUT:
+            self.report(
+                path, "'channel_of' applies to input tensors (an output's shape follows its sources)", "invalid"
+            )
+        if param.shape.broadcast_with:
+            message = "a channel input broadcasts along the channel dim only: it cannot also have 'broadcast_with'"
+            self.report(path, message, "invalid")
+        target = self.resolve(of, path, kinds=(ParamKind.TENSOR,), what="a channel relation")
+        if target is None:
+            return
+        if target.name == param.name:
+            self.report(path, f"'{param.name}' cannot hold the channels of itself", "invalid")
+        elif target.direction is not Direction.INPUT or target.shape.channel_of is not None:
+            message = f"'{of}' must be an input tensor that is not itself a channel input"
+            self.report(path, message, "invalid")
+
+    def check_channel_sources(self) -> None:
+        """An output takes its shape from full tensors: a channel input holds only one value per channel."""
+        for i, param in enumerate(self.spec.params):
+            if param.direction is not Direction.OUTPUT:
+                continue
+            for name in self.spec.shape_sources(param):
+                source = self.params.get(name)
+                if source is not None and source.shape.channel_of is not None:
+                    message = (
+                        f"'{param.name}' would take its shape from the channel input '{name}': name the tensor it "
+                        "follows (shape: {same_as: ...})"
+                    )
+                    self.report(("params", i, "shape"), message, "invalid")
 
     def check_socs(self) -> None:
         seen: set[str] = set()
@@ -275,7 +315,7 @@ class _Checker:
     def check_host_params(self) -> None:
         """A string parameter is a pointer the error table must null-check; a parameter with `values` needs
         the table to reject the others (one_of); Python binding defaults and keyword-only order are valid."""
-        checked: dict[str, set[str]] = {"not_null": set(), "one_of": set()}
+        checked: dict[str, set[str]] = {"not_null": set(), "one_of": set(), "channel_size": set()}
         for row in self.spec.errors:
             if row.check.kind in checked:
                 checked[row.check.kind].update(row.check.names())
@@ -289,6 +329,12 @@ class _Checker:
             if param.values is not None and param.name not in checked["one_of"]:
                 message = f"'{param.name}' lists 'values': name it in a one_of error row, which rejects the others"
                 self.report(path + ("values",), message, "missing-check")
+            if param.shape.channel_of is not None and param.name not in checked["channel_size"]:
+                message = (
+                    f"'{param.name}' holds channel values: name it in a channel_size error row, which refuses an "
+                    "element count other than 1 or the channel count"
+                )
+                self.report(path + ("shape", "channel_of"), message, "missing-check")
             if param.direction is Direction.OUTPUT:
                 continue
             has_default = param.default is not None or param.nullable
@@ -357,11 +403,23 @@ class _Checker:
         """The operator is elementwise: the example's inputs must broadcast together, and each output must
         have the broadcast shape of its shape sources (else its expected values could not be computed)."""
         tensors = self.spec.example.tensors
+        given = {name: tuple(tensor.shape) for name, tensor in tensors.items()}
         common: tuple[int, ...] = ()
         for param in self.spec.tensor_inputs:
             if param.name not in tensors:
                 continue
-            shape = tuple(tensors[param.name].shape)
+            of = param.shape.channel_of
+            if of is not None:
+                if of in given and not channel_accepts(math.prod(given[param.name]), given[of]):
+                    message = (
+                        f"{math.prod(given[param.name])} elements: '{param.name}' holds 1 value or one per channel "
+                        f"of '{of}' ({channel_count(given[of])})"
+                    )
+                    self.report(("example", "tensors", param.name, "shape"), message, "invalid")
+                    return
+                if of not in given:
+                    continue
+            shape = self.spec.aligned_shape(param.name, given)
             joined = _broadcast(common, shape)
             if joined is None:
                 self.report(

@@ -129,6 +129,12 @@ class KernelHarness:
             f"  tilingData->{a.param} = static_cast<float>(std::atof(argv[{8 + len(self.inputs) + i}]));"
             for i, a in enumerate(self.scalars)
         )
+        # a channel input here holds one value per element (as the aclnn API passes it when its runs are short)
+        scalar_lines += "".join(
+            f"\n  tilingData->{p.name}Run = 0;\n  tilingData->{p.name}Count = total;"
+            for p in self.inputs
+            if p.shape.channel_of
+        )
         source.write_text(
             _HARNESS.format(
                 op=op,

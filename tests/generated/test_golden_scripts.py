@@ -48,7 +48,8 @@ def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) ->
     keywords = {}
     for param in spec.params:
         if param.kind is ParamKind.TENSOR and param.direction.value == "input":
-            value = _load_input(data / f"input_{param.python}.bin", dtype, shape)
+            # a channel input holds one value per channel of the shape (gen_data's rule)
+            value = _load_input(data / f"input_{param.python}.bin", dtype, spec.input_shape(param.name, shape))
         elif param.kind is ParamKind.BOOL:
             value = bool(spec.example.scalars[param.name])
         elif param.kind is ParamKind.SCALAR:
@@ -115,9 +116,11 @@ def test_numpy_golden_agrees_with_aten(op, tmp_path, capsys):
     spec = spec_of(op)
     gen_data, compare_data = _module(op, "gen_data.py"), _module(op, "compare_data.py")
     out = spec.outputs[0].python
-    for dtype in [d.value for d in spec.tensor_inputs[0].dtypes]:
+    # a channel input (prelu's weight) has one channel below rank 2: a rank-3 shape gives it several
+    shapes = ["509", "3,7,5"] if any(p.shape.channel_of for p in spec.tensor_inputs) else ["509"]
+    for dtype, shape in [(d.value, shape) for d in spec.tensor_inputs[0].dtypes for shape in shapes]:
         for reference in ("torch", "numpy"):
-            argv = ["--dtype", dtype, "--shape", "509", "--seed", "3", "--reference", reference]
+            argv = ["--dtype", dtype, "--shape", shape, "--seed", "3", "--reference", reference]
             gen_data.main(argv + ["--out-dir", str(tmp_path / reference)])
         goldens = [compare_data.load(tmp_path / r / f"golden_{out}.bin", dtype) for r in ("numpy", "torch")]
         passed, report = compare_data.compare(*goldens, dtype)

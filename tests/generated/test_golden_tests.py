@@ -40,13 +40,17 @@ def test_a_wrong_reference_fails_naming_each_failing_case(op, monkeypatch):
     lines = [line for line in message.splitlines() if line.startswith(f"{dtype} shape=")]
     # the wrong shape's cases fail (those the error table rejects still pass), the others do not
     assert lines and all(f"shape={wrong_shape}" in line for line in lines), message
-    assert len(lines) <= len(golden.cases(dtype)) // len(golden.SHAPES)
+    # at most the wrong shape's cases (a channel input doubles a shape's cases: one value per channel, one value)
+    assert len(lines) <= sum(1 for case in golden.cases(dtype) if case[0] == wrong_shape)
     assert "vs the spec reference" in message
 
 
 # Every operator whose spec declares where ops-nn differs from torch (golden.differs_from_torch), but soft_shrink_grad:
 # its declaration (self = NaN) covers torch's scalar tail loop, which no NaN input of its golden shapes reaches.
-DECLARED = [op for op, spec in specs().items() if spec.golden.differs_from_torch and op != "soft_shrink_grad"]
+# golden tests compare with the aten op api.aten names (an aten form's differences serve tests/python/test_aten_forms.py)
+DECLARED = [
+    op for op, spec in specs().items() if spec.golden.differs_from_torch and spec.api.aten and op != "soft_shrink_grad"
+]
 
 
 @pytest.mark.parametrize("op", DECLARED)
@@ -69,7 +73,7 @@ def test_api_doc_lists_each_declared_difference(op):
     assert docs
     for doc in docs:
         constraints = doc.read_text(encoding="utf-8").split("## 约束说明", 1)[1].split("\n## ", 1)[0]
-        assert f"- 与PyTorch（torch.ops.aten.{spec.api.aten}）的差异：" in constraints
+        assert f"- 与PyTorch（torch.ops.aten.{spec.api.compared_aten}）的差异：" in constraints
         for difference in spec.golden.differs_from_torch:
             assert f"    - {difference.note}" in constraints.splitlines()
 
@@ -95,3 +99,22 @@ def test_nan_and_infinity_must_match_exactly_whatever_the_fail_ratio():
     negated[3] = -np.inf
     with pytest.raises(AssertionError, match="differ in NaN or infinity"):
         golden.assert_meets_standard(infinite, negated, "FLOAT16", "x")
+
+
+CHANNELS = [op for op, spec in specs().items() if any(p.shape.channel_of for p in spec.tensor_inputs)]
+
+
+@pytest.mark.parametrize("op", CHANNELS)
+def test_golden_cases_hold_channel_inputs_and_fail_on_numpy_broadcasting(op, monkeypatch):
+    golden = _golden_module(op)
+    # cases of rank >= 2 with several channels run twice: one value per channel, and one value
+    shapes = [shape for shape in golden.SHAPES if len(shape) >= 2 and shape[1] > 1]
+    assert shapes
+    held = {(case[0], case[2]) for case in golden.cases("FLOAT")}
+    assert all((shape, False) in held and (shape, True) in held for shape in shapes)
+    golden.test_golden("FLOAT")
+    # the reference laying the channel values along the last dim (numpy's rule) instead of dim 1 must fail
+    monkeypatch.setattr(golden, "channel_view", lambda values, of: np.asarray(values).reshape(-1))
+    with pytest.raises(AssertionError) as info:
+        golden.test_golden("FLOAT")
+    assert "vs the spec reference" in str(info.value) or "ValueError" in str(info.value)

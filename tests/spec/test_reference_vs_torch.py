@@ -14,6 +14,7 @@ import pytest
 from spec_list import spec_of, specs
 
 from opgen.plan.cases import negative_calls
+from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import derive_inputs, differs_from_torch, evaluate_reference
 from opgen.spec.model import Direction, OpSpec, ParamKind
@@ -51,7 +52,8 @@ def inputs(spec: OpSpec, dtype: DType, rng: np.random.Generator) -> dict[str, np
         data = np.concatenate([pattern, random]).astype(dtype.numpy)
         values[param.name] = data
     # the inputs the spec derives from the others (golden.derived_inputs), e.g. the buffer a forward op hands over
-    return derive_inputs(spec, values, dtype.numpy)
+    values = derive_inputs(spec, values, dtype.numpy)
+    return pointwise(values, [p.name for p in spec.tensor_inputs if p.shape.channel_of])
 
 
 def scalar_cases(spec: OpSpec) -> list[dict[str, float | bool]]:

@@ -278,10 +278,10 @@ def test_adapter_compiles_strictly_against_the_stubs(spec, tmp_path):
 
 
 def cases(spec: OpSpec) -> list[dict[str, tuple[tuple[int, ...], torch.dtype]]]:
-    """Input tensors (by aten name) valid for the spec: equal shapes and dtypes, and where the output is a
-    broadcast of inputs, broadcasting shapes with mixed dtypes (promotion)."""
-    tensors = [p.python for p in spec.tensor_inputs]
-    found = [dict.fromkeys(tensors, ((2, 3), torch.bfloat16))]
+    """Input tensors (by aten name) valid for the spec: equal shapes (a channel input: one value per channel) and
+    dtypes, and where the output is a broadcast of inputs, broadcasting shapes with mixed dtypes (promotion)."""
+    # a channel input (prelu's weight) holds one value per channel of the shape
+    found = [{p.python: (spec.input_shape(p.name, (2, 3)), torch.bfloat16) for p in spec.tensor_inputs}]
     broadcast = [spec.param(n).python for n in spec.outputs[0].shape.broadcast_result_of]
     if broadcast and not spec.outputs[0].dtype.same_as:  # mixed dtypes only where the spec promotes
         mixed = dict(found[0])

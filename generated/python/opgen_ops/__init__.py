@@ -49,6 +49,7 @@ __all__ = [
     "mish",
     "mish_",
     "mish_backward",
+    "prelu",
     "relu",
     "relu_",
     "selu",
@@ -937,6 +938,34 @@ def mish_backward(
     self = _rt.as_array(self)
     out = _rt.new_output([grad_output, self], [grad_output, self])
     _rt.call("aclnnMishBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def prelu(
+    self,
+    weight,
+):
+    """aclnnPrelu: 激活函数PRelu：self大于0的元素保持不变，其余元素乘以weight中该元素所在通道（self的第1维）的值；weight只有一个元素时所有通道共用该值。
+
+        out = where(self > 0, self, weight * self)
+
+    Args:
+        self: 表示PRelu的输入，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        weight: 表示self小于等于0时的斜率，公式中的weight，每个通道一个值。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 表示PRelu的输出，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize是空指针（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、weight或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、weight或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、weight或out的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if weight的元素个数既不是1，也不等于self的通道数（代码中的校验，文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    weight = _rt.as_array(weight)
+    out = _rt.new_output([self], [self, weight])
+    _rt.call("aclnnPrelu", [_rt.Tensor(self), _rt.Tensor(weight), _rt.Tensor(out, output=True)])
     return out
 
 

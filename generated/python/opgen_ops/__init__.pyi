@@ -120,6 +120,10 @@ def mish_backward(
     grad_output: np.ndarray | None,
     self: np.ndarray | None,
 ) -> np.ndarray: ...
+def prelu(
+    self: np.ndarray | None,
+    weight: np.ndarray | None,
+) -> np.ndarray: ...
 def relu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def relu_(
     self: np.ndarray | None,
