@@ -200,11 +200,18 @@ class _Checker:
 
     def check_formula(self) -> None:
         f = self.spec.formula
-        self.resolve(f.output, ("formula", "output"), kinds=(ParamKind.TENSOR,), what="the formula output")
-        if f.output in self.params and self.params[f.output].direction is not Direction.OUTPUT:
-            self.report(
-                ("formula", "output"), f"'{f.output}' is an input; the formula must compute an output", "wrong-kind"
-            )
+        for name in f.computed:
+            self.check_formula_output(name)
+        if not f.outputs:
+            computed = [p.name for p in self.spec.outputs]
+            if len(computed) > 1:
+                message = f"the operator writes {', '.join(computed)}: give each its expression in formula.outputs"
+                self.report(("formula", "output"), message, "missing")
+        else:
+            for param in self.spec.outputs:
+                if param.name not in f.outputs:
+                    message = f"the output '{param.name}' has no expression (or say written: false on it)"
+                    self.report(("formula", "outputs"), message, "missing")
         for var, target in f.vars.items():
             problem = formula_name_problem(var)
             if problem is not None:
@@ -214,14 +221,32 @@ class _Checker:
             if var in self.params:
                 self.report(("formula", "vars", var), f"variable '{var}' shadows a parameter", "duplicate-name")
             self.resolve(target, ("formula", "vars", var))
-        if f.expr:
-            self.parse(f.expr, ("formula", "expr"), formula_symbols(self.spec), "formula")
-        elif self.spec.derivative_of is None:
-            self.report(
-                ("formula",),
-                "formula.expr is missing (only a backward spec with derivative_of may leave it out)",
-                "missing",
-            )
+        for name, text in f.computed.items():
+            if text:
+                self.parse(text, f.expr_path(name), formula_symbols(self.spec), "formula")
+            elif self.spec.derivative_of is None:
+                self.report(
+                    ("formula",),
+                    "formula.expr is missing (only a backward spec with derivative_of may leave it out)",
+                    "missing",
+                )
+
+    def check_formula_output(self, name: str) -> None:
+        """`name` is an output tensor the operator writes."""
+        outputs = self.spec.formula.outputs
+        path: FieldPath = ("formula", "outputs", name) if outputs else ("formula", "output")
+        if outputs and name not in self.params:  # reported at the key, the name as written
+            location = self.source.location_of(path, prefer_key=True)
+            message = f"undefined parameter '{name}'{suggest(name, self.params)}"
+            self.problems.append(Diagnostic(location, path, message, "undefined-name"))
+            return
+        param = self.resolve(name, path, kinds=(ParamKind.TENSOR,), what="the formula output")
+        if param is None:
+            return
+        if param.direction is not Direction.OUTPUT:
+            self.report(path, f"'{name}' is an input; the formula must compute an output", "wrong-kind")
+        elif not param.written:
+            self.report(path, f"'{name}' is left unwritten (written: false); it has no expression", "invalid")
 
     def check_derivative_of(self) -> None:
         link = self.spec.derivative_of
@@ -239,7 +264,7 @@ class _Checker:
                 self.report(base + ("holds",), "holds: result and a result_flag contradict each other", "invalid")
         for forward_name, name in link.params.items():
             self.resolve(name, base + ("params", forward_name), kinds=(ParamKind.SCALAR, ParamKind.BOOL))
-        if not self.spec.formula.expr and (link.holds == "result" or link.result_flag is not None):
+        if not self.spec.formula.main_expr and (link.holds == "result" or link.result_flag is not None):
             self.report(
                 ("formula",),
                 "formula.expr is missing: a backward taking the forward's result needs its formula written "
@@ -250,6 +275,10 @@ class _Checker:
     def check_errors(self) -> None:
         for i, row in enumerate(self.spec.errors):
             row.check.resolve_names(self, ("errors", i, "check"))
+            for name in row.check.names():
+                if name in self.params and not self.params[name].written:
+                    message = f"'{name}' is left unwritten (written: false): the API checks nothing of it"
+                    self.report(("errors", i, "check"), message, "invalid")
         self.check_host_params()
 
     def check_host_params(self) -> None:
@@ -293,7 +322,7 @@ class _Checker:
         for name, tensor in example.tensors.items():
             path = ("example", "tensors", name)
             param = self.resolve(name, path, kinds=(ParamKind.TENSOR,), what="an example tensor")
-            if param and tensor.dtype not in param.dtypes:
+            if param and param.written and tensor.dtype not in param.dtypes:  # an unwritten one takes any
                 self.report(path + ("dtype",), f"{tensor.dtype.value} is not a dtype of '{name}'", "invalid")
             if param and param.rank and not param.rank[0] <= len(tensor.shape) <= param.rank[1]:
                 lo, hi = param.rank
