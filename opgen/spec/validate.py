@@ -112,6 +112,20 @@ class _Checker:
                         base + ("formats", j), f"unknown format '{fmt}'{suggest(fmt, KNOWN_FORMATS)}", "unknown-value"
                     )
             shape, dtype = param.shape, param.dtype
+            related = {
+                ("shape", "broadcast_with"): shape.broadcast_with,
+                ("shape", "broadcast_result_of"): shape.broadcast_result_of,
+                ("shape", "same_as"): [shape.same_as] if shape.same_as else [],
+                ("dtype", "promote_with"): dtype.promote_with,
+                ("dtype", "castable_from"): dtype.castable_from,
+                ("dtype", "same_as"): [dtype.same_as] if dtype.same_as else [],
+            }
+            for field, names in related.items():
+                for name in names:
+                    other = self.params.get(name)
+                    if other is not None and not other.written:  # it has no shape or dtype to relate to
+                        message = f"'{name}' is left unwritten (written: false): it has no shape or dtype"
+                        self.report(base + field, message, "invalid")
             self.resolve_all(
                 shape.broadcast_with, base + ("shape", "broadcast_with"), kinds=tensors, what="a shape relation"
             )
