@@ -283,8 +283,8 @@ class Formula(_Strict):
     )
     outputs: dict[Identifier, FormulaText] = Field(
         default_factory=dict,
-        description="instead of output and expr: each written output tensor and its expression, in the order "
-        "of the outputs, e.g. {gradInput: ..., gradWeight: ...}",
+        description="instead of output and expr: each output tensor the operator writes and its expression, "
+        "e.g. {gradInput: ..., gradWeight: ...}",
     )
     vars: dict[Identifier, Identifier] = Field(
         default_factory=dict, description="short names for parameters, e.g. {x: selfOrResult} (shown in docs)"
