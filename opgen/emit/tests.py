@@ -487,6 +487,8 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "op_type": ident(spec.operator.type),
         "api": ident(spec.api.name),
         "aten": ident(spec.api.aten) if spec.api.aten else None,
+        # aten returning several tensors (log_sigmoid_forward: output, buffer): the computed one
+        "aten_pick": code(f"[{operator.result_index}]" if operator.result_index is not None else ""),
         "dtypes": python.literal(dtypes),
         "value_range": python.literal(tuple(float(v) for v in spec.golden.value_range)),
         "special": python.literal([float(v) for v in spec.golden.special_values]),
