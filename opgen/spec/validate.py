@@ -226,6 +226,11 @@ class _Checker:
                 if param.name not in f.outputs:
                     message = f"the output '{param.name}' has no expression (or say written: false on it)"
                     self.report(("formula", "outputs"), message, "missing")
+            listed = [name for name in f.outputs if name in self.params]
+            in_api_order = [p.name for p in self.spec.outputs if p.name in f.outputs]
+            if listed != in_api_order and set(listed) == set(in_api_order):
+                message = f"list the outputs in the API's order: {', '.join(in_api_order)}"
+                self.report(("formula", "outputs"), message, "invalid")
         for var, target in f.vars.items():
             problem = formula_name_problem(var)
             if problem is not None:

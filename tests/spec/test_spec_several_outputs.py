@@ -68,6 +68,16 @@ CASES = [
         "the output 'buffer' has no expression",
     ),
     Case(
+        "outputs-out-of-order",
+        (
+            BUFFER_WRITTEN,
+            ("    out: -softplus(-x)", "    buffer: exp(-abs(x))\n    out: -softplus(-x)"),
+            BUFFER_EXAMPLE,
+        ),
+        "  outputs:",
+        "list the outputs in the API's order: out, buffer",
+    ),
+    Case(
         "one-form-for-two-outputs",
         (
             BUFFER_WRITTEN,
