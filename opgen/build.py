@@ -34,7 +34,7 @@ from opgen.emit.example import example_path, render_example
 from opgen.emit.golden_tests import render_golden_tests
 from opgen.emit.host import render_host
 from opgen.emit.kernel import render_kernel
-from opgen.emit.op_api import render_op_api
+from opgen.emit.op_api import render_op_api, render_shared_header
 from opgen.emit.python import python_fragment, render_python
 from opgen.emit.tests import render_tests
 from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
@@ -140,13 +140,23 @@ def render_directory(plans: list[OperatorPlan]) -> dict[str, str]:
     directory = plans[0].op
     files: dict[str, str] = {}
     readmes: list[str] = []
+    by_header: dict[str, list[OperatorPlan]] = {}
+    for plan in plans:
+        by_header.setdefault(plan.spec.api.header_name, []).append(plan)
+    shared: dict[str, str] = {}
+    for group in by_header.values():
+        if len(group) > 1:
+            shared.update((f"{directory}/{rel}", text) for rel, text in render_shared_header(group).items())
     for plan in plans:
         for path, text in render_operator(plan).items():
+            if path in shared:
+                continue
             if path == f"{directory}/README.md":
                 readmes.append(text)
             elif path in files and files[path] != text and path != f"{directory}/CMakeLists.txt":
                 raise AssertionError(f"two operators of {directory}/ produce {path}")
             files.setdefault(path, text)
+    files.update(shared)
     files.update((f"{directory}/{rel}", text) for rel, text in render_cmake_directory(plans).items())
     # One README: the first operator's, then each other's sections (their notice line dropped).
     files[f"{directory}/README.md"] = readmes[0] + "".join("\n" + text.split("\n", 1)[1] for text in readmes[1:])

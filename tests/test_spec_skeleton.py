@@ -38,7 +38,14 @@ def test_the_only_error_of_a_fresh_skeleton_is_its_formula():
 
 # `opgen new --aten NAME` starts from aten's schema: the specs of operators aten has
 @pytest.mark.parametrize(
-    "real", [spec for _, spec in loaded() if spec.api.aten in aten.known_names()], ids=lambda s: s.api.name
+    "real",
+    # `opgen new` starts one-output specs (an op returning several tensors, log_sigmoid_forward, is hand-made)
+    [
+        s
+        for _, s in loaded()
+        if s.api.aten in aten.known_names() and sum(p.direction.value == "output" for p in s.params) == 1
+    ],
+    ids=lambda s: s.api.name,
 )
 def test_a_filled_skeleton_binds_like_aten(real):
     """The real specs' OpType, API, aten name and formula through `opgen new`: the plan's binding has aten's name,

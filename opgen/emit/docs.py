@@ -91,6 +91,8 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
         notes.append(f"取值为{'、'.join(spelled)}，其他取值返回错误。")
     if param.null_default is not None:
         notes.append(f"可以为空指针，此时取值为{param.null_default!r}。")
+    if not param.written:
+        notes.append("接口不校验、不写入该参数，调用前后其内容不变。")
     notes.extend(_soc_dtype_notes(spec, param))
     return notes
 
@@ -141,7 +143,7 @@ def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
                 dtypes=code("、".join(d.value for d in param.dtypes) or "-"),
                 formats=code("、".join(param.formats) or "-"),
                 rank=code(f"{param.rank[0]}-{param.rank[1]}" if is_tensor and param.rank else "-"),
-                non_contiguous=code(("√" if param.non_contiguous else "×") if is_tensor else "-"),
+                non_contiguous=code(("√" if param.non_contiguous else "×") if is_tensor and param.written else "-"),
             )
         )
     for name, text in (
@@ -209,7 +211,7 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
     axes += [(p.name, tuple(p.values)) for p in spec.params if p.values is not None and p.name in used]
     # The spec's TeX symbols are escaped for the math block; the printer builds the rest from the IR.
     symbols = {name: markdown.math(latex) for name, latex in latex_symbols(spec).items()}
-    lhs = symbols.get(spec.formula.output, spec.formula.output)
+    lhs = symbols.get(spec.formula.main_output, spec.formula.main_output)
     if not axes:
         return [FormulaBlock(None, code(f"{lhs} = {formula.to_latex(expr, symbols)}"))]
     blocks = []

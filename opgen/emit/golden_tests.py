@@ -11,7 +11,7 @@ from opgen import formula as F
 from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
-from opgen.plan.operator import OperatorPlan
+from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.spec.formula_binding import reference_names
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
@@ -79,6 +79,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     tolerance = {
         d.value: (t.rtol, t.atol, t.max_fail_ratio, t.standard or "") for d, t in spec.golden.tolerance.items()
     }
+    # Several outputs come back as aten returns them, a tuple in the API's order, and are passed by name.
+    out_keyword = binding_out_keywords(spec)[operator.outputs[0].param.name]
     errors = []
     for call in operator.negative_calls:
         if call.null_outputs:
@@ -89,6 +91,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
             if not allocated_by_binding(spec, call.args):
                 continue  # a wrong out cannot be passed without out= (the C++ op_api tests hold this row)
             args[names[out_name]] = code("None")
+        for unwritten in spec.unwritten_outputs:  # left to the binding, which passes it as torch_npu does
+            args.pop(names[unwritten.name])
         errors.append(
             {
                 "name": python.string(call.name),
@@ -135,5 +139,10 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
             for p in spec.tensor_inputs
             if p.shape.channel_of
         ],
+        out_keyword=python.string(out_keyword),
+        result_index=operator.result_index,
+        unwritten=[{"key": python.string(p.python), "name": ident(p.python)} for p in spec.unwritten_outputs]
+        if operator.binding_out
+        else [],
     )
     return {path: text}

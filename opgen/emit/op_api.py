@@ -153,16 +153,39 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "dfx_in": code(
             ", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input")
         ),
+        # every output, written or not, as ops-nn logs them (DFX_OUT(out, buffer))
+        "dfx_out": code(
+            ", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "output")
+        ),
     }
     files = {}
     for template, name in (
         ("op/op_api/aclnn_api.h.j2", f"op_api/{header}"),
-        ("op/op_api/aclnn_api.cpp.j2", "op_api/" + spec.api.header_name.removesuffix(".h") + ".cpp"),
+        ("op/op_api/aclnn_api.cpp.j2", f"op_api/{api_source_name(spec)}"),
         ("op/op_api/l0.h.j2", f"op_api/{op}.h"),
         ("op/op_api/l0.cpp.j2", f"op_api/{op}.cpp"),
     ):
         files[name] = render(template, name, spec_name, **common)
     return files
+
+
+def api_source_name(spec: OpSpec) -> str:
+    """The API's source file: named after its header, or after the API when it shares a header it does not name
+    after itself (each source keeps its own static checks)."""
+    if spec.api.header is not None and spec.api.header != f"aclnn_{spec.api.snake}.h" and spec.operator.stem:
+        return f"aclnn_{spec.api.snake}.cpp"
+    return spec.api.header_name.removesuffix(".h") + ".cpp"
+
+
+def render_shared_header(plans: list[OperatorPlan]) -> dict[str, str]:
+    """One header declaring the APIs of every operator of a directory that names it (in their order), as
+    ops-nn's aclnn_logsigmoid.h declares aclnnLogSigmoid and aclnnLogSigmoidForward."""
+    first = plans[0].spec
+    header = first.api.header_name
+    apis = [_api_view(s) for plan in plans for s in plan.signatures]
+    guard = ident(f"OP_API_INC_ACLNN_{first.api.snake.upper()}_H_")
+    name = f"op_api/{header}"
+    return {name: render("op/op_api/aclnn_api.h.j2", name, plans[0].source, apis=apis, guard=guard)}
 
 
 def _api_view(sig: ApiSignature) -> dict:

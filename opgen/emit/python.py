@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from opgen import formula as F
 from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python
-from opgen.plan.operator import OperatorPlan
+from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.plan.signature import ApiSignature
 from opgen.spec import aten_form as aten_forms
 from opgen.spec.model import Direction, Param, ParamKind
@@ -46,11 +46,13 @@ class PyFunction:
     name: Code
     api: Code  # a string literal naming the C API
     args: list[PyArg]  # positional (before `*`)
-    kwargs: list[PyArg]  # keyword-only (after `*`, as aten's schema has them), before out
+    kwargs: list[PyArg]  # keyword-only (after `*`, as aten's schema has them), before the outputs
     has_out: bool
+    outs: list[Code]  # the output keywords when has_out: `out`, or each output's name (aten's output, buffer)
     call: Code  # the list passed to _rt.call
-    out_init: Code | None
-    returns: Code
+    out_init: list[Code]
+    returns: Code  # one output, or the tuple of several in the API's order (as aten returns them)
+    return_annotation: Code
     doc: Code  # docstring body, escaped
     doc_noqa: Code  # after the closing quotes: _LONG_DOC when a docstring line is wider than the line length
 
@@ -70,14 +72,15 @@ def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
     lines = [
         f"{sig.name}: {spec.operator.function}",
         "",
-        f"    {spec.formula.output} = {F.to_text(operator.formula)}",
+        f"    {spec.formula.main_output} = {F.to_text(operator.formula)}",
         "",
     ]
     lines.append("Args:")
     for cparam in sig.user_params:
         param = cparam.param
         assert param is not None
-        name = "out" if param.direction is Direction.OUTPUT and not cparam.inplace else param.python
+        is_output = param.direction is Direction.OUTPUT and not cparam.inplace
+        name = binding_out_keywords(spec)[param.name] if is_output else param.python
         dtypes = ", ".join(d.value for d in param.dtypes) or "-"
         lines.append(f"    {name}: {param.description} ({param.kind.value}; dtypes: {dtypes})")
     lines.append("")
@@ -154,9 +157,11 @@ def _aten_form_function(operator: OperatorPlan, sig: ApiSignature) -> PyFunction
         args=args,
         kwargs=kwargs,
         has_out=has_out,
+        outs=[ident("out")] if has_out else [],
         call=code("[" + ", ".join(call) + "]"),
-        out_init=code(out_init) if out_init else None,
+        out_init=[code(out_init)] if out_init else [],
         returns=ident("out"),
+        return_annotation=Code("np.ndarray"),
         doc=doc,
         doc_noqa=_doc_noqa(doc),
     )
@@ -166,9 +171,10 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
     spec = operator.spec
     args: list[PyArg] = []
     call: list[str] = []
-    out_init = None
+    out_init: list[str] = []
     has_out = False
-    returns = ""
+    returns: list[str] = []
+    out_keywords: list[str] = []
     for cparam in sig.user_params:
         param = cparam.param
         assert param is not None
@@ -176,15 +182,20 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
         if cparam.inplace:
             args.append(_arg(py, "tensor", None))
             call.append(f"_rt.Tensor({py}, output=True)")
-            returns = py
+            returns.append(py)
         elif param.direction is Direction.OUTPUT:
             has_out = operator.binding_out
-            shape_of, dtype_of = spec.shape_sources(param), spec.dtype_sources(param)
-            py_names = lambda names: "[" + ", ".join(spec.param(n).python for n in names) + "]"  # noqa: E731
-            new_output = f"out = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)})"
-            out_init = f"if out is None:\n        {new_output}" if has_out else new_output
-            call.append("_rt.Tensor(out, output=True)")
-            returns = "out"
+            out_keyword = binding_out_keywords(spec)[param.name]
+            if param.written:
+                shape_of, dtype_of = spec.shape_sources(param), spec.dtype_sources(param)
+                py_names = lambda names: "[" + ", ".join(spec.param(n).python for n in names) + "]"  # noqa: E731
+                new_output = f"{out_keyword} = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)})"
+            else:
+                new_output = f"{out_keyword} = _rt.new_unwritten({spec.tensor_inputs[0].python})"
+            out_init.append(f"if {out_keyword} is None:\n        {new_output}" if has_out else new_output)
+            call.append(f"_rt.Tensor({out_keyword}, output=True)")
+            returns.append(out_keyword)
+            out_keywords.append(out_keyword)
         else:
             kind, argument = _input_call(param, py)
             args.append(_arg(py, kind, _default(param)))
@@ -197,9 +208,13 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
         args=[a for a in args if str(a.name) not in keyword],
         kwargs=[a for a in args if str(a.name) in keyword],
         has_out=has_out,
+        outs=[ident(name) for name in out_keywords] if has_out else [],
         call=code("[" + ", ".join(call) + "]"),
-        out_init=code(out_init) if out_init else None,
-        returns=ident(returns),
+        out_init=[code(line) for line in out_init],
+        returns=code(", ".join(str(ident(name)) for name in returns)),
+        return_annotation=code(
+            "np.ndarray" if len(returns) == 1 else "tuple[" + ", ".join("np.ndarray" for _ in returns) + "]"
+        ),
         doc=doc,
         doc_noqa=_doc_noqa(doc),
     )

@@ -35,6 +35,7 @@ from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 from opgen.spec.socs import get_soc
 
 SUCCESS_SHAPE = (2, 5)  # room for the spec's special values next to ordinary ones
+UNWRITTEN_SENTINEL = 7.0  # what an output the API never writes holds before and after a success case
 TILING_SIZES = (1, 33, 4099, 1_000_003)
 LARGE_TILING_SIZE = TILING_SIZES[-1]
 
@@ -256,6 +257,11 @@ def success_calls(operator: OperatorPlan) -> list[Call]:
     first = spec.tensor_inputs[0].name
     dtypes = [call.args[first].dtype for call in operator.valid_calls]
     calls = [valid_call(spec, dtype, SUCCESS_SHAPE) for dtype in dtypes if dtype is not None]
+    if spec.unwritten_outputs:  # never read either: a null pointer passes (ops-nn checks nothing of buffer)
+        base = calls[0]
+        nulls = {p.name: Arg("null") for p in spec.unwritten_outputs}
+        names = "_".join(p.name for p in spec.unwritten_outputs)
+        calls.append(replace(base, name=f"{base.name}_null_{names}", args={**base.args, **nulls}))
     return calls + _mode_calls(operator)
 
 
@@ -287,6 +293,11 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
     if sig.inplace:
         output = next(p.name for p in sig.user_params if p.inplace)
         data_of[output] = inputs[sig.replaced[0]]
+    # An output the API never writes is given sentinels, which must still be there after the run.
+    unwritten = [p.name for p in spec.unwritten_outputs if api_args.get(p.name, Arg("null")).kind != "null"]
+    for name in unwritten:
+        api_args[name] = Arg("tensor", call.args[out.name].shape, out_dtype)
+        data_of[name] = np.full(call.args[out.name].shape, UNWRITTEN_SENTINEL).astype(out_dtype.numpy)
     parts = [_case_arg(name, arg, data_of.get(name)) for name, arg in api_args.items()]
     tensors = ", ".join(f"{n} {a.dtype.value}" for n, a in api_args.items() if a.kind == "tensor" and a.dtype)
     comment = wrap_comment(
@@ -313,6 +324,11 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         ),
         f"EXPECT_LE({check}, {allowed}u);" if allowed else f"EXPECT_EQ({check}, 0u);",
     ]
+    sentinel = cpp.float_literal(UNWRITTEN_SENTINEL, "double")
+    for name in unwritten:
+        body.append(f"// {name} is never written: it keeps its {UNWRITTEN_SENTINEL:g}s")
+        kept = f"std::vector<double>({name}.Values().size(), {sentinel})"
+        body.append(f"EXPECT_EQ(CountMismatches({name}.Values(), {kept}, 0, 0), 0u);")
     return ApiCase.of(call.name, comment, body)
 
 
@@ -477,6 +493,8 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "op_type": ident(spec.operator.type),
         "api": ident(spec.api.name),
         "aten": ident(spec.api.aten) if spec.api.aten else None,
+        # aten returning several tensors (log_sigmoid_forward: output, buffer): the computed one
+        "aten_pick": code(f"[{operator.result_index}]" if operator.result_index is not None else ""),
         "dtypes": python.literal(dtypes),
         "value_range": python.literal(tuple(float(v) for v in spec.golden.value_range)),
         "special": python.literal([float(v) for v in spec.golden.special_values]),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from opgen.emit.templating import render
-from opgen.lang import Code, code, ident
+from opgen.lang import Code, code
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
 from opgen.spec.aten import aten_op
@@ -66,10 +66,11 @@ class AtenArg:
     mutable: bool = False  # Tensor(a!): written by the function (out tensor, in-place self)
     kwarg_only: bool = False
     aten_default: str | None = None  # the default as aten's own schema spells it (`1.` for celu's alpha)
+    alias: str = "a"  # a mutable tensor's alias set: a, b, ... for the out tensors of several outputs
 
     def schema(self) -> str:
         base = _OPTIONAL_SCALAR[0] if self.param.nullable else _SCHEMA_TYPES[self.param.kind]
-        kind = base + ("(a!)" if self.mutable else "")
+        kind = base + (f"({self.alias}!)" if self.mutable else "")
         default = "" if self.mutable else _schema_default(self.param, self.aten_default)
         return f"{kind} {self.name}{default}"
 
@@ -90,7 +91,7 @@ class AtenFunction:
     args: tuple[AtenArg, ...]
     api: ApiSignature
     c_names: dict[str, str]  # C parameter name -> aten argument / local variable name
-    result: str  # name of the tensor the function returns
+    results: tuple[str, ...]  # names of the tensors the function returns (several: a tuple, as aten)
     official: bool
 
     @property
@@ -100,7 +101,12 @@ class AtenFunction:
             if arg.kwarg_only and "*" not in parts:
                 parts.append("*")
             parts.append(arg.schema())
-        returns = "Tensor" if self.variant is Variant.FUNCTIONAL else "Tensor(a!)"
+        if len(self.results) == 1:
+            returns = "Tensor" if self.variant is Variant.FUNCTIONAL else "Tensor(a!)"
+        elif self.variant is Variant.FUNCTIONAL:  # aten names several returns: (Tensor output, Tensor buffer)
+            returns = "(" + ", ".join(f"Tensor {name}" for name in self.results) + ")"
+        else:
+            returns = "(" + ", ".join(f"Tensor({_alias(i)}!)" for i in range(len(self.results))) + ")"
         dotted = f"{self.op}.{self.overload}" if self.overload else self.op
         return f"{dotted}({', '.join(parts)}) -> {returns}"
 
@@ -145,7 +151,16 @@ def _aten_defaults(op: str) -> dict[str, str]:
 
 
 def _single_output(spec: OpSpec) -> Param:
-    return spec.outputs[0]  # the plan admits one output
+    return spec.outputs[0]  # the plan admits one written output
+
+
+def _all_outputs(spec: OpSpec) -> list[Param]:
+    """Every output the API takes, written or not, in its order: what aten returns."""
+    return [p for p in spec.params if p.direction is Direction.OUTPUT]
+
+
+def _alias(index: int) -> str:
+    return "abcdefgh"[index]
 
 
 def _inputs(spec: OpSpec) -> list[Param]:
@@ -156,7 +171,8 @@ def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
     """The aten overloads a spec binds: functional and out (official ops whose aten op has an out overload:
     the plan's binding_out) or functional only (custom ops), plus the in-place form when the spec names its
     aten op."""
-    out = _single_output(spec)
+    outs = _all_outputs(spec)
+    results = tuple(p.python for p in outs)
     main = main_signature(spec)
     official = spec.api.aten is not None
     spelled = _aten_defaults(spec.api.aten) if spec.api.aten is not None else {}
@@ -165,10 +181,14 @@ def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
     )
     names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     op = spec.api.aten or f"npu_{spec.api.snake}"
-    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, out.python, official)]
+    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, results, official)]
     if official and with_out:  # selu and mish_backward have no out overload
-        out_arg = AtenArg(out.python, out, mutable=True, kwarg_only=True)
-        functions.append(AtenFunction(op, out.python, Variant.OUT, inputs + (out_arg,), main, names, out.python, True))
+        out_args = tuple(
+            AtenArg(p.python, p, mutable=True, kwarg_only=True, alias=_alias(i)) for i, p in enumerate(outs)
+        )
+        # aten names the out overload after its first output (out, grad_input, output)
+        overload = outs[0].python
+        functions.append(AtenFunction(op, overload, Variant.OUT, inputs + out_args, main, names, results, True))
     variant = spec.api.inplace
     sig = inplace_signature(spec)
     if variant is not None and variant.aten is not None and sig is not None:
@@ -185,7 +205,8 @@ def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
             for p in kept
         )
         names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
-        functions.append(AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, target.python, official))
+        inplace = AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, (target.python,), official)
+        functions.append(inplace)
     return functions
 
 
@@ -258,8 +279,8 @@ def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
     if fn.variant is Variant.INPLACE:
         return []  # the aclnn API checks the in-place tensor itself; nothing to allocate
     shape, dtype = output_rule(spec)
-    out = fn.result
-    lines = []
+    out = spec.outputs[0].python
+    lines = _prepare_unwritten(spec, fn)
     size = _size_expr(shape)
     if len(shape) > 1:
         lines.append(f"{_INDENT}auto output_size = {size};")
@@ -278,6 +299,18 @@ def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
         _call(f"at::Tensor {out} = npu_preparation::apply_tensor_without_format", [size, options], _INDENT, ";")
     )
     return lines
+
+
+def _prepare_unwritten(spec: OpSpec, fn: AtenFunction) -> list[str]:
+    """An output the API never writes is allocated empty, in the first input's options, as torch_npu's
+    log_sigmoid_forward does for buffer; the out form passes the caller's tensor as it is."""
+    if fn.variant is not Variant.FUNCTIONAL:
+        return []
+    like = spec.tensor_inputs[0].python
+    return [
+        f"{_INDENT}at::Tensor {p.python} = npu_preparation::apply_tensor_without_format({{0}}, {like}.options());"
+        for p in spec.unwritten_outputs
+    ]
 
 
 def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
@@ -300,6 +333,11 @@ def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
 
 def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
     returns = "at::Tensor" if fn.variant is Variant.FUNCTIONAL else "at::Tensor&"
+    result = fn.results[0]
+    if len(fn.results) > 1:
+        returns = "std::tuple<" + ", ".join(returns for _ in fn.results) + ">"
+        tie = "std::make_tuple" if fn.variant is Variant.FUNCTIONAL else "std::tie"
+        result = f"{tie}({', '.join(fn.results)})"
     signature = _call(f"{returns} {fn.cpp_name}", [a.cpp() for a in fn.args], "")
     arg_names = [a.name for a in fn.args]
     compat = None
@@ -313,7 +351,7 @@ def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
     exec_args = [renamed.get(c.name, fn.c_names[c.name]) for c in fn.api.user_params]
     exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *exec_args], _INDENT, ";")
     return CppFunction(
-        code(signature), code(compat) if compat else None, [code(p) for p in prepare], code(exec_call), ident(fn.result)
+        code(signature), code(compat) if compat else None, [code(p) for p in prepare], code(exec_call), code(result)
     )
 
 
@@ -329,7 +367,7 @@ def adapter_path(spec: OpSpec) -> str:
 def _check_names(spec: OpSpec, functions: list[AtenFunction]) -> None:
     """Generated names must be C++/aten identifiers and must not shadow each other or the locals we emit."""
     for fn in functions:
-        names = [a.name for a in fn.args] + ([fn.result] if fn.variant is Variant.FUNCTIONAL else [])
+        names = [a.name for a in fn.args] + (list(fn.results) if fn.variant is Variant.FUNCTIONAL else [])
         clashes = {n for n in names if names.count(n) > 1} | (set(names) & {"output_size", "output_dtype"})
         if clashes or not all(re.fullmatch(r"[a-z_][a-z0-9_]*", n) for n in names):
             raise ValueError(f"{spec.operator.type}: unusable aten argument names for {fn.schema}: {sorted(clashes)}")

@@ -73,10 +73,17 @@ class SpecCallModel:
         result = dict(args)
         for out in self.spec.outputs:
             result[out.name] = Arg("tensor", output_shape(self.spec, out, args), output_dtype(self.spec, out, args))
+        for out in self.spec.unwritten_outputs:
+            result[out.name] = unwritten_output(self.spec, args)
         return result
 
     def output_dtype(self, args: Args) -> DType:
         return output_dtype(self.spec, self.spec.outputs[0], args)
+
+
+def unwritten_output(spec: OpSpec, args: Args) -> Arg:
+    """An output the API leaves unwritten is passed as torch_npu passes it: empty, in the first input's dtype."""
+    return Arg("tensor", (0,), args[spec.tensor_inputs[0].name].dtype)
 
 
 def allocated_by_binding(spec: OpSpec, args: Args) -> bool:

@@ -100,6 +100,10 @@ class OperatorPlan:
         return self.signatures[1] if len(self.signatures) > 1 else None
 
     @property
+    def result_index(self) -> int | None:
+        return binding_result_index(self.spec)
+
+    @property
     def op(self) -> str:
         return self.spec.operator.dir
 
@@ -112,10 +116,10 @@ class OperatorPlan:
 def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
     problems: list[PlanProblem] = []
     if len(spec.outputs) != 1:
-        # Several outputs are modelled everywhere as a list, but the kernel lowering computes one.
-        raise PlanError(
-            [PlanProblem(("params",), f"the operator has {len(spec.outputs)} outputs; opgen generates one", "invalid")]
-        )
+        # The spec states a formula per output, but the kernel lowering computes one (TODO(outputs)).
+        names = ", ".join(p.name for p in spec.outputs)
+        message = f"the operator writes {names}; opgen generates kernels writing one output"
+        raise PlanError([PlanProblem(("formula", "outputs"), message, "invalid")])
     try:
         kernel = kernel_plan(spec)
     except LoweringError as exc:
@@ -188,6 +192,20 @@ def rejections(spec: OpSpec) -> tuple[Rejection, ...]:
         if isinstance(check, CheckRejectIf):
             found.append(Rejection(row, index, check.condition(spec), check.python(spec)))
     return tuple(found)
+
+
+def binding_out_keywords(spec: OpSpec) -> dict[str, str]:
+    """Each output's keyword in a binding that takes outputs: `out` for one, else its Python name as aten's out
+    overload names them (log_sigmoid_forward: output, buffer)."""
+    every = [p for p in spec.params if p.direction is Direction.OUTPUT]
+    return {p.name: "out" if len(every) == 1 else p.python for p in every}
+
+
+def binding_result_index(spec: OpSpec) -> int | None:
+    """Where the computed output is in what a binding returns: None when it returns that one array; its
+    position in the tuple of every output (aten's order, e.g. log_sigmoid_forward -> (output, buffer))."""
+    every = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
+    return every.index(spec.outputs[0].name) if len(every) > 1 else None
 
 
 def binding_names(spec: OpSpec) -> tuple[str, ...]:

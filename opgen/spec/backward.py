@@ -72,7 +72,11 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
                     f"the formula is not the derivative of {link.forward}'s formula ({forward_file}){mode}: "
                     f"at {where} it gives {difference.first!r}, the derivative {difference.second!r}"
                 )
-                path: FieldPath = ("formula", "expr") if backward.formula.expr else ("derivative_of",)
+                path: FieldPath = (
+                    backward.formula.expr_path(backward.formula.main_output)
+                    if backward.formula.main_expr
+                    else ("derivative_of",)
+                )
                 return [LinkProblem(path, message)]
     return []
 

@@ -89,7 +89,7 @@ def latex_symbols(spec: OpSpec) -> dict[str, str]:
 
 
 def parsed_formula(spec: OpSpec) -> formula.Expr:
-    return parse_with(spec.formula.expr, formula_symbols(spec))
+    return parse_with(spec.formula.main_expr, formula_symbols(spec))
 
 
 def kernel_formula(spec: OpSpec) -> formula.Expr:

@@ -142,7 +142,9 @@ def _directory_problems(loaded: list[LoadedSpec]) -> list[Diagnostic]:
         for claimed in claimed_names(item.spec, item.source):
             key = (claimed.kind, claimed.value)
             owner = owners.setdefault(key, index)
-            if owner != index and claimed.kind != "operator.dir":
+            # Operators of one directory may share a header they name (aclnn_logsigmoid.h declares two APIs).
+            shared = claimed.kind == "operator.dir" or (claimed.kind == "header" and item.spec.api.header is not None)
+            if owner != index and not shared:
                 location = Location(item.source.file, claimed.line, claimed.column)
                 message = f"{claimed.kind} '{claimed.value}' is already operator {owner + 1}'s in this file"
                 problems.append(Diagnostic(location, claimed.path, message, "duplicate-name"))
@@ -182,7 +184,7 @@ def _linked_backward(spec: OpSpec, source: SourceDocument, path: Path | None) ->
     if forward is None or (link.forward_type is None and len(forwards) > 1):
         types = ", ".join(f.operator.type for f in forwards)
         raise problem(("derivative_of", "forward_type"), f"name the forward's OpType: {forward_path.name} has {types}")
-    if not spec.formula.expr:
+    if not spec.formula.main_expr:
         derived = derived_formula_text(spec, forward)
         spec = spec.model_copy(update={"formula": spec.formula.model_copy(update={"expr": derived})})
     found = check_backward(spec, forward, forward_path.name)

@@ -208,10 +208,17 @@ class Param(_Strict):
         None, description="(scalars) the value a null pointer stands for: the scalar is optional (e.g. betaOptional)"
     )
     keyword_only: bool = Field(False, description="keyword-only in the Python binding (after aten's `*`)")
+    written: bool = Field(
+        True,
+        description="(output tensors) false: the API takes the tensor but neither checks nor writes it, as ops-nn's "
+        "aclnnLogSigmoidForward does with buffer; such an output has no dtypes, rank, relations or formula",
+    )
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Param:
-        if self.kind is ParamKind.TENSOR:
+        if not self.written:
+            self._check_unwritten()
+        elif self.kind is ParamKind.TENSOR:
             if not self.dtypes:
                 raise ValueError("a tensor parameter needs 'dtypes'")
             if self.rank is None:
@@ -236,6 +243,14 @@ class Param(_Strict):
                     "ctype", f"a {self.kind.value} parameter is a {CTYPE_BASES[self.kind]}, not {self.ctype!r}"
                 )
         return self
+
+    def _check_unwritten(self) -> None:
+        if self.kind is not ParamKind.TENSOR or self.direction is not Direction.OUTPUT:
+            raise FieldError("written", "only an output tensor can be left unwritten")
+        # Nothing of it is checked or computed, so a fact about it would be stated for nothing.
+        for key in ("dtypes", "formats", "rank", "non_contiguous", "empty_tensor", "shape", "dtype", "default"):
+            if key in self.model_fields_set:
+                raise FieldError(key, f"'{key}' says nothing about an output the API leaves unwritten")
 
     def _check_values(self) -> None:
         if self.values is None:
@@ -291,18 +306,56 @@ class Param(_Strict):
 # ---------------------------------------------------------------------------------------------- formula
 
 
+FormulaText = Annotated[str, Field(min_length=1, max_length=FORMULA_MAX_LENGTH)]
+
+
 class Formula(_Strict):
-    output: Identifier = Field(description="the output tensor parameter the expression computes")
+    """What the kernel computes: one output (`output` + `expr`) or each of several (`outputs`)."""
+
+    output: Identifier | None = Field(None, description="the output tensor parameter the expression computes")
     expr: str = Field(
         "",
         description="expression in the opgen formula language; a backward spec with `derivative_of` may leave it "
         "out and take the derivative of its forward formula",
         max_length=FORMULA_MAX_LENGTH,
     )
+    outputs: dict[Identifier, FormulaText] = Field(
+        default_factory=dict,
+        description="instead of output and expr: each output tensor the operator writes and its expression, "
+        "e.g. {gradInput: ..., gradWeight: ...}",
+    )
     vars: dict[Identifier, Identifier] = Field(
         default_factory=dict, description="short names for parameters, e.g. {x: selfOrResult} (shown in docs)"
     )
     var_doc: str | None = Field(None, description="sentence explaining the vars, e.g. $x$是selfOrResult中的某个元素。")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Formula:
+        if self.outputs and (self.output is not None or "expr" in self.model_fields_set):
+            raise FieldError("outputs", "give either 'output' and 'expr' or 'outputs', not both")
+        if not self.outputs and self.output is None:
+            raise FieldError("output", "name the output the expression computes, or list 'outputs'")
+        return self
+
+    @property
+    def computed(self) -> dict[str, str]:
+        """Each computed output and its expression, in the spec's order."""
+        if self.outputs:
+            return dict(self.outputs)
+        assert self.output is not None
+        return {self.output: self.expr}
+
+    @property
+    def main_output(self) -> str:
+        return next(iter(self.computed))
+
+    @property
+    def main_expr(self) -> str:
+        return next(iter(self.computed.values()))
+
+    def expr_path(self, output: str) -> tuple[str, ...]:
+        """Where an output's expression is written in the spec."""
+        return ("formula", "outputs", output) if self.outputs else ("formula", "expr")
 
 
 class DerivativeOf(_Strict):
@@ -519,7 +572,12 @@ class OpSpec(_Strict):
 
     @property
     def outputs(self) -> list[Param]:
-        return [p for p in self.params if p.direction is Direction.OUTPUT]
+        """The output tensors the operator computes (not those it leaves unwritten)."""
+        return [p for p in self.params if p.direction is Direction.OUTPUT and p.written]
+
+    @property
+    def unwritten_outputs(self) -> list[Param]:
+        return [p for p in self.params if not p.written]
 
     def shape_sources(self, output: Param) -> list[str]:
         """The inputs whose (broadcast) shape `output` has: the one rule every artifact follows."""

@@ -120,6 +120,20 @@ class _Checker:
                         base + ("formats", j), f"unknown format '{fmt}'{suggest(fmt, KNOWN_FORMATS)}", "unknown-value"
                     )
             shape, dtype = param.shape, param.dtype
+            related = {
+                ("shape", "broadcast_with"): shape.broadcast_with,
+                ("shape", "broadcast_result_of"): shape.broadcast_result_of,
+                ("shape", "same_as"): [shape.same_as] if shape.same_as else [],
+                ("dtype", "promote_with"): dtype.promote_with,
+                ("dtype", "castable_from"): dtype.castable_from,
+                ("dtype", "same_as"): [dtype.same_as] if dtype.same_as else [],
+            }
+            for field, names in related.items():
+                for name in names:
+                    other = self.params.get(name)
+                    if other is not None and not other.written:  # it has no shape or dtype to relate to
+                        message = f"'{name}' is left unwritten (written: false): it has no shape or dtype"
+                        self.report(base + field, message, "invalid")
             self.resolve_all(
                 shape.broadcast_with, base + ("shape", "broadcast_with"), kinds=tensors, what="a shape relation"
             )
@@ -247,11 +261,23 @@ class _Checker:
 
     def check_formula(self) -> None:
         f = self.spec.formula
-        self.resolve(f.output, ("formula", "output"), kinds=(ParamKind.TENSOR,), what="the formula output")
-        if f.output in self.params and self.params[f.output].direction is not Direction.OUTPUT:
-            self.report(
-                ("formula", "output"), f"'{f.output}' is an input; the formula must compute an output", "wrong-kind"
-            )
+        for name in f.computed:
+            self.check_formula_output(name)
+        if not f.outputs:
+            computed = [p.name for p in self.spec.outputs]
+            if len(computed) > 1:
+                message = f"the operator writes {', '.join(computed)}: give each its expression in formula.outputs"
+                self.report(("formula", "output"), message, "missing")
+        else:
+            for param in self.spec.outputs:
+                if param.name not in f.outputs:
+                    message = f"the output '{param.name}' has no expression (or say written: false on it)"
+                    self.report(("formula", "outputs"), message, "missing")
+            listed = [name for name in f.outputs if name in self.params]
+            in_api_order = [p.name for p in self.spec.outputs if p.name in f.outputs]
+            if listed != in_api_order and set(listed) == set(in_api_order):
+                message = f"list the outputs in the API's order: {', '.join(in_api_order)}"
+                self.report(("formula", "outputs"), message, "invalid")
         for var, target in f.vars.items():
             problem = formula_name_problem(var)
             if problem is not None:
@@ -259,14 +285,32 @@ class _Checker:
             if var in self.params:
                 self.report(("formula", "vars", var), f"variable '{var}' shadows a parameter", "duplicate-name")
             self.resolve(target, ("formula", "vars", var))
-        if f.expr:
-            self.parse(f.expr, ("formula", "expr"), formula_symbols(self.spec), "formula")
-        elif self.spec.derivative_of is None:
-            self.report(
-                ("formula",),
-                "formula.expr is missing (only a backward spec with derivative_of may leave it out)",
-                "missing",
-            )
+        for name, text in f.computed.items():
+            if text:
+                self.parse(text, f.expr_path(name), formula_symbols(self.spec), "formula")
+            elif self.spec.derivative_of is None:
+                self.report(
+                    ("formula",),
+                    "formula.expr is missing (only a backward spec with derivative_of may leave it out)",
+                    "missing",
+                )
+
+    def check_formula_output(self, name: str) -> None:
+        """`name` is an output tensor the operator writes."""
+        outputs = self.spec.formula.outputs
+        path: FieldPath = ("formula", "outputs", name) if outputs else ("formula", "output")
+        if outputs and name not in self.params:  # reported at the key, the name as written
+            location = self.source.location_of(path, prefer_key=True)
+            message = f"undefined parameter '{name}'{suggest(name, self.params)}"
+            self.problems.append(Diagnostic(location, path, message, "undefined-name"))
+            return
+        param = self.resolve(name, path, kinds=(ParamKind.TENSOR,), what="the formula output")
+        if param is None:
+            return
+        if param.direction is not Direction.OUTPUT:
+            self.report(path, f"'{name}' is an input; the formula must compute an output", "wrong-kind")
+        elif not param.written:
+            self.report(path, f"'{name}' is left unwritten (written: false); it has no expression", "invalid")
 
     def check_derivative_of(self) -> None:
         link = self.spec.derivative_of
@@ -299,7 +343,7 @@ class _Checker:
                     allowed = ", ".join(map(str, param.values))
                     path = base + ("values", forward_name, forward_value)
                     self.report(path, f"{mine!r} is not one of '{param.name}''s values ({allowed})", "invalid")
-        if not self.spec.formula.expr and (link.holds == "result" or link.result_flag is not None):
+        if not self.spec.formula.main_expr and (link.holds == "result" or link.result_flag is not None):
             self.report(
                 ("formula",),
                 "formula.expr is missing: a backward taking the forward's result needs its formula written "
@@ -310,6 +354,10 @@ class _Checker:
     def check_errors(self) -> None:
         for i, row in enumerate(self.spec.errors):
             row.check.resolve_names(self, ("errors", i, "check"))
+            for name in row.check.names():
+                if name in self.params and not self.params[name].written:
+                    message = f"'{name}' is left unwritten (written: false): the API checks nothing of it"
+                    self.report(("errors", i, "check"), message, "invalid")
         self.check_host_params()
 
     def check_host_params(self) -> None:
@@ -359,7 +407,7 @@ class _Checker:
         for name, tensor in example.tensors.items():
             path = ("example", "tensors", name)
             param = self.resolve(name, path, kinds=(ParamKind.TENSOR,), what="an example tensor")
-            if param and tensor.dtype not in param.dtypes:
+            if param and param.written and tensor.dtype not in param.dtypes:  # an unwritten one takes any
                 self.report(path + ("dtype",), f"{tensor.dtype.value} is not a dtype of '{name}'", "invalid")
             if param and param.rank and not param.rank[0] <= len(tensor.shape) <= param.rank[1]:
                 lo, hi = param.rank

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from opgen.plan.aclnn_path import aclnn_output  # noqa: E402
 from opgen.plan.kernel import aicore_dtypes, kernel_plan  # noqa: E402
-from opgen.plan.operator import binding_names  # noqa: E402
+from opgen.plan.operator import binding_names, binding_out_keywords, binding_result_index  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 from opgen.spec.formula_binding import evaluate_reference  # noqa: E402
 from opgen.spec.loader import load_spec_documents  # noqa: E402
@@ -151,7 +151,8 @@ def run(out_path: str, ops: list[str]) -> None:
                         out_shape = np.broadcast_shapes(*(spec.aligned_shape(n, shapes) for n in inputs))
                         out_holder = None
                         out = None
-                        takes_out = "out" in inspect.signature(function).parameters  # not selu, mish_backward
+                        out_keyword = binding_out_keywords(spec)[spec.outputs[0].name]
+                        takes_out = out_keyword in inspect.signature(function).parameters  # not selu, mish_backward
                         if strided and not takes_out:
                             continue  # the strided-output cases need out=
                         if strided and len(out_shape) >= 1:
@@ -169,9 +170,11 @@ def run(out_path: str, ops: list[str]) -> None:
                         trace_file.unlink(missing_ok=True)
                         name = f"{op}/{dtype.value}/{label}/{'strided' if strided else 'dense'}/{flags}"
                         try:
-                            got = (
-                                function(*args, **keywords, out=out) if out is not None else function(*args, **keywords)
-                            )
+                            if out is not None:
+                                keywords[out_keyword] = out
+                            got = function(*args, **keywords)
+                            if binding_result_index(spec) is not None:  # a tuple of every output, as aten's
+                                got = got[binding_result_index(spec)]
                         except Exception as exc:
                             summary["failures"].append(f"{name}: raised {exc}")
                             continue

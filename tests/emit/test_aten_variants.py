@@ -12,6 +12,7 @@ import pytest
 from opgen.build import plan_spec_files
 from opgen.emit.python import python_fragment
 from opgen.emit.torch_npu import torch_npu_fragment
+from opgen.plan.operator import binding_out_keywords
 from opgen.spec.aten import aten_op
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,8 +31,9 @@ def test_out_forms_exist_exactly_where_aten_has_them(path: Path) -> None:
         has_out = op.out is not None
         opgen_ops = pytest.importorskip("opgen_ops")  # the committed generated/python package
         binding = getattr(opgen_ops, plan.bindings[0])
-        assert ("out" in inspect.signature(binding).parameters) is has_out, aten
-        assert ("out: np.ndarray | None = None" in python_fragment(plan).stub) is has_out
+        keyword = binding_out_keywords(plan.spec)[plan.outputs[0].param.name]  # out, or aten's name (output)
+        assert (keyword in inspect.signature(binding).parameters) is has_out, aten
+        assert (f"{keyword}: np.ndarray | None = None" in python_fragment(plan).stub) is has_out
         registered = {(e[0], e[1]) for e in torch_npu_fragment(plan).entries}
         assert any(overload and name == aten for name, overload in registered) is has_out, registered
 

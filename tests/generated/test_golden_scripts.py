@@ -17,17 +17,24 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from spec_list import GENERATED, binding, operators, spec_of, specs
+from spec_list import GENERATED, binding, loaded
 
 from opgen.plan.cases import negative_calls
+from opgen.plan.operator import binding_result_index
 from opgen.spec.model import OpSpec, ParamKind
 
 STANDALONE_IMPORTS = {"argparse", "math", "pathlib", "sys", "numpy", "torch"}
 STORAGE = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "DOUBLE": np.float64}
 
 
+# Every operator of every spec file: a directory's later operators keep their scripts in tests/golden/<stem>/.
+SPECS = {spec.operator.file_stem: spec for _, spec in loaded()}
+
+
 def _script(op: str, name: str) -> Path:
-    return GENERATED / op / "tests" / "golden" / name
+    spec = SPECS[op]
+    golden = GENERATED / spec.operator.dir / "tests" / "golden"
+    return (golden if spec.operator.file_stem == spec.operator.dir else golden / op) / name
 
 
 def _run(*args: object, cwd: Path) -> subprocess.CompletedProcess:
@@ -64,10 +71,12 @@ def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) ->
             keywords[param.python] = value
         else:
             args.append(value)
-    return getattr(opgen_ops, binding(spec))(*args, **keywords)
+    result = getattr(opgen_ops, binding(spec))(*args, **keywords)
+    index = binding_result_index(spec)  # several outputs come back as a tuple, as aten returns them
+    return result if index is None else result[index]
 
 
-@pytest.mark.parametrize("op", operators())
+@pytest.mark.parametrize("op", list(SPECS))
 def test_golden_scripts_import_nothing_from_opgen(op):
     for name in ("gen_data.py", "compare_data.py"):
         tree = ast.parse(_script(op, name).read_text(encoding="utf-8"))
@@ -76,10 +85,10 @@ def test_golden_scripts_import_nothing_from_opgen(op):
         assert imported <= STANDALONE_IMPORTS, (name, imported - STANDALONE_IMPORTS)
 
 
-@pytest.mark.parametrize("op", operators())
+@pytest.mark.parametrize("op", list(SPECS))
 def test_aclnn_output_meets_the_golden(op, tmp_path, capsys):
     pytest.importorskip("opgen_ops")
-    spec = spec_of(op)
+    spec = SPECS[op]
     dtype, shape = "FLOAT16", (4, 33)
     data = tmp_path / "data"
     # the one standalone run of the operator's scripts; the numpy golden (importing torch would cost seconds per
@@ -110,10 +119,10 @@ def test_aclnn_output_meets_the_golden(op, tmp_path, capsys):
     assert capsys.readouterr().out.startswith("FAIL")
 
 
-@pytest.mark.parametrize("op", [op for op, spec in specs().items() if spec.api.aten])
+@pytest.mark.parametrize("op", [op for op, spec in SPECS.items() if spec.api.aten])
 def test_numpy_golden_agrees_with_aten(op, tmp_path, capsys):
     pytest.importorskip("torch")
-    spec = spec_of(op)
+    spec = SPECS[op]
     gen_data, compare_data = _module(op, "gen_data.py"), _module(op, "compare_data.py")
     out = spec.outputs[0].python
     # a channel input (prelu's weight) has one channel below rank 2: a rank-3 shape gives it several
@@ -147,7 +156,7 @@ def _module(op: str, name: str):
 def _rejected_calls():
     """(op, call) of each error-table row over parameter values (a `reject_if` row), as a negative call."""
     found = []
-    for op, spec in specs().items():
+    for op, spec in SPECS.items():
         rows = {index for index, row in enumerate(spec.errors) if row.check.kind == "reject_if"}
         found += [(op, call) for call in negative_calls(spec) if call.row in rows]
     return found
@@ -158,7 +167,7 @@ REJECTED = _rejected_calls()
 
 @pytest.mark.parametrize("op,call", REJECTED, ids=[f"{op}-{call.name}" for op, call in REJECTED])
 def test_gen_data_refuses_what_the_error_table_rejects(op, call, tmp_path, capsys):
-    spec = spec_of(op)
+    spec = SPECS[op]
     argv = ["--out-dir", str(tmp_path)]
     for param in spec.params:
         arg = call.args[param.name]

@@ -47,7 +47,7 @@ def test_a_wrong_reference_fails_naming_each_failing_case(op, monkeypatch):
 
 # Every operator whose spec declares where ops-nn differs from torch (golden.differs_from_torch), but soft_shrink_grad:
 # its declaration (self = NaN) covers torch's scalar tail loop, which no NaN input of its golden shapes reaches.
-# golden tests compare with the aten op api.aten names (an aten form's differences serve tests/python/test_aten_forms.py)
+# golden tests compare with the aten op api.aten names (an aten form's differences serve test_aten_forms.py)
 DECLARED = [
     op for op, spec in specs().items() if spec.golden.differs_from_torch and spec.api.aten and op != "soft_shrink_grad"
 ]

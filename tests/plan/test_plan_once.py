@@ -36,11 +36,14 @@ def test_one_kernel_plan_and_few_parses_per_spec(spec_file: Path, monkeypatch: p
 
     # A backward spec with derivative_of validates its forward spec once more (the derivative check reads it).
     extra: Counter[str] = Counter()
+    # Operators of one file may share a formula text (aclnnLogSigmoid and aclnnLogSigmoidForward): each parses it.
+    uses: Counter[str] = Counter()
     for item in load_spec_documents(spec_file):
+        uses.update(item.spec.formula.computed.values())
         link = item.spec.derivative_of
         if link is not None:
             for forward in load_spec_documents(spec_file.parent / f"{link.forward}.yaml"):
-                extra[forward.spec.formula.expr] += 1
+                extra[forward.spec.formula.main_expr] += 1
                 for difference in forward.spec.golden.differs_from_torch:  # its conditions too (same text here)
                     extra[difference.when] += 1
     formula_binding._parse_cached.cache_clear()
@@ -50,4 +53,4 @@ def test_one_kernel_plan_and_few_parses_per_spec(spec_file: Path, monkeypatch: p
     result = build_tree(spec_file, jobs=1, cache=BuildCache(enabled=False))
     assert len(result.operators) == 1 and {directory for directory, _ in plans} == set(result.operators)
     assert max(plans.values()) == 1, plans
-    assert parses and all(count <= 2 + extra[text] for text, count in parses.items()), parses
+    assert parses and all(count <= 2 * max(uses[text], 1) + extra[text] for text, count in parses.items()), parses

@@ -93,7 +93,9 @@ def cpp_params(schema) -> list[str]:
 
 
 def cpp_return(schema) -> str:
-    return "at::Tensor&" if is_write(schema.returns[0].alias_info) else "at::Tensor"
+    """at::Tensor(&), or a std::tuple of them for several returns (log_sigmoid_forward: output, buffer)."""
+    types = ["at::Tensor&" if is_write(r.alias_info) else "at::Tensor" for r in schema.returns]
+    return types[0] if len(types) == 1 else "std::tuple<" + ", ".join(types) + ">"
 
 
 def declarations(schemas, namespace: str) -> str:
@@ -189,7 +191,7 @@ def test_every_entry_names_an_aclnn_backend_with_known_versions():
 def adapter_functions(text: str) -> dict[str, tuple[str, str]]:
     """C++ function name -> (return type, body) of each function defined in an adapter."""
     found = {}
-    for m in re.finditer(r"^(at::Tensor&?) (\w+)\((.*?)\) \{\n(.*?)^\}", text, re.S | re.M):
+    for m in re.finditer(r"^(at::Tensor&?|std::tuple<[^>]*>) (\w+)\((.*?)\) \{\n(.*?)^\}", text, re.S | re.M):
         found[m.group(2)] = (m.group(1), m.group(4))
     return found
 
@@ -220,21 +222,28 @@ def test_adapter_calls_the_aclnn_api_in_c_signature_order(spec):
         assert returns == cpp_return(schema)
         aten_names = [a.name for a in schema.arguments]
         written = [a.name for a in schema.arguments if is_write(a.alias_info)]
-        returned = re.search(r"return (\w+);\s*$", body).group(1)
+        # one tensor, or std::make_tuple / std::tie of several
+        returned = re.search(r"return (?:std::\w+\()?([\w, ]+?)\)?;\s*$", body).group(1).split(", ")
         is_inplace = schema.name.endswith("_") and not any(a.is_out for a in schema.arguments)
         sig = inplace if is_inplace else main
         [call] = exec_calls(body)
         assert call[0] == sig.name
         expected = []
+        outputs = iter(written or returned)  # the out / in-place tensors, else the allocated ones, in order
         for c in sig.user_params:
             if c.param.direction is Direction.OUTPUT or c.inplace:
-                expected.append(written[0] if written else returned)  # the out / in-place tensor
+                expected.append(next(outputs))
             else:
                 assert c.param.python in aten_names  # aclnn inputs are aten arguments of the same name
                 # a string reaches the API as a char* copy of aten's string_view
                 expected.append(c.param.python + ("_ptr" if c.param.kind is ParamKind.STRING else ""))
         assert call[1:] == expected
-        assert returned == (written[0] if written else expected[-1])
+        outputs_given = [
+            n
+            for c, n in zip(sig.user_params, expected, strict=True)
+            if c.inplace or c.param.direction is Direction.OUTPUT
+        ]
+        assert returned == (written or outputs_given)
         if spec.api.aten:  # official op: fall back to op-plugin's aclop kernel of the same overload
             args = ", ".join(aten_names)
             assert re.sub(r"\s+", " ", f"DO_COMPATIBILITY({sig.name}, acl_op::{cpp_name(schema)}({args}));") in (
@@ -292,6 +301,12 @@ def cases(spec: OpSpec) -> list[dict[str, tuple[tuple[int, ...], torch.dtype]]]:
     return found
 
 
+def unwritten_indices(spec: OpSpec) -> tuple[int, ...]:
+    """Positions, among the API's outputs, of those it leaves unwritten (log_sigmoid_forward's buffer)."""
+    outputs = [p for p in spec.params if p.direction is Direction.OUTPUT]
+    return tuple(i for i, p in enumerate(outputs) if not p.written)
+
+
 def describe(t: torch.Tensor) -> str:
     return "[" + ",".join(str(d) for d in t.shape) + "]:" + STUB_DTYPES[t.dtype]
 
@@ -303,7 +318,7 @@ class Program:
         self.lines: list[str] = []
         self.expected: dict[str, dict] = {}
 
-    def call(self, label: str, schema, tensors: dict, fallback: bool = False) -> bool:
+    def call(self, label: str, schema, tensors: dict, fallback: bool = False, unwritten: tuple[int, ...] = ()) -> bool:
         """Add a call of the adapter; False (nothing added) when PyTorch itself refuses these inputs (e.g.
         aten::heaviside with two dtypes), since such a call never reaches the adapter."""
         op = getattr(torch.ops.aten, schema.name.split("::")[-1])
@@ -321,17 +336,20 @@ class Program:
             functional = op.default(*torch_args)
         except RuntimeError:
             return False
+        several = isinstance(functional, tuple)  # log_sigmoid_forward: (output, buffer)
+        functional = functional[0] if several else functional
         tensors_in = [a for a in torch_args if isinstance(a, torch.Tensor)]
         if len({t.dtype for t in tensors_in}) > 1 and functional.dtype != torch.result_type(*tensors_in[:2]):
             return False  # PyTorch's CPU kernel does not promote here (mish_backward): nothing to mirror
         # PyTorch's CPU kernels want out= in the result dtype (aclnn would cast into any castable one).
         out_dtype = functional.dtype if any(a.is_out for a in schema.arguments) else None
-        decls, cpp_args, torch_kwargs, written = [], [], {}, None
+        decls, cpp_args, torch_kwargs, written, outs = [], [], {}, None, []
         inputs = iter(torch_args)
         for arg in schema.arguments:
             kind = arg.type.kind()
             if kind == "TensorType" and arg.is_out:
-                written = arg.name
+                written = written or arg.name
+                outs.append(arg.name)
                 decls.append(
                     f"at::Tensor {arg.name}(std::vector<int64_t>{{0}}, at::ScalarType::{STUB_DTYPES[out_dtype]});"
                 )
@@ -354,6 +372,19 @@ class Program:
             cpp_args.append(arg.name)
         cpp_args += [a.name for a in schema.arguments if a.is_out]
         call = f"op_api::{cpp_name(schema)}({', '.join(cpp_args)})"
+        result = getattr(op, schema.overload_name or "default")(*torch_args, **torch_kwargs)
+        if several:
+            # Each returned tensor; the out form returns the very tensors it was given.
+            decls.append(f"auto results = {call};")
+            for i in range(len(result)):
+                decls.append(f'std::printf("RESULT %s\\n", std::get<{i}>(results).describe().c_str());')
+                if outs:
+                    decls.append(f'std::printf("SAME %d\\n", static_cast<int>(&std::get<{i}>(results) == &{outs[i]}));')
+            self.lines += [f'  std::printf("CASE {label}\\n");', "  {", *("    " + d for d in decls), "  }"]
+            # An output the API never writes stays as torch_npu allocates or the caller gives it: empty here.
+            results = [describe(r[:0].reshape(0)) if i in unwritten else describe(r) for i, r in enumerate(result)]
+            self.expected[label] = {"result": results, "written": written, "fallback": fallback}
+            return True
         if written:
             decls.append(f"at::Tensor& result = {call};")
             decls.append(f'std::printf("SAME %d\\n", static_cast<int>(&result == &{written}));')
@@ -361,7 +392,6 @@ class Program:
             decls.append(f"at::Tensor result = {call};")
         decls.append('std::printf("RESULT %s\\n", result.describe().c_str());')
         self.lines += [f'  std::printf("CASE {label}\\n");', "  {", *("    " + d for d in decls), "  }"]
-        result = getattr(op, schema.overload_name or "default")(*torch_args, **torch_kwargs)
         self.expected[label] = {"result": describe(result), "written": written, "fallback": fallback}
         return True
 
@@ -370,6 +400,9 @@ class Program:
         for s in schemas:  # the aclop kernels only say they were called (the driver builds with -w)
             written = next((a.name for a in s.arguments if is_write(a.alias_info)), None)
             body = f"return {written};" if written else "return at::Tensor();"
+            if len(s.returns) > 1:  # a tuple: the out tensors, or default tensors
+                writes = [a.name for a in s.arguments if is_write(a.alias_info)]
+                body = f"return std::tie({', '.join(writes)});" if writes else "return {};"
             name = cpp_name(s)
             acl_op.append(
                 f'{cpp_return(s)} {name}({", ".join(cpp_params(s))}) {{ std::printf("ACLOP {name}\\n"); {body} }}'
@@ -411,16 +444,16 @@ def run_all(tmp_path_factory):
     labels: dict[str, list[str]] = {}
     schemas = [s for spec in SPECS for s in torch_schemas(spec)]
     for spec in SPECS:
-        labels[spec.operator.dir] = []
+        labels[spec.api.name] = []
         for schema in torch_schemas(spec):
             for i, tensors in enumerate(cases(spec)):
                 label = f"{schema.name}.{schema.overload_name or 'default'}#{i}"
-                if program.call(label, schema, tensors):
-                    labels[spec.operator.dir].append(label)
+                if program.call(label, schema, tensors, unwritten=unwritten_indices(spec)):
+                    labels[spec.api.name].append(label)
             program.lines.append("  aclnn_stub::available = false;")
             label = f"{schema.name}.{schema.overload_name or 'default'}#fallback"
-            if program.call(label, schema, cases(spec)[0], fallback=True):
-                labels[spec.operator.dir].append(label)
+            if program.call(label, schema, cases(spec)[0], fallback=True, unwritten=unwritten_indices(spec)):
+                labels[spec.api.name].append(label)
             program.lines.append("  aclnn_stub::available = true;")
     sources = []
     for spec in SPECS:
@@ -440,7 +473,7 @@ def run_all(tmp_path_factory):
 def test_adapters_allocate_what_pytorch_returns_and_run_the_api(spec, run_all):
     runs, expected, labels = run_all
     main, *rest = signatures(spec)
-    for label in labels[spec.operator.dir]:
+    for label in labels[spec.api.name]:
         lines, want = runs[label], expected[label]
         schema_name = label.split("::")[1].split(".")[0]
         execs = [line for line in lines if line.startswith("EXEC ")]
@@ -455,12 +488,14 @@ def test_adapters_allocate_what_pytorch_returns_and_run_the_api(spec, run_all):
         assert api == sig.name
         # The tensor handed to the API as its output is the one returned, with PyTorch's shape and dtype.
         values = execs[0].split("|")[2].split()
-        result = next(line.split()[1] for line in lines if line.startswith("RESULT "))
-        assert result == want["result"], label
-        out_index = next(i for i, c in enumerate(sig.user_params) if c.inplace or c.param.direction is Direction.OUTPUT)
-        assert values[out_index] == result
+        results = [line.split()[1] for line in lines if line.startswith("RESULT ")]
+        wanted = want["result"] if isinstance(want["result"], list) else [want["result"]]
+        assert results == wanted, label
+        out_indices = [i for i, c in enumerate(sig.user_params) if c.inplace or c.param.direction is Direction.OUTPUT]
+        assert [values[i] for i in out_indices] == results
         if want["written"]:
-            assert "SAME 1" in lines  # out= and in-place forms return the tensor they were given
+            # out= and in-place forms return the tensors they were given
+            assert lines.count("SAME 1") == len(results) and "SAME 0" not in lines
 
 
 # ---------------------------------------------------------------------------------------------- custom ops

@@ -33,6 +33,7 @@ SCALAR_VALUES = {}
 VALUE_RANGE = (-1.0, 1.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 0.5, -0.5, 0.999, -0.999, 1.5, -1.5, 0.0001]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
+OUT_KEYWORD = "out"
 
 
 def _erfinv(y):
@@ -239,7 +240,7 @@ ERROR_CASES = [
 def test_error_row(name, build, status, message):
     args, kwargs, out = build()
     if out is not None:
-        kwargs["out"] = out
+        kwargs[OUT_KEYWORD] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
         opgen_ops.erfinv(*args, **kwargs)
     assert info.value.status == status

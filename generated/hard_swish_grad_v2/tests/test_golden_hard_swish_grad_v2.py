@@ -33,6 +33,7 @@ SCALAR_VALUES = {}
 VALUE_RANGE = (-6.0, 6.0)
 SPECIAL_VALUES = [0.0, -0.0, 3.0, -3.0, math.inf, -math.inf, math.nan, -3.0, 3.0]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
+OUT_KEYWORD = "out"
 
 
 def reference(
@@ -210,7 +211,7 @@ ERROR_CASES = [
 def test_error_row(name, build, status, message):
     args, kwargs, out = build()
     if out is not None:
-        kwargs["out"] = out
+        kwargs[OUT_KEYWORD] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
         opgen_ops.hardswish_backward_v2(*args, **kwargs)
     assert info.value.status == status

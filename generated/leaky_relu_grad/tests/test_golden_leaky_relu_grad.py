@@ -34,6 +34,7 @@ SCALAR_VALUES = {"negative_slope": [0.01, 0.0, 0.2, 2.0, -0.3], "self_is_result"
 VALUE_RANGE = (-10.0, 10.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 0.0]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
+OUT_KEYWORD = "out"
 
 
 def reference(
@@ -262,7 +263,7 @@ ERROR_CASES = [
 def test_error_row(name, build, status, message):
     args, kwargs, out = build()
     if out is not None:
-        kwargs["out"] = out
+        kwargs[OUT_KEYWORD] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
         opgen_ops.leaky_relu_backward(*args, **kwargs)
     assert info.value.status == status

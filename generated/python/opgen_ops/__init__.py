@@ -46,6 +46,7 @@ __all__ = [
     "leaky_relu_backward",
     "log_sigmoid",
     "log_sigmoid_backward",
+    "log_sigmoid_forward",
     "mish",
     "mish_",
     "mish_backward",
@@ -839,6 +840,33 @@ def log_sigmoid(self, *, out=None):
         out = _rt.new_output([self], [self])
     _rt.call("aclnnLogSigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
+
+
+def log_sigmoid_forward(self, *, output=None, buffer=None):
+    """aclnnLogSigmoidForward: 对输入张量逐元素计算LogSigmoid，结果写入out；buffer为与PyTorch接口对齐的辅助输出，本接口不写入buffer。
+
+        out = -softplus(-x)
+
+    Args:
+        self: 表示LogSigmoid的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        output: 表示LogSigmoid的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        buffer: 辅助输出，与PyTorch的log_sigmoid_forward接口对齐。 (tensor; dtypes: -)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if output is None:
+        output = _rt.new_output([self], [self])
+    if buffer is None:
+        buffer = _rt.new_unwritten(self)
+    _rt.call(
+        "aclnnLogSigmoidForward", [_rt.Tensor(self), _rt.Tensor(output, output=True), _rt.Tensor(buffer, output=True)]
+    )
+    return output, buffer
 
 
 def log_sigmoid_backward(grad_output, self, buffer, *, out=None):

@@ -723,6 +723,11 @@ def new_output(shape_of: list, dtype_of: list) -> np.ndarray:
     return out
 
 
+def new_unwritten(like: np.ndarray | None) -> np.ndarray:
+    """An output the API takes but never writes, passed as torch_npu passes it: empty, in like's dtype."""
+    return np.empty(0, like.dtype if like is not None else np.float32)
+
+
 def broadcast_shape(*arrays: np.ndarray | None) -> tuple[int, ...]:
     shapes = [a.shape for a in arrays if a is not None]
     try:

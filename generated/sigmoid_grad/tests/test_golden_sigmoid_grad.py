@@ -34,6 +34,7 @@ SCALAR_VALUES = {}
 VALUE_RANGE = (-2.0, 2.0)
 SPECIAL_VALUES = [0.0, -0.0, 1.0, 0.5, math.inf, -math.inf, math.nan]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
+OUT_KEYWORD = "out"
 
 
 def reference(
@@ -221,7 +222,7 @@ ERROR_CASES = [
 def test_error_row(name, build, status, message):
     args, kwargs, out = build()
     if out is not None:
-        kwargs["out"] = out
+        kwargs[OUT_KEYWORD] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
         opgen_ops.sigmoid_backward(*args, **kwargs)
     assert info.value.status == status

@@ -33,6 +33,7 @@ SCALAR_VALUES = {"lambd": [0.5, 0.0, 2.0, 0.25, -1.0]}
 VALUE_RANGE = (-3.0, 3.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 0.5, -0.5, 2.0, -2.0, 0.25, -0.25]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
+OUT_KEYWORD = "out"
 
 
 def reference(
@@ -249,7 +250,7 @@ ERROR_CASES = [
 def test_error_row(name, build, status, message):
     args, kwargs, out = build()
     if out is not None:
-        kwargs["out"] = out
+        kwargs[OUT_KEYWORD] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
         opgen_ops.softshrink_backward(*args, **kwargs)
     assert info.value.status == status

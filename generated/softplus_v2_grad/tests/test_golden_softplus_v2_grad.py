@@ -34,6 +34,7 @@ SCALAR_VALUES = {"beta": [1.0, 2.0, 0.5], "threshold": [20.0, 1.0, 5.0]}
 VALUE_RANGE = (-30.0, 30.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 20.0, 10.0, 40.0, 1.0, 0.5, 2.0, 5.0, 2.5, -20.0, -40.0]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
+OUT_KEYWORD = "out"
 
 
 def _sigmoid(x):
@@ -251,7 +252,7 @@ ERROR_CASES = [
 def test_error_row(name, build, status, message):
     args, kwargs, out = build()
     if out is not None:
-        kwargs["out"] = out
+        kwargs[OUT_KEYWORD] = out
     with pytest.raises(opgen_ops.AclnnError) as info:
         opgen_ops.softplus_backward(*args, **kwargs)
     assert info.value.status == status

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,7 @@ inline const char* to_string(ScalarType dtype) {
 class IntArrayRef {
  public:
   IntArrayRef(std::vector<int64_t> dims) : dims_(std::move(dims)) {}  // NOLINT: implicit like the real one
+  IntArrayRef(std::initializer_list<int64_t> dims) : dims_(dims) {}  // NOLINT: `{0}` converts, as in c10
   const std::vector<int64_t>& vec() const { return dims_; }
 
  private:
