@@ -44,6 +44,12 @@ def specs() -> dict[str, OpSpec]:
     return found
 
 
+def every_operator() -> dict[str, OpSpec]:
+    """{file stem: spec} of every operator of every spec file, a directory's later operators too (AddRelu of
+    relu/, LogSigmoidForward of log_sigmoid/), sorted: their files are named after the stem."""
+    return dict(sorted((spec.operator.file_stem, spec) for _, spec in _loaded()))
+
+
 def operators() -> list[str]:
     """The operator dirs, sorted: the parameter list (and the ids) of per-operator tests."""
     return list(specs())

@@ -121,7 +121,7 @@ class KernelHarness:
 
     def __init__(self, spec: OpSpec, twin_lib, workdir: Path):
         self.spec, self.workdir = spec, workdir
-        op = spec.operator.dir
+        op = spec.operator.file_stem  # the kernel entry and its files (a directory may hold several operators)
         self.inputs = spec.tensor_inputs
         self.scalars = [a for a in opdef_attrs(spec) if a.kind == "Float"]
         source = workdir / f"{op}_harness.cpp"
@@ -147,7 +147,7 @@ class KernelHarness:
                 launch_args=", ".join(f"inputs[{i}]" for i in range(len(self.inputs))),
             )
         )
-        package = GENERATED / op
+        package = GENERATED / spec.operator.dir
         self.binary = twin_lib.program(
             f"kernel_harness_{op}",
             [source],

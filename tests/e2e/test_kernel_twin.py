@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from kernel_harness import KernelHarness
-from spec_list import operators, spec_of
+from spec_list import every_operator
 
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.kernel_model import run_program
@@ -21,11 +21,11 @@ SOCS = ["ascend910b", "ascend910_93", "ascend950"]
 SIZES = [1, 31, 32, 33, 4096 + 3, 1_000_003]
 
 
-@pytest.fixture(scope="module", params=operators())
+@pytest.fixture(scope="module", params=list(every_operator()))
 def harness(request, tmp_path_factory, twin_lib):
-    """One harness program per operator, run on every SoC."""
+    """One harness program per operator (every operator of a directory), run on every SoC."""
     op = request.param
-    return KernelHarness(spec_of(op), twin_lib, tmp_path_factory.mktemp(op))
+    return KernelHarness(every_operator()[op], twin_lib, tmp_path_factory.mktemp(op))
 
 
 def _inputs(spec, dtype, size, rng):

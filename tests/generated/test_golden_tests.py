@@ -8,20 +8,20 @@ import importlib.util
 
 import numpy as np
 import pytest
-from spec_list import GENERATED, operators, spec_of, specs
+from spec_list import GENERATED, every_operator
 
 pytest.importorskip("opgen_ops")
 
 
 def _golden_module(op: str):
-    path = GENERATED / op / "tests" / f"test_golden_{op}.py"
+    path = GENERATED / every_operator()[op].operator.dir / "tests" / f"test_golden_{op}.py"
     loader = importlib.util.spec_from_file_location(f"golden_of_{op}", path)
     module = importlib.util.module_from_spec(loader)
     loader.loader.exec_module(module)
     return module
 
 
-@pytest.mark.parametrize("op", operators())
+@pytest.mark.parametrize("op", list(every_operator()))
 def test_a_wrong_reference_fails_naming_each_failing_case(op, monkeypatch):
     golden = _golden_module(op)
     dtype = "FLOAT"
@@ -49,7 +49,9 @@ def test_a_wrong_reference_fails_naming_each_failing_case(op, monkeypatch):
 # its declaration (self = NaN) covers torch's scalar tail loop, which no NaN input of its golden shapes reaches.
 # golden tests compare with the aten op api.aten names (an aten form's differences serve test_aten_forms.py)
 DECLARED = [
-    op for op, spec in specs().items() if spec.golden.differs_from_torch and spec.api.aten and op != "soft_shrink_grad"
+    op
+    for op, spec in every_operator().items()
+    if spec.golden.differs_from_torch and spec.api.aten and op != "soft_shrink_grad"
 ]
 
 
@@ -62,13 +64,13 @@ def test_golden_compares_with_torch_everywhere_but_the_declared_differences(op, 
     with pytest.raises(AssertionError) as info:
         golden.test_golden("FLOAT")
     # without it the comparison with torch fails at the NaN, infinity or boundary inputs: no position is skipped
-    assert f"vs torch.ops.aten.{spec_of(op).api.aten}" in str(info.value)
+    assert f"vs torch.ops.aten.{every_operator()[op].api.aten}" in str(info.value)
     assert "vs the spec reference" not in str(info.value)
 
 
-@pytest.mark.parametrize("op", [op for op, spec in specs().items() if spec.golden.differs_from_torch])
+@pytest.mark.parametrize("op", [op for op, spec in every_operator().items() if spec.golden.differs_from_torch])
 def test_api_doc_lists_each_declared_difference(op):
-    spec = spec_of(op)
+    spec = every_operator()[op]
     docs = list((GENERATED / spec.operator.dir / "docs").glob("*.md"))
     assert docs
     for doc in docs:
@@ -101,7 +103,7 @@ def test_nan_and_infinity_must_match_exactly_whatever_the_fail_ratio():
         golden.assert_meets_standard(infinite, negated, "FLOAT16", "x")
 
 
-CHANNELS = [op for op, spec in specs().items() if any(p.shape.channel_of for p in spec.tensor_inputs)]
+CHANNELS = [op for op, spec in every_operator().items() if any(p.shape.channel_of for p in spec.tensor_inputs)]
 
 
 @pytest.mark.parametrize("op", CHANNELS)

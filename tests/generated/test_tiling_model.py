@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from spec_list import GENERATED, operators, spec_of
+from spec_list import GENERATED, every_operator
 
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.tiling import plan_tiling_on, ub_bytes
@@ -54,9 +54,9 @@ def _queries(variant_count: int) -> list[tuple[int, int, int, int]]:
     return queries
 
 
-@pytest.mark.parametrize("op", operators())
+@pytest.mark.parametrize("op", list(every_operator()))
 def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_lib):
-    spec = spec_of(op)
+    spec = every_operator()[op]
     plan = kernel_plan(spec)
     source = tmp_path / "driver.cpp"
     source.write_text(
@@ -67,7 +67,7 @@ def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_lib):
             modes=", ".join(str(v.mode_index) for v in plan.variants),
         )
     )
-    program = twin_lib.program(f"tiling_driver_{op}", [source], ops_dirs=[GENERATED / op])
+    program = twin_lib.program(f"tiling_driver_{op}", [source], ops_dirs=[GENERATED / spec.operator.dir])
     queries = _queries(len(plan.variants))
     stdin = "".join(f"{v} {t} {c} {u}\n" for v, t, c, u in queries)
     lines = subprocess.run([str(program)], input=stdin, capture_output=True, text=True, check=True).stdout.split("\n")
