@@ -12,8 +12,9 @@ def render_cmake(operator: OperatorPlan) -> dict[str, str]:
 
 
 def render_cmake_directory(operators: list[OperatorPlan]) -> dict[str, str]:
-    """The directory's CMakeLists.txt: the SoCs any of its operators supports, in the first one's order."""
-    socs = list(dict.fromkeys(s.soc for operator in operators for s in operator.spec.supported_socs))
+    """The directory's CMakeLists.txt: the SoCs any of its operators' kernels is built for, in the first one's
+    order."""
+    socs = list(dict.fromkeys(soc for operator in operators for soc in operator.kernel_socs))
     return {
         "CMakeLists.txt": render(
             "op/CMakeLists.txt.j2",

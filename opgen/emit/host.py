@@ -32,16 +32,17 @@ def _param_row(param: Param, dtypes: list[DType]) -> OpDefParam:
     )
 
 
-def soc_configs(spec: OpSpec) -> list[dict]:
+def soc_configs(spec: OpSpec, socs: tuple[str, ...]) -> list[dict]:
+    """One OpDef AddConfig per SoC the kernel is built for (OperatorPlan.kernel_socs)."""
     kernel_dtypes = set(aicore_dtypes(spec))
     configs = []
-    for support in spec.supported_socs:
+    for soc in socs:
         first = spec.tensor_inputs[0]
-        dtypes = [d for d in spec.dtypes_on(first, support.soc) if d in kernel_dtypes]
+        dtypes = [d for d in spec.dtypes_on(first, soc) if d in kernel_dtypes]
         configs.append(
             {
-                "soc": ident(support.soc),
-                "var": ident("config" + "".join(part.capitalize() for part in support.soc.split("_"))),
+                "soc": ident(soc),
+                "var": ident("config" + "".join(part.capitalize() for part in soc.split("_"))),
                 "inputs": [_param_row(p, dtypes) for p in spec.tensor_inputs],
                 "outputs": [_param_row(p, dtypes) for p in spec.outputs],
             }
@@ -117,7 +118,7 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "compares_strings": any(isinstance(v, str) for axis in plan.enums for v in axis.values),
         "guard_attrs": [a for a in attrs if a.param in plan.guards],
         "guard_update": code(guard_update),
-        "configs": soc_configs(spec),
+        "configs": soc_configs(spec, operator.kernel_socs),
         "variants": _variant_rows(spec, plan),
         "shape": shape_rule(spec),
         # channel inputs (shape.channel_of): the tiling tells the kernel how many elements share each value

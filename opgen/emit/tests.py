@@ -368,7 +368,7 @@ def api_tests(operator: OperatorPlan) -> list[ApiTest]:
 
 def _tiling_context(operator: OperatorPlan) -> dict:
     spec, plan = operator.spec, operator.kernel
-    socs = [get_soc(s.soc) for s in spec.supported_socs]
+    socs = [get_soc(soc) for soc in operator.kernel_socs]
     variants = [
         {
             "name": ident(v.name),

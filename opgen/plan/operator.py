@@ -29,6 +29,7 @@ from opgen.spec.formula_binding import (
     torch_differences,
 )
 from opgen.spec.model import Direction, ErrorRow, OpSpec, Param, snake_case
+from opgen.spec.socs import get_soc
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class OperatorPlan:
     # golden.derived_inputs: (input, its expression over parameter names), in dependency order
     derived_inputs: tuple[tuple[str, F.Expr], ...]
     kernel: KernelPlan
+    # the supported SoCs the AI Core kernel is built and registered for (CMake COMPUTE_UNIT, OpDef AddConfig)
+    kernel_socs: tuple[str, ...]
     kernel_entry: str  # the kernel's entry function and the OpDef's opFile.value
     attrs: tuple[OpDefAttr, ...]
     outputs: tuple[OutputRule, ...]
@@ -120,6 +123,10 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         names = ", ".join(p.name for p in spec.outputs)
         message = f"the operator writes {names}; opgen generates kernels writing one output"
         raise PlanError([PlanProblem(("formula", "outputs"), message, "invalid")])
+    if not kernel_socs(spec):
+        legacy = ", ".join(s.soc for s in spec.supported_socs)
+        message = f"no supported SoC runs the generated kernel ({legacy} lack DataCopyPad)"
+        problems.append(PlanProblem(("socs",), message, "invalid"))
     try:
         kernel = kernel_plan(spec)
     except LoweringError as exc:
@@ -160,6 +167,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         torch_differences=differences,
         derived_inputs=derived,
         kernel=kernel,
+        kernel_socs=kernel_socs(spec),
         kernel_entry=kernel_entry(spec),
         attrs=tuple(opdef_attrs(spec)),
         outputs=tuple(
@@ -206,6 +214,13 @@ def binding_result_index(spec: OpSpec) -> int | None:
     position in the tuple of every output (aten's order, e.g. log_sigmoid_forward -> (output, buffer))."""
     every = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     return every.index(spec.outputs[0].name) if len(every) > 1 else None
+
+
+def kernel_socs(spec: OpSpec) -> tuple[str, ...]:
+    """The supported SoCs the generated kernel runs on: those with DataCopyPad. ops-nn registers its Ascend C
+    kernels the same way (leaky_relu_def.cpp: AddConfig for the SoCs its kernel targets only) and serves the
+    others, whose aclnn API it still documents, from built-in kernels."""
+    return tuple(s.soc for s in spec.supported_socs if get_soc(s.soc).data_copy_pad)
 
 
 def binding_names(spec: OpSpec) -> tuple[str, ...]:

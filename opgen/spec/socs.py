@@ -22,6 +22,9 @@ class Soc:
     bf16_vector_arith: bool  # whether vector arithmetic APIs accept bfloat16 directly
     bf16_supported: bool  # whether the chip handles bfloat16 tensors at all (Cast to/from float)
     soc_version: str = ""  # op::SocVersion enumerator the aclnn layer sees
+    # DataCopyPad (exact-byte GM<->UB moves), which every generated kernel uses: absent on the older training and
+    # inference parts (ascend-facts), where ops-nn serves these ops from its built-in kernels instead
+    data_copy_pad: bool = True
     figures_certain: bool = True
 
 
@@ -66,6 +69,7 @@ SOCS: tuple[Soc, ...] = (
     ),
     Soc(
         name="ascend910",
+        data_copy_pad=False,
         soc_version="ASCEND910",
         arch="arch12",
         readme_label="Atlas 训练系列产品",
@@ -79,6 +83,7 @@ SOCS: tuple[Soc, ...] = (
     ),
     Soc(
         name="ascend310p",
+        data_copy_pad=False,
         soc_version="ASCEND310P",
         arch="arch20",
         readme_label="Atlas 推理系列产品",

@@ -7,10 +7,12 @@ GM bounds, multi-core overlap, queue discipline, dtype legality per SoC) stay on
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from kernel_harness import KernelHarness
-from spec_list import every_operator
+from spec_list import GENERATED, every_operator
 
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.kernel_model import run_program
@@ -71,3 +73,26 @@ def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
         if size >= 1_000_000:
             assert run.plan["blockDim"] == soc.vector_cores, "large inputs use every vector core"
     assert len(cases) >= len(plan.variants) * (len(SIZES) - 1)
+
+
+def test_every_soc_the_opdef_registers_runs_the_kernel(harness):
+    """The generated OpDef (AddConfig) and CMake COMPUTE_UNIT name only SoCs the kernel runs on. Before: they named
+    every supported SoC, ascend910 and ascend310p included, whose vector unit lacks the DataCopyPad the kernel uses
+    (the ops-nn build would compile it for them, and the twin refuses the call there)."""
+    spec = harness.spec
+    package = GENERATED / spec.operator.dir
+    opdef = (package / "op_host" / f"{spec.operator.file_stem}_def.cpp").read_text(encoding="utf-8")
+    registered = re.findall(r'AddConfig\("(\w+)"', opdef)
+    cmake = (package / "CMakeLists.txt").read_text(encoding="utf-8")
+    compute_units = re.search(r"set\(SUPPORT_COMPUTE_UNIT ([\w ]+)\)", cmake)
+    assert registered and compute_units is not None
+    assert set(registered) <= set(compute_units[1].split())
+    plan = kernel_plan(spec)
+    variant = plan.variants[0]
+    rng = np.random.default_rng(5)
+    scalars = dict.fromkeys(plan.scalars, 1.0)
+    for soc_name in registered:
+        [run] = harness.run(
+            soc_name, [(variant.storage, variant.mode_index, _inputs(spec, variant.storage, 33, rng), scalars)]
+        )
+        assert run.output.size == 33, soc_name

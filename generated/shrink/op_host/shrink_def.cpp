@@ -78,26 +78,6 @@ class Shrink : public OpDef {
         .ExtendCfgInfo("opFile.value", "shrink");
     this->AICore().AddConfig("ascend910b", configAscend910b);
 
-    OpAICoreConfig configAscend310p;
-    configAscend310p.Input("input_x")
-        .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
-        .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    configAscend310p.Output("output_y")
-        .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
-        .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    configAscend310p.DynamicCompileStaticFlag(true)
-        .DynamicFormatFlag(false)
-        .DynamicRankSupportFlag(true)
-        .DynamicShapeSupportFlag(true)
-        .NeedCheckSupportFlag(false)
-        .PrecisionReduceFlag(true)
-        .ExtendCfgInfo("opFile.value", "shrink");
-    this->AICore().AddConfig("ascend310p", configAscend310p);
-
   }
 };
 

@@ -18,7 +18,6 @@ constexpr SocFigures kSocs[] = {
     {"ascend950", 56, 253952},
     {"ascend910_93", 48, 188160},
     {"ascend910b", 48, 188160},
-    {"ascend910", 32, 253952},
 };
 
 // A kernel variant as the kernel plan lowers it: its UB cost per element and tile alignment.
@@ -181,42 +180,6 @@ TEST(HardSigmoidTilingTest, ascend910b_bfloat16) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[2], kVariants[2], plan);
-  }
-}
-
-TEST(HardSigmoidTilingTest, ascend910_float) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 1024, 1024},
-      {33, 1, 1024, 1024},
-      {4099, 5, 1024, 1024},
-      {1000003, 32, 31256, 12672},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[3], kVariants[0], plan);
-  }
-}
-
-TEST(HardSigmoidTilingTest, ascend910_float16) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 2048, 2048},
-      {33, 1, 2048, 2048},
-      {4099, 3, 2048, 2048},
-      {1000003, 32, 31264, 25344},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[3], kVariants[1], plan);
-  }
-}
-
-TEST(HardSigmoidTilingTest, ascend910_bfloat16) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 2048, 2048},
-      {33, 1, 2048, 2048},
-      {4099, 3, 2048, 2048},
-      {1000003, 32, 31264, 15872},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[3], kVariants[2], plan);
   }
 }
 
