@@ -85,14 +85,13 @@ def params_from_aten(op: aten.AtenOp) -> list[SkeletonParam]:
         )
         for arg in schema.args
     ]
-    if op.out is not None and len(op.out.out_args) == 1:
-        out_name = op.out.out_args[0].name
+    if op.out is not None and len(op.out.out_args) == len(schema.returns):
+        out_names = [arg.name for arg in op.out.out_args]  # aten's out overload names them (output, buffer)
+    elif len(schema.returns) == 1:
+        out_names = ["grad_input" if op.name.endswith("_backward") else "out"]
     else:
-        out_name = "grad_input" if op.name.endswith("_backward") else "out"
-    if len(schema.returns) > 1:
-        count = len(schema.returns)
-        raise SkeletonError(f"aten::{op.name} returns {count} tensors; several outputs need a hand-made spec")
-    params.append(SkeletonParam(camel_case(out_name), out_name, "tensor", "Tensor", None, output=True))
+        out_names = [r.name or f"out{i}" for i, r in enumerate(schema.returns)]
+    params += [SkeletonParam(camel_case(n), n, "tensor", "Tensor", None, output=True) for n in out_names]
     return params
 
 
@@ -168,13 +167,23 @@ def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str
     ]
     for param in params:
         lines += _param_lines(param, inputs, output)
+    outputs = [p for p in params if p.output]
+    lines += ["", "formula:"]
+    if len(outputs) == 1:
+        lines += [
+            f"  output: {output.name}",
+            "  # TODO: the math, in the formula language (`opgen functions` lists the functions), e.g.",
+            "  #   where(self > 0, self, self * negativeSlope)",
+            "  expr: TODO",
+        ]
+    else:
+        lines += [
+            "  # TODO: the math of each output the API writes, in the formula language (`opgen functions` lists the",
+            "  #   functions); an output the API takes but never writes is `written: false` among params, not here",
+            "  outputs:",
+            *(f"    {p.name}: TODO" for p in outputs),
+        ]
     lines += [
-        "",
-        "formula:",
-        f"  output: {output.name}",
-        "  # TODO: the math, in the formula language (`opgen functions` lists the functions), e.g.",
-        "  #   where(self > 0, self, self * negativeSlope)",
-        "  expr: TODO",
         "",
         "errors:  # TODO: the doc's error table, row by row, in its order",
         "  - status: ACLNN_ERR_PARAM_NULLPTR",
