@@ -18,6 +18,7 @@ from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
+from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import formula_symbols
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
@@ -214,6 +215,21 @@ class _Checker:
             if entry.soc in seen:
                 self.report(("socs", i, "soc"), f"SoC '{entry.soc}' is listed twice", "duplicate-name")
             seen.add(entry.soc)
+            soc = SOC_BY_NAME.get(entry.soc)
+            tensor_dtypes = {d for p in self.spec.params if p.is_tensor for d in p.dtypes}
+            if (
+                soc is not None
+                and entry.supported
+                and not soc.bf16_supported
+                and DType.BFLOAT16 in tensor_dtypes
+                and DType.BFLOAT16 not in entry.exclude_dtypes
+            ):
+                # the kernel registered for it could not run: the chip handles no bfloat16 data (opgen/spec/socs.py)
+                self.report(
+                    ("socs", i),
+                    f"{entry.soc} has no bfloat16: add exclude_dtypes: [BFLOAT16] (or mark the SoC unsupported)",
+                    "invalid",
+                )
             for j, dtype in enumerate(entry.exclude_dtypes):
                 if dtype not in all_dtypes:
                     self.report(

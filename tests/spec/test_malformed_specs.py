@@ -483,6 +483,15 @@ CASES = [
         spec="gelu_grad_v2.yaml",
     ),
     Case(
+        "bfloat16-on-a-soc-without-it",
+        "  - {soc: ascend310b, supported: true, exclude_dtypes: [BFLOAT16]}",
+        "  - {soc: ascend310b, supported: true}",
+        "{soc: ascend310b, supported: true}",
+        "invalid",
+        "ascend310b has no bfloat16",
+        spec="hardtanh_grad.yaml",
+    ),
+    Case(
         "aten-form-unknown-op",
         "aten_form: {name: gelu,",
         "aten_form: {name: gelux,",

@@ -42,7 +42,7 @@ static const std::initializer_list<op::DataType>& SelfDtypes() {
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor *self,
-                        aclTensor *out,
+                        const aclTensor *out,
                         uint64_t *workspaceSize,
                         aclOpExecutor **executor) {
   // Every argument is passed so that each row can check what it names; not every row names all.
@@ -70,7 +70,7 @@ static aclnnStatus CheckParams(const aclTensor *self,
 }
 
 aclnnStatus aclnnHardswishGetWorkspaceSize(const aclTensor *self,
-    aclTensor *out,
+    const aclTensor *out,
     uint64_t *workspaceSize,
     aclOpExecutor **executor) {
   L2_DFX_PHASE_1(aclnnHardswish, DFX_IN(self), DFX_OUT(out));
@@ -116,11 +116,11 @@ aclnnStatus aclnnHardswish(void* workspace, uint64_t workspaceSize, aclOpExecuto
   return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnInplaceHardswishGetWorkspaceSize(aclTensor *selfRef,
+aclnnStatus aclnnInplaceHardswishGetWorkspaceSize(const aclTensor *self,
     uint64_t *workspaceSize,
     aclOpExecutor **executor) {
-  // The in-place form is the main API with selfRef as input and output.
-  return aclnnHardswishGetWorkspaceSize(selfRef, selfRef, workspaceSize, executor);
+  // The in-place form is the main API with self as input and output.
+  return aclnnHardswishGetWorkspaceSize(self, self, workspaceSize, executor);
 }
 
 aclnnStatus aclnnInplaceHardswish(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {

@@ -14,7 +14,7 @@ extern "C" {
  */
 ACLNN_API aclnnStatus aclnnHardswishGetWorkspaceSize(
     const aclTensor *self,
-    aclTensor *out,
+    const aclTensor *out,
     uint64_t *workspaceSize,
     aclOpExecutor **executor);
 
@@ -28,7 +28,7 @@ ACLNN_API aclnnStatus aclnnHardswish(void* workspace, uint64_t workspaceSize, ac
  * @brief aclnnInplaceHardswishGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
 ACLNN_API aclnnStatus aclnnInplaceHardswishGetWorkspaceSize(
-    aclTensor *selfRef,
+    const aclTensor *self,
     uint64_t *workspaceSize,
     aclOpExecutor **executor);
 

@@ -31,8 +31,8 @@ static const std::initializer_list<op::DataType>& GradOutputDtypes() {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
       return kGradOutputDtypes;
+    case SocVersion::ASCEND310B:
     case SocVersion::ASCEND310P:
     case SocVersion::ASCEND910:
       return kGradOutputDtypes1;
@@ -50,8 +50,8 @@ static const std::initializer_list<op::DataType>& SelfDtypes() {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
       return kSelfDtypes;
+    case SocVersion::ASCEND310B:
     case SocVersion::ASCEND310P:
     case SocVersion::ASCEND910:
       return kSelfDtypes1;
@@ -69,8 +69,8 @@ static const std::initializer_list<op::DataType>& OutDtypes() {
     case SocVersion::ASCEND950:
     case SocVersion::ASCEND910_93:
     case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
       return kOutDtypes;
+    case SocVersion::ASCEND310B:
     case SocVersion::ASCEND310P:
     case SocVersion::ASCEND910:
       return kOutDtypes1;

@@ -41,7 +41,7 @@ static const std::initializer_list<op::DataType>& InputDtypes() {
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor *input,
-                        aclTensor *out,
+                        const aclTensor *out,
                         uint64_t *workspaceSize,
                         aclOpExecutor **executor) {
   // Every argument is passed so that each row can check what it names; not every row names all.
@@ -61,7 +61,7 @@ static aclnnStatus CheckParams(const aclTensor *input,
 }
 
 aclnnStatus aclnnSquaredReluGetWorkspaceSize(const aclTensor *input,
-    aclTensor *out,
+    const aclTensor *out,
     uint64_t *workspaceSize,
     aclOpExecutor **executor) {
   L2_DFX_PHASE_1(aclnnSquaredRelu, DFX_IN(input), DFX_OUT(out));

@@ -14,7 +14,7 @@ extern "C" {
  */
 ACLNN_API aclnnStatus aclnnSquaredReluGetWorkspaceSize(
     const aclTensor *input,
-    aclTensor *out,
+    const aclTensor *out,
     uint64_t *workspaceSize,
     aclOpExecutor **executor);
 
