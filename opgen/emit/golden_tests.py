@@ -114,6 +114,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         special=python.literal(special),
         subnormals=python.literal({k: v for k, v in _SUBNORMALS.items() if k in dtypes}),
         tolerance=python.literal(tolerance),
+        torch_refuses=python.literal([d.value for d in spec.golden.torch_refuses]),
         errors=errors,
     )
     return {path: text}

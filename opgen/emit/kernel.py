@@ -30,6 +30,8 @@ def scalar_cpp(scalar: Scalar | None, compute: DType) -> str:
     if scalar.slot is not None:
         return scalar.slot
     assert scalar.constant is not None
+    if compute.is_integral and float(scalar.constant).is_integer():
+        return f"static_cast<{compute.cpp_type}>({int(scalar.constant)})"
     return f"static_cast<{compute.cpp_type}>({cpp.float_literal(scalar.constant)})"
 
 

@@ -33,7 +33,10 @@ def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType]) -> DType:
 
 
 def _through_float(values: np.ndarray, dtype: DType) -> np.ndarray:
-    """A cast as the twin does it: via float32 (float64 for double) with one rounding into `dtype`."""
+    """A cast as the twin does it: via float32 (float64 for double) with one rounding into `dtype`; between
+    integer dtypes directly (via float32 an INT32 above 2**24 would round)."""
+    if dtype.is_integral and np.asarray(values).dtype.kind in "iub":
+        return np.asarray(values).astype(dtype.numpy)
     wide = np.float64 if dtype is DType.DOUBLE else np.float32
     return np.asarray(values).astype(wide).astype(dtype.numpy)
 

@@ -14,14 +14,33 @@ from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.lang import Code, cpp, ident
-from opgen.plan.lowering import LoweringError, VectorProgram, lower
+from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import kernel_formula
 from opgen.spec.model import OpSpec, Param, ParamKind
 from opgen.spec.socs import get_soc
 
 BUFFER_NUM = 2  # double-buffered queues
-_DTYPE_CODE = {DType.FLOAT: 1, DType.FLOAT16: 2, DType.BFLOAT16: 3}
+# The dtype digit of the tiling key: every storage dtype an AI Core kernel takes.
+_DTYPE_CODE = {
+    DType.FLOAT: 1,
+    DType.FLOAT16: 2,
+    DType.BFLOAT16: 3,
+    DType.INT8: 4,
+    DType.UINT8: 5,
+    DType.INT16: 6,
+    DType.INT32: 7,
+}
+# Integer dtypes the vector unit computes in directly, with the APIs that take them on A2/A3 (the Ascend C API
+# reference's type lists; Ascend 950 takes a superset): integer arithmetic, exact where it does not overflow.
+_INTEGER_VECTOR_APIS = {
+    DType.INT32: frozenset({"Add", "Sub", "Mul", "Max", "Min", "Adds", "Muls", "Maxs", "Mins", "Relu", "Duplicate"}),
+    DType.INT16: frozenset({"Add", "Sub", "Mul", "Max", "Min", "Adds", "Muls", "Maxs", "Mins", "Duplicate"}),
+}
+# Integer dtypes without an AI Core kernel on every SoC: INT64 has no vector arithmetic on A2/A3 (Ascend 950's
+# ops-nn Relu kernel uses Maxs<int64_t>, which the one SoC-independent kernel cannot), so it must be routed to
+# AICPU (`routing.aicpu`).
+NO_AICORE_DTYPES = frozenset({DType.INT64, DType.UINT16, DType.UINT32, DType.UINT64, DType.BOOL})
 
 
 ModeValue = bool | int | str
@@ -144,6 +163,8 @@ def aicore_dtypes(spec: OpSpec) -> list[DType]:
 
 
 def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
+    if storage.is_integral:
+        return integer_compute_dtype(spec, storage, expr)
     if storage in spec.kernel.compute_in_float:
         return DType.FLOAT
     if storage is DType.BFLOAT16 and not all(get_soc(s.soc).bf16_vector_arith for s in spec.supported_socs):
@@ -154,6 +175,56 @@ def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
     if not all(F.FUNCTIONS[f].precise_in(storage.numpy.name) for f in functions):
         return DType.FLOAT
     return storage
+
+
+def integer_compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
+    """How the kernel computes an integer dtype, as ops-nn's kernels do: in the integer itself when every API of
+    the program takes it and the formula is integer arithmetic (INT32 Relu/Maxs); otherwise in a floating type
+    the integer converts to exactly (INT8/UINT8 -> FLOAT16, the only conversion the vector unit has for them;
+    INT16/INT32 -> FLOAT), with FLOAT for a non-linear formula, the result cast back with truncation (ops-nn's
+    "result truncated to INT32")."""
+    native = _INTEGER_VECTOR_APIS.get(storage)
+    if native is not None and storage not in spec.kernel.compute_in_float and _integer_exact(expr):
+        try:
+            program = lower(expr, inputs=[p.name for p in spec.tensor_inputs], storage=storage, compute=storage)
+        except LoweringError:
+            program = None
+        if program is not None and set(program.apis) <= native:
+            return storage
+    if storage in (DType.INT8, DType.UINT8):
+        if not _order_only(expr):
+            # INT8 reaches FLOAT only through FLOAT16 (two Casts, a temporary of a third type): not lowered yet
+            raise LoweringError(
+                f"{storage.value} is computed in FLOAT16, which carries only comparisons, "
+                "selections and clamps to small integers exactly; route it to AICPU"
+            )
+        return DType.FLOAT16
+    return DType.FLOAT
+
+
+def _integer_exact(expr: F.Expr) -> bool:
+    """+, -, *, min, max of tensors and integral constants: what integer vector arithmetic computes exactly."""
+    for node in F.walk(expr):
+        if isinstance(node, F.Const) and not float(node.value).is_integer():
+            return False
+        if isinstance(node, (F.Call, F.Compare, F.Select, F.Logical)):
+            return False
+        if isinstance(node, F.Binary) and node.op not in ("add", "sub", "mul", "min", "max"):
+            return False
+    return True
+
+
+def _order_only(expr: F.Expr) -> bool:
+    """The formula only compares, selects and clamps (no arithmetic on tensors): every value it produces is an
+    input or a constant, so FLOAT16 carries INT8 results exactly when the constants are small integers."""
+    for node in F.walk(expr):
+        if isinstance(node, F.Const) and not (float(node.value).is_integer() and abs(node.value) <= 2048):
+            return False
+        if isinstance(node, F.Binary) and node.op not in ("min", "max") and not is_uniform(node):
+            return False
+        if isinstance(node, (F.Call, F.Unary)) and not is_uniform(node):
+            return False
+    return True
 
 
 def mode_index(axes: tuple[ModeAxis, ...], mode: dict[str, ModeValue], exact: bool = False) -> int:

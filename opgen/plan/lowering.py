@@ -7,7 +7,7 @@ bit-exact numpy model of the kernel's precision path (opgen.plan.kernel_model).
 
 Rules (SoC-independent; the SoC decides `compute`):
 - tensors whose storage dtype is not the compute dtype are Cast to it once (CAST_NONE, exact), and the
-  result is Cast back with CAST_RINT;
+  result is Cast back with CAST_RINT, or CAST_TRUNC into an integer dtype (ops-nn's truncated integer results);
 - an operand known on the host (scalar parameter, constant, or arithmetic of those) uses the scalar form
   of an API (Adds, Muls, Maxs, Mins, CompareScalar (A2/A3 have no Compares), tensor-scalar Select) or is
   Duplicated once;
@@ -341,7 +341,7 @@ class _Lowerer:
             assert last.dst == result
             self.instrs[-1] = replace(last, dst=self.output)
         else:
-            self.emit("Cast", self.output, result, mode="CAST_RINT")
+            self.emit("Cast", self.output, result, mode="CAST_TRUNC" if self.storage.is_integral else "CAST_RINT")
         instrs, temps, masks = _allocate(self.instrs)
         apis = sorted({i.api for i in instrs})
         return VectorProgram(

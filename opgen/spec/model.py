@@ -427,6 +427,11 @@ class Golden(_Strict):
         default_factory=list,
         description="declared differences from torch.ops.aten: golden tests compare with torch everywhere else",
     )
+    torch_refuses: list[DType] = Field(
+        default_factory=list,
+        description="integer dtypes torch.ops.aten does not implement for this op (hardsigmoid, selu on INT32): "
+        "the golden tests call it in float64 on the integer values and truncate toward zero, as the kernel does",
+    )
 
 
 class Kernel(_Strict):

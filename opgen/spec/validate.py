@@ -404,6 +404,17 @@ class _Checker:
             self.report(
                 ("golden", "differs_from_torch"), "api.aten is not set: there is no torch op to differ from", "invalid"
             )
+        accepted = set(self.spec.tensor_inputs[0].dtypes) if self.spec.tensor_inputs else set()
+        for j, dtype in enumerate(self.spec.golden.torch_refuses):
+            if not self.spec.api.aten:
+                self.report(("golden", "torch_refuses"), "api.aten is not set: there is no torch op", "invalid")
+                break
+            if not dtype.is_integral or dtype not in accepted:
+                self.report(
+                    ("golden", "torch_refuses", j),
+                    f"{dtype.value} is not an integer dtype the first input takes",
+                    "invalid",
+                )
         for j, difference in enumerate(differences):
             path: FieldPath = ("golden", "differs_from_torch", j, "when")
             expr = self.parse(difference.when, path, formula_symbols(self.spec), "condition")

@@ -38,6 +38,7 @@ NP_DTYPE = {
     DType.FLOAT16: np.dtype(np.float16),
     DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
     DType.DOUBLE: np.dtype(np.float64),
+    **{d: d.numpy for d in (DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64)},
 }
 DTYPE_OF = {v: k for k, v in NP_DTYPE.items()}
 
@@ -53,6 +54,10 @@ def precision_ok(spec: OpSpec, got: np.ndarray, inputs, scalars, dtype: DType) -
     reference = evaluate_reference(spec, {**inputs, **scalars}, np.float64).reshape(got.shape)
     tol = spec.golden.tolerance[dtype]
     g, r = got.astype(np.float64), reference
+    if dtype.is_integral:  # the kernel truncates toward zero into an integer dtype
+        info = np.iinfo(dtype.numpy)
+        with np.errstate(invalid="ignore"):
+            r = np.clip(np.nan_to_num(np.trunc(r), nan=0.0), info.min, info.max)
     with np.errstate(invalid="ignore"):
         bad = ~((np.isnan(g) & np.isnan(r)) | (g == r) | (np.abs(g - r) <= tol.atol + tol.rtol * np.abs(r)))
     ratio = float(bad.mean()) if bad.size else 0.0
@@ -62,7 +67,7 @@ def precision_ok(spec: OpSpec, got: np.ndarray, inputs, scalars, dtype: DType) -
 def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
     g, w = got.astype(np.float64), want.astype(np.float64)
     nan = np.isnan(g) & np.isnan(w)
-    uint = {2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
+    uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
     bits = np.ascontiguousarray(got).view(uint) == np.ascontiguousarray(want).view(uint)
     return bool((bits | nan).all()) and np.array_equal(np.isnan(g), np.isnan(w))
 
@@ -84,11 +89,19 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool):
 
 
 def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool) -> np.ndarray:
-    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=np.float64)
     size = int(np.prod(shape)) if shape else 1
-    data = rng.uniform(lo, hi, size)
-    data[: min(size, len(special))] = special[: min(size, len(special))]
-    data = data.astype(np.float32 if dtype != np.float64 else np.float64).astype(dtype).reshape(shape)
+    if dtype.kind in "iu":  # integers: the dtype's extremes, -1, 0, 1, then integers over the golden range
+        info = np.iinfo(dtype)
+        edges = [int(info.min), int(info.max), -1 if info.min < 0 else 2, 0, 1]
+        low, high = max(int(np.floor(lo)), int(info.min)), min(int(np.ceil(hi)), int(info.max))
+        data = rng.integers(low, high, size, endpoint=True).astype(dtype)
+        data[: min(size, len(edges))] = np.array(edges[: min(size, len(edges))]).astype(dtype)
+        data = data.reshape(shape)
+    else:
+        special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=np.float64)
+        data = rng.uniform(lo, hi, size)
+        data[: min(size, len(special))] = special[: min(size, len(special))]
+        data = data.astype(np.float32 if dtype != np.float64 else np.float64).astype(dtype).reshape(shape)
     if strided and len(shape) >= 1 and size > 1:
         big = np.zeros(shape[:-1] + (shape[-1] * 2,), dtype)
         big[..., ::2] = data

@@ -493,8 +493,8 @@ def hardsigmoid(self, *, out=None):
         out = min(max(self / 6 + 0.5, 0), 1)
 
     Args:
-        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        out: 表示激活函数的输出，公式中的输出Hardsigmoid(self)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
+        out: 表示激活函数的输出，公式中的输出Hardsigmoid(self)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out为空指针。
@@ -518,7 +518,7 @@ def hardsigmoid_(
         out = min(max(self / 6 + 0.5, 0), 1)
 
     Args:
-        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out为空指针。
@@ -895,8 +895,8 @@ def relu(self, *, out=None):
         out = max(self, 0)
 
     Args:
-        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        out: 表示Relu的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
+        out: 表示Relu的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
@@ -920,7 +920,7 @@ def relu_(
         out = max(self, 0)
 
     Args:
-        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
