@@ -221,8 +221,13 @@ def _products(spec: OpSpec, label: str) -> list[tuple[Code, Code]]:
     return [(code(getattr(get_soc(s.soc), label)), Code("√" if s.supported else "×")) for s in spec.socs]
 
 
-def _constraints(spec: OpSpec, api_names: list[str]) -> list[Code]:
+def _constraints(spec: OpSpec, api_names: list[str], operator: OperatorPlan) -> list[Code]:
     lines = []
+    truncated = list(dict.fromkeys(v.storage for v in operator.kernel.variants if v.truncates))
+    for dtype in truncated:
+        compute = next(v.compute for v in operator.kernel.variants if v.storage is dtype)
+        name = markdown.text(spec.tensor_inputs[0].name)
+        lines.append(code(f"- {name}为{dtype.value}时，在{compute.value}中计算，结果向零截断为{dtype.value}。"))
     if spec.constraints.deterministic:
         lines.append(Code("- 确定性计算："))
         lines.extend(code(f"    - {name}默认确定性实现。") for name in api_names)
@@ -303,7 +308,7 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
         products=_products(spec, "api_doc_label"),
         apis=[_api_context(spec, s) for s in sigs],
         api_names=[ident(n) for n in names],
-        constraints=_constraints(spec, names),
+        constraints=_constraints(spec, names, operator),
         precision=_precision(operator),
         example_program=code(example_program),
         fence=_fence(example_program),
@@ -317,7 +322,7 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
         op_type=ident(spec.operator.type),
         products=_products(spec, "readme_label"),
         params=readme_rows,
-        constraints=_constraints(spec, names),
+        constraints=_constraints(spec, names, operator),
         calls=[
             {
                 "example": code(example_path),

@@ -15,32 +15,20 @@ from dataclasses import dataclass
 from opgen import formula as F
 from opgen.lang import Code, cpp, ident
 from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower
-from opgen.spec.dtypes import DType
+from opgen.spec.dtypes import AICORE_DTYPES, DType
 from opgen.spec.formula_binding import kernel_formula
 from opgen.spec.model import OpSpec, Param, ParamKind
 from opgen.spec.socs import get_soc
 
 BUFFER_NUM = 2  # double-buffered queues
-# The dtype digit of the tiling key: every storage dtype an AI Core kernel takes.
-_DTYPE_CODE = {
-    DType.FLOAT: 1,
-    DType.FLOAT16: 2,
-    DType.BFLOAT16: 3,
-    DType.INT8: 4,
-    DType.UINT8: 5,
-    DType.INT16: 6,
-    DType.INT32: 7,
-}
+# The dtype digit of the tiling key: every storage dtype an AI Core kernel takes, in their order.
+_DTYPE_CODE = {dtype: code for code, dtype in enumerate(AICORE_DTYPES, start=1)}
 # Integer dtypes the vector unit computes in directly, with the APIs that take them on A2/A3 (the Ascend C API
 # reference's type lists; Ascend 950 takes a superset): integer arithmetic, exact where it does not overflow.
 _INTEGER_VECTOR_APIS = {
     DType.INT32: frozenset({"Add", "Sub", "Mul", "Max", "Min", "Adds", "Muls", "Maxs", "Mins", "Relu", "Duplicate"}),
     DType.INT16: frozenset({"Add", "Sub", "Mul", "Max", "Min", "Adds", "Muls", "Maxs", "Mins", "Duplicate"}),
 }
-# Integer dtypes without an AI Core kernel on every SoC: INT64 has no vector arithmetic on A2/A3 (Ascend 950's
-# ops-nn Relu kernel uses Maxs<int64_t>, which the one SoC-independent kernel cannot), so it must be routed to
-# AICPU (`routing.aicpu`).
-NO_AICORE_DTYPES = frozenset({DType.INT64, DType.UINT16, DType.UINT32, DType.UINT64, DType.BOOL})
 
 
 ModeValue = bool | int | str
@@ -73,6 +61,8 @@ class KernelVariant:
     mode_index: int
     program: VectorProgram
     exact: bool = False  # lowered for non-finite scalars (see KernelPlan.guards)
+    # an integer dtype computed through a floating type whose results need not be integers: truncated toward zero
+    truncates: bool = False
 
     @property
     def compute(self) -> DType:
@@ -283,7 +273,8 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
                 program = lower(specialised, inputs=list(inputs), storage=storage, compute=compute, exact=True)
             index = mode_index(axes, mode, exact)
             key = tiling_key(storage, index)
-            variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, program, exact))
+            truncates = storage.is_integral and program.compute.is_floating and not _order_only(specialise(expr, mode))
+            variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, program, exact, truncates))
     return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums)
 
 

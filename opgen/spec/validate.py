@@ -14,6 +14,7 @@ from opgen import formula
 from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
+from opgen.spec.dtypes import AICORE_DTYPES, AICPU_DTYPES
 from opgen.spec.formula_binding import formula_symbols
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
@@ -167,6 +168,23 @@ class _Checker:
         for j, dtype in enumerate(self.spec.routing.aicpu):
             if dtype not in all_dtypes:
                 self.report(("routing", "aicpu", j), f"no parameter accepts {dtype.value}", "invalid")
+            elif dtype not in AICPU_DTYPES:
+                self.report(
+                    ("routing", "aicpu", j),
+                    f"the AICPU kernel computes in double over {'/'.join(d.value for d in AICPU_DTYPES)} tensors, "
+                    f"not {dtype.value}",
+                    "invalid",
+                )
+        first = self.spec.tensor_inputs[0] if self.spec.tensor_inputs else None
+        for dtype in first.dtypes if first is not None else []:
+            if dtype not in AICORE_DTYPES and dtype not in self.spec.routing.aicpu:
+                index = self.spec.params.index(first)
+                self.report(
+                    ("params", index, "dtypes", first.dtypes.index(dtype)),
+                    f"{dtype.value} has no AI Core kernel (A2/A3 have no vector arithmetic for it) and is not routed "
+                    "to AICPU (routing.aicpu)",
+                    "invalid",
+                )
 
     def check_api(self) -> None:
         inplace = self.spec.api.inplace

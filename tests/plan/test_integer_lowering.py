@@ -1,0 +1,111 @@
+"""Integer dtypes on AI Core: how each is computed (natively, or through a floating type with a truncating Cast
+back), the tiling key, and the numpy model of the integer path against independent computations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen import formula as F
+from opgen.build import check_spec_text
+from opgen.emit.docs import render_docs
+from opgen.plan.aclnn_path import aclnn_output
+from opgen.plan.kernel import integer_compute_dtype, kernel_plan
+from opgen.plan.kernel_model import run_program
+from opgen.plan.lowering import LoweringError, lower
+from opgen.plan.operator import plan_operator
+from opgen.spec.diagnostics import SpecError
+from opgen.spec.dtypes import DType
+from opgen.spec.loader import load_spec, load_spec_documents
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _relu():
+    return load_spec_documents(ROOT / "specs" / "relu.yaml")[0].spec
+
+
+def _hard_sigmoid():
+    return load_spec(ROOT / "specs" / "hard_sigmoid.yaml").spec
+
+
+def test_relu_int32_is_one_maxs_in_int32():
+    plan = kernel_plan(_relu())
+    variant = plan.variant(DType.INT32, {})
+    assert variant.compute is DType.INT32
+    assert [i.api for i in variant.program.instrs] == ["Maxs"]
+    assert not variant.program.temps
+    assert variant.key // 10 != plan.variant(DType.FLOAT, {}).key // 10  # a dtype digit of its own
+
+
+@pytest.mark.parametrize("storage", [DType.INT8, DType.UINT8])
+def test_relu_int8_goes_through_float16_and_back_with_truncation(storage):
+    variant = kernel_plan(_relu()).variant(storage, {})
+    assert variant.compute is DType.FLOAT16  # the vector unit converts int8/uint8 only to and from half
+    instrs = variant.program.instrs
+    assert [(i.api, i.mode) for i in instrs] == [("Cast", "CAST_NONE"), ("Maxs", None), ("Cast", "CAST_TRUNC")]
+
+
+def test_a_non_linear_formula_computes_int32_in_float_and_truncates():
+    variant = kernel_plan(_hard_sigmoid()).variant(DType.INT32, {})
+    assert variant.compute is DType.FLOAT
+    first, last = variant.program.instrs[0], variant.program.instrs[-1]
+    assert (first.api, first.mode, last.api, last.mode) == ("Cast", "CAST_NONE", "Cast", "CAST_TRUNC")
+    x = np.array([-(2**31), -4, -3, -1, 0, 1, 2, 3, 4, 2**31 - 1], np.int32)
+    got = run_program(variant.program, {"self": x}, {})
+    # hardsigmoid of an integer, truncated toward zero: 1 from 3 on, 0 below
+    assert got.dtype == np.int32 and got.tolist() == [1 if v >= 3 else 0 for v in x.tolist()]
+
+
+def test_int8_with_arithmetic_is_refused_rather_than_computed_inexactly():
+    expr = F.parse("self * 1.5", {"self": F.Symbol.tensor()})
+    with pytest.raises(LoweringError, match="INT8"):
+        integer_compute_dtype(_relu(), DType.INT8, expr)
+
+
+def test_integer_arithmetic_in_the_model_is_exact_beyond_float_precision():
+    # 2**24 + 1 is not a float32: integer Adds/Maxs must not go through float
+    symbols = {"x": F.Symbol.tensor()}
+    program = lower(F.parse("max(x + 1, -5)", symbols), inputs=["x"], storage=DType.INT32, compute=DType.INT32)
+    x = np.array([2**24, 2**30 + 1, -7, 2**31 - 1], np.int32)
+    got = run_program(program, {"x": x}, {})
+    with np.errstate(over="ignore"):
+        want = np.maximum(x + np.int32(1), np.int32(-5))  # numpy's int32 arithmetic wraps like the vector unit
+    assert got.tolist() == want.tolist()
+
+
+def test_aclnn_path_keeps_int32_values_exact():
+    spec = _relu()
+    x = np.array([2**31 - 1, 2**24 + 1, -(2**31), 16777217, -3], np.int32)
+    got = aclnn_output(spec, kernel_plan(spec), {"self": x}, {"self": DType.INT32}, {}, DType.INT32)
+    assert got.tolist() == np.maximum(x, 0).tolist()
+
+
+def _hard_sigmoid_text(dtypes: str, extra: str = "") -> str:
+    text = (ROOT / "specs" / "hard_sigmoid.yaml").read_text(encoding="utf-8")
+    text = text.replace("dtypes: [FLOAT, FLOAT16, BFLOAT16, INT32]", f"dtypes: [{dtypes}]")
+    return text.replace("\nparams:\n", f"\n{extra}params:\n", 1)
+
+
+def test_int64_is_refused_without_a_kernel_to_run_it():
+    # A2/A3 have no int64 vector arithmetic and the kernel source is one for every SoC; the AICPU kernel computes
+    # in double over double tensors, so routing INT64 there is refused too
+    with pytest.raises(SpecError) as info:
+        check_spec_text(_hard_sigmoid_text("FLOAT, INT32, INT64"), "specs/hard_sigmoid.yaml")
+    assert "INT64 has no AI Core kernel" in str(info.value.diagnostics)
+    routed = _hard_sigmoid_text("FLOAT, INT32, INT64", "routing: {aicpu: [INT64]}\n\n")
+    with pytest.raises(SpecError) as info:
+        check_spec_text(routed, "specs/hard_sigmoid.yaml")
+    assert "the AICPU kernel computes in double over DOUBLE tensors, not INT64" in str(info.value.diagnostics)
+
+
+def test_the_docs_say_where_integer_results_are_truncated():
+    hard_sigmoid = plan_operator(_hard_sigmoid(), "specs/hard_sigmoid.yaml")
+    assert hard_sigmoid.kernel.variant(DType.INT32, {}).truncates
+    readme = render_docs(hard_sigmoid, "", "examples/x.cpp")["README.md"]
+    assert "self为INT32时，在FLOAT中计算，结果向零截断为INT32。" in readme
+    relu = plan_operator(_relu(), "specs/relu.yaml")  # INT8 through FLOAT16 is exact: nothing to say
+    assert not any(v.truncates for v in relu.kernel.variants)
+    assert "截断" not in render_docs(relu, "", "examples/x.cpp")["README.md"]
