@@ -175,8 +175,11 @@ class _Checker:
                     f"not {dtype.value}",
                     "invalid",
                 )
-        first = self.spec.tensor_inputs[0] if self.spec.tensor_inputs else None
-        for dtype in first.dtypes if first is not None else []:
+        for first in self.spec.tensor_inputs[:1]:  # the tensor whose dtype picks the kernel
+            self.check_kernel_dtypes(first)
+
+    def check_kernel_dtypes(self, first: Param) -> None:
+        for dtype in first.dtypes:
             if dtype not in AICORE_DTYPES and dtype not in self.spec.routing.aicpu:
                 index = self.spec.params.index(first)
                 self.report(
