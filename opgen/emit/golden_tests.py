@@ -98,7 +98,13 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         function=ident(operator.bindings[0]),
         aten=ident(spec.api.aten) if spec.api.aten else None,
         params=[
-            {"name": ident(p.python), "key": python.string(p.python), "kind": p.kind.value, "keyword": p.keyword_only}
+            {
+                "name": ident(p.python),
+                "key": python.string(p.python),
+                "kind": p.kind.value,
+                "kind_literal": python.string(p.kind.value),
+                "keyword": p.keyword_only,
+            }
             for p in params
         ],
         keywords=any(p.keyword_only for p in params),

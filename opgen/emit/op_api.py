@@ -101,6 +101,11 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
                 value = code(f"{attr.param} == nullptr ? {default} : {cpp_scalar_value(attr.param)}")
             else:
                 value = code(cpp_scalar_value(attr.param))
+            if any(d.is_integral for d in aicore_dtypes(spec)):
+                # an integer tensor meets the scalar in its dtype (ops-nn converts it to a tensor of self's dtype)
+                value = code(
+                    f"(op::IsIntegralType(computeDtype) ? static_cast<float>(static_cast<int64_t>({value})) : {value})"
+                )
             args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
         else:
             ctype = _L0_CTYPES[param.kind]

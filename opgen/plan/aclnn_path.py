@@ -64,6 +64,8 @@ def aclnn_output(
     # an optional scalar left out (a null pointer) is its null_default
     given = {n: scalars.get(n, spec.param(n).null_default) for n in plan.scalars}
     attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}
+    if compute.is_integral:  # the op_api converts the scalars to the integer compute dtype, as ops-nn does
+        attributes = {name: float(np.trunc(value)) for name, value in attributes.items()}
     if compute in aicore_dtypes(spec):
         result = run_program(plan.variant(compute, flags, attributes).program, flat, attributes)
     else:  # AICPU: the formula in double, with the attributes as float32

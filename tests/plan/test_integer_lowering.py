@@ -18,6 +18,7 @@ from opgen.plan.lowering import LoweringError, lower
 from opgen.plan.operator import plan_operator
 from opgen.spec.diagnostics import SpecError
 from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import evaluate_reference
 from opgen.spec.loader import load_spec, load_spec_documents
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,3 +110,15 @@ def test_the_docs_say_where_integer_results_are_truncated():
     relu = plan_operator(_relu(), "specs/relu.yaml")  # INT8 through FLOAT16 is exact: nothing to say
     assert not any(v.truncates for v in relu.kernel.variants)
     assert "截断" not in render_docs(relu, "", "examples/x.cpp")["README.md"]
+
+
+def test_scalars_meet_an_integer_tensor_truncated_to_integers():
+    # ops-nn converts threshold and value to tensors of self's dtype (torch converts them too): -0.5 -> 0, -1.5 -> -1
+    spec = load_spec(ROOT / "specs" / "threshold.yaml").spec
+    x = np.array([-128, -1, 0, 1, 2, 127], np.int8)
+    scalars = {"threshold": -0.5, "value": -1.5}
+    want = np.where(x > 0, x, -1).astype(np.int8)
+    got = aclnn_output(spec, kernel_plan(spec), {"self": x}, {"self": DType.INT8}, scalars, DType.INT8)
+    assert got.tolist() == want.tolist()
+    reference = evaluate_reference(spec, {"self": x, **scalars}, None)
+    assert reference.tolist() == want.tolist()

@@ -605,6 +605,11 @@ CAST_CASES = [
     ("int32", "float", ["CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC"]),
     ("float", "float", ["CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC"]),
     ("int8", "half", ["CAST_NONE"]),
+    # the integer kernels' carriers: uint8 through half, int16 through float (exact both ways)
+    ("uint8", "half", ["CAST_NONE"]),
+    ("half", "uint8", ["CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC"]),
+    ("int16", "float", ["CAST_NONE"]),
+    ("float", "int16", ["CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC"]),
 ]
 
 
@@ -641,6 +646,11 @@ def _cast_input(src: str) -> np.ndarray:
         return np.concatenate([big, RNG.integers(-(2**31), 2**31, size=249, dtype=np.int64).astype(np.int32)])
     if src == "int8":
         return np.arange(-128, 128, dtype=np.int8)
+    if src in ("uint8", "int16"):  # every value of the type, or its extremes and a spread
+        info = np.iinfo(DTYPES[src])
+        edges = np.array([info.min, info.max, 0, 1, info.max - 1], DTYPES[src])
+        spread = RNG.integers(info.min, int(info.max) + 1, size=251).astype(DTYPES[src])
+        return np.concatenate([edges, spread])
     return random_floats(DTYPES[src], 1024)
 
 

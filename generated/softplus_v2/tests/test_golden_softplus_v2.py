@@ -27,6 +27,10 @@ INTEGERS = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16, "INT32": np.i
 DTYPES.update(INTEGERS)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 TORCH_REFUSES = []
+SCALAR_KINDS = {
+    "beta": "scalar",
+    "threshold": "scalar",
+}
 # dtype: (rtol, atol, max_fail_ratio, standard)
 TOLERANCE = {
     "FLOAT16": (0.001, 0.001, 0.001, "双千分之一"),
@@ -167,6 +171,16 @@ def check_case(dtype, shape, scalars):
         return
     got = opgen_ops.softplus(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
+    if dtype in INTEGERS:  # an integer tensor meets the scalars in its dtype (torch and ops-nn convert them)
+        kinds = [
+            "self",
+            "beta",
+            "threshold",
+        ]
+        wide = [
+            float(math.trunc(a)) if SCALAR_KINDS.get(k) == "scalar" and a is not None else a
+            for a, k in zip(wide, kinds, strict=True)
+        ]
     want = to_dtype(reference(*wide, **call_kwargs), dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")

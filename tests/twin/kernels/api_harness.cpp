@@ -216,6 +216,7 @@ BodyFn PickBody() {
       Pick<int32_t, float>("int32", "float", &fn) || Pick<half, int32_t>("half", "int32", &fn) ||
       Pick<half, int8_t>("half", "int8", &fn) || Pick<int8_t, half>("int8", "half", &fn) ||
       Pick<float, int16_t>("float", "int16", &fn) || Pick<int16_t, half>("int16", "half", &fn) ||
+      Pick<int16_t, float>("int16", "float", &fn) || Pick<uint8_t, half>("uint8", "half", &fn) ||
       Pick<float, int64_t>("float", "int64", &fn) || Pick<int64_t, float>("int64", "float", &fn) ||
       Pick<bfloat16_t, int32_t>("bf16", "int32", &fn);
   return fn;
