@@ -37,6 +37,7 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT, 0, 10, 4, 257, 64, 1},  // float
     {ge::DT_FLOAT16, 0, 20, 2, 161, 64, 1},  // float16
     {ge::DT_BF16, 0, 30, 2, 161, 64, 1},  // bfloat16
+    {ge::DT_INT32, 0, 70, 4, 257, 64, 1},  // int32
 };
 
 struct ExpectedPlan {
@@ -113,6 +114,18 @@ TEST(SeluGradTilingTest, ascend950_bfloat16) {
   }
 }
 
+TEST(SeluGradTilingTest, ascend950_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 56, 17864, 7872},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[3], plan);
+  }
+}
+
 TEST(SeluGradTilingTest, ascend910_93_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -146,6 +159,18 @@ TEST(SeluGradTilingTest, ascend910_93_bfloat16) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[1], kVariants[2], plan);
+  }
+}
+
+TEST(SeluGradTilingTest, ascend910_93_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 5824},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[3], plan);
   }
 }
 
@@ -185,6 +210,18 @@ TEST(SeluGradTilingTest, ascend910b_bfloat16) {
   }
 }
 
+TEST(SeluGradTilingTest, ascend910b_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 5824},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[3], plan);
+  }
+}
+
 TEST(SeluGradTilingTest, ascend310p_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -218,6 +255,18 @@ TEST(SeluGradTilingTest, ascend310p_bfloat16) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[3], kVariants[2], plan);
+  }
+}
+
+TEST(SeluGradTilingTest, ascend310p_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 8, 125008, 7872},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[3], kVariants[3], plan);
   }
 }
 
@@ -257,13 +306,25 @@ TEST(SeluGradTilingTest, ascend910_bfloat16) {
   }
 }
 
+TEST(SeluGradTilingTest, ascend910_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 32, 31256, 7872},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[4], kVariants[3], plan);
+  }
+}
+
 TEST(SeluGradTilingTest, refuses_what_it_cannot_plan) {
   optiling::SeluGradTilingPlan plan{};
   const SocFigures& soc = kSocs[0];
   // No kernel variant for this dtype or mode; nothing to split; no cores.
   const uint32_t cores = soc.coreNum;
   const uint64_t ub = soc.ubSize;
-  EXPECT_FALSE(optiling::PlanSeluGradTiling(33, cores, ub, ge::DT_INT32, 0, plan));
+  EXPECT_FALSE(optiling::PlanSeluGradTiling(33, cores, ub, ge::DT_INT64, 0, plan));
   EXPECT_FALSE(optiling::PlanSeluGradTiling(33, cores, ub, ge::DT_FLOAT, 1, plan));
   EXPECT_FALSE(optiling::PlanSeluGradTiling(0, cores, ub, ge::DT_FLOAT, 0, plan));
   EXPECT_FALSE(optiling::PlanSeluGradTiling(33, 0, ub, ge::DT_FLOAT, 0, plan));
