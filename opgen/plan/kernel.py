@@ -170,9 +170,9 @@ def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
 def integer_compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
     """How the kernel computes an integer dtype, as ops-nn's kernels do: in the integer itself when every API of
     the program takes it and the formula is integer arithmetic (INT32 Relu/Maxs); otherwise in a floating type
-    the integer converts to exactly (INT8/UINT8 -> FLOAT16, the only conversion the vector unit has for them;
-    INT16/INT32 -> FLOAT), with FLOAT for a non-linear formula, the result cast back with truncation (ops-nn's
-    "result truncated to INT32")."""
+    the integer converts to exactly: INT8/UINT8 -> FLOAT16 (the only conversion the vector unit has for them) when
+    the formula only compares, selects and clamps, else FLOAT through FLOAT16; INT16/INT32 -> FLOAT; the result is
+    cast back with truncation (ops-nn's "result truncated to INT32")."""
     native = _INTEGER_VECTOR_APIS.get(storage)
     if native is not None and storage not in spec.kernel.compute_in_float and _integer_exact(expr):
         try:
@@ -181,15 +181,9 @@ def integer_compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
             program = None
         if program is not None and set(program.apis) <= native:
             return storage
-    if storage in (DType.INT8, DType.UINT8):
-        if not _order_only(expr):
-            # INT8 reaches FLOAT only through FLOAT16 (two Casts, a temporary of a third type): not lowered yet
-            raise LoweringError(
-                f"{storage.value} is computed in FLOAT16, which carries only comparisons, "
-                "selections and clamps to small integers exactly; route it to AICPU"
-            )
-        return DType.FLOAT16
-    return DType.FLOAT
+    if storage in (DType.INT8, DType.UINT8) and _order_only(expr):
+        return DType.FLOAT16  # exact: every result is an input value or a small integral constant
+    return DType.FLOAT  # INT8/UINT8 through FLOAT16 (the only conversion the vector unit has for them)
 
 
 def _integer_exact(expr: F.Expr) -> bool:

@@ -43,6 +43,17 @@ def _truncate(values: npt.ArrayLike, dtype: DType) -> np.ndarray:
         return np.clip(wide, info.min, info.max).astype(dtype.numpy)
 
 
+def _toward_zero(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """Round to a floating `dtype` toward zero (CAST_TRUNC): nearest, then one step back where that went
+    outward (overflow included: the largest finite value, never infinity)."""
+    exact = np.asarray(values).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        nearest = exact.astype(np.float32).astype(_np(dtype))
+        outward = np.abs(nearest.astype(np.float64)) > np.abs(exact)
+    zero = np.zeros((), _np(dtype))
+    return np.where(outward, np.nextafter(nearest, zero), nearest).astype(_np(dtype))
+
+
 def _integer_arith(dtype: DType, fn, *operands: np.ndarray) -> np.ndarray:
     """Integer vector arithmetic: in int64, wrapped to the element width (the twin's integer semantics)."""
     with np.errstate(over="ignore"):
@@ -118,6 +129,8 @@ def _execute(instr: Instr, values, scalar, compute: DType) -> np.ndarray:
     if api == "Cast":
         if dtype.is_integral:
             return _truncate(src[0], dtype)
+        if instr.mode == "CAST_TRUNC":
+            return _toward_zero(src[0], dtype)
         return _round(src[0].astype(np.float32), dtype)
     if api in ("Compare", "CompareScalar"):
         assert instr.mode is not None  # the comparison's CMPMODE

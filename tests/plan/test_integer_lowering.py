@@ -11,10 +11,11 @@ import pytest
 from opgen import formula as F
 from opgen.build import check_spec_text
 from opgen.emit.docs import render_docs
+from opgen.emit.kernel import compute_lines
 from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.kernel import integer_compute_dtype, kernel_plan
 from opgen.plan.kernel_model import run_program
-from opgen.plan.lowering import LoweringError, lower
+from opgen.plan.lowering import lower
 from opgen.plan.operator import plan_operator
 from opgen.spec.diagnostics import SpecError
 from opgen.spec.dtypes import DType
@@ -60,10 +61,23 @@ def test_a_non_linear_formula_computes_int32_in_float_and_truncates():
     assert got.dtype == np.int32 and got.tolist() == [1 if v >= 3 else 0 for v in x.tolist()]
 
 
-def test_int8_with_arithmetic_is_refused_rather_than_computed_inexactly():
-    expr = F.parse("self * 1.5", {"self": F.Symbol.tensor()})
-    with pytest.raises(LoweringError, match="INT8"):
-        integer_compute_dtype(_relu(), DType.INT8, expr)
+def test_int8_with_arithmetic_goes_to_float_through_float16_and_truncates():
+    # the vector unit converts int8 only to and from half: float is reached and left through a half carrier
+    expr = F.parse("self * 1.5 - 0.25", {"self": F.Symbol.tensor()})
+    assert integer_compute_dtype(_relu(), DType.INT8, expr) is DType.FLOAT
+    program = lower(expr, inputs=["self"], storage=DType.INT8, compute=DType.FLOAT)
+    casts = [(i.dst.dtype, i.mode) for i in program.instrs if i.api == "Cast"]
+    assert casts == [
+        (DType.FLOAT16, "CAST_NONE"),
+        (DType.FLOAT, "CAST_NONE"),
+        (DType.FLOAT16, "CAST_TRUNC"),
+        (DType.INT8, "CAST_TRUNC"),
+    ]
+    assert all(i.distinct_dst for i in program.instrs[:2])  # a widening Cast never runs in place
+    x = np.arange(-128, 128, dtype=np.int8)
+    got = run_program(program, {"self": x}, {})
+    want = np.clip(np.trunc(x.astype(np.float64) * 1.5 - 0.25), -128, 127).astype(np.int8)
+    assert got.tolist() == want.tolist()
 
 
 def test_integer_arithmetic_in_the_model_is_exact_beyond_float_precision():
@@ -122,3 +136,16 @@ def test_scalars_meet_an_integer_tensor_truncated_to_integers():
     assert got.tolist() == want.tolist()
     reference = evaluate_reference(spec, {"self": x, **scalars}, None)
     assert reference.tolist() == want.tolist()
+
+
+def test_a_float16_carrier_is_a_view_of_a_float_temporary_with_barriers_around_it():
+    spec = load_spec(ROOT / "specs" / "selu.yaml").spec
+    variant = kernel_plan(spec).variant(DType.INT8, {})
+    lines = compute_lines(variant)
+    first, barrier, second = lines[:3]
+    assert (
+        first.startswith("Cast(tmp") and ".template ReinterpretCast<half>(), selfLocal, RoundMode::CAST_NONE" in first
+    )
+    # the float Cast reads the half view: one UB region, so the V pipe must finish the first Cast
+    assert barrier == "PipeBarrier<PIPE_V>();" and "ReinterpretCast<half>(), RoundMode::CAST_NONE" in second
+    assert lines[-1].startswith("Cast(outLocal, tmp") and lines[-1].endswith("RoundMode::CAST_TRUNC, len);")

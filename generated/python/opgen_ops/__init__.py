@@ -1000,8 +1000,8 @@ def selu(
         out = 1.0507009873554805 * (max(0, x) + min(0, 1.6732632423543772 * expm1(x)))
 
     Args:
-        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
-        out: 表示SELU激活函数的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
+        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
+        out: 表示SELU激活函数的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
@@ -1022,7 +1022,7 @@ def selu_(
         out = 1.0507009873554805 * (max(0, x) + min(0, 1.6732632423543772 * expm1(x)))
 
     Args:
-        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
+        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
@@ -1040,9 +1040,9 @@ def selu_backward(grad_output, result, *, out=None):
         gradInput = where(result <= 0, gradOutput * (result + 1.6732632423543772 * 1.0507009873554805), gradOutput * 1.0507009873554805)
 
     Args:
-        grad_output: 表示Selu正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
-        result: 表示Selu正向的输出，公式中的r。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
-        out: 表示Selu正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
+        grad_output: 表示Selu正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
+        result: 表示Selu正向的输出，公式中的r。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
+        out: 表示Selu正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、result或gradInput是空指针。

@@ -34,6 +34,7 @@ TOLERANCE = {
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
     "INT32": (1e-06, 1.0, 0.0, ""),
+    "INT8": (0.0, 0.0, 0.0, ""),
 }
 SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {}
@@ -227,7 +228,7 @@ ERROR_CASES = [
     ),
     (
         "row2_dtypesupported",
-        lambda: ([tensor((2, 3), "INT8"), tensor((2, 3), "INT8")], {}, tensor((2, 3), "INT8")),
+        lambda: ([tensor((2, 3), "UINT16"), tensor((2, 3), "UINT16")], {}, tensor((2, 3), "UINT16")),
         161002,
         "the dtype of gradOutput, result or gradInput is not supported.",
     ),

@@ -37,6 +37,7 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT16, 0, 20, 2, 226, 64, 2},  // float16
     {ge::DT_BF16, 0, 30, 2, 226, 64, 2},  // bfloat16
     {ge::DT_INT32, 0, 70, 4, 290, 64, 2},  // int32
+    {ge::DT_INT8, 0, 40, 1, 194, 64, 2},  // int8
 };
 
 struct ExpectedPlan {
@@ -125,6 +126,18 @@ TEST(SeluTilingTest, ascend950_int32) {
   }
 }
 
+TEST(SeluTilingTest, ascend950_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 56, 17888, 10432},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[4], plan);
+  }
+}
+
 TEST(SeluTilingTest, ascend910_93_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -170,6 +183,18 @@ TEST(SeluTilingTest, ascend910_93_int32) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[1], kVariants[3], plan);
+  }
+}
+
+TEST(SeluTilingTest, ascend910_93_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 7744},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[4], plan);
   }
 }
 
@@ -221,6 +246,18 @@ TEST(SeluTilingTest, ascend910b_int32) {
   }
 }
 
+TEST(SeluTilingTest, ascend910b_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 7744},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[4], plan);
+  }
+}
+
 TEST(SeluTilingTest, ascend910_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -266,6 +303,18 @@ TEST(SeluTilingTest, ascend910_int32) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[3], kVariants[3], plan);
+  }
+}
+
+TEST(SeluTilingTest, ascend910_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 32, 31264, 10432},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[3], kVariants[4], plan);
   }
 }
 

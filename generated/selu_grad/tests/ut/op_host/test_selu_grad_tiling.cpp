@@ -38,6 +38,7 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT16, 0, 20, 2, 161, 64, 1},  // float16
     {ge::DT_BF16, 0, 30, 2, 161, 64, 1},  // bfloat16
     {ge::DT_INT32, 0, 70, 4, 257, 64, 1},  // int32
+    {ge::DT_INT8, 0, 40, 1, 145, 64, 1},  // int8
 };
 
 struct ExpectedPlan {
@@ -126,6 +127,18 @@ TEST(SeluGradTilingTest, ascend950_int32) {
   }
 }
 
+TEST(SeluGradTilingTest, ascend950_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 56, 17888, 13952},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[4], plan);
+  }
+}
+
 TEST(SeluGradTilingTest, ascend910_93_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -171,6 +184,18 @@ TEST(SeluGradTilingTest, ascend910_93_int32) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[1], kVariants[3], plan);
+  }
+}
+
+TEST(SeluGradTilingTest, ascend910_93_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 10368},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[4], plan);
   }
 }
 
@@ -222,6 +247,18 @@ TEST(SeluGradTilingTest, ascend910b_int32) {
   }
 }
 
+TEST(SeluGradTilingTest, ascend910b_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 10368},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[4], plan);
+  }
+}
+
 TEST(SeluGradTilingTest, ascend310p_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -270,6 +307,18 @@ TEST(SeluGradTilingTest, ascend310p_int32) {
   }
 }
 
+TEST(SeluGradTilingTest, ascend310p_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 8, 125024, 13952},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[3], kVariants[4], plan);
+  }
+}
+
 TEST(SeluGradTilingTest, ascend910_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -315,6 +364,18 @@ TEST(SeluGradTilingTest, ascend910_int32) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[4], kVariants[3], plan);
+  }
+}
+
+TEST(SeluGradTilingTest, ascend910_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 32, 31264, 13952},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[4], kVariants[4], plan);
   }
 }
 
