@@ -73,6 +73,10 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
         )
     if rel.castable_to is not None:
         notes.append(f"数据类型需要是可转换为{rel.castable_to.value}的数据类型（参见{_link('互转换关系')}）。")
+    if rel.castable_to_promoted_of:
+        notes.append(
+            f"数据类型需要可转换为{_join_names(rel.castable_to_promoted_of)}推导之后的数据类型（参见{_link('互转换关系')}）。"
+        )
     shape = param.shape
     if shape.broadcast_with:
         notes.append(f"shape需要与{_join_names(shape.broadcast_with)}满足{_link('broadcast关系')}。")

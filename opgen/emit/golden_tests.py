@@ -121,6 +121,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         subnormals=python.literal({k: v for k, v in _SUBNORMALS.items() if k in dtypes}),
         tolerance=python.literal(tolerance),
         torch_refuses=python.literal([d.value for d in spec.golden.torch_refuses]),
+        integer_extremes=python.literal(spec.golden.integer_extremes),
         errors=errors,
     )
     return {path: text}

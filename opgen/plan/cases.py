@@ -95,6 +95,11 @@ def valid_call(spec: OpSpec, dtype: DType, shape: tuple[int, ...] = BASE_SHAPE) 
             args[param.name] = Arg("tensor", shape, dtype)
         elif param.kind is not ParamKind.TENSOR:
             args[param.name] = _scalar_default(spec, param)
+            given = args[param.name].value
+            if dtype.is_integral and param.kind is ParamKind.SCALAR and isinstance(given, float):
+                # with integer tensors, an integer scalar: as torch wants it (an integer self refuses a floating
+                # alpha), and what ops-nn converts every scalar to anyway
+                args[param.name] = Arg("scalar", dtype=DType.INT64, value=float(np.trunc(given)))
     args = SpecCallModel(spec).with_outputs(args)
     return Call(f"valid_{dtype.value.lower()}", {p.name: args[p.name] for p in spec.params})
 

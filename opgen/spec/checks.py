@@ -421,18 +421,34 @@ class CheckScalarsCastable(CheckKind):
             self.scalars_castable, path + ("scalars_castable",), kinds=(ParamKind.SCALAR,), what="a scalar cast check"
         )
         for j, param in enumerate(found):
-            if param.dtype.castable_to is None:
-                resolver.report(path + ("scalars_castable", j), f"'{param.name}' has no 'dtype.castable_to'", "invalid")
+            if param.dtype.castable_to is None and not param.dtype.castable_to_promoted_of:
+                resolver.report(
+                    path + ("scalars_castable", j),
+                    f"'{param.name}' has no 'dtype.castable_to' or 'dtype.castable_to_promoted_of'",
+                    "invalid",
+                )
 
-    def _goal(self, spec: OpSpec, name: str) -> DType:
-        goal = spec.param(name).dtype.castable_to
-        assert goal is not None  # validated
+    def _goal(self, spec: OpSpec, name: str, args: Args) -> DType | None:
+        """The dtype the scalar must cast to: fixed, or the promoted dtype of tensors (None: they do not promote)."""
+        relation = spec.param(name).dtype
+        if relation.castable_to is not None:
+            return relation.castable_to
+        dtypes = [args[t].dtype for t in relation.castable_to_promoted_of]
+        goal = dtypes[0]
+        for dtype in dtypes[1:]:
+            goal = None if goal is None or dtype is None else promote_types(goal, dtype)
         return goal
+
+    def _cpp_goal(self, spec: OpSpec, name: str) -> str:
+        relation = spec.param(name).dtype
+        if relation.castable_to is not None:
+            return cpp_dtype(relation.castable_to)
+        return cpp_promote(relation.castable_to_promoted_of)
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(
-                _given(spec, n, f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})")
+                _given(spec, n, f"!CanCast({n}->GetDataType(), {self._cpp_goal(spec, n)})")
                 for n in self.scalars_castable
             )
         )
@@ -440,14 +456,20 @@ class CheckScalarsCastable(CheckKind):
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return any(
             not _absent(spec, args, n)
-            and ((dtype := args[n].dtype) is None or not can_cast(dtype, self._goal(spec, n)))
+            and (
+                (dtype := args[n].dtype) is None
+                or (goal := self._goal(spec, n, args)) is None
+                or not can_cast(dtype, goal)
+            )
             for n in self.scalars_castable
         )
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         candidates: list[Mutation] = []
         for name in self.scalars_castable:
-            goal = self._goal(model.spec, name)
+            goal = self._goal(model.spec, name, base)
+            if goal is None:
+                continue
             bad = next((d for d in (DType.COMPLEX64, DType.COMPLEX128) if not can_cast(d, goal)), None)
             if bad is not None:
                 candidates.append(({**base, name: replace(base[name], dtype=bad, value=1.0)}, ()))

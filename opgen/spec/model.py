@@ -141,6 +141,11 @@ class DtypeRelation(_Strict):
         default_factory=list, description="(outputs) the promoted dtype of these must be castable to this one"
     )
     castable_to: DType | None = Field(None, description="(scalars) must be castable to this dtype")
+    castable_to_promoted_of: list[Identifier] = Field(
+        default_factory=list,
+        description="(scalars) must be castable to the promoted dtype of these tensors (AddRelu's alpha: an integer "
+        "self and other refuse a floating alpha)",
+    )
 
 
 class Param(_Strict):
@@ -426,6 +431,12 @@ class Golden(_Strict):
     differs_from_torch: list[TorchDifference] = Field(
         default_factory=list,
         description="declared differences from torch.ops.aten: golden tests compare with torch everywhere else",
+    )
+    integer_extremes: bool = Field(
+        True,
+        description="whether the integer golden inputs include each integer dtype's min and max: false where the "
+        "formula's integer arithmetic overflows them (AddRelu's self + alpha * other wraps in the kernel, as in torch, "
+        "where the float64 reference does not)",
     )
     torch_refuses: list[DType] = Field(
         default_factory=list,

@@ -136,6 +136,18 @@ class _Checker:
                 self.report(
                     base + ("dtype", "castable_to"), "'castable_to' applies to scalar parameters only", "wrong-kind"
                 )
+            self.resolve_all(
+                dtype.castable_to_promoted_of,
+                base + ("dtype", "castable_to_promoted_of"),
+                kinds=tensors,
+                what="a dtype relation",
+            )
+            if dtype.castable_to_promoted_of and (param.kind is not ParamKind.SCALAR or dtype.castable_to):
+                self.report(
+                    base + ("dtype", "castable_to_promoted_of"),
+                    "'castable_to_promoted_of' applies to scalar parameters without 'castable_to'",
+                    "wrong-kind",
+                )
             if param.kind is not ParamKind.TENSOR and (
                 shape.broadcast_with or shape.same_as or shape.broadcast_result_of
             ):

@@ -43,10 +43,13 @@ NP_DTYPE = {
 DTYPE_OF = {v: k for k, v in NP_DTYPE.items()}
 
 
-def typed(kind: ParamKind, value):
-    """A golden scalar value as the binding takes it: int for int64, str for string, None for a null scalar."""
+def typed(kind: ParamKind, value, integer_tensors: bool = False):
+    """A golden scalar value as the binding takes it: int for int64, str for string, None for a null scalar; a
+    scalar meeting integer tensors is an integer (truncated), as torch wants it."""
     if value is None or kind is ParamKind.STRING:
         return value
+    if kind is ParamKind.SCALAR and integer_tensors:
+        return int(np.trunc(float(value)))
     return int(value) if kind is ParamKind.INT64 else float(value)
 
 
@@ -88,11 +91,11 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool):
     return cases
 
 
-def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool) -> np.ndarray:
+def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool, extremes: bool = True) -> np.ndarray:
     size = int(np.prod(shape)) if shape else 1
     if dtype.kind in "iu":  # integers: the dtype's extremes, -1, 0, 1, then integers over the golden range
         info = np.iinfo(dtype)
-        edges = [int(info.min), int(info.max), -1 if info.min < 0 else 2, 0, 1]
+        edges = ([int(info.min), int(info.max)] if extremes else []) + [-1 if info.min < 0 else 2, 0, 1]
         low, high = max(int(np.floor(lo)), int(info.min)), min(int(np.ceil(hi)), int(info.max))
         data = rng.integers(low, high, size, endpoint=True).astype(dtype)
         data[: min(size, len(edges))] = np.array(edges[: min(size, len(edges))]).astype(dtype)
@@ -139,6 +142,7 @@ def run(out_path: str, ops: list[str]) -> None:
                         spec.golden.scalar_values.get(n, [spec.example.scalars[n]])[
                             -2 if len(spec.golden.scalar_values.get(n, [0])) > 1 else 0
                         ],
+                        dtype.is_integral,
                     )
                     for n in scalar_names
                     if n not in flag_names
@@ -154,7 +158,8 @@ def run(out_path: str, ops: list[str]) -> None:
                         if strided and label not in ("n33", "8d", "broadcast"):
                             continue
                         lo, hi = spec.golden.value_range
-                        inputs = {n: make_input(s, np_dtype, rng, lo, hi, strided) for n, s in shapes.items()}
+                        extremes = spec.golden.integer_extremes
+                        inputs = {n: make_input(s, np_dtype, rng, lo, hi, strided, extremes) for n, s in shapes.items()}
                         out_shape = np.broadcast_shapes(*(a.shape for a in inputs.values()))
                         out_holder = None
                         out = None

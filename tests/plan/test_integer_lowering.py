@@ -3,6 +3,7 @@ back), the tiling key, and the numpy model of the integer path against independe
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from opgen.build import check_spec_text
 from opgen.emit.docs import render_docs
 from opgen.emit.kernel import compute_lines
 from opgen.plan.aclnn_path import aclnn_output
+from opgen.plan.cases import first_failing_row, valid_call
 from opgen.plan.kernel import integer_compute_dtype, kernel_plan
 from opgen.plan.kernel_model import run_program
 from opgen.plan.lowering import lower
@@ -149,3 +151,34 @@ def test_a_float16_carrier_is_a_view_of_a_float_temporary_with_barriers_around_i
     # the float Cast reads the half view: one UB region, so the V pipe must finish the first Cast
     assert barrier == "PipeBarrier<PIPE_V>();" and "ReinterpretCast<half>(), RoundMode::CAST_NONE" in second
     assert lines[-1].startswith("Cast(outLocal, tmp") and lines[-1].endswith("RoundMode::CAST_TRUNC, len);")
+
+
+def _add_relu():
+    return load_spec_documents(ROOT / "specs" / "relu.yaml")[1].spec
+
+
+def test_add_relu_int16_wraps_like_integer_arithmetic():
+    # Muls, Add and Maxs in int16 itself: an overflowing sum wraps before the relu, as the code's integer Add and
+    # torch's add do (numpy's int16 arithmetic is the independent model)
+    spec = _add_relu()
+    variant = kernel_plan(spec).variant(DType.INT16, {})
+    assert variant.compute is DType.INT16 and {i.api for i in variant.program.instrs} == {"Muls", "Add", "Maxs"}
+    info = np.iinfo(np.int16)
+    a = np.array([info.max, info.min, 100, -7, 3, 0], np.int16)
+    b = np.array([info.max, -1, -60, 2, -2, info.min], np.int16)
+    dtypes = {"self": DType.INT16, "other": DType.INT16}
+    got = aclnn_output(spec, kernel_plan(spec), {"self": a, "other": b}, dtypes, {"alpha": 2.9}, DType.INT16)
+    with np.errstate(over="ignore"):
+        want = np.maximum(a + np.int16(2) * b, np.int16(0))  # alpha reaches the kernel truncated to 2
+    assert got.tolist() == want.tolist()
+
+
+def test_alpha_must_cast_to_the_promoted_dtype():
+    spec = _add_relu()
+    row = next(i for i, r in enumerate(spec.errors) if r.check.kind == "scalars_castable")
+    integer = valid_call(spec, DType.INT32).args
+    assert integer["alpha"].dtype is DType.INT64 and first_failing_row(spec, integer) is None
+    floating_alpha = {**integer, "alpha": replace(integer["alpha"], dtype=DType.FLOAT, value=2.5)}
+    assert first_failing_row(spec, floating_alpha) == row  # torch and ops-nn refuse it too
+    mixed = {**floating_alpha, "other": replace(integer["other"], dtype=DType.FLOAT)}  # promotes to FLOAT
+    assert spec.errors[row].check.fails(spec, mixed, (), "ascend910b") is False

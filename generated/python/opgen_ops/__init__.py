@@ -940,10 +940,10 @@ def add_relu(self, other, alpha=1.0, *, out=None):
         out = max(self + alpha * other, 0)
 
     Args:
-        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
+        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
         alpha: 表示other的系数，公式中的alpha。 (scalar; dtypes: -)
-        out: 表示AddRelu的输出，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示AddRelu的输出，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、other、alpha或out是空指针。
@@ -974,8 +974,8 @@ def inplace_add_relu(
         out = max(self + alpha * other, 0)
 
     Args:
-        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
+        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
         alpha: 表示other的系数，公式中的alpha。 (scalar; dtypes: -)
 
     Raises:

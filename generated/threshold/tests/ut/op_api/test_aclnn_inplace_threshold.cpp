@@ -124,8 +124,8 @@ TEST_F(l2_inplace_threshold_test, valid_float) {
 TEST_F(l2_inplace_threshold_test, valid_int8) {
   const std::vector<int8_t> selfRefData = {-128, 127, -1, 0, 1, 0, 2, -2, 0, 2};
   UtTensor selfRef({2, 5}, ACL_INT8, selfRefData);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
+  UtScalar threshold(int64_t{1}, ACL_INT64);
+  UtScalar value(int64_t{-2}, ACL_INT64);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
@@ -143,8 +143,8 @@ TEST_F(l2_inplace_threshold_test, valid_int8) {
 TEST_F(l2_inplace_threshold_test, valid_int16) {
   const std::vector<int16_t> selfRefData = {-32768, 32767, -1, 0, 1, 0, 2, -2, 0, 2};
   UtTensor selfRef({2, 5}, ACL_INT16, selfRefData);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
+  UtScalar threshold(int64_t{1}, ACL_INT64);
+  UtScalar value(int64_t{-2}, ACL_INT64);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,

@@ -156,8 +156,8 @@ TEST_F(l2_threshold_test, valid_float) {
 TEST_F(l2_threshold_test, valid_int8) {
   const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 0, 2, -2, 0, 2};
   UtTensor self({2, 5}, ACL_INT8, selfData);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
+  UtScalar threshold(int64_t{1}, ACL_INT64);
+  UtScalar value(int64_t{-2}, ACL_INT64);
   UtTensor out({2, 5}, ACL_INT8);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
@@ -176,8 +176,8 @@ TEST_F(l2_threshold_test, valid_int8) {
 TEST_F(l2_threshold_test, valid_int16) {
   const std::vector<int16_t> selfData = {-32768, 32767, -1, 0, 1, 0, 2, -2, 0, 2};
   UtTensor self({2, 5}, ACL_INT16, selfData);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
+  UtScalar threshold(int64_t{1}, ACL_INT64);
+  UtScalar value(int64_t{-2}, ACL_INT64);
   UtTensor out({2, 5}, ACL_INT16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
