@@ -4,6 +4,8 @@ A "mode" is one combination of the formula's flags (e.g. isResult); dtype x mode
 The plan is SoC-independent: a dtype is computed in float when the spec asks for it, when any supported SoC
 lacks vector arithmetic for it (bf16 on A2/A3), or when a math function of the formula is not precise enough
 computed in it (the function table's measured error), so one kernel source serves every supported SoC.
+Integer dtypes follow the A2/A3 type lists too: computed in the integer where every API takes it, otherwise
+through a floating type with the result truncated (`integer_compute_dtype`).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ bit-exact numpy model of the kernel's precision path (opgen.plan.kernel_model).
 Rules (SoC-independent; the SoC decides `compute`):
 - tensors whose storage dtype is not the compute dtype are Cast to it once (CAST_NONE, exact), and the
   result is Cast back with CAST_RINT, or CAST_TRUNC into an integer dtype (ops-nn's truncated integer results);
+  INT8/UINT8 reach FLOAT through a FLOAT16 carrier, their only conversion;
 - an operand known on the host (scalar parameter, constant, or arithmetic of those) uses the scalar form
   of an API (Adds, Muls, Maxs, Mins, CompareScalar (A2/A3 have no Compares), tensor-scalar Select) or is
   Duplicated once;
