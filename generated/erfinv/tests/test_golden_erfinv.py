@@ -170,8 +170,7 @@ def cases(dtype):
 def check_case(dtype, shape, scalars):
     if dtype in INTEGERS:  # integer tensors take integer scalars (torch refuses a floating alpha; ops-nn truncates)
         scalars = {
-            k: int(math.trunc(v)) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v
-            for k, v in scalars.items()
+            k: math.trunc(v) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v for k, v in scalars.items()
         }
     (self,) = make_inputs(dtype, shape, seed=sum(shape) * 31 + len(dtype))
     call_args = [
