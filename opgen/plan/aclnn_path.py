@@ -41,6 +41,18 @@ def _through_float(values: np.ndarray, dtype: DType) -> np.ndarray:
     return np.asarray(values).astype(wide).astype(dtype.numpy)
 
 
+_INTEGER_SCALAR_LIMIT = float(np.float32(9.2e18))  # the op_api's saturation bound (float32), inside int64
+
+
+def truncated_to_integer(value: float) -> float:
+    """The generated op_api's TruncatedToInteger: toward zero, NaN as 0, saturated inside int64's range."""
+    if value != value:
+        return 0.0
+    if abs(value) >= _INTEGER_SCALAR_LIMIT:
+        return _INTEGER_SCALAR_LIMIT if value > 0 else -_INTEGER_SCALAR_LIMIT
+    return float(np.float32(np.trunc(value)))
+
+
 def aclnn_output(
     spec: OpSpec,
     plan: KernelPlan,
@@ -65,7 +77,7 @@ def aclnn_output(
     given = {n: scalars.get(n, spec.param(n).null_default) for n in plan.scalars}
     attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}
     if compute.is_integral:  # the op_api converts the scalars to the integer compute dtype, as ops-nn does
-        attributes = {name: float(np.trunc(value)) for name, value in attributes.items()}
+        attributes = {name: truncated_to_integer(value) for name, value in attributes.items()}
     if compute in aicore_dtypes(spec):
         result = run_program(plan.variant(compute, flags, attributes).program, flat, attributes)
     else:  # AICPU: the formula in double, with the attributes as float32

@@ -13,7 +13,7 @@ from opgen import formula as F
 from opgen.build import check_spec_text
 from opgen.emit.docs import render_docs
 from opgen.emit.kernel import compute_lines
-from opgen.plan.aclnn_path import aclnn_output
+from opgen.plan.aclnn_path import aclnn_output, truncated_to_integer
 from opgen.plan.cases import first_failing_row, valid_call
 from opgen.plan.kernel import integer_compute_dtype, kernel_plan
 from opgen.plan.kernel_model import run_program
@@ -182,3 +182,13 @@ def test_alpha_must_cast_to_the_promoted_dtype():
     assert first_failing_row(spec, floating_alpha) == row  # torch and ops-nn refuse it too
     mixed = {**floating_alpha, "other": replace(integer["other"], dtype=DType.FLOAT)}  # promotes to FLOAT
     assert spec.errors[row].check.fails(spec, mixed, (), "ascend910b") is False
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(2.9, 2.0), (-2.9, -2.0), (-0.5, 0.0), (float("nan"), 0.0), (1e30, 9.2e18), (-1e30, -9.2e18)],
+)
+def test_scalars_for_integer_tensors_are_truncated_without_undefined_conversions(value, expected):
+    # the op_api's TruncatedToInteger and its model: a float-to-int64 conversion of NaN or of a value beyond int64
+    # would be undefined in C++
+    assert truncated_to_integer(value) == float(np.float32(expected))

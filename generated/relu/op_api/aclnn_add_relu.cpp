@@ -23,6 +23,18 @@ using namespace op;
 extern "C" {
 #endif
 
+// A scalar meeting an integer tensor, in that integer dtype: truncated toward zero, NaN as 0, saturated (a
+// float-to-integer conversion out of range would be undefined).
+static float TruncatedToInteger(const float value) {
+  if (!(value == value)) {
+    return 0.0f;
+  }
+  if (value >= 9.2e18f || value <= -9.2e18f) {
+    return value > 0.0f ? 9.2e18f : -9.2e18f;
+  }
+  return static_cast<float>(static_cast<int64_t>(value));
+}
+
 static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
 static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
 
@@ -158,7 +170,7 @@ aclnnStatus aclnnAddReluGetWorkspaceSize(const aclTensor *self,
     CHECK_RET(otherCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
   }
 
-  auto l0Result = l0op::AddRelu(selfCasted, otherCasted, (op::IsIntegralType(computeDtype) ? static_cast<float>(static_cast<int64_t>(alpha->ToFloat())) : alpha->ToFloat()), uniqueExecutor.get());
+  auto l0Result = l0op::AddRelu(selfCasted, otherCasted, (op::IsIntegralType(computeDtype) ? TruncatedToInteger(alpha->ToFloat()) : alpha->ToFloat()), uniqueExecutor.get());
   CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
