@@ -506,6 +506,24 @@ def test_compare_bit_mask_layout(harness, tmp_path):
         np.testing.assert_array_equal(case.result[: case.count // 8], expected, err_msg=f"{case.api} {mode}")
 
 
+def test_int32_compares_for_equality_only_on_a2_a3(harness, tmp_path):
+    # asc-devkit's Compare/CompareScalar type lists: A2/A3 take int32_t for CMPMODE::EQ only
+    a = np.array([2**31 - 1, -(2**31), 7, -7, 0, 16777217] * 11, np.int32)[:64]
+    b = a.copy()
+    b[::2] = 16777216  # equal to a float32-rounded 16777217, not to the int32
+    eq, gt = CMP_MODES.index("EQ"), CMP_MODES.index("GT")
+    cases = [
+        Case("Compare", "int32", 64, a, b, dst_dtype="uint8", mode=eq),
+        Case("CompareScalar", "int32", 64, a, dst_dtype="uint8", mode=eq, scalar=np.int32(16777217)),
+        Case("Compares", "int32", 64, a, dst_dtype="uint8", mode=gt, scalar=np.int32(0)),
+    ]
+    compare, scalar, refused = run_cases(harness, cases, tmp_path, soc="ascend910b")
+    assert compare.error is None and scalar.error is None
+    np.testing.assert_array_equal(compare.result[:8], np.packbits(a == b, bitorder="little"))
+    np.testing.assert_array_equal(scalar.result[:8], np.packbits(a == 16777217, bitorder="little"))
+    assert refused.error is not None and "CMPMODE::EQ only" in refused.error
+
+
 def test_compare_scalar_old_name(harness, tmp_path):
     a = np.arange(128, dtype=np.float32) - 64
     (case,) = run_cases(

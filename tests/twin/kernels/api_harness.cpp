@@ -208,7 +208,7 @@ BodyFn PickBody() {
       Pick<int32_t, int32_t>("int32", "int32", &fn) || Pick<uint8_t, uint8_t>("uint8", "uint8", &fn) ||
       // Compare outputs.
       Pick<half, uint8_t>("half", "uint8", &fn) || Pick<float, uint8_t>("float", "uint8", &fn) ||
-      Pick<bfloat16_t, uint8_t>("bf16", "uint8", &fn) ||
+      Pick<bfloat16_t, uint8_t>("bf16", "uint8", &fn) || Pick<int32_t, uint8_t>("int32", "uint8", &fn) ||
       // Cast pairs.
       Pick<half, float>("half", "float", &fn) || Pick<float, half>("float", "half", &fn) ||
       Pick<bfloat16_t, float>("bf16", "float", &fn) || Pick<float, bfloat16_t>("float", "bf16", &fn) ||
