@@ -227,6 +227,13 @@ def _products(spec: OpSpec, label: str) -> list[tuple[Code, Code]]:
 
 def _constraints(spec: OpSpec, api_names: list[str], operator: OperatorPlan) -> list[Code]:
     lines = []
+    first = spec.tensor_inputs[0]
+    cast = [d for d in first.dtypes if spec.result_dtype(d) is not d]
+    if cast:
+        names, target = "、".join(d.value for d in cast), spec.result_dtype(cast[0]).value
+        lines.append(
+            code(f"- {markdown.text(first.name)}为{names}时，先转换为{target}再计算，结果的数据类型为{target}。")
+        )
     truncated = list(dict.fromkeys(v.storage for v in operator.kernel.variants if v.truncates))
     for dtype in truncated:
         compute = next(v.compute for v in operator.kernel.variants if v.storage is dtype)

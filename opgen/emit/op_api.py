@@ -17,7 +17,7 @@ from opgen.plan.signature import ApiSignature
 from opgen.spec.checks import (
     CheckDtypeSupported,
     cpp_dtype,
-    cpp_promote,
+    cpp_result_dtype,
     cpp_scalar_value,
     dtype_list_function,
 )
@@ -83,7 +83,7 @@ def _compute_dtype_expr(spec: OpSpec) -> Code:
     inputs = spec.tensor_inputs
     promoted = [p.name for p in inputs if p.dtype.promote_with] or [inputs[0].name]
     names = list(dict.fromkeys(promoted + [n for p in inputs for n in p.dtype.promote_with]))
-    return code(cpp_promote(names))
+    return code(cpp_result_dtype(spec, names))
 
 
 # The L0 parameter type of each host-value kind (scalars become float).

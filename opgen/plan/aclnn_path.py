@@ -29,7 +29,7 @@ def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType]) -> DType:
         promoted_dtype = promote_types(dtype, input_dtypes[name])
         assert promoted_dtype is not None, f"{dtype.value} and {input_dtypes[name].value} do not promote"
         dtype = promoted_dtype
-    return dtype
+    return spec.result_dtype(dtype)
 
 
 def _through_float(values: np.ndarray, dtype: DType) -> np.ndarray:

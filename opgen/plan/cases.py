@@ -60,7 +60,7 @@ def output_dtype(spec: OpSpec, output: Param, args: Args) -> DType:
     for name in sources[1:]:
         other = args[name].dtype
         dtype = (promote_types(dtype, other) if other is not None else None) or dtype
-    return dtype
+    return spec.result_dtype(dtype) if not output.dtype.same_as else dtype
 
 
 @dataclass(frozen=True)

@@ -151,7 +151,7 @@ class KernelPlan:
 
 def aicore_dtypes(spec: OpSpec) -> list[DType]:
     first = spec.tensor_inputs[0]
-    return [d for d in first.dtypes if d not in spec.routing.aicpu and d in _DTYPE_CODE]
+    return [d for d in first.dtypes if d not in spec.routing.aicpu and d in _DTYPE_CODE and spec.result_dtype(d) is d]
 
 
 def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:

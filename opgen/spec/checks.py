@@ -139,6 +139,14 @@ def cpp_promote(names: list[str]) -> str:
     return expr
 
 
+def cpp_result_dtype(spec: OpSpec, names: list[str]) -> str:
+    """`OpSpec.result_dtype` of the promoted dtype of `names`, in the generated C++."""
+    promoted = cpp_promote(names)
+    if spec.kernel.integers_as is None:
+        return promoted
+    return f"(IsIntegralType({promoted}, true) ? {cpp_dtype(spec.kernel.integers_as)} : {promoted})"
+
+
 def cpp_scalar_value(name: str) -> str:
     """How the generated C++ reads a float scalar (checks and kernel attributes): as ops-nn does, with
     aclScalar::ToFloat(), so a DOUBLE scalar is rounded to float before it is compared or used."""
@@ -393,13 +401,14 @@ class CheckCastable(CheckKind):
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         target = self.castable.target
         to = cpp_dtype(target) if isinstance(target, DType) else f"{target}->GetDataType()"
-        return CppCheck(f"!CanCast({cpp_promote(self.castable.source)}, {to})")
+        return CppCheck(f"!CanCast({cpp_result_dtype(spec, list(self.castable.source))}, {to})")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         source: DType | None = args[self.castable.source[0]].dtype
         for name in self.castable.source[1:]:
             other = args[name].dtype
             source = promote_types(source, other) if source is not None and other is not None else None
+        source = spec.result_dtype(source) if source is not None else None
         target = self.castable.target
         goal = target if isinstance(target, DType) else args[target].dtype
         return source is None or goal is None or not can_cast(source, goal)

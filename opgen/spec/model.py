@@ -451,6 +451,11 @@ class Kernel(_Strict):
         description="dtypes the AI Core kernel upcasts to float (bf16 always where arithmetic lacks it)",
     )
     vector_apis: list[str] = Field(default_factory=list, description="vector APIs the kernel must use")
+    integers_as: DType | None = Field(
+        None,
+        description="the op_api casts integer and BOOL inputs to this floating dtype before the kernel (ops-nn's "
+        "Erfinv: the result, and out's dtype rules, are then that dtype)",
+    )
 
 
 class OpSpec(_Strict):
@@ -486,6 +491,12 @@ class OpSpec(_Strict):
     def shape_sources(self, output: Param) -> list[str]:
         """The inputs whose (broadcast) shape `output` has: the one rule every artifact follows."""
         return output.shape.broadcast_result_of or [output.shape.same_as or self.tensor_inputs[0].name]
+
+    def result_dtype(self, dtype: DType) -> DType:
+        """The dtype the op_api computes inputs of (promoted) `dtype` in: itself, or `kernel.integers_as` for
+        integer and BOOL inputs."""
+        integer = dtype.is_integral or dtype is DType.BOOL
+        return self.kernel.integers_as if integer and self.kernel.integers_as is not None else dtype
 
     def dtype_sources(self, output: Param) -> list[str]:
         """The inputs whose promoted dtype `output` is computed in (and cast from)."""

@@ -191,7 +191,12 @@ class _Checker:
             self.check_kernel_dtypes(first)
 
     def check_kernel_dtypes(self, first: Param) -> None:
+        integers_as = self.spec.kernel.integers_as
+        if integers_as is not None and not (integers_as.is_floating and integers_as in AICORE_DTYPES):
+            self.report(("kernel", "integers_as"), f"{integers_as.value} is not a floating AI Core dtype", "invalid")
         for dtype in first.dtypes:
+            if self.spec.result_dtype(dtype) is not dtype:
+                continue  # cast to kernel.integers_as before the kernel
             if dtype not in AICORE_DTYPES and dtype not in self.spec.routing.aicpu:
                 index = self.spec.params.index(first)
                 self.report(

@@ -192,3 +192,36 @@ def test_scalars_for_integer_tensors_are_truncated_without_undefined_conversions
     # the op_api's TruncatedToInteger and its model: a float-to-int64 conversion of NaN or of a value beyond int64
     # would be undefined in C++
     assert truncated_to_integer(value) == float(np.float32(expected))
+
+
+def _erfinv():
+    return load_spec(ROOT / "specs" / "erfinv.yaml").spec
+
+
+def test_integers_as_float_casts_integer_inputs_before_the_kernel():
+    # ops-nn's Erfinv: integer self is cast to FLOAT by the op_api; the kernel has no integer variant, the result is
+    # FLOAT, so out must be castable from FLOAT (an INT32 out is refused)
+    spec = _erfinv()
+    plan = kernel_plan(spec)
+    assert {v.storage for v in plan.variants} == {DType.FLOAT, DType.FLOAT16, DType.BFLOAT16}
+    x = np.array([-(2**31), -1, 0, 1, 2], np.int32)
+    got = aclnn_output(spec, plan, {"self": x}, {"self": DType.INT32}, {}, DType.FLOAT)
+    with np.errstate(invalid="ignore"):
+        want = np.array([np.nan, -np.inf, 0.0, np.inf, np.nan], np.float32)  # erfinv at and beyond +-1
+    np.testing.assert_array_equal(got, want)
+    call = valid_call(spec, DType.INT64)
+    assert call.args["out"].dtype is DType.FLOAT and first_failing_row(spec, call.args) is None
+    integer_out = {**call.args, "out": replace(call.args["out"], dtype=DType.INT64)}
+    row = next(i for i, r in enumerate(spec.errors) if r.check.kind == "castable")
+    assert first_failing_row(spec, integer_out) == row
+    readme = render_docs(plan_operator(spec, "specs/erfinv.yaml"), "", "examples/x.cpp")["README.md"]
+    assert "self为INT8、INT16、INT32、INT64、UINT8时，先转换为FLOAT再计算，结果的数据类型为FLOAT。" in readme
+
+
+def test_integers_as_must_be_a_floating_ai_core_dtype():
+    text = (
+        (ROOT / "specs" / "erfinv.yaml").read_text(encoding="utf-8").replace("integers_as: FLOAT", "integers_as: INT32")
+    )
+    with pytest.raises(SpecError) as info:
+        check_spec_text(text, "specs/erfinv.yaml")
+    assert "INT32 is not a floating AI Core dtype" in str(info.value.diagnostics)

@@ -248,7 +248,7 @@ def erfinv(self, *, out=None):
         out = erfinv(x)
 
     Args:
-        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
         out: 表示erfinv的输出，公式中的y。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
 
     Raises:
@@ -261,7 +261,7 @@ def erfinv(self, *, out=None):
     """
     self = _rt.as_array(self)
     if out is None:
-        out = _rt.new_output([self], [self])
+        out = _rt.new_output([self], [self], "float32")
     _rt.call("aclnnErfinv", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
@@ -274,7 +274,7 @@ def erfinv_(
         out = erfinv(x)
 
     Args:
-        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
