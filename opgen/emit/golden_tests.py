@@ -122,6 +122,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tolerance=python.literal(tolerance),
         torch_refuses=python.literal([d.value for d in spec.golden.torch_refuses]),
         integer_extremes=python.literal(spec.golden.integer_extremes),
+        input_dtypes=python.literal(dtypes),
         out_dtypes=python.literal(
             {d.value: spec.result_dtype(d).value for d in spec.tensor_inputs[0].dtypes if spec.result_dtype(d) is not d}
         ),

@@ -24,12 +24,12 @@ def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType]) -> DType:
     """The dtype the L0 op runs in: the promoted dtype of the inputs that promote (else the first)."""
     names = [p.name for p in spec.tensor_inputs]
     promoted = [p.name for p in spec.tensor_inputs if p.dtype.promote_with] or names[:1]
-    dtype = input_dtypes[promoted[0]]
+    dtype = spec.result_dtype(input_dtypes[promoted[0]])
     for name in promoted[1:]:
-        promoted_dtype = promote_types(dtype, input_dtypes[name])
+        promoted_dtype = promote_types(dtype, spec.result_dtype(input_dtypes[name]))
         assert promoted_dtype is not None, f"{dtype.value} and {input_dtypes[name].value} do not promote"
         dtype = promoted_dtype
-    return spec.result_dtype(dtype)
+    return dtype
 
 
 def _through_float(values: np.ndarray, dtype: DType) -> np.ndarray:

@@ -57,10 +57,13 @@ def output_dtype(spec: OpSpec, output: Param, args: Args) -> DType:
     sources = spec.dtype_sources(output)
     dtype = args[sources[0]].dtype
     assert dtype is not None
+    if output.dtype.same_as:
+        return dtype
+    dtype = spec.result_dtype(dtype)
     for name in sources[1:]:
         other = args[name].dtype
-        dtype = (promote_types(dtype, other) if other is not None else None) or dtype
-    return spec.result_dtype(dtype) if not output.dtype.same_as else dtype
+        dtype = (promote_types(dtype, spec.result_dtype(other)) if other is not None else None) or dtype
+    return dtype
 
 
 @dataclass(frozen=True)

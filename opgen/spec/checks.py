@@ -140,11 +140,18 @@ def cpp_promote(names: list[str]) -> str:
 
 
 def cpp_result_dtype(spec: OpSpec, names: list[str]) -> str:
-    """`OpSpec.result_dtype` of the promoted dtype of `names`, in the generated C++."""
-    promoted = cpp_promote(names)
-    if spec.kernel.integers_as is None:
-        return promoted
-    return f"(IsIntegralType({promoted}, true) ? {cpp_dtype(spec.kernel.integers_as)} : {promoted})"
+    """The promoted dtype of `names` with each taken as `OpSpec.result_dtype`, in the generated C++."""
+    integers_as = spec.kernel.integers_as
+    if integers_as is None:
+        return cpp_promote(names)
+
+    def each(name: str) -> str:
+        return f"(IsIntegralType({name}->GetDataType(), true) ? {cpp_dtype(integers_as)} : {name}->GetDataType())"
+
+    expr = each(names[0])
+    for name in names[1:]:
+        expr = f"PromoteType({expr}, {each(name)})"
+    return expr
 
 
 def cpp_scalar_value(name: str) -> str:
@@ -404,11 +411,12 @@ class CheckCastable(CheckKind):
         return CppCheck(f"!CanCast({cpp_result_dtype(spec, list(self.castable.source))}, {to})")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        source: DType | None = args[self.castable.source[0]].dtype
+        first = args[self.castable.source[0]].dtype
+        source = spec.result_dtype(first) if first is not None else None
         for name in self.castable.source[1:]:
             other = args[name].dtype
+            other = spec.result_dtype(other) if other is not None else None
             source = promote_types(source, other) if source is not None and other is not None else None
-        source = spec.result_dtype(source) if source is not None else None
         target = self.castable.target
         goal = target if isinstance(target, DType) else args[target].dtype
         return source is None or goal is None or not can_cast(source, goal)

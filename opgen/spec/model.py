@@ -493,8 +493,8 @@ class OpSpec(_Strict):
         return output.shape.broadcast_result_of or [output.shape.same_as or self.tensor_inputs[0].name]
 
     def result_dtype(self, dtype: DType) -> DType:
-        """The dtype the op_api computes inputs of (promoted) `dtype` in: itself, or `kernel.integers_as` for
-        integer and BOOL inputs."""
+        """The dtype an input of `dtype` takes part in the promotion as: itself, or `kernel.integers_as` for an
+        integer or BOOL input (the op_api casts it first)."""
         integer = dtype.is_integral or dtype is DType.BOOL
         return self.kernel.integers_as if integer and self.kernel.integers_as is not None else dtype
 

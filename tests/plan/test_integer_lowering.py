@@ -13,12 +13,13 @@ from opgen import formula as F
 from opgen.build import check_spec_text
 from opgen.emit.docs import render_docs
 from opgen.emit.kernel import compute_lines
-from opgen.plan.aclnn_path import aclnn_output, truncated_to_integer
+from opgen.plan.aclnn_path import aclnn_output, compute_dtype, truncated_to_integer
 from opgen.plan.cases import first_failing_row, valid_call
 from opgen.plan.kernel import integer_compute_dtype, kernel_plan
 from opgen.plan.kernel_model import run_program
 from opgen.plan.lowering import lower
 from opgen.plan.operator import plan_operator
+from opgen.spec.checks import cpp_result_dtype
 from opgen.spec.diagnostics import SpecError
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
@@ -225,3 +226,15 @@ def test_integers_as_must_be_a_floating_ai_core_dtype():
     with pytest.raises(SpecError) as info:
         check_spec_text(text, "specs/erfinv.yaml")
     assert "INT32 is not a floating AI Core dtype" in str(info.value.diagnostics)
+
+
+def test_an_integer_input_counts_as_float_in_the_promotion():
+    # SoftplusBackward: FLOAT16 gradOutput with INT32 self computes in FLOAT (torch's promotion would say FLOAT16;
+    # ops-nn casts the integer self to FLOAT first), in the model and in the generated C++
+    spec = load_spec(ROOT / "specs" / "softplus_v2_grad.yaml").spec
+    assert compute_dtype(spec, {"gradOutput": DType.FLOAT16, "self": DType.INT32}) is DType.FLOAT
+    assert compute_dtype(spec, {"gradOutput": DType.FLOAT16, "self": DType.FLOAT16}) is DType.FLOAT16
+    cpp = cpp_result_dtype(spec, ["gradOutput", "self"])
+    assert (
+        cpp.startswith("PromoteType(") and "IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT" in cpp
+    )

@@ -1244,7 +1244,7 @@ def softplus_backward(grad_output, self, beta, threshold, *, out=None):
 
     Args:
         grad_output: 表示Softplus正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
-        self: 表示Softplus正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, DOUBLE, BFLOAT16)
+        self: 表示Softplus正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, DOUBLE, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
         beta: 表示Softplus的缩放系数，公式中的beta。 (scalar; dtypes: -)
         threshold: 表示Softplus的阈值，公式中的threshold。 (scalar; dtypes: -)
         out: 表示Softplus正向输入的梯度。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
@@ -1258,7 +1258,7 @@ def softplus_backward(grad_output, self, beta, threshold, *, out=None):
     grad_output = _rt.as_array(grad_output)
     self = _rt.as_array(self)
     if out is None:
-        out = _rt.new_output([self], [grad_output, self])
+        out = _rt.new_output([self], [grad_output, self], "float32")
     _rt.call(
         "aclnnSoftplusBackward",
         [

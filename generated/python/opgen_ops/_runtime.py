@@ -711,9 +711,9 @@ def new_output(shape_of: list, dtype_of: list, integers_as: str | None = None) -
             return np.empty(0, np.float32)
     # one input: its own shape and dtype (the common case, without the general machinery)
     shape = shape_of[0].shape if len(shape_of) == 1 else broadcast_shape(*shape_of)
+    if integers_as is not None:  # each integer input counts as integers_as before the promotion
+        dtype_of = [np.empty(0, integers_as) if a.dtype.kind in "iub" else a for a in dtype_of]
     dtype = dtype_of[0].dtype if len(dtype_of) == 1 else result_dtype(*dtype_of)
-    if integers_as is not None and np.dtype(dtype).kind in "iub":
-        dtype = np.dtype(integers_as)
     out = np.empty(shape, dtype)
     _FRESH.ref = weakref.ref(out)  # the next call() on this thread need not copy its garbage to the device
     return out
