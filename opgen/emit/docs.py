@@ -73,6 +73,10 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
         )
     if rel.castable_to is not None:
         notes.append(f"数据类型需要是可转换为{rel.castable_to.value}的数据类型（参见{_link('互转换关系')}）。")
+    if rel.castable_to_promoted_of:
+        notes.append(
+            f"数据类型需要可转换为{_join_names(rel.castable_to_promoted_of)}推导之后的数据类型（参见{_link('互转换关系')}）。"
+        )
     shape = param.shape
     if shape.broadcast_with:
         notes.append(f"shape需要与{_join_names(shape.broadcast_with)}满足{_link('broadcast关系')}。")
@@ -229,8 +233,20 @@ def _products(spec: OpSpec, label: str) -> list[tuple[Code, Code]]:
     return [(code(getattr(get_soc(s.soc), label)), Code("√" if s.supported else "×")) for s in spec.socs]
 
 
-def _constraints(spec: OpSpec, api_names: list[str]) -> list[Code]:
+def _constraints(spec: OpSpec, api_names: list[str], operator: OperatorPlan) -> list[Code]:
     lines = []
+    first = spec.tensor_inputs[0]
+    cast = [d for d in first.dtypes if spec.result_dtype(d) is not d]
+    if cast:
+        names, target = "、".join(d.value for d in cast), spec.result_dtype(cast[0]).value
+        lines.append(
+            code(f"- {markdown.text(first.name)}为{names}时，先转换为{target}再计算，结果的数据类型为{target}。")
+        )
+    truncated = list(dict.fromkeys(v.storage for v in operator.kernel.variants if v.truncates))
+    for dtype in truncated:
+        compute = next(v.compute for v in operator.kernel.variants if v.storage is dtype)
+        name = markdown.text(spec.tensor_inputs[0].name)
+        lines.append(code(f"- {name}为{dtype.value}时，在{compute.value}中计算，结果向零截断为{dtype.value}。"))
     if spec.constraints.deterministic:
         lines.append(Code("- 确定性计算："))
         lines.extend(code(f"    - {name}默认确定性实现。") for name in api_names)
@@ -322,7 +338,7 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
         products=_products(spec, "api_doc_label"),
         apis=[_api_context(spec, s) for s in sigs],
         api_names=[ident(n) for n in names],
-        constraints=_constraints(spec, names),
+        constraints=_constraints(spec, names, operator),
         precision=_precision(operator),
         example_program=code(example_program),
         fence=_fence(example_program),
@@ -336,7 +352,7 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
         op_type=ident(spec.operator.type),
         products=_products(spec, "readme_label"),
         params=readme_rows,
-        constraints=_constraints(spec, names),
+        constraints=_constraints(spec, names, operator),
         calls=[
             {
                 "example": code(example_path),

@@ -115,7 +115,13 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         function=ident(operator.bindings[0]),
         aten=ident(spec.api.aten) if spec.api.aten else None,
         params=[
-            {"name": ident(p.python), "key": python.string(p.python), "kind": p.kind.value, "keyword": p.keyword_only}
+            {
+                "name": ident(p.python),
+                "key": python.string(p.python),
+                "kind": p.kind.value,
+                "kind_literal": python.string(p.kind.value),
+                "keyword": p.keyword_only,
+            }
             for p in params
         ],
         keywords=any(p.keyword_only for p in params),
@@ -131,6 +137,12 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         special=python.literal(special),
         subnormals=python.literal({k: v for k, v in _SUBNORMALS.items() if k in dtypes}),
         tolerance=python.literal(tolerance),
+        torch_refuses=python.literal([d.value for d in spec.golden.torch_refuses]),
+        integer_extremes=python.literal(spec.golden.integer_extremes),
+        input_dtypes=python.literal(dtypes),
+        out_dtypes=python.literal(
+            {d.value: spec.result_dtype(d).value for d in spec.tensor_inputs[0].dtypes if spec.result_dtype(d) is not d}
+        ),
         errors=errors,
         tensor_keys=python.literal(tensors),
         **derived_input_context(operator),

@@ -30,6 +30,8 @@ def scalar_cpp(scalar: Scalar | None, compute: DType) -> str:
     if scalar.slot is not None:
         return scalar.slot
     assert scalar.constant is not None
+    if compute.is_integral and float(scalar.constant).is_integer():
+        return f"static_cast<{compute.cpp_type}>({int(scalar.constant)})"
     return f"static_cast<{compute.cpp_type}>({cpp.float_literal(scalar.constant)})"
 
 
@@ -50,14 +52,16 @@ def uniform_cpp(expr: F.Expr, fields: dict[str, str]) -> str:
     raise LoweringError(f"cannot compute {F.to_text(expr)} on the kernel's scalar unit")
 
 
-def _buffer_cpp(buffer: Buffer) -> str:
+def _buffer_cpp(buffer: Buffer, compute: DType) -> str:
+    if buffer.kind == "temp" and buffer.dtype is not compute:  # a narrower carrier in a compute-typed temporary
+        return f"{buffer.cpp}.template ReinterpretCast<{buffer.dtype.cpp_type}>()"
     return buffer.cpp
 
 
 def instruction_cpp(instr: Instr, compute: DType) -> str:
     count = "cmpLen" if instr.padded_count else "len"
-    dst = _buffer_cpp(instr.dst)
-    srcs = [_buffer_cpp(s) for s in instr.srcs]
+    dst = _buffer_cpp(instr.dst, compute)
+    srcs = [_buffer_cpp(s, compute) for s in instr.srcs]
     api = instr.api
     if api == "Cast":
         return f"Cast({dst}, {srcs[0]}, RoundMode::{instr.mode}, {count});"
@@ -74,8 +78,13 @@ def instruction_cpp(instr: Instr, compute: DType) -> str:
     return f"{api}({dst}, {', '.join(srcs)}, {count});"
 
 
-def _touches(instr: Instr) -> set[Buffer]:
-    return {instr.dst, *instr.srcs}
+def _region(buffer: Buffer) -> tuple[str, int, str]:
+    """A UB region: a temporary is one region whatever dtype views it."""
+    return (buffer.kind, buffer.index, buffer.name)
+
+
+def _touches(instr: Instr) -> set[tuple[str, int, str]]:
+    return {_region(b) for b in (instr.dst, *instr.srcs)}
 
 
 def compute_lines(variant: KernelVariant) -> list[str]:
@@ -83,7 +92,9 @@ def compute_lines(variant: KernelVariant) -> list[str]:
     lines: list[str] = []
     previous: Instr | None = None
     for instr in variant.program.instrs:
-        if previous is not None and (previous.dst in _touches(instr) or instr.dst in _touches(previous)):
+        if previous is not None and (
+            _region(previous.dst) in _touches(instr) or _region(instr.dst) in _touches(previous)
+        ):
             lines.append("PipeBarrier<PIPE_V>();")
         lines.append(instruction_cpp(instr, variant.compute))
         previous = instr

@@ -18,7 +18,7 @@ from opgen.plan.tiling import MIN_CHANNEL_RUN
 from opgen.spec.checks import (
     CheckDtypeSupported,
     cpp_dtype,
-    cpp_promote,
+    cpp_result_dtype,
     cpp_scalar_value,
     dtype_list_function,
 )
@@ -84,11 +84,16 @@ def _compute_dtype_expr(spec: OpSpec) -> Code:
     inputs = spec.tensor_inputs
     promoted = [p.name for p in inputs if p.dtype.promote_with] or [inputs[0].name]
     names = list(dict.fromkeys(promoted + [n for p in inputs for n in p.dtype.promote_with]))
-    return code(cpp_promote(names))
+    return code(cpp_result_dtype(spec, names))
 
 
 # The L0 parameter type of each host-value kind (scalars become float).
 _L0_CTYPES = {ParamKind.BOOL: Code("bool"), ParamKind.INT64: Code("int64_t"), ParamKind.STRING: Code("const char*")}
+
+
+def _integer_scalars(spec: OpSpec) -> bool:
+    """Whether scalar attributes can meet an integer compute dtype (they are then truncated on the host)."""
+    return any(d.is_integral for d in aicore_dtypes(spec)) and any(p.kind is ParamKind.SCALAR for p in spec.params)
 
 
 def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
@@ -102,6 +107,9 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
                 value = code(f"{attr.param} == nullptr ? {default} : {cpp_scalar_value(attr.param)}")
             else:
                 value = code(cpp_scalar_value(attr.param))
+            if _integer_scalars(spec):
+                # an integer tensor meets the scalar in its dtype (ops-nn converts it to a tensor of self's dtype)
+                value = code(f"(op::IsIntegralType(computeDtype) ? TruncatedToInteger({value}) : {value})")
             args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
         else:
             ctype = _L0_CTYPES[param.kind]
@@ -149,6 +157,8 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "l0_args": l0_args,
         "aicore_dtypes": code(", ".join(aicore)),
         "aicpu": bool(spec.routing.aicpu),
+        "integer_scalars": _integer_scalars(spec)
+        and any(spec.param(a.param).kind is ParamKind.SCALAR for a in operator.attrs),
         "strings": any(p.kind is ParamKind.STRING for p in spec.params),  # the checks compare with std::strcmp
         "dfx_in": code(
             ", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input")

@@ -189,7 +189,11 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             if param.written:
                 shape_of, dtype_of = spec.shape_sources(param), spec.dtype_sources(param)
                 py_names = lambda names: "[" + ", ".join(spec.param(n).python for n in names) + "]"  # noqa: E731
-                new_output = f"{out_keyword} = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)})"
+                integers_as = spec.kernel.integers_as
+                as_dtype = (
+                    f", {python.string(integers_as.numpy.name)}" if integers_as and not param.dtype.same_as else ""
+                )
+                new_output = f"{out_keyword} = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)}{as_dtype})"
             else:
                 new_output = f"{out_keyword} = _rt.new_unwritten({spec.tensor_inputs[0].python})"
             out_init.append(f"if {out_keyword} is None:\n        {new_output}" if has_out else new_output)

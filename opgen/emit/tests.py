@@ -53,6 +53,8 @@ def _tensor_data(values: np.ndarray, dtype: DType) -> tuple[list[str], str]:
     if dtype in (DType.FLOAT16, DType.BFLOAT16):
         comment = cpp.comment("values: " + ", ".join(_value_text(float(v)) for v in flat.astype(np.float64)))
         return _bits(flat), comment
+    if dtype.is_integral:
+        return [cpp.int_literal(int(v)) for v in flat], ""
     ctype = "float" if dtype is DType.FLOAT else "double"
     return [cpp.float_literal(float(v), ctype) for v in flat.astype(np.float64)], ""
 
@@ -81,7 +83,7 @@ def _scalar_literal(arg: Arg) -> str:
         return f"std::complex<float>({cpp.float_literal(float(value), 'float')}, 0.0f)"
     if dtype is DType.COMPLEX128:
         return f"std::complex<double>({cpp.float_literal(float(value), 'double')}, 0.0)"
-    return f"{dtype.host_cpp_type}{{{int(value)}}}"
+    return f"{dtype.host_cpp_type}{{{cpp.int_literal(int(value))}}}"
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -113,12 +115,18 @@ def wrap_comment(text: str, indent: int = 0, width: int = 120) -> list[str]:
 # ---------------------------------------------------------------------------------------------- op_api tests
 
 
-def sample_values(spec: OpSpec, index: int, count: int) -> np.ndarray:
+def sample_values(spec: OpSpec, index: int, count: int, dtype: DType | None = None) -> np.ndarray:
     """Deterministic float64 inputs for tensor input `index`: the spec's special values (shifted per input so
     they meet ordinary values of the other inputs) and a grid over the golden range in quarter steps (exact in
-    every float dtype)."""
+    every float dtype). For an integer dtype: its min, max, -1, 0, 1 and the integral special values in its
+    range instead, and the grid rounded to integers."""
     lo, hi = spec.golden.value_range
     specials = [float(v) for v in spec.golden.special_values]
+    if dtype is not None and dtype.is_integral:
+        info = np.iinfo(dtype.numpy)
+        boundaries = [float(info.min), float(info.max), -1.0, 0.0, 1.0] + specials
+        specials = list(dict.fromkeys(v for v in boundaries if v.is_integer() and info.min <= v <= info.max))
+        lo, hi = max(lo, float(info.min)), min(hi, float(info.max))
     values = []
     for i in range(count):
         j = (i - 2 * index) % count
@@ -126,7 +134,8 @@ def sample_values(spec: OpSpec, index: int, count: int) -> np.ndarray:
             values.append(specials[j])
         else:
             position = ((i * 3 + index) % count + 0.5) / count
-            values.append(round((lo + (hi - lo) * position) * 4) / 4)
+            step = 1 if dtype is not None and dtype.is_integral else 4
+            values.append(round((lo + (hi - lo) * position) * step) / step)
     return np.asarray(values, dtype=np.float64)
 
 
@@ -274,7 +283,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
     for index, param in enumerate(spec.tensor_inputs):
         arg = call.args[param.name]
         assert arg.dtype is not None
-        inputs[param.name] = sample_values(spec, index, int(np.prod(arg.shape))).astype(arg.dtype.numpy)
+        inputs[param.name] = sample_values(spec, index, int(np.prod(arg.shape)), arg.dtype).astype(arg.dtype.numpy)
         inputs[param.name] = inputs[param.name].reshape(arg.shape)
         dtypes[param.name] = arg.dtype
     out = spec.outputs[0]
@@ -416,6 +425,10 @@ def _tiling_context(operator: OperatorPlan) -> dict:
         "block_bytes": BLOCK_BYTES,
         "unknown_mode": plan.mode_count,  # a mode index no variant has: the tiling must refuse it
         "first_dtype": code(plan.variants[0].storage.ge_enum),
+        # a dtype no variant has (INT64 never has an AI Core kernel): the tiling must refuse it
+        "unknown_dtype": code(
+            next(d for d in (DType.INT32, DType.INT64) if all(v.storage is not d for v in plan.variants)).ge_enum
+        ),
     }
 
 
@@ -464,7 +477,9 @@ def _golden_context(operator: OperatorPlan) -> dict:
         if p.kind is not ParamKind.TENSOR
     ]
     reference = F.to_numpy(operator.kernel_formula, names)
-    dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
+    # the CANN-style scripts carry floating data (.bin files of float values); integer dtypes are covered by the
+    # pytest golden tests and the C++ op_api tests
+    dtypes = [d.value for d in spec.tensor_inputs[0].dtypes if d.is_floating]
     shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
     in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
     declared = (

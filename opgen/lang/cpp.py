@@ -54,6 +54,17 @@ def float_literal(value: float, ctype: str = "float") -> Code:
     return Code(repr(value) + ("f" if single else ""))
 
 
+def int_literal(value: int) -> Code:
+    """An integer literal of int64_t's range; the most negative value as an expression (-9223372036854775808 would
+    be the negation of a literal no signed type holds)."""
+    value = int(value)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"{value} is outside int64_t")
+    if value == -(2**63):
+        return Code("(-9223372036854775807LL - 1)")
+    return Code(str(value) + ("LL" if not -(2**31) <= value < 2**31 else ""))
+
+
 KEYWORDS = frozenset(
     {
         "alignas",

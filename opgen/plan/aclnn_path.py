@@ -24,18 +24,33 @@ def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType]) -> DType:
     """The dtype the L0 op runs in: the promoted dtype of the inputs that promote (else the first)."""
     names = [p.name for p in spec.tensor_inputs]
     promoted = [p.name for p in spec.tensor_inputs if p.dtype.promote_with] or names[:1]
-    dtype = input_dtypes[promoted[0]]
+    dtype = spec.result_dtype(input_dtypes[promoted[0]])
     for name in promoted[1:]:
-        promoted_dtype = promote_types(dtype, input_dtypes[name])
+        promoted_dtype = promote_types(dtype, spec.result_dtype(input_dtypes[name]))
         assert promoted_dtype is not None, f"{dtype.value} and {input_dtypes[name].value} do not promote"
         dtype = promoted_dtype
     return dtype
 
 
 def _through_float(values: np.ndarray, dtype: DType) -> np.ndarray:
-    """A cast as the twin does it: via float32 (float64 for double) with one rounding into `dtype`."""
+    """A cast as the twin does it: via float32 (float64 for double) with one rounding into `dtype`; between
+    integer dtypes directly (via float32 an INT32 above 2**24 would round)."""
+    if dtype.is_integral and np.asarray(values).dtype.kind in "iub":
+        return np.asarray(values).astype(dtype.numpy)
     wide = np.float64 if dtype is DType.DOUBLE else np.float32
     return np.asarray(values).astype(wide).astype(dtype.numpy)
+
+
+_INTEGER_SCALAR_LIMIT = float(np.float32(9.2e18))  # the op_api's saturation bound (float32), inside int64
+
+
+def truncated_to_integer(value: float) -> float:
+    """The generated op_api's TruncatedToInteger: toward zero, NaN as 0, saturated inside int64's range."""
+    if value != value:
+        return 0.0
+    if abs(value) >= _INTEGER_SCALAR_LIMIT:
+        return _INTEGER_SCALAR_LIMIT if value > 0 else -_INTEGER_SCALAR_LIMIT
+    return float(np.float32(np.trunc(value)))
 
 
 def aclnn_output(
@@ -63,6 +78,8 @@ def aclnn_output(
     # an optional scalar left out (a null pointer) is its null_default
     given = {n: scalars.get(n, spec.param(n).null_default) for n in plan.scalars}
     attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}
+    if compute.is_integral:  # the op_api converts the scalars to the integer compute dtype, as ops-nn does
+        attributes = {name: truncated_to_integer(value) for name, value in attributes.items()}
     if compute in aicore_dtypes(spec):
         result = run_program(plan.variant(compute, flags, attributes).program, flat, attributes)
     else:  # AICPU: the formula in double, with the attributes as float32

@@ -57,9 +57,12 @@ def output_dtype(spec: OpSpec, output: Param, args: Args) -> DType:
     sources = spec.dtype_sources(output)
     dtype = args[sources[0]].dtype
     assert dtype is not None
+    if output.dtype.same_as:
+        return dtype
+    dtype = spec.result_dtype(dtype)
     for name in sources[1:]:
         other = args[name].dtype
-        dtype = (promote_types(dtype, other) if other is not None else None) or dtype
+        dtype = (promote_types(dtype, spec.result_dtype(other)) if other is not None else None) or dtype
     return dtype
 
 
@@ -102,6 +105,11 @@ def valid_call(spec: OpSpec, dtype: DType, shape: tuple[int, ...] = BASE_SHAPE) 
             args[param.name] = Arg("tensor", spec.input_shape(param.name, shape), dtype)
         elif param.kind is not ParamKind.TENSOR:
             args[param.name] = _scalar_default(spec, param)
+            given = args[param.name].value
+            if dtype.is_integral and param.kind is ParamKind.SCALAR and isinstance(given, float):
+                # with integer tensors, an integer scalar: as torch wants it (an integer self refuses a floating
+                # alpha), and what ops-nn converts every scalar to anyway
+                args[param.name] = Arg("scalar", dtype=DType.INT64, value=float(np.trunc(given)))
     args = SpecCallModel(spec).with_outputs(args)
     return Call(f"valid_{dtype.value.lower()}", {p.name: args[p.name] for p in spec.params})
 

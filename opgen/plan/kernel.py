@@ -4,6 +4,8 @@ A "mode" is one combination of the formula's flags (e.g. isResult); dtype x mode
 The plan is SoC-independent: a dtype is computed in float when the spec asks for it, when any supported SoC
 lacks vector arithmetic for it (bf16 on A2/A3), or when a math function of the formula is not precise enough
 computed in it (the function table's measured error), so one kernel source serves every supported SoC.
+Integer dtypes follow the A2/A3 type lists too: computed in the integer where every API takes it, otherwise
+through a floating type with the result truncated (`integer_compute_dtype`).
 """
 
 from __future__ import annotations
@@ -14,14 +16,21 @@ from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.lang import Code, cpp, ident
-from opgen.plan.lowering import LoweringError, VectorProgram, lower
-from opgen.spec.dtypes import DType
+from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower
+from opgen.spec.dtypes import AICORE_DTYPES, DType
 from opgen.spec.formula_binding import kernel_formula
 from opgen.spec.model import OpSpec, Param, ParamKind
 from opgen.spec.socs import get_soc
 
 BUFFER_NUM = 2  # double-buffered queues
-_DTYPE_CODE = {DType.FLOAT: 1, DType.FLOAT16: 2, DType.BFLOAT16: 3}
+# The dtype digit of the tiling key: every storage dtype an AI Core kernel takes, in their order.
+_DTYPE_CODE = {dtype: code for code, dtype in enumerate(AICORE_DTYPES, start=1)}
+# Integer dtypes the vector unit computes in directly, with the APIs that take them on A2/A3 (the Ascend C API
+# reference's type lists; Ascend 950 takes a superset): integer arithmetic, exact where it does not overflow.
+_INTEGER_VECTOR_APIS = {
+    DType.INT32: frozenset({"Add", "Sub", "Mul", "Max", "Min", "Adds", "Muls", "Maxs", "Mins", "Relu", "Duplicate"}),
+    DType.INT16: frozenset({"Add", "Sub", "Mul", "Max", "Min", "Adds", "Muls", "Maxs", "Mins", "Duplicate"}),
+}
 
 
 ModeValue = bool | int | str
@@ -54,6 +63,8 @@ class KernelVariant:
     mode_index: int
     program: VectorProgram
     exact: bool = False  # lowered for non-finite scalars (see KernelPlan.guards)
+    # an integer dtype computed through a floating type whose results need not be integers: truncated toward zero
+    truncates: bool = False
 
     @property
     def compute(self) -> DType:
@@ -140,10 +151,12 @@ class KernelPlan:
 
 def aicore_dtypes(spec: OpSpec) -> list[DType]:
     first = spec.tensor_inputs[0]
-    return [d for d in first.dtypes if d not in spec.routing.aicpu and d in _DTYPE_CODE]
+    return [d for d in first.dtypes if d not in spec.routing.aicpu and d in _DTYPE_CODE and spec.result_dtype(d) is d]
 
 
 def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
+    if storage.is_integral:
+        return integer_compute_dtype(spec, storage, expr)
     if storage in spec.kernel.compute_in_float:
         return DType.FLOAT
     if storage is DType.BFLOAT16 and not all(get_soc(s.soc).bf16_vector_arith for s in spec.supported_socs):
@@ -154,6 +167,50 @@ def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
     if not all(F.FUNCTIONS[f].precise_in(storage.numpy.name) for f in functions):
         return DType.FLOAT
     return storage
+
+
+def integer_compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
+    """How the kernel computes an integer dtype, as ops-nn's kernels do: in the integer itself when every API of
+    the program takes it and the formula is integer arithmetic (INT32 Relu/Maxs); otherwise in a floating type
+    the integer converts to exactly: INT8/UINT8 -> FLOAT16 (the only conversion the vector unit has for them) when
+    the formula only compares, selects and clamps, else FLOAT through FLOAT16; INT16/INT32 -> FLOAT; the result is
+    cast back with truncation (ops-nn's "result truncated to INT32")."""
+    native = _INTEGER_VECTOR_APIS.get(storage)
+    if native is not None and storage not in spec.kernel.compute_in_float and _integer_exact(expr):
+        try:
+            program = lower(expr, inputs=[p.name for p in spec.tensor_inputs], storage=storage, compute=storage)
+        except LoweringError:
+            program = None
+        if program is not None and set(program.apis) <= native:
+            return storage
+    if storage in (DType.INT8, DType.UINT8) and _order_only(expr):
+        return DType.FLOAT16  # exact: every result is an input value or a small integral constant
+    return DType.FLOAT  # INT8/UINT8 through FLOAT16 (the only conversion the vector unit has for them)
+
+
+def _integer_exact(expr: F.Expr) -> bool:
+    """+, -, *, min, max of tensors and integral constants: what integer vector arithmetic computes exactly."""
+    for node in F.walk(expr):
+        if isinstance(node, F.Const) and not float(node.value).is_integer():
+            return False
+        if isinstance(node, (F.Call, F.Compare, F.Select, F.Logical)):
+            return False
+        if isinstance(node, F.Binary) and node.op not in ("add", "sub", "mul", "min", "max"):
+            return False
+    return True
+
+
+def _order_only(expr: F.Expr) -> bool:
+    """The formula only compares, selects and clamps (no arithmetic on tensors): every value it produces is an
+    input or a constant, so FLOAT16 carries INT8 results exactly when the constants are small integers."""
+    for node in F.walk(expr):
+        if isinstance(node, F.Const) and not (float(node.value).is_integer() and abs(node.value) <= 2048):
+            return False
+        if isinstance(node, F.Binary) and node.op not in ("min", "max") and not is_uniform(node):
+            return False
+        if isinstance(node, (F.Call, F.Unary)) and not is_uniform(node):
+            return False
+    return True
 
 
 def mode_index(axes: tuple[ModeAxis, ...], mode: dict[str, ModeValue], exact: bool = False) -> int:
@@ -212,7 +269,8 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
                 program = lower(specialised, inputs=list(inputs), storage=storage, compute=compute, exact=True)
             index = mode_index(axes, mode, exact)
             key = tiling_key(storage, index)
-            variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, program, exact))
+            truncates = storage.is_integral and program.compute.is_floating and not _order_only(specialise(expr, mode))
+            variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, program, exact, truncates))
     return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums)
 
 

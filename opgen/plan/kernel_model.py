@@ -24,9 +24,40 @@ def _np(dtype: DType) -> np.dtype:
 
 
 def _round(values: npt.ArrayLike, dtype: DType) -> np.ndarray:
-    """Round (float32/float64) values once to `dtype`, nearest-even."""
+    """Round (float32/float64) values once to `dtype`, nearest-even; into an integer dtype, truncate."""
+    if dtype.is_integral:
+        return _truncate(values, dtype)
     with np.errstate(over="ignore"):  # overflow to inf is the rounding's result
         return np.asarray(values, dtype=np.float64 if dtype is DType.DOUBLE else np.float32).astype(_np(dtype))
+
+
+def _truncate(values: npt.ArrayLike, dtype: DType) -> np.ndarray:
+    """A Cast into an integer dtype as the twin and the hardware do it: integers convert exactly (wrapping
+    between integer widths), floating values truncate toward zero and saturate, NaN gives 0."""
+    array = np.asarray(values)
+    if array.dtype.kind in "iub":
+        return array.astype(dtype.numpy)
+    info = np.iinfo(dtype.numpy)
+    with np.errstate(invalid="ignore"):
+        wide = np.nan_to_num(np.trunc(array.astype(np.float64)), nan=0.0)
+        return np.clip(wide, info.min, info.max).astype(dtype.numpy)
+
+
+def _toward_zero(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """Round to a floating `dtype` toward zero (CAST_TRUNC): nearest, then one step back where that went
+    outward (overflow included: the largest finite value, never infinity)."""
+    exact = np.asarray(values).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        nearest = exact.astype(np.float32).astype(_np(dtype))
+        outward = np.abs(nearest.astype(np.float64)) > np.abs(exact)
+    zero = np.zeros((), _np(dtype))
+    return np.where(outward, np.nextafter(nearest, zero), nearest).astype(_np(dtype))
+
+
+def _integer_arith(dtype: DType, fn, *operands: np.ndarray) -> np.ndarray:
+    """Integer vector arithmetic: in int64, wrapped to the element width (the twin's integer semantics)."""
+    with np.errstate(over="ignore"):
+        return fn(*(np.asarray(o).astype(np.int64) for o in operands)).astype(dtype.numpy)
 
 
 def _slot_value(expr: F.Expr, scalars: Mapping[str, float]) -> np.float32:
@@ -53,6 +84,8 @@ def _slot_value(expr: F.Expr, scalars: Mapping[str, float]) -> np.float32:
 
 def _arith(dtype: DType, fn, *operands: np.ndarray) -> np.ndarray:
     """One vector operation: computed in float32 (float64 for double) and rounded into `dtype`."""
+    if dtype.is_integral:
+        return _integer_arith(dtype, fn, *operands)
     wide = np.float64 if dtype is DType.DOUBLE else np.float32
     with np.errstate(all="ignore"):
         return _round(fn(*(np.asarray(o).astype(wide) for o in operands)), dtype)
@@ -94,6 +127,10 @@ def _execute(instr: Instr, values, scalar, compute: DType) -> np.ndarray:
     src = [values[s] for s in instr.srcs]
     dtype = instr.dst.dtype
     if api == "Cast":
+        if dtype.is_integral:
+            return _truncate(src[0], dtype)
+        if instr.mode == "CAST_TRUNC":
+            return _toward_zero(src[0], dtype)
         return _round(src[0].astype(np.float32), dtype)
     if api in ("Compare", "CompareScalar"):
         assert instr.mode is not None  # the comparison's CMPMODE

@@ -7,7 +7,8 @@ bit-exact numpy model of the kernel's precision path (opgen.plan.kernel_model).
 
 Rules (SoC-independent; the SoC decides `compute`):
 - tensors whose storage dtype is not the compute dtype are Cast to it once (CAST_NONE, exact), and the
-  result is Cast back with CAST_RINT;
+  result is Cast back with CAST_RINT, or CAST_TRUNC into an integer dtype (ops-nn's truncated integer results);
+  INT8/UINT8 reach FLOAT through a FLOAT16 carrier, their only conversion;
 - an operand known on the host (scalar parameter, constant, or arithmetic of those) uses the scalar form
   of an API (Adds, Muls, Maxs, Mins, CompareScalar (A2/A3 have no Compares), tensor-scalar Select) or is
   Duplicated once;
@@ -179,8 +180,8 @@ class _Lowerer:
             return self.scalar(node)
         if isinstance(node, F.Name):
             buffer = self.inputs[node.name]
-            if self.compute is not self.storage:
-                return self.emit("Cast", self.temp(), buffer, mode="CAST_NONE")
+            for dtype in _cast_path(self.storage, self.compute):
+                buffer = self.emit("Cast", self.temp(dtype), buffer, mode="CAST_NONE", distinct=True)
             return buffer
         leaky = self.leaky_relu(node)
         if leaky is not None:
@@ -341,7 +342,13 @@ class _Lowerer:
             assert last.dst == result
             self.instrs[-1] = replace(last, dst=self.output)
         else:
-            self.emit("Cast", self.output, result, mode="CAST_RINT")
+            # into an integer dtype truncate toward zero at every step (toward zero in FLOAT16 never crosses an
+            # integer, so INT8 gets trunc(x) through it); a floating dtype rounds to nearest
+            mode = "CAST_TRUNC" if self.storage.is_integral else "CAST_RINT"
+            path = _cast_path(self.compute, self.storage)
+            for dtype in path[:-1]:
+                result = self.emit("Cast", self.temp(dtype), result, mode=mode, distinct=True)
+            self.emit("Cast", self.output, result, mode=mode)
         instrs, temps, masks = _allocate(self.instrs)
         apis = sorted({i.api for i in instrs})
         return VectorProgram(
@@ -357,8 +364,23 @@ class _Lowerer:
         )
 
 
+# The vector unit converts INT8 and UINT8 only to and from FLOAT16: to compute them in FLOAT, FLOAT16 carries them.
+_CARRIER = {DType.INT8: DType.FLOAT16, DType.UINT8: DType.FLOAT16}
+
+
+def _cast_path(source: DType, target: DType) -> list[DType]:
+    """The dtypes a value passes through from `source` to `target`, one Cast each (none when they are equal)."""
+    if source is target:
+        return []
+    for integer, carrier in _CARRIER.items():
+        if target is not carrier and (source is integer or target is integer) and carrier not in (source, target):
+            return [carrier, target]
+    return [target]
+
+
 def _allocate(instrs: list[Instr]) -> tuple[list[Instr], list[Buffer], list[Buffer]]:
-    """Map virtual temporaries/masks to as few physical buffers as possible (linear scan, in-place allowed)."""
+    """Map virtual temporaries/masks to as few physical buffers as possible (linear scan, in-place allowed).
+    Physical temporaries are sized for the compute dtype; a value of a narrower dtype reuses one."""
     last_use: dict[Buffer, int] = {}
     for i, instr in enumerate(instrs):
         for src in instr.srcs:
@@ -371,7 +393,11 @@ def _allocate(instrs: list[Instr]) -> tuple[list[Instr], list[Buffer], list[Buff
         srcs = tuple(mapping.get(s, s) for s in instr.srcs)
         # sources dying here free their buffers first, so the destination may reuse one (in place) - unless the
         # API forbids dst/src overlap, then they are freed after the destination is placed
-        dying = [mapping[v] for v in instr.srcs if v.kind in free and last_use.get(v) == i and v in mapping]
+        dying = [
+            physical[v.kind][mapping[v].index]
+            for v in instr.srcs
+            if v.kind in free and last_use.get(v) == i and v in mapping
+        ]
         if not instr.distinct_dst:
             _release(free, dying)
         dst = instr.dst
@@ -382,8 +408,9 @@ def _allocate(instrs: list[Instr]) -> tuple[list[Instr], list[Buffer], list[Buff
             else:
                 phys = Buffer(dst.kind, len(physical[dst.kind]), dst.dtype)
                 physical[dst.kind].append(phys)
-            mapping[dst] = phys
-            dst = phys
+            # the buffer keeps the value's dtype: a FLOAT16 carrier lives in a FLOAT temporary (reinterpreted)
+            mapping[dst] = replace(phys, dtype=dst.dtype)
+            dst = mapping[dst]
             if last_use.get(instr.dst) is None:  # never read: free again immediately
                 pool.append(phys)
         if instr.distinct_dst:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
@@ -142,6 +142,21 @@ def cpp_promote(names: list[str]) -> str:
     return expr
 
 
+def cpp_result_dtype(spec: OpSpec, names: list[str]) -> str:
+    """The promoted dtype of `names` with each taken as `OpSpec.result_dtype`, in the generated C++."""
+    integers_as = spec.kernel.integers_as
+    if integers_as is None:
+        return cpp_promote(names)
+
+    def each(name: str) -> str:
+        return f"(IsIntegralType({name}->GetDataType(), true) ? {cpp_dtype(integers_as)} : {name}->GetDataType())"
+
+    expr = each(names[0])
+    for name in names[1:]:
+        expr = f"PromoteType({expr}, {each(name)})"
+    return expr
+
+
 def cpp_scalar_value(name: str) -> str:
     """How the generated C++ reads a float scalar (checks and kernel attributes): as ops-nn does, with
     aclScalar::ToFloat(), so a DOUBLE scalar is rounded to float before it is compared or used."""
@@ -180,13 +195,17 @@ def _absent(spec: OpSpec, args: Args, name: str) -> bool:
     return args[name].kind == "null" and spec.param(name).nullable
 
 
-def _promoted(args: Args, names: list[str]) -> DType | None:
-    """The promoted dtype of `names` (as PromoteType chains them); None when a pair does not promote."""
-    dtype: DType | None = args[names[0]].dtype
+def _promoted(args: Args, names: list[str], as_dtype: Callable[[DType], DType] = lambda d: d) -> DType | None:
+    """The promoted dtype of `names` (as PromoteType chains them), each taking part as `as_dtype` of its own (an
+    integer input the op_api casts first: OpSpec.result_dtype); None when a pair does not promote."""
+    first = args[names[0]].dtype
+    promoted = as_dtype(first) if first is not None else None
     for name in names[1:]:
         other = args[name].dtype
-        dtype = promote_types(dtype, other) if dtype is not None and other is not None else None
-    return dtype
+        if promoted is None or other is None:
+            return None
+        promoted = promote_types(promoted, as_dtype(other))
+    return promoted
 
 
 # ---------------------------------------------------------------------------------------------- the kinds
@@ -401,10 +420,10 @@ class CheckCastable(CheckKind):
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         target = self.castable.target
         to = cpp_dtype(target) if isinstance(target, DType) else f"{target}->GetDataType()"
-        return CppCheck(f"!CanCast({cpp_promote(self.castable.source)}, {to})")
+        return CppCheck(f"!CanCast({cpp_result_dtype(spec, list(self.castable.source))}, {to})")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        source = _promoted(args, self.castable.source)
+        source = _promoted(args, self.castable.source, spec.result_dtype)
         target = self.castable.target
         goal = target if isinstance(target, DType) else args[target].dtype
         return source is None or goal is None or not can_cast(source, goal)
@@ -463,18 +482,34 @@ class CheckScalarsCastable(CheckKind):
             self.scalars_castable, path + ("scalars_castable",), kinds=(ParamKind.SCALAR,), what="a scalar cast check"
         )
         for j, param in enumerate(found):
-            if param.dtype.castable_to is None:
-                resolver.report(path + ("scalars_castable", j), f"'{param.name}' has no 'dtype.castable_to'", "invalid")
+            if param.dtype.castable_to is None and not param.dtype.castable_to_promoted_of:
+                resolver.report(
+                    path + ("scalars_castable", j),
+                    f"'{param.name}' has no 'dtype.castable_to' or 'dtype.castable_to_promoted_of'",
+                    "invalid",
+                )
 
-    def _goal(self, spec: OpSpec, name: str) -> DType:
-        goal = spec.param(name).dtype.castable_to
-        assert goal is not None  # validated
+    def _goal(self, spec: OpSpec, name: str, args: Args) -> DType | None:
+        """The dtype the scalar must cast to: fixed, or the promoted dtype of tensors (None: they do not promote)."""
+        relation = spec.param(name).dtype
+        if relation.castable_to is not None:
+            return relation.castable_to
+        dtypes = [args[t].dtype for t in relation.castable_to_promoted_of]
+        goal = dtypes[0]
+        for dtype in dtypes[1:]:
+            goal = None if goal is None or dtype is None else promote_types(goal, dtype)
         return goal
+
+    def _cpp_goal(self, spec: OpSpec, name: str) -> str:
+        relation = spec.param(name).dtype
+        if relation.castable_to is not None:
+            return cpp_dtype(relation.castable_to)
+        return cpp_promote(relation.castable_to_promoted_of)
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(
-                _given(spec, n, f"!CanCast({n}->GetDataType(), {cpp_dtype(self._goal(spec, n))})")
+                _given(spec, n, f"!CanCast({n}->GetDataType(), {self._cpp_goal(spec, n)})")
                 for n in self.scalars_castable
             )
         )
@@ -482,14 +517,20 @@ class CheckScalarsCastable(CheckKind):
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return any(
             not _absent(spec, args, n)
-            and ((dtype := args[n].dtype) is None or not can_cast(dtype, self._goal(spec, n)))
+            and (
+                (dtype := args[n].dtype) is None
+                or (goal := self._goal(spec, n, args)) is None
+                or not can_cast(dtype, goal)
+            )
             for n in self.scalars_castable
         )
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         candidates: list[Mutation] = []
         for name in self.scalars_castable:
-            goal = self._goal(model.spec, name)
+            goal = self._goal(model.spec, name, base)
+            if goal is None:
+                continue
             bad = next((d for d in (DType.COMPLEX64, DType.COMPLEX128) if not can_cast(d, goal)), None)
             if bad is not None:
                 candidates.append(({**base, name: replace(base[name], dtype=bad, value=1.0)}, ()))

@@ -72,6 +72,20 @@ class DType(str, enum.Enum):
         return "uint16_t" if self in (DType.FLOAT16, DType.BFLOAT16) else _CPP_TYPE[self]
 
 
+# Storage dtypes an AI Core kernel takes on every SoC (computed natively or through a floating type; the plan
+# decides how). INT64 is not among them: A2/A3 have no int64 vector arithmetic.
+AICORE_DTYPES = (
+    DType.FLOAT,
+    DType.FLOAT16,
+    DType.BFLOAT16,
+    DType.INT8,
+    DType.UINT8,
+    DType.INT16,
+    DType.INT32,
+)
+# What the AICPU kernel takes: it computes the formula in double over double tensors.
+AICPU_DTYPES = (DType.DOUBLE,)
+
 _ACL_VALUE = {
     DType.FLOAT: 0,
     DType.FLOAT16: 1,

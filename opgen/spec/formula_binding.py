@@ -103,8 +103,15 @@ def kernel_formula(spec: OpSpec) -> formula.Expr:
 def evaluate_reference(
     spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], out_dtype: np.dtype | None
 ) -> np.ndarray:
-    """The spec's numpy reference: float64 inside, rounded once to `out_dtype` (None: float64 unrounded)."""
+    """The spec's numpy reference: float64 inside, rounded once to `out_dtype` (None: float64 unrounded).
+
+    With integer tensors the scalar parameters are truncated to integers first: torch and ops-nn (ConvertToTensor
+    in self's dtype) both meet an integer tensor with the scalar in its dtype."""
     env = aligned_values(spec, values)
+    if any(np.asarray(values[p.name]).dtype.kind in "iu" for p in spec.tensor_inputs if p.name in values):
+        for p in spec.params:
+            if p.kind is ParamKind.SCALAR and values.get(p.name) is not None:
+                env[p.name] = float(np.trunc(np.float64(values[p.name])))
     for var, target in spec.formula.vars.items():
         env[var] = env[target]
     return formula.evaluate(parsed_formula(spec), env, out_dtype)

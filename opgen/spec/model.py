@@ -179,6 +179,11 @@ class DtypeRelation(_Strict):
         default_factory=list, description="(outputs) the promoted dtype of these must be castable to this one"
     )
     castable_to: DType | None = Field(None, description="(scalars) must be castable to this dtype")
+    castable_to_promoted_of: list[Identifier] = Field(
+        default_factory=list,
+        description="(scalars) must be castable to the promoted dtype of these tensors (AddRelu's alpha: an integer "
+        "self and other refuse a floating alpha)",
+    )
 
 
 class Param(_Strict):
@@ -534,6 +539,17 @@ class Golden(_Strict):
         "the kernel ignores but torch.ops.aten reads); evaluated in float64 on the inputs as stored, then cast to "
         "the input's dtype",
     )
+    integer_extremes: bool = Field(
+        True,
+        description="whether the integer golden inputs include each integer dtype's min and max: false where the "
+        "formula's integer arithmetic overflows them (AddRelu's self + alpha * other wraps in the kernel, as in torch, "
+        "where the float64 reference does not)",
+    )
+    torch_refuses: list[DType] = Field(
+        default_factory=list,
+        description="integer dtypes torch.ops.aten does not implement for this op (hardsigmoid, selu on INT32): "
+        "the golden tests call it in float64 on the integer values and truncate toward zero, as the kernel does",
+    )
 
 
 class Kernel(_Strict):
@@ -542,6 +558,11 @@ class Kernel(_Strict):
         description="dtypes the AI Core kernel upcasts to float (bf16 always where arithmetic lacks it)",
     )
     vector_apis: list[str] = Field(default_factory=list, description="vector APIs the kernel must use")
+    integers_as: DType | None = Field(
+        None,
+        description="the op_api casts integer and BOOL inputs to this floating dtype before the kernel (ops-nn's "
+        "Erfinv: the result, and out's dtype rules, are then that dtype)",
+    )
 
 
 class OpSpec(_Strict):
@@ -597,6 +618,12 @@ class OpSpec(_Strict):
         if self.param(name).shape.channel_of is None:
             return shape
         return (1,) if one_value else (channel_count(shape),)
+
+    def result_dtype(self, dtype: DType) -> DType:
+        """The dtype an input of `dtype` takes part in the promotion as: itself, or `kernel.integers_as` for an
+        integer or BOOL input (the op_api casts it first)."""
+        integer = dtype.is_integral or dtype is DType.BOOL
+        return self.kernel.integers_as if integer and self.kernel.integers_as is not None else dtype
 
     def dtype_sources(self, output: Param) -> list[str]:
         """The inputs whose promoted dtype `output` is computed in (and cast from)."""

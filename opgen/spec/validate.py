@@ -18,7 +18,7 @@ from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
-from opgen.spec.dtypes import DType
+from opgen.spec.dtypes import AICORE_DTYPES, AICPU_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
@@ -160,6 +160,18 @@ class _Checker:
                 self.report(
                     base + ("dtype", "castable_to"), "'castable_to' applies to scalar parameters only", "wrong-kind"
                 )
+            self.resolve_all(
+                dtype.castable_to_promoted_of,
+                base + ("dtype", "castable_to_promoted_of"),
+                kinds=tensors,
+                what="a dtype relation",
+            )
+            if dtype.castable_to_promoted_of and (param.kind is not ParamKind.SCALAR or dtype.castable_to):
+                self.report(
+                    base + ("dtype", "castable_to_promoted_of"),
+                    "'castable_to_promoted_of' applies to scalar parameters without 'castable_to'",
+                    "wrong-kind",
+                )
             if param.kind is not ParamKind.TENSOR and (
                 shape.broadcast_with or shape.same_as or shape.broadcast_result_of or shape.channel_of
             ):
@@ -242,6 +254,31 @@ class _Checker:
         for j, dtype in enumerate(self.spec.routing.aicpu):
             if dtype not in all_dtypes:
                 self.report(("routing", "aicpu", j), f"no parameter accepts {dtype.value}", "invalid")
+            elif dtype not in AICPU_DTYPES:
+                self.report(
+                    ("routing", "aicpu", j),
+                    f"the AICPU kernel computes in double over {'/'.join(d.value for d in AICPU_DTYPES)} tensors, "
+                    f"not {dtype.value}",
+                    "invalid",
+                )
+        for first in self.spec.tensor_inputs[:1]:  # the tensor whose dtype picks the kernel
+            self.check_kernel_dtypes(first)
+
+    def check_kernel_dtypes(self, first: Param) -> None:
+        integers_as = self.spec.kernel.integers_as
+        if integers_as is not None and not (integers_as.is_floating and integers_as in AICORE_DTYPES):
+            self.report(("kernel", "integers_as"), f"{integers_as.value} is not a floating AI Core dtype", "invalid")
+        for dtype in first.dtypes:
+            if self.spec.result_dtype(dtype) is not dtype:
+                continue  # cast to kernel.integers_as before the kernel
+            if dtype not in AICORE_DTYPES and dtype not in self.spec.routing.aicpu:
+                index = self.spec.params.index(first)
+                self.report(
+                    ("params", index, "dtypes", first.dtypes.index(dtype)),
+                    f"{dtype.value} has no AI Core kernel (A2/A3 have no vector arithmetic for it) and is not routed "
+                    "to AICPU (routing.aicpu)",
+                    "invalid",
+                )
 
     def check_api(self) -> None:
         for path, message in aten_form.problems(self.spec):
@@ -549,6 +586,17 @@ class _Checker:
                 "neither api.aten nor api.aten_form is set: there is no torch op to differ from",
                 "invalid",
             )
+        accepted = set(self.spec.tensor_inputs[0].dtypes) if self.spec.tensor_inputs else set()
+        for j, dtype in enumerate(self.spec.golden.torch_refuses):
+            if not self.spec.api.aten:
+                self.report(("golden", "torch_refuses"), "api.aten is not set: there is no torch op", "invalid")
+                break
+            if not dtype.is_integral or dtype not in accepted:
+                self.report(
+                    ("golden", "torch_refuses", j),
+                    f"{dtype.value} is not an integer dtype the first input takes",
+                    "invalid",
+                )
         for j, difference in enumerate(differences):
             path: FieldPath = ("golden", "differs_from_torch", j, "when")
             expr = self.parse(difference.when, path, formula_symbols(self.spec), "condition")

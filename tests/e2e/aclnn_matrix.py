@@ -38,14 +38,18 @@ NP_DTYPE = {
     DType.FLOAT16: np.dtype(np.float16),
     DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
     DType.DOUBLE: np.dtype(np.float64),
+    **{d: d.numpy for d in (DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64)},
 }
 DTYPE_OF = {v: k for k, v in NP_DTYPE.items()}
 
 
-def typed(kind: ParamKind, value):
-    """A golden scalar value as the binding takes it: int for int64, str for string, None for a null scalar."""
+def typed(kind: ParamKind, value, integer_tensors: bool = False):
+    """A golden scalar value as the binding takes it: int for int64, str for string, None for a null scalar; a
+    scalar meeting integer tensors is an integer (truncated), as torch wants it."""
     if value is None or kind is ParamKind.STRING:
         return value
+    if kind is ParamKind.SCALAR and integer_tensors:
+        return int(np.trunc(float(value)))
     return int(value) if kind is ParamKind.INT64 else float(value)
 
 
@@ -53,6 +57,10 @@ def precision_ok(spec: OpSpec, got: np.ndarray, inputs, scalars, dtype: DType) -
     reference = evaluate_reference(spec, {**inputs, **scalars}, np.float64).reshape(got.shape)
     tol = spec.golden.tolerance[dtype]
     g, r = got.astype(np.float64), reference
+    if spec.result_dtype(dtype).is_integral:  # the kernel truncates toward zero into an integer dtype
+        info = np.iinfo(dtype.numpy)
+        with np.errstate(invalid="ignore"):
+            r = np.clip(np.nan_to_num(np.trunc(r), nan=0.0), info.min, info.max)
     with np.errstate(invalid="ignore"):
         bad = ~((np.isnan(g) & np.isnan(r)) | (g == r) | (np.abs(g - r) <= tol.atol + tol.rtol * np.abs(r)))
     ratio = float(bad.mean()) if bad.size else 0.0
@@ -62,7 +70,7 @@ def precision_ok(spec: OpSpec, got: np.ndarray, inputs, scalars, dtype: DType) -
 def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
     g, w = got.astype(np.float64), want.astype(np.float64)
     nan = np.isnan(g) & np.isnan(w)
-    uint = {2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
+    uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
     bits = np.ascontiguousarray(got).view(uint) == np.ascontiguousarray(want).view(uint)
     return bool((bits | nan).all()) and np.array_equal(np.isnan(g), np.isnan(w))
 
@@ -89,12 +97,20 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool):
     ]
 
 
-def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool) -> np.ndarray:
-    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=np.float64)
+def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool, extremes: bool = True) -> np.ndarray:
     size = int(np.prod(shape)) if shape else 1
-    data = rng.uniform(lo, hi, size)
-    data[: min(size, len(special))] = special[: min(size, len(special))]
-    data = data.astype(np.float32 if dtype != np.float64 else np.float64).astype(dtype).reshape(shape)
+    if dtype.kind in "iu":  # integers: the dtype's extremes, -1, 0, 1, then integers over the golden range
+        info = np.iinfo(dtype)
+        edges = ([int(info.min), int(info.max)] if extremes else []) + [-1 if info.min < 0 else 2, 0, 1]
+        low, high = max(int(np.floor(lo)), int(info.min)), min(int(np.ceil(hi)), int(info.max))
+        data = rng.integers(low, high, size, endpoint=True).astype(dtype)
+        data[: min(size, len(edges))] = np.array(edges[: min(size, len(edges))]).astype(dtype)
+        data = data.reshape(shape)
+    else:
+        special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=np.float64)
+        data = rng.uniform(lo, hi, size)
+        data[: min(size, len(special))] = special[: min(size, len(special))]
+        data = data.astype(np.float32 if dtype != np.float64 else np.float64).astype(dtype).reshape(shape)
     if strided and len(shape) >= 1 and size > 1:
         big = np.zeros(shape[:-1] + (shape[-1] * 2,), dtype)
         big[..., ::2] = data
@@ -132,6 +148,7 @@ def run(out_path: str, ops: list[str]) -> None:
                         spec.golden.scalar_values.get(n, [spec.example.scalars[n]])[
                             -2 if len(spec.golden.scalar_values.get(n, [0])) > 1 else 0
                         ],
+                        dtype.is_integral,
                     )
                     for n in scalar_names
                     if n not in flag_names
@@ -147,7 +164,8 @@ def run(out_path: str, ops: list[str]) -> None:
                         if strided and label not in ("n33", "8d", "broadcast", "channels"):
                             continue
                         lo, hi = spec.golden.value_range
-                        inputs = {n: make_input(s, np_dtype, rng, lo, hi, strided) for n, s in shapes.items()}
+                        extremes = spec.golden.integer_extremes
+                        inputs = {n: make_input(s, np_dtype, rng, lo, hi, strided, extremes) for n, s in shapes.items()}
                         out_shape = np.broadcast_shapes(*(spec.aligned_shape(n, shapes) for n in inputs))
                         out_holder = None
                         out = None
@@ -156,7 +174,8 @@ def run(out_path: str, ops: list[str]) -> None:
                         if strided and not takes_out:
                             continue  # the strided-output cases need out=
                         if strided and len(out_shape) >= 1:
-                            out_holder = np.full(out_shape[:-1] + (out_shape[-1] * 2,), 7, np_dtype)
+                            out_np = NP_DTYPE[spec.result_dtype(dtype)]  # FLOAT for erfinv's integer self
+                            out_holder = np.full(out_shape[:-1] + (out_shape[-1] * 2,), 7, out_np)
                             out = out_holder[..., ::2]
                         args = []
                         keywords = {}
@@ -185,7 +204,7 @@ def run(out_path: str, ops: list[str]) -> None:
                         if out_holder is not None and not np.all(out_holder[..., 1::2].astype(np.float64) == 7):
                             summary["failures"].append(f"{name}: wrote outside the output view")
                         dtypes = {n: DTYPE_OF[a.dtype] for n, a in inputs.items()}
-                        want = aclnn_output(spec, plan, inputs, dtypes, scalars, dtype)
+                        want = aclnn_output(spec, plan, inputs, dtypes, scalars, spec.result_dtype(dtype))
                         # AICPU-routed dtypes compute in double with the C library's functions, which may differ
                         # from numpy's by an ulp: there the model is held to 1e-13, elsewhere to the bit
                         aicpu = dtype not in aicore_dtypes(spec)

@@ -106,7 +106,7 @@ int main(int argc, char** argv) {{
 """
 
 # ge::DataType values (ACL and GE share them for these types)
-GE_DTYPE = {DType.FLOAT: 0, DType.FLOAT16: 1, DType.BFLOAT16: 27, DType.DOUBLE: 11}
+GE_DTYPE = {d: d.acl_value for d in DType}  # ge::DataType numbers its dtypes as ACL does
 
 
 @dataclass

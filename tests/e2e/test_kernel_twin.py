@@ -32,6 +32,16 @@ def harness(request, tmp_path_factory, twin_lib):
 
 def _inputs(spec, dtype, size, rng):
     lo, hi = spec.golden.value_range
+    if dtype.is_integral:  # the dtype's extremes, -1, 0, 1, then integers over the golden range
+        info = np.iinfo(dtype.numpy)
+        edges = np.array([info.min, info.max, -1 if info.min < 0 else 2, 0, 1], dtype=dtype.numpy)
+        values = {}
+        for i, param in enumerate(spec.tensor_inputs):
+            low, high = max(int(np.floor(lo)), int(info.min)), min(int(np.ceil(hi)), int(info.max))
+            data = rng.integers(low, high, size, endpoint=True).astype(dtype.numpy)
+            data[: min(size, len(edges))] = np.roll(edges, i)[: min(size, len(edges))]
+            values[param.name] = data
+        return values
     special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30], dtype=np.float64)
     values = {}
     for i, param in enumerate(spec.tensor_inputs):

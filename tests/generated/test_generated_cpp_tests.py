@@ -60,6 +60,8 @@ def _expected_api_cases(spec: OpSpec, sig) -> tuple[str, dict[str, str]]:
         # a null workspaceSize/executor is refused by the DFX phase-one check before the row's own check runs
         cases[call.name] = "" if call.null_outputs else call.message
     for dtype in spec.tensor_inputs[0].dtypes:
+        if sig.inplace and spec.result_dtype(dtype) is not dtype:
+            continue  # an in-place integer tensor cannot hold erfinv's FLOAT result (kernel.integers_as)
         cases[f"valid_{dtype.value.lower()}"] = ""
     return suite, cases
 

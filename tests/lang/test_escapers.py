@@ -151,3 +151,12 @@ def test_outer_parentheses_are_dropped_only_around_the_whole_expression() -> Non
     assert without_outer_parentheses("(f(a) and g(b))") == "f(a) and g(b)"
     assert without_outer_parentheses("(x == ')(')") == "x == ')('"
     assert without_outer_parentheses("(x == '\\'(')") == "x == '\\'('"
+
+
+def test_cpp_int_literal_compiles_for_every_int64() -> None:
+    # -9223372036854775808 would negate a literal no signed type holds; INT32's extremes stay plain literals
+    assert cpp.int_literal(-(2**63)) == "(-9223372036854775807LL - 1)"
+    assert cpp.int_literal(2**63 - 1) == "9223372036854775807LL"
+    assert cpp.int_literal(-(2**31)) == "-2147483648" and cpp.int_literal(7) == "7"
+    with pytest.raises(ValueError):
+        cpp.int_literal(2**63)

@@ -229,6 +229,15 @@ CASES = [
         "uses the scalar parameter 'negativeSlope'",
     ),
     Case(
+        "torch-refuses-a-floating-dtype",
+        "  torch_refuses: [INT32]\n",
+        "  torch_refuses: [FLOAT]\n",
+        "FLOAT]",
+        "invalid",
+        "FLOAT is not an integer dtype the first input takes",
+        spec="hard_sigmoid.yaml",
+    ),
+    Case(
         "undefined-name-in-check",
         "check: {not_null: [gradOutput, self, negativeSlope, out]}",
         "check: {not_null: [gradOutput, slef, negativeSlope, out]}",

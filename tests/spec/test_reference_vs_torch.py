@@ -172,3 +172,49 @@ def test_aten_refuses_what_the_error_table_rejects(name, call):
     tensors = {n: v for n, v in values.items() if isinstance(v, torch.Tensor)}
     with pytest.raises(RuntimeError):
         aten_call(spec, tensors, values)
+
+
+INTEGER_CASES = [
+    (name, dtype)
+    for name, spec in SPECS.items()
+    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten)
+    for dtype in spec.tensor_inputs[0].dtypes
+    if dtype.is_integral
+]
+
+
+def _truncated(values: np.ndarray, dtype: DType) -> np.ndarray:
+    info = np.iinfo(dtype.numpy)
+    return np.clip(np.trunc(np.asarray(values, np.float64)), info.min, info.max).astype(dtype.numpy)
+
+
+@pytest.mark.parametrize("name,dtype", INTEGER_CASES, ids=[f"{n}-{d.value}" for n, d in INTEGER_CASES])
+def test_integer_reference_agrees_with_aten(name, dtype):
+    """The reference on integer inputs, truncated toward zero, is aten's result in that dtype; for the dtypes the
+    spec says aten refuses (golden.torch_refuses), aten does refuse, and its float64 result truncated agrees."""
+    spec = spec_of(name)
+    info = np.iinfo(dtype.numpy)
+    lo, hi = spec.golden.value_range
+    grid = np.arange(max(int(np.floor(lo)), int(info.min)), min(int(np.ceil(hi)), int(info.max)) + 1)
+    data = np.concatenate([[info.min, info.max, 0, 1, info.max - 1], grid]).astype(dtype.numpy)
+    tensors = {p.name: np.roll(data, i) for i, p in enumerate(spec.tensor_inputs)}
+    result = spec.result_dtype(dtype)
+    for scalars in scalar_cases(spec):
+        if rejected(spec, scalars):
+            continue
+        if result.is_floating:  # computed in a floating dtype (kernel.integers_as): aten's result, one rounding apart
+            ours = evaluate_reference(spec, {**tensors, **scalars}, result.numpy).astype(np.float64)
+            theirs = aten_call(spec, {k: torch.from_numpy(v) for k, v in tensors.items()}, scalars).numpy()
+            assert theirs.dtype == result.numpy and np.array_equal(np.isnan(ours), np.isnan(theirs))
+            kept = ~np.isnan(ours)
+            assert ulp_distance(ours[kept], theirs.astype(np.float64)[kept], result).max(initial=0.0) <= 1.0
+            continue
+        ours = _truncated(evaluate_reference(spec, {**tensors, **scalars}, None), dtype)
+        if dtype in spec.golden.torch_refuses:
+            with pytest.raises(RuntimeError, match="not implemented"):
+                aten_call(spec, {k: torch.from_numpy(v) for k, v in tensors.items()}, scalars)
+            wide = {k: torch.from_numpy(v.astype(np.float64)) for k, v in tensors.items()}
+            theirs = _truncated(aten_call(spec, wide, scalars).numpy(), dtype)
+        else:
+            theirs = aten_call(spec, {k: torch.from_numpy(v) for k, v in tensors.items()}, scalars).numpy()
+        assert theirs.dtype == ours.dtype and np.array_equal(ours, theirs), (scalars, ours, theirs)

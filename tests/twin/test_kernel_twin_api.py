@@ -506,6 +506,24 @@ def test_compare_bit_mask_layout(harness, tmp_path):
         np.testing.assert_array_equal(case.result[: case.count // 8], expected, err_msg=f"{case.api} {mode}")
 
 
+def test_int32_compares_for_equality_only_on_a2_a3(harness, tmp_path):
+    # asc-devkit's Compare/CompareScalar type lists: A2/A3 take int32_t for CMPMODE::EQ only
+    a = np.array([2**31 - 1, -(2**31), 7, -7, 0, 16777217] * 11, np.int32)[:64]
+    b = a.copy()
+    b[::2] = 16777216  # equal to a float32-rounded 16777217, not to the int32
+    eq, gt = CMP_MODES.index("EQ"), CMP_MODES.index("GT")
+    cases = [
+        Case("Compare", "int32", 64, a, b, dst_dtype="uint8", mode=eq),
+        Case("CompareScalar", "int32", 64, a, dst_dtype="uint8", mode=eq, scalar=np.int32(16777217)),
+        Case("Compares", "int32", 64, a, dst_dtype="uint8", mode=gt, scalar=np.int32(0)),
+    ]
+    compare, scalar, refused = run_cases(harness, cases, tmp_path, soc="ascend910b")
+    assert compare.error is None and scalar.error is None
+    np.testing.assert_array_equal(compare.result[:8], np.packbits(a == b, bitorder="little"))
+    np.testing.assert_array_equal(scalar.result[:8], np.packbits(a == 16777217, bitorder="little"))
+    assert refused.error is not None and "CMPMODE::EQ only" in refused.error
+
+
 def test_compare_scalar_old_name(harness, tmp_path):
     a = np.arange(128, dtype=np.float32) - 64
     (case,) = run_cases(
@@ -605,6 +623,11 @@ CAST_CASES = [
     ("int32", "float", ["CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC"]),
     ("float", "float", ["CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC"]),
     ("int8", "half", ["CAST_NONE"]),
+    # the integer kernels' carriers: uint8 through half, int16 through float (exact both ways)
+    ("uint8", "half", ["CAST_NONE"]),
+    ("half", "uint8", ["CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC"]),
+    ("int16", "float", ["CAST_NONE"]),
+    ("float", "int16", ["CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC"]),
 ]
 
 
@@ -641,6 +664,11 @@ def _cast_input(src: str) -> np.ndarray:
         return np.concatenate([big, RNG.integers(-(2**31), 2**31, size=249, dtype=np.int64).astype(np.int32)])
     if src == "int8":
         return np.arange(-128, 128, dtype=np.int8)
+    if src in ("uint8", "int16"):  # every value of the type, or its extremes and a spread
+        info = np.iinfo(DTYPES[src])
+        edges = np.array([info.min, info.max, 0, 1, info.max - 1], DTYPES[src])
+        spread = RNG.integers(info.min, int(info.max) + 1, size=251).astype(DTYPES[src])
+        return np.concatenate([edges, spread])
     return random_floats(DTYPES[src], 1024)
 
 

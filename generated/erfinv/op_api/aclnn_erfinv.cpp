@@ -22,8 +22,8 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT8, op::DataType::DT_INT16, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_UINT8};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT8, op::DataType::DT_INT16, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_UINT8};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& SelfDtypes() {
@@ -63,7 +63,7 @@ static aclnnStatus CheckParams(const aclTensor *self,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (!CanCast(self->GetDataType(), out->GetDataType())) {
+  if (!CanCast((IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT : self->GetDataType()), out->GetDataType())) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the result dtype of self cannot be cast to out's dtype.");
     return ACLNN_ERR_PARAM_INVALID;
   }
@@ -101,7 +101,7 @@ aclnnStatus aclnnErfinvGetWorkspaceSize(const aclTensor *self,
     return ACLNN_SUCCESS;
   }
 
-  const op::DataType computeDtype = self->GetDataType();
+  const op::DataType computeDtype = (IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT : self->GetDataType());
   // self: contiguous, in the compute dtype
   auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
   CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);

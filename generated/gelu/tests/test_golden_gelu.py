@@ -22,6 +22,17 @@ except ImportError:  # the torch comparison is skipped, the reference comparison
     torch = None
 
 DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64}
+# integer dtypes: integer inputs (no NaN or infinities), results truncated toward zero as the kernel does
+INTEGERS = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64}
+DTYPES.update(INTEGERS)
+# integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
+# the first tensor input's dtypes, each a golden test with every input in it
+INPUT_DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
+TORCH_REFUSES = []
+# input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
+OUT_DTYPES = {}
+INTEGER_EXTREMES = True  # the integer dtypes' min and max among the inputs (golden.integer_extremes)
+SCALAR_KINDS = {}
 # dtype: (rtol, atol, max_fail_ratio, standard)
 TOLERANCE = {
     "FLOAT16": (0.001, 0.001, 0.001, "双千分之一"),
@@ -49,7 +60,38 @@ def rejected():
     return None
 
 
+def make_integer_inputs(dtype, shape, seed):
+    """Integers in the dtype's range: its min and max, -1, 0, 1 and the integral special values first."""
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(INTEGERS[dtype])
+    lo, hi = max(math.ceil(VALUE_RANGE[0]), int(info.min)), min(math.floor(VALUE_RANGE[1]), int(info.max))
+    extremes = [int(info.min), int(info.max)] if INTEGER_EXTREMES else []
+    boundaries = extremes + [-1, 0, 1] + [int(v) for v in SPECIAL_VALUES if float(v).is_integer()]
+    special = [v for v in dict.fromkeys(boundaries) if info.min <= v <= info.max]
+    inputs = []
+    for index in range(1):
+        data = rng.integers(lo, hi, size=int(np.prod(shape)), endpoint=True).astype(INTEGERS[dtype])
+        pattern = np.tile(special, len(special)) if index % 2 == 0 else np.repeat(special, len(special))
+        count = min(len(data), len(pattern))
+        data[:count] = np.asarray(pattern[:count]).astype(INTEGERS[dtype])
+        inputs.append(data.reshape(shape))
+    return inputs
+
+
+def to_dtype(values, dtype):
+    """The float64 reference in `dtype`: rounded once through float32 (float64 for DOUBLE), or truncated toward
+    zero and saturated (NaN to 0) for an integer dtype, as the kernel's CAST_TRUNC does."""
+    if dtype in INTEGERS:
+        info = np.iinfo(INTEGERS[dtype])
+        with np.errstate(invalid="ignore"):
+            whole = np.nan_to_num(np.trunc(np.asarray(values, np.float64)), nan=0.0)
+        return np.clip(whole, info.min, info.max).astype(INTEGERS[dtype])
+    return np.asarray(values).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+
+
 def make_inputs(dtype, shape, seed):
+    if dtype in INTEGERS:
+        return make_integer_inputs(dtype, shape, seed)
     rng = np.random.default_rng(seed)
     special = np.array(SPECIAL_VALUES + [SUBNORMALS[dtype], -SUBNORMALS[dtype]], dtype=np.float64)
     inputs = []
@@ -98,6 +140,10 @@ def cases(dtype):
 
 
 def check_case(dtype, shape, scalars):
+    if dtype in INTEGERS:  # integer tensors take integer scalars (torch refuses a floating alpha; ops-nn truncates)
+        scalars = {
+            k: math.trunc(v) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v for k, v in scalars.items()
+        }
     (self,) = make_inputs(dtype, shape, seed=sum(shape) * 31 + len(dtype))
     call_args = [
         self,
@@ -111,12 +157,13 @@ def check_case(dtype, shape, scalars):
         return
     got = opgen_ops.gelu_tanh(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    want = reference(*wide, **call_kwargs).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    out_dtype = OUT_DTYPES.get(dtype, dtype)
+    want = to_dtype(reference(*wide, **call_kwargs), out_dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
 
 
-@pytest.mark.parametrize("dtype", [dtype for dtype in DTYPES if dtype in TOLERANCE])
+@pytest.mark.parametrize("dtype", [dtype for dtype in INPUT_DTYPES if dtype in DTYPES])
 def test_golden(dtype):
     """Every shape x parameter value of one dtype; a failure lists each failing case by its shape and values."""
     failed = []

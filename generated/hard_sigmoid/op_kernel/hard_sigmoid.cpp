@@ -43,7 +43,7 @@ class KernelHardSigmoid {
  private:
   __aicore__ inline void InitScalars(const HardSigmoidTilingData& tiling) {
     (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+    if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70) {
     }
   }
 
@@ -95,6 +95,21 @@ class KernelHardSigmoid {
       Mins(tmp1, tmp0, static_cast<float>(1.0f), len);
       PipeBarrier<PIPE_V>();
       Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+    } else if constexpr (KEY == 70) {  // int32: computed in float
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+      Duplicate(tmp1, static_cast<float>(6.0f), len);
+      PipeBarrier<PIPE_V>();
+      Div(tmp0, tmp0, tmp1, len);
+      PipeBarrier<PIPE_V>();
+      Adds(tmp1, tmp0, static_cast<float>(0.5f), len);
+      PipeBarrier<PIPE_V>();
+      Maxs(tmp0, tmp1, static_cast<float>(0.0f), len);
+      PipeBarrier<PIPE_V>();
+      Mins(tmp1, tmp0, static_cast<float>(1.0f), len);
+      PipeBarrier<PIPE_V>();
+      Cast(outLocal, tmp1, RoundMode::CAST_TRUNC, len);
     }
     outQueue_.EnQue(outLocal);
     selfQueue_.FreeTensor(selfLocal);
@@ -135,6 +150,10 @@ extern "C" __global__ __aicore__ void hard_sigmoid(GM_ADDR self, GM_ADDR out,
     op.Process();
   } else if (TILING_KEY_IS(30)) {
     KernelHardSigmoid<bfloat16_t, float, 30, 2, 0> op;
+    op.Init(self, out, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(70)) {
+    KernelHardSigmoid<int32_t, float, 70, 2, 0> op;
     op.Init(self, out, tilingData);
     op.Process();
   }

@@ -252,7 +252,7 @@ def erfinv(self, *, out=None):
         out = erfinv(x)
 
     Args:
-        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
         out: 表示erfinv的输出，公式中的y。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
 
     Raises:
@@ -265,7 +265,7 @@ def erfinv(self, *, out=None):
     """
     self = _rt.as_array(self)
     if out is None:
-        out = _rt.new_output([self], [self])
+        out = _rt.new_output([self], [self], "float32")
     _rt.call("aclnnErfinv", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
@@ -278,7 +278,7 @@ def erfinv_(
         out = erfinv(x)
 
     Args:
-        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
@@ -517,8 +517,8 @@ def hardsigmoid(self, *, out=None):
         out = min(max(self / 6 + 0.5, 0), 1)
 
     Args:
-        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        out: 表示激活函数的输出，公式中的输出Hardsigmoid(self)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
+        out: 表示激活函数的输出，公式中的输出Hardsigmoid(self)。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out为空指针。
@@ -542,7 +542,7 @@ def hardsigmoid_(
         out = min(max(self / 6 + 0.5, 0), 1)
 
     Args:
-        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示激活函数的输入，公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out为空指针。
@@ -1003,8 +1003,8 @@ def relu(self, *, out=None):
         out = max(self, 0)
 
     Args:
-        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        out: 表示Relu的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
+        out: 表示Relu的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
@@ -1028,7 +1028,7 @@ def relu_(
         out = max(self, 0)
 
     Args:
-        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示Relu的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
@@ -1048,10 +1048,10 @@ def add_relu(self, other, alpha=1.0, *, out=None):
         out = max(self + alpha * other, 0)
 
     Args:
-        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
+        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
         alpha: 表示other的系数，公式中的alpha。 (scalar; dtypes: -)
-        out: 表示AddRelu的输出，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示AddRelu的输出，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、other、alpha或out是空指针。
@@ -1082,8 +1082,8 @@ def inplace_add_relu(
         out = max(self + alpha * other, 0)
 
     Args:
-        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
+        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
         alpha: 表示other的系数，公式中的alpha。 (scalar; dtypes: -)
 
     Raises:
@@ -1108,8 +1108,8 @@ def selu(
         out = 1.0507009873554805 * (max(0, x) + min(0, 1.6732632423543772 * expm1(x)))
 
     Args:
-        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        out: 表示SELU激活函数的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
+        out: 表示SELU激活函数的输出。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
@@ -1130,7 +1130,7 @@ def selu_(
         out = 1.0507009873554805 * (max(0, x) + min(0, 1.6732632423543772 * expm1(x)))
 
     Args:
-        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示SELU激活函数的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
@@ -1148,9 +1148,9 @@ def selu_backward(grad_output, result, *, out=None):
         gradInput = where(result <= 0, gradOutput * (result + 1.6732632423543772 * 1.0507009873554805), gradOutput * 1.0507009873554805)
 
     Args:
-        grad_output: 表示Selu正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        result: 表示Selu正向的输出，公式中的r。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        out: 表示Selu正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        grad_output: 表示Selu正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
+        result: 表示Selu正向的输出，公式中的r。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
+        out: 表示Selu正向输入的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT32, INT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、result或gradInput是空指针。
@@ -1352,7 +1352,7 @@ def softplus_backward(grad_output, self, beta, threshold, *, out=None):
 
     Args:
         grad_output: 表示Softplus正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
-        self: 表示Softplus正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, DOUBLE, BFLOAT16)
+        self: 表示Softplus正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, DOUBLE, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
         beta: 表示Softplus的缩放系数，公式中的beta。 (scalar; dtypes: -)
         threshold: 表示Softplus的阈值，公式中的threshold。 (scalar; dtypes: -)
         out: 表示Softplus正向输入的梯度。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
@@ -1366,7 +1366,7 @@ def softplus_backward(grad_output, self, beta, threshold, *, out=None):
     grad_output = _rt.as_array(grad_output)
     self = _rt.as_array(self)
     if out is None:
-        out = _rt.new_output([self], [grad_output, self])
+        out = _rt.new_output([self], [grad_output, self], "float32")
     _rt.call(
         "aclnnSoftplusBackward",
         [
@@ -1511,10 +1511,10 @@ def threshold(self, threshold, value, *, out=None):
         out = where(self > threshold, self, value)
 
     Args:
-        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
         threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
         value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、threshold、value或out是空指针。
@@ -1548,7 +1548,7 @@ def threshold_(
         out = where(self > threshold, self, value)
 
     Args:
-        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT)
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
         threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
         value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
 

@@ -23,8 +23,20 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+// A scalar meeting an integer tensor, in that integer dtype: truncated toward zero, NaN as 0, saturated (a
+// float-to-integer conversion out of range would be undefined).
+static float TruncatedToInteger(const float value) {
+  if (!(value == value)) {
+    return 0.0f;
+  }
+  if (value >= 9.2e18f || value <= -9.2e18f) {
+    return value > 0.0f ? 9.2e18f : -9.2e18f;
+  }
+  return static_cast<float>(static_cast<int64_t>(value));
+}
+
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& SelfDtypes() {
@@ -42,8 +54,8 @@ static const std::initializer_list<op::DataType>& SelfDtypes() {
   }
 }
 
-static const std::initializer_list<op::DataType> kOtherDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kOtherDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kOtherDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> kOtherDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
 
 // other: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& OtherDtypes() {
@@ -83,8 +95,8 @@ static aclnnStatus CheckParams(const aclTensor *self,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or other is not supported.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT)) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be cast to FLOAT.");
+  if (!CanCast(alpha->GetDataType(), PromoteType(self->GetDataType(), other->GetDataType()))) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be cast to the promoted dtype of self and other.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   if (!CanCast(PromoteType(self->GetDataType(), other->GetDataType()), out->GetDataType())) {
@@ -158,7 +170,7 @@ aclnnStatus aclnnAddReluGetWorkspaceSize(const aclTensor *self,
     CHECK_RET(otherCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
   }
 
-  auto l0Result = l0op::AddRelu(selfCasted, otherCasted, alpha->ToFloat(), uniqueExecutor.get());
+  auto l0Result = l0op::AddRelu(selfCasted, otherCasted, (op::IsIntegralType(computeDtype) ? TruncatedToInteger(alpha->ToFloat()) : alpha->ToFloat()), uniqueExecutor.get());
   CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -20,6 +20,8 @@ constexpr KernelVariant kVariants[] = {
     {30, ge::DT_BF16, 0, 2, 160, 64, 0},  // bfloat16
     {20, ge::DT_FLOAT16, 0, 2, 160, 64, 0},  // float16
     {10, ge::DT_FLOAT, 0, 4, 224, 64, 0},  // float
+    {60, ge::DT_INT16, 0, 2, 112, 128, 0},  // int16
+    {70, ge::DT_INT32, 0, 4, 224, 64, 0},  // int32
 };
 
 constexpr int64_t kMinBytesPerCore = 4096;

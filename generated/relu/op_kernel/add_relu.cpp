@@ -44,7 +44,7 @@ class KernelAddRelu {
 
  private:
   __aicore__ inline void InitScalars(const AddReluTilingData& tiling) {
-    if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+    if constexpr (KEY == 30 || KEY == 20 || KEY == 10 || KEY == 60 || KEY == 70) {
       s0 = static_cast<C>(tiling.alpha);
     }
   }
@@ -84,6 +84,20 @@ class KernelAddRelu {
       Add(tmp0, selfLocal, tmp0, len);
       PipeBarrier<PIPE_V>();
       Maxs(outLocal, tmp0, static_cast<float>(0.0f), len);
+    } else if constexpr (KEY == 60) {  // int16: computed in int16_t
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      Muls(tmp0, otherLocal, s0, len);
+      PipeBarrier<PIPE_V>();
+      Add(tmp0, selfLocal, tmp0, len);
+      PipeBarrier<PIPE_V>();
+      Maxs(outLocal, tmp0, static_cast<int16_t>(0), len);
+    } else if constexpr (KEY == 70) {  // int32: computed in int32_t
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      Muls(tmp0, otherLocal, s0, len);
+      PipeBarrier<PIPE_V>();
+      Add(tmp0, selfLocal, tmp0, len);
+      PipeBarrier<PIPE_V>();
+      Maxs(outLocal, tmp0, static_cast<int32_t>(0), len);
     }
     outQueue_.EnQue(outLocal);
     selfQueue_.FreeTensor(selfLocal);
@@ -128,6 +142,14 @@ extern "C" __global__ __aicore__ void add_relu(GM_ADDR x1, GM_ADDR x2, GM_ADDR y
     op.Process();
   } else if (TILING_KEY_IS(10)) {
     KernelAddRelu<float, float, 10, 1, 0> op;
+    op.Init(x1, x2, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(60)) {
+    KernelAddRelu<int16_t, int16_t, 60, 1, 0> op;
+    op.Init(x1, x2, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(70)) {
+    KernelAddRelu<int32_t, int32_t, 70, 1, 0> op;
     op.Init(x1, x2, y, tilingData);
     op.Process();
   }

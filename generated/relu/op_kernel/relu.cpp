@@ -43,7 +43,7 @@ class KernelRelu {
  private:
   __aicore__ inline void InitScalars(const ReluTilingData& tiling) {
     (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+    if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 40 || KEY == 50 || KEY == 70) {
     }
   }
 
@@ -69,6 +69,15 @@ class KernelRelu {
       Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
       PipeBarrier<PIPE_V>();
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+    } else if constexpr (KEY == 40 || KEY == 50) {  // int8, uint8: computed in half
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
+      PipeBarrier<PIPE_V>();
+      Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
+    } else if constexpr (KEY == 70) {  // int32: computed in int32_t
+      Maxs(outLocal, selfLocal, static_cast<int32_t>(0), len);
     }
     outQueue_.EnQue(outLocal);
     selfQueue_.FreeTensor(selfLocal);
@@ -109,6 +118,18 @@ extern "C" __global__ __aicore__ void relu(GM_ADDR x, GM_ADDR y,
     op.Process();
   } else if (TILING_KEY_IS(30)) {
     KernelRelu<bfloat16_t, float, 30, 1, 0> op;
+    op.Init(x, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(40)) {
+    KernelRelu<int8_t, half, 40, 1, 0> op;
+    op.Init(x, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(50)) {
+    KernelRelu<uint8_t, half, 50, 1, 0> op;
+    op.Init(x, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(70)) {
+    KernelRelu<int32_t, int32_t, 70, 0, 0> op;
     op.Init(x, y, tilingData);
     op.Process();
   }

@@ -43,7 +43,7 @@ class KernelSelu {
  private:
   __aicore__ inline void InitScalars(const SeluTilingData& tiling) {
     (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+    if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70 || KEY == 40) {
     }
   }
 
@@ -133,6 +133,90 @@ class KernelSelu {
       Muls(tmp0, tmp3, static_cast<float>(1.0507009873554805f), len);
       PipeBarrier<PIPE_V>();
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+    } else if constexpr (KEY == 70) {  // int32: computed in float
+      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+      const uint32_t cmpLen = (len + 63) / 64 * 64;
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+      LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
+      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+      LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
+      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
+      Abs(tmp2, tmp0, len);
+      PipeBarrier<PIPE_V>();
+      CompareScalar(mask0, tmp2, static_cast<float>(0.5f), CMPMODE::LT, cmpLen);
+      PipeBarrier<PIPE_V>();
+      Exp(tmp2, tmp0, len);
+      PipeBarrier<PIPE_V>();
+      CompareScalar(mask1, tmp2, static_cast<float>(1.0f), CMPMODE::EQ, cmpLen);
+      Adds(tmp3, tmp2, static_cast<float>(-1.0f), len);
+      PipeBarrier<PIPE_V>();
+      Mul(tmp4, tmp3, tmp0, len);
+      Ln(tmp2, tmp2, len);
+      PipeBarrier<PIPE_V>();
+      Div(tmp4, tmp4, tmp2, len);
+      PipeBarrier<PIPE_V>();
+      Select(tmp2, mask1, tmp0, tmp4, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+      PipeBarrier<PIPE_V>();
+      Select(tmp0, mask0, tmp2, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+      PipeBarrier<PIPE_V>();
+      Muls(tmp4, tmp0, static_cast<float>(1.6732632423543772f), len);
+      PipeBarrier<PIPE_V>();
+      Mins(tmp2, tmp4, static_cast<float>(0.0f), len);
+      PipeBarrier<PIPE_V>();
+      Add(tmp3, tmp1, tmp2, len);
+      PipeBarrier<PIPE_V>();
+      Muls(tmp0, tmp3, static_cast<float>(1.0507009873554805f), len);
+      PipeBarrier<PIPE_V>();
+      Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
+    } else if constexpr (KEY == 40) {  // int8: computed in float
+      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+      const uint32_t cmpLen = (len + 63) / 64 * 64;
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+      LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
+      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+      LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
+      Cast(tmp0.template ReinterpretCast<half>(), selfLocal, RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      Cast(tmp1, tmp0.template ReinterpretCast<half>(), RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      Maxs(tmp0, tmp1, static_cast<float>(0.0f), len);
+      Abs(tmp2, tmp1, len);
+      PipeBarrier<PIPE_V>();
+      CompareScalar(mask0, tmp2, static_cast<float>(0.5f), CMPMODE::LT, cmpLen);
+      PipeBarrier<PIPE_V>();
+      Exp(tmp2, tmp1, len);
+      PipeBarrier<PIPE_V>();
+      CompareScalar(mask1, tmp2, static_cast<float>(1.0f), CMPMODE::EQ, cmpLen);
+      Adds(tmp3, tmp2, static_cast<float>(-1.0f), len);
+      PipeBarrier<PIPE_V>();
+      Mul(tmp4, tmp3, tmp1, len);
+      Ln(tmp2, tmp2, len);
+      PipeBarrier<PIPE_V>();
+      Div(tmp4, tmp4, tmp2, len);
+      PipeBarrier<PIPE_V>();
+      Select(tmp2, mask1, tmp1, tmp4, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+      PipeBarrier<PIPE_V>();
+      Select(tmp1, mask0, tmp2, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+      PipeBarrier<PIPE_V>();
+      Muls(tmp4, tmp1, static_cast<float>(1.6732632423543772f), len);
+      PipeBarrier<PIPE_V>();
+      Mins(tmp2, tmp4, static_cast<float>(0.0f), len);
+      PipeBarrier<PIPE_V>();
+      Add(tmp3, tmp0, tmp2, len);
+      PipeBarrier<PIPE_V>();
+      Muls(tmp1, tmp3, static_cast<float>(1.0507009873554805f), len);
+      PipeBarrier<PIPE_V>();
+      Cast(tmp4.template ReinterpretCast<half>(), tmp1, RoundMode::CAST_TRUNC, len);
+      PipeBarrier<PIPE_V>();
+      Cast(outLocal, tmp4.template ReinterpretCast<half>(), RoundMode::CAST_TRUNC, len);
     }
     outQueue_.EnQue(outLocal);
     selfQueue_.FreeTensor(selfLocal);
@@ -173,6 +257,14 @@ extern "C" __global__ __aicore__ void selu(GM_ADDR x, GM_ADDR y,
     op.Process();
   } else if (TILING_KEY_IS(30)) {
     KernelSelu<bfloat16_t, float, 30, 5, 2> op;
+    op.Init(x, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(70)) {
+    KernelSelu<int32_t, float, 70, 5, 2> op;
+    op.Init(x, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(40)) {
+    KernelSelu<int8_t, float, 40, 5, 2> op;
     op.Init(x, y, tilingData);
     op.Process();
   }

@@ -20,6 +20,8 @@ constexpr KernelVariant kVariants[] = {
     {10, ge::DT_FLOAT, 0, 4, 257, 64, 1},  // float
     {20, ge::DT_FLOAT16, 0, 2, 161, 64, 1},  // float16
     {30, ge::DT_BF16, 0, 2, 161, 64, 1},  // bfloat16
+    {70, ge::DT_INT32, 0, 4, 257, 64, 1},  // int32
+    {40, ge::DT_INT8, 0, 1, 145, 64, 1},  // int8
 };
 
 constexpr int64_t kMinBytesPerCore = 4096;

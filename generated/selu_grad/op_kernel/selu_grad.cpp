@@ -45,7 +45,7 @@ class KernelSeluGrad {
  private:
   __aicore__ inline void InitScalars(const SeluGradTilingData& tiling) {
     (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+    if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70 || KEY == 40) {
     }
   }
 
@@ -96,6 +96,52 @@ class KernelSeluGrad {
       Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
       PipeBarrier<PIPE_V>();
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+    } else if constexpr (KEY == 70) {  // int32: computed in float
+      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+      const uint32_t cmpLen = (len + 63) / 64 * 64;
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+      Cast(tmp0, resultLocal, RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
+      Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, len);
+      Adds(tmp0, tmp0, static_cast<float>(1.7580993408473766f), len);
+      PipeBarrier<PIPE_V>();
+      Mul(tmp0, tmp1, tmp0, len);
+      PipeBarrier<PIPE_V>();
+      Muls(tmp1, tmp1, static_cast<float>(1.0507009873554805f), len);
+      PipeBarrier<PIPE_V>();
+      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+      PipeBarrier<PIPE_V>();
+      Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
+    } else if constexpr (KEY == 40) {  // int8: computed in float
+      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+      const uint32_t cmpLen = (len + 63) / 64 * 64;
+      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+      Cast(tmp0.template ReinterpretCast<half>(), resultLocal, RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      Cast(tmp1, tmp0.template ReinterpretCast<half>(), RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
+      Cast(tmp0.template ReinterpretCast<half>(), gradOutputLocal, RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      Cast(tmp2, tmp0.template ReinterpretCast<half>(), RoundMode::CAST_NONE, len);
+      PipeBarrier<PIPE_V>();
+      Adds(tmp0, tmp1, static_cast<float>(1.7580993408473766f), len);
+      PipeBarrier<PIPE_V>();
+      Mul(tmp1, tmp2, tmp0, len);
+      PipeBarrier<PIPE_V>();
+      Muls(tmp0, tmp2, static_cast<float>(1.0507009873554805f), len);
+      PipeBarrier<PIPE_V>();
+      Select(tmp2, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+      PipeBarrier<PIPE_V>();
+      Cast(tmp1.template ReinterpretCast<half>(), tmp2, RoundMode::CAST_TRUNC, len);
+      PipeBarrier<PIPE_V>();
+      Cast(outLocal, tmp1.template ReinterpretCast<half>(), RoundMode::CAST_TRUNC, len);
     }
     outQueue_.EnQue(outLocal);
     gradOutputQueue_.FreeTensor(gradOutputLocal);
@@ -139,6 +185,14 @@ extern "C" __global__ __aicore__ void selu_grad(GM_ADDR gradients, GM_ADDR outpu
     op.Process();
   } else if (TILING_KEY_IS(30)) {
     KernelSeluGrad<bfloat16_t, float, 30, 2, 1> op;
+    op.Init(gradients, outputs, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(70)) {
+    KernelSeluGrad<int32_t, float, 70, 2, 1> op;
+    op.Init(gradients, outputs, y, tilingData);
+    op.Process();
+  } else if (TILING_KEY_IS(40)) {
+    KernelSeluGrad<int8_t, float, 40, 3, 1> op;
     op.Init(gradients, outputs, y, tilingData);
     op.Process();
   }

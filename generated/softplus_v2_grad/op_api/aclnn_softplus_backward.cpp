@@ -41,8 +41,8 @@ static const std::initializer_list<op::DataType>& GradOutputDtypes() {
   }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_DOUBLE, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_DOUBLE, op::DataType::DT_BF16, op::DataType::DT_INT8, op::DataType::DT_INT16, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_UINT8};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_DOUBLE, op::DataType::DT_INT8, op::DataType::DT_INT16, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_UINT8};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& SelfDtypes() {
@@ -140,7 +140,7 @@ aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     return ACLNN_SUCCESS;
   }
 
-  const op::DataType computeDtype = PromoteType(gradOutput->GetDataType(), self->GetDataType());
+  const op::DataType computeDtype = PromoteType((IsIntegralType(gradOutput->GetDataType(), true) ? op::DataType::DT_FLOAT : gradOutput->GetDataType()), (IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT : self->GetDataType()));
   // gradOutput: contiguous, in the compute dtype
   auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
   CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -208,7 +208,7 @@ BodyFn PickBody() {
       Pick<int32_t, int32_t>("int32", "int32", &fn) || Pick<uint8_t, uint8_t>("uint8", "uint8", &fn) ||
       // Compare outputs.
       Pick<half, uint8_t>("half", "uint8", &fn) || Pick<float, uint8_t>("float", "uint8", &fn) ||
-      Pick<bfloat16_t, uint8_t>("bf16", "uint8", &fn) ||
+      Pick<bfloat16_t, uint8_t>("bf16", "uint8", &fn) || Pick<int32_t, uint8_t>("int32", "uint8", &fn) ||
       // Cast pairs.
       Pick<half, float>("half", "float", &fn) || Pick<float, half>("float", "half", &fn) ||
       Pick<bfloat16_t, float>("bf16", "float", &fn) || Pick<float, bfloat16_t>("float", "bf16", &fn) ||
@@ -216,6 +216,7 @@ BodyFn PickBody() {
       Pick<int32_t, float>("int32", "float", &fn) || Pick<half, int32_t>("half", "int32", &fn) ||
       Pick<half, int8_t>("half", "int8", &fn) || Pick<int8_t, half>("int8", "half", &fn) ||
       Pick<float, int16_t>("float", "int16", &fn) || Pick<int16_t, half>("int16", "half", &fn) ||
+      Pick<int16_t, float>("int16", "float", &fn) || Pick<uint8_t, half>("uint8", "half", &fn) ||
       Pick<float, int64_t>("float", "int64", &fn) || Pick<int64_t, float>("int64", "float", &fn) ||
       Pick<bfloat16_t, int32_t>("bf16", "int32", &fn);
   return fn;

@@ -19,6 +19,11 @@ TOLERANCE = {
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
     "DOUBLE": (1e-07, 1e-12, 0.0, "FLOAT attributes: exact but for beta and threshold rounded to float"),
+    "INT8": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "INT16": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "INT32": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "INT64": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "UINT8": (0.0001, 0.0001, 0.0001, "双万分之一"),
 }
 STORAGE = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "DOUBLE": np.float64}
 

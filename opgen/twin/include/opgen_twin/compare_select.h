@@ -48,7 +48,7 @@ template <typename T, typename U>
 uint64_t CompareProlog(Api api, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0, int64_t count,
                        AscendC::CMPMODE mode) {
   const char* name = ApiName(api);
-  RequireDtype(api, kDTypeOf<T>);
+  RequireCompareDtype(api, kDTypeOf<T>, mode == AscendC::CMPMODE::EQ);
   CheckCmpMode(name, mode);
   const uint64_t n = CheckCount(name, count);
   if (n * sizeof(T) % kRepeatBytes != 0) {

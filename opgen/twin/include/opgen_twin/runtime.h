@@ -96,6 +96,8 @@ void CheckUbOperand(const char* api, const char* role, const UbRef& ref, uint64_
                     bool aligned);
 // Fails with DTYPE_UNSUPPORTED if the selected SoC's `api` does not take `type`.
 void RequireDtype(Api api, DType type);
+// Compare/Compares/CompareScalar: A2/A3 also take int32_t, for CMPMODE::EQ only (asc-devkit's type lists).
+void RequireCompareDtype(Api api, DType type, bool equality);
 // Fails with DTYPE_UNSUPPORTED / CAST_MODE_ILLEGAL for an unsupported conversion or rounding mode.
 void RequireCast(DType dst, DType src, int round_mode);
 

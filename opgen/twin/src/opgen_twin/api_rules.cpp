@@ -5,7 +5,8 @@
 // arithmetic; LeakyRelu is half/float only; DataCopyPad is absent on the older training/inference parts) and, for
 // the advanced math APIs, the asc-devkit headers (adv_api/math/*.h, adv_api/activation/sigmoid.h).
 // Integer support of the arithmetic APIs follows the A2 lists (int16/int32 for Add..Min and the scalar
-// family, int32 for Relu) and is less certain than the floating-point rows.
+// family, int32 for Relu; asc-devkit's Maxs list confirms half/int16_t/float/int32_t on A2/A3), and A2/A3
+// compare int32_t for CMPMODE::EQ only (asc-devkit's Compare and CompareScalar lists).
 #include <cstring>
 #include <string>
 
@@ -166,6 +167,17 @@ void RequireDtype(Api api, DType type) {
   Fail("DTYPE_UNSUPPORTED", ApiName(api),
        StringPrintf("dtype=%s soc=%s: %s takes %s here", DTypeName(type), soc.name, ApiName(api),
               DTypeList(allowed).c_str()));
+}
+
+void RequireCompareDtype(Api api, DType type, bool equality) {
+  const SocInfo& soc = ActiveSoc();
+  if (type == DType::kInt32 && std::strcmp(soc.arch, "arch22") == 0) {
+    if (equality) return;
+    Fail("DTYPE_UNSUPPORTED", ApiName(api),
+         StringPrintf("dtype=%s soc=%s: %s compares int32_t for CMPMODE::EQ only", DTypeName(type), soc.name,
+                      ApiName(api)));
+  }
+  RequireDtype(api, type);
 }
 
 void RequireCast(DType dst, DType src, int round_mode) {

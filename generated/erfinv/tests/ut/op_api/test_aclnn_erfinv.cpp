@@ -42,8 +42,8 @@ TEST_F(l2_erfinv_test, row1_notnull) {
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
 TEST_F(l2_erfinv_test, row2_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
-  UtTensor out({2, 3}, ACL_INT32);
+  UtTensor self({2, 3}, ACL_UINT16);
+  UtTensor out({2, 3}, ACL_FLOAT);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
@@ -137,4 +137,94 @@ TEST_F(l2_erfinv_test, valid_bfloat16) {
       __builtin_inf(), -__builtin_inf(), 0.4765625, -0.4765625, __builtin_inf()};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+}
+
+// Success: self INT8, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_erfinv_test, valid_int8) {
+  const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 0, 1, -1, 0, 0};
+  UtTensor self({2, 5}, ACL_INT8, selfData);
+  UtTensor out({2, 5}, ACL_FLOAT);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), -__builtin_inf(), 0.0, __builtin_inf(),
+      0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0};
+  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self INT16, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_erfinv_test, valid_int16) {
+  const std::vector<int16_t> selfData = {-32768, 32767, -1, 0, 1, 0, 1, -1, 0, 0};
+  UtTensor self({2, 5}, ACL_INT16, selfData);
+  UtTensor out({2, 5}, ACL_FLOAT);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), -__builtin_inf(), 0.0, __builtin_inf(),
+      0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0};
+  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self INT32, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_erfinv_test, valid_int32) {
+  const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 0, 1, -1, 0, 0};
+  UtTensor self({2, 5}, ACL_INT32, selfData);
+  UtTensor out({2, 5}, ACL_FLOAT);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), -__builtin_inf(), 0.0, __builtin_inf(),
+      0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0};
+  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self INT64, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_erfinv_test, valid_int64) {
+  const std::vector<int64_t> selfData = {(-9223372036854775807LL - 1), -1, 0, 1, 0, 0, 1, -1, 0, 0};
+  UtTensor self({2, 5}, ACL_INT64, selfData);
+  UtTensor out({2, 5}, ACL_FLOAT);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {__builtin_nan(""), -__builtin_inf(), 0.0, __builtin_inf(), 0.0, 0.0,
+      __builtin_inf(), -__builtin_inf(), 0.0, 0.0};
+  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self UINT8, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_erfinv_test, valid_uint8) {
+  const std::vector<uint8_t> selfData = {0, 255, 1, 1, 0, 1, 1, 0, 0, 1};
+  UtTensor self({2, 5}, ACL_UINT8, selfData);
+  UtTensor out({2, 5}, ACL_FLOAT);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, __builtin_nan(""), __builtin_inf(), __builtin_inf(), 0.0, __builtin_inf(),
+      __builtin_inf(), 0.0, 0.0, __builtin_inf()};
+  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }

@@ -67,7 +67,7 @@ class UtTensor {
 
   aclTensor* get() const { return tensor_; }
 
-  // The tensor's elements read back to the host, as doubles (FLOAT/DOUBLE/FLOAT16/BF16 tensors).
+  // The tensor's elements read back to the host, as doubles (floating and integer tensors).
   std::vector<double> Values() const {
     std::vector<uint8_t> bytes(ByteSize(), 0);
     if (!bytes.empty() &&
@@ -134,10 +134,27 @@ class UtTensor {
         std::memcpy(&value, &bits, sizeof(value));
         return value;
       }
+      case ACL_INT8:
+        return Integer<int8_t>(bytes, i);
+      case ACL_UINT8:
+        return Integer<uint8_t>(bytes, i);
+      case ACL_INT16:
+        return Integer<int16_t>(bytes, i);
+      case ACL_INT32:
+        return Integer<int32_t>(bytes, i);
+      case ACL_INT64:  // exact up to 2**53, beyond which the expectations are doubles too
+        return static_cast<double>(Integer<int64_t>(bytes, i));
       default:
         std::fprintf(stderr, "UtTensor: no host conversion for dtype %d\n", static_cast<int>(dtype_));
         std::exit(2);
     }
+  }
+
+  template <typename T>
+  static T Integer(const uint8_t* bytes, size_t i) {
+    T value;
+    std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
+    return value;
   }
 
   std::vector<int64_t> shape_;

@@ -32,7 +32,7 @@ TEST_F(l2_inplace_hardsigmoid_test, row0_notnull) {
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
 TEST_F(l2_inplace_hardsigmoid_test, row1_dtypesupported) {
-  UtTensor selfRef({2, 3}, ACL_INT32);
+  UtTensor selfRef({2, 3}, ACL_INT8);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnInplaceHardsigmoidGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
@@ -99,4 +99,20 @@ TEST_F(l2_inplace_hardsigmoid_test, valid_bfloat16) {
   const std::vector<double> expected = {0.5, 0.5, 1.0, 0.0, 1.0, 0.0, __builtin_nan(""), 0.0, 0.416015625, 1.0};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+}
+
+// Success: selfRef INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_hardsigmoid_test, valid_int32) {
+  const std::vector<int32_t> selfRefData = {-2147483648, 2147483647, -1, 0, 1, 3, -3, -4, -1, 3};
+  UtTensor selfRef({2, 5}, ACL_INT32, selfRefData);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceHardsigmoidGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceHardsigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }

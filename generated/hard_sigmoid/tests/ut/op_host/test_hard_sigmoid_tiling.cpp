@@ -35,6 +35,7 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT, 0, 10, 4, 160, 64, 0},  // float
     {ge::DT_FLOAT16, 0, 20, 2, 80, 128, 0},  // float16
     {ge::DT_BF16, 0, 30, 2, 128, 64, 0},  // bfloat16
+    {ge::DT_INT32, 0, 70, 4, 192, 64, 0},  // int32
 };
 
 struct ExpectedPlan {
@@ -111,6 +112,18 @@ TEST(HardSigmoidTilingTest, ascend950_bfloat16) {
   }
 }
 
+TEST(HardSigmoidTilingTest, ascend950_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 56, 17864, 10560},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[3], plan);
+  }
+}
+
 TEST(HardSigmoidTilingTest, ascend910_93_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -144,6 +157,18 @@ TEST(HardSigmoidTilingTest, ascend910_93_bfloat16) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[1], kVariants[2], plan);
+  }
+}
+
+TEST(HardSigmoidTilingTest, ascend910_93_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 7808},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[3], plan);
   }
 }
 
@@ -183,13 +208,25 @@ TEST(HardSigmoidTilingTest, ascend910b_bfloat16) {
   }
 }
 
+TEST(HardSigmoidTilingTest, ascend910b_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 7808},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[3], plan);
+  }
+}
+
 TEST(HardSigmoidTilingTest, refuses_what_it_cannot_plan) {
   optiling::HardSigmoidTilingPlan plan{};
   const SocFigures& soc = kSocs[0];
   // No kernel variant for this dtype or mode; nothing to split; no cores.
   const uint32_t cores = soc.coreNum;
   const uint64_t ub = soc.ubSize;
-  EXPECT_FALSE(optiling::PlanHardSigmoidTiling(33, cores, ub, ge::DT_INT32, 0, plan));
+  EXPECT_FALSE(optiling::PlanHardSigmoidTiling(33, cores, ub, ge::DT_INT64, 0, plan));
   EXPECT_FALSE(optiling::PlanHardSigmoidTiling(33, cores, ub, ge::DT_FLOAT, 1, plan));
   EXPECT_FALSE(optiling::PlanHardSigmoidTiling(0, cores, ub, ge::DT_FLOAT, 0, plan));
   EXPECT_FALSE(optiling::PlanHardSigmoidTiling(33, 0, ub, ge::DT_FLOAT, 0, plan));

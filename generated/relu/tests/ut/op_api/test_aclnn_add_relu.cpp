@@ -36,7 +36,7 @@ TEST_F(l2_add_relu_test, row0_notnull) {
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or other is not supported.
 TEST_F(l2_add_relu_test, row1_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
+  UtTensor self({2, 3}, ACL_INT8);
   UtTensor other({2, 3}, ACL_BF16);
   UtScalar alpha(2.0f, ACL_FLOAT);
   UtTensor out({2, 3}, ACL_BF16);
@@ -47,7 +47,7 @@ TEST_F(l2_add_relu_test, row1_dtypesupported) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to FLOAT.
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to the promoted dtype of self and other.
 TEST_F(l2_add_relu_test, row2_scalarscastable) {
   UtTensor self({2, 3}, ACL_BF16);
   UtTensor other({2, 3}, ACL_BF16);
@@ -174,4 +174,46 @@ TEST_F(l2_add_relu_test, valid_float) {
       0.0, 15.0};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self INT16, other INT16, out INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's
+// precision path, computed when this file was generated.
+TEST_F(l2_add_relu_test, valid_int16) {
+  const std::vector<int16_t> selfData = {-32768, 32767, -1, 0, 1, 1, 6, -6, -1, 4};
+  UtTensor self({2, 5}, ACL_INT16, selfData);
+  const std::vector<int16_t> otherData = {-6, -1, -32768, 32767, -1, 0, 1, -4, 1, 6};
+  UtTensor other({2, 5}, ACL_INT16, otherData);
+  UtScalar alpha(int64_t{2}, ACL_INT64);
+  UtTensor out({2, 5}, ACL_INT16);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnAddReluGetWorkspaceSize(self.get(), other.get(), alpha.get(), out.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {32756.0, 32765.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: self INT32, other INT32, out INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's
+// precision path, computed when this file was generated.
+TEST_F(l2_add_relu_test, valid_int32) {
+  const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 1, 6, -6, -1, 4};
+  UtTensor self({2, 5}, ACL_INT32, selfData);
+  const std::vector<int32_t> otherData = {-6, -1, -2147483648, 2147483647, -1, 0, 1, -4, 1, 6};
+  UtTensor other({2, 5}, ACL_INT32, otherData);
+  UtScalar alpha(int64_t{2}, ACL_INT64);
+  UtTensor out({2, 5}, ACL_INT32);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnAddReluGetWorkspaceSize(self.get(), other.get(), alpha.get(), out.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {2147483636.0, 2147483645.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }

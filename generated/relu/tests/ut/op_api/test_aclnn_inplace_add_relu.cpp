@@ -32,7 +32,7 @@ TEST_F(l2_inplace_add_relu_test, row0_notnull) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to FLOAT.
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to the promoted dtype of self and other.
 TEST_F(l2_inplace_add_relu_test, row2_scalarscastable) {
   UtTensor selfRef({2, 3}, ACL_BF16);
   UtTensor other({2, 3}, ACL_BF16);
@@ -128,4 +128,44 @@ TEST_F(l2_inplace_add_relu_test, valid_float) {
       0.0, 15.0};
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: selfRef INT16, other INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_inplace_add_relu_test, valid_int16) {
+  const std::vector<int16_t> selfRefData = {-32768, 32767, -1, 0, 1, 1, 6, -6, -1, 4};
+  UtTensor selfRef({2, 5}, ACL_INT16, selfRefData);
+  const std::vector<int16_t> otherData = {-6, -1, -32768, 32767, -1, 0, 1, -4, 1, 6};
+  UtTensor other({2, 5}, ACL_INT16, otherData);
+  UtScalar alpha(int64_t{2}, ACL_INT64);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {32756.0, 32765.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef INT32, other INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_inplace_add_relu_test, valid_int32) {
+  const std::vector<int32_t> selfRefData = {-2147483648, 2147483647, -1, 0, 1, 1, 6, -6, -1, 4};
+  UtTensor selfRef({2, 5}, ACL_INT32, selfRefData);
+  const std::vector<int32_t> otherData = {-6, -1, -2147483648, 2147483647, -1, 0, 1, -4, 1, 6};
+  UtTensor other({2, 5}, ACL_INT32, otherData);
+  UtScalar alpha(int64_t{2}, ACL_INT64);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {2147483636.0, 2147483645.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }

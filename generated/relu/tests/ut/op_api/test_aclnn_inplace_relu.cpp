@@ -32,7 +32,7 @@ TEST_F(l2_inplace_relu_test, row0_notnull) {
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
 TEST_F(l2_inplace_relu_test, row1_dtypesupported) {
-  UtTensor selfRef({2, 3}, ACL_INT32);
+  UtTensor selfRef({2, 3}, ACL_UINT16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnInplaceReluGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
@@ -102,4 +102,52 @@ TEST_F(l2_inplace_relu_test, valid_bfloat16) {
       0.0, 0.0, 4.0};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+}
+
+// Success: selfRef INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_relu_test, valid_int8) {
+  const std::vector<int8_t> selfRefData = {-128, 127, -1, 0, 1, 1, 6, -6, -1, 4};
+  UtTensor selfRef({2, 5}, ACL_INT8, selfRefData);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceReluGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, 127.0, 0.0, 0.0, 1.0, 1.0, 6.0, 0.0, 0.0, 4.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef UINT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_relu_test, valid_uint8) {
+  const std::vector<uint8_t> selfRefData = {0, 255, 1, 8, 2, 4, 7, 1, 4, 6};
+  UtTensor selfRef({2, 5}, ACL_UINT8, selfRefData);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceReluGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, 255.0, 1.0, 8.0, 2.0, 4.0, 7.0, 1.0, 4.0, 6.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_relu_test, valid_int32) {
+  const std::vector<int32_t> selfRefData = {-2147483648, 2147483647, -1, 0, 1, 1, 6, -6, -1, 4};
+  UtTensor selfRef({2, 5}, ACL_INT32, selfRefData);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceReluGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, 2147483647.0, 0.0, 0.0, 1.0, 1.0, 6.0, 0.0, 0.0, 4.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }

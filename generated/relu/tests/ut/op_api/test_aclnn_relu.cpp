@@ -33,8 +33,8 @@ TEST_F(l2_relu_test, row0_notnull) {
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
 TEST_F(l2_relu_test, row1_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
-  UtTensor out({2, 3}, ACL_INT32);
+  UtTensor self({2, 3}, ACL_UINT16);
+  UtTensor out({2, 3}, ACL_UINT16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
@@ -128,4 +128,55 @@ TEST_F(l2_relu_test, valid_bfloat16) {
       0.0, 0.0, 4.0};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+}
+
+// Success: self INT8, out INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_relu_test, valid_int8) {
+  const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 1, 6, -6, -1, 4};
+  UtTensor self({2, 5}, ACL_INT8, selfData);
+  UtTensor out({2, 5}, ACL_INT8);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, 127.0, 0.0, 0.0, 1.0, 1.0, 6.0, 0.0, 0.0, 4.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: self UINT8, out UINT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_relu_test, valid_uint8) {
+  const std::vector<uint8_t> selfData = {0, 255, 1, 8, 2, 4, 7, 1, 4, 6};
+  UtTensor self({2, 5}, ACL_UINT8, selfData);
+  UtTensor out({2, 5}, ACL_UINT8);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, 255.0, 1.0, 8.0, 2.0, 4.0, 7.0, 1.0, 4.0, 6.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: self INT32, out INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_relu_test, valid_int32) {
+  const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 1, 6, -6, -1, 4};
+  UtTensor self({2, 5}, ACL_INT32, selfData);
+  UtTensor out({2, 5}, ACL_INT32);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, 2147483647.0, 0.0, 0.0, 1.0, 1.0, 6.0, 0.0, 0.0, 4.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -35,6 +35,8 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_BF16, 0, 30, 2, 160, 64, 0},  // bfloat16
     {ge::DT_FLOAT16, 0, 20, 2, 160, 64, 0},  // float16
     {ge::DT_FLOAT, 0, 10, 4, 224, 64, 0},  // float
+    {ge::DT_INT16, 0, 60, 2, 112, 128, 0},  // int16
+    {ge::DT_INT32, 0, 70, 4, 224, 64, 0},  // int32
 };
 
 struct ExpectedPlan {
@@ -111,6 +113,30 @@ TEST(AddReluTilingTest, ascend950_float) {
   }
 }
 
+TEST(AddReluTilingTest, ascend950_int16) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 56, 17872, 17920},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[3], plan);
+  }
+}
+
+TEST(AddReluTilingTest, ascend950_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 56, 17864, 9024},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[4], plan);
+  }
+}
+
 TEST(AddReluTilingTest, ascend910_93_bfloat16) {
   const ExpectedPlan expected[] = {
       {1, 1, 2048, 2048},
@@ -144,6 +170,30 @@ TEST(AddReluTilingTest, ascend910_93_float) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[1], kVariants[2], plan);
+  }
+}
+
+TEST(AddReluTilingTest, ascend910_93_int16) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 48, 20848, 13440},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[3], plan);
+  }
+}
+
+TEST(AddReluTilingTest, ascend910_93_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 6720},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[4], plan);
   }
 }
 
@@ -183,13 +233,37 @@ TEST(AddReluTilingTest, ascend910b_float) {
   }
 }
 
+TEST(AddReluTilingTest, ascend910b_int16) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 48, 20848, 13440},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[3], plan);
+  }
+}
+
+TEST(AddReluTilingTest, ascend910b_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 6720},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[4], plan);
+  }
+}
+
 TEST(AddReluTilingTest, refuses_what_it_cannot_plan) {
   optiling::AddReluTilingPlan plan{};
   const SocFigures& soc = kSocs[0];
   // No kernel variant for this dtype or mode; nothing to split; no cores.
   const uint32_t cores = soc.coreNum;
   const uint64_t ub = soc.ubSize;
-  EXPECT_FALSE(optiling::PlanAddReluTiling(33, cores, ub, ge::DT_INT32, 0, plan));
+  EXPECT_FALSE(optiling::PlanAddReluTiling(33, cores, ub, ge::DT_INT64, 0, plan));
   EXPECT_FALSE(optiling::PlanAddReluTiling(33, cores, ub, ge::DT_BF16, 1, plan));
   EXPECT_FALSE(optiling::PlanAddReluTiling(0, cores, ub, ge::DT_BF16, 0, plan));
   EXPECT_FALSE(optiling::PlanAddReluTiling(33, 0, ub, ge::DT_BF16, 0, plan));

@@ -35,6 +35,9 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT, 0, 10, 4, 128, 64, 0},  // float
     {ge::DT_FLOAT16, 0, 20, 2, 64, 128, 0},  // float16
     {ge::DT_BF16, 0, 30, 2, 96, 64, 0},  // bfloat16
+    {ge::DT_INT8, 0, 40, 1, 48, 128, 0},  // int8
+    {ge::DT_UINT8, 0, 50, 1, 48, 128, 0},  // uint8
+    {ge::DT_INT32, 0, 70, 4, 128, 64, 0},  // int32
 };
 
 struct ExpectedPlan {
@@ -111,6 +114,42 @@ TEST(ReluTilingTest, ascend950_bfloat16) {
   }
 }
 
+TEST(ReluTilingTest, ascend950_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 56, 17888, 17920},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[3], plan);
+  }
+}
+
+TEST(ReluTilingTest, ascend950_uint8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 56, 17888, 17920},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[4], plan);
+  }
+}
+
+TEST(ReluTilingTest, ascend950_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 56, 17864, 15872},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[5], plan);
+  }
+}
+
 TEST(ReluTilingTest, ascend910_93_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -144,6 +183,42 @@ TEST(ReluTilingTest, ascend910_93_bfloat16) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[1], kVariants[2], plan);
+  }
+}
+
+TEST(ReluTilingTest, ascend910_93_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 20864},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[3], plan);
+  }
+}
+
+TEST(ReluTilingTest, ascend910_93_uint8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 20864},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[4], plan);
+  }
+}
+
+TEST(ReluTilingTest, ascend910_93_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 11712},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[5], plan);
   }
 }
 
@@ -183,13 +258,49 @@ TEST(ReluTilingTest, ascend910b_bfloat16) {
   }
 }
 
+TEST(ReluTilingTest, ascend910b_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 20864},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[3], plan);
+  }
+}
+
+TEST(ReluTilingTest, ascend910b_uint8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 20864},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[4], plan);
+  }
+}
+
+TEST(ReluTilingTest, ascend910b_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 11712},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[5], plan);
+  }
+}
+
 TEST(ReluTilingTest, refuses_what_it_cannot_plan) {
   optiling::ReluTilingPlan plan{};
   const SocFigures& soc = kSocs[0];
   // No kernel variant for this dtype or mode; nothing to split; no cores.
   const uint32_t cores = soc.coreNum;
   const uint64_t ub = soc.ubSize;
-  EXPECT_FALSE(optiling::PlanReluTiling(33, cores, ub, ge::DT_INT32, 0, plan));
+  EXPECT_FALSE(optiling::PlanReluTiling(33, cores, ub, ge::DT_INT64, 0, plan));
   EXPECT_FALSE(optiling::PlanReluTiling(33, cores, ub, ge::DT_FLOAT, 1, plan));
   EXPECT_FALSE(optiling::PlanReluTiling(0, cores, ub, ge::DT_FLOAT, 0, plan));
   EXPECT_FALSE(optiling::PlanReluTiling(33, 0, ub, ge::DT_FLOAT, 0, plan));

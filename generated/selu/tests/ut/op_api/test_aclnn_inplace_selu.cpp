@@ -32,7 +32,7 @@ TEST_F(l2_inplace_selu_test, row0_notnull) {
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
 TEST_F(l2_inplace_selu_test, row1_dtypesupported) {
-  UtTensor selfRef({2, 3}, ACL_INT32);
+  UtTensor selfRef({2, 3}, ACL_UINT16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnInplaceSeluGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
@@ -93,4 +93,36 @@ TEST_F(l2_inplace_selu_test, valid_bfloat16) {
       0.00010538101196289062, -0.00017642974853515625, -1.7578125, -1.7578125, 5.25};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+}
+
+// Success: selfRef INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_selu_test, valid_int32) {
+  const std::vector<int32_t> selfRefData = {-2147483648, 2147483647, -1, 0, 1, -20, -90, -7, -1, 5};
+  UtTensor selfRef({2, 5}, ACL_INT32, selfRefData);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceSeluGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceSelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {-1.0, 2147483647.0, -1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -1.0, 5.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_selu_test, valid_int8) {
+  const std::vector<int8_t> selfRefData = {-128, 127, -1, 0, 1, -20, -90, -7, -1, 5};
+  UtTensor selfRef({2, 5}, ACL_INT8, selfRefData);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceSeluGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceSelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {-1.0, 127.0, -1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -1.0, 5.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -47,9 +47,9 @@ TEST_F(l2_selu_backward_test, row1_samedtype) {
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, result or gradInput is not supported.
 TEST_F(l2_selu_backward_test, row2_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor result({2, 3}, ACL_INT32);
-  UtTensor gradInput({2, 3}, ACL_INT32);
+  UtTensor gradOutput({2, 3}, ACL_UINT16);
+  UtTensor result({2, 3}, ACL_UINT16);
+  UtTensor gradInput({2, 3}, ACL_UINT16);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
@@ -140,4 +140,44 @@ TEST_F(l2_selu_backward_test, valid_bfloat16) {
       __builtin_inf(), 0.00010538101196289062, -2.586841583251953e-05, 1.3125, 5.71875};
   // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+}
+
+// Success: gradOutput INT32, result INT32, gradInput INT32, shape [2, 5]. Expected: the spec's formula through the
+// kernel plan's precision path, computed when this file was generated.
+TEST_F(l2_selu_backward_test, valid_int32) {
+  const std::vector<int32_t> gradOutputData = {-2147483648, 2147483647, -1, 0, 1, 2, 4, -1, 1, 3};
+  UtTensor gradOutput({2, 5}, ACL_INT32, gradOutputData);
+  const std::vector<int32_t> resultData = {-1, 1, -2147483648, 2147483647, -1, 0, 1, 0, 2, 4};
+  UtTensor result({2, 5}, ACL_INT32, resultData);
+  UtTensor gradInput({2, 5}, ACL_INT32);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {-1628005888.0, 2147483647.0, 2147483647.0, 0.0, 0.0, 3.0, 4.0, -1.0, 1.0, 3.0};
+  // precision standard: rtol 1e-06, atol 1; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 1e-06, 1.0), 0u);
+}
+
+// Success: gradOutput INT8, result INT8, gradInput INT8, shape [2, 5]. Expected: the spec's formula through the kernel
+// plan's precision path, computed when this file was generated.
+TEST_F(l2_selu_backward_test, valid_int8) {
+  const std::vector<int8_t> gradOutputData = {-128, 127, -1, 0, 1, 2, 4, -1, 1, 3};
+  UtTensor gradOutput({2, 5}, ACL_INT8, gradOutputData);
+  const std::vector<int8_t> resultData = {-1, 1, -128, 127, -1, 0, 1, 0, 2, 4};
+  UtTensor result({2, 5}, ACL_INT8, resultData);
+  UtTensor gradInput({2, 5}, ACL_INT8);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {-97.0, 127.0, 126.0, 0.0, 0.0, 3.0, 4.0, -1.0, 1.0, 3.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -35,6 +35,8 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT, 0, 10, 4, 257, 64, 1},  // float
     {ge::DT_FLOAT16, 0, 20, 2, 161, 64, 1},  // float16
     {ge::DT_BF16, 0, 30, 2, 161, 64, 1},  // bfloat16
+    {ge::DT_INT32, 0, 70, 4, 257, 64, 1},  // int32
+    {ge::DT_INT8, 0, 40, 1, 145, 64, 1},  // int8
 };
 
 struct ExpectedPlan {
@@ -111,6 +113,30 @@ TEST(SeluGradTilingTest, ascend950_bfloat16) {
   }
 }
 
+TEST(SeluGradTilingTest, ascend950_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 56, 17864, 7872},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[3], plan);
+  }
+}
+
+TEST(SeluGradTilingTest, ascend950_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 56, 17888, 13952},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[4], plan);
+  }
+}
+
 TEST(SeluGradTilingTest, ascend910_93_float) {
   const ExpectedPlan expected[] = {
       {1, 1, 1024, 1024},
@@ -144,6 +170,30 @@ TEST(SeluGradTilingTest, ascend910_93_bfloat16) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[1], kVariants[2], plan);
+  }
+}
+
+TEST(SeluGradTilingTest, ascend910_93_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 5824},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[3], plan);
+  }
+}
+
+TEST(SeluGradTilingTest, ascend910_93_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 10368},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[4], plan);
   }
 }
 
@@ -183,13 +233,37 @@ TEST(SeluGradTilingTest, ascend910b_bfloat16) {
   }
 }
 
+TEST(SeluGradTilingTest, ascend910b_int32) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 1024, 1024},
+      {33, 1, 1024, 1024},
+      {4099, 5, 1024, 1024},
+      {1000003, 48, 20840, 5824},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[3], plan);
+  }
+}
+
+TEST(SeluGradTilingTest, ascend910b_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 10368},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[4], plan);
+  }
+}
+
 TEST(SeluGradTilingTest, refuses_what_it_cannot_plan) {
   optiling::SeluGradTilingPlan plan{};
   const SocFigures& soc = kSocs[0];
   // No kernel variant for this dtype or mode; nothing to split; no cores.
   const uint32_t cores = soc.coreNum;
   const uint64_t ub = soc.ubSize;
-  EXPECT_FALSE(optiling::PlanSeluGradTiling(33, cores, ub, ge::DT_INT32, 0, plan));
+  EXPECT_FALSE(optiling::PlanSeluGradTiling(33, cores, ub, ge::DT_INT64, 0, plan));
   EXPECT_FALSE(optiling::PlanSeluGradTiling(33, cores, ub, ge::DT_FLOAT, 1, plan));
   EXPECT_FALSE(optiling::PlanSeluGradTiling(0, cores, ub, ge::DT_FLOAT, 0, plan));
   EXPECT_FALSE(optiling::PlanSeluGradTiling(33, 0, ub, ge::DT_FLOAT, 0, plan));

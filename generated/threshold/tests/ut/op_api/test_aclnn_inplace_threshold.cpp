@@ -118,3 +118,41 @@ TEST_F(l2_inplace_threshold_test, valid_float) {
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
 }
+
+// Success: selfRef INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_threshold_test, valid_int8) {
+  const std::vector<int8_t> selfRefData = {-128, 127, -1, 0, 1, 0, 2, -2, 0, 2};
+  UtTensor selfRef({2, 5}, ACL_INT8, selfRefData);
+  UtScalar threshold(int64_t{1}, ACL_INT64);
+  UtScalar value(int64_t{-2}, ACL_INT64);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {-2.0, 127.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_threshold_test, valid_int16) {
+  const std::vector<int16_t> selfRefData = {-32768, 32767, -1, 0, 1, 0, 2, -2, 0, 2};
+  UtTensor selfRef({2, 5}, ACL_INT16, selfRefData);
+  UtScalar threshold(int64_t{1}, ACL_INT64);
+  UtScalar value(int64_t{-2}, ACL_INT64);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {-2.0, 32767.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}

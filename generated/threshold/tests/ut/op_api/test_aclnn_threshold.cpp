@@ -150,3 +150,43 @@ TEST_F(l2_threshold_test, valid_float) {
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
+
+// Success: self INT8, out INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_threshold_test, valid_int8) {
+  const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 0, 2, -2, 0, 2};
+  UtTensor self({2, 5}, ACL_INT8, selfData);
+  UtScalar threshold(int64_t{1}, ACL_INT64);
+  UtScalar value(int64_t{-2}, ACL_INT64);
+  UtTensor out({2, 5}, ACL_INT8);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnThresholdGetWorkspaceSize(self.get(), threshold.get(), value.get(), out.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {-2.0, 127.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: self INT16, out INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_threshold_test, valid_int16) {
+  const std::vector<int16_t> selfData = {-32768, 32767, -1, 0, 1, 0, 2, -2, 0, 2};
+  UtTensor self({2, 5}, ACL_INT16, selfData);
+  UtScalar threshold(int64_t{1}, ACL_INT64);
+  UtScalar value(int64_t{-2}, ACL_INT64);
+  UtTensor out({2, 5}, ACL_INT16);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnThresholdGetWorkspaceSize(self.get(), threshold.get(), value.get(), out.get(), &workspaceSize,
+      &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {-2.0, 32767.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}

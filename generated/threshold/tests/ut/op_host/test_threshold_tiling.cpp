@@ -35,6 +35,8 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_BF16, 0, 30, 2, 97, 64, 1},  // bfloat16
     {ge::DT_FLOAT16, 0, 20, 2, 65, 128, 1},  // float16
     {ge::DT_FLOAT, 0, 10, 4, 129, 64, 1},  // float
+    {ge::DT_INT8, 0, 40, 1, 49, 128, 1},  // int8
+    {ge::DT_INT16, 0, 60, 2, 97, 64, 1},  // int16
 };
 
 struct ExpectedPlan {
@@ -111,6 +113,30 @@ TEST(ThresholdTilingTest, ascend950_float) {
   }
 }
 
+TEST(ThresholdTilingTest, ascend950_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 56, 17888, 17920},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[3], plan);
+  }
+}
+
+TEST(ThresholdTilingTest, ascend950_int16) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 56, 17872, 17920},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[0], kVariants[4], plan);
+  }
+}
+
 TEST(ThresholdTilingTest, ascend910_93_bfloat16) {
   const ExpectedPlan expected[] = {
       {1, 1, 2048, 2048},
@@ -147,6 +173,30 @@ TEST(ThresholdTilingTest, ascend910_93_float) {
   }
 }
 
+TEST(ThresholdTilingTest, ascend910_93_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 20864},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[3], plan);
+  }
+}
+
+TEST(ThresholdTilingTest, ascend910_93_int16) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 48, 20848, 15488},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[1], kVariants[4], plan);
+  }
+}
+
 TEST(ThresholdTilingTest, ascend910b_bfloat16) {
   const ExpectedPlan expected[] = {
       {1, 1, 2048, 2048},
@@ -180,6 +230,30 @@ TEST(ThresholdTilingTest, ascend910b_float) {
   };
   for (const ExpectedPlan& plan : expected) {
     CheckPlan(kSocs[2], kVariants[2], plan);
+  }
+}
+
+TEST(ThresholdTilingTest, ascend910b_int8) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 4096, 4096},
+      {33, 1, 4096, 4096},
+      {4099, 2, 4096, 4096},
+      {1000003, 48, 20864, 20864},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[3], plan);
+  }
+}
+
+TEST(ThresholdTilingTest, ascend910b_int16) {
+  const ExpectedPlan expected[] = {
+      {1, 1, 2048, 2048},
+      {33, 1, 2048, 2048},
+      {4099, 3, 2048, 2048},
+      {1000003, 48, 20848, 15488},
+  };
+  for (const ExpectedPlan& plan : expected) {
+    CheckPlan(kSocs[2], kVariants[4], plan);
   }
 }
 
