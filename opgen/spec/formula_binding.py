@@ -100,6 +100,18 @@ def kernel_formula(spec: OpSpec) -> formula.Expr:
     return formula.substitute(expr, aliases) if aliases else expr
 
 
+def kernel_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
+    """Each computed output's formula over parameter names only, in the outputs' order (the first is
+    `kernel_formula`)."""
+    symbols = formula_symbols(spec)
+    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
+    result = {}
+    for name, text in spec.formula.computed.items():
+        expr = parse_with(text, symbols)
+        result[name] = formula.substitute(expr, aliases) if aliases else expr
+    return result
+
+
 def evaluate_reference(
     spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], out_dtype: np.dtype | None
 ) -> np.ndarray:
