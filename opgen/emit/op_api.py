@@ -144,6 +144,9 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "channels": channels,
         "min_channel_run": MIN_CHANNEL_RUN,
         "out": ident(out.name),
+        # several computed outputs: the L0 op returns a tuple of them, in the operator's output order
+        "several": len(operator.outputs) > 1,
+        "outputs": [{"name": ident(rule.param.name)} for rule in operator.outputs],
         "compute_dtype": _compute_dtype_expr(spec),
         "broadcast": broadcast,
         "l0_args": l0_args,

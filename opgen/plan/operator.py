@@ -115,11 +115,11 @@ class OperatorPlan:
 
 def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
     problems: list[PlanProblem] = []
-    if len(spec.outputs) != 1:
-        # The spec states a formula per output, but the kernel lowering computes one (TODO(outputs)).
+    if len(spec.outputs) > 1 and spec.routing.aicpu:
+        # one AI Core kernel writes every output; the AICPU kernel computes one (TODO(outputs))
         names = ", ".join(p.name for p in spec.outputs)
-        message = f"the operator writes {names}; opgen generates kernels writing one output"
-        raise PlanError([PlanProblem(("formula", "outputs"), message, "invalid")])
+        message = f"the operator writes {names}; opgen generates AICPU kernels writing one output (routing.aicpu)"
+        raise PlanError([PlanProblem(("routing", "aicpu"), message, "invalid")])
     try:
         kernel = kernel_plan(spec)
     except LoweringError as exc:

@@ -1,0 +1,100 @@
+"""One kernel computing two outputs, on the twin: aclnnLogSigmoidForward made to write buffer = exp(-|self|) as
+well (what aten's log_sigmoid_forward returns on CPU), built from an edited copy of specs/log_sigmoid.yaml into a
+temporary tree. Its generated artifacts carry every output (kernel queues and GM arguments, OpDef outputs, shape
+inference, the L0 op returning a tuple, a cast and copy per output in the API), and both outputs, run through the
+generated binding, match torch."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.spec.test_spec_several_outputs import BUFFER_EXAMPLE, BUFFER_WRITTEN, SECOND
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [pytest.mark.cxx]
+
+
+def _spec_text() -> str:
+    """The second document alone, as its own directory, with buffer written."""
+    text = SECOND.removeprefix("\n---\n")
+    text = text.replace("  dir: log_sigmoid\n  stem: log_sigmoid_forward\n", "  dir: log_sigmoid_forward\n", 1)
+    text = text.replace("  header: aclnn_logsigmoid.h\n", "", 1)
+    text = text.replace(*BUFFER_WRITTEN, 1).replace(*BUFFER_EXAMPLE, 1)
+    return text.replace("    out: -softplus(-x)", "    out: -softplus(-x)\n    buffer: exp(-abs(x))", 1)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("two_outputs")
+    spec = root / "log_sigmoid_forward.yaml"
+    spec.write_text(_spec_text(), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "opgen.cli", "build", str(spec), "-o", str(root / "out"), "-q", "-j", "1"]
+    subprocess.run(command, check=True, env=env, cwd=root)
+    return root / "out"
+
+
+def test_every_artifact_carries_both_outputs(built: Path) -> None:
+    package = built / "log_sigmoid_forward"
+    kernel = (package / "op_kernel" / "log_sigmoid_forward.cpp").read_text(encoding="utf-8")
+    assert "void log_sigmoid_forward(GM_ADDR x, GM_ADDR y, GM_ADDR buffer,\n" in kernel
+    assert kernel.count("TQue<TPosition::VECOUT, BUFFER_NUM>") == 2
+    assert "DataCopyPad(outGm_[offset], outLocal, params);" in kernel
+    assert "DataCopyPad(bufferGm_[offset], bufferLocal, params);" in kernel
+    definition = (package / "op_host" / "log_sigmoid_forward_def.cpp").read_text(encoding="utf-8")
+    assert 'this->Output("y")' in definition and 'this->Output("buffer")' in definition
+    infershape = (package / "op_host" / "log_sigmoid_forward_infershape.cpp").read_text(encoding="utf-8")
+    assert "context->GetOutputShape(1)" in infershape
+    l0 = (package / "op_api" / "log_sigmoid_forward.h").read_text(encoding="utf-8")
+    assert "const std::tuple<aclTensor*, aclTensor*> LogSigmoidForward(const aclTensor* self," in l0
+    api = (package / "op_api" / "aclnn_log_sigmoid_forward.cpp").read_text(encoding="utf-8")
+    assert "std::get<0>(l0Results)" in api and "std::get<1>(l0Results)" in api
+    assert "l0op::ViewCopy(bufferCast, buffer," in api
+
+
+_RUN = """
+import json, sys
+import ml_dtypes, numpy as np, torch
+import opgen_ops
+
+rng = np.random.default_rng(5)
+special = [0.0, -0.0, np.inf, -np.inf, np.nan, -100.0, 100.0, -20.0, 20.0]
+x32 = np.concatenate([special, rng.uniform(-20, 20, 3000)]).astype(np.float32)
+report = {}
+for name, dtype, tol in (("float32", np.float32, 1e-4), ("float16", np.float16, 1e-3),
+                         ("bfloat16", ml_dtypes.bfloat16, 4e-3)):
+    x = x32.astype(dtype)
+    output, buffer = opgen_ops.log_sigmoid_forward(x)
+    want_output, want_buffer = torch.ops.aten.log_sigmoid_forward(torch.from_numpy(x.astype(np.float32)))
+    row = {}
+    for label, got, want in (("output", output, want_output), ("buffer", buffer, want_buffer)):
+        got = got.astype(np.float64)
+        want = want.numpy().astype(dtype).astype(np.float64)
+        same_nan = bool(np.array_equal(np.isnan(got), np.isnan(want)))
+        finite = ~np.isnan(want)
+        close = np.isclose(got[finite], want[finite], rtol=tol, atol=tol)
+        row[label] = {"same_nan": same_nan, "bad": float(np.mean(~close))}
+    report[name] = row
+print(json.dumps(report))
+"""
+
+
+def test_both_outputs_match_torch_on_the_twin(built: Path) -> None:
+    pytest.importorskip("torch")
+    env = {**os.environ, "PYTHONPATH": f"{built / 'python'}{os.pathsep}{ROOT}"}
+    result = subprocess.run(
+        [sys.executable, "-c", _RUN], check=True, env=env, capture_output=True, text=True, cwd=built
+    )
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    tolerance = {"float32": 1e-4, "float16": 1e-3, "bfloat16": 4e-3}  # the spec's max_fail_ratio per dtype
+    for dtype, row in report.items():
+        for label, facts in row.items():
+            assert facts["same_nan"], (dtype, label)
+            assert facts["bad"] <= tolerance[dtype], (dtype, label, facts)
