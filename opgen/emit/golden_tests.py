@@ -12,7 +12,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
-from opgen.spec.formula_binding import reference_names
+from opgen.spec.formula_binding import kernel_formulas, reference_names
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
@@ -69,6 +69,20 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
     formula_names = reference_names(spec)
     reference = F.to_numpy(operator.kernel_formula, formula_names)
+    every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
+    # several computed outputs: each compared with its own formula and its own element of aten's tuple
+    computed = (
+        [
+            {
+                "label": python.string(name),
+                "position": every_output.index(name),
+                "reference": code(F.to_numpy(expr, formula_names)),
+            }
+            for name, expr in kernel_formulas(spec).items()
+        ]
+        if len(operator.outputs) > 1
+        else []
+    )
     rejections = [
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
@@ -103,7 +117,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
                 "message": python.string(call.message),
             }
         )
-    special = [float(v) for v in spec.golden.special_values] + branch_points(operator.kernel_formula)
+    points = sorted({point for expr in kernel_formulas(spec).values() for point in branch_points(expr)})
+    special = [float(v) for v in spec.golden.special_values] + points
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     path = f"tests/test_golden_{spec.operator.file_stem}.py"
     text = render(
@@ -122,6 +137,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),
+        computed=computed,
         differences=[code(F.to_numpy(c, formula_names)) for c in operator.torch_differences],
         helpers=code(operator.numpy_helpers),
         rejections=rejections,

@@ -24,6 +24,7 @@ from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import (
     derived_inputs,
     kernel_formula,
+    kernel_formulas,
     parsed_formula,
     reference_helpers,
     torch_differences,
@@ -170,7 +171,14 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         bindings=binding_names(spec),
         binding_out=spec.api.aten is None or has_out_overload(spec.api.aten),
         numpy_helpers=_joined_helpers(
-            F.numpy_helpers([formula, *(r.condition for r in checked), *differences, *(expr for _, expr in derived)]),
+            F.numpy_helpers(
+                [
+                    *kernel_formulas(spec).values(),
+                    *(r.condition for r in checked),
+                    *differences,
+                    *(expr for _, expr in derived),
+                ]
+            ),
             reference_helpers(spec),
         ),
         cpp_helpers=F.cpp_helpers([formula]),

@@ -21,24 +21,35 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.cxx]
 
 
-def _spec_text() -> str:
+def _spec_text(buffer: str = "exp(-abs(x))") -> str:
     """The second document alone, as its own directory, with buffer written."""
     text = SECOND.removeprefix("\n---\n")
     text = text.replace("  dir: log_sigmoid\n  stem: log_sigmoid_forward\n", "  dir: log_sigmoid_forward\n", 1)
     text = text.replace("  header: aclnn_logsigmoid.h\n", "", 1)
     text = text.replace(*BUFFER_WRITTEN, 1).replace(*BUFFER_EXAMPLE, 1)
-    return text.replace("    out: -softplus(-x)", "    out: -softplus(-x)\n    buffer: exp(-abs(x))", 1)
+    return text.replace("    out: -softplus(-x)", f"    out: -softplus(-x)\n    buffer: {buffer}", 1)
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("two_outputs")
+def _build(root: Path, text: str) -> Path:
     spec = root / "log_sigmoid_forward.yaml"
-    spec.write_text(_spec_text(), encoding="utf-8")
+    spec.write_text(text, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "opgen.cli", "build", str(spec), "-o", str(root / "out"), "-q", "-j", "1"]
     subprocess.run(command, check=True, env=env, cwd=root)
     return root / "out"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build(tmp_path_factory.mktemp("two_outputs"), _spec_text())
+
+
+def _golden(out: Path) -> subprocess.CompletedProcess[str]:
+    """The package's generated golden test, run with its own binding (the tree's python/)."""
+    env = {**os.environ, "PYTHONPATH": f"{out / 'python'}{os.pathsep}{ROOT}"}
+    test = out / "log_sigmoid_forward" / "tests" / "test_golden_log_sigmoid_forward.py"
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", str(test)]
+    return subprocess.run(command, env=env, capture_output=True, text=True, cwd=out)
 
 
 def test_every_artifact_carries_both_outputs(built: Path) -> None:
@@ -98,3 +109,21 @@ def test_both_outputs_match_torch_on_the_twin(built: Path) -> None:
         for label, facts in row.items():
             assert facts["same_nan"], (dtype, label)
             assert facts["bad"] <= tolerance[dtype], (dtype, label, facts)
+
+
+def test_the_generated_golden_test_checks_every_computed_output(built: Path) -> None:
+    pytest.importorskip("torch")
+    golden = (built / "log_sigmoid_forward" / "tests" / "test_golden_log_sigmoid_forward.py").read_text("utf-8")
+    assert 'COMPUTED = [\n    ("out", 0),\n    ("buffer", 1),\n]' in golden
+    result = _golden(built)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert " passed" in result.stdout and "failed" not in result.stdout
+
+
+def test_the_golden_test_fails_when_the_second_output_differs_from_torch(tmp_path: Path) -> None:
+    """buffer = 1.01 exp(-|x|): the kernel computes what the spec says, aten does not."""
+    pytest.importorskip("torch")
+    result = _golden(_build(tmp_path, _spec_text("1.01 * exp(-abs(x))")))
+    assert result.returncode != 0
+    assert "buffer vs torch.ops.aten.log_sigmoid_forward" in result.stdout
+    assert "out vs torch" not in result.stdout
