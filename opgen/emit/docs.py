@@ -14,7 +14,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, markdown
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, CParam
-from opgen.spec.formula_binding import latex_symbols
+from opgen.spec.formula_binding import latex_symbols, parsed_formulas
 from opgen.spec.model import (
     Direction,
     ErrorRow,
@@ -201,9 +201,9 @@ class FormulaBlock:
     latex: Code
 
 
-def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
+def formula_blocks(spec: OpSpec, expr: formula.Expr, output: str | None = None) -> list[FormulaBlock]:
     """One block per combination of the mode parameters the formula uses (e.g. isResult True / False, or each
-    value of an int64/string parameter with `values`)."""
+    value of an int64/string parameter with `values`); `output` (default: the first) is the left-hand side."""
     used = set(formula.free_names(expr))
     axes: list[tuple[str, tuple[bool | int | str, ...]]] = [
         (flag, (True, False)) for flag in sorted(formula.flags_used(expr))
@@ -211,7 +211,8 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
     axes += [(p.name, tuple(p.values)) for p in spec.params if p.values is not None and p.name in used]
     # The spec's TeX symbols are escaped for the math block; the printer builds the rest from the IR.
     symbols = {name: markdown.math(latex) for name, latex in latex_symbols(spec).items()}
-    lhs = symbols.get(spec.formula.main_output, spec.formula.main_output)
+    output = output or spec.formula.main_output
+    lhs = symbols.get(output, output)
     if not axes:
         return [FormulaBlock(None, code(f"{lhs} = {formula.to_latex(expr, symbols)}"))]
     blocks = []
@@ -270,6 +271,7 @@ def _precision(operator: OperatorPlan) -> dict | None:
         standard = tolerance.standard or f"rtol={tolerance.rtol:g}, atol={tolerance.atol:g}"
         table.append(
             {
+                "output": ident(row.output),
                 "dtype": ident(row.dtype.value),
                 "abs": _number(row.max_abs_error),
                 "rel": _number(row.max_rel_error),
@@ -280,6 +282,7 @@ def _precision(operator: OperatorPlan) -> dict | None:
             }
         )
     return {
+        "several": len({row.output for row in rows}) > 1,  # a column names each row's output
         "points": Code(str(rows[0].points)),
         "scalar_sets": Code(str(rows[0].scalar_sets)),
         "range": Code(f"[{lo:g}, {hi:g}]"),
@@ -311,7 +314,10 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
     doc_file = f"docs/{spec.api.doc_stem}.md"
     common = {
         "function": code(" ".join(markdown.text(spec.operator.function).splitlines())),
-        "formulas": formula_blocks(spec, operator.formula),
+        # every computed output's formula in turn (the blocks of one output, then the next)
+        "formulas": [
+            block for name, expr in parsed_formulas(spec).items() for block in formula_blocks(spec, expr, name)
+        ],
         "var_doc": markdown.text(spec.formula.var_doc) if spec.formula.var_doc else None,
     }
     api_doc = render(

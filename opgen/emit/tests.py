@@ -30,7 +30,7 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.plan.tiling import BLOCK_BYTES, plan_tiling
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import reference_names
+from opgen.spec.formula_binding import kernel_formulas, reference_names
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 from opgen.spec.socs import get_soc
 
@@ -464,6 +464,21 @@ def _golden_context(operator: OperatorPlan) -> dict:
         if p.kind is not ParamKind.TENSOR
     ]
     reference = F.to_numpy(operator.kernel_formula, names)
+    every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
+    # several computed outputs: a golden of each, from its formula or its element of aten's tuple
+    computed = (
+        [
+            {
+                "key": python.string(spec.param(name).python),
+                "position": every_output.index(name),
+                "reference": code(F.to_numpy(expr, names)),
+            }
+            for name, expr in kernel_formulas(spec).items()
+        ]
+        if len(spec.outputs) > 1
+        else []
+    )
+    goldens = ", ".join(f"golden_{p.python}.bin" for p in spec.outputs)
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
     in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
@@ -483,7 +498,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
     held = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
     doc = (
-        f"Writes input_<name>.bin for each tensor input{held} and golden_{spec.outputs[0].python}.bin: raw "
+        f"Writes input_<name>.bin for each tensor input{held} and {goldens}: raw "
         "little-endian arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value "
         f"range, led by its special values{derived_doc}. The golden is {golden_source}; then it is rounded to the "
         "dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten golden."
@@ -507,6 +522,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "channels": python.literal([p.python for p in inputs if p.shape.channel_of]) if channels else None,
         "options": options,
         "reference": code(reference),
+        "computed": computed,
         "differences": [code(F.to_numpy(c, names)) for c in operator.torch_differences],
         "helpers": code(operator.numpy_helpers.strip()),
         **derived_input_context(operator),

@@ -92,6 +92,12 @@ def parsed_formula(spec: OpSpec) -> formula.Expr:
     return parse_with(spec.formula.main_expr, formula_symbols(spec))
 
 
+def parsed_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
+    """Each computed output's formula as written (with the spec's short variable names), in the outputs' order."""
+    symbols = formula_symbols(spec)
+    return {name: parse_with(text, symbols) for name, text in spec.formula.computed.items()}
+
+
 def kernel_formula(spec: OpSpec) -> formula.Expr:
     """The formula over parameter names only (`formula.vars` aliases replaced), as kernels see it."""
     expr = parsed_formula(spec)
@@ -113,13 +119,18 @@ def kernel_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
 
 
 def evaluate_reference(
-    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], out_dtype: np.dtype | None
+    spec: OpSpec,
+    values: Mapping[str, np.ndarray | float | bool | str],
+    out_dtype: np.dtype | None,
+    output: str | None = None,
 ) -> np.ndarray:
-    """The spec's numpy reference: float64 inside, rounded once to `out_dtype` (None: float64 unrounded)."""
+    """The spec's numpy reference of `output` (default: the first computed one): float64 inside, rounded once to
+    `out_dtype` (None: float64 unrounded)."""
     env = aligned_values(spec, values)
     for var, target in spec.formula.vars.items():
         env[var] = env[target]
-    return formula.evaluate(parsed_formula(spec), env, out_dtype)
+    expr = parsed_formulas(spec)[output] if output is not None else parsed_formula(spec)
+    return formula.evaluate(expr, env, out_dtype)
 
 
 def torch_differences(spec: OpSpec) -> list[formula.Expr]:

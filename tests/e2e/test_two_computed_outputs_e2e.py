@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.spec.test_spec_several_outputs import BUFFER_EXAMPLE, BUFFER_WRITTEN, SECOND
@@ -127,3 +128,31 @@ def test_the_golden_test_fails_when_the_second_output_differs_from_torch(tmp_pat
     assert result.returncode != 0
     assert "buffer vs torch.ops.aten.log_sigmoid_forward" in result.stdout
     assert "out vs torch" not in result.stdout
+
+
+def test_the_docs_state_every_output_formula_and_its_precision(built: Path) -> None:
+    doc = (built / "log_sigmoid_forward" / "docs" / "aclnnLogSigmoidForward.md").read_text(encoding="utf-8")
+    formulas = doc[doc.index("计算公式") : doc.index("## 函数原型")]
+    assert "out = " in formulas and "buffer = exp(-\\left|x\\right|)" in formulas
+    precision = doc[doc.index("## 精度") : doc.index("## 调用示例")]
+    assert "| 输出 | 数据类型 |" in precision
+    for output in ("out", "buffer"):
+        rows = [line for line in precision.splitlines() if line.startswith(f"| {output} | ")]
+        assert [row.split(" | ")[1] for row in rows] == ["FLOAT", "FLOAT16", "BFLOAT16"]
+
+
+@pytest.mark.parametrize("reference", ["numpy", "torch"])
+def test_gen_data_writes_a_golden_per_computed_output(built: Path, tmp_path: Path, reference: str) -> None:
+    if reference == "torch":
+        pytest.importorskip("torch")
+    script = built / "log_sigmoid_forward" / "tests" / "golden" / "gen_data.py"
+    command = [sys.executable, str(script), "--dtype", "FLOAT", "--shape", "4,33", "--out-dir", str(tmp_path)]
+    subprocess.run([*command, "--reference", reference], check=True, capture_output=True, text=True)
+    x = np.fromfile(tmp_path / "input_self.bin", np.float32).astype(np.float64)
+    output = np.fromfile(tmp_path / "golden_output.bin", np.float32).astype(np.float64)
+    buffer = np.fromfile(tmp_path / "golden_buffer.bin", np.float32).astype(np.float64)
+    assert x.size == output.size == buffer.size == 4 * 33
+    with np.errstate(all="ignore"):  # independent formulas: log(sigmoid(x)) and exp(-|x|)
+        want_output, want_buffer = -np.logaddexp(0.0, -x), np.exp(-np.abs(x))
+    np.testing.assert_allclose(output, want_output, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(buffer, want_buffer, rtol=1e-6, atol=1e-7)
