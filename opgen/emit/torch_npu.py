@@ -150,10 +150,6 @@ def _aten_defaults(op: str) -> dict[str, str]:
     return {} if schema is None else {a.name: a.default for a in schema.args if a.default is not None}
 
 
-def _single_output(spec: OpSpec) -> Param:
-    return spec.outputs[0]  # the plan admits one written output
-
-
 def _all_outputs(spec: OpSpec) -> list[Param]:
     """Every output the API takes, written or not, in its order: what aten returns."""
     return [p for p in spec.params if p.direction is Direction.OUTPUT]
@@ -268,23 +264,32 @@ def _dtype_expr(params: list[Param]) -> str:
     return f"at::native::result_type({{{', '.join(names)}}})"
 
 
-def output_rule(spec: OpSpec) -> tuple[list[Param], list[Param]]:
-    """(shape sources, dtype sources) of the output: the broadcast of `broadcast_result_of` or the shape of
-    `same_as`; the dtype of `dtype.same_as` or the promotion of `castable_from`; else the first tensor input."""
-    out = _single_output(spec)
+def output_rule(spec: OpSpec, out: Param | None = None) -> tuple[list[Param], list[Param]]:
+    """(shape sources, dtype sources) of an output (default: the first computed one): the broadcast of
+    `broadcast_result_of` or the shape of `same_as`; the dtype of `dtype.same_as` or the promotion of
+    `castable_from`; else the first tensor input."""
+    out = out or spec.outputs[0]
     return [spec.param(n) for n in spec.shape_sources(out)], [spec.param(n) for n in spec.dtype_sources(out)]
 
 
 def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
     if fn.variant is Variant.INPLACE:
         return []  # the aclnn API checks the in-place tensor itself; nothing to allocate
-    shape, dtype = output_rule(spec)
-    out = spec.outputs[0].python
     lines = _prepare_unwritten(spec, fn)
+    for index, param in enumerate(spec.outputs):  # each computed output by its own rule
+        lines += _prepare_output(spec, fn, param, "output" if index == 0 else param.python)
+    return lines
+
+
+def _prepare_output(spec: OpSpec, fn: AtenFunction, param: Param, local: str) -> list[str]:
+    """Allocates (functional) or checks and resizes (out) one computed output; `local` names its locals."""
+    shape, dtype = output_rule(spec, param)
+    out = param.python
+    lines = []
     size = _size_expr(shape)
     if len(shape) > 1:
-        lines.append(f"{_INDENT}auto output_size = {size};")
-        size = "output_size"
+        lines.append(f"{_INDENT}auto {local}_size = {size};")
+        size = f"{local}_size"
     if fn.variant is Variant.OUT:
         # The out tensor keeps its dtype (the API casts into it) and is resized to the output shape.
         sources = "{" + ", ".join(p.python for p in spec.tensor_inputs) + "}"
@@ -293,8 +298,8 @@ def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
     if len(shape) == 1 and shape == dtype:
         lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0].python});")
         return lines
-    lines.append(f"{_INDENT}at::ScalarType output_dtype = {_dtype_expr(dtype)};")
-    options = f"{dtype[0].python}.options().dtype(output_dtype)"
+    lines.append(f"{_INDENT}at::ScalarType {local}_dtype = {_dtype_expr(dtype)};")
+    options = f"{dtype[0].python}.options().dtype({local}_dtype)"
     lines.append(
         _call(f"at::Tensor {out} = npu_preparation::apply_tensor_without_format", [size, options], _INDENT, ";")
     )

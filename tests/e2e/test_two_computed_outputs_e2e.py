@@ -156,3 +156,18 @@ def test_gen_data_writes_a_golden_per_computed_output(built: Path, tmp_path: Pat
         want_output, want_buffer = -np.logaddexp(0.0, -x), np.exp(-np.abs(x))
     np.testing.assert_allclose(output, want_output, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(buffer, want_buffer, rtol=1e-6, atol=1e-7)
+
+
+def test_the_torch_npu_adapter_allocates_and_checks_every_computed_output(built: Path, tmp_path: Path) -> None:
+    stubs = pytest.importorskip("tests.torch_npu.test_torch_npu_emitter")
+    if stubs.CXX is None:
+        pytest.skip("g++ not found")
+    adapter = built / "torch_npu" / "opapi" / "LogSigmoidForwardKernelNpuOpApi.cpp"
+    text = adapter.read_text(encoding="utf-8")
+    functional, out_form = text.split("log_sigmoid_forward_out(", 1)
+    for name in ("output", "buffer"):
+        assert f"at::Tensor {name} = npu_preparation::apply_tensor_without_format(self);" in functional
+        assert f"npu_preparation::check_tensor({{self}}, {name}, {name}.scalar_type(), self.sizes());" in out_form
+    source = tmp_path / adapter.name
+    source.write_text(text, encoding="utf-8")
+    stubs.compile_cpp([source], stubs.write_declarations(tmp_path), stubs.STRICT)
