@@ -324,6 +324,26 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         ),
         f"EXPECT_LE({check}, {allowed}u);" if allowed else f"EXPECT_EQ({check}, 0u);",
     ]
+    # every further computed output, checked the same way against its own precision path
+    for other in spec.outputs[1:]:
+        if sig.inplace:
+            break  # an in-place API writes one tensor
+        other_dtype = call.args[other.name].dtype
+        assert other_dtype is not None
+        values = aclnn_output(spec, plan, inputs, dtypes, scalars, other_dtype, other.name)
+        other_tolerance = spec.golden.tolerance[other_dtype]
+        other_allowed = math.floor(other_tolerance.max_fail_ratio * values.size)
+        items = [cpp.float_literal(float(v), "double") for v in values.reshape(-1).astype(np.float64)]
+        variable = f"expected_{other.name}"
+        other_check = (
+            f"CountMismatches({other.name}.Values(), {variable}, {other_tolerance.rtol!r}, {other_tolerance.atol!r})"
+        )
+        body += [
+            "",
+            f"// {other.name}: its own formula through the same kernel",
+            *pack(items, f"const std::vector<double> {variable} = {{", _INDENT * 2, "};", 120 - len(_INDENT)),
+            f"EXPECT_LE({other_check}, {other_allowed}u);" if other_allowed else f"EXPECT_EQ({other_check}, 0u);",
+        ]
     sentinel = cpp.float_literal(UNWRITTEN_SENTINEL, "double")
     for name in unwritten:
         body.append(f"// {name} is never written: it keeps its {UNWRITTEN_SENTINEL:g}s")

@@ -171,3 +171,17 @@ def test_the_torch_npu_adapter_allocates_and_checks_every_computed_output(built:
     source = tmp_path / adapter.name
     source.write_text(text, encoding="utf-8")
     stubs.compile_cpp([source], stubs.write_declarations(tmp_path), stubs.STRICT)
+
+
+def test_the_generated_op_api_test_checks_every_computed_output(built: Path, tmp_path: Path) -> None:
+    source = built / "log_sigmoid_forward" / "tests" / "ut" / "op_api" / "test_aclnn_log_sigmoid_forward.cpp"
+    text = source.read_text(encoding="utf-8")
+    # one expectation of buffer per success case (one per dtype), from its own formula
+    assert text.count("const std::vector<double> expected_buffer = {") == 3
+    assert text.count("CountMismatches(buffer.Values(), expected_buffer,") == 3
+    program = tmp_path / "op_api_test"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "opgen.cli", "cc", str(source), "-o", str(program), "--ops-dir", str(built)]
+    subprocess.run(command, check=True, env=env, capture_output=True, text=True)
+    result = subprocess.run([str(program)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "7 passed, 0 failed" in result.stdout, result.stdout[-2000:]
