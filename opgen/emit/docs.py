@@ -213,8 +213,13 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr, output: str | None = None) 
     symbols = {name: markdown.math(latex) for name, latex in latex_symbols(spec).items()}
     output = output or spec.formula.main_output
     lhs = symbols.get(output, output)
+    sum_prefix = ""
+    if output in spec.formula.reduce:  # a per-channel sum: over the elements i of channel c
+        lhs, sum_prefix = f"{lhs}_{{c}}", "\\sum_{i \\in c} "
     if not axes:
-        return [FormulaBlock(None, code(f"{lhs} = {formula.to_latex(expr, symbols)}"))]
+        return [
+            FormulaBlock(None, code(f"{lhs} = {sum_prefix}{_grouped(formula.to_latex(expr, symbols), sum_prefix)}"))
+        ]
     blocks = []
     for values in itertools.product(*(axis_values for _, axis_values in axes)):
         mode = dict(zip((name for name, _ in axes), values, strict=True))
@@ -222,8 +227,13 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr, output: str | None = None) 
             f'{name}是"{value}"' if isinstance(value, str) else f"{name}是{value}" for name, value in mode.items()
         )
         latex = formula.to_latex(formula.fold_constants(formula.substitute(expr, mode)), symbols)
-        blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {latex}")))
+        blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {sum_prefix}{_grouped(latex, sum_prefix)}")))
     return blocks
+
+
+def _grouped(latex: str, sum_prefix: str) -> str:
+    """The summand in parentheses under a sum sign, else as it is."""
+    return f"\\left({latex}\\right)" if sum_prefix else latex
 
 
 def _products(spec: OpSpec, label: str) -> list[tuple[Code, Code]]:

@@ -30,7 +30,7 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.plan.tiling import BLOCK_BYTES, plan_tiling
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import kernel_formulas, reference_names
+from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 from opgen.spec.socs import get_soc
 
@@ -463,6 +463,15 @@ def _option(param: Param, default: object) -> dict[str, Code]:
     return {"argument": code(f"type=float, default={python.float_literal(float(default))}"), "convert": Code("")}
 
 
+def _reduced_reference(spec: OpSpec, output: str, elementwise: str) -> str:
+    """An output's numpy reference: its elementwise expression, summed per channel when formula.reduce says so."""
+    found = reduction_of(spec, output)
+    if found is None:
+        return elementwise
+    of, like = (spec.param(n).python for n in found)
+    return f"channel_sum({elementwise}, {of}, {like})"
+
+
 def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
     names = reference_names(spec)
@@ -491,13 +500,19 @@ def _golden_context(operator: OperatorPlan) -> dict:
             {
                 "key": python.string(spec.param(name).python),
                 "position": every_output.index(name),
-                "reference": code(F.to_numpy(expr, names)),
+                "reference": code(_reduced_reference(spec, name, F.to_numpy(expr, names))),
             }
             for name, expr in kernel_formulas(spec).items()
         ]
         if len(spec.outputs) > 1
         else []
     )
+    reduced = {
+        spec.param(name).python: tuple(spec.param(n).python for n in found)
+        for name in spec.formula.reduce
+        if (found := reduction_of(spec, name)) is not None
+    }
+    aten_views = {p.python: spec.param(p.shape.channel_of).python for p in spec.tensor_inputs if p.shape.channel_of}
     goldens = ", ".join(f"golden_{p.python}.bin" for p in spec.outputs)
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
@@ -543,6 +558,8 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "options": options,
         "reference": code(reference),
         "computed": computed,
+        "reduced": python.literal(reduced) if reduced else None,
+        "aten_views": python.literal(aten_views),
         "differences": [code(F.to_numpy(c, names)) for c in operator.torch_differences],
         "helpers": code(operator.numpy_helpers.strip()),
         **derived_input_context(operator),

@@ -93,6 +93,9 @@ class AtenFunction:
     c_names: dict[str, str]  # C parameter name -> aten argument / local variable name
     results: tuple[str, ...]  # names of the tensors the function returns (several: a tuple, as aten)
     official: bool
+    # how the schema names each return (None: unnamed, as aten::_prelu_kernel_backward -> (Tensor, Tensor)); empty:
+    # by the results' names
+    return_names: tuple[str | None, ...] = ()
 
     @property
     def schema(self) -> str:
@@ -104,7 +107,8 @@ class AtenFunction:
         if len(self.results) == 1:
             returns = "Tensor" if self.variant is Variant.FUNCTIONAL else "Tensor(a!)"
         elif self.variant is Variant.FUNCTIONAL:  # aten names several returns: (Tensor output, Tensor buffer)
-            returns = "(" + ", ".join(f"Tensor {name}" for name in self.results) + ")"
+            named = self.return_names or self.results
+            returns = "(" + ", ".join("Tensor" + (f" {name}" if name else "") for name in named) + ")"
         else:
             returns = "(" + ", ".join(f"Tensor({_alias(i)}!)" for i in range(len(self.results))) + ")"
         dotted = f"{self.op}.{self.overload}" if self.overload else self.op
@@ -177,7 +181,10 @@ def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
     )
     names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     op = spec.api.aten or f"npu_{spec.api.snake}"
-    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, results, official)]
+    found = aten_op(op) if official else None
+    schema = found.functional if found is not None else None
+    returned = tuple(r.name for r in schema.returns) if schema and len(schema.returns) == len(results) else ()
+    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, results, official, returned)]
     if official and with_out:  # selu and mish_backward have no out overload
         out_args = tuple(
             AtenArg(p.python, p, mutable=True, kwarg_only=True, alias=_alias(i)) for i, p in enumerate(outs)

@@ -15,8 +15,9 @@ import numpy as np
 from opgen import formula as F
 from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program_outputs
+from opgen.spec.channel_broadcast import channel_sum
 from opgen.spec.dtypes import DType, promote_types
-from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.formula_binding import kernel_formula, reduction_of
 from opgen.spec.model import OpSpec
 
 
@@ -73,4 +74,9 @@ def aclnn_output(
     else:  # AICPU: the formula in double, with the attributes as float32
         expr = specialise(kernel_formula(spec), flags)
         result = F.evaluate(expr, {**flat, **attributes})
+    reduced = reduction_of(spec, output)
+    if reduced is not None:  # ReduceSumOp: summed in double, rounded once to the kernel's dtype, then cast
+        of, like = reduced
+        total = channel_sum(np.asarray(result, np.float64).reshape(out_shape), inputs[of], inputs[like])
+        return _through_float(_through_float(total, compute), out_dtype)
     return _through_float(result, out_dtype).reshape(out_shape)

@@ -11,7 +11,7 @@ import numpy as np
 from opgen import formula
 from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
-from opgen.spec.channel_broadcast import CHANNEL_SOURCE, channel_view
+from opgen.spec.channel_broadcast import CHANNEL_SOURCE, REDUCE_SOURCE, channel_sum, channel_view
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec
@@ -69,7 +69,19 @@ def reference_names(spec: OpSpec) -> dict[str, str]:
 
 def reference_helpers(spec: OpSpec) -> str:
     """Python the generated references call besides the formula's functions: `channel_view` for channel inputs."""
-    return CHANNEL_SOURCE if any(p.shape.channel_of for p in spec.params) else ""
+    source = CHANNEL_SOURCE if any(p.shape.channel_of for p in spec.params) else ""
+    return source + ("\n\n\n" + REDUCE_SOURCE if spec.formula.reduce else "")
+
+
+def reduction_of(spec: OpSpec, output: str) -> tuple[str, str] | None:
+    """(the tensor whose channels a reduced output keeps, the channel input it is shaped like), or None when the
+    output is elementwise."""
+    reduction = spec.formula.reduce.get(output)
+    if reduction is None:
+        return None
+    like = spec.param(output).shape.same_as
+    assert like is not None  # validated: a reduced output has a channel input's shape
+    return reduction.sum_over_channels_of, like
 
 
 def aligned_values(
@@ -130,7 +142,12 @@ def evaluate_reference(
     for var, target in spec.formula.vars.items():
         env[var] = env[target]
     expr = parsed_formulas(spec)[output] if output is not None else parsed_formula(spec)
-    return formula.evaluate(expr, env, out_dtype)
+    reduced = reduction_of(spec, output) if output is not None else None
+    if reduced is None:
+        return formula.evaluate(expr, env, out_dtype)
+    of, like = reduced
+    total = channel_sum(formula.evaluate(expr, env), values[of], values[like])
+    return total if out_dtype is None else formula.round_to_dtype(total, out_dtype)
 
 
 def torch_differences(spec: OpSpec) -> list[formula.Expr]:

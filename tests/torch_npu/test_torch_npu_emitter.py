@@ -307,6 +307,14 @@ def unwritten_indices(spec: OpSpec) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(outputs) if not p.written)
 
 
+def reduced_likes(spec: OpSpec) -> dict[int, str]:
+    """Positions, among the API's outputs, of per-channel sums (formula.reduce: aclnnPreluBackward's gradWeight),
+    with the input whose shape each has: torch_npu returns it so (op-plugin's _prelu_kernel_backward), where
+    PyTorch's CPU kernel returns the unreduced elementwise values."""
+    outputs = [p for p in spec.params if p.direction is Direction.OUTPUT]
+    return {i: spec.param(p.shape.same_as).python for i, p in enumerate(outputs) if p.name in spec.formula.reduce}
+
+
 def describe(t: torch.Tensor) -> str:
     return "[" + ",".join(str(d) for d in t.shape) + "]:" + STUB_DTYPES[t.dtype]
 
@@ -318,7 +326,15 @@ class Program:
         self.lines: list[str] = []
         self.expected: dict[str, dict] = {}
 
-    def call(self, label: str, schema, tensors: dict, fallback: bool = False, unwritten: tuple[int, ...] = ()) -> bool:
+    def call(
+        self,
+        label: str,
+        schema,
+        tensors: dict,
+        fallback: bool = False,
+        unwritten: tuple[int, ...] = (),
+        reduced: dict[int, str] | None = None,
+    ) -> bool:
         """Add a call of the adapter; False (nothing added) when PyTorch itself refuses these inputs (e.g.
         aten::heaviside with two dtypes), since such a call never reaches the adapter."""
         op = getattr(torch.ops.aten, schema.name.split("::")[-1])
@@ -383,6 +399,8 @@ class Program:
             self.lines += [f'  std::printf("CASE {label}\\n");', "  {", *("    " + d for d in decls), "  }"]
             # An output the API never writes stays as torch_npu allocates or the caller gives it: empty here.
             results = [describe(r[:0].reshape(0)) if i in unwritten else describe(r) for i, r in enumerate(result)]
+            for i, like in (reduced or {}).items():  # a per-channel sum has the shape of the input it sums for
+                results[i] = describe(torch.empty(tensors[like][0], dtype=result[i].dtype))
             self.expected[label] = {"result": results, "written": written, "fallback": fallback}
             return True
         if written:
@@ -448,11 +466,12 @@ def run_all(tmp_path_factory):
         for schema in torch_schemas(spec):
             for i, tensors in enumerate(cases(spec)):
                 label = f"{schema.name}.{schema.overload_name or 'default'}#{i}"
-                if program.call(label, schema, tensors, unwritten=unwritten_indices(spec)):
+                if program.call(label, schema, tensors, unwritten=unwritten_indices(spec), reduced=reduced_likes(spec)):
                     labels[spec.api.name].append(label)
             program.lines.append("  aclnn_stub::available = false;")
             label = f"{schema.name}.{schema.overload_name or 'default'}#fallback"
-            if program.call(label, schema, cases(spec)[0], fallback=True, unwritten=unwritten_indices(spec)):
+            fallback_case = cases(spec)[0]
+            if program.call(label, schema, fallback_case, True, unwritten_indices(spec), reduced_likes(spec)):
                 labels[spec.api.name].append(label)
             program.lines.append("  aclnn_stub::available = true;")
     sources = []
