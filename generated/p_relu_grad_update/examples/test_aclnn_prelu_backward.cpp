@@ -145,6 +145,18 @@ int main() {
   for (int64_t i = 0; i < size; i++) {
     LOG_PRINT("result[%ld] is: %f\n", i, resultData[i]);
   }
+  // gradWeight的预期输出：
+  //   gradWeight[0] is: -44.000000
+  //   gradWeight[1] is: -22.000000
+  //   gradWeight[2] is: -118.500000
+  auto gradWeightSize = GetShapeSize(gradWeightShape);
+  std::vector<float> gradWeightData(gradWeightSize, 0);
+  ret = aclrtMemcpy(gradWeightData.data(), gradWeightData.size() * sizeof(gradWeightData[0]), gradWeightDeviceAddr,
+                    gradWeightSize * sizeof(gradWeightData[0]), ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy gradWeight from device to host failed. ERROR: %d\n", ret); return ret);
+  for (int64_t i = 0; i < gradWeightSize; i++) {
+    LOG_PRINT("gradWeight[%ld] is: %f\n", i, gradWeightData[i]);
+  }
 
   // 6. 释放aclTensor和aclScalar，需要根据具体API的接口定义修改
   aclDestroyTensor(gradOutput);
