@@ -88,7 +88,10 @@ def test_special_values_reach_the_sums() -> None:
     [
         # weight's count refused before gradWeight's shape, which is refused before the broadcast
         (lambda: ((2, 3), (2, 3), (2,), (2,)), "the number of weight elements must be 1 or self channel size"),
-        (lambda: ((2, 3), (2, 3), (3,), (1,)), "the shape of gradWeight must equal weight's shape"),
+        (lambda: ((2, 3), (2, 3), (3,), (1,)), "the shape of gradWeight must be [C] for C weight elements"),
+        # the code's rule: [C] for C != 1 values in any shape of weight, not weight's own shape
+        (lambda: ((2, 3), (2, 3), (1, 3), (1, 3)), "the shape of gradWeight must be [C] for C weight elements"),
+        (lambda: ((2, 3), (2, 3), (1, 1), (1,)), "the shape of gradWeight must be [C] for C weight elements"),
         (lambda: ((4, 3), (2, 3), (3,), (3,)), "gradOutput and self cannot broadcast"),
         (lambda: ((2, 3), (), (2,), (2,)), "the number of weight elements must be 1 or self channel size"),
     ],
@@ -113,6 +116,20 @@ def test_refusals_in_the_codes_order(args, fragment) -> None:
             ],
         )
     assert info.value.status == 161002 and fragment in info.value.message
+
+
+def test_a_weight_of_c_values_in_another_shape_takes_a_gradweight_of_shape_c() -> None:
+    """The code's rule for gradWeight: [C] when weight holds C != 1 values, whatever weight's shape."""
+    opgen_ops = pytest.importorskip("opgen_ops")
+    rng = np.random.default_rng(6)
+    grad, x = rng.uniform(-4, 4, (2, 3, 4)).astype(np.float32), rng.uniform(-4, 4, (2, 3, 4)).astype(np.float32)
+    weight = np.array([[0.25, -0.5, 2.0]], np.float32)
+    tensor = opgen_ops._runtime.Tensor
+    grad_input, grad_weight = np.zeros_like(x), np.zeros(3, np.float32)
+    args = [tensor(grad), tensor(x), tensor(weight), tensor(grad_input, output=True), tensor(grad_weight, output=True)]
+    opgen_ops._runtime.call("aclnnPreluBackward", args)
+    _, want = _torch_gradients(grad, x, weight.reshape(-1))
+    np.testing.assert_allclose(grad_weight, want, rtol=1e-5, atol=1e-5)
 
 
 def test_the_api_sums_the_kernels_update_with_reduce_sum() -> None:

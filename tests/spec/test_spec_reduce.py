@@ -69,6 +69,13 @@ CASES = [
         "give it the shape of a channel input of 'gradOutput'",
     ),
     Case(
+        "sum-shape-check-of-an-elementwise-output",
+        "    check: {channel_sum_shape: [gradWeight]}",
+        "    check: {channel_sum_shape: [gradInput]}",
+        "check: {channel_sum_shape: [gradInput]}",
+        "'gradInput' is not a per-channel sum (formula.reduce): it has no channel shape",
+    ),
+    Case(
         "a-channel-shaped-output-without-reduce",
         "  reduce:\n    gradWeight: {sum_over_channels_of: self}\n",
         "",

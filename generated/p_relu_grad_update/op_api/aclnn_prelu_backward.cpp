@@ -86,8 +86,8 @@ static aclnnStatus CheckParams(const aclTensor *gradOutput,
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the number of weight elements must be 1 or self channel size.");
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (gradWeight->GetViewShape() != weight->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradWeight must equal weight's shape.");
+  if ((weight->GetViewShape().GetShapeSize() != 1 ? (gradWeight->GetViewShape().GetDimNum() != 1 || gradWeight->GetViewShape().GetDim(0) != (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1))) : gradWeight->GetViewShape() != weight->GetViewShape())) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradWeight must be [C] for C weight elements (C != 1), else weight's shape.");
     return ACLNN_ERR_PARAM_INVALID;
   }
   op::Shape broadcastShape7 = self->GetViewShape();

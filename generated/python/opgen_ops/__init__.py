@@ -1021,7 +1021,7 @@ def _prelu_kernel_backward(
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self、weight、gradInput或gradWeight的维度大于8。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradInput和self的shape不一致（代码中的校验，文档的返回值表未列出）。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if weight的元素个数既不是1，也不等于self的通道数（self第1维的大小，self维度小于2时为1）。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradWeight的shape与weight的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if weight的元素个数C不为1时gradWeight的shape不是[C]，或weight只有1个元素时gradWeight的shape与weight不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self的shape不满足broadcast关系，或broadcast后的shape与self的shape不一致。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_output = _rt.as_array(grad_output)

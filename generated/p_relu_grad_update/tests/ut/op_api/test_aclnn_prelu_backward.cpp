@@ -107,13 +107,14 @@ TEST_F(l2_prelu_backward_test, row5_channelsize) {
   EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
 }
 
-// Error row 6 (ACLNN_ERR_PARAM_INVALID): the shape of gradWeight must equal weight's shape.
-TEST_F(l2_prelu_backward_test, row6_sameshape) {
+// Error row 6 (ACLNN_ERR_PARAM_INVALID): the shape of gradWeight must be [C] for C weight elements (C != 1), else
+// weight's shape.
+TEST_F(l2_prelu_backward_test, row6_channelsumshape) {
   UtTensor gradOutput({2, 3}, ACL_FLOAT);
   UtTensor self({2, 3}, ACL_FLOAT);
   UtTensor weight({3}, ACL_FLOAT);
   UtTensor gradInput({2, 3}, ACL_FLOAT);
-  UtTensor gradWeight({5}, ACL_FLOAT);
+  UtTensor gradWeight({4}, ACL_FLOAT);
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
   aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
