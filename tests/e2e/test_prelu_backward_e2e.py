@@ -66,6 +66,15 @@ def test_one_weight_value_in_any_shape_and_a_broadcast_grad_output() -> None:
     _check(np.broadcast_to(grad, x.shape), x, np.array([0.25, -0.5, 2.0], np.float32), np.float32, 1e-4)
 
 
+def test_the_binding_takes_weight_in_any_shape_as_torch_npu_does() -> None:
+    """It passes weight flattened (gradWeight [C], as the API's row wants) and returns gradWeight in weight's shape."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-4, 4, (2, 3, 5)).astype(np.float32)
+    grad = rng.uniform(-4, 4, (2, 3, 5)).astype(np.float32)
+    _check(grad, x, np.array([[0.25, -0.5, 2.0]], np.float32), np.float32, 1e-4)
+    _check(grad, x, np.array([[[0.25], [-0.5], [2.0]]], np.float32), np.float32, 1e-4)
+
+
 def test_non_contiguous_views() -> None:
     rng = np.random.default_rng(4)
     x = rng.uniform(-4, 4, (6, 3, 8)).astype(np.float32)[::2]

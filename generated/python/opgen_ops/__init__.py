@@ -1028,18 +1028,18 @@ def _prelu_kernel_backward(
     self = _rt.as_array(self)
     weight = _rt.as_array(weight)
     grad_input = _rt.new_output([self], [self])
-    grad_weight = _rt.new_output([weight], [self])
+    grad_weight = _rt.new_output([weight.reshape(-1) if weight is not None else None], [self])
     _rt.call(
         "aclnnPreluBackward",
         [
             _rt.Tensor(grad_output),
             _rt.Tensor(self),
-            _rt.Tensor(weight),
+            _rt.Tensor(weight.reshape(-1) if weight is not None else None),
             _rt.Tensor(grad_input, output=True),
             _rt.Tensor(grad_weight, output=True),
         ],
     )
-    return grad_input, grad_weight
+    return grad_input, grad_weight.reshape(weight.shape)
 
 
 def relu(self, *, out=None):
