@@ -283,9 +283,21 @@ def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
     if fn.variant is Variant.INPLACE:
         return []  # the aclnn API checks the in-place tensor itself; nothing to allocate
     lines = _prepare_unwritten(spec, fn)
+    if fn.variant is Variant.FUNCTIONAL:  # a per-channel sum's channel input passes flattened (op-plugin's way)
+        lines += [f"{_INDENT}at::Tensor {like}_flat = {like}.reshape({{-1}});" for like in _flattened(spec).values()]
     for index, param in enumerate(spec.outputs):  # each computed output by its own rule
         lines += _prepare_output(spec, fn, param, "output" if index == 0 else param.python)
     return lines
+
+
+def _flattened(spec: OpSpec) -> dict[str, str]:
+    """Per-channel sums (formula.reduce) -> the Python name of the channel input each is shaped like: op-plugin's
+    _prelu_kernel_backward passes that input flattened and returns the sum in its shape."""
+    return {
+        p.name: spec.param(p.shape.same_as).python
+        for p in spec.outputs
+        if p.name in spec.formula.reduce and p.shape.same_as
+    }
 
 
 def _prepare_output(spec: OpSpec, fn: AtenFunction, param: Param, local: str) -> list[str]:
@@ -294,6 +306,9 @@ def _prepare_output(spec: OpSpec, fn: AtenFunction, param: Param, local: str) ->
     out = param.python
     lines = []
     size = _size_expr(shape)
+    flat = _flattened(spec).get(param.name) if fn.variant is Variant.FUNCTIONAL else None
+    if flat is not None:  # the sum is allocated as the flattened input: [C] or [1], as the API's row wants
+        size = f"{flat}_flat.sizes()"
     if len(shape) > 1:
         lines.append(f"{_INDENT}auto {local}_size = {size};")
         size = f"{local}_size"
@@ -302,7 +317,7 @@ def _prepare_output(spec: OpSpec, fn: AtenFunction, param: Param, local: str) ->
         sources = "{" + ", ".join(p.python for p in spec.tensor_inputs) + "}"
         lines.append(_call("npu_preparation::check_tensor", [sources, out, f"{out}.scalar_type()", size], _INDENT, ";"))
         return lines
-    if len(shape) == 1 and shape == dtype:
+    if len(shape) == 1 and shape == dtype and flat is None:
         lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0].python});")
         return lines
     lines.append(f"{_INDENT}at::ScalarType {local}_dtype = {_dtype_expr(dtype)};")
@@ -346,10 +361,15 @@ def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
 def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
     returns = "at::Tensor" if fn.variant is Variant.FUNCTIONAL else "at::Tensor&"
     result = fn.results[0]
+    # a per-channel sum comes back in the shape of the channel input it is shaped like (op-plugin's reshape)
+    reshaped = {p.python: like for name, like in _flattened(spec).items() for p in [spec.param(name)]}
+    if fn.variant is not Variant.FUNCTIONAL:
+        reshaped = {}
     if len(fn.results) > 1:
         returns = "std::tuple<" + ", ".join(returns for _ in fn.results) + ">"
         tie = "std::make_tuple" if fn.variant is Variant.FUNCTIONAL else "std::tie"
-        result = f"{tie}({', '.join(fn.results)})"
+        parts = [f"{r}.reshape({reshaped[r]}.sizes())" if r in reshaped else r for r in fn.results]
+        result = f"{tie}({', '.join(parts)})"
     signature = _call(f"{returns} {fn.cpp_name}", [a.cpp() for a in fn.args], "")
     arg_names = [a.name for a in fn.args]
     compat = None
@@ -361,6 +381,9 @@ def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
     strings, renamed = _string_locals(fn)
     prepare += strings
     exec_args = [renamed.get(c.name, fn.c_names[c.name]) for c in fn.api.user_params]
+    if fn.variant is Variant.FUNCTIONAL:
+        flat_inputs = set(_flattened(spec).values())
+        exec_args = [f"{a}_flat" if a in flat_inputs else a for a in exec_args]
     exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *exec_args], _INDENT, ";")
     return CppFunction(
         code(signature), code(compat) if compat else None, [code(p) for p in prepare], code(exec_call), code(result)

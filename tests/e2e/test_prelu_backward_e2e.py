@@ -152,3 +152,12 @@ def test_the_api_sums_the_kernels_update_with_reduce_sum() -> None:
     definition = (ROOT / "generated" / "p_relu_grad_update" / "op_host" / "p_relu_grad_update_def.cpp").read_text()
     for name in ('Input("grads")', 'Input("features")', 'Input("weights")', 'Output("dx")', 'Output("update")'):
         assert name in definition
+
+
+def test_the_torch_npu_adapter_flattens_weight_as_op_plugin_does() -> None:
+    adapter = ROOT / "generated" / "torch_npu" / "opapi" / "PreluKernelBackwardKernelNpuOpApi.cpp"
+    text = " ".join(adapter.read_text(encoding="utf-8").split())
+    assert "at::Tensor weight_flat = weight.reshape({-1});" in text
+    assert "npu_preparation::apply_tensor_without_format(weight_flat.sizes()," in text
+    assert "EXEC_NPU_CMD(aclnnPreluBackward, grad_output, self, weight_flat, grad_input, grad_weight);" in text
+    assert "return std::make_tuple(grad_input, grad_weight.reshape(weight.sizes()));" in text
