@@ -14,7 +14,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, markdown
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, CParam
-from opgen.spec.formula_binding import latex_symbols
+from opgen.spec.formula_binding import latex_symbols, parsed_formulas
 from opgen.spec.model import (
     Direction,
     ErrorRow,
@@ -205,9 +205,9 @@ class FormulaBlock:
     latex: Code
 
 
-def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
+def formula_blocks(spec: OpSpec, expr: formula.Expr, output: str | None = None) -> list[FormulaBlock]:
     """One block per combination of the mode parameters the formula uses (e.g. isResult True / False, or each
-    value of an int64/string parameter with `values`)."""
+    value of an int64/string parameter with `values`); `output` (default: the first) is the left-hand side."""
     used = set(formula.free_names(expr))
     axes: list[tuple[str, tuple[bool | int | str, ...]]] = [
         (flag, (True, False)) for flag in sorted(formula.flags_used(expr))
@@ -215,9 +215,15 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
     axes += [(p.name, tuple(p.values)) for p in spec.params if p.values is not None and p.name in used]
     # The spec's TeX symbols are escaped for the math block; the printer builds the rest from the IR.
     symbols = {name: markdown.math(latex) for name, latex in latex_symbols(spec).items()}
-    lhs = symbols.get(spec.formula.main_output, spec.formula.main_output)
+    output = output or spec.formula.main_output
+    lhs = symbols.get(output, output)
+    sum_prefix = ""
+    if output in spec.formula.reduce:  # a per-channel sum: over the elements i of channel c
+        lhs, sum_prefix = f"{lhs}_{{c}}", "\\sum_{i \\in c} "
     if not axes:
-        return [FormulaBlock(None, code(f"{lhs} = {formula.to_latex(expr, symbols)}"))]
+        return [
+            FormulaBlock(None, code(f"{lhs} = {sum_prefix}{_grouped(formula.to_latex(expr, symbols), sum_prefix)}"))
+        ]
     blocks = []
     for values in itertools.product(*(axis_values for _, axis_values in axes)):
         mode = dict(zip((name for name, _ in axes), values, strict=True))
@@ -225,8 +231,13 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr) -> list[FormulaBlock]:
             f'{name}是"{value}"' if isinstance(value, str) else f"{name}是{value}" for name, value in mode.items()
         )
         latex = formula.to_latex(formula.fold_constants(formula.substitute(expr, mode)), symbols)
-        blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {latex}")))
+        blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {sum_prefix}{_grouped(latex, sum_prefix)}")))
     return blocks
+
+
+def _grouped(latex: str, sum_prefix: str) -> str:
+    """The summand in parentheses under a sum sign, else as it is."""
+    return f"\\left({latex}\\right)" if sum_prefix else latex
 
 
 def _products(spec: OpSpec, label: str) -> list[tuple[Code, Code]]:
@@ -286,6 +297,7 @@ def _precision(operator: OperatorPlan) -> dict | None:
         standard = tolerance.standard or f"rtol={tolerance.rtol:g}, atol={tolerance.atol:g}"
         table.append(
             {
+                "output": ident(row.output),
                 "dtype": ident(row.dtype.value),
                 "abs": _number(row.max_abs_error),
                 "rel": _number(row.max_rel_error),
@@ -296,6 +308,7 @@ def _precision(operator: OperatorPlan) -> dict | None:
             }
         )
     return {
+        "several": len({row.output for row in rows}) > 1,  # a column names each row's output
         "points": Code(str(rows[0].points)),
         "scalar_sets": Code(str(rows[0].scalar_sets)),
         "range": Code(f"[{lo:g}, {hi:g}]"),
@@ -327,7 +340,10 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
     doc_file = f"docs/{spec.api.doc_stem}.md"
     common = {
         "function": code(" ".join(markdown.text(spec.operator.function).splitlines())),
-        "formulas": formula_blocks(spec, operator.formula),
+        # every computed output's formula in turn (the blocks of one output, then the next)
+        "formulas": [
+            block for name, expr in parsed_formulas(spec).items() for block in formula_blocks(spec, expr, name)
+        ],
         "var_doc": markdown.text(spec.formula.var_doc) if spec.formula.var_doc else None,
     }
     api_doc = render(

@@ -47,7 +47,8 @@ class ExampleResult:
     values: np.ndarray  # in the output's dtype
 
 
-def example_result(spec: OpSpec) -> ExampleResult:
+def example_result(spec: OpSpec, output: str | None = None) -> ExampleResult:
+    """The values the example prints for `output` (default: the first computed one), from the spec's formula."""
     example = spec.example
     env: dict[str, np.ndarray | float | bool | str] = {}
     for param in spec.tensor_inputs:
@@ -59,9 +60,9 @@ def example_result(spec: OpSpec) -> ExampleResult:
             continue
         scalar_dtype = example.scalar_dtypes.get(name)
         env[name] = float(np.asarray(value, dtype=scalar_dtype.numpy)) if scalar_dtype else value
-    out = spec.outputs[0]
+    out = spec.param(output) if output is not None else spec.outputs[0]
     out_dtype = example.tensors[out.name].dtype
-    values = evaluate_reference(spec, env, out_dtype.numpy)
+    values = evaluate_reference(spec, env, out_dtype.numpy, output)
     return ExampleResult(out.name, np.asarray(values))
 
 
@@ -133,6 +134,15 @@ def render_example(operator: OperatorPlan) -> str:
     if out_dtype in (DType.FLOAT16, DType.BFLOAT16):
         raise ValueError("example outputs must be FLOAT or DOUBLE so the program can print them")
     expected = [cpp.comment(f"result[{i}] is: {float(v):f}") for i, v in enumerate(result.values.reshape(-1))]
+    # every further computed output is printed too, under its own name
+    more = []
+    for param in spec.outputs[1:]:
+        other = example_result(spec, param.name)
+        if example.tensors[param.name].dtype in (DType.FLOAT16, DType.BFLOAT16):
+            raise ValueError("example outputs must be FLOAT or DOUBLE so the program can print them")
+        view = next(t for t in tensors if t["name"] == param.name)
+        lines = [cpp.comment(f"{param.name}[{i}] is: {float(v):f}") for i, v in enumerate(other.values.reshape(-1))]
+        more.append({**view, "label": cpp.string(f"{param.name}[%ld] is: %f\n"), "expected": lines})
     return render(
         "op/examples/test_aclnn_api.cpp.j2",
         example_path(spec),
@@ -145,4 +155,5 @@ def render_example(operator: OperatorPlan) -> str:
         call_args=call_args,
         output={**output, "print_expr": code("resultData[i]")},
         expected=expected,
+        more_outputs=more,
     )

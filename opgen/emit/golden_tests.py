@@ -12,7 +12,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
-from opgen.spec.formula_binding import reference_names
+from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
@@ -61,6 +61,21 @@ def _arg_literal(arg: Arg) -> Code:
     return code(f"tensor({python.literal(tuple(arg.shape))}, {python.string(arg.dtype.value)})")
 
 
+def _computed_view(spec: OpSpec, name: str, expr: F.Expr, position: int) -> dict:
+    """One computed output for the golden test: its reference; a per-channel sum (formula.reduce) also its sum of
+    magnitudes and how aten's elementwise values are summed."""
+    names = reference_names(spec)
+    elementwise = F.to_numpy(expr, names)
+    view = {"label": python.string(name), "position": position, "reference": code(elementwise), "scale": None}
+    reduced = reduction_of(spec, name)
+    if reduced is not None:
+        of, like = (spec.param(n).python for n in reduced)
+        view["reference"] = code(f"channel_sum({elementwise}, {of}, {like})")
+        view["scale"] = code(f"channel_sum(np.abs({elementwise}), {of}, {like})")
+        view["reduce_call"] = code(f"channel_sum(values, {of}, {like})")
+    return view
+
+
 def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
     names = _python_names(spec)
@@ -69,6 +84,23 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
     formula_names = reference_names(spec)
     reference = F.to_numpy(operator.kernel_formula, formula_names)
+    every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
+    # several computed outputs: each compared with its own formula and its own element of aten's tuple
+    computed = (
+        [_computed_view(spec, name, expr, every_output.index(name)) for name, expr in kernel_formulas(spec).items()]
+        if len(operator.outputs) > 1
+        else []
+    )
+    aten_args = []  # what aten's elementwise kernel takes, for an operator with a per-channel sum
+    for p in params:
+        if p.keyword_only:
+            continue
+        if p.kind is not ParamKind.TENSOR:
+            aten_args.append(code(f"scalars[{python.string(p.python)}]"))
+        elif p.shape.channel_of:
+            aten_args.append(code(f"channel_view({p.python}, {spec.param(p.shape.channel_of).python})"))
+        else:
+            aten_args.append(ident(p.python))
     rejections = [
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
@@ -103,7 +135,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
                 "message": python.string(call.message),
             }
         )
-    special = [float(v) for v in spec.golden.special_values] + branch_points(operator.kernel_formula)
+    points = sorted({point for expr in kernel_formulas(spec).values() for point in branch_points(expr)})
+    special = [float(v) for v in spec.golden.special_values] + points
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     path = f"tests/test_golden_{spec.operator.file_stem}.py"
     text = render(
@@ -128,6 +161,9 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),
+        computed=computed,
+        reduces=bool(spec.formula.reduce),
+        aten_args=aten_args,
         differences=[code(F.to_numpy(c, formula_names)) for c in operator.torch_differences],
         helpers=code(operator.numpy_helpers),
         rejections=rejections,

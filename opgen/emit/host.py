@@ -121,6 +121,7 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "configs": soc_configs(spec, operator.kernel_socs),
         "variants": _variant_rows(spec, plan),
         "shape": shape_rule(spec),
+        "output_count": len(spec.outputs),  # an elementwise kernel's outputs all have the first one's shape
         # channel inputs (shape.channel_of): the tiling tells the kernel how many elements share each value
         "channels": [
             {"name": ident(p.name), "index": i} for i, p in enumerate(spec.tensor_inputs) if p.shape.channel_of

@@ -153,12 +153,27 @@ def branches(views: list[VariantView], same: Callable[[VariantView], object]) ->
     return result
 
 
+def output_views(spec: OpSpec, plan: KernelPlan) -> list[dict[str, Code]]:
+    """Each output's GM argument (its OpDef name), local tensor, queue and GM member, named as the lowered
+    program's output buffers are: out* for the one output of a kernel, <output>* for each of several."""
+    views = []
+    for name, param in zip(plan.outputs, spec.outputs, strict=True):
+        views.append(
+            {
+                "gm": ident(param.opdef),
+                "local": ident(f"{name}Local"),
+                "queue": ident(f"{name}Queue_"),
+                "gm_member": ident(f"{name}Gm_"),
+            }
+        )
+    return views
+
+
 def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
     plan = operator.kernel
     op = spec.operator.file_stem
     inputs = [spec.param(name) for name in plan.inputs]
-    output = spec.outputs[0]
     views = [variant_view(spec, plan, v) for v in plan.variants]
     context = {
         "op_type": ident(spec.operator.type),
@@ -169,7 +184,7 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
             {"name": ident(p.name), "gm": ident(p.opdef), "channel": p.shape.channel_of is not None} for p in inputs
         ],
         "channels": any(p.shape.channel_of for p in inputs),
-        "output": {"name": ident(output.name), "gm": ident(output.opdef)},
+        "outputs": output_views(spec, plan),
         "scalars": idents(plan.scalars),
         "variants": views,
         "compute_branches": branches(views, lambda v: (tuple(v.lines), v.temps, v.masks, v.uses_cmp_len, v.compute)),

@@ -23,6 +23,7 @@ from opgen.spec.checks import (
     dtype_list_function,
 )
 from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import reduction_of
 from opgen.spec.model import OpSpec, ParamKind
 from opgen.spec.socs import get_soc
 
@@ -152,6 +153,12 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "channels": channels,
         "min_channel_run": MIN_CHANNEL_RUN,
         "out": ident(out.name),
+        # several computed outputs: the L0 op returns a tuple of them, in the operator's output order
+        "several": len(operator.outputs) > 1,
+        "outputs": [
+            {"name": ident(rule.param.name), "reduce": _reduce_view(spec, rule.param.name)} for rule in operator.outputs
+        ],
+        "reduces": bool(spec.formula.reduce),  # a reduced output (formula.reduce) is summed by l0op::ReduceSumOp
         "compute_dtype": _compute_dtype_expr(spec),
         "broadcast": broadcast,
         "l0_args": l0_args,
@@ -177,6 +184,14 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     ):
         files[name] = render(template, name, spec_name, **common)
     return files
+
+
+def _reduce_view(spec: OpSpec, output: str) -> dict[str, Code] | None:
+    reduced = reduction_of(spec, output)
+    if reduced is None:
+        return None
+    of, like = reduced
+    return {"of": ident(of), "like": ident(like)}
 
 
 def api_source_name(spec: OpSpec) -> str:

@@ -175,6 +175,9 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
     has_out = False
     returns: list[str] = []
     out_keywords: list[str] = []
+    # a per-channel sum (formula.reduce) as torch_npu computes it: the channel input it is shaped like passes
+    # flattened (its [C] or [1], as the API's channel_sum_shape row wants), the sum returned in that input's shape
+    flattened = {p.shape.same_as: p.name for p in spec.outputs if p.name in spec.formula.reduce and p.shape.same_as}
     for cparam in sig.user_params:
         param = cparam.param
         assert param is not None
@@ -193,17 +196,24 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
                 as_dtype = (
                     f", {python.string(integers_as.numpy.name)}" if integers_as and not param.dtype.same_as else ""
                 )
-                new_output = f"{out_keyword} = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)}{as_dtype})"
+                shapes = py_names(shape_of)
+                if param.name in flattened.values():
+                    like_py = spec.param(shape_of[0]).python
+                    shapes = f"[{like_py}.reshape(-1) if {like_py} is not None else None]"
+                new_output = f"{out_keyword} = _rt.new_output({shapes}, {py_names(dtype_of)}{as_dtype})"
             else:
                 new_output = f"{out_keyword} = _rt.new_unwritten({spec.tensor_inputs[0].python})"
             out_init.append(f"if {out_keyword} is None:\n        {new_output}" if has_out else new_output)
             call.append(f"_rt.Tensor({out_keyword}, output=True)")
-            returns.append(out_keyword)
+            like = next((input_name for input_name, out in flattened.items() if out == param.name), None)
+            like_py = spec.param(like).python if like else ""
+            returns.append(f"{out_keyword}.reshape({like_py}.shape)" if like else out_keyword)  # after a call
             out_keywords.append(out_keyword)
         else:
             kind, argument = _input_call(param, py)
             args.append(_arg(py, kind, _default(param)))
-            call.append(argument)
+            flat = f"_rt.Tensor({py}.reshape(-1) if {py} is not None else None)"
+            call.append(flat if param.name in flattened else argument)
     doc = python.docstring_body(_doc(operator, sig))
     keyword = {p.python for p in spec.params if p.keyword_only}
     return PyFunction(
@@ -215,7 +225,7 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
         outs=[ident(name) for name in out_keywords] if has_out else [],
         call=code("[" + ", ".join(call) + "]"),
         out_init=[code(line) for line in out_init],
-        returns=code(", ".join(str(ident(name)) for name in returns)),
+        returns=code(", ".join(returns)),  # identifiers (of parameters), or such an identifier's reshape
         return_annotation=code(
             "np.ndarray" if len(returns) == 1 else "tuple[" + ", ".join("np.ndarray" for _ in returns) + "]"
         ),

@@ -30,7 +30,7 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.plan.tiling import BLOCK_BYTES, plan_tiling
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import reference_names
+from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 from opgen.spec.socs import get_soc
 
@@ -333,6 +333,26 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         ),
         f"EXPECT_LE({check}, {allowed}u);" if allowed else f"EXPECT_EQ({check}, 0u);",
     ]
+    # every further computed output, checked the same way against its own precision path
+    for other in spec.outputs[1:]:
+        if sig.inplace:
+            break  # an in-place API writes one tensor
+        other_dtype = call.args[other.name].dtype
+        assert other_dtype is not None
+        values = aclnn_output(spec, plan, inputs, dtypes, scalars, other_dtype, other.name)
+        other_tolerance = spec.golden.tolerance[other_dtype]
+        other_allowed = math.floor(other_tolerance.max_fail_ratio * values.size)
+        items = [cpp.float_literal(float(v), "double") for v in values.reshape(-1).astype(np.float64)]
+        variable = f"expected_{other.name}"
+        other_check = (
+            f"CountMismatches({other.name}.Values(), {variable}, {other_tolerance.rtol!r}, {other_tolerance.atol!r})"
+        )
+        body += [
+            "",
+            f"// {other.name}: its own formula through the same kernel",
+            *pack(items, f"const std::vector<double> {variable} = {{", _INDENT * 2, "};", 120 - len(_INDENT)),
+            f"EXPECT_LE({other_check}, {other_allowed}u);" if other_allowed else f"EXPECT_EQ({other_check}, 0u);",
+        ]
     sentinel = cpp.float_literal(UNWRITTEN_SENTINEL, "double")
     for name in unwritten:
         body.append(f"// {name} is never written: it keeps its {UNWRITTEN_SENTINEL:g}s")
@@ -456,6 +476,15 @@ def _option(param: Param, default: object) -> dict[str, Code]:
     return {"argument": code(f"type=float, default={python.float_literal(float(default))}"), "convert": Code("")}
 
 
+def _reduced_reference(spec: OpSpec, output: str, elementwise: str) -> str:
+    """An output's numpy reference: its elementwise expression, summed per channel when formula.reduce says so."""
+    found = reduction_of(spec, output)
+    if found is None:
+        return elementwise
+    of, like = (spec.param(n).python for n in found)
+    return f"channel_sum({elementwise}, {of}, {like})"
+
+
 def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
     names = reference_names(spec)
@@ -477,6 +506,27 @@ def _golden_context(operator: OperatorPlan) -> dict:
         if p.kind is not ParamKind.TENSOR
     ]
     reference = F.to_numpy(operator.kernel_formula, names)
+    every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
+    # several computed outputs: a golden of each, from its formula or its element of aten's tuple
+    computed = (
+        [
+            {
+                "key": python.string(spec.param(name).python),
+                "position": every_output.index(name),
+                "reference": code(_reduced_reference(spec, name, F.to_numpy(expr, names))),
+            }
+            for name, expr in kernel_formulas(spec).items()
+        ]
+        if len(spec.outputs) > 1
+        else []
+    )
+    reduced = {
+        spec.param(name).python: tuple(spec.param(n).python for n in found)
+        for name in spec.formula.reduce
+        if (found := reduction_of(spec, name)) is not None
+    }
+    aten_views = {p.python: spec.param(p.shape.channel_of).python for p in spec.tensor_inputs if p.shape.channel_of}
+    goldens = ", ".join(f"golden_{p.python}.bin" for p in spec.outputs)
     # the CANN-style scripts carry floating data (.bin files of float values); integer dtypes are covered by the
     # pytest golden tests and the C++ op_api tests
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes if d.is_floating]
@@ -498,7 +548,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
     held = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
     doc = (
-        f"Writes input_<name>.bin for each tensor input{held} and golden_{spec.outputs[0].python}.bin: raw "
+        f"Writes input_<name>.bin for each tensor input{held} and {goldens}: raw "
         "little-endian arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value "
         f"range, led by its special values{derived_doc}. The golden is {golden_source}; then it is rounded to the "
         "dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten golden."
@@ -522,6 +572,9 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "channels": python.literal([p.python for p in inputs if p.shape.channel_of]) if channels else None,
         "options": options,
         "reference": code(reference),
+        "computed": computed,
+        "reduced": python.literal(reduced) if reduced else None,
+        "aten_views": python.literal(aten_views),
         "differences": [code(F.to_numpy(c, names)) for c in operator.torch_differences],
         "helpers": code(operator.numpy_helpers.strip()),
         **derived_input_context(operator),

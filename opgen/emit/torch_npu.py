@@ -93,6 +93,9 @@ class AtenFunction:
     c_names: dict[str, str]  # C parameter name -> aten argument / local variable name
     results: tuple[str, ...]  # names of the tensors the function returns (several: a tuple, as aten)
     official: bool
+    # how the schema names each return (None: unnamed, as aten::_prelu_kernel_backward -> (Tensor, Tensor)); empty:
+    # by the results' names
+    return_names: tuple[str | None, ...] = ()
 
     @property
     def schema(self) -> str:
@@ -104,7 +107,8 @@ class AtenFunction:
         if len(self.results) == 1:
             returns = "Tensor" if self.variant is Variant.FUNCTIONAL else "Tensor(a!)"
         elif self.variant is Variant.FUNCTIONAL:  # aten names several returns: (Tensor output, Tensor buffer)
-            returns = "(" + ", ".join(f"Tensor {name}" for name in self.results) + ")"
+            named = self.return_names or self.results
+            returns = "(" + ", ".join("Tensor" + (f" {name}" if name else "") for name in named) + ")"
         else:
             returns = "(" + ", ".join(f"Tensor({_alias(i)}!)" for i in range(len(self.results))) + ")"
         dotted = f"{self.op}.{self.overload}" if self.overload else self.op
@@ -150,10 +154,6 @@ def _aten_defaults(op: str) -> dict[str, str]:
     return {} if schema is None else {a.name: a.default for a in schema.args if a.default is not None}
 
 
-def _single_output(spec: OpSpec) -> Param:
-    return spec.outputs[0]  # the plan admits one written output
-
-
 def _all_outputs(spec: OpSpec) -> list[Param]:
     """Every output the API takes, written or not, in its order: what aten returns."""
     return [p for p in spec.params if p.direction is Direction.OUTPUT]
@@ -181,7 +181,10 @@ def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
     )
     names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     op = spec.api.aten or f"npu_{spec.api.snake}"
-    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, results, official)]
+    found = aten_op(op) if official else None
+    schema = found.functional if found is not None else None
+    returned = tuple(r.name for r in schema.returns) if schema and len(schema.returns) == len(results) else ()
+    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, results, official, returned)]
     if official and with_out:  # selu and mish_backward have no out overload
         out_args = tuple(
             AtenArg(p.python, p, mutable=True, kwarg_only=True, alias=_alias(i)) for i, p in enumerate(outs)
@@ -268,33 +271,57 @@ def _dtype_expr(params: list[Param]) -> str:
     return f"at::native::result_type({{{', '.join(names)}}})"
 
 
-def output_rule(spec: OpSpec) -> tuple[list[Param], list[Param]]:
-    """(shape sources, dtype sources) of the output: the broadcast of `broadcast_result_of` or the shape of
-    `same_as`; the dtype of `dtype.same_as` or the promotion of `castable_from`; else the first tensor input."""
-    out = _single_output(spec)
+def output_rule(spec: OpSpec, out: Param | None = None) -> tuple[list[Param], list[Param]]:
+    """(shape sources, dtype sources) of an output (default: the first computed one): the broadcast of
+    `broadcast_result_of` or the shape of `same_as`; the dtype of `dtype.same_as` or the promotion of
+    `castable_from`; else the first tensor input."""
+    out = out or spec.outputs[0]
     return [spec.param(n) for n in spec.shape_sources(out)], [spec.param(n) for n in spec.dtype_sources(out)]
 
 
 def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
     if fn.variant is Variant.INPLACE:
         return []  # the aclnn API checks the in-place tensor itself; nothing to allocate
-    shape, dtype = output_rule(spec)
-    out = spec.outputs[0].python
     lines = _prepare_unwritten(spec, fn)
+    if fn.variant is Variant.FUNCTIONAL:  # a per-channel sum's channel input passes flattened (op-plugin's way)
+        lines += [f"{_INDENT}at::Tensor {like}_flat = {like}.reshape({{-1}});" for like in _flattened(spec).values()]
+    for index, param in enumerate(spec.outputs):  # each computed output by its own rule
+        lines += _prepare_output(spec, fn, param, "output" if index == 0 else param.python)
+    return lines
+
+
+def _flattened(spec: OpSpec) -> dict[str, str]:
+    """Per-channel sums (formula.reduce) -> the Python name of the channel input each is shaped like: op-plugin's
+    _prelu_kernel_backward passes that input flattened and returns the sum in its shape."""
+    return {
+        p.name: spec.param(p.shape.same_as).python
+        for p in spec.outputs
+        if p.name in spec.formula.reduce and p.shape.same_as
+    }
+
+
+def _prepare_output(spec: OpSpec, fn: AtenFunction, param: Param, local: str) -> list[str]:
+    """Allocates (functional) or checks and resizes (out) one computed output; `local` names its locals."""
+    shape, dtype = output_rule(spec, param)
+    out = param.python
+    lines = []
     size = _size_expr(shape)
+    flat = _flattened(spec).get(param.name) if fn.variant is Variant.FUNCTIONAL else None
+    if flat is not None:  # the sum is allocated as the flattened input: [C] or [1], as the API's row wants
+        size = f"{flat}_flat.sizes()"
     if len(shape) > 1:
-        lines.append(f"{_INDENT}auto output_size = {size};")
-        size = "output_size"
+        lines.append(f"{_INDENT}auto {local}_size = {size};")
+        size = f"{local}_size"
     if fn.variant is Variant.OUT:
         # The out tensor keeps its dtype (the API casts into it) and is resized to the output shape.
         sources = "{" + ", ".join(p.python for p in spec.tensor_inputs) + "}"
         lines.append(_call("npu_preparation::check_tensor", [sources, out, f"{out}.scalar_type()", size], _INDENT, ";"))
         return lines
-    if len(shape) == 1 and shape == dtype:
+    if len(shape) == 1 and shape == dtype and flat is None:
         lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0].python});")
         return lines
-    lines.append(f"{_INDENT}at::ScalarType output_dtype = {_dtype_expr(dtype)};")
-    options = f"{dtype[0].python}.options().dtype(output_dtype)"
+    lines.append(f"{_INDENT}at::ScalarType {local}_dtype = {_dtype_expr(dtype)};")
+    options = f"{dtype[0].python}.options().dtype({local}_dtype)"
     lines.append(
         _call(f"at::Tensor {out} = npu_preparation::apply_tensor_without_format", [size, options], _INDENT, ";")
     )
@@ -334,10 +361,15 @@ def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
 def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
     returns = "at::Tensor" if fn.variant is Variant.FUNCTIONAL else "at::Tensor&"
     result = fn.results[0]
+    # a per-channel sum comes back in the shape of the channel input it is shaped like (op-plugin's reshape)
+    reshaped = {p.python: like for name, like in _flattened(spec).items() for p in [spec.param(name)]}
+    if fn.variant is not Variant.FUNCTIONAL:
+        reshaped = {}
     if len(fn.results) > 1:
         returns = "std::tuple<" + ", ".join(returns for _ in fn.results) + ">"
         tie = "std::make_tuple" if fn.variant is Variant.FUNCTIONAL else "std::tie"
-        result = f"{tie}({', '.join(fn.results)})"
+        parts = [f"{r}.reshape({reshaped[r]}.sizes())" if r in reshaped else r for r in fn.results]
+        result = f"{tie}({', '.join(parts)})"
     signature = _call(f"{returns} {fn.cpp_name}", [a.cpp() for a in fn.args], "")
     arg_names = [a.name for a in fn.args]
     compat = None
@@ -349,6 +381,9 @@ def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
     strings, renamed = _string_locals(fn)
     prepare += strings
     exec_args = [renamed.get(c.name, fn.c_names[c.name]) for c in fn.api.user_params]
+    if fn.variant is Variant.FUNCTIONAL:
+        flat_inputs = set(_flattened(spec).values())
+        exec_args = [f"{a}_flat" if a in flat_inputs else a for a in exec_args]
     exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *exec_args], _INDENT, ";")
     return CppFunction(
         code(signature), code(compat) if compat else None, [code(p) for p in prepare], code(exec_call), code(result)

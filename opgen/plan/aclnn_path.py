@@ -14,9 +14,10 @@ import numpy as np
 
 from opgen import formula as F
 from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
-from opgen.plan.kernel_model import run_program
+from opgen.plan.kernel_model import run_program_outputs
+from opgen.spec.channel_broadcast import channel_sum
 from opgen.spec.dtypes import DType, promote_types
-from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.formula_binding import kernel_formula, reduction_of
 from opgen.spec.model import OpSpec
 
 
@@ -60,8 +61,11 @@ def aclnn_output(
     input_dtypes: Mapping[str, DType],
     scalars: Mapping[str, float | bool | int | str],
     out_dtype: DType,
+    output: str | None = None,
 ) -> np.ndarray:
-    """Output of the main API for `inputs` (arrays in their storage dtypes), in `out_dtype`."""
+    """Output `output` (default: the first computed one) of the main API for `inputs` (arrays in their storage
+    dtypes), in `out_dtype`."""
+    output = output or spec.formula.main_output
     compute = compute_dtype(spec, input_dtypes)
     shapes = {p.name: np.shape(inputs[p.name]) for p in spec.tensor_inputs}
     aligned = {p.name: np.reshape(inputs[p.name], spec.aligned_shape(p.name, shapes)) for p in spec.tensor_inputs}
@@ -81,8 +85,15 @@ def aclnn_output(
     if compute.is_integral:  # the op_api converts the scalars to the integer compute dtype, as ops-nn does
         attributes = {name: truncated_to_integer(value) for name, value in attributes.items()}
     if compute in aicore_dtypes(spec):
-        result = run_program(plan.variant(compute, flags, attributes).program, flat, attributes)
+        program = plan.variant(compute, flags, attributes).program
+        outputs = run_program_outputs(program, flat, attributes)
+        result = outputs[output if len(plan.outputs) > 1 else "out"]
     else:  # AICPU: the formula in double, with the attributes as float32
         expr = specialise(kernel_formula(spec), flags)
         result = F.evaluate(expr, {**flat, **attributes})
+    reduced = reduction_of(spec, output)
+    if reduced is not None:  # ReduceSumOp: summed in double, rounded once to the kernel's dtype, then cast
+        of, like = reduced
+        total = channel_sum(np.asarray(result, np.float64).reshape(out_shape), inputs[of], inputs[like])
+        return _through_float(_through_float(total, compute), out_dtype)
     return _through_float(result, out_dtype).reshape(out_shape)

@@ -90,12 +90,14 @@ def unwritten_output(spec: OpSpec, args: Args) -> Arg:
 
 
 def allocated_by_binding(spec: OpSpec, args: Args) -> bool:
-    """Whether the call's output is the one a binding without out= allocates itself (the first shape source's
-    shape, the first dtype source's dtype): only such a call can be made through it."""
-    output = spec.outputs[0]
-    out = args[output.name]
-    like_shape, like_dtype = args[spec.shape_sources(output)[0]], args[spec.dtype_sources(output)[0]]
-    return out.shape == like_shape.shape and out.dtype == like_dtype.dtype
+    """Whether the call's outputs are the ones a binding without out= allocates itself (each: its first shape
+    source's shape, its first dtype source's dtype): only such a call can be made through it."""
+    for output in spec.outputs:
+        out = args[output.name]
+        like_shape, like_dtype = args[spec.shape_sources(output)[0]], args[spec.dtype_sources(output)[0]]
+        if out.shape != like_shape.shape or out.dtype != like_dtype.dtype:
+            return False
+    return True
 
 
 def valid_call(spec: OpSpec, dtype: DType, shape: tuple[int, ...] = BASE_SHAPE) -> Call:

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.lang import Code, cpp, ident
-from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower
+from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower, lower_outputs
 from opgen.spec.dtypes import AICORE_DTYPES, DType
-from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.formula_binding import kernel_formulas
 from opgen.spec.model import OpSpec, Param, ParamKind
 from opgen.spec.socs import get_soc
 
@@ -99,6 +99,9 @@ class KernelPlan:
     # int64/string parameters with `values` the formula uses: after the flags, each a mixed-radix digit of
     # the mode index (the position of its value in `values`).
     enums: tuple[ModeAxis, ...] = ()
+    # the computed outputs, kernel argument order after the inputs: ("out",) for one (written to its one output
+    # parameter), else the output parameters' names
+    outputs: tuple[str, ...] = ("out",)
 
     @property
     def axes(self) -> tuple[ModeAxis, ...]:
@@ -154,36 +157,41 @@ def aicore_dtypes(spec: OpSpec) -> list[DType]:
     return [d for d in first.dtypes if d not in spec.routing.aicpu and d in _DTYPE_CODE and spec.result_dtype(d) is d]
 
 
-def compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
+def compute_dtype(spec: OpSpec, storage: DType, exprs: F.Expr | tuple[F.Expr, ...]) -> DType:
+    """The dtype the kernel computes `storage` in, for the formula (or every output's formula: one program)."""
+    exprs = exprs if isinstance(exprs, tuple) else (exprs,)
     if storage.is_integral:
-        return integer_compute_dtype(spec, storage, expr)
+        return integer_compute_dtype(spec, storage, exprs)
     if storage in spec.kernel.compute_in_float:
         return DType.FLOAT
     if storage is DType.BFLOAT16 and not all(get_soc(s.soc).bf16_vector_arith for s in spec.supported_socs):
         return DType.FLOAT
     # a function whose lowering is not precise enough in this dtype (the function table's measured error), or
     # has no API for it, makes the whole kernel compute in float
-    functions = {node.func for node in F.walk(expr) if isinstance(node, F.Call)}
+    functions = {node.func for expr in exprs for node in F.walk(expr) if isinstance(node, F.Call)}
     if not all(F.FUNCTIONS[f].precise_in(storage.numpy.name) for f in functions):
         return DType.FLOAT
     return storage
 
 
-def integer_compute_dtype(spec: OpSpec, storage: DType, expr: F.Expr) -> DType:
+def integer_compute_dtype(spec: OpSpec, storage: DType, exprs: tuple[F.Expr, ...]) -> DType:
     """How the kernel computes an integer dtype, as ops-nn's kernels do: in the integer itself when every API of
-    the program takes it and the formula is integer arithmetic (INT32 Relu/Maxs); otherwise in a floating type
+    the program takes it and the formulas are integer arithmetic (INT32 Relu/Maxs); otherwise in a floating type
     the integer converts to exactly: INT8/UINT8 -> FLOAT16 (the only conversion the vector unit has for them) when
-    the formula only compares, selects and clamps, else FLOAT through FLOAT16; INT16/INT32 -> FLOAT; the result is
+    the formulas only compare, select and clamp, else FLOAT through FLOAT16; INT16/INT32 -> FLOAT; the result is
     cast back with truncation (ops-nn's "result truncated to INT32")."""
     native = _INTEGER_VECTOR_APIS.get(storage)
-    if native is not None and storage not in spec.kernel.compute_in_float and _integer_exact(expr):
+    if native is not None and storage not in spec.kernel.compute_in_float and all(map(_integer_exact, exprs)):
+        apis: set[str] = set()
         try:
-            program = lower(expr, inputs=[p.name for p in spec.tensor_inputs], storage=storage, compute=storage)
+            for expr in exprs:
+                program = lower(expr, inputs=[p.name for p in spec.tensor_inputs], storage=storage, compute=storage)
+                apis |= set(program.apis)
         except LoweringError:
-            program = None
-        if program is not None and set(program.apis) <= native:
+            apis = {"<not lowerable>"}
+        if apis <= native:
             return storage
-    if storage in (DType.INT8, DType.UINT8) and _order_only(expr):
+    if storage in (DType.INT8, DType.UINT8) and all(map(_order_only, exprs)):
         return DType.FLOAT16  # exact: every result is an input value or a small integral constant
     return DType.FLOAT  # INT8/UINT8 through FLOAT16 (the only conversion the vector unit has for them)
 
@@ -222,10 +230,12 @@ def mode_index(axes: tuple[ModeAxis, ...], mode: dict[str, ModeValue], exact: bo
     return index + int(exact) * stride
 
 
-def mode_axes(spec: OpSpec, expr: F.Expr) -> tuple[tuple[str, ...], tuple[ModeAxis, ...]]:
-    """The formula's flags (sorted) and its int64/string mode parameters (spec order)."""
-    flags = tuple(sorted(F.flags_used(expr)))
-    used = set(F.free_names(expr))
+def mode_axes(spec: OpSpec, exprs: F.Expr | tuple[F.Expr, ...]) -> tuple[tuple[str, ...], tuple[ModeAxis, ...]]:
+    """The formula's (or every output formula's) flags (sorted) and its int64/string mode parameters (spec
+    order)."""
+    exprs = exprs if isinstance(exprs, tuple) else (exprs,)
+    flags = tuple(sorted({flag for expr in exprs for flag in F.flags_used(expr)}))
+    used = {name for expr in exprs for name in F.free_names(expr)}
     enums = tuple(
         ModeAxis(p.name, tuple(p.values)) for p in spec.params if p.is_mode and p.values is not None and p.name in used
     )
@@ -244,34 +254,40 @@ def tiling_key(storage: DType, index: int) -> int:
 
 
 def kernel_plan(spec: OpSpec) -> KernelPlan:
-    expr = kernel_formula(spec)
-    flags, enums = mode_axes(spec, expr)
+    exprs = kernel_formulas(spec)
+    outputs = tuple(exprs) if len(exprs) > 1 else ("out",)
+    every = tuple(exprs.values())  # every output's formula counts for the modes, scalars and compute dtype
+    flags, enums = mode_axes(spec, every)
     axes = KernelPlan(flags, (), (), (), (), enums).axes
     names = [axis.name for axis in axes]
     inputs = tuple(p.name for p in spec.tensor_inputs)
-    used = set(F.free_names(expr))
+    used = {name for expr in every for name in F.free_names(expr)}
     scalars = tuple(p.name for p in spec.params if _carried(p) and p.name in used)
+
+    def program(storage: DType, mode: dict[str, ModeValue], exact: bool = False) -> VectorProgram:
+        compute = compute_dtype(spec, storage, every)
+        specialised = {name: specialise(e, mode) for name, e in zip(outputs, exprs.values(), strict=True)}
+        return lower_outputs(specialised, inputs=list(inputs), storage=storage, compute=compute, exact=exact)
+
     fast: dict[tuple[DType, tuple[ModeValue, ...]], VectorProgram] = {}
     for storage in aicore_dtypes(spec):
         for values in itertools.product(*(axis.values for axis in axes)):
-            mode = dict(zip(names, values, strict=True))
-            compute = compute_dtype(spec, storage, expr)
-            specialised = specialise(expr, mode)
-            fast[storage, values] = lower(specialised, inputs=list(inputs), storage=storage, compute=compute)
-    guards = tuple(sorted({name for program in fast.values() for name in program.assumes_finite}))
+            fast[storage, values] = program(storage, dict(zip(names, values, strict=True)))
+    guards = tuple(sorted({name for lowered in fast.values() for name in lowered.assumes_finite}))
     variants = []
-    for (storage, values), program in fast.items():
+    for (storage, values), lowered in fast.items():
         mode = dict(zip(names, values, strict=True))
         for exact in (False, True) if guards else (False,):
-            if exact:
-                compute = compute_dtype(spec, storage, expr)
-                specialised = specialise(expr, mode)
-                program = lower(specialised, inputs=list(inputs), storage=storage, compute=compute, exact=True)
+            chosen = program(storage, mode, exact=True) if exact else lowered
             index = mode_index(axes, mode, exact)
             key = tiling_key(storage, index)
-            truncates = storage.is_integral and program.compute.is_floating and not _order_only(specialise(expr, mode))
-            variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, program, exact, truncates))
-    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums)
+            truncates = (
+                storage.is_integral
+                and chosen.compute.is_floating
+                and not all(_order_only(specialise(e, mode)) for e in exprs.values())
+            )
+            variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, chosen, exact, truncates))
+    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums, outputs)
 
 
 def _carried(param: Param) -> bool:
@@ -295,7 +311,7 @@ class OpDefAttr:
 def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
     """Scalars, flags and int64/string parameters the kernel needs, in spec order; their position is the
     runtime attr index."""
-    used = set(F.free_names(kernel_formula(spec)))
+    used = {name for expr in kernel_formulas(spec).values() for name in F.free_names(expr)}
     attrs: list[OpDefAttr] = []
     for param in spec.params:
         if param.kind is ParamKind.TENSOR or param.name not in used:

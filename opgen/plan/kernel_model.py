@@ -107,7 +107,14 @@ _COMPARE = {
 
 
 def run_program(program: VectorProgram, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, float]) -> np.ndarray:
-    """The kernel's output for flattened inputs (storage dtype); elementwise, so tiling does not matter."""
+    """The kernel's (first) output for flattened inputs (storage dtype); elementwise, so tiling does not matter."""
+    return run_program_outputs(program, inputs, scalars)[program.output.name]
+
+
+def run_program_outputs(
+    program: VectorProgram, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, float]
+) -> dict[str, np.ndarray]:
+    """Every output of the kernel by name (`out` for a one-output kernel), as `run_program` computes it."""
     compute = program.compute
     values: dict[Buffer, np.ndarray] = {b: np.asarray(inputs[b.name]).astype(_np(b.dtype)) for b in program.inputs}
     slots = {slot.name: _round(_slot_value(slot.expr, scalars), compute) for slot in program.slots}
@@ -119,7 +126,7 @@ def run_program(program: VectorProgram, inputs: Mapping[str, np.ndarray], scalar
 
     for instr in program.instrs:
         values[instr.dst] = _execute(instr, values, scalar, compute)
-    return values[program.output]
+    return {buffer.name: values[buffer] for buffer in program.outputs}
 
 
 def _execute(instr: Instr, values, scalar, compute: DType) -> np.ndarray:

@@ -46,8 +46,8 @@ class Buffer:
     def cpp(self) -> str:
         if self.kind == "input":
             return f"{self.name}Local"
-        if self.kind == "output":
-            return "outLocal"
+        if self.kind == "output":  # the one output of a kernel is outLocal; each of several is named after itself
+            return "outLocal" if self.name == "out" else f"{self.name}Local"
         if self.kind == "mask":
             return f"mask{self.index}"
         return f"tmp{self.index}"
@@ -87,7 +87,7 @@ class VectorProgram:
     storage: DType
     compute: DType
     inputs: list[Buffer]
-    output: Buffer
+    outputs: list[Buffer]  # in the operator's output order; one kernel writes each (queue tensors)
     temps: list[Buffer]
     masks: list[Buffer]
     slots: list[ScalarSlot]
@@ -96,13 +96,19 @@ class VectorProgram:
     # Scalar parameters this program is exact for only while they are finite (see `lower(exact=...)`).
     assumes_finite: tuple[str, ...] = ()
 
+    @property
+    def output(self) -> Buffer:
+        """The first output (the only one of a one-output kernel)."""
+        return self.outputs[0]
+
     def ub_bytes_per_element(self, buffer_num: int) -> float:
-        """UB bytes one element of a tile costs: double-buffered queues + temporaries + mask bits."""
-        queues = (len(self.inputs) + 1) * buffer_num * self.storage.itemsize
+        """UB bytes one element of a tile costs: double-buffered queues (every input and output) + temporaries +
+        mask bits."""
+        queues = (len(self.inputs) + len(self.outputs)) * buffer_num * self.storage.itemsize
         return queues + len(self.temps) * self.compute.itemsize + len(self.masks) / 8
 
     def live_buffers(self, buffer_num: int) -> int:
-        return (len(self.inputs) + 1) * buffer_num + len(self.temps) + len(self.masks)
+        return (len(self.inputs) + len(self.outputs)) * buffer_num + len(self.temps) + len(self.masks)
 
 
 _CMP_MODE = {"lt": "LT", "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE"}
@@ -115,12 +121,12 @@ def is_uniform(expr: F.Expr) -> bool:
 
 
 class _Lowerer:
-    def __init__(self, storage: DType, compute: DType, inputs: list[str], exact: bool = False):
+    def __init__(self, storage: DType, compute: DType, inputs: list[str], outputs: list[str], exact: bool = False):
         self.storage, self.compute = storage, compute
         self.exact = exact
         self.assumes_finite: set[str] = set()
         self.inputs = {name: Buffer("input", i, storage, name) for i, name in enumerate(inputs)}
-        self.output = Buffer("output", 0, storage, "out")
+        self.outputs = [Buffer("output", i, storage, name) for i, name in enumerate(outputs)]
         self.instrs: list[Instr] = []
         self.slots: dict[F.Expr, ScalarSlot] = {}
         self.values: dict[F.Expr, Buffer | Scalar] = {}
@@ -331,16 +337,38 @@ class _Lowerer:
 
     # ---- finishing: output, register allocation
 
-    def finish(self, root: F.Expr) -> VectorProgram:
+    def finish(self, roots: list[F.Expr]) -> VectorProgram:
+        """Each root into its output buffer, in order; a value several outputs share is computed once."""
+        for root, output in zip(roots, self.outputs, strict=True):
+            self.write(root, output)
+        instrs, temps, masks = _allocate(self.instrs)
+        apis = sorted({i.api for i in instrs})
+        return VectorProgram(
+            self.storage,
+            self.compute,
+            list(self.inputs.values()),
+            list(self.outputs),
+            temps,
+            masks,
+            list(self.slots.values()),
+            instrs,
+            apis,
+        )
+
+    def write(self, root: F.Expr, output: Buffer) -> None:
         result = self.value(root)
         if isinstance(result, Scalar):
             result = self.emit("Duplicate", self.temp(), scalar=result)
-        elif result.kind == "input":
+        elif result.kind in ("input", "output"):  # an input, or a value an earlier output already holds
             result = self.emit("Muls", self.temp(), result, scalar=Scalar(F.Const(1.0)))
         if self.compute is self.storage:
             last = self.instrs[-1]
             assert last.dst == result
-            self.instrs[-1] = replace(last, dst=self.output)
+            self.instrs[-1] = replace(last, dst=output)
+            # a later output reading this value reads it from the output buffer (the temporary is never written)
+            for node, value in list(self.values.items()):
+                if value == result:
+                    self.values[node] = output
         else:
             # into an integer dtype truncate toward zero at every step (toward zero in FLOAT16 never crosses an
             # integer, so INT8 gets trunc(x) through it); a floating dtype rounds to nearest
@@ -348,20 +376,7 @@ class _Lowerer:
             path = _cast_path(self.compute, self.storage)
             for dtype in path[:-1]:
                 result = self.emit("Cast", self.temp(dtype), result, mode=mode, distinct=True)
-            self.emit("Cast", self.output, result, mode=mode)
-        instrs, temps, masks = _allocate(self.instrs)
-        apis = sorted({i.api for i in instrs})
-        return VectorProgram(
-            self.storage,
-            self.compute,
-            list(self.inputs.values()),
-            self.output,
-            temps,
-            masks,
-            list(self.slots.values()),
-            instrs,
-            apis,
-        )
+            self.emit("Cast", output, result, mode=mode)
 
 
 # The vector unit converts INT8 and UINT8 only to and from FLOAT16: to compute them in FLOAT, FLOAT16 carries them.
@@ -432,7 +447,16 @@ def lower(expr: F.Expr, *, inputs: list[str], storage: DType, compute: DType, ex
     parameters; without it, such fusions are used and the scalars they assume finite are recorded in
     `VectorProgram.assumes_finite`, so the kernel can pick the exact program when one of them is not.
     """
-    lowerer = _Lowerer(storage, compute, inputs, exact)
-    program = lowerer.finish(F.fold_constants(expr))
+    return lower_outputs({"out": expr}, inputs=inputs, storage=storage, compute=compute, exact=exact)
+
+
+def lower_outputs(
+    exprs: dict[str, F.Expr], *, inputs: list[str], storage: DType, compute: DType, exact: bool = False
+) -> VectorProgram:
+    """One program writing several outputs (`exprs`: output name -> its specialised expression, in output
+    order), each into its own output buffer; subexpressions they share are computed once. A single output
+    is named `out` (the kernel's outLocal); see `lower` for `exact`."""
+    lowerer = _Lowerer(storage, compute, inputs, list(exprs), exact)
+    program = lowerer.finish([F.fold_constants(expr) for expr in exprs.values()])
     program.assumes_finite = tuple(sorted(lowerer.assumes_finite))
     return program

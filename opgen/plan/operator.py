@@ -24,6 +24,7 @@ from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import (
     derived_inputs,
     kernel_formula,
+    kernel_formulas,
     parsed_formula,
     reference_helpers,
     torch_differences,
@@ -118,11 +119,11 @@ class OperatorPlan:
 
 def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
     problems: list[PlanProblem] = []
-    if len(spec.outputs) != 1:
-        # The spec states a formula per output, but the kernel lowering computes one (TODO(outputs)).
+    if len(spec.outputs) > 1 and spec.routing.aicpu:
+        # one AI Core kernel writes every output; the AICPU kernel computes one (TODO(outputs))
         names = ", ".join(p.name for p in spec.outputs)
-        message = f"the operator writes {names}; opgen generates kernels writing one output"
-        raise PlanError([PlanProblem(("formula", "outputs"), message, "invalid")])
+        message = f"the operator writes {names}; opgen generates AICPU kernels writing one output (routing.aicpu)"
+        raise PlanError([PlanProblem(("routing", "aicpu"), message, "invalid")])
     if not kernel_socs(spec):
         legacy = ", ".join(s.soc for s in spec.supported_socs)
         message = f"no supported SoC runs the generated kernel ({legacy} lack DataCopyPad)"
@@ -178,7 +179,14 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         bindings=binding_names(spec),
         binding_out=spec.api.aten is None or has_out_overload(spec.api.aten),
         numpy_helpers=_joined_helpers(
-            F.numpy_helpers([formula, *(r.condition for r in checked), *differences, *(expr for _, expr in derived)]),
+            F.numpy_helpers(
+                [
+                    *kernel_formulas(spec).values(),
+                    *(r.condition for r in checked),
+                    *differences,
+                    *(expr for _, expr in derived),
+                ]
+            ),
             reference_helpers(spec),
         ),
         cpp_helpers=F.cpp_helpers([formula]),

@@ -48,14 +48,19 @@ class PrecisionRow:
     max_ulp_error: float  # in units in the last place of the dtype at the reference
     special_mismatches: int  # points where one is NaN or infinite and the other is not the same
     fail_ratio: float | None  # fraction failing the golden tolerance (None: the spec states none)
+    output: str = ""  # the computed output measured (each of several has its rows)
 
 
 def measure_precision(spec: OpSpec, kernel: KernelPlan) -> tuple[PrecisionRow, ...]:
-    """A row per floating dtype of the first tensor input that the golden tolerances cover."""
+    """A row per floating dtype of the first tensor input that the golden tolerances cover, for each computed
+    output in turn."""
     rows = []
-    for dtype in spec.tensor_inputs[0].dtypes:
-        if dtype in _FORMAT and dtype in spec.golden.tolerance:
-            rows.append(_measure(spec, kernel, dtype))
+    for output in spec.formula.computed:
+        if output in spec.formula.reduce:
+            continue  # a per-channel sum: its error depends on the shape summed over, not on the points
+        for dtype in spec.tensor_inputs[0].dtypes:
+            if dtype in _FORMAT and dtype in spec.golden.tolerance:
+                rows.append(_measure(spec, kernel, dtype, output))
     return tuple(rows)
 
 
@@ -96,7 +101,7 @@ def _ulp(reference: np.ndarray, dtype: DType) -> np.ndarray:
     return np.exp2(np.maximum(exponent, min_exponent) - bits)
 
 
-def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType) -> PrecisionRow:
+def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> PrecisionRow:
     inputs = sweep_inputs(spec, dtype)
     dtypes = dict.fromkeys(inputs, dtype)
     tolerance = spec.golden.tolerance.get(dtype)
@@ -104,8 +109,8 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType) -> PrecisionRow:
     abs_error = rel_error = ulp_error = 0.0
     mismatches = failing = total = 0
     for scalars in scalar_sets:
-        out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype).astype(np.float64)
-        reference = evaluate_reference(spec, {**inputs, **scalars}, None).astype(np.float64)
+        out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype, output).astype(np.float64)
+        reference = evaluate_reference(spec, {**inputs, **scalars}, None, output).astype(np.float64)
         total += out.size
         finite = np.isfinite(out) & np.isfinite(reference)
         same_special = (np.isnan(out) & np.isnan(reference)) | (~np.isnan(reference) & (out == reference))
@@ -129,4 +134,5 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType) -> PrecisionRow:
         max_ulp_error=ulp_error,
         special_mismatches=mismatches,
         fail_ratio=failing / total if tolerance is not None and total else None,
+        output=output,
     )

@@ -56,5 +56,17 @@ def pointwise(arrays: Mapping[str, np.ndarray], channel_inputs: Collection[str])
     return {name: values if name in channel_inputs else values.reshape(1, -1) for name, values in arrays.items()}
 
 
+def channel_sum(values, of, like):
+    """The per-channel sum (formula.reduce) of `values`, elementwise over `of`, shaped like `like`: over every axis
+    but dim 1 when `like` holds one value per channel of `of`, over every element when it holds one value."""
+    values = np.broadcast_to(np.asarray(values), np.shape(of))
+    if np.size(like) == 1 or np.ndim(of) < 2:
+        total = np.sum(values)
+    else:
+        total = np.sum(values, axis=tuple(axis for axis in range(np.ndim(of)) if axis != 1))
+    return np.reshape(total, np.shape(like))
+
+
 # The functions generated Python calls for channel inputs, as source (the same functions: the rule is written once).
 CHANNEL_SOURCE = "\n\n".join(inspect.getsource(f) for f in (channel_count, channel_shape, channel_view, channel_values))
+REDUCE_SOURCE = inspect.getsource(channel_sum)  # for an operator with a reduced output (formula.reduce)

@@ -699,6 +699,62 @@ class CheckChannelSize(CheckKind):
         ]
 
 
+class CheckChannelSumShape(CheckKind):
+    kind: ClassVar[str] = "channel_sum_shape"
+    relational: ClassVar[bool] = True
+    channel_sum_shape: list[Identifier] = Field(
+        min_length=1,
+        description="per-channel sums (formula.reduce): shape [C] (C: the channel count of the summed tensor) when "
+        "the channel input they are shaped like holds C != 1 values, else that input's shape (aclnnPreluBackward's "
+        "gradWeight)",
+    )
+
+    @staticmethod
+    def _sum(spec: OpSpec, name: str) -> tuple[str, str]:
+        """(the tensor whose channels the sum keeps, the channel input the output is shaped like)."""
+        reduction = spec.formula.reduce[name]
+        like = spec.param(name).shape.same_as
+        assert like is not None  # validated
+        return reduction.sum_over_channels_of, like
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        for j, name in enumerate(self.channel_sum_shape):
+            param = resolver.resolve(name, path + ("channel_sum_shape", j), kinds=TENSORS, what="a sum's shape check")
+            if param is not None and name not in resolver.spec.formula.reduce:
+                message = f"'{name}' is not a per-channel sum (formula.reduce): it has no channel shape"
+                resolver.report(path + ("channel_sum_shape", j), message, "invalid")
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        parts = []
+        for name in self.channel_sum_shape:
+            of, like = self._sum(spec, name)
+            channels = f"({cpp_shape(of)}.GetDimNum() < 2 ? 1 : {cpp_shape(of)}.GetDim(1))"
+            per_channel = f"({cpp_shape(name)}.GetDimNum() != 1 || {cpp_shape(name)}.GetDim(0) != {channels})"
+            parts.append(
+                f"({cpp_shape(like)}.GetShapeSize() != 1 ? {per_channel} : {cpp_shape(name)} != {cpp_shape(like)})"
+            )
+        return CppCheck(" || ".join(parts))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        for name in self.channel_sum_shape:
+            of, like = self._sum(spec, name)
+            if math.prod(args[like].shape) != 1:
+                wanted: tuple[int, ...] = (channel_count(args[of].shape),)
+            else:
+                wanted = tuple(args[like].shape)
+            if tuple(args[name].shape) != wanted:
+                return True
+        return False
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        # one value more than the channels: neither [C] nor a single value's shape
+        mutations: list[Mutation] = []
+        for name in self.channel_sum_shape:
+            of, _ = self._sum(model.spec, name)
+            mutations.append(({**base, name: replace(base[name], shape=(channel_count(base[of].shape) + 1,))}, ()))
+        return mutations
+
+
 def _condition_values(param: Param) -> list[float | bool | int | str]:
     """Values tried for a parameter of a reject_if condition when looking for a call that trips it."""
     if param.kind is ParamKind.BOOL:
@@ -836,6 +892,7 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckBroadcast,
     CheckSameShape,
     CheckChannelSize,
+    CheckChannelSumShape,
     CheckRejectIf,
     CheckOneOf,
 )

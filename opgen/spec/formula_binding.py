@@ -11,7 +11,7 @@ import numpy as np
 from opgen import formula
 from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
-from opgen.spec.channel_broadcast import CHANNEL_SOURCE, channel_view
+from opgen.spec.channel_broadcast import CHANNEL_SOURCE, REDUCE_SOURCE, channel_sum, channel_view
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec
@@ -69,7 +69,19 @@ def reference_names(spec: OpSpec) -> dict[str, str]:
 
 def reference_helpers(spec: OpSpec) -> str:
     """Python the generated references call besides the formula's functions: `channel_view` for channel inputs."""
-    return CHANNEL_SOURCE if any(p.shape.channel_of for p in spec.params) else ""
+    source = CHANNEL_SOURCE if any(p.shape.channel_of for p in spec.params) else ""
+    return source + ("\n\n\n" + REDUCE_SOURCE if spec.formula.reduce else "")
+
+
+def reduction_of(spec: OpSpec, output: str) -> tuple[str, str] | None:
+    """(the tensor whose channels a reduced output keeps, the channel input it is shaped like), or None when the
+    output is elementwise."""
+    reduction = spec.formula.reduce.get(output)
+    if reduction is None:
+        return None
+    like = spec.param(output).shape.same_as
+    assert like is not None  # validated: a reduced output has a channel input's shape
+    return reduction.sum_over_channels_of, like
 
 
 def aligned_values(
@@ -92,6 +104,12 @@ def parsed_formula(spec: OpSpec) -> formula.Expr:
     return parse_with(spec.formula.main_expr, formula_symbols(spec))
 
 
+def parsed_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
+    """Each computed output's formula as written (with the spec's short variable names), in the outputs' order."""
+    symbols = formula_symbols(spec)
+    return {name: parse_with(text, symbols) for name, text in spec.formula.computed.items()}
+
+
 def kernel_formula(spec: OpSpec) -> formula.Expr:
     """The formula over parameter names only (`formula.vars` aliases replaced), as kernels see it."""
     expr = parsed_formula(spec)
@@ -100,10 +118,26 @@ def kernel_formula(spec: OpSpec) -> formula.Expr:
     return formula.substitute(expr, aliases) if aliases else expr
 
 
+def kernel_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
+    """Each computed output's formula over parameter names only, in the outputs' order (the first is
+    `kernel_formula`)."""
+    symbols = formula_symbols(spec)
+    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
+    result = {}
+    for name, text in spec.formula.computed.items():
+        expr = parse_with(text, symbols)
+        result[name] = formula.substitute(expr, aliases) if aliases else expr
+    return result
+
+
 def evaluate_reference(
-    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], out_dtype: np.dtype | None
+    spec: OpSpec,
+    values: Mapping[str, np.ndarray | float | bool | str],
+    out_dtype: np.dtype | None,
+    output: str | None = None,
 ) -> np.ndarray:
-    """The spec's numpy reference: float64 inside, rounded once to `out_dtype` (None: float64 unrounded).
+    """The spec's numpy reference of `output` (default: the first computed one): float64 inside, rounded once to
+    `out_dtype` (None: float64 unrounded).
 
     With integer tensors the scalar parameters are truncated to integers first: torch and ops-nn (ConvertToTensor
     in self's dtype) both meet an integer tensor with the scalar in its dtype."""
@@ -114,7 +148,13 @@ def evaluate_reference(
                 env[p.name] = float(np.trunc(np.float64(values[p.name])))
     for var, target in spec.formula.vars.items():
         env[var] = env[target]
-    return formula.evaluate(parsed_formula(spec), env, out_dtype)
+    expr = parsed_formulas(spec)[output] if output is not None else parsed_formula(spec)
+    reduced = reduction_of(spec, output) if output is not None else None
+    if reduced is None:
+        return formula.evaluate(expr, env, out_dtype)
+    of, like = reduced
+    total = channel_sum(formula.evaluate(expr, env), values[of], values[like])
+    return total if out_dtype is None else formula.round_to_dtype(total, out_dtype)
 
 
 def torch_differences(spec: OpSpec) -> list[formula.Expr]:

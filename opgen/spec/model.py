@@ -314,6 +314,16 @@ class Param(_Strict):
 FormulaText = Annotated[str, Field(min_length=1, max_length=FORMULA_MAX_LENGTH)]
 
 
+class Reduction(_Strict):
+    """How an output is reduced from its elementwise expression after the kernel (in the aclnn API)."""
+
+    sum_over_channels_of: Identifier = Field(
+        description="the input tensor whose channels (dim 1) the sum keeps: the output holds, per channel, the sum of "
+        "its expression over every other axis (over every element when the output holds one value), as "
+        "aclnnPreluBackward's gradWeight"
+    )
+
+
 class Formula(_Strict):
     """What the kernel computes: one output (`output` + `expr`) or each of several (`outputs`)."""
 
@@ -328,6 +338,11 @@ class Formula(_Strict):
         default_factory=dict,
         description="instead of output and expr: each output tensor the operator writes and its expression, "
         "e.g. {gradInput: ..., gradWeight: ...}",
+    )
+    reduce: dict[Identifier, Reduction] = Field(
+        default_factory=dict,
+        description="outputs (of formula.outputs) reduced from their elementwise expression, e.g. {gradWeight: "
+        "{sum_over_channels_of: self}}; such an output has the shape of a channel input of that tensor (same_as)",
     )
     vars: dict[Identifier, Identifier] = Field(
         default_factory=dict, description="short names for parameters, e.g. {x: selfOrResult} (shown in docs)"

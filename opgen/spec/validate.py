@@ -205,8 +205,8 @@ class _Checker:
     def check_channel_sources(self) -> None:
         """An output takes its shape from full tensors: a channel input holds only one value per channel."""
         for i, param in enumerate(self.spec.params):
-            if param.direction is not Direction.OUTPUT:
-                continue
+            if param.direction is not Direction.OUTPUT or param.name in self.spec.formula.reduce:
+                continue  # a per-channel sum holds one value per channel: it has a channel input's shape
             for name in self.spec.shape_sources(param):
                 source = self.params.get(name)
                 if source is not None and source.shape.channel_of is not None:
@@ -331,6 +331,8 @@ class _Checker:
             if listed != in_api_order and set(listed) == set(in_api_order):
                 message = f"list the outputs in the API's order: {', '.join(in_api_order)}"
                 self.report(("formula", "outputs"), message, "invalid")
+        for name, reduction in f.reduce.items():
+            self.check_reduction(name, reduction.sum_over_channels_of)
         for var, target in f.vars.items():
             problem = formula_name_problem(var)
             if problem is not None:
@@ -347,6 +349,25 @@ class _Checker:
                     "formula.expr is missing (only a backward spec with derivative_of may leave it out)",
                     "missing",
                 )
+
+    def check_reduction(self, name: str, of: str) -> None:
+        """A reduced output is one of formula.outputs, summed over the channels of an input tensor, shaped like a
+        channel input of that tensor."""
+        path = ("formula", "reduce", name)
+        if name not in self.spec.formula.outputs:
+            self.report(path, f"'{name}' is not one of formula.outputs", "invalid")
+            return
+        target = self.resolve(of, path + ("sum_over_channels_of",), kinds=(ParamKind.TENSOR,), what="a reduction")
+        if target is None:
+            return
+        if target.direction is not Direction.INPUT:
+            self.report(path + ("sum_over_channels_of",), f"'{of}' must be an input tensor", "invalid")
+            return
+        like = self.params[name].shape.same_as
+        source = self.params.get(like) if like else None
+        if source is None or source.shape.channel_of != of:
+            message = f"'{name}' holds one value per channel of '{of}': give it the shape of a channel input of '{of}'"
+            self.report(path, message + " (shape: {same_as: ...})", "invalid")
 
     def check_formula_output(self, name: str) -> None:
         """`name` is an output tensor the operator writes."""

@@ -66,7 +66,10 @@ static int RunOne(int argc, char** argv) {{
     inputs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(bytes)));
     ReadFile(argv[8 + i], inputs.back(), bytes);
   }}
-  uint8_t* out = static_cast<uint8_t*>(AscendC::GmAlloc(bytes));
+  std::vector<uint8_t*> outs;  // every computed output, written one after the other into the result file
+  for (int i = 0; i < {num_outputs}; ++i) {{
+    outs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(bytes)));
+  }}
   auto* tilingData = static_cast<{tiling_struct}*>(AscendC::GmAlloc(sizeof({tiling_struct})));
   tilingData->totalLength = total;
   tilingData->perCoreLength = plan.perCoreLength;
@@ -75,9 +78,11 @@ static int RunOne(int argc, char** argv) {{
   uint8_t* workspace = static_cast<uint8_t*>(AscendC::GmAlloc(32));
   AscendC::SetKernelMode(KernelMode::AIV_MODE);
   ICPU_SET_TILING_KEY(plan.tilingKey);
-  ICPU_RUN_KF({op}, plan.blockDim, {launch_args}, out, workspace, reinterpret_cast<uint8_t*>(tilingData));
+  ICPU_RUN_KF({op}, plan.blockDim, {launch_args}, {out_args}, workspace, reinterpret_cast<uint8_t*>(tilingData));
   std::ofstream result(argv[7], std::ios::binary);
-  result.write(reinterpret_cast<const char*>(out), static_cast<std::streamsize>(bytes));
+  for (uint8_t* out : outs) {{
+    result.write(reinterpret_cast<const char*>(out), static_cast<std::streamsize>(bytes));
+  }}
   return 0;
 }}
 
@@ -111,8 +116,12 @@ GE_DTYPE = {d: d.acl_value for d in DType}  # ge::DataType numbers its dtypes as
 
 @dataclass
 class KernelRun:
-    output: np.ndarray
+    outputs: list[np.ndarray]  # every computed output, in order
     plan: dict
+
+    @property
+    def output(self) -> np.ndarray:
+        return self.outputs[0]
 
 
 class KernelHarness:
@@ -140,7 +149,9 @@ class KernelHarness:
                 op=op,
                 op_type=spec.operator.type,
                 tiling_struct=f"{spec.operator.type}TilingData",
-                gm_params=", ".join("GM_ADDR" for _ in range(len(self.inputs) + 1)),
+                gm_params=", ".join("GM_ADDR" for _ in range(len(self.inputs) + len(spec.outputs))),
+                num_outputs=len(spec.outputs),
+                out_args=", ".join(f"outs[{i}]" for i in range(len(spec.outputs))),
                 min_args=8 + len(self.inputs) + len(self.scalars),
                 num_inputs=len(self.inputs),
                 scalar_lines=scalar_lines,
@@ -181,7 +192,8 @@ class KernelHarness:
             raise RuntimeError(f"kernel run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
         plans = [json.loads(line) for line in proc.stdout.strip().splitlines()]
         assert len(plans) == len(runs), proc.stdout[-2000:]
+        count = len(self.spec.outputs)
         return [
-            KernelRun(np.frombuffer(path.read_bytes(), dtype=dtype.numpy).copy(), plan)
+            KernelRun(list(np.frombuffer(path.read_bytes(), dtype=dtype.numpy).copy().reshape(count, -1)), plan)
             for (path, dtype), plan in zip(outputs, plans, strict=True)
         ]

@@ -44,6 +44,7 @@ def test_example_prints_the_numbers_its_comments_promise(op, twin_lib):
     binary = twin_lib.program(f"example_{op}", [example], ops_dirs=[GENERATED], flags=["-Wall", "-Wextra", "-Werror"])
     proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    promised = re.findall(r"//\s+(result\[\d+\] is: -?[\d.]+)", example.read_text(encoding="utf-8"))
-    printed = [line.strip() for line in proc.stdout.splitlines() if line.startswith("result[")]
+    # result[i] of the first output; each further computed output under its own name (gradWeight[i])
+    promised = re.findall(r"//\s+(\w+\[\d+\] is: -?[\d.]+)", example.read_text(encoding="utf-8"))
+    printed = [line.strip() for line in proc.stdout.splitlines() if re.match(r"\w+\[\d+\] is: ", line)]
     assert promised and printed == promised

@@ -15,7 +15,7 @@ from kernel_harness import KernelHarness
 from spec_list import GENERATED, every_operator
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.kernel_model import run_program
+from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.dtypes import DType
 from opgen.spec.socs import get_soc
 
@@ -67,18 +67,19 @@ def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
         cases += [(variant, size, _inputs(spec, variant.storage, size, rng)) for size in sizes]
     runs = harness.run(soc_name, [(v.storage, v.mode_index, inputs, scalars) for v, _, inputs in cases])
     for (variant, size, inputs), run in zip(cases, runs, strict=True):
-        expected = run_program(variant.program, inputs, scalars)
-        # bit-exact except NaN payloads (NaN positions must match)
-        want = np.asarray(expected).astype(variant.storage.numpy)
-        got_nan, want_nan = np.isnan(run.output.astype(np.float64)), np.isnan(want.astype(np.float64))
-        uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[variant.storage.itemsize]
-        same = (run.output.view(uint) == want.view(uint)) | (got_nan & want_nan)
-        if not (same.all() and np.array_equal(got_nan, want_nan)):
-            diff = np.nonzero(~same)[0]
-            pytest.fail(
-                f"{variant.name} n={size}: {len(diff)} mismatches, first at {diff[:5]}: "
-                f"got {run.output[diff[:5]]} want {expected[diff[:5]]}"
-            )
+        # every computed output (one kernel may write several), each bit-exact except NaN payloads
+        models = run_program_outputs(variant.program, inputs, scalars)
+        for (name, expected), got in zip(models.items(), run.outputs, strict=True):
+            want = np.asarray(expected).astype(variant.storage.numpy)
+            got_nan, want_nan = np.isnan(got.astype(np.float64)), np.isnan(want.astype(np.float64))
+            uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[variant.storage.itemsize]
+            same = (got.view(uint) == want.view(uint)) | (got_nan & want_nan)
+            if not (same.all() and np.array_equal(got_nan, want_nan)):
+                diff = np.nonzero(~same)[0]
+                pytest.fail(
+                    f"{variant.name} {name} n={size}: {len(diff)} mismatches, first at {diff[:5]}: "
+                    f"got {got[diff[:5]]} want {expected[diff[:5]]}"
+                )
         assert run.plan["tilingKey"] == variant.key
         if size >= 1_000_000:
             assert run.plan["blockDim"] == soc.vector_cores, "large inputs use every vector core"

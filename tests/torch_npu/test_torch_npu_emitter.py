@@ -222,8 +222,13 @@ def test_adapter_calls_the_aclnn_api_in_c_signature_order(spec):
         assert returns == cpp_return(schema)
         aten_names = [a.name for a in schema.arguments]
         written = [a.name for a in schema.arguments if is_write(a.alias_info)]
-        # one tensor, or std::make_tuple / std::tie of several
-        returned = re.search(r"return (?:std::\w+\()?([\w, ]+?)\)?;\s*$", body).group(1).split(", ")
+        # one tensor, or std::make_tuple / std::tie of several; a per-channel sum reshaped to its channel input's shape
+        flat = {spec.param(p.shape.same_as).python for p in spec.outputs if p.name in spec.formula.reduce}
+        flat = flat if not any(a.is_out for a in schema.arguments) else set()
+        unshaped = body
+        for name in flat:
+            unshaped = unshaped.replace(f".reshape({name}.sizes())", "")
+        returned = re.search(r"return (?:std::\w+\()?([\w, ]+?)\)?;\s*$", unshaped).group(1).split(", ")
         is_inplace = schema.name.endswith("_") and not any(a.is_out for a in schema.arguments)
         sig = inplace if is_inplace else main
         [call] = exec_calls(body)
@@ -235,8 +240,9 @@ def test_adapter_calls_the_aclnn_api_in_c_signature_order(spec):
                 expected.append(next(outputs))
             else:
                 assert c.param.python in aten_names  # aclnn inputs are aten arguments of the same name
-                # a string reaches the API as a char* copy of aten's string_view
-                expected.append(c.param.python + ("_ptr" if c.param.kind is ParamKind.STRING else ""))
+                # a string reaches the API as a char* copy of aten's string_view; a sum's channel input flattened
+                suffix = "_ptr" if c.param.kind is ParamKind.STRING else "_flat" if c.param.python in flat else ""
+                expected.append(c.param.python + suffix)
         assert call[1:] == expected
         outputs_given = [
             n
@@ -307,6 +313,14 @@ def unwritten_indices(spec: OpSpec) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(outputs) if not p.written)
 
 
+def reduced_likes(spec: OpSpec) -> dict[int, str]:
+    """Positions, among the API's outputs, of per-channel sums (formula.reduce: aclnnPreluBackward's gradWeight),
+    with the input whose shape each has: torch_npu returns it so (op-plugin's _prelu_kernel_backward), where
+    PyTorch's CPU kernel returns the unreduced elementwise values."""
+    outputs = [p for p in spec.params if p.direction is Direction.OUTPUT]
+    return {i: spec.param(p.shape.same_as).python for i, p in enumerate(outputs) if p.name in spec.formula.reduce}
+
+
 def describe(t: torch.Tensor) -> str:
     return "[" + ",".join(str(d) for d in t.shape) + "]:" + STUB_DTYPES[t.dtype]
 
@@ -318,7 +332,15 @@ class Program:
         self.lines: list[str] = []
         self.expected: dict[str, dict] = {}
 
-    def call(self, label: str, schema, tensors: dict, fallback: bool = False, unwritten: tuple[int, ...] = ()) -> bool:
+    def call(
+        self,
+        label: str,
+        schema,
+        tensors: dict,
+        fallback: bool = False,
+        unwritten: tuple[int, ...] = (),
+        reduced: dict[int, str] | None = None,
+    ) -> bool:
         """Add a call of the adapter; False (nothing added) when PyTorch itself refuses these inputs (e.g.
         aten::heaviside with two dtypes), since such a call never reaches the adapter."""
         op = getattr(torch.ops.aten, schema.name.split("::")[-1])
@@ -383,6 +405,8 @@ class Program:
             self.lines += [f'  std::printf("CASE {label}\\n");', "  {", *("    " + d for d in decls), "  }"]
             # An output the API never writes stays as torch_npu allocates or the caller gives it: empty here.
             results = [describe(r[:0].reshape(0)) if i in unwritten else describe(r) for i, r in enumerate(result)]
+            for i, like in (reduced or {}).items():  # a per-channel sum has the shape of the input it sums for
+                results[i] = describe(torch.empty(tensors[like][0], dtype=result[i].dtype))
             self.expected[label] = {"result": results, "written": written, "fallback": fallback}
             return True
         if written:
@@ -448,11 +472,12 @@ def run_all(tmp_path_factory):
         for schema in torch_schemas(spec):
             for i, tensors in enumerate(cases(spec)):
                 label = f"{schema.name}.{schema.overload_name or 'default'}#{i}"
-                if program.call(label, schema, tensors, unwritten=unwritten_indices(spec)):
+                if program.call(label, schema, tensors, unwritten=unwritten_indices(spec), reduced=reduced_likes(spec)):
                     labels[spec.api.name].append(label)
             program.lines.append("  aclnn_stub::available = false;")
             label = f"{schema.name}.{schema.overload_name or 'default'}#fallback"
-            if program.call(label, schema, cases(spec)[0], fallback=True, unwritten=unwritten_indices(spec)):
+            fallback_case = cases(spec)[0]
+            if program.call(label, schema, fallback_case, True, unwritten_indices(spec), reduced_likes(spec)):
                 labels[spec.api.name].append(label)
             program.lines.append("  aclnn_stub::available = true;")
     sources = []

@@ -14,6 +14,7 @@ from ._runtime import AclnnError
 
 __all__ = [
     "AclnnError",
+    "_prelu_kernel_backward",
     "add_relu",
     "celu",
     "celu_",
@@ -995,6 +996,50 @@ def prelu(
     out = _rt.new_output([self], [self, weight])
     _rt.call("aclnnPrelu", [_rt.Tensor(self), _rt.Tensor(weight), _rt.Tensor(out, output=True)])
     return out
+
+
+def _prelu_kernel_backward(
+    grad_output,
+    self,
+    weight,
+):
+    """aclnnPreluBackward: PRelu的反向：计算self和weight的梯度。self大于0处gradInput取gradOutput，否则取gradOutput乘以该元素所在通道（self的第1维）的weight值；gradWeight为每个通道上(self大于0时取0，否则取gradOutput乘以self)之和，weight只有一个元素时为全部元素之和。
+
+        gradInput = where(self > 0, gradOutput, weight * gradOutput)
+
+    Args:
+        grad_output: 表示PRelu输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 表示PRelu的输入，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        weight: 表示PRelu的权重，公式中的weight，每个通道一个值。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        grad_input: 表示self的梯度，公式中的gradInput。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        grad_weight: 表示weight的梯度，公式中的gradWeight，每个通道一个值。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、weight、gradInput或gradWeight是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内（代码只校验self，其余张量须与self一致）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、weight、gradInput或gradWeight的数据类型与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self、weight、gradInput或gradWeight的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradInput和self的shape不一致（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if weight的元素个数既不是1，也不等于self的通道数（self第1维的大小，self维度小于2时为1）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if weight的元素个数C不为1时gradWeight的shape不是[C]，或weight只有1个元素时gradWeight的shape与weight不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和self的shape不满足broadcast关系，或broadcast后的shape与self的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    weight = _rt.as_array(weight)
+    grad_input = _rt.new_output([self], [self])
+    grad_weight = _rt.new_output([weight.reshape(-1) if weight is not None else None], [self])
+    _rt.call(
+        "aclnnPreluBackward",
+        [
+            _rt.Tensor(grad_output),
+            _rt.Tensor(self),
+            _rt.Tensor(weight.reshape(-1) if weight is not None else None),
+            _rt.Tensor(grad_input, output=True),
+            _rt.Tensor(grad_weight, output=True),
+        ],
+    )
+    return grad_input, grad_weight.reshape(weight.shape)
 
 
 def relu(self, *, out=None):

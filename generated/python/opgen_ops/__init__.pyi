@@ -127,6 +127,11 @@ def prelu(
     self: np.ndarray | None,
     weight: np.ndarray | None,
 ) -> np.ndarray: ...
+def _prelu_kernel_backward(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+    weight: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]: ...
 def relu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def relu_(
     self: np.ndarray | None,

@@ -85,6 +85,16 @@ class Tensor {
   ScalarType scalar_type() const { return dtype_; }
   TensorOptions options() const { return TensorOptions(dtype_); }
   void resize_(IntArrayRef sizes) { sizes_ = sizes.vec(); }
+  // a view of the same elements in `sizes` (one -1 is inferred), as at::Tensor::reshape
+  Tensor reshape(IntArrayRef sizes) const {
+    int64_t count = 1;
+    for (int64_t d : sizes_) count *= d;
+    std::vector<int64_t> shape = sizes.vec();
+    int64_t known = 1;
+    for (int64_t d : shape) known *= d == -1 ? 1 : d;
+    for (int64_t& d : shape) d = d == -1 ? (known == 0 ? 0 : count / known) : d;
+    return Tensor(shape, dtype_);
+  }
   std::string describe() const {
     std::string text = "[";
     for (size_t i = 0; i < sizes_.size(); ++i) {
