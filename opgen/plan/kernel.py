@@ -174,12 +174,13 @@ def compute_dtype(spec: OpSpec, storage: DType, exprs: F.Expr | tuple[F.Expr, ..
     return storage
 
 
-def integer_compute_dtype(spec: OpSpec, storage: DType, exprs: tuple[F.Expr, ...]) -> DType:
+def integer_compute_dtype(spec: OpSpec, storage: DType, exprs: F.Expr | tuple[F.Expr, ...]) -> DType:
     """How the kernel computes an integer dtype, as ops-nn's kernels do: in the integer itself when every API of
     the program takes it and the formulas are integer arithmetic (INT32 Relu/Maxs); otherwise in a floating type
     the integer converts to exactly: INT8/UINT8 -> FLOAT16 (the only conversion the vector unit has for them) when
     the formulas only compare, select and clamp, else FLOAT through FLOAT16; INT16/INT32 -> FLOAT; the result is
     cast back with truncation (ops-nn's "result truncated to INT32")."""
+    exprs = exprs if isinstance(exprs, tuple) else (exprs,)
     native = _INTEGER_VECTOR_APIS.get(storage)
     if native is not None and storage not in spec.kernel.compute_in_float and all(map(_integer_exact, exprs)):
         apis: set[str] = set()

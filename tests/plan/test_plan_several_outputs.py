@@ -41,7 +41,8 @@ def test_two_written_outputs_are_lowered_into_one_kernel() -> None:
 def test_several_outputs_with_an_aicpu_route_are_refused_at_routing() -> None:
     """The AICPU kernel computes one output: a spec routing dtypes there with two written outputs is refused."""
     text = _two_written()
-    text = text[: text.rindex("\nkernel:")] + "\nrouting:\n  aicpu: [DOUBLE]\n" + text[text.rindex("\nkernel:") :]
+    # every document of the file takes DOUBLE (the replacements below reach each), so each routes it to AICPU
+    text = text.replace("\nparams:\n", "\nrouting:\n  aicpu: [DOUBLE]\n\nparams:\n")
     text = text.replace(
         "    dtypes: [FLOAT, FLOAT16, BFLOAT16]\n", "    dtypes: [FLOAT, FLOAT16, BFLOAT16, DOUBLE]\n"
     ).replace(

@@ -125,11 +125,11 @@ aclnnStatus aclnnErfinv(void* workspace, uint64_t workspaceSize, aclOpExecutor* 
   return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnInplaceErfinvGetWorkspaceSize(aclTensor *selfRef,
+aclnnStatus aclnnInplaceErfinvGetWorkspaceSize(const aclTensor *selfRef,
     uint64_t *workspaceSize,
     aclOpExecutor **executor) {
   // The in-place form is the main API with selfRef as input and output.
-  return aclnnErfinvGetWorkspaceSize(selfRef, selfRef, workspaceSize, executor);
+  return aclnnErfinvGetWorkspaceSize(selfRef, const_cast<aclTensor*>(selfRef), workspaceSize, executor);
 }
 
 aclnnStatus aclnnInplaceErfinv(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {

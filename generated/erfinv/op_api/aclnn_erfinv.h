@@ -28,7 +28,7 @@ ACLNN_API aclnnStatus aclnnErfinv(void* workspace, uint64_t workspaceSize, aclOp
  * @brief aclnnInplaceErfinvGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
 ACLNN_API aclnnStatus aclnnInplaceErfinvGetWorkspaceSize(
-    aclTensor *selfRef,
+    const aclTensor *selfRef,
     uint64_t *workspaceSize,
     aclOpExecutor **executor);
 

@@ -120,11 +120,11 @@ aclnnStatus aclnnHardsigmoid(void* workspace, uint64_t workspaceSize, aclOpExecu
   return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnInplaceHardsigmoidGetWorkspaceSize(aclTensor *selfRef,
+aclnnStatus aclnnInplaceHardsigmoidGetWorkspaceSize(const aclTensor *self,
     uint64_t *workspaceSize,
     aclOpExecutor **executor) {
-  // The in-place form is the main API with selfRef as input and output.
-  return aclnnHardsigmoidGetWorkspaceSize(selfRef, selfRef, workspaceSize, executor);
+  // The in-place form is the main API with self as input and output.
+  return aclnnHardsigmoidGetWorkspaceSize(self, const_cast<aclTensor*>(self), workspaceSize, executor);
 }
 
 aclnnStatus aclnnInplaceHardsigmoid(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {

@@ -28,7 +28,7 @@ ACLNN_API aclnnStatus aclnnHardsigmoid(void* workspace, uint64_t workspaceSize, 
  * @brief aclnnInplaceHardsigmoidGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
 ACLNN_API aclnnStatus aclnnInplaceHardsigmoidGetWorkspaceSize(
-    aclTensor *selfRef,
+    const aclTensor *self,
     uint64_t *workspaceSize,
     aclOpExecutor **executor);
 
