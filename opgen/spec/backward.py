@@ -114,7 +114,13 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
     for param in forward.params:
         if param.is_tensor:
             if param.direction is Direction.INPUT and param.name != wrt and param.name in needed:
-                raise _Unlinked(("derivative_of", "forward"), f"the forward's tensor '{param.name}' has no counterpart")
+                # another forward input the derivative reads (PRelu's weight): the backward's input of that name
+                ours = link.params.get(param.name, param.name)
+                mine = next((p for p in backward.params if p.name == ours), None)
+                if mine is None or not mine.is_tensor or mine.direction is not Direction.INPUT:
+                    message = f"the forward's tensor '{param.name}' has no input tensor of that name here"
+                    raise _Unlinked(("derivative_of", "forward"), message)
+                names[param.name] = formula.Name(ours, formula.SymbolKind.TENSOR)
             continue
         ours = link.params.get(param.name, param.name)
         mine = next((p for p in backward.params if p.name == ours), None)

@@ -166,3 +166,20 @@ def test_a_mode_value_unknown_to_either_side_is_named(gelu_pair: Path) -> None:
     )
     _edit(gelu_pair, "{0: none, 1: tan}", "{0: none, 2: tanh}")
     assert "'2' is not one of the forward's 'approximate' values (0, 1)" in _problem(gelu_pair)
+
+
+def test_another_forward_input_maps_to_the_backward_input_of_that_name(tmp_path: Path) -> None:
+    """PRelu's derivative reads weight too: the backward's weight stands for it (before: 'has no counterpart')."""
+    for name in ("p_relu", "p_relu_grad_update"):
+        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    backward = tmp_path / "p_relu_grad_update.yaml"
+    assert load_spec(backward).spec.derivative_of is not None
+    _edit(
+        backward,
+        "gradInput: where(self > 0, gradOutput, weight * gradOutput)",
+        "gradInput: where(self > 0, gradOutput, gradOutput)",
+    )
+    message = _problem(backward)
+    assert "the formula is not the derivative of p_relu's formula" in message
+    point = re.search(r"weight=(\S+), self=(\S+)|self=(\S+), weight=(\S+)", message)
+    assert point is not None, message
