@@ -53,7 +53,7 @@ def _tensor_data(values: np.ndarray, dtype: DType) -> tuple[list[str], str]:
     if dtype in (DType.FLOAT16, DType.BFLOAT16):
         comment = cpp.comment("values: " + ", ".join(_value_text(float(v)) for v in flat.astype(np.float64)))
         return _bits(flat), comment
-    if dtype.is_integral:
+    if dtype.is_integral or dtype is DType.BOOL:
         return [cpp.int_literal(int(v)) for v in flat], ""
     ctype = "float" if dtype is DType.FLOAT else "double"
     return [cpp.float_literal(float(v), ctype) for v in flat.astype(np.float64)], ""

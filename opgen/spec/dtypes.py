@@ -68,7 +68,10 @@ class DType(str, enum.Enum):
 
     @property
     def host_cpp_type(self) -> str:
-        """Element type of a host program's buffer (ACL host code has no half/bf16: they travel as bits)."""
+        """Element type of a host program's buffer (ACL host code has no half/bf16: they travel as bits; BOOL as
+        one byte each, since std::vector<bool> packs bits and has no data())."""
+        if self is DType.BOOL:
+            return "uint8_t"
         return "uint16_t" if self in (DType.FLOAT16, DType.BFLOAT16) else _CPP_TYPE[self]
 
 

@@ -38,7 +38,7 @@ NP_DTYPE = {
     DType.FLOAT16: np.dtype(np.float16),
     DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
     DType.DOUBLE: np.dtype(np.float64),
-    **{d: d.numpy for d in (DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64)},
+    **{d: d.numpy for d in (DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL)},
 }
 DTYPE_OF = {v: k for k, v in NP_DTYPE.items()}
 
@@ -99,7 +99,11 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool):
 
 def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool, extremes: bool = True) -> np.ndarray:
     size = int(np.prod(shape)) if shape else 1
-    if dtype.kind in "iu":  # integers: the dtype's extremes, -1, 0, 1, then integers over the golden range
+    if dtype.kind == "b":  # False and True first, then either
+        data = rng.integers(0, 1, size, endpoint=True).astype(dtype)
+        data[: min(size, 2)] = [False, True][: min(size, 2)]
+        data = data.reshape(shape)
+    elif dtype.kind in "iu":  # integers: the dtype's extremes, -1, 0, 1, then integers over the golden range
         info = np.iinfo(dtype)
         edges = ([int(info.min), int(info.max)] if extremes else []) + [-1 if info.min < 0 else 2, 0, 1]
         low, high = max(int(np.floor(lo)), int(info.min)), min(int(np.ceil(hi)), int(info.max))

@@ -216,7 +216,7 @@ def test_integers_as_float_casts_integer_inputs_before_the_kernel():
     row = next(i for i, r in enumerate(spec.errors) if r.check.kind == "castable")
     assert first_failing_row(spec, integer_out) == row
     readme = render_docs(plan_operator(spec, "specs/erfinv.yaml"), "", "examples/x.cpp")["README.md"]
-    assert "self为INT8、INT16、INT32、INT64、UINT8时，先转换为FLOAT再计算，结果的数据类型为FLOAT。" in readme
+    assert "self为INT8、INT16、INT32、INT64、UINT8、BOOL时，先转换为FLOAT再计算，结果的数据类型为FLOAT。" in readme
 
 
 def test_integers_as_must_be_a_floating_ai_core_dtype():

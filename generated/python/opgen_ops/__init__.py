@@ -253,7 +253,7 @@ def erfinv(self, *, out=None):
         out = erfinv(x)
 
     Args:
-        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, BOOL)
         out: 表示erfinv的输出，公式中的y。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
 
     Raises:
@@ -263,7 +263,7 @@ def erfinv(self, *, out=None):
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self计算结果的数据类型不能转换为out的数据类型。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
-    """
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
         out = _rt.new_output([self], [self], "float32")
@@ -279,7 +279,7 @@ def erfinv_(
         out = erfinv(x)
 
     Args:
-        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
+        self: 表示erfinv的输入，公式中的x。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, BOOL)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的workspaceSize或executor是空指针。
@@ -1397,7 +1397,7 @@ def softplus_backward(grad_output, self, beta, threshold, *, out=None):
 
     Args:
         grad_output: 表示Softplus正向输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
-        self: 表示Softplus正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, DOUBLE, BFLOAT16, INT8, INT16, INT32, INT64, UINT8)
+        self: 表示Softplus正向的输入，公式中的x。 (tensor; dtypes: FLOAT16, FLOAT, DOUBLE, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, BOOL)
         beta: 表示Softplus的缩放系数，公式中的beta。 (scalar; dtypes: -)
         threshold: 表示Softplus的阈值，公式中的threshold。 (scalar; dtypes: -)
         out: 表示Softplus正向输入的梯度。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)

@@ -228,3 +228,21 @@ TEST_F(l2_erfinv_test, valid_uint8) {
   // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
   EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
+
+// Success: self BOOL, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_erfinv_test, valid_bool) {
+  const std::vector<uint8_t> selfData = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+  UtTensor self({2, 5}, ACL_BOOL, selfData);
+  UtTensor out({2, 5}, ACL_FLOAT);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+  ASSERT_EQ(ret, ACLNN_SUCCESS);
+  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+
+  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), __builtin_inf(), __builtin_inf(), __builtin_inf(),
+      __builtin_inf(), __builtin_inf(), __builtin_inf(), __builtin_inf()};
+  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
