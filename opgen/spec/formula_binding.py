@@ -110,24 +110,29 @@ def parsed_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
     return {name: parse_with(text, symbols) for name, text in spec.formula.computed.items()}
 
 
-def kernel_formula(spec: OpSpec) -> formula.Expr:
-    """The formula over parameter names only (`formula.vars` aliases replaced), as kernels see it."""
-    expr = parsed_formula(spec)
+def _without_aliases(spec: OpSpec, expr: formula.Expr) -> formula.Expr:
+    """`expr` over parameter names only: each `formula.vars` alias replaced by the parameter it names."""
+    if not spec.formula.vars:
+        return expr
     symbols = formula_symbols(spec)
     aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
-    return formula.substitute(expr, aliases) if aliases else expr
+    return formula.substitute(expr, aliases)
+
+
+def over_params(spec: OpSpec, text: str) -> formula.Expr:
+    """Formula-language `text` of this spec (it may use the `formula.vars` aliases) over parameter names only."""
+    return _without_aliases(spec, parse_with(text, formula_symbols(spec)))
+
+
+def kernel_formula(spec: OpSpec) -> formula.Expr:
+    """The formula over parameter names only (`formula.vars` aliases replaced), as kernels see it."""
+    return _without_aliases(spec, parsed_formula(spec))
 
 
 def kernel_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
     """Each computed output's formula over parameter names only, in the outputs' order (the first is
     `kernel_formula`)."""
-    symbols = formula_symbols(spec)
-    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
-    result = {}
-    for name, text in spec.formula.computed.items():
-        expr = parse_with(text, symbols)
-        result[name] = formula.substitute(expr, aliases) if aliases else expr
-    return result
+    return {name: over_params(spec, text) for name, text in spec.formula.computed.items()}
 
 
 def evaluate_reference(
@@ -159,10 +164,7 @@ def evaluate_reference(
 
 def torch_differences(spec: OpSpec) -> list[formula.Expr]:
     """The conditions of golden.differs_from_torch over parameter names (`formula.vars` aliases replaced)."""
-    symbols = formula_symbols(spec)
-    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
-    parsed = [parse_with(d.when, symbols) for d in spec.golden.differs_from_torch]
-    return [formula.substitute(e, aliases) if aliases else e for e in parsed]
+    return [over_params(spec, d.when) for d in spec.golden.differs_from_torch]
 
 
 def differs_from_torch(
@@ -180,12 +182,7 @@ def differs_from_torch(
 def derived_inputs(spec: OpSpec) -> list[tuple[str, formula.Expr]]:
     """golden.derived_inputs as (input, expression over parameter names), `formula.vars` aliases replaced, in
     dependency order: an input derived from another derived one comes after it (validation refuses cycles)."""
-    symbols = formula_symbols(spec)
-    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
-    parsed = {}
-    for name, text in spec.golden.derived_inputs.items():
-        expr = parse_with(text, symbols)
-        parsed[name] = formula.substitute(expr, aliases) if aliases else expr
+    parsed = {name: over_params(spec, text) for name, text in spec.golden.derived_inputs.items()}
     ordered: list[tuple[str, formula.Expr]] = []
     seen: set[str] = set()
 
