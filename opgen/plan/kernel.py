@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.lang import Code, cpp, ident
-from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower, lower_outputs
+from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower_outputs
 from opgen.spec.dtypes import AICORE_DTYPES, DType
 from opgen.spec.formula_binding import kernel_formulas
 from opgen.spec.model import OpSpec, Param, ParamKind
@@ -183,14 +183,14 @@ def integer_compute_dtype(spec: OpSpec, storage: DType, exprs: F.Expr | tuple[F.
     exprs = exprs if isinstance(exprs, tuple) else (exprs,)
     native = _INTEGER_VECTOR_APIS.get(storage)
     if native is not None and storage not in spec.kernel.compute_in_float and all(map(_integer_exact, exprs)):
-        apis: set[str] = set()
+        outputs = {f"out{i}": expr for i, expr in enumerate(exprs)}  # one program, as the kernel computes them
         try:
-            for expr in exprs:
-                program = lower(expr, inputs=[p.name for p in spec.tensor_inputs], storage=storage, compute=storage)
-                apis |= set(program.apis)
+            program = lower_outputs(
+                outputs, inputs=[p.name for p in spec.tensor_inputs], storage=storage, compute=storage
+            )
         except LoweringError:
-            apis = {"<not lowerable>"}
-        if apis <= native:
+            program = None
+        if program is not None and set(program.apis) <= native:
             return storage
     if storage in (DType.INT8, DType.UINT8) and all(map(_order_only, exprs)):
         return DType.FLOAT16  # exact: every result is an input value or a small integral constant

@@ -219,6 +219,7 @@ class _Checker:
     def check_socs(self) -> None:
         seen: set[str] = set()
         all_dtypes = {d for p in self.spec.params for d in p.dtypes}
+        tensor_dtypes = {d for p in self.spec.params if p.is_tensor for d in p.dtypes}
         for i, entry in enumerate(self.spec.socs):
             if entry.soc not in SOC_BY_NAME:
                 self.report(
@@ -228,7 +229,6 @@ class _Checker:
                 self.report(("socs", i, "soc"), f"SoC '{entry.soc}' is listed twice", "duplicate-name")
             seen.add(entry.soc)
             soc = SOC_BY_NAME.get(entry.soc)
-            tensor_dtypes = {d for p in self.spec.params if p.is_tensor for d in p.dtypes}
             if (
                 soc is not None
                 and entry.supported
