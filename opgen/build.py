@@ -28,6 +28,7 @@ from opgen.build_cache import (
     summary_key,
 )
 from opgen.emit.aicpu import render_aicpu
+from opgen.emit.clang_format import render_style_file
 from opgen.emit.cmake import render_cmake, render_cmake_directory
 from opgen.emit.docs import render_docs
 from opgen.emit.example import example_path, render_example
@@ -38,7 +39,7 @@ from opgen.emit.op_api import render_op_api, render_shared_header
 from opgen.emit.python import python_fragment, render_python
 from opgen.emit.tests import render_tests
 from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
-from opgen.lang.python_format import format_python
+from opgen.lang.source_format import format_sources
 from opgen.output_tree import content_digest, safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
 from opgen.spec.backward import forward_dependency
@@ -87,21 +88,18 @@ def spec_inputs(paths: Iterable[Path]) -> list[SpecInput]:
 # ---------------------------------------------------------------------------------------------- one operator
 
 
-def emit_docs_and_example(plan: OperatorPlan) -> dict[str, str]:
-    program = render_example(plan)
-    files = {example_path(plan.spec): program}
-    body = program.split("\n", 1)[1]  # the doc shows the program without its generated-file notice
-    files.update(render_docs(plan, body, example_path(plan.spec)))
-    return files
+def emit_example(plan: OperatorPlan) -> dict[str, str]:
+    return {example_path(plan.spec): render_example(plan)}
 
 
 def emit_op_kernel(plan: OperatorPlan) -> dict[str, str]:
     return {**render_kernel(plan), **render_aicpu(plan)}
 
 
-# One entry per artifact of an operator package; each is a pure function of the plan.
+# One entry per artifact of an operator package; each is a pure function of the plan. The docs are not among
+# them: they quote the calling example as formatted, so they are rendered after the formatter (render_docs_of).
 EMITTERS: list[Callable[[OperatorPlan], dict[str, str]]] = [
-    emit_docs_and_example,
+    emit_example,
     render_host,
     emit_op_kernel,
     render_op_api,
@@ -112,7 +110,7 @@ EMITTERS: list[Callable[[OperatorPlan], dict[str, str]]] = [
 
 
 def render_operator(plan: OperatorPlan) -> dict[str, str]:
-    """Every file of one operator package, by path relative to the output tree (Python not yet formatted)."""
+    """Every file of one operator package but its docs, by path relative to the output tree (not yet formatted)."""
     files: dict[str, str] = {}
     for emitter in EMITTERS:
         for rel, text in emitter(plan).items():
@@ -134,12 +132,11 @@ def plan_loaded(item: LoadedSpec, notice: str) -> OperatorPlan:
 
 
 def render_directory(plans: list[OperatorPlan]) -> dict[str, str]:
-    """Every file of an operator directory: each operator's, and the directory's own files combined."""
+    """Every file of an operator directory but its docs: each operator's, and the directory's own files combined."""
     if len(plans) == 1:
         return render_operator(plans[0])
     directory = plans[0].op
     files: dict[str, str] = {}
-    readmes: list[str] = []
     by_header: dict[str, list[OperatorPlan]] = {}
     for plan in plans:
         by_header.setdefault(plan.spec.api.header_name, []).append(plan)
@@ -151,33 +148,53 @@ def render_directory(plans: list[OperatorPlan]) -> dict[str, str]:
         for path, text in render_operator(plan).items():
             if path in shared:
                 continue
-            if path == f"{directory}/README.md":
-                readmes.append(text)
-            elif path in files and files[path] != text and path != f"{directory}/CMakeLists.txt":
+            if path in files and files[path] != text and path != f"{directory}/CMakeLists.txt":
                 raise AssertionError(f"two operators of {directory}/ produce {path}")
             files.setdefault(path, text)
     files.update(shared)
     files.update((f"{directory}/{rel}", text) for rel, text in render_cmake_directory(plans).items())
-    # One README: the first operator's, then each other's sections (their notice line dropped).
-    files[f"{directory}/README.md"] = readmes[0] + "".join("\n" + text.split("\n", 1)[1] for text in readmes[1:])
     return files
 
 
-def render_spec(item: SpecInput) -> OperatorArtifacts:
-    """Load, validate, plan and render one spec file (its Python not yet formatted): every operator it describes,
-    in one directory; SpecError with every problem."""
+def render_docs_of(plans: list[OperatorPlan], files: Mapping[str, str]) -> dict[str, str]:
+    """The docs of an operator directory, quoting each operator's calling example as `files` (formatted) hold it.
+    One README: the first operator's, then each other's sections (their notice line dropped)."""
+    directory = plans[0].op
+    docs: dict[str, str] = {}
+    readmes: list[str] = []
+    for plan in plans:
+        path = example_path(plan.spec)
+        body = files[f"{directory}/{path}"].split("\n", 1)[1]  # the doc shows it without the generated-file notice
+        for rel, text in render_docs(plan, body, path).items():
+            if rel == "README.md":
+                readmes.append(text)
+            else:
+                docs[safe_relative(f"{directory}/{rel}")] = text
+    docs[f"{directory}/README.md"] = readmes[0] + "".join("\n" + text.split("\n", 1)[1] for text in readmes[1:])
+    return docs
+
+
+def render_spec(item: SpecInput) -> tuple[OperatorArtifacts, list[OperatorPlan]]:
+    """Load, validate, plan and render one spec file: every operator it describes, in one directory, but their
+    docs (files not yet formatted), and the plans the docs are rendered from; SpecError with every problem."""
     loaded = load_spec_documents(item.path, display_name=item.shown)
     plans = plan_specs_of(loaded, item.notice)
     python, torch_npu = python_fragment(plans[0]), torch_npu_fragment(plans[0])
     for plan in plans[1:]:
         python, torch_npu = python + python_fragment(plan), torch_npu + torch_npu_fragment(plan)
-    return OperatorArtifacts(
+    artifacts = OperatorArtifacts(
         op=plans[0].op,
         files=render_directory(plans),
         python=python,
         torch_npu=torch_npu,
         names=tuple(name for item in loaded for name in claimed_names(item.spec, item.source)),
     )
+    return artifacts, plans
+
+
+def with_docs(artifacts: OperatorArtifacts, plans: list[OperatorPlan], formatted: dict[str, str]) -> OperatorArtifacts:
+    """The finished artifacts: the formatted files and the docs quoting them."""
+    return replace(artifacts, files={**formatted, **render_docs_of(plans, formatted)})
 
 
 def plan_specs_of(loaded: list[LoadedSpec], notice: str) -> list[OperatorPlan]:
@@ -195,12 +212,12 @@ def plan_specs_of(loaded: list[LoadedSpec], notice: str) -> list[OperatorPlan]:
 
 
 def build_operator(item: SpecInput) -> OperatorArtifacts:
-    """One spec's artifacts, its Python formatted."""
-    artifacts = render_spec(item)
-    return replace(artifacts, files=format_python(artifacts.files))
+    """One spec's artifacts, formatted."""
+    artifacts, plans = render_spec(item)
+    return with_docs(artifacts, plans, format_sources(artifacts.files))
 
 
-# Operators a worker renders before formatting all their Python in one formatter run: starting the
+# Operators a worker renders before formatting all their sources in one run of each formatter: starting a
 # formatter cost as much as rendering, and a few packages' text in memory at a time is little.
 BATCH_SIZE = 8
 
@@ -214,37 +231,42 @@ def _internal_error(item: SpecInput, exc: Exception) -> list[Diagnostic]:
 
 
 def _format_together(rendered: list[OperatorArtifacts]) -> list[dict[str, str]]:
-    """Each operator's files with their Python formatted, by one formatter run for them all."""
+    """Each operator's files formatted, by one run of each formatter for them all."""
     together = {f"{i}/{rel}": text for i, artifacts in enumerate(rendered) for rel, text in artifacts.files.items()}
-    formatted = format_python(together)
+    formatted = format_sources(together)
     return [{rel: formatted[f"{index}/{rel}"] for rel in artifacts.files} for index, artifacts in enumerate(rendered)]
 
 
 def _build_batch(tasks: list[_Task]) -> list[_Outcome]:
     """Worker: build a few operators and stage each as a cache entry."""
     outcomes: list[_Outcome | None] = [None] * len(tasks)
-    rendered: list[tuple[int, OperatorArtifacts]] = []
+    rendered: list[tuple[int, OperatorArtifacts, list[OperatorPlan]]] = []
     for index, (item, _, _) in enumerate(tasks):
         try:
-            rendered.append((index, render_spec(item)))
+            rendered.append((index, *render_spec(item)))
         except SpecError as exc:
             outcomes[index] = list(exc.diagnostics)
         except Exception as exc:
             outcomes[index] = _internal_error(item, exc)
     try:
-        formatted = _format_together([artifacts for _, artifacts in rendered])
-    except Exception:  # the formatter refused something: find out whose it was, one operator at a time
+        formatted = _format_together([artifacts for _, artifacts, _ in rendered])
+    except Exception:  # a formatter refused something: find out whose it was, one operator at a time
         formatted = []
-        for index, artifacts in rendered:
+        for index, artifacts, _ in rendered:
             try:
-                formatted.append(format_python(artifacts.files))
+                formatted.append(format_sources(artifacts.files))
             except Exception as exc:
                 outcomes[index] = _internal_error(tasks[index][0], exc)
                 formatted.append({})
-    for (index, artifacts), files in zip(rendered, formatted, strict=True):
+    for (index, artifacts, plans), files in zip(rendered, formatted, strict=True):
         if outcomes[index] is None:
             _, key, root = tasks[index]
-            outcomes[index] = BuildCache(root).put(key, replace(artifacts, files=files))
+            try:
+                finished = with_docs(artifacts, plans, files)
+            except Exception as exc:
+                outcomes[index] = _internal_error(tasks[index][0], exc)
+                continue
+            outcomes[index] = BuildCache(root).put(key, finished)
     return [outcome for outcome in outcomes if outcome is not None]
 
 
@@ -337,8 +359,9 @@ def build_files(inputs: list[SpecInput], *, jobs: int | None = None, cache: Buil
         rendered = {
             **render_python([s.python for s in summaries]),
             **render_torch_npu([s.torch_npu for s in summaries]),
+            **render_style_file(tuple(s.python.source for s in summaries)),
         }
-        shared = format_python(rendered)
+        shared = format_sources(rendered)
         with contextlib.suppress(OSError):  # a cache that cannot be written costs only the next build
             cache.put_shared(key, shared)
             stored = True

@@ -136,19 +136,29 @@ def _stat_of(path: Path | None) -> list[int]:
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def _formatter_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return f"ruff {version('ruff')}"
-    except Exception:
-        return "ruff ?"
+# The formatters whose output is part of every generated file (their distribution and import names).
+FORMATTERS = (("ruff", "ruff"), ("clang-format", "clang_format"))
 
 
-def _formatter_module() -> Path | None:
-    """ruff's package file: an install or upgrade of the formatter replaces it (found without importing it)."""
-    spec = importlib.util.find_spec("ruff")
-    return Path(spec.origin) if spec is not None and spec.origin else None
+def _formatter_versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for distribution, _ in FORMATTERS:
+        try:
+            found.append(f"{distribution} {version(distribution)}")
+        except PackageNotFoundError:
+            found.append(f"{distribution} ?")
+    return ", ".join(found)
+
+
+def _formatter_modules() -> list[Path | None]:
+    """The formatters' package files: an install or upgrade of one replaces it (found without importing it)."""
+    found = []
+    for _, module in FORMATTERS:
+        spec = importlib.util.find_spec(module)
+        found.append(Path(spec.origin) if spec is not None and spec.origin else None)
+    return found
 
 
 def package_fingerprint(root: Path, record: Path | None) -> str:
@@ -156,9 +166,10 @@ def package_fingerprint(root: Path, record: Path | None) -> str:
     than the rest of a no-op build, so the result is kept in `record` with the stat of every file it covers,
     and reused while every stat is the same."""
     sources = _generator_sources(root)
-    formatter = _formatter_module()
-    stats = [_stat_of(path) for _, path in sources] + [_stat_of(formatter)]
-    signature = [[rel, *st] for rel, st in zip([rel for rel, _ in sources] + ["ruff"], stats, strict=True)]
+    formatters = _formatter_modules()
+    stats = [_stat_of(path) for _, path in sources] + [_stat_of(path) for path in formatters]
+    labels = [rel for rel, _ in sources] + [distribution for distribution, _ in FORMATTERS]
+    signature = [[rel, *st] for rel, st in zip(labels, stats, strict=True)]
     if record is not None:
         known = _read_json(record)
         if isinstance(known, dict) and known.get("format") == ENTRY_FORMAT and known.get("signature") == signature:
@@ -167,7 +178,7 @@ def package_fingerprint(root: Path, record: Path | None) -> str:
     digest = hashlib.sha256(ENTRY_FORMAT.encode())
     for rel, path in sources:
         digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
-    digest.update(_formatter_version().encode())
+    digest.update(_formatter_versions().encode())
     fingerprint = digest.hexdigest()
     settled = all(max(st[-2:], default=0) < started - SETTLE_NS for st in stats)
     if record is not None and settled:

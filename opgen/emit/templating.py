@@ -45,7 +45,7 @@ def generated_notice(output_path: str, spec_name: str | tuple[str, ...]) -> Code
     line length goes on as further comment lines, broken only between names and before "Do not edit".
     """
     path = PurePosixPath(output_path)
-    suffix = ".cmake" if path.name == "CMakeLists.txt" else path.suffix
+    suffix = {"CMakeLists.txt": ".cmake", ".clang-format": ".yaml"}.get(path.name, path.suffix)
     start, escape, end = _NOTICE[suffix]
     if isinstance(spec_name, str):
         names: tuple[str, ...] = (spec_name,)

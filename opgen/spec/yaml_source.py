@@ -13,6 +13,7 @@ an alias bomb would expand exponentially), integers (64 bits) and the characters
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,39 +71,22 @@ class _TooBig(Exception):
         self.kind = kind
 
 
-try:  # libyaml scans and parses ~8x faster than PyYAML's pure-Python reader, scanner and parser
-    from yaml._yaml import CParser as _Parser
+class _PurePythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
 
-    _CHECKS_CHARACTERS = False
-except ImportError:  # PyYAML built without libyaml
-    from yaml.parser import Parser as _PurePythonParser
-    from yaml.reader import Reader
-    from yaml.scanner import Scanner
-
-    class _Parser(Reader, Scanner, _PurePythonParser):  # type: ignore[no-redef]
-        def __init__(self, stream: str) -> None:
-            Reader.__init__(self, stream)
-            Scanner.__init__(self)
-            _PurePythonParser.__init__(self)
-
-    _CHECKS_CHARACTERS = True
 
 # The characters YAML refuses (PyYAML's reader checks them; libyaml would report byte offsets, not characters).
 _NOT_YAML = yaml.reader.Reader.NON_PRINTABLE
 
 
-class _SpecLoader(Composer, _Parser, SafeConstructor, Resolver):
-    """A safe loader (parser events from libyaml when available) whose composer, in Python, bounds nesting and
-    composes no alias (each is recorded instead)."""
+class _SpecComposer(Composer, SafeConstructor, Resolver):
+    """A safe loader's composer, in Python, that bounds nesting and composes no alias (each is recorded
+    instead); the parser it reads events from is the subclass's."""
 
-    def __init__(self, text: str) -> None:
-        if not _CHECKS_CHARACTERS:
-            bad = _NOT_YAML.search(text)
-            if bad is not None:
-                raise yaml.reader.ReaderError(
-                    "<spec>", bad.start(), ord(bad.group()), "unicode", "special characters are not allowed"
-                )
-        _Parser.__init__(self, text)
+    def __init__(self) -> None:
         SafeConstructor.__init__(self)
         Resolver.__init__(self)
         Composer.__init__(self)
@@ -130,6 +114,36 @@ class _SpecLoader(Composer, _Parser, SafeConstructor, Resolver):
             return super().compose_node(parent, index)
         finally:
             self.nesting -= 1
+
+
+class _PureSpecLoader(_SpecComposer, _PurePythonParser):
+    """Parser events from PyYAML's pure-Python reader, scanner and parser: no limits or words of their own."""
+
+    def __init__(self, text: str) -> None:
+        _PurePythonParser.__init__(self, text)
+        _SpecComposer.__init__(self)
+
+
+try:  # libyaml scans and parses ~8x faster than PyYAML's pure-Python reader, scanner and parser
+    from yaml._yaml import CParser
+
+    class _FastSpecLoader(_SpecComposer, CParser):
+        """Parser events from libyaml. Its own limits and messages differ between versions (the one in PyYAML
+        6.0.4 stops deep nesting with its own words before the composer sees it), so a document it refuses is
+        read again by _PureSpecLoader, whose diagnostics do not depend on the libyaml a user has."""
+
+        def __init__(self, text: str) -> None:
+            bad = _NOT_YAML.search(text)
+            if bad is not None:
+                raise yaml.reader.ReaderError(
+                    "<spec>", bad.start(), ord(bad.group()), "unicode", "special characters are not allowed"
+                )
+            CParser.__init__(self, text)
+            _SpecComposer.__init__(self)
+
+    _LOADERS: tuple[Callable[[str], _SpecComposer], ...] = (_FastSpecLoader, _PureSpecLoader)
+except ImportError:  # PyYAML built without libyaml
+    _LOADERS = (_PureSpecLoader,)
 
 
 @dataclass
@@ -163,7 +177,7 @@ class SourceDocument:
 
 
 class _Builder:
-    def __init__(self, file: str, loader: yaml.SafeLoader):
+    def __init__(self, file: str, loader: _SpecComposer):
         self.file = file
         self.loader = loader
         self.doc = SourceDocument(file, None)
@@ -287,6 +301,49 @@ def load_yaml(text: str, file: str) -> SourceDocument:
     return documents[0]
 
 
+def _syntax_error(exc: yaml.YAMLError, file: str) -> SpecError:
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        message = f"invalid YAML: {exc.problem or exc.context}"
+        return SpecError([Diagnostic(Location(file, line, column), (), message, "yaml-syntax")])
+    return SpecError([Diagnostic(Location(file, 1, 1), (), f"invalid YAML: {exc}", "yaml-syntax")])
+
+
+def _compose(text: str, file: str) -> tuple[list[yaml.Node], _SpecComposer]:
+    """The stream's document nodes and the loader that composed them, or a SpecError.
+
+    A document the fast loader refuses is read again by the pure-Python one: where that one stops too (a
+    limit of opgen's, or a syntax error), its diagnostic stands; where it reads the document, the fast
+    loader's refusal does (libyaml checks a few things, such as escapes, more strictly)."""
+    refusal: yaml.YAMLError | None = None
+    for loader_class in _LOADERS:
+        try:
+            loader = loader_class(text)  # the reader checks every character up front
+        except yaml.reader.ReaderError as exc:
+            raise _reader_error(exc, text, file) from None
+        nodes: list[yaml.Node] = []
+        try:
+            while loader.check_node():
+                nodes.append(loader.get_node())
+        except _TooBig as exc:
+            location = Location(file, exc.mark.line + 1, exc.mark.column + 1)
+            problems = [Diagnostic(location, (), exc.message, exc.kind)] + _alias_diagnostics(file, loader.aliases)
+            raise SpecError(problems) from None
+        except yaml.reader.ReaderError as exc:
+            raise _reader_error(exc, text, file) from None
+        except yaml.YAMLError as exc:
+            refusal = exc
+            continue
+        finally:
+            loader.dispose()
+        if refusal is not None:
+            break
+        return nodes, loader
+    assert refusal is not None
+    raise _syntax_error(refusal, file) from None
+
+
 def load_yaml_documents(text: str, file: str) -> list[SourceDocument]:
     """Parse every YAML document of a stream (`---` separated); raise SpecError listing every structural problem.
 
@@ -294,29 +351,7 @@ def load_yaml_documents(text: str, file: str) -> list[SourceDocument]:
     """
     if len(text) > MAX_SPEC_BYTES:
         raise too_large(file, len(text), "characters")
-    try:
-        loader = _SpecLoader(text)  # the reader checks every character up front
-    except yaml.reader.ReaderError as exc:
-        raise _reader_error(exc, text, file) from None
-    nodes: list[yaml.Node] = []
-    try:
-        while loader.check_node():
-            nodes.append(loader.get_node())
-    except _TooBig as exc:
-        location = Location(file, exc.mark.line + 1, exc.mark.column + 1)
-        problems = [Diagnostic(location, (), exc.message, exc.kind)] + _alias_diagnostics(file, loader.aliases)
-        raise SpecError(problems) from None
-    except yaml.reader.ReaderError as exc:
-        raise _reader_error(exc, text, file) from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = f"invalid YAML: {exc.problem or exc.context}"
-        raise SpecError([Diagnostic(Location(file, line, column), (), message, "yaml-syntax")]) from None
-    except yaml.YAMLError as exc:
-        raise SpecError([Diagnostic(Location(file, 1, 1), (), f"invalid YAML: {exc}", "yaml-syntax")]) from None
-    finally:
-        loader.dispose()
+    nodes, loader = _compose(text, file)
     if not nodes:
         raise SpecError([Diagnostic(Location(file, 1, 1), (), "the spec is empty", "empty")])
     documents, problems = [], _alias_diagnostics(file, loader.aliases)

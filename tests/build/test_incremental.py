@@ -88,13 +88,13 @@ def test_a_batch_of_operators_is_formatted_in_one_run(
 ) -> None:
     inputs = spec_inputs([specs])
     runs: list[int] = []
-    real = opgen.build.format_python
+    real = opgen.build.format_sources
 
     def counting(files: dict[str, str]) -> dict[str, str]:
         runs.append(len(files))
         return real(files)
 
-    monkeypatch.setattr(opgen.build, "format_python", counting)
+    monkeypatch.setattr(opgen.build, "format_sources", counting)
     outcomes = _build_batch([(item, f"key{i}", tmp_path) for i, item in enumerate(inputs)])
     assert len(runs) == 1 and len(outcomes) == len(inputs) > 1
     for item, outcome in zip(inputs, outcomes, strict=True):
@@ -106,7 +106,7 @@ def test_a_formatter_failure_is_reported_for_its_operator_only(
     specs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     inputs = spec_inputs([specs])
-    real = opgen.build.format_python
+    real = opgen.build.format_sources
     refused = sorted(specs.iterdir())[-1]
 
     def refusing(files: dict[str, str]) -> dict[str, str]:
@@ -114,7 +114,7 @@ def test_a_formatter_failure_is_reported_for_its_operator_only(
             raise FormatterError("cannot parse")
         return real(files)
 
-    monkeypatch.setattr(opgen.build, "format_python", refusing)
+    monkeypatch.setattr(opgen.build, "format_sources", refusing)
     outcomes = _build_batch([(item, f"key{i}", tmp_path) for i, item in enumerate(inputs)])
     failed = [item.path.name for item, outcome in zip(inputs, outcomes, strict=True) if isinstance(outcome, list)]
     assert failed == [refused.name]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import filecmp
 import os
+import site
 import subprocess
 import sys
 import zipfile
@@ -41,11 +42,16 @@ def test_wheel_ships_templates_and_twin_sources(wheel: Path) -> None:
 
 def test_installed_wheel_builds_the_specs(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
-    # The dependencies come from this environment (no download); opgen itself only from the wheel.
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    # The dependencies come from this environment (no download); opgen itself only from the wheel. A venv made
+    # with --system-site-packages from inside a venv would see the base interpreter's packages, not this
+    # environment's: its site folders are added as plain paths instead, so their .pth hooks (an editable install
+    # of the checkout) do not run.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
+    [venv_site] = (venv / "lib").glob("python*/site-packages")
+    (venv_site / "opgen_test_deps.pth").write_text("".join(f"{p}\n" for p in site.getsitepackages()))
     subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--force-reinstall", str(wheel)],
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(venv_site), str(wheel)],
         check=True,
     )
     out = tmp_path / "out"

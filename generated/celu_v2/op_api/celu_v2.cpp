@@ -14,23 +14,27 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(CeluV2);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* CeluV2(const aclTensor* self, float alpha, aclOpExecutor* executor) {
-  L0_DFX(CeluV2, self, alpha);
-  auto out = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(self)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(CeluV2, OP_INPUT(self), OP_OUTPUT(out), OP_ATTR(alpha));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "CeluV2 ADD_TO_LAUNCHER_LIST_AICORE failed."),
-             return nullptr);
-    return out;
-  }
-  OP_LOGE(ACLNN_ERR_PARAM_INVALID, "CeluV2 has no kernel for dtype %s.", op::ToString(self->GetDataType()).GetString());
-  return nullptr;
+const aclTensor* CeluV2(const aclTensor* self, float alpha, aclOpExecutor* executor)
+{
+    L0_DFX(CeluV2, self, alpha);
+    auto out = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(self)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(CeluV2, OP_INPUT(self), OP_OUTPUT(out), OP_ATTR(alpha));
+        OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "CeluV2 ADD_TO_LAUNCHER_LIST_AICORE failed."),
+                 return nullptr);
+        return out;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "CeluV2 has no kernel for dtype %s.",
+            op::ToString(self->GetDataType()).GetString());
+    return nullptr;
 }
-}  // namespace l0op
+} // namespace l0op

@@ -5,8 +5,9 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs CeluV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
+// Runs CeluV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
+// op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
 const aclTensor* CeluV2(const aclTensor* self, float alpha, aclOpExecutor* executor);
-}  // namespace l0op
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_CELU_V2_H_
+#endif // OP_API_INC_LEVEL0_CELU_V2_H_

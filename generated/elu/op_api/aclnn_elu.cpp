@@ -22,131 +22,131 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                 op::DataType::DT_DOUBLE};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kSelfDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kSelfDtypes1;
-    default:
-      return kSelfDtypes;
-  }
+static const std::initializer_list<op::DataType>& SelfDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kSelfDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kSelfDtypes1;
+        default:
+            return kSelfDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *self,
-                        const aclScalar *alpha,
-                        const aclScalar *scale,
-                        const aclScalar *inputScale,
-                        aclTensor *out,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)self;
-  (void)alpha;
-  (void)scale;
-  (void)inputScale;
-  (void)out;
-  (void)workspaceSize;
-  (void)executor;
-  if (self == nullptr || alpha == nullptr || scale == nullptr || inputScale == nullptr || out == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, alpha, scale, inputScale or out is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(self->GetDataType(), SelfDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT) || !CanCast(scale->GetDataType(), op::DataType::DT_FLOAT) || !CanCast(inputScale->GetDataType(), op::DataType::DT_FLOAT)) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha, scale or inputScale cannot be cast to FLOAT.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CanCast(self->GetDataType(), out->GetDataType())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self cannot be cast to out's dtype.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (out->GetViewShape() != self->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetViewShape().GetDimNum() > 8) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* alpha, const aclScalar* scale,
+                               const aclScalar* inputScale, aclTensor* out, uint64_t* workspaceSize,
+                               aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)self;
+    (void)alpha;
+    (void)scale;
+    (void)inputScale;
+    (void)out;
+    (void)workspaceSize;
+    (void)executor;
+    if (self == nullptr || alpha == nullptr || scale == nullptr || inputScale == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, alpha, scale, inputScale or out is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(self->GetDataType(), SelfDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT) ||
+        !CanCast(scale->GetDataType(), op::DataType::DT_FLOAT) ||
+        !CanCast(inputScale->GetDataType(), op::DataType::DT_FLOAT)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha, scale or inputScale cannot be cast to FLOAT.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CanCast(self->GetDataType(), out->GetDataType())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self cannot be cast to out's dtype.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnEluGetWorkspaceSize(const aclTensor *self,
-    const aclScalar *alpha,
-    const aclScalar *scale,
-    const aclScalar *inputScale,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnElu, DFX_IN(self, alpha, scale, inputScale), DFX_OUT(out));
-  auto ret = CheckParams(self, alpha, scale, inputScale, out, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnEluGetWorkspaceSize(const aclTensor* self, const aclScalar* alpha, const aclScalar* scale,
+                                     const aclScalar* inputScale, aclTensor* out, uint64_t* workspaceSize,
+                                     aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnElu, DFX_IN(self, alpha, scale, inputScale), DFX_OUT(out));
+    auto ret = CheckParams(self, alpha, scale, inputScale, out, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (out->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (out->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = self->GetDataType();
+    // self: contiguous, in the compute dtype
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    auto l0Result = l0op::Elu(selfCasted, alpha->ToFloat(), scale->ToFloat(), inputScale->ToFloat(),
+                              uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = self->GetDataType();
-  // self: contiguous, in the compute dtype
-  auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
-  CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  auto l0Result = l0op::Elu(selfCasted, alpha->ToFloat(), scale->ToFloat(), inputScale->ToFloat(), uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnElu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnElu);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnElu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnElu);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnInplaceEluGetWorkspaceSize(aclTensor *selfRef,
-    const aclScalar *alpha,
-    const aclScalar *scale,
-    const aclScalar *inputScale,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  // The in-place form is the main API with selfRef as input and output.
-  return aclnnEluGetWorkspaceSize(selfRef, alpha, scale, inputScale, selfRef, workspaceSize, executor);
+aclnnStatus aclnnInplaceEluGetWorkspaceSize(aclTensor* selfRef, const aclScalar* alpha, const aclScalar* scale,
+                                            const aclScalar* inputScale, uint64_t* workspaceSize,
+                                            aclOpExecutor** executor)
+{
+    // The in-place form is the main API with selfRef as input and output.
+    return aclnnEluGetWorkspaceSize(selfRef, alpha, scale, inputScale, selfRef, workspaceSize, executor);
 }
 
-aclnnStatus aclnnInplaceElu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnInplaceElu);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnInplaceElu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnInplaceElu);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

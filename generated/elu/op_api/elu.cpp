@@ -15,28 +15,30 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(Elu);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* Elu(const aclTensor* self, float alpha, float scale, float inputScale, aclOpExecutor* executor) {
-  L0_DFX(Elu, self, alpha, scale, inputScale);
-  auto out = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(self)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(Elu, OP_INPUT(self), OP_OUTPUT(out), OP_ATTR(alpha, scale, inputScale));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Elu ADD_TO_LAUNCHER_LIST_AICORE failed."),
+const aclTensor* Elu(const aclTensor* self, float alpha, float scale, float inputScale, aclOpExecutor* executor)
+{
+    L0_DFX(Elu, self, alpha, scale, inputScale);
+    auto out = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(self)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(Elu, OP_INPUT(self), OP_OUTPUT(out), OP_ATTR(alpha, scale, inputScale));
+        OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Elu ADD_TO_LAUNCHER_LIST_AICORE failed."),
+                 return nullptr);
+        return out;
+    }
+    static internal::AicpuTaskSpace space("Elu");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(Elu, OP_ATTR_NAMES({"alpha", "scale", "input_scale"}), OP_INPUT(self),
+                                          OP_OUTPUT(out), OP_ATTR(alpha, scale, inputScale));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Elu ADD_TO_LAUNCHER_LIST_AICPU failed."),
              return nullptr);
     return out;
-  }
-  static internal::AicpuTaskSpace space("Elu");
-  auto ret = ADD_TO_LAUNCHER_LIST_AICPU(Elu, OP_ATTR_NAMES({"alpha", "scale", "input_scale"}),
-                                        OP_INPUT(self), OP_OUTPUT(out),
-                                        OP_ATTR(alpha, scale, inputScale));
-  OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Elu ADD_TO_LAUNCHER_LIST_AICPU failed."),
-           return nullptr);
-  return out;
 }
-}  // namespace l0op
+} // namespace l0op

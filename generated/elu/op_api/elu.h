@@ -5,8 +5,9 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs Elu on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, AICPU otherwise.
+// Runs Elu on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+// op::DataType::DT_BF16, AICPU otherwise.
 const aclTensor* Elu(const aclTensor* self, float alpha, float scale, float inputScale, aclOpExecutor* executor);
-}  // namespace l0op
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_ELU_H_
+#endif // OP_API_INC_LEVEL0_ELU_H_

@@ -12,13 +12,13 @@ struct EluCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct EluTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanEluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             EluTilingPlan& plan);
-}  // namespace optiling
+                   EluTilingPlan& plan);
+} // namespace optiling
 
-#endif  // ELU_TILING_H_
+#endif // ELU_TILING_H_

@@ -6,12 +6,12 @@
 
 // Shared by the host tiling (op_host) and the kernel (GET_TILING_DATA_WITH_STRUCT).
 struct EluTilingData {
-  int64_t totalLength;    // elements of the flattened output
-  int64_t perCoreLength;  // elements per core; the last core takes the remainder
-  int64_t tileLength;     // elements per UB tile (whole 256-byte repeats of the compute type)
-  float alpha;
-  float scale;
-  float inputScale;
+    int64_t totalLength;   // elements of the flattened output
+    int64_t perCoreLength; // elements per core; the last core takes the remainder
+    int64_t tileLength;    // elements per UB tile (whole 256-byte repeats of the compute type)
+    float alpha;
+    float scale;
+    float inputScale;
 };
 
-#endif  // ELU_TILING_DATA_H_
+#endif // ELU_TILING_DATA_H_

@@ -22,148 +22,153 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                      op::DataType::DT_BF16};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-      return kGradOutputDtypes;
-    default:
-      return kGradOutputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradOutputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+            return kGradOutputDtypes;
+        default:
+            return kGradOutputDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kSelfOrResultDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kSelfOrResultDtypes = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
 // selfOrResult: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfOrResultDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-      return kSelfOrResultDtypes;
-    default:
-      return kSelfOrResultDtypes;
-  }
+static const std::initializer_list<op::DataType>& SelfOrResultDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+            return kSelfOrResultDtypes;
+        default:
+            return kSelfOrResultDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *gradOutput,
-                        const aclScalar *alpha,
-                        const aclScalar *scale,
-                        const aclScalar *inputScale,
-                        bool isResult,
-                        const aclTensor *selfOrResult,
-                        aclTensor *gradInput,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)gradOutput;
-  (void)alpha;
-  (void)scale;
-  (void)inputScale;
-  (void)isResult;
-  (void)selfOrResult;
-  (void)gradInput;
-  (void)workspaceSize;
-  (void)executor;
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (gradOutput == nullptr || alpha == nullptr || scale == nullptr || inputScale == nullptr || selfOrResult == nullptr || gradInput == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, alpha, scale, inputScale, selfOrResult or gradInput is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(selfOrResult->GetDataType(), SelfOrResultDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or selfOrResult is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (selfOrResult->GetDataType() != gradOutput->GetDataType()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and selfOrResult differ.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT) || !CanCast(scale->GetDataType(), op::DataType::DT_FLOAT) || !CanCast(inputScale->GetDataType(), op::DataType::DT_FLOAT)) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha, scale or inputScale cannot be cast to FLOAT.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CanCast(gradOutput->GetDataType(), gradInput->GetDataType())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput cannot be cast to gradInput's dtype.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (selfOrResult->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of selfOrResult and gradInput must equal gradOutput's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (gradOutput->GetViewShape().GetDimNum() > 8 || selfOrResult->GetViewShape().GetDimNum() > 8 || gradInput->GetViewShape().GetDimNum() > 8) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, selfOrResult or gradInput is greater than 8.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if ((isResult && (alpha->ToFloat() < 0.0))) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must not be negative when isResult is true.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclScalar* alpha, const aclScalar* scale,
+                               const aclScalar* inputScale, bool isResult, const aclTensor* selfOrResult,
+                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)gradOutput;
+    (void)alpha;
+    (void)scale;
+    (void)inputScale;
+    (void)isResult;
+    (void)selfOrResult;
+    (void)gradInput;
+    (void)workspaceSize;
+    (void)executor;
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (gradOutput == nullptr || alpha == nullptr || scale == nullptr || inputScale == nullptr ||
+        selfOrResult == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, alpha, scale, inputScale, selfOrResult or gradInput is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) ||
+        !CheckType(selfOrResult->GetDataType(), SelfOrResultDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or selfOrResult is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (selfOrResult->GetDataType() != gradOutput->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and selfOrResult differ.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT) ||
+        !CanCast(scale->GetDataType(), op::DataType::DT_FLOAT) ||
+        !CanCast(inputScale->GetDataType(), op::DataType::DT_FLOAT)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha, scale or inputScale cannot be cast to FLOAT.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CanCast(gradOutput->GetDataType(), gradInput->GetDataType())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput cannot be cast to gradInput's dtype.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (selfOrResult->GetViewShape() != gradOutput->GetViewShape() ||
+        gradInput->GetViewShape() != gradOutput->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of selfOrResult and gradInput must equal gradOutput's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || selfOrResult->GetViewShape().GetDimNum() > 8 ||
+        gradInput->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, selfOrResult or gradInput is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if ((isResult && (alpha->ToFloat() < 0.0))) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must not be negative when isResult is true.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-    const aclScalar *alpha,
-    const aclScalar *scale,
-    const aclScalar *inputScale,
-    bool isResult,
-    const aclTensor *selfOrResult,
-    aclTensor *gradInput,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, alpha, scale, inputScale, isResult, selfOrResult), DFX_OUT(gradInput));
-  auto ret = CheckParams(gradOutput, alpha, scale, inputScale, isResult, selfOrResult, gradInput, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclScalar* alpha,
+                                             const aclScalar* scale, const aclScalar* inputScale, bool isResult,
+                                             const aclTensor* selfOrResult, aclTensor* gradInput,
+                                             uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, alpha, scale, inputScale, isResult, selfOrResult),
+                   DFX_OUT(gradInput));
+    auto ret = CheckParams(gradOutput, alpha, scale, inputScale, isResult, selfOrResult, gradInput, workspaceSize,
+                           executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (gradInput->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (gradInput->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = gradOutput->GetDataType();
+    // gradOutput: contiguous, in the compute dtype
+    auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // selfOrResult: contiguous, in the compute dtype
+    auto selfOrResultContiguous = l0op::Contiguous(selfOrResult, uniqueExecutor.get());
+    CHECK_RET(selfOrResultContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfOrResultCasted = l0op::Cast(selfOrResultContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(selfOrResultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    auto l0Result = l0op::EluGradV2(gradOutputCasted, selfOrResultCasted, alpha->ToFloat(), scale->ToFloat(),
+                                    inputScale->ToFloat(), isResult, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = gradOutput->GetDataType();
-  // gradOutput: contiguous, in the compute dtype
-  auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
-  CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // selfOrResult: contiguous, in the compute dtype
-  auto selfOrResultContiguous = l0op::Contiguous(selfOrResult, uniqueExecutor.get());
-  CHECK_RET(selfOrResultContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfOrResultCasted = l0op::Cast(selfOrResultContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(selfOrResultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  auto l0Result = l0op::EluGradV2(gradOutputCasted, selfOrResultCasted, alpha->ToFloat(), scale->ToFloat(), inputScale->ToFloat(), isResult, uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnEluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnEluBackward);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnEluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnEluBackward);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

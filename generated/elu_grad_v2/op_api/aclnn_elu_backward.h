@@ -12,25 +12,20 @@ extern "C" {
 /**
  * @brief aclnnEluBackwardGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnEluBackwardGetWorkspaceSize(
-    const aclTensor *gradOutput,
-    const aclScalar *alpha,
-    const aclScalar *scale,
-    const aclScalar *inputScale,
-    bool isResult,
-    const aclTensor *selfOrResult,
-    aclTensor *gradInput,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclScalar* alpha,
+                                                       const aclScalar* scale, const aclScalar* inputScale,
+                                                       bool isResult, const aclTensor* selfOrResult,
+                                                       aclTensor* gradInput, uint64_t* workspaceSize,
+                                                       aclOpExecutor** executor);
 
 /**
  * @brief aclnnEluBackward的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnEluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                       aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_ELU_BACKWARD_H_
+#endif // OP_API_INC_ACLNN_ELU_BACKWARD_H_

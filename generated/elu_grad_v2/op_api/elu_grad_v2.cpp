@@ -14,23 +14,29 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(EluGradV2);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* EluGradV2(const aclTensor* gradOutput, const aclTensor* selfOrResult, float alpha, float scale, float inputScale, bool isResult, aclOpExecutor* executor) {
-  L0_DFX(EluGradV2, gradOutput, selfOrResult, alpha, scale, inputScale, isResult);
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(gradOutput)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(EluGradV2, OP_INPUT(gradOutput, selfOrResult), OP_OUTPUT(out), OP_ATTR(alpha, scale, inputScale, isResult));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "EluGradV2 ADD_TO_LAUNCHER_LIST_AICORE failed."),
-             return nullptr);
-    return out;
-  }
-  OP_LOGE(ACLNN_ERR_PARAM_INVALID, "EluGradV2 has no kernel for dtype %s.", op::ToString(gradOutput->GetDataType()).GetString());
-  return nullptr;
+const aclTensor* EluGradV2(const aclTensor* gradOutput, const aclTensor* selfOrResult, float alpha, float scale,
+                           float inputScale, bool isResult, aclOpExecutor* executor)
+{
+    L0_DFX(EluGradV2, gradOutput, selfOrResult, alpha, scale, inputScale, isResult);
+    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(gradOutput)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(EluGradV2, OP_INPUT(gradOutput, selfOrResult), OP_OUTPUT(out),
+                                               OP_ATTR(alpha, scale, inputScale, isResult));
+        OP_CHECK(ret == ACLNN_SUCCESS,
+                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "EluGradV2 ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
+        return out;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "EluGradV2 has no kernel for dtype %s.",
+            op::ToString(gradOutput->GetDataType()).GetString());
+    return nullptr;
 }
-}  // namespace l0op
+} // namespace l0op

@@ -5,8 +5,10 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs EluGradV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
-const aclTensor* EluGradV2(const aclTensor* gradOutput, const aclTensor* selfOrResult, float alpha, float scale, float inputScale, bool isResult, aclOpExecutor* executor);
-}  // namespace l0op
+// Runs EluGradV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
+// op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
+const aclTensor* EluGradV2(const aclTensor* gradOutput, const aclTensor* selfOrResult, float alpha, float scale,
+                           float inputScale, bool isResult, aclOpExecutor* executor);
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_ELU_GRAD_V2_H_
+#endif // OP_API_INC_LEVEL0_ELU_GRAD_V2_H_

@@ -10,203 +10,209 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelEluGradV2 {
- public:
-  __aicore__ inline KernelEluGradV2() {}
+public:
+    __aicore__ inline KernelEluGradV2() {}
 
-  __aicore__ inline void Init(GM_ADDR grads, GM_ADDR activations, GM_ADDR y,
-                              const EluGradV2TilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grads) + start, length_);
-    selfOrResultGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(activations) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-    pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(selfOrResultQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR grads, GM_ADDR activations, GM_ADDR y, const EluGradV2TilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grads) + start, length_);
+        selfOrResultGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(activations) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(selfOrResultQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const EluGradV2TilingData& tiling)
+    {
+        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+            s0 = static_cast<C>(tiling.scale);
+            s1 = static_cast<C>(((tiling.inputScale * tiling.alpha) * tiling.scale));
+            s2 = static_cast<C>(tiling.inputScale);
+        } else if constexpr (KEY == 11 || KEY == 21 || KEY == 31) {
+            s0 = static_cast<C>(tiling.scale);
+            s1 = static_cast<C>(tiling.inputScale);
+            s2 = static_cast<C>((tiling.alpha * tiling.scale));
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const EluGradV2TilingData& tiling) {
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
-      s0 = static_cast<C>(tiling.scale);
-      s1 = static_cast<C>(((tiling.inputScale * tiling.alpha) * tiling.scale));
-      s2 = static_cast<C>(tiling.inputScale);
-    } else if constexpr (KEY == 11 || KEY == 21 || KEY == 31) {
-      s0 = static_cast<C>(tiling.scale);
-      s1 = static_cast<C>(tiling.inputScale);
-      s2 = static_cast<C>((tiling.alpha * tiling.scale));
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
+        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
+        gradOutputQueue_.EnQue(gradOutputLocal);
+        LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.template AllocTensor<T>();
+        DataCopyPad(selfOrResultLocal, selfOrResultGm_[offset], params, pad);
+        selfOrResultQueue_.EnQue(selfOrResultLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
-    DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
-    gradOutputQueue_.EnQue(gradOutputLocal);
-    LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.template AllocTensor<T>();
-    DataCopyPad(selfOrResultLocal, selfOrResultGm_[offset], params, pad);
-    selfOrResultQueue_.EnQue(selfOrResultLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
-    LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float_isResult0: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, selfOrResultLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      Muls(tmp0, selfOrResultLocal, s2, len);
-      PipeBarrier<PIPE_V>();
-      Exp(tmp0, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp0, tmp0, s1, len);
-      Duplicate(tmp1, s0, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, gradOutputLocal, tmp1, len);
-    } else if constexpr (KEY == 11) {  // float_isResult1: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, selfOrResultLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      Adds(tmp0, selfOrResultLocal, s2, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp0, tmp0, s1, len);
-      Duplicate(tmp1, s0, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, gradOutputLocal, tmp1, len);
-    } else if constexpr (KEY == 20 || KEY == 30) {  // float16_isResult0, bfloat16_isResult0: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, s2, len);
-      PipeBarrier<PIPE_V>();
-      Exp(tmp1, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, s1, len);
-      Duplicate(tmp2, s0, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 21 || KEY == 31) {  // float16_isResult1, bfloat16_isResult1: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp1, s2, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, s1, len);
-      Duplicate(tmp2, s0, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
+        LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float_isResult0: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, selfOrResultLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            Muls(tmp0, selfOrResultLocal, s2, len);
+            PipeBarrier<PIPE_V>();
+            Exp(tmp0, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp0, tmp0, s1, len);
+            Duplicate(tmp1, s0, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, gradOutputLocal, tmp1, len);
+        } else if constexpr (KEY == 11) { // float_isResult1: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, selfOrResultLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            Adds(tmp0, selfOrResultLocal, s2, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp0, tmp0, s1, len);
+            Duplicate(tmp1, s0, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, gradOutputLocal, tmp1, len);
+        } else if constexpr (KEY == 20 || KEY == 30) { // float16_isResult0, bfloat16_isResult0: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
+            Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, s2, len);
+            PipeBarrier<PIPE_V>();
+            Exp(tmp1, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, s1, len);
+            Duplicate(tmp2, s0, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 21 || KEY == 31) { // float16_isResult1, bfloat16_isResult1: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
+            Cast(tmp1, selfOrResultLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp1, s2, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, s1, len);
+            Duplicate(tmp2, s0, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+        }
+        outQueue_.EnQue(outLocal);
+        gradOutputQueue_.FreeTensor(gradOutputLocal);
+        selfOrResultQueue_.FreeTensor(selfOrResultLocal);
     }
-    outQueue_.EnQue(outLocal);
-    gradOutputQueue_.FreeTensor(gradOutputLocal);
-    selfOrResultQueue_.FreeTensor(selfOrResultLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfOrResultQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> gradOutputGm_;
-  GlobalTensor<T> selfOrResultGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
-  C s0{};
-  C s1{};
-  C s2{};
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfOrResultQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> gradOutputGm_;
+    GlobalTensor<T> selfOrResultGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
+    C s0{};
+    C s1{};
+    C s2{};
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void elu_grad_v2(GM_ADDR grads, GM_ADDR activations, GM_ADDR y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(EluGradV2TilingData);
-  GET_TILING_DATA_WITH_STRUCT(EluGradV2TilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelEluGradV2<float, float, 10, 2, 1> op;
-    op.Init(grads, activations, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(11)) {
-    KernelEluGradV2<float, float, 11, 2, 1> op;
-    op.Init(grads, activations, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelEluGradV2<half, float, 20, 3, 1> op;
-    op.Init(grads, activations, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(21)) {
-    KernelEluGradV2<half, float, 21, 3, 1> op;
-    op.Init(grads, activations, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelEluGradV2<bfloat16_t, float, 30, 3, 1> op;
-    op.Init(grads, activations, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(31)) {
-    KernelEluGradV2<bfloat16_t, float, 31, 3, 1> op;
-    op.Init(grads, activations, y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void elu_grad_v2(GM_ADDR grads, GM_ADDR activations, GM_ADDR y, GM_ADDR workspace,
+                                                  GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(EluGradV2TilingData);
+    GET_TILING_DATA_WITH_STRUCT(EluGradV2TilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelEluGradV2<float, float, 10, 2, 1> op;
+        op.Init(grads, activations, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(11)) {
+        KernelEluGradV2<float, float, 11, 2, 1> op;
+        op.Init(grads, activations, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelEluGradV2<half, float, 20, 3, 1> op;
+        op.Init(grads, activations, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(21)) {
+        KernelEluGradV2<half, float, 21, 3, 1> op;
+        op.Init(grads, activations, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelEluGradV2<bfloat16_t, float, 30, 3, 1> op;
+        op.Init(grads, activations, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(31)) {
+        KernelEluGradV2<bfloat16_t, float, 31, 3, 1> op;
+        op.Init(grads, activations, y, tilingData);
+        op.Process();
+    }
 }

@@ -12,34 +12,28 @@ extern "C" {
 /**
  * @brief aclnnErfinvGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnErfinvGetWorkspaceSize(
-    const aclTensor *self,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnErfinvGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                                  aclOpExecutor** executor);
 
 /**
  * @brief aclnnErfinv的第二段接口，用于执行计算。
  */
-ACLNN_API aclnnStatus aclnnErfinv(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+ACLNN_API aclnnStatus aclnnErfinv(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);
 
 /**
  * @brief aclnnInplaceErfinvGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnInplaceErfinvGetWorkspaceSize(
-    const aclTensor *selfRef,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceErfinvGetWorkspaceSize(const aclTensor* selfRef, uint64_t* workspaceSize,
+                                                         aclOpExecutor** executor);
 
 /**
  * @brief aclnnInplaceErfinv的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnInplaceErfinv(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                         aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_ERFINV_H_
+#endif // OP_API_INC_ACLNN_ERFINV_H_

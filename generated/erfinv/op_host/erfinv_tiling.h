@@ -12,13 +12,13 @@ struct ErfinvCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct ErfinvTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanErfinvTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             ErfinvTilingPlan& plan);
-}  // namespace optiling
+                      ErfinvTilingPlan& plan);
+} // namespace optiling
 
-#endif  // ERFINV_TILING_H_
+#endif // ERFINV_TILING_H_

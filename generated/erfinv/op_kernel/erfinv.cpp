@@ -10,314 +10,319 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelErfinv {
- public:
-  __aicore__ inline KernelErfinv() {}
+public:
+    __aicore__ inline KernelErfinv() {}
 
-  __aicore__ inline void Init(GM_ADDR input_x, GM_ADDR output_y,
-                              const ErfinvTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input_x) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output_y) + start, length_);
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR input_x, GM_ADDR output_y, const ErfinvTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input_x) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output_y) + start, length_);
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const ErfinvTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const ErfinvTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
-      Muls(tmp0, selfLocal, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp0, static_cast<float>(1.0f), len);
-      Adds(tmp1, selfLocal, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp0, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Ln(tmp1, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp0, tmp1, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp0, static_cast<float>(5.0f), CMPMODE::LT, cmpLen);
-      Adds(tmp1, tmp0, static_cast<float>(-2.5f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp2, tmp1, static_cast<float>(-8.791056466117553e-09f), len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(2.3232644252857426e-08f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(4.6617066404470997e-07f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(-3.4627047583030146e-06f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(-4.963347855130307e-06f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(0.0002183444394273787f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(-0.0012527418784434958f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(-0.00417738678107722f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(0.24664028615344324f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp2, static_cast<float>(1.501409359282522f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, selfLocal, tmp1, len);
-      CompareScalar(mask1, tmp0, static_cast<float>(__builtin_inff()), CMPMODE::EQ, cmpLen);
-      Muls(tmp1, selfLocal, static_cast<float>(__builtin_inff()), len);
-      Sqrt(tmp0, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp0, static_cast<float>(-3.0f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp3, tmp0, static_cast<float>(0.00012326888181685147f), len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-0.000315340202101666f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-6.803091892737534e-05f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(0.0014919883564324943f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-0.003591477145287958f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(0.0056844861159973115f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-0.007638513731079238f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(0.009445554227611064f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(1.0016750378761745f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp3, static_cast<float>(2.832976797339202f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, selfLocal, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask1, tmp1, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Select(outLocal, mask0, tmp2, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 20 || KEY == 30) {  // float16, bfloat16: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
-      LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp0, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp1, static_cast<float>(1.0f), len);
-      Adds(tmp2, tmp0, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp1, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Ln(tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp2, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp1, static_cast<float>(5.0f), CMPMODE::LT, cmpLen);
-      Adds(tmp2, tmp1, static_cast<float>(-2.5f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp3, tmp2, static_cast<float>(-8.791056466117553e-09f), len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(2.3232644252857426e-08f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(4.6617066404470997e-07f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-3.4627047583030146e-06f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-4.963347855130307e-06f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(0.0002183444394273787f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-0.0012527418784434958f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-0.00417738678107722f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(0.24664028615344324f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp3, static_cast<float>(1.501409359282522f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp0, tmp2, len);
-      CompareScalar(mask1, tmp1, static_cast<float>(__builtin_inff()), CMPMODE::EQ, cmpLen);
-      Muls(tmp2, tmp0, static_cast<float>(__builtin_inff()), len);
-      Sqrt(tmp1, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp1, static_cast<float>(-3.0f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp4, tmp1, static_cast<float>(0.00012326888181685147f), len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp4, tmp4, static_cast<float>(-0.000315340202101666f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp4, tmp4, static_cast<float>(-6.803091892737534e-05f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp4, tmp4, static_cast<float>(0.0014919883564324943f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp4, tmp4, static_cast<float>(-0.003591477145287958f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp4, tmp4, static_cast<float>(0.0056844861159973115f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp4, tmp4, static_cast<float>(-0.007638513731079238f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp4, tmp4, static_cast<float>(0.009445554227611064f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp4, tmp4, static_cast<float>(1.0016750378761745f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp4, static_cast<float>(2.832976797339202f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp0, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask1, tmp2, tmp4, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp1, mask0, tmp3, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
+            Muls(tmp0, selfLocal, static_cast<float>(-1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp0, tmp0, static_cast<float>(1.0f), len);
+            Adds(tmp1, selfLocal, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp0, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Ln(tmp1, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp0, tmp1, static_cast<float>(-1.0f), len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp0, static_cast<float>(5.0f), CMPMODE::LT, cmpLen);
+            Adds(tmp1, tmp0, static_cast<float>(-2.5f), len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp2, tmp1, static_cast<float>(-8.791056466117553e-09f), len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(2.3232644252857426e-08f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(4.6617066404470997e-07f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(-3.4627047583030146e-06f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(-4.963347855130307e-06f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(0.0002183444394273787f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(-0.0012527418784434958f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(-0.00417738678107722f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(0.24664028615344324f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp2, static_cast<float>(1.501409359282522f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, selfLocal, tmp1, len);
+            CompareScalar(mask1, tmp0, static_cast<float>(__builtin_inff()), CMPMODE::EQ, cmpLen);
+            Muls(tmp1, selfLocal, static_cast<float>(__builtin_inff()), len);
+            Sqrt(tmp0, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp0, tmp0, static_cast<float>(-3.0f), len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp3, tmp0, static_cast<float>(0.00012326888181685147f), len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-0.000315340202101666f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-6.803091892737534e-05f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(0.0014919883564324943f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-0.003591477145287958f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(0.0056844861159973115f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-0.007638513731079238f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(0.009445554227611064f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(1.0016750378761745f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp0, tmp3, static_cast<float>(2.832976797339202f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, selfLocal, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask1, tmp1, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, tmp2, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+            LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp0, static_cast<float>(-1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp1, static_cast<float>(1.0f), len);
+            Adds(tmp2, tmp0, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp1, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Ln(tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp2, static_cast<float>(-1.0f), len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp1, static_cast<float>(5.0f), CMPMODE::LT, cmpLen);
+            Adds(tmp2, tmp1, static_cast<float>(-2.5f), len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp3, tmp2, static_cast<float>(-8.791056466117553e-09f), len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(2.3232644252857426e-08f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(4.6617066404470997e-07f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-3.4627047583030146e-06f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-4.963347855130307e-06f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(0.0002183444394273787f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-0.0012527418784434958f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-0.00417738678107722f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(0.24664028615344324f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp3, static_cast<float>(1.501409359282522f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp0, tmp2, len);
+            CompareScalar(mask1, tmp1, static_cast<float>(__builtin_inff()), CMPMODE::EQ, cmpLen);
+            Muls(tmp2, tmp0, static_cast<float>(__builtin_inff()), len);
+            Sqrt(tmp1, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp1, static_cast<float>(-3.0f), len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp4, tmp1, static_cast<float>(0.00012326888181685147f), len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp4, tmp4, static_cast<float>(-0.000315340202101666f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp4, tmp4, static_cast<float>(-6.803091892737534e-05f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp4, tmp4, static_cast<float>(0.0014919883564324943f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp4, tmp4, static_cast<float>(-0.003591477145287958f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp4, tmp4, static_cast<float>(0.0056844861159973115f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp4, tmp4, static_cast<float>(-0.007638513731079238f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp4, tmp4, static_cast<float>(0.009445554227611064f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp4, tmp4, static_cast<float>(1.0016750378761745f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp4, static_cast<float>(2.832976797339202f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp0, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask1, tmp2, tmp4, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp1, mask0, tmp3, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+        }
+        outQueue_.EnQue(outLocal);
+        selfQueue_.FreeTensor(selfLocal);
     }
-    outQueue_.EnQue(outLocal);
-    selfQueue_.FreeTensor(selfLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void erfinv(GM_ADDR input_x, GM_ADDR output_y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(ErfinvTilingData);
-  GET_TILING_DATA_WITH_STRUCT(ErfinvTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelErfinv<float, float, 10, 4, 2> op;
-    op.Init(input_x, output_y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelErfinv<half, float, 20, 5, 2> op;
-    op.Init(input_x, output_y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelErfinv<bfloat16_t, float, 30, 5, 2> op;
-    op.Init(input_x, output_y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void erfinv(GM_ADDR input_x, GM_ADDR output_y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(ErfinvTilingData);
+    GET_TILING_DATA_WITH_STRUCT(ErfinvTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelErfinv<float, float, 10, 4, 2> op;
+        op.Init(input_x, output_y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelErfinv<half, float, 20, 5, 2> op;
+        op.Init(input_x, output_y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelErfinv<bfloat16_t, float, 30, 5, 2> op;
+        op.Init(input_x, output_y, tilingData);
+        op.Process();
+    }
 }

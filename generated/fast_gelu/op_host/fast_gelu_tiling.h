@@ -12,13 +12,13 @@ struct FastGeluCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct FastGeluTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanFastGeluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             FastGeluTilingPlan& plan);
-}  // namespace optiling
+                        FastGeluTilingPlan& plan);
+} // namespace optiling
 
-#endif  // FAST_GELU_TILING_H_
+#endif // FAST_GELU_TILING_H_

@@ -12,13 +12,13 @@ struct FastGeluGradCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct FastGeluGradTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanFastGeluGradTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             FastGeluGradTilingPlan& plan);
-}  // namespace optiling
+                            FastGeluGradTilingPlan& plan);
+} // namespace optiling
 
-#endif  // FAST_GELU_GRAD_TILING_H_
+#endif // FAST_GELU_GRAD_TILING_H_

@@ -12,13 +12,13 @@ struct GeluCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct GeluTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanGeluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             GeluTilingPlan& plan);
-}  // namespace optiling
+                    GeluTilingPlan& plan);
+} // namespace optiling
 
-#endif  // GELU_TILING_H_
+#endif // GELU_TILING_H_

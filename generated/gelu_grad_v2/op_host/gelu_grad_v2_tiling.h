@@ -12,13 +12,13 @@ struct GeluGradV2CompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct GeluGradV2TilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanGeluGradV2Tiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             GeluGradV2TilingPlan& plan);
-}  // namespace optiling
+                          GeluGradV2TilingPlan& plan);
+} // namespace optiling
 
-#endif  // GELU_GRAD_V2_TILING_H_
+#endif // GELU_GRAD_V2_TILING_H_

@@ -10,261 +10,270 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelGeluGradV2 {
- public:
-  __aicore__ inline KernelGeluGradV2() {}
+public:
+    __aicore__ inline KernelGeluGradV2() {}
 
-  __aicore__ inline void Init(GM_ADDR grad_output, GM_ADDR self, GM_ADDR grad_input,
-                              const GeluGradV2TilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_output) + start, length_);
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_input) + start, length_);
-    pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR grad_output, GM_ADDR self, GM_ADDR grad_input,
+                                const GeluGradV2TilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_output) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_input) + start, length_);
+        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const GeluGradV2TilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 20 || KEY == 21 || KEY == 30 || KEY == 31 || KEY == 10 || KEY == 11) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const GeluGradV2TilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 20 || KEY == 21 || KEY == 30 || KEY == 31 || KEY == 10 || KEY == 11) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
+        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
+        gradOutputQueue_.EnQue(gradOutputLocal);
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
-    DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
-    gradOutputQueue_.EnQue(gradOutputLocal);
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 20 || KEY == 30) {  // float16_approximate_none, bfloat16_approximate_none: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Cast(tmp1, selfLocal, RoundMode::CAST_NONE, len);
-      Duplicate(tmp2, static_cast<float>(1.4142135623730951f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp2, tmp1, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Erf(tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp3, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp3, tmp2, static_cast<float>(0.5f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp2, tmp1, static_cast<float>(-0.5f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Exp(tmp2, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp1, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Duplicate(tmp2, static_cast<float>(2.5066282746310002f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp1, tmp1, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp2, tmp3, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 21 || KEY == 31) {  // float16_approximate_tanh, bfloat16_approximate_tanh: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
-      LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
-      LocalTensor<C> tmp5 = tmpBuf_[5].template Get<C>();
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Cast(tmp1, selfLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp2, tmp1, static_cast<float>(0.044715f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp2, tmp1, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp3, tmp2, static_cast<float>(1.5957691216057308f), len);
-      PipeBarrier<PIPE_V>();
-      Sigmoid(tmp4, tmp3, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp3, tmp1, static_cast<float>(2.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp4, len);
-      Muls(tmp2, tmp2, static_cast<float>(-1.5957691216057308f), len);
-      PipeBarrier<PIPE_V>();
-      Sigmoid(tmp5, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp3, tmp5, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp3, tmp2, static_cast<float>(0.7978845608028654f), len);
-      Muls(tmp5, tmp1, static_cast<float>(0.134145f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp5, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp5, tmp2, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp3, tmp5, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp2, tmp4, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 10) {  // float_approximate_none: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      Duplicate(tmp0, static_cast<float>(1.4142135623730951f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp0, selfLocal, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Erf(tmp1, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp1, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp0, static_cast<float>(0.5f), len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp0, selfLocal, static_cast<float>(-0.5f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp0, selfLocal, len);
-      PipeBarrier<PIPE_V>();
-      Exp(tmp0, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, selfLocal, tmp0, len);
-      Duplicate(tmp2, static_cast<float>(2.5066282746310002f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp0, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp2, tmp1, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, gradOutputLocal, tmp2, len);
-    } else if constexpr (KEY == 11) {  // float_approximate_tanh: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
-      Muls(tmp0, selfLocal, static_cast<float>(0.044715f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp0, selfLocal, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp0, selfLocal, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp0, selfLocal, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp0, static_cast<float>(1.5957691216057308f), len);
-      PipeBarrier<PIPE_V>();
-      Sigmoid(tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, selfLocal, static_cast<float>(2.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp1, tmp2, len);
-      Muls(tmp0, tmp0, static_cast<float>(-1.5957691216057308f), len);
-      PipeBarrier<PIPE_V>();
-      Sigmoid(tmp3, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp1, tmp3, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp0, static_cast<float>(0.7978845608028654f), len);
-      Muls(tmp3, selfLocal, static_cast<float>(0.134145f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp3, selfLocal, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp0, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp1, tmp3, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp1, tmp2, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, gradOutputLocal, tmp1, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 20 ||
+                      KEY == 30) { // float16_approximate_none, bfloat16_approximate_none: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+            Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
+            Cast(tmp1, selfLocal, RoundMode::CAST_NONE, len);
+            Duplicate(tmp2, static_cast<float>(1.4142135623730951f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp2, tmp1, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Erf(tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp3, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp3, tmp2, static_cast<float>(0.5f), len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp2, tmp1, static_cast<float>(-0.5f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Exp(tmp2, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp1, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Duplicate(tmp2, static_cast<float>(2.5066282746310002f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp1, tmp1, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp2, tmp3, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 21 ||
+                             KEY == 31) { // float16_approximate_tanh, bfloat16_approximate_tanh: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+            LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
+            LocalTensor<C> tmp5 = tmpBuf_[5].template Get<C>();
+            Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
+            Cast(tmp1, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp2, tmp1, static_cast<float>(0.044715f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp2, tmp1, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp3, tmp2, static_cast<float>(1.5957691216057308f), len);
+            PipeBarrier<PIPE_V>();
+            Sigmoid(tmp4, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp3, tmp1, static_cast<float>(2.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp4, len);
+            Muls(tmp2, tmp2, static_cast<float>(-1.5957691216057308f), len);
+            PipeBarrier<PIPE_V>();
+            Sigmoid(tmp5, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp3, tmp5, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp3, tmp2, static_cast<float>(0.7978845608028654f), len);
+            Muls(tmp5, tmp1, static_cast<float>(0.134145f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp5, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp5, tmp2, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp3, tmp5, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp2, tmp4, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 10) { // float_approximate_none: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            Duplicate(tmp0, static_cast<float>(1.4142135623730951f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp0, selfLocal, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Erf(tmp1, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp0, tmp1, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp0, static_cast<float>(0.5f), len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp0, selfLocal, static_cast<float>(-0.5f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp0, selfLocal, len);
+            PipeBarrier<PIPE_V>();
+            Exp(tmp0, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, selfLocal, tmp0, len);
+            Duplicate(tmp2, static_cast<float>(2.5066282746310002f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp0, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp2, tmp1, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, gradOutputLocal, tmp2, len);
+        } else if constexpr (KEY == 11) { // float_approximate_tanh: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+            Muls(tmp0, selfLocal, static_cast<float>(0.044715f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp0, selfLocal, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp0, selfLocal, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp0, selfLocal, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp0, static_cast<float>(1.5957691216057308f), len);
+            PipeBarrier<PIPE_V>();
+            Sigmoid(tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, selfLocal, static_cast<float>(2.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp1, tmp2, len);
+            Muls(tmp0, tmp0, static_cast<float>(-1.5957691216057308f), len);
+            PipeBarrier<PIPE_V>();
+            Sigmoid(tmp3, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp1, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp0, static_cast<float>(0.7978845608028654f), len);
+            Muls(tmp3, selfLocal, static_cast<float>(0.134145f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp3, selfLocal, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp0, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp1, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp1, tmp2, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, gradOutputLocal, tmp1, len);
+        }
+        outQueue_.EnQue(outLocal);
+        gradOutputQueue_.FreeTensor(gradOutputLocal);
+        selfQueue_.FreeTensor(selfLocal);
     }
-    outQueue_.EnQue(outLocal);
-    gradOutputQueue_.FreeTensor(gradOutputLocal);
-    selfQueue_.FreeTensor(selfLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> gradOutputGm_;
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> gradOutputGm_;
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
 extern "C" __global__ __aicore__ void gelu_grad_v2(GM_ADDR grad_output, GM_ADDR self, GM_ADDR grad_input,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(GeluGradV2TilingData);
-  GET_TILING_DATA_WITH_STRUCT(GeluGradV2TilingData, tilingData, tiling);
-  if (TILING_KEY_IS(20)) {
-    KernelGeluGradV2<half, float, 20, 4, 0> op;
-    op.Init(grad_output, self, grad_input, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(21)) {
-    KernelGeluGradV2<half, float, 21, 6, 0> op;
-    op.Init(grad_output, self, grad_input, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelGeluGradV2<bfloat16_t, float, 30, 4, 0> op;
-    op.Init(grad_output, self, grad_input, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(31)) {
-    KernelGeluGradV2<bfloat16_t, float, 31, 6, 0> op;
-    op.Init(grad_output, self, grad_input, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(10)) {
-    KernelGeluGradV2<float, float, 10, 3, 0> op;
-    op.Init(grad_output, self, grad_input, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(11)) {
-    KernelGeluGradV2<float, float, 11, 4, 0> op;
-    op.Init(grad_output, self, grad_input, tilingData);
-    op.Process();
-  }
+                                                   GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(GeluGradV2TilingData);
+    GET_TILING_DATA_WITH_STRUCT(GeluGradV2TilingData, tilingData, tiling);
+    if (TILING_KEY_IS(20)) {
+        KernelGeluGradV2<half, float, 20, 4, 0> op;
+        op.Init(grad_output, self, grad_input, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(21)) {
+        KernelGeluGradV2<half, float, 21, 6, 0> op;
+        op.Init(grad_output, self, grad_input, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelGeluGradV2<bfloat16_t, float, 30, 4, 0> op;
+        op.Init(grad_output, self, grad_input, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(31)) {
+        KernelGeluGradV2<bfloat16_t, float, 31, 6, 0> op;
+        op.Init(grad_output, self, grad_input, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(10)) {
+        KernelGeluGradV2<float, float, 10, 3, 0> op;
+        op.Init(grad_output, self, grad_input, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(11)) {
+        KernelGeluGradV2<float, float, 11, 4, 0> op;
+        op.Init(grad_output, self, grad_input, tilingData);
+        op.Process();
+    }
 }

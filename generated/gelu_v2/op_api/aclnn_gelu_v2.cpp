@@ -22,106 +22,105 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kXDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kXDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                             op::DataType::DT_BF16};
 static const std::initializer_list<op::DataType> kXDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // x: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& XDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kXDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kXDtypes1;
-    default:
-      return kXDtypes;
-  }
+static const std::initializer_list<op::DataType>& XDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kXDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kXDtypes1;
+        default:
+            return kXDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *x,
-                        int64_t approximate,
-                        aclTensor *y,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)x;
-  (void)approximate;
-  (void)y;
-  (void)workspaceSize;
-  (void)executor;
-  if (x == nullptr || y == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "x or y is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (y->GetDataType() != x->GetDataType()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of x and y differ.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CheckType(x->GetDataType(), XDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of x is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (y->GetViewShape() != x->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of x and y differ.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if ((approximate != 0 && approximate != 1)) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be 0 or 1.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* x, int64_t approximate, aclTensor* y, uint64_t* workspaceSize,
+                               aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)x;
+    (void)approximate;
+    (void)y;
+    (void)workspaceSize;
+    (void)executor;
+    if (x == nullptr || y == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "x or y is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (y->GetDataType() != x->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of x and y differ.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckType(x->GetDataType(), XDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of x is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (y->GetViewShape() != x->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of x and y differ.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if ((approximate != 0 && approximate != 1)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be 0 or 1.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x,
-    int64_t approximate,
-    aclTensor *y,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnGeluV2, DFX_IN(x, approximate), DFX_OUT(y));
-  auto ret = CheckParams(x, approximate, y, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor* x, int64_t approximate, aclTensor* y, uint64_t* workspaceSize,
+                                        aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnGeluV2, DFX_IN(x, approximate), DFX_OUT(y));
+    auto ret = CheckParams(x, approximate, y, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (y->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (y->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = x->GetDataType();
+    // x: contiguous, in the compute dtype
+    auto xContiguous = l0op::Contiguous(x, uniqueExecutor.get());
+    CHECK_RET(xContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto xCasted = l0op::Cast(xContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(xCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    auto l0Result = l0op::GeluV2(xCasted, approximate, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, y->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, y, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = x->GetDataType();
-  // x: contiguous, in the compute dtype
-  auto xContiguous = l0op::Contiguous(x, uniqueExecutor.get());
-  CHECK_RET(xContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto xCasted = l0op::Cast(xContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(xCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  auto l0Result = l0op::GeluV2(xCasted, approximate, uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, y->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, y, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnGeluV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnGeluV2);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnGeluV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnGeluV2);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

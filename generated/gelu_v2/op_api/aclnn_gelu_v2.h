@@ -12,21 +12,16 @@ extern "C" {
 /**
  * @brief aclnnGeluV2GetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnGeluV2GetWorkspaceSize(
-    const aclTensor *x,
-    int64_t approximate,
-    aclTensor *y,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor* x, int64_t approximate, aclTensor* y,
+                                                  uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnGeluV2的第二段接口，用于执行计算。
  */
-ACLNN_API aclnnStatus aclnnGeluV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+ACLNN_API aclnnStatus aclnnGeluV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_GELU_V2_H_
+#endif // OP_API_INC_ACLNN_GELU_V2_H_

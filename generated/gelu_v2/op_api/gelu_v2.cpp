@@ -14,23 +14,26 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(GeluV2);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* GeluV2(const aclTensor* x, int64_t approximate, aclOpExecutor* executor) {
-  L0_DFX(GeluV2, x, approximate);
-  auto out = executor->AllocTensor(x->GetViewShape(), x->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(x)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluV2, OP_INPUT(x), OP_OUTPUT(out), OP_ATTR(approximate));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "GeluV2 ADD_TO_LAUNCHER_LIST_AICORE failed."),
-             return nullptr);
-    return out;
-  }
-  OP_LOGE(ACLNN_ERR_PARAM_INVALID, "GeluV2 has no kernel for dtype %s.", op::ToString(x->GetDataType()).GetString());
-  return nullptr;
+const aclTensor* GeluV2(const aclTensor* x, int64_t approximate, aclOpExecutor* executor)
+{
+    L0_DFX(GeluV2, x, approximate);
+    auto out = executor->AllocTensor(x->GetViewShape(), x->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(x)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluV2, OP_INPUT(x), OP_OUTPUT(out), OP_ATTR(approximate));
+        OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "GeluV2 ADD_TO_LAUNCHER_LIST_AICORE failed."),
+                 return nullptr);
+        return out;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "GeluV2 has no kernel for dtype %s.", op::ToString(x->GetDataType()).GetString());
+    return nullptr;
 }
-}  // namespace l0op
+} // namespace l0op

@@ -12,13 +12,13 @@ struct GeluV2CompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct GeluV2TilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanGeluV2Tiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             GeluV2TilingPlan& plan);
-}  // namespace optiling
+                      GeluV2TilingPlan& plan);
+} // namespace optiling
 
-#endif  // GELU_V2_TILING_H_
+#endif // GELU_V2_TILING_H_

@@ -10,183 +10,190 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelGeluV2 {
- public:
-  __aicore__ inline KernelGeluV2() {}
+public:
+    __aicore__ inline KernelGeluV2() {}
 
-  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y,
-                              const GeluV2TilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-    pipe_.InitBuffer(xQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const GeluV2TilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        pipe_.InitBuffer(xQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const GeluV2TilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 10 || KEY == 11 || KEY == 20 || KEY == 21 || KEY == 30 || KEY == 31) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const GeluV2TilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 10 || KEY == 11 || KEY == 20 || KEY == 21 || KEY == 30 || KEY == 31) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> xLocal = xQueue_.template AllocTensor<T>();
+        DataCopyPad(xLocal, xGm_[offset], params, pad);
+        xQueue_.EnQue(xLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> xLocal = xQueue_.template AllocTensor<T>();
-    DataCopyPad(xLocal, xGm_[offset], params, pad);
-    xQueue_.EnQue(xLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> xLocal = xQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float_approximate_0: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      Muls(tmp0, xLocal, static_cast<float>(0.5f), len);
-      Duplicate(tmp1, static_cast<float>(1.4142135623730951f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp1, xLocal, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Erf(tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, tmp0, tmp1, len);
-    } else if constexpr (KEY == 11) {  // float_approximate_1: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      Muls(tmp0, xLocal, static_cast<float>(0.5f), len);
-      Mul(tmp1, xLocal, xLocal, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, xLocal, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, static_cast<float>(0.044715f), len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp1, xLocal, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, static_cast<float>(0.7978845608028654f), len);
-      PipeBarrier<PIPE_V>();
-      Tanh(tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, tmp0, tmp1, len);
-    } else if constexpr (KEY == 20 || KEY == 30) {  // float16_approximate_0, bfloat16_approximate_0: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      Cast(tmp0, xLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp0, static_cast<float>(0.5f), len);
-      Duplicate(tmp2, static_cast<float>(1.4142135623730951f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp0, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Erf(tmp2, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp2, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp1, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp2, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 21 || KEY == 31) {  // float16_approximate_1, bfloat16_approximate_1: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      Cast(tmp0, xLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp0, static_cast<float>(0.5f), len);
-      Mul(tmp2, tmp0, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp2, tmp2, static_cast<float>(0.044715f), len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp0, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp2, tmp0, static_cast<float>(0.7978845608028654f), len);
-      PipeBarrier<PIPE_V>();
-      Tanh(tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp0, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp1, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> xLocal = xQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float_approximate_0: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            Muls(tmp0, xLocal, static_cast<float>(0.5f), len);
+            Duplicate(tmp1, static_cast<float>(1.4142135623730951f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp1, xLocal, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Erf(tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, tmp0, tmp1, len);
+        } else if constexpr (KEY == 11) { // float_approximate_1: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            Muls(tmp0, xLocal, static_cast<float>(0.5f), len);
+            Mul(tmp1, xLocal, xLocal, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, xLocal, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, static_cast<float>(0.044715f), len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp1, xLocal, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, static_cast<float>(0.7978845608028654f), len);
+            PipeBarrier<PIPE_V>();
+            Tanh(tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, tmp0, tmp1, len);
+        } else if constexpr (KEY == 20 ||
+                             KEY == 30) { // float16_approximate_0, bfloat16_approximate_0: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            Cast(tmp0, xLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp0, static_cast<float>(0.5f), len);
+            Duplicate(tmp2, static_cast<float>(1.4142135623730951f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp0, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Erf(tmp2, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp0, tmp2, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp1, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp2, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 21 ||
+                             KEY == 31) { // float16_approximate_1, bfloat16_approximate_1: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            Cast(tmp0, xLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp0, static_cast<float>(0.5f), len);
+            Mul(tmp2, tmp0, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp2, tmp2, static_cast<float>(0.044715f), len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp0, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp2, tmp0, static_cast<float>(0.7978845608028654f), len);
+            PipeBarrier<PIPE_V>();
+            Tanh(tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp0, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp1, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+        }
+        outQueue_.EnQue(outLocal);
+        xQueue_.FreeTensor(xLocal);
     }
-    outQueue_.EnQue(outLocal);
-    xQueue_.FreeTensor(xLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> xQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> xGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> xQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> xGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void gelu_v2(GM_ADDR x, GM_ADDR y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(GeluV2TilingData);
-  GET_TILING_DATA_WITH_STRUCT(GeluV2TilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelGeluV2<float, float, 10, 3, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(11)) {
-    KernelGeluV2<float, float, 11, 3, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelGeluV2<half, float, 20, 3, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(21)) {
-    KernelGeluV2<half, float, 21, 3, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelGeluV2<bfloat16_t, float, 30, 3, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(31)) {
-    KernelGeluV2<bfloat16_t, float, 31, 3, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void gelu_v2(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(GeluV2TilingData);
+    GET_TILING_DATA_WITH_STRUCT(GeluV2TilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelGeluV2<float, float, 10, 3, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(11)) {
+        KernelGeluV2<float, float, 11, 3, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelGeluV2<half, float, 20, 3, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(21)) {
+        KernelGeluV2<half, float, 21, 3, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelGeluV2<bfloat16_t, float, 30, 3, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(31)) {
+        KernelGeluV2<bfloat16_t, float, 31, 3, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    }
 }

@@ -12,21 +12,17 @@ extern "C" {
 /**
  * @brief aclnnHardshrinkGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnHardshrinkGetWorkspaceSize(
-    const aclTensor *self,
-    const aclScalar *lambd,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnHardshrinkGetWorkspaceSize(const aclTensor* self, const aclScalar* lambd, aclTensor* out,
+                                                      uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnHardshrink的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnHardshrink(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                      aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_HARDSHRINK_H_
+#endif // OP_API_INC_ACLNN_HARDSHRINK_H_

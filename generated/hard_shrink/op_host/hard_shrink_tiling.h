@@ -12,13 +12,13 @@ struct HardShrinkCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct HardShrinkTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanHardShrinkTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             HardShrinkTilingPlan& plan);
-}  // namespace optiling
+                          HardShrinkTilingPlan& plan);
+} // namespace optiling
 
-#endif  // HARD_SHRINK_TILING_H_
+#endif // HARD_SHRINK_TILING_H_

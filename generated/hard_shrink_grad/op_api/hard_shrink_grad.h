@@ -5,8 +5,10 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs HardShrinkGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
-const aclTensor* HardShrinkGrad(const aclTensor* gradOutput, const aclTensor* self, float lambd, aclOpExecutor* executor);
-}  // namespace l0op
+// Runs HardShrinkGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
+// op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
+const aclTensor* HardShrinkGrad(const aclTensor* gradOutput, const aclTensor* self, float lambd,
+                                aclOpExecutor* executor);
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_HARD_SHRINK_GRAD_H_
+#endif // OP_API_INC_LEVEL0_HARD_SHRINK_GRAD_H_

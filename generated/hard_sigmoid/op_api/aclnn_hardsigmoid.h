@@ -12,34 +12,29 @@ extern "C" {
 /**
  * @brief aclnnHardsigmoidGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnHardsigmoidGetWorkspaceSize(
-    const aclTensor *self,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnHardsigmoidGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                                       aclOpExecutor** executor);
 
 /**
  * @brief aclnnHardsigmoid的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnHardsigmoid(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                       aclrtStream stream);
 
 /**
  * @brief aclnnInplaceHardsigmoidGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnInplaceHardsigmoidGetWorkspaceSize(
-    const aclTensor *self,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceHardsigmoidGetWorkspaceSize(const aclTensor* self, uint64_t* workspaceSize,
+                                                              aclOpExecutor** executor);
 
 /**
  * @brief aclnnInplaceHardsigmoid的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnInplaceHardsigmoid(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                              aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_HARDSIGMOID_H_
+#endif // OP_API_INC_ACLNN_HARDSIGMOID_H_

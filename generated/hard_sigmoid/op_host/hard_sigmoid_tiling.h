@@ -12,13 +12,13 @@ struct HardSigmoidCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct HardSigmoidTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanHardSigmoidTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             HardSigmoidTilingPlan& plan);
-}  // namespace optiling
+                           HardSigmoidTilingPlan& plan);
+} // namespace optiling
 
-#endif  // HARD_SIGMOID_TILING_H_
+#endif // HARD_SIGMOID_TILING_H_

@@ -10,151 +10,156 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHardSigmoid {
- public:
-  __aicore__ inline KernelHardSigmoid() {}
+public:
+    __aicore__ inline KernelHardSigmoid() {}
 
-  __aicore__ inline void Init(GM_ADDR self, GM_ADDR out,
-                              const HardSigmoidTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + start, length_);
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR self, GM_ADDR out, const HardSigmoidTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + start, length_);
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const HardSigmoidTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const HardSigmoidTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Duplicate(tmp0, static_cast<float>(6.0f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp0, selfLocal, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp0, static_cast<float>(0.5f), len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mins(outLocal, tmp0, static_cast<float>(1.0f), len);
-    } else if constexpr (KEY == 20) {  // float16: computed in half
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Duplicate(tmp0, static_cast<half>(6.0f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp0, selfLocal, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp0, static_cast<half>(0.5f), len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mins(outLocal, tmp0, static_cast<half>(1.0f), len);
-    } else if constexpr (KEY == 30) {  // bfloat16: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      Duplicate(tmp1, static_cast<float>(6.0f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp0, tmp0, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp0, static_cast<float>(0.5f), len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp0, tmp1, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mins(tmp1, tmp0, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 70) {  // int32: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      Duplicate(tmp1, static_cast<float>(6.0f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp0, tmp0, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp1, tmp0, static_cast<float>(0.5f), len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp0, tmp1, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mins(tmp1, tmp0, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_TRUNC, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Duplicate(tmp0, static_cast<float>(6.0f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp0, selfLocal, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp0, tmp0, static_cast<float>(0.5f), len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mins(outLocal, tmp0, static_cast<float>(1.0f), len);
+        } else if constexpr (KEY == 20) { // float16: computed in half
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Duplicate(tmp0, static_cast<half>(6.0f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp0, selfLocal, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp0, tmp0, static_cast<half>(0.5f), len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mins(outLocal, tmp0, static_cast<half>(1.0f), len);
+        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            Duplicate(tmp1, static_cast<float>(6.0f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp0, tmp0, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp0, static_cast<float>(0.5f), len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp0, tmp1, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mins(tmp1, tmp0, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 70) { // int32: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            Duplicate(tmp1, static_cast<float>(6.0f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp0, tmp0, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp1, tmp0, static_cast<float>(0.5f), len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp0, tmp1, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mins(tmp1, tmp0, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1, RoundMode::CAST_TRUNC, len);
+        }
+        outQueue_.EnQue(outLocal);
+        selfQueue_.FreeTensor(selfLocal);
     }
-    outQueue_.EnQue(outLocal);
-    selfQueue_.FreeTensor(selfLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void hard_sigmoid(GM_ADDR self, GM_ADDR out,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(HardSigmoidTilingData);
-  GET_TILING_DATA_WITH_STRUCT(HardSigmoidTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelHardSigmoid<float, float, 10, 1, 0> op;
-    op.Init(self, out, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelHardSigmoid<half, half, 20, 1, 0> op;
-    op.Init(self, out, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelHardSigmoid<bfloat16_t, float, 30, 2, 0> op;
-    op.Init(self, out, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(70)) {
-    KernelHardSigmoid<int32_t, float, 70, 2, 0> op;
-    op.Init(self, out, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void hard_sigmoid(GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(HardSigmoidTilingData);
+    GET_TILING_DATA_WITH_STRUCT(HardSigmoidTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelHardSigmoid<float, float, 10, 1, 0> op;
+        op.Init(self, out, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelHardSigmoid<half, half, 20, 1, 0> op;
+        op.Init(self, out, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelHardSigmoid<bfloat16_t, float, 30, 2, 0> op;
+        op.Init(self, out, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(70)) {
+        KernelHardSigmoid<int32_t, float, 70, 2, 0> op;
+        op.Init(self, out, tilingData);
+        op.Process();
+    }
 }

@@ -12,13 +12,13 @@ struct HardSigmoidGradCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct HardSigmoidGradTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanHardSigmoidGradTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             HardSigmoidGradTilingPlan& plan);
-}  // namespace optiling
+                               HardSigmoidGradTilingPlan& plan);
+} // namespace optiling
 
-#endif  // HARD_SIGMOID_GRAD_TILING_H_
+#endif // HARD_SIGMOID_GRAD_TILING_H_

@@ -12,11 +12,8 @@ extern "C" {
 /**
  * @brief aclnnHardswishGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnHardswishGetWorkspaceSize(
-    const aclTensor *self,
-    const aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnHardswishGetWorkspaceSize(const aclTensor* self, const aclTensor* out,
+                                                     uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnHardswish的第二段接口，用于执行计算。
@@ -27,19 +24,17 @@ ACLNN_API aclnnStatus aclnnHardswish(void* workspace, uint64_t workspaceSize, ac
 /**
  * @brief aclnnInplaceHardswishGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnInplaceHardswishGetWorkspaceSize(
-    const aclTensor *self,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceHardswishGetWorkspaceSize(const aclTensor* self, uint64_t* workspaceSize,
+                                                            aclOpExecutor** executor);
 
 /**
  * @brief aclnnInplaceHardswish的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnInplaceHardswish(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                            aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_HARDSWISH_H_
+#endif // OP_API_INC_ACLNN_HARDSWISH_H_

@@ -12,13 +12,13 @@ struct HardSwishCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct HardSwishTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanHardSwishTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             HardSwishTilingPlan& plan);
-}  // namespace optiling
+                         HardSwishTilingPlan& plan);
+} // namespace optiling
 
-#endif  // HARD_SWISH_TILING_H_
+#endif // HARD_SWISH_TILING_H_

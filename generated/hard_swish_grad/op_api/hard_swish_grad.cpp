@@ -14,23 +14,27 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(HardSwishGrad);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* HardSwishGrad(const aclTensor* gradOutput, const aclTensor* self, aclOpExecutor* executor) {
-  L0_DFX(HardSwishGrad, gradOutput, self, );
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(gradOutput)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSwishGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "HardSwishGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
-             return nullptr);
-    return out;
-  }
-  OP_LOGE(ACLNN_ERR_PARAM_INVALID, "HardSwishGrad has no kernel for dtype %s.", op::ToString(gradOutput->GetDataType()).GetString());
-  return nullptr;
+const aclTensor* HardSwishGrad(const aclTensor* gradOutput, const aclTensor* self, aclOpExecutor* executor)
+{
+    L0_DFX(HardSwishGrad, gradOutput, self, );
+    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(gradOutput)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSwishGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out));
+        OP_CHECK(ret == ACLNN_SUCCESS,
+                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "HardSwishGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
+        return out;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "HardSwishGrad has no kernel for dtype %s.",
+            op::ToString(gradOutput->GetDataType()).GetString());
+    return nullptr;
 }
-}  // namespace l0op
+} // namespace l0op

@@ -12,13 +12,13 @@ struct HardSwishGradCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct HardSwishGradTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanHardSwishGradTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
                              HardSwishGradTilingPlan& plan);
-}  // namespace optiling
+} // namespace optiling
 
-#endif  // HARD_SWISH_GRAD_TILING_H_
+#endif // HARD_SWISH_GRAD_TILING_H_

@@ -12,21 +12,18 @@ extern "C" {
 /**
  * @brief aclnnHardswishBackwardV2GetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnHardswishBackwardV2GetWorkspaceSize(
-    const aclTensor *gradOutput,
-    const aclTensor *self,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnHardswishBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                                               aclTensor* out, uint64_t* workspaceSize,
+                                                               aclOpExecutor** executor);
 
 /**
  * @brief aclnnHardswishBackwardV2的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnHardswishBackwardV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                               aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_HARDSWISH_BACKWARD_V2_H_
+#endif // OP_API_INC_ACLNN_HARDSWISH_BACKWARD_V2_H_

@@ -5,8 +5,9 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs HardSwishGradV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
+// Runs HardSwishGradV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
+// op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
 const aclTensor* HardSwishGradV2(const aclTensor* gradOutput, const aclTensor* self, aclOpExecutor* executor);
-}  // namespace l0op
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_HARD_SWISH_GRAD_V2_H_
+#endif // OP_API_INC_LEVEL0_HARD_SWISH_GRAD_V2_H_

@@ -12,23 +12,18 @@ extern "C" {
 /**
  * @brief aclnnHardtanhBackwardGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(
-    const aclTensor *gradOutput,
-    const aclTensor *self,
-    const aclScalar *min,
-    const aclScalar *max,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                                            const aclScalar* min, const aclScalar* max, aclTensor* out,
+                                                            uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnHardtanhBackward的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnHardtanhBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                            aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_HARDTANH_BACKWARD_H_
+#endif // OP_API_INC_ACLNN_HARDTANH_BACKWARD_H_

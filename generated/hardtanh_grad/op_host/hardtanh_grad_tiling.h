@@ -12,13 +12,13 @@ struct HardtanhGradCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct HardtanhGradTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanHardtanhGradTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             HardtanhGradTilingPlan& plan);
-}  // namespace optiling
+                            HardtanhGradTilingPlan& plan);
+} // namespace optiling
 
-#endif  // HARDTANH_GRAD_TILING_H_
+#endif // HARDTANH_GRAD_TILING_H_

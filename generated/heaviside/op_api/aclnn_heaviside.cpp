@@ -23,154 +23,159 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                 op::DataType::DT_FLOAT};
 
 // input: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& InputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kInputDtypes;
-    default:
-      return kInputDtypes;
-  }
+static const std::initializer_list<op::DataType>& InputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kInputDtypes;
+        default:
+            return kInputDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kValuesDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kValuesDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                  op::DataType::DT_FLOAT};
 
 // values: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& ValuesDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kValuesDtypes;
-    default:
-      return kValuesDtypes;
-  }
+static const std::initializer_list<op::DataType>& ValuesDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kValuesDtypes;
+        default:
+            return kValuesDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                               op::DataType::DT_FLOAT};
 
 // out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kOutDtypes;
-    default:
-      return kOutDtypes;
-  }
+static const std::initializer_list<op::DataType>& OutDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kOutDtypes;
+        default:
+            return kOutDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *input,
-                        const aclTensor *values,
-                        aclTensor *out,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)input;
-  (void)values;
-  (void)out;
-  (void)workspaceSize;
-  (void)executor;
-  if (input == nullptr || values == nullptr || out == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "input, values or out is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(input->GetDataType(), InputDtypes()) || !CheckType(values->GetDataType(), ValuesDtypes()) || !CheckType(out->GetDataType(), OutDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of input, values or out is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  op::Shape broadcastShape2 = input->GetViewShape();
-  bool broadcastOk2 = true;
-  {
-    op::Shape merged;
-    broadcastOk2 = broadcastOk2 && BroadcastInferShape(broadcastShape2, values->GetViewShape(), merged);
-    broadcastShape2 = merged;
-  }
-  if (!broadcastOk2 || out->GetViewShape() != broadcastShape2) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "input and values cannot broadcast, or the broadcast shape differs from out's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* input, const aclTensor* values, aclTensor* out, uint64_t* workspaceSize,
+                               aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)input;
+    (void)values;
+    (void)out;
+    (void)workspaceSize;
+    (void)executor;
+    if (input == nullptr || values == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "input, values or out is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(input->GetDataType(), InputDtypes()) || !CheckType(values->GetDataType(), ValuesDtypes()) ||
+        !CheckType(out->GetDataType(), OutDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of input, values or out is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    op::Shape broadcastShape2 = input->GetViewShape();
+    bool broadcastOk2 = true;
+    {
+        op::Shape merged;
+        broadcastOk2 = broadcastOk2 && BroadcastInferShape(broadcastShape2, values->GetViewShape(), merged);
+        broadcastShape2 = merged;
+    }
+    if (!broadcastOk2 || out->GetViewShape() != broadcastShape2) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "input and values cannot broadcast, or the broadcast shape differs from out's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnHeavisideGetWorkspaceSize(const aclTensor *input,
-    const aclTensor *values,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnHeaviside, DFX_IN(input, values), DFX_OUT(out));
-  auto ret = CheckParams(input, values, out, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnHeavisideGetWorkspaceSize(const aclTensor* input, const aclTensor* values, aclTensor* out,
+                                           uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnHeaviside, DFX_IN(input, values), DFX_OUT(out));
+    auto ret = CheckParams(input, values, out, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (out->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (out->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = PromoteType(input->GetDataType(), values->GetDataType());
+    const op::Shape& outShape = out->GetViewShape();
+    op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
+    aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
+    CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // input: contiguous, in the compute dtype, expanded to out's shape
+    auto inputContiguous = l0op::Contiguous(input, uniqueExecutor.get());
+    CHECK_RET(inputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto inputCasted = l0op::Cast(inputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(inputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (inputCasted->GetViewShape() != outShape) {
+        inputCasted = l0op::BroadcastTo(inputCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(inputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    // values: contiguous, in the compute dtype, expanded to out's shape
+    auto valuesContiguous = l0op::Contiguous(values, uniqueExecutor.get());
+    CHECK_RET(valuesContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto valuesCasted = l0op::Cast(valuesContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(valuesCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (valuesCasted->GetViewShape() != outShape) {
+        valuesCasted = l0op::BroadcastTo(valuesCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(valuesCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+
+    auto l0Result = l0op::Heaviside(inputCasted, valuesCasted, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = PromoteType(input->GetDataType(), values->GetDataType());
-  const op::Shape& outShape = out->GetViewShape();
-  op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
-  aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
-  CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // input: contiguous, in the compute dtype, expanded to out's shape
-  auto inputContiguous = l0op::Contiguous(input, uniqueExecutor.get());
-  CHECK_RET(inputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto inputCasted = l0op::Cast(inputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(inputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (inputCasted->GetViewShape() != outShape) {
-    inputCasted = l0op::BroadcastTo(inputCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(inputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-  // values: contiguous, in the compute dtype, expanded to out's shape
-  auto valuesContiguous = l0op::Contiguous(values, uniqueExecutor.get());
-  CHECK_RET(valuesContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto valuesCasted = l0op::Cast(valuesContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(valuesCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (valuesCasted->GetViewShape() != outShape) {
-    valuesCasted = l0op::BroadcastTo(valuesCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(valuesCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-
-  auto l0Result = l0op::Heaviside(inputCasted, valuesCasted, uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnHeaviside(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnHeaviside);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnHeaviside(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnHeaviside);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

@@ -12,12 +12,8 @@ extern "C" {
 /**
  * @brief aclnnHeavisideGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnHeavisideGetWorkspaceSize(
-    const aclTensor *input,
-    const aclTensor *values,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnHeavisideGetWorkspaceSize(const aclTensor* input, const aclTensor* values, aclTensor* out,
+                                                     uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnHeaviside的第二段接口，用于执行计算。
@@ -29,4 +25,4 @@ ACLNN_API aclnnStatus aclnnHeaviside(void* workspace, uint64_t workspaceSize, ac
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_HEAVISIDE_H_
+#endif // OP_API_INC_ACLNN_HEAVISIDE_H_

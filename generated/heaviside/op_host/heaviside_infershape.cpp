@@ -2,41 +2,42 @@
 #include "register/op_impl_registry.h"
 
 namespace ops {
-static ge::graphStatus InferShape4Heaviside(gert::InferShapeContext* context) {
-  // The output takes the broadcast shape of the inputs (numpy rules, aligned from the last dim).
-  gert::Shape* output = context->GetOutputShape(0);
-  if (output == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  const gert::Shape* shapes[] = {
-      context->GetInputShape(0),
-      context->GetInputShape(1),
-  };
-  size_t rank = 0;
-  for (const gert::Shape* shape : shapes) {
-    if (shape == nullptr) {
-      return ge::GRAPH_FAILED;
-    }
-    rank = shape->GetDimNum() > rank ? shape->GetDimNum() : rank;
-  }
-  output->SetDimNum(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t dim = 1;
-    for (const gert::Shape* shape : shapes) {
-      const size_t offset = rank - shape->GetDimNum();
-      if (i < offset) {
-        continue;
-      }
-      const int64_t d = shape->GetDim(i - offset);
-      if (d != 1 && dim != 1 && d != dim) {
+static ge::graphStatus InferShape4Heaviside(gert::InferShapeContext* context)
+{
+    // The output takes the broadcast shape of the inputs (numpy rules, aligned from the last dim).
+    gert::Shape* output = context->GetOutputShape(0);
+    if (output == nullptr) {
         return ge::GRAPH_FAILED;
-      }
-      dim = (d == 1) ? dim : d;
     }
-    output->SetDim(i, dim);
-  }
-  return ge::GRAPH_SUCCESS;
+    const gert::Shape* shapes[] = {
+        context->GetInputShape(0),
+        context->GetInputShape(1),
+    };
+    size_t rank = 0;
+    for (const gert::Shape* shape : shapes) {
+        if (shape == nullptr) {
+            return ge::GRAPH_FAILED;
+        }
+        rank = shape->GetDimNum() > rank ? shape->GetDimNum() : rank;
+    }
+    output->SetDimNum(rank);
+    for (size_t i = 0; i < rank; ++i) {
+        int64_t dim = 1;
+        for (const gert::Shape* shape : shapes) {
+            const size_t offset = rank - shape->GetDimNum();
+            if (i < offset) {
+                continue;
+            }
+            const int64_t d = shape->GetDim(i - offset);
+            if (d != 1 && dim != 1 && d != dim) {
+                return ge::GRAPH_FAILED;
+            }
+            dim = (d == 1) ? dim : d;
+        }
+        output->SetDim(i, dim);
+    }
+    return ge::GRAPH_SUCCESS;
 }
 
 IMPL_OP_INFERSHAPE(Heaviside).InferShape(InferShape4Heaviside);
-}  // namespace ops
+} // namespace ops

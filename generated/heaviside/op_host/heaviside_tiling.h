@@ -12,13 +12,13 @@ struct HeavisideCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct HeavisideTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanHeavisideTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             HeavisideTilingPlan& plan);
-}  // namespace optiling
+                         HeavisideTilingPlan& plan);
+} // namespace optiling
 
-#endif  // HEAVISIDE_TILING_H_
+#endif // HEAVISIDE_TILING_H_

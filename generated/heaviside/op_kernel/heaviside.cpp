@@ -10,150 +10,156 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHeaviside {
- public:
-  __aicore__ inline KernelHeaviside() {}
+public:
+    __aicore__ inline KernelHeaviside() {}
 
-  __aicore__ inline void Init(GM_ADDR input, GM_ADDR values, GM_ADDR output,
-                              const HeavisideTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    inputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input) + start, length_);
-    valuesGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(values) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output) + start, length_);
-    pipe_.InitBuffer(inputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(valuesQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR input, GM_ADDR values, GM_ADDR output, const HeavisideTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        inputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input) + start, length_);
+        valuesGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(values) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output) + start, length_);
+        pipe_.InitBuffer(inputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(valuesQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const HeavisideTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const HeavisideTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> inputLocal = inputQueue_.template AllocTensor<T>();
+        DataCopyPad(inputLocal, inputGm_[offset], params, pad);
+        inputQueue_.EnQue(inputLocal);
+        LocalTensor<T> valuesLocal = valuesQueue_.template AllocTensor<T>();
+        DataCopyPad(valuesLocal, valuesGm_[offset], params, pad);
+        valuesQueue_.EnQue(valuesLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> inputLocal = inputQueue_.template AllocTensor<T>();
-    DataCopyPad(inputLocal, inputGm_[offset], params, pad);
-    inputQueue_.EnQue(inputLocal);
-    LocalTensor<T> valuesLocal = valuesQueue_.template AllocTensor<T>();
-    DataCopyPad(valuesLocal, valuesGm_[offset], params, pad);
-    valuesQueue_.EnQue(valuesLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> inputLocal = inputQueue_.template DeQue<T>();
-    LocalTensor<T> valuesLocal = valuesQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 30) {  // bfloat16: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
-      Cast(tmp0, inputLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::EQ, cmpLen);
-      Cast(tmp1, valuesLocal, RoundMode::CAST_NONE, len);
-      CompareScalar(mask1, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      PipeBarrier<PIPE_V>();
-      Duplicate(tmp0, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask1, tmp0, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 20) {  // float16: computed in half
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 127) / 128 * 128;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
-      CompareScalar(mask0, inputLocal, static_cast<half>(0.0f), CMPMODE::EQ, cmpLen);
-      CompareScalar(mask1, inputLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
-      Duplicate(tmp0, static_cast<half>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask1, tmp0, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Select(outLocal, mask0, valuesLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 10) {  // float: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
-      CompareScalar(mask0, inputLocal, static_cast<float>(0.0f), CMPMODE::EQ, cmpLen);
-      CompareScalar(mask1, inputLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      Duplicate(tmp0, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask1, tmp0, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Select(outLocal, mask0, valuesLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> inputLocal = inputQueue_.template DeQue<T>();
+        LocalTensor<T> valuesLocal = valuesQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 30) { // bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
+            Cast(tmp0, inputLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::EQ, cmpLen);
+            Cast(tmp1, valuesLocal, RoundMode::CAST_NONE, len);
+            CompareScalar(mask1, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Duplicate(tmp0, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask1, tmp0, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 20) { // float16: computed in half
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 127) / 128 * 128;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
+            CompareScalar(mask0, inputLocal, static_cast<half>(0.0f), CMPMODE::EQ, cmpLen);
+            CompareScalar(mask1, inputLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
+            Duplicate(tmp0, static_cast<half>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask1, tmp0, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, valuesLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == 10) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
+            CompareScalar(mask0, inputLocal, static_cast<float>(0.0f), CMPMODE::EQ, cmpLen);
+            CompareScalar(mask1, inputLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            Duplicate(tmp0, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask1, tmp0, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, valuesLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        }
+        outQueue_.EnQue(outLocal);
+        inputQueue_.FreeTensor(inputLocal);
+        valuesQueue_.FreeTensor(valuesLocal);
     }
-    outQueue_.EnQue(outLocal);
-    inputQueue_.FreeTensor(inputLocal);
-    valuesQueue_.FreeTensor(valuesLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> inputQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> valuesQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> inputGm_;
-  GlobalTensor<T> valuesGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> inputQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> valuesQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> inputGm_;
+    GlobalTensor<T> valuesGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void heaviside(GM_ADDR input, GM_ADDR values, GM_ADDR output,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(HeavisideTilingData);
-  GET_TILING_DATA_WITH_STRUCT(HeavisideTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(30)) {
-    KernelHeaviside<bfloat16_t, float, 30, 2, 2> op;
-    op.Init(input, values, output, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelHeaviside<half, half, 20, 1, 2> op;
-    op.Init(input, values, output, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(10)) {
-    KernelHeaviside<float, float, 10, 1, 2> op;
-    op.Init(input, values, output, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void heaviside(GM_ADDR input, GM_ADDR values, GM_ADDR output, GM_ADDR workspace,
+                                                GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(HeavisideTilingData);
+    GET_TILING_DATA_WITH_STRUCT(HeavisideTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(30)) {
+        KernelHeaviside<bfloat16_t, float, 30, 2, 2> op;
+        op.Init(input, values, output, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelHeaviside<half, half, 20, 1, 2> op;
+        op.Init(input, values, output, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(10)) {
+        KernelHeaviside<float, float, 10, 1, 2> op;
+        op.Init(input, values, output, tilingData);
+        op.Process();
+    }
 }

@@ -12,12 +12,8 @@ extern "C" {
 /**
  * @brief aclnnLeakyReluGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnLeakyReluGetWorkspaceSize(
-    const aclTensor *self,
-    const aclScalar *negativeSlope,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnLeakyReluGetWorkspaceSize(const aclTensor* self, const aclScalar* negativeSlope,
+                                                     aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnLeakyRelu的第二段接口，用于执行计算。
@@ -28,20 +24,17 @@ ACLNN_API aclnnStatus aclnnLeakyRelu(void* workspace, uint64_t workspaceSize, ac
 /**
  * @brief aclnnInplaceLeakyReluGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnInplaceLeakyReluGetWorkspaceSize(
-    aclTensor *selfRef,
-    const aclScalar *negativeSlope,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceLeakyReluGetWorkspaceSize(aclTensor* selfRef, const aclScalar* negativeSlope,
+                                                            uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnInplaceLeakyRelu的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnInplaceLeakyRelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                            aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_LEAKY_RELU_H_
+#endif // OP_API_INC_ACLNN_LEAKY_RELU_H_

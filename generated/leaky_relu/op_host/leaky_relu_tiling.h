@@ -12,13 +12,13 @@ struct LeakyReluCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct LeakyReluTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanLeakyReluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             LeakyReluTilingPlan& plan);
-}  // namespace optiling
+                         LeakyReluTilingPlan& plan);
+} // namespace optiling
 
-#endif  // LEAKY_RELU_TILING_H_
+#endif // LEAKY_RELU_TILING_H_

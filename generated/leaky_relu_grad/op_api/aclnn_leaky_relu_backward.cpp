@@ -23,175 +23,185 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                      op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_DOUBLE};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-      return kGradOutputDtypes;
-    case SocVersion::ASCEND910:
-    case SocVersion::ASCEND310P:
-      return kGradOutputDtypes1;
-    default:
-      return kGradOutputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradOutputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+            return kGradOutputDtypes;
+        case SocVersion::ASCEND910:
+        case SocVersion::ASCEND310P:
+            return kGradOutputDtypes1;
+        default:
+            return kGradOutputDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                 op::DataType::DT_DOUBLE};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-      return kSelfDtypes;
-    case SocVersion::ASCEND910:
-    case SocVersion::ASCEND310P:
-      return kSelfDtypes1;
-    default:
-      return kSelfDtypes;
-  }
+static const std::initializer_list<op::DataType>& SelfDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+            return kSelfDtypes;
+        case SocVersion::ASCEND910:
+        case SocVersion::ASCEND310P:
+            return kSelfDtypes1;
+        default:
+            return kSelfDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kNegativeSlopeDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_INT8, op::DataType::DT_BOOL, op::DataType::DT_INT16, op::DataType::DT_UINT8, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kNegativeSlopeDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_INT32, op::DataType::DT_INT64, op::DataType::DT_INT8, op::DataType::DT_BOOL, op::DataType::DT_INT16, op::DataType::DT_UINT8};
+static const std::initializer_list<op::DataType> kNegativeSlopeDtypes = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_INT32,
+    op::DataType::DT_INT64, op::DataType::DT_INT8,    op::DataType::DT_BOOL,   op::DataType::DT_INT16,
+    op::DataType::DT_UINT8, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kNegativeSlopeDtypes1 = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE,
+    op::DataType::DT_INT32, op::DataType::DT_INT64,   op::DataType::DT_INT8,
+    op::DataType::DT_BOOL,  op::DataType::DT_INT16,   op::DataType::DT_UINT8};
 
 // negativeSlope: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& NegativeSlopeDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-      return kNegativeSlopeDtypes;
-    case SocVersion::ASCEND910:
-    case SocVersion::ASCEND310P:
-      return kNegativeSlopeDtypes1;
-    default:
-      return kNegativeSlopeDtypes;
-  }
+static const std::initializer_list<op::DataType>& NegativeSlopeDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+            return kNegativeSlopeDtypes;
+        case SocVersion::ASCEND910:
+        case SocVersion::ASCEND310P:
+            return kNegativeSlopeDtypes1;
+        default:
+            return kNegativeSlopeDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *gradOutput,
-                        const aclTensor *self,
-                        const aclScalar *negativeSlope,
-                        bool selfIsResult,
-                        aclTensor *out,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)gradOutput;
-  (void)self;
-  (void)negativeSlope;
-  (void)selfIsResult;
-  (void)out;
-  (void)workspaceSize;
-  (void)executor;
-  if (gradOutput == nullptr || self == nullptr || negativeSlope == nullptr || out == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, negativeSlope or out is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(negativeSlope->GetDataType(), NegativeSlopeDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or negativeSlope is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or out is greater than 8.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  op::Shape broadcastShape3 = gradOutput->GetViewShape();
-  bool broadcastOk3 = true;
-  {
-    op::Shape merged;
-    broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, self->GetViewShape(), merged);
-    broadcastShape3 = merged;
-  }
-  if (!broadcastOk3 || out->GetViewShape() != broadcastShape3) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if ((selfIsResult && (negativeSlope->ToFloat() < 0.0))) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "negativeSlope must not be negative when selfIsResult is true.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CanCast(PromoteType(gradOutput->GetDataType(), self->GetDataType()), out->GetDataType())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of gradOutput and self cannot be cast to out's dtype.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* negativeSlope,
+                               bool selfIsResult, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)gradOutput;
+    (void)self;
+    (void)negativeSlope;
+    (void)selfIsResult;
+    (void)out;
+    (void)workspaceSize;
+    (void)executor;
+    if (gradOutput == nullptr || self == nullptr || negativeSlope == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, negativeSlope or out is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
+        !CheckType(negativeSlope->GetDataType(), NegativeSlopeDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or negativeSlope is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
+        out->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or out is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    op::Shape broadcastShape3 = gradOutput->GetViewShape();
+    bool broadcastOk3 = true;
+    {
+        op::Shape merged;
+        broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, self->GetViewShape(), merged);
+        broadcastShape3 = merged;
+    }
+    if (!broadcastOk3 || out->GetViewShape() != broadcastShape3) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if ((selfIsResult && (negativeSlope->ToFloat() < 0.0))) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "negativeSlope must not be negative when selfIsResult is true.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CanCast(PromoteType(gradOutput->GetDataType(), self->GetDataType()), out->GetDataType())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of gradOutput and self cannot be cast to out's dtype.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-    const aclTensor *self,
-    const aclScalar *negativeSlope,
-    bool selfIsResult,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnLeakyReluBackward, DFX_IN(gradOutput, self, negativeSlope, selfIsResult), DFX_OUT(out));
-  auto ret = CheckParams(gradOutput, self, negativeSlope, selfIsResult, out, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                                   const aclScalar* negativeSlope, bool selfIsResult, aclTensor* out,
+                                                   uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnLeakyReluBackward, DFX_IN(gradOutput, self, negativeSlope, selfIsResult), DFX_OUT(out));
+    auto ret = CheckParams(gradOutput, self, negativeSlope, selfIsResult, out, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (out->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (out->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = PromoteType(gradOutput->GetDataType(), self->GetDataType());
+    const op::Shape& outShape = out->GetViewShape();
+    op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
+    aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
+    CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // gradOutput: contiguous, in the compute dtype, expanded to out's shape
+    auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (gradOutputCasted->GetViewShape() != outShape) {
+        gradOutputCasted = l0op::BroadcastTo(gradOutputCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    // self: contiguous, in the compute dtype, expanded to out's shape
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (selfCasted->GetViewShape() != outShape) {
+        selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+
+    auto l0Result = l0op::LeakyReluGrad(gradOutputCasted, selfCasted, negativeSlope->ToFloat(), uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = PromoteType(gradOutput->GetDataType(), self->GetDataType());
-  const op::Shape& outShape = out->GetViewShape();
-  op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
-  aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
-  CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // gradOutput: contiguous, in the compute dtype, expanded to out's shape
-  auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
-  CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (gradOutputCasted->GetViewShape() != outShape) {
-    gradOutputCasted = l0op::BroadcastTo(gradOutputCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-  // self: contiguous, in the compute dtype, expanded to out's shape
-  auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
-  CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (selfCasted->GetViewShape() != outShape) {
-    selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-
-  auto l0Result = l0op::LeakyReluGrad(gradOutputCasted, selfCasted, negativeSlope->ToFloat(), uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnLeakyReluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnLeakyReluBackward);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnLeakyReluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnLeakyReluBackward);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

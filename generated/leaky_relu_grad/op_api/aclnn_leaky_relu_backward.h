@@ -12,23 +12,19 @@ extern "C" {
 /**
  * @brief aclnnLeakyReluBackwardGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
-    const aclTensor *gradOutput,
-    const aclTensor *self,
-    const aclScalar *negativeSlope,
-    bool selfIsResult,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                                             const aclScalar* negativeSlope, bool selfIsResult,
+                                                             aclTensor* out, uint64_t* workspaceSize,
+                                                             aclOpExecutor** executor);
 
 /**
  * @brief aclnnLeakyReluBackward的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnLeakyReluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                             aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_LEAKY_RELU_BACKWARD_H_
+#endif // OP_API_INC_ACLNN_LEAKY_RELU_BACKWARD_H_

@@ -15,28 +15,32 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(LeakyReluGrad);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* LeakyReluGrad(const aclTensor* gradOutput, const aclTensor* self, float negativeSlope, aclOpExecutor* executor) {
-  L0_DFX(LeakyReluGrad, gradOutput, self, negativeSlope);
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(gradOutput)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(LeakyReluGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(negativeSlope));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "LeakyReluGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
+const aclTensor* LeakyReluGrad(const aclTensor* gradOutput, const aclTensor* self, float negativeSlope,
+                               aclOpExecutor* executor)
+{
+    L0_DFX(LeakyReluGrad, gradOutput, self, negativeSlope);
+    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(gradOutput)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(LeakyReluGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out),
+                                               OP_ATTR(negativeSlope));
+        OP_CHECK(ret == ACLNN_SUCCESS,
+                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "LeakyReluGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
+        return out;
+    }
+    static internal::AicpuTaskSpace space("LeakyReluGrad");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(LeakyReluGrad, OP_ATTR_NAMES({"negative_slope"}), OP_INPUT(gradOutput, self),
+                                          OP_OUTPUT(out), OP_ATTR(negativeSlope));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "LeakyReluGrad ADD_TO_LAUNCHER_LIST_AICPU failed."),
              return nullptr);
     return out;
-  }
-  static internal::AicpuTaskSpace space("LeakyReluGrad");
-  auto ret = ADD_TO_LAUNCHER_LIST_AICPU(LeakyReluGrad, OP_ATTR_NAMES({"negative_slope"}),
-                                        OP_INPUT(gradOutput, self), OP_OUTPUT(out),
-                                        OP_ATTR(negativeSlope));
-  OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "LeakyReluGrad ADD_TO_LAUNCHER_LIST_AICPU failed."),
-           return nullptr);
-  return out;
 }
-}  // namespace l0op
+} // namespace l0op

@@ -12,36 +12,29 @@ extern "C" {
 /**
  * @brief aclnnLogSigmoidGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnLogSigmoidGetWorkspaceSize(
-    const aclTensor *self,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnLogSigmoidGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                                      aclOpExecutor** executor);
 
 /**
  * @brief aclnnLogSigmoid的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnLogSigmoid(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                      aclrtStream stream);
 
 /**
  * @brief aclnnLogSigmoidForwardGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnLogSigmoidForwardGetWorkspaceSize(
-    const aclTensor *self,
-    aclTensor *out,
-    aclTensor *buffer,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnLogSigmoidForwardGetWorkspaceSize(const aclTensor* self, aclTensor* out, aclTensor* buffer,
+                                                             uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnLogSigmoidForward的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnLogSigmoidForward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                             aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_LOG_SIGMOID_H_
+#endif // OP_API_INC_ACLNN_LOG_SIGMOID_H_

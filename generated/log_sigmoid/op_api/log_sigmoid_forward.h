@@ -5,8 +5,9 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs LogSigmoidForward on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
+// Runs LogSigmoidForward on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
+// op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
 const aclTensor* LogSigmoidForward(const aclTensor* self, aclOpExecutor* executor);
-}  // namespace l0op
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_LOG_SIGMOID_FORWARD_H_
+#endif // OP_API_INC_LEVEL0_LOG_SIGMOID_FORWARD_H_

@@ -12,13 +12,13 @@ struct LogSigmoidCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct LogSigmoidTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanLogSigmoidTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             LogSigmoidTilingPlan& plan);
-}  // namespace optiling
+                          LogSigmoidTilingPlan& plan);
+} // namespace optiling
 
-#endif  // LOG_SIGMOID_TILING_H_
+#endif // LOG_SIGMOID_TILING_H_

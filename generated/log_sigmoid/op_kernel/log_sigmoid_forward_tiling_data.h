@@ -6,9 +6,9 @@
 
 // Shared by the host tiling (op_host) and the kernel (GET_TILING_DATA_WITH_STRUCT).
 struct LogSigmoidForwardTilingData {
-  int64_t totalLength;    // elements of the flattened output
-  int64_t perCoreLength;  // elements per core; the last core takes the remainder
-  int64_t tileLength;     // elements per UB tile (whole 256-byte repeats of the compute type)
+    int64_t totalLength;   // elements of the flattened output
+    int64_t perCoreLength; // elements per core; the last core takes the remainder
+    int64_t tileLength;    // elements per UB tile (whole 256-byte repeats of the compute type)
 };
 
-#endif  // LOG_SIGMOID_FORWARD_TILING_DATA_H_
+#endif // LOG_SIGMOID_FORWARD_TILING_DATA_H_

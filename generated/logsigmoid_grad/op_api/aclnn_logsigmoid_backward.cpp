@@ -22,172 +22,181 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                      op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT,
+                                                                       op::DataType::DT_FLOAT16};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kGradOutputDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kGradOutputDtypes1;
-    default:
-      return kGradOutputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradOutputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kGradOutputDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kGradOutputDtypes1;
+        default:
+            return kGradOutputDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                op::DataType::DT_BF16};
 static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kSelfDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kSelfDtypes1;
-    default:
-      return kSelfDtypes;
-  }
+static const std::initializer_list<op::DataType>& SelfDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kSelfDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kSelfDtypes1;
+        default:
+            return kSelfDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kBufferDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kBufferDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                  op::DataType::DT_BF16};
 static const std::initializer_list<op::DataType> kBufferDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // buffer: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& BufferDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kBufferDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kBufferDtypes1;
-    default:
-      return kBufferDtypes;
-  }
+static const std::initializer_list<op::DataType>& BufferDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kBufferDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kBufferDtypes1;
+        default:
+            return kBufferDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                     op::DataType::DT_BF16};
 static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kGradInputDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kGradInputDtypes1;
-    default:
-      return kGradInputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradInputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kGradInputDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kGradInputDtypes1;
+        default:
+            return kGradInputDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *gradOutput,
-                        const aclTensor *self,
-                        const aclTensor *buffer,
-                        aclTensor *gradInput,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)gradOutput;
-  (void)self;
-  (void)buffer;
-  (void)gradInput;
-  (void)workspaceSize;
-  (void)executor;
-  if (gradOutput == nullptr || self == nullptr || buffer == nullptr || gradInput == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, buffer or gradInput is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(buffer->GetDataType(), BufferDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self, buffer or gradInput is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetViewShape() != gradOutput->GetViewShape() || buffer->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput, self, buffer and gradInput differ.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetDataType() != gradOutput->GetDataType() || buffer->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self, buffer and gradInput differ.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)gradOutput;
+    (void)self;
+    (void)buffer;
+    (void)gradInput;
+    (void)workspaceSize;
+    (void)executor;
+    if (gradOutput == nullptr || self == nullptr || buffer == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, buffer or gradInput is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
+        !CheckType(buffer->GetDataType(), BufferDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self, buffer or gradInput is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetViewShape() != gradOutput->GetViewShape() || buffer->GetViewShape() != gradOutput->GetViewShape() ||
+        gradInput->GetViewShape() != gradOutput->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput, self, buffer and gradInput differ.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetDataType() != gradOutput->GetDataType() || buffer->GetDataType() != gradOutput->GetDataType() ||
+        gradInput->GetDataType() != gradOutput->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self, buffer and gradInput differ.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-    const aclTensor *self,
-    const aclTensor *buffer,
-    aclTensor *gradInput,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnLogSigmoidBackward, DFX_IN(gradOutput, self, buffer), DFX_OUT(gradInput));
-  auto ret = CheckParams(gradOutput, self, buffer, gradInput, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                                    const aclTensor* buffer, aclTensor* gradInput,
+                                                    uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnLogSigmoidBackward, DFX_IN(gradOutput, self, buffer), DFX_OUT(gradInput));
+    auto ret = CheckParams(gradOutput, self, buffer, gradInput, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (gradInput->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (gradInput->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = gradOutput->GetDataType();
+    // gradOutput: contiguous, in the compute dtype
+    auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // self: contiguous, in the compute dtype
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // buffer: contiguous, in the compute dtype
+    auto bufferContiguous = l0op::Contiguous(buffer, uniqueExecutor.get());
+    CHECK_RET(bufferContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto bufferCasted = l0op::Cast(bufferContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(bufferCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    auto l0Result = l0op::LogSigmoidGrad(gradOutputCasted, selfCasted, bufferCasted, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = gradOutput->GetDataType();
-  // gradOutput: contiguous, in the compute dtype
-  auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
-  CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // self: contiguous, in the compute dtype
-  auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
-  CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // buffer: contiguous, in the compute dtype
-  auto bufferContiguous = l0op::Contiguous(buffer, uniqueExecutor.get());
-  CHECK_RET(bufferContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto bufferCasted = l0op::Cast(bufferContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(bufferCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  auto l0Result = l0op::LogSigmoidGrad(gradOutputCasted, selfCasted, bufferCasted, uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnLogSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnLogSigmoidBackward);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnLogSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                    aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnLogSigmoidBackward);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

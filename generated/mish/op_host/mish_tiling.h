@@ -12,13 +12,13 @@ struct MishCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct MishTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanMishTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             MishTilingPlan& plan);
-}  // namespace optiling
+                    MishTilingPlan& plan);
+} // namespace optiling
 
-#endif  // MISH_TILING_H_
+#endif // MISH_TILING_H_

@@ -10,166 +10,171 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelMish {
- public:
-  __aicore__ inline KernelMish() {}
+public:
+    __aicore__ inline KernelMish() {}
 
-  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y,
-                              const MishTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const MishTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const MishTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 20 || KEY == 10 || KEY == 30) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const MishTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 20 || KEY == 10 || KEY == 30) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 20 || KEY == 30) {  // float16, bfloat16: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
-      LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
-      Abs(tmp2, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp2, tmp2, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Exp(tmp2, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp2, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp3, static_cast<float>(1.0f), CMPMODE::EQ, cmpLen);
-      Ln(tmp4, tmp3, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp3, tmp3, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp3, tmp2, tmp3, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp4, tmp4, tmp3, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp3, mask0, tmp2, tmp4, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp2, tmp1, tmp3, len);
-      PipeBarrier<PIPE_V>();
-      Tanh(tmp4, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp0, tmp4, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 10) {  // float: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Maxs(tmp0, selfLocal, static_cast<float>(0.0f), len);
-      Abs(tmp1, selfLocal, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Exp(tmp1, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp1, static_cast<float>(1.0f), len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp2, static_cast<float>(1.0f), CMPMODE::EQ, cmpLen);
-      Ln(tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp2, tmp2, static_cast<float>(-1.0f), len);
-      PipeBarrier<PIPE_V>();
-      Div(tmp2, tmp1, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp3, tmp3, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp2, mask0, tmp1, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp1, tmp0, tmp2, len);
-      PipeBarrier<PIPE_V>();
-      Tanh(tmp3, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, selfLocal, tmp3, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+            LocalTensor<C> tmp4 = tmpBuf_[4].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
+            Abs(tmp2, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp2, tmp2, static_cast<float>(-1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Exp(tmp2, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp2, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp3, static_cast<float>(1.0f), CMPMODE::EQ, cmpLen);
+            Ln(tmp4, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp3, tmp3, static_cast<float>(-1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp3, tmp2, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp4, tmp4, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp3, mask0, tmp2, tmp4, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp2, tmp1, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Tanh(tmp4, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp0, tmp4, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 10) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<C> tmp3 = tmpBuf_[3].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Maxs(tmp0, selfLocal, static_cast<float>(0.0f), len);
+            Abs(tmp1, selfLocal, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, static_cast<float>(-1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Exp(tmp1, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp1, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp2, static_cast<float>(1.0f), CMPMODE::EQ, cmpLen);
+            Ln(tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp2, tmp2, static_cast<float>(-1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Div(tmp2, tmp1, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp3, tmp3, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp2, mask0, tmp1, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp1, tmp0, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Tanh(tmp3, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, selfLocal, tmp3, len);
+        }
+        outQueue_.EnQue(outLocal);
+        selfQueue_.FreeTensor(selfLocal);
     }
-    outQueue_.EnQue(outLocal);
-    selfQueue_.FreeTensor(selfLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void mish(GM_ADDR x, GM_ADDR y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(MishTilingData);
-  GET_TILING_DATA_WITH_STRUCT(MishTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(20)) {
-    KernelMish<half, float, 20, 5, 1> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(10)) {
-    KernelMish<float, float, 10, 4, 1> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelMish<bfloat16_t, float, 30, 5, 1> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void mish(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(MishTilingData);
+    GET_TILING_DATA_WITH_STRUCT(MishTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(20)) {
+        KernelMish<half, float, 20, 5, 1> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(10)) {
+        KernelMish<float, float, 10, 4, 1> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelMish<bfloat16_t, float, 30, 5, 1> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    }
 }

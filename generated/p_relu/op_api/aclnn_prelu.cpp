@@ -24,181 +24,188 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                op::DataType::DT_BF16};
 static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kSelfDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kSelfDtypes1;
-    default:
-      return kSelfDtypes;
-  }
+static const std::initializer_list<op::DataType>& SelfDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kSelfDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kSelfDtypes1;
+        default:
+            return kSelfDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kWeightDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kWeightDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                  op::DataType::DT_BF16};
 static const std::initializer_list<op::DataType> kWeightDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // weight: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& WeightDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kWeightDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kWeightDtypes1;
-    default:
-      return kWeightDtypes;
-  }
+static const std::initializer_list<op::DataType>& WeightDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kWeightDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kWeightDtypes1;
+        default:
+            return kWeightDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                               op::DataType::DT_BF16};
 static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kOutDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kOutDtypes1;
-    default:
-      return kOutDtypes;
-  }
+static const std::initializer_list<op::DataType>& OutDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kOutDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kOutDtypes1;
+        default:
+            return kOutDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *self,
-                        const aclTensor *weight,
-                        aclTensor *out,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)self;
-  (void)weight;
-  (void)out;
-  (void)workspaceSize;
-  (void)executor;
-  if (workspaceSize == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (self == nullptr || weight == nullptr || out == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, weight or out is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(weight->GetDataType(), WeightDtypes()) || !CheckType(out->GetDataType(), OutDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self, weight or out is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetViewShape().GetDimNum() > 8 || weight->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self, weight or out is greater than 8.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (out->GetViewShape() != self->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if ((weight->GetViewShape().GetShapeSize() != 1 && weight->GetViewShape().GetShapeSize() != (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1)))) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the element count of weight is neither 1 nor the channel count of self.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* weight, aclTensor* out, uint64_t* workspaceSize,
+                               aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)self;
+    (void)weight;
+    (void)out;
+    (void)workspaceSize;
+    (void)executor;
+    if (workspaceSize == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (self == nullptr || weight == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, weight or out is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(weight->GetDataType(), WeightDtypes()) ||
+        !CheckType(out->GetDataType(), OutDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self, weight or out is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetViewShape().GetDimNum() > 8 || weight->GetViewShape().GetDimNum() > 8 ||
+        out->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self, weight or out is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if ((weight->GetViewShape().GetShapeSize() != 1 &&
+         weight->GetViewShape().GetShapeSize() !=
+             (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1)))) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the element count of weight is neither 1 nor the channel count of self.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self,
-    const aclTensor *weight,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnPrelu, DFX_IN(self, weight), DFX_OUT(out));
-  auto ret = CheckParams(self, weight, out, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor* self, const aclTensor* weight, aclTensor* out,
+                                       uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnPrelu, DFX_IN(self, weight), DFX_OUT(out));
+    auto ret = CheckParams(self, weight, out, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (out->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (out->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = PromoteType(self->GetDataType(), weight->GetDataType());
+    const op::Shape& outShape = out->GetViewShape();
+    op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
+    aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
+    CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // self: contiguous, in the compute dtype, expanded to out's shape
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (selfCasted->GetViewShape() != outShape) {
+        selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    // weight: contiguous, in the compute dtype
+    auto weightContiguous = l0op::Contiguous(weight, uniqueExecutor.get());
+    CHECK_RET(weightContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto weightCasted = l0op::Cast(weightContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // weight holds one value per channel of self (or one value): laid along dim 1, ones elsewhere
+    op::Shape weightChannelShape = self->GetViewShape();
+    for (size_t axis = 0; axis < weightChannelShape.GetDimNum(); ++axis) {
+        weightChannelShape.SetDim(axis, axis == 1 ? weightCasted->GetViewShape().GetShapeSize() : 1);
+    }
+    weightCasted = l0op::Reshape(weightCasted, weightChannelShape, uniqueExecutor.get());
+    CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // elements in a row sharing one value: the kernel fills its tiles with the value of a run of at least
+    // 1024; shorter runs reach it expanded to out's shape
+    int64_t weightRun = outShape.GetShapeSize();
+    if (weightCasted->GetViewShape().GetShapeSize() != 1) {
+        weightRun = 1;
+        for (size_t axis = 2; axis < outShape.GetDimNum(); ++axis) {
+            weightRun *= outShape.GetDim(axis);
+        }
+    }
+    if (weightRun < 1024 && weightCasted->GetViewShape() != outShape) {
+        weightCasted = l0op::BroadcastTo(weightCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+
+    auto l0Result = l0op::PRelu(selfCasted, weightCasted, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = PromoteType(self->GetDataType(), weight->GetDataType());
-  const op::Shape& outShape = out->GetViewShape();
-  op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
-  aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
-  CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // self: contiguous, in the compute dtype, expanded to out's shape
-  auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
-  CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (selfCasted->GetViewShape() != outShape) {
-    selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-  // weight: contiguous, in the compute dtype
-  auto weightContiguous = l0op::Contiguous(weight, uniqueExecutor.get());
-  CHECK_RET(weightContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto weightCasted = l0op::Cast(weightContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // weight holds one value per channel of self (or one value): laid along dim 1, ones elsewhere
-  op::Shape weightChannelShape = self->GetViewShape();
-  for (size_t axis = 0; axis < weightChannelShape.GetDimNum(); ++axis) {
-    weightChannelShape.SetDim(axis, axis == 1 ? weightCasted->GetViewShape().GetShapeSize() : 1);
-  }
-  weightCasted = l0op::Reshape(weightCasted, weightChannelShape, uniqueExecutor.get());
-  CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // elements in a row sharing one value: the kernel fills its tiles with the value of a run of at least
-  // 1024; shorter runs reach it expanded to out's shape
-  int64_t weightRun = outShape.GetShapeSize();
-  if (weightCasted->GetViewShape().GetShapeSize() != 1) {
-    weightRun = 1;
-    for (size_t axis = 2; axis < outShape.GetDimNum(); ++axis) {
-      weightRun *= outShape.GetDim(axis);
-    }
-  }
-  if (weightRun < 1024 && weightCasted->GetViewShape() != outShape) {
-    weightCasted = l0op::BroadcastTo(weightCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-
-  auto l0Result = l0op::PRelu(selfCasted, weightCasted, uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnPrelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnPrelu);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnPrelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnPrelu);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

@@ -12,21 +12,16 @@ extern "C" {
 /**
  * @brief aclnnPreluGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnPreluGetWorkspaceSize(
-    const aclTensor *self,
-    const aclTensor *weight,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor* self, const aclTensor* weight, aclTensor* out,
+                                                 uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnPrelu的第二段接口，用于执行计算。
  */
-ACLNN_API aclnnStatus aclnnPrelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+ACLNN_API aclnnStatus aclnnPrelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_PRELU_H_
+#endif // OP_API_INC_ACLNN_PRELU_H_

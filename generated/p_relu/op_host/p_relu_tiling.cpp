@@ -7,19 +7,19 @@ namespace optiling {
 namespace {
 // One row per kernel variant (dtype x mode): its UB cost per element, from the lowered vector program.
 struct KernelVariant {
-  uint64_t key;
-  ge::DataType dtype;
-  uint32_t mode;
-  int64_t itemSize;
-  int64_t bitsPerElement;  // double-buffered queues + temporaries + compare-mask bits
-  int64_t alignElements;   // whole 256-byte repeats of the compute type, whole 32-byte blocks of storage
-  int64_t masks;
+    uint64_t key;
+    ge::DataType dtype;
+    uint32_t mode;
+    int64_t itemSize;
+    int64_t bitsPerElement; // double-buffered queues + temporaries + compare-mask bits
+    int64_t alignElements;  // whole 256-byte repeats of the compute type, whole 32-byte blocks of storage
+    int64_t masks;
 };
 
 constexpr KernelVariant kVariants[] = {
-    {10, ge::DT_FLOAT, 0, 4, 225, 64, 1},  // float
-    {20, ge::DT_FLOAT16, 0, 2, 113, 128, 1},  // float16
-    {30, ge::DT_BF16, 0, 2, 161, 64, 1},  // bfloat16
+    {10, ge::DT_FLOAT, 0, 4, 225, 64, 1},    // float
+    {20, ge::DT_FLOAT16, 0, 2, 113, 128, 1}, // float16
+    {30, ge::DT_BF16, 0, 2, 161, 64, 1},     // bfloat16
 };
 
 constexpr int64_t kMinBytesPerCore = 4096;
@@ -27,97 +27,100 @@ constexpr int64_t kBlockBytes = 32;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t AlignUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-}  // namespace
+} // namespace
 
 bool PlanPReluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             PReluTilingPlan& plan) {
-  const KernelVariant* variant = nullptr;
-  for (const KernelVariant& candidate : kVariants) {
-    if (candidate.dtype == dtype && candidate.mode == mode) {
-      variant = &candidate;
+                     PReluTilingPlan& plan)
+{
+    const KernelVariant* variant = nullptr;
+    for (const KernelVariant& candidate : kVariants) {
+        if (candidate.dtype == dtype && candidate.mode == mode) {
+            variant = &candidate;
+        }
     }
-  }
-  if (variant == nullptr || total <= 0 || coreNum == 0) {
-    return false;
-  }
-  // Per-core chunks are whole 32-byte blocks (aligned GM offsets) and at least kMinBytesPerCore.
-  const int64_t blockElements = kBlockBytes / variant->itemSize;
-  int64_t perCore = AlignUp(CeilDiv(total, static_cast<int64_t>(coreNum)), blockElements);
-  const int64_t minPerCore = kMinBytesPerCore / variant->itemSize;
-  perCore = perCore < minPerCore ? minPerCore : perCore;
-  // Each mask buffer may be rounded up by one 32-byte block; the rest of the UB is shared per element.
-  const int64_t budget = static_cast<int64_t>(ubSize) - variant->masks * kBlockBytes;
-  int64_t tile = budget * 8 / variant->bitsPerElement / variant->alignElements * variant->alignElements;
-  const int64_t usefulTile = AlignUp(perCore, variant->alignElements);
-  tile = tile < usefulTile ? tile : usefulTile;
-  if (tile <= 0) {
-    return false;
-  }
-  plan.tilingKey = variant->key;
-  plan.blockDim = static_cast<uint32_t>(CeilDiv(total, perCore));
-  plan.perCoreLength = perCore;
-  plan.tileLength = tile;
-  return true;
+    if (variant == nullptr || total <= 0 || coreNum == 0) {
+        return false;
+    }
+    // Per-core chunks are whole 32-byte blocks (aligned GM offsets) and at least kMinBytesPerCore.
+    const int64_t blockElements = kBlockBytes / variant->itemSize;
+    int64_t perCore = AlignUp(CeilDiv(total, static_cast<int64_t>(coreNum)), blockElements);
+    const int64_t minPerCore = kMinBytesPerCore / variant->itemSize;
+    perCore = perCore < minPerCore ? minPerCore : perCore;
+    // Each mask buffer may be rounded up by one 32-byte block; the rest of the UB is shared per element.
+    const int64_t budget = static_cast<int64_t>(ubSize) - variant->masks * kBlockBytes;
+    int64_t tile = budget * 8 / variant->bitsPerElement / variant->alignElements * variant->alignElements;
+    const int64_t usefulTile = AlignUp(perCore, variant->alignElements);
+    tile = tile < usefulTile ? tile : usefulTile;
+    if (tile <= 0) {
+        return false;
+    }
+    plan.tilingKey = variant->key;
+    plan.blockDim = static_cast<uint32_t>(CeilDiv(total, perCore));
+    plan.perCoreLength = perCore;
+    plan.tileLength = tile;
+    return true;
 }
 
-static ge::graphStatus Tiling4PRelu(gert::TilingContext* context) {
-  auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
-  const uint32_t coreNum = platform.GetCoreNumAiv();
-  uint64_t ubSize = 0;
-  platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+static ge::graphStatus Tiling4PRelu(gert::TilingContext* context)
+{
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    const uint32_t coreNum = platform.GetCoreNumAiv();
+    uint64_t ubSize = 0;
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
 
-  const gert::StorageShape* outShape = context->GetOutputShape(0);
-  const gert::CompileTimeTensorDesc* inputDesc = context->GetInputDesc(0);
-  const gert::RuntimeAttrs* attrs = context->GetAttrs();
-  if (outShape == nullptr || inputDesc == nullptr || attrs == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  uint32_t mode = 0;
-
-  PReluTilingPlan plan{};
-  const int64_t total = outShape->GetStorageShape().GetShapeSize();
-  if (!PlanPReluTiling(total, coreNum, ubSize, inputDesc->GetDataType(), mode, plan)) {
-    return ge::GRAPH_FAILED;
-  }
-  PReluTilingData* tiling = context->GetTilingData<PReluTilingData>();
-  if (tiling == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  tiling->totalLength = total;
-  tiling->perCoreLength = plan.perCoreLength;
-  tiling->tileLength = plan.tileLength;
-  // weight holds one value per channel (dim 1) of the output, or one value; expanded by the aclnn API to the
-  // output's shape (short runs), it holds one value per element (run 0)
-  const gert::StorageShape* weightShape = context->GetInputShape(1);
-  if (weightShape == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  const int64_t weightCount = weightShape->GetStorageShape().GetShapeSize();
-  int64_t weightRun = 0;
-  if (weightCount != total) {
-    const gert::Shape& dims = outShape->GetStorageShape();
-    weightRun = 1;  // the elements of one channel in a row: the dims after dim 1
-    for (size_t axis = 2; axis < dims.GetDimNum(); ++axis) {
-      weightRun *= dims.GetDim(axis);
+    const gert::StorageShape* outShape = context->GetOutputShape(0);
+    const gert::CompileTimeTensorDesc* inputDesc = context->GetInputDesc(0);
+    const gert::RuntimeAttrs* attrs = context->GetAttrs();
+    if (outShape == nullptr || inputDesc == nullptr || attrs == nullptr) {
+        return ge::GRAPH_FAILED;
     }
-    weightRun = weightCount == 1 ? total : weightRun;
-  }
-  tiling->weightRun = weightRun;
-  tiling->weightCount = weightCount;
-  context->SetBlockDim(plan.blockDim);
-  context->SetTilingKey(plan.tilingKey);
-  size_t* workspaces = context->GetWorkspaceSizes(1);
-  if (workspaces == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  workspaces[0] = platform.GetLibApiWorkSpaceSize();
-  return ge::GRAPH_SUCCESS;
+    uint32_t mode = 0;
+
+    PReluTilingPlan plan{};
+    const int64_t total = outShape->GetStorageShape().GetShapeSize();
+    if (!PlanPReluTiling(total, coreNum, ubSize, inputDesc->GetDataType(), mode, plan)) {
+        return ge::GRAPH_FAILED;
+    }
+    PReluTilingData* tiling = context->GetTilingData<PReluTilingData>();
+    if (tiling == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    tiling->totalLength = total;
+    tiling->perCoreLength = plan.perCoreLength;
+    tiling->tileLength = plan.tileLength;
+    // weight holds one value per channel (dim 1) of the output, or one value; expanded by the aclnn API to the
+    // output's shape (short runs), it holds one value per element (run 0)
+    const gert::StorageShape* weightShape = context->GetInputShape(1);
+    if (weightShape == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    const int64_t weightCount = weightShape->GetStorageShape().GetShapeSize();
+    int64_t weightRun = 0;
+    if (weightCount != total) {
+        const gert::Shape& dims = outShape->GetStorageShape();
+        weightRun = 1; // the elements of one channel in a row: the dims after dim 1
+        for (size_t axis = 2; axis < dims.GetDimNum(); ++axis) {
+            weightRun *= dims.GetDim(axis);
+        }
+        weightRun = weightCount == 1 ? total : weightRun;
+    }
+    tiling->weightRun = weightRun;
+    tiling->weightCount = weightCount;
+    context->SetBlockDim(plan.blockDim);
+    context->SetTilingKey(plan.tilingKey);
+    size_t* workspaces = context->GetWorkspaceSizes(1);
+    if (workspaces == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    workspaces[0] = platform.GetLibApiWorkSpaceSize();
+    return ge::GRAPH_SUCCESS;
 }
 
-static ge::graphStatus TilingParse4PRelu(gert::TilingParseContext* context) {
-  (void)context;
-  return ge::GRAPH_SUCCESS;
+static ge::graphStatus TilingParse4PRelu(gert::TilingParseContext* context)
+{
+    (void)context;
+    return ge::GRAPH_SUCCESS;
 }
 
 IMPL_OP_OPTILING(PRelu).Tiling(Tiling4PRelu).TilingParse<PReluCompileInfo>(TilingParse4PRelu);
-}  // namespace optiling
+} // namespace optiling

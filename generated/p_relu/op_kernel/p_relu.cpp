@@ -10,163 +10,168 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelPRelu {
- public:
-  __aicore__ inline KernelPRelu() {}
+public:
+    __aicore__ inline KernelPRelu() {}
 
-  __aicore__ inline void Init(GM_ADDR x, GM_ADDR weight, GM_ADDR y,
-                              const PReluTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-    // weight: a run of weightRun_ elements shares one of its values (0: it holds one value per element)
-    weightRun_ = tiling.weightRun;
-    weightCount_ = tiling.weightCount;
-    if (weightRun_ > 0) {
-      weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight), weightCount_);
-    } else {
-      weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight) + start, length_);
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR weight, GM_ADDR y, const PReluTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        // weight: a run of weightRun_ elements shares one of its values (0: it holds one value per element)
+        weightRun_ = tiling.weightRun;
+        weightCount_ = tiling.weightCount;
+        if (weightRun_ > 0) {
+            weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight), weightCount_);
+        } else {
+            weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight) + start, length_);
+        }
+        start_ = start;
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(weightQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    start_ = start;
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(weightQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
-    }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
-    }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_;) {
-      int64_t len = length_ - offset < tileLength_ ? length_ - offset : tileLength_;
-      if (weightRun_ > 0) {  // a tile ends where the run of one weight value ends
-        const int64_t runLeft = weightRun_ - (start_ + offset) % weightRun_;
-        len = len < runLeft ? len : runLeft;
-      }
-      CopyIn(offset, static_cast<uint32_t>(len));
-      Compute(static_cast<uint32_t>(len));
-      CopyOut(offset, static_cast<uint32_t>(len));
-      offset += len;
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_;) {
+            int64_t len = length_ - offset < tileLength_ ? length_ - offset : tileLength_;
+            if (weightRun_ > 0) { // a tile ends where the run of one weight value ends
+                const int64_t runLeft = weightRun_ - (start_ + offset) % weightRun_;
+                len = len < runLeft ? len : runLeft;
+            }
+            CopyIn(offset, static_cast<uint32_t>(len));
+            Compute(static_cast<uint32_t>(len));
+            CopyOut(offset, static_cast<uint32_t>(len));
+            offset += len;
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const PReluTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+private:
+    __aicore__ inline void InitScalars(const PReluTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        }
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-    LocalTensor<T> weightLocal = weightQueue_.template AllocTensor<T>();
-    if (weightRun_ > 0) {
-      // the tile lies in one run: its value, read by the scalar unit, fills the tile (vector writes, so the
-      // vector pipe is drained before and after)
-      const T value = weightGm_.GetValue(static_cast<uint64_t>((start_ + offset) / weightRun_ % weightCount_));
-      PipeBarrier<PIPE_V>();
-      Duplicate(weightLocal, value, static_cast<int32_t>(len));
-      PipeBarrier<PIPE_V>();
-    } else {
-      DataCopyPad(weightLocal, weightGm_[offset], params, pad);
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
+        LocalTensor<T> weightLocal = weightQueue_.template AllocTensor<T>();
+        if (weightRun_ > 0) {
+            // the tile lies in one run: its value, read by the scalar unit, fills the tile (vector writes, so the
+            // vector pipe is drained before and after)
+            const T value = weightGm_.GetValue(static_cast<uint64_t>((start_ + offset) / weightRun_ % weightCount_));
+            PipeBarrier<PIPE_V>();
+            Duplicate(weightLocal, value, static_cast<int32_t>(len));
+            PipeBarrier<PIPE_V>();
+        } else {
+            DataCopyPad(weightLocal, weightGm_[offset], params, pad);
+        }
+        weightQueue_.EnQue(weightLocal);
     }
-    weightQueue_.EnQue(weightLocal);
-  }
 
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> weightLocal = weightQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, selfLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      Mul(tmp0, weightLocal, selfLocal, len);
-      PipeBarrier<PIPE_V>();
-      Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 20) {  // float16: computed in half
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 127) / 128 * 128;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, selfLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
-      Mul(tmp0, weightLocal, selfLocal, len);
-      PipeBarrier<PIPE_V>();
-      Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 30) {  // bfloat16: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      Cast(tmp1, weightLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp1, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> weightLocal = weightQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, selfLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            Mul(tmp0, weightLocal, selfLocal, len);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == 20) { // float16: computed in half
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 127) / 128 * 128;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, selfLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
+            Mul(tmp0, weightLocal, selfLocal, len);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            Cast(tmp1, weightLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp1, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+        }
+        outQueue_.EnQue(outLocal);
+        selfQueue_.FreeTensor(selfLocal);
+        weightQueue_.FreeTensor(weightLocal);
     }
-    outQueue_.EnQue(outLocal);
-    selfQueue_.FreeTensor(selfLocal);
-    weightQueue_.FreeTensor(weightLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> weightQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> weightGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
-  int64_t start_ = 0;  // this core's first element
-  int64_t weightRun_ = 0;
-  int64_t weightCount_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> weightQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> weightGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
+    int64_t start_ = 0; // this core's first element
+    int64_t weightRun_ = 0;
+    int64_t weightCount_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void p_relu(GM_ADDR x, GM_ADDR weight, GM_ADDR y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(PReluTilingData);
-  GET_TILING_DATA_WITH_STRUCT(PReluTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelPRelu<float, float, 10, 1, 1> op;
-    op.Init(x, weight, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelPRelu<half, half, 20, 1, 1> op;
-    op.Init(x, weight, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelPRelu<bfloat16_t, float, 30, 2, 1> op;
-    op.Init(x, weight, y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void p_relu(GM_ADDR x, GM_ADDR weight, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(PReluTilingData);
+    GET_TILING_DATA_WITH_STRUCT(PReluTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelPRelu<float, float, 10, 1, 1> op;
+        op.Init(x, weight, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelPRelu<half, half, 20, 1, 1> op;
+        op.Init(x, weight, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelPRelu<bfloat16_t, float, 30, 2, 1> op;
+        op.Init(x, weight, y, tilingData);
+        op.Process();
+    }
 }

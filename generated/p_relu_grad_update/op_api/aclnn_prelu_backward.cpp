@@ -27,199 +27,211 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                op::DataType::DT_BF16};
 static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-      return kSelfDtypes;
-    case SocVersion::ASCEND910:
-      return kSelfDtypes1;
-    default:
-      return kSelfDtypes;
-  }
+static const std::initializer_list<op::DataType>& SelfDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+            return kSelfDtypes;
+        case SocVersion::ASCEND910:
+            return kSelfDtypes1;
+        default:
+            return kSelfDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *gradOutput,
-                        const aclTensor *self,
-                        const aclTensor *weight,
-                        aclTensor *gradInput,
-                        aclTensor *gradWeight,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)gradOutput;
-  (void)self;
-  (void)weight;
-  (void)gradInput;
-  (void)gradWeight;
-  (void)workspaceSize;
-  (void)executor;
-  if (gradOutput == nullptr || self == nullptr || weight == nullptr || gradInput == nullptr || gradWeight == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, weight, gradInput or gradWeight is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(self->GetDataType(), SelfDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (gradOutput->GetDataType() != self->GetDataType() || weight->GetDataType() != self->GetDataType() || gradInput->GetDataType() != self->GetDataType() || gradWeight->GetDataType() != self->GetDataType()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, weight, gradInput and gradWeight must equal self's dtype.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 || weight->GetViewShape().GetDimNum() > 8 || gradInput->GetViewShape().GetDimNum() > 8 || gradWeight->GetViewShape().GetDimNum() > 8) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self, weight, gradInput or gradWeight is greater than 8.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetViewShape() != gradInput->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradInput must equal self's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if ((weight->GetViewShape().GetShapeSize() != 1 && weight->GetViewShape().GetShapeSize() != (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1)))) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the number of weight elements must be 1 or self channel size.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if ((weight->GetViewShape().GetShapeSize() != 1 ? (gradWeight->GetViewShape().GetDimNum() != 1 || gradWeight->GetViewShape().GetDim(0) != (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1))) : gradWeight->GetViewShape() != weight->GetViewShape())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradWeight must be [C] for C weight elements (C != 1), else weight's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  op::Shape broadcastShape7 = self->GetViewShape();
-  bool broadcastOk7 = true;
-  {
-    op::Shape merged;
-    broadcastOk7 = broadcastOk7 && BroadcastInferShape(broadcastShape7, gradOutput->GetViewShape(), merged);
-    broadcastShape7 = merged;
-  }
-  if (!broadcastOk7 || gradInput->GetViewShape() != broadcastShape7) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and self cannot broadcast, or the broadcast shape differs from self's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight,
+                               aclTensor* gradInput, aclTensor* gradWeight, uint64_t* workspaceSize,
+                               aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)gradOutput;
+    (void)self;
+    (void)weight;
+    (void)gradInput;
+    (void)gradWeight;
+    (void)workspaceSize;
+    (void)executor;
+    if (gradOutput == nullptr || self == nullptr || weight == nullptr || gradInput == nullptr ||
+        gradWeight == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, weight, gradInput or gradWeight is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(self->GetDataType(), SelfDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (gradOutput->GetDataType() != self->GetDataType() || weight->GetDataType() != self->GetDataType() ||
+        gradInput->GetDataType() != self->GetDataType() || gradWeight->GetDataType() != self->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "the dtypes of gradOutput, weight, gradInput and gradWeight must equal self's dtype.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
+        weight->GetViewShape().GetDimNum() > 8 || gradInput->GetViewShape().GetDimNum() > 8 ||
+        gradWeight->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "the dim of gradOutput, self, weight, gradInput or gradWeight is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetViewShape() != gradInput->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradInput must equal self's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if ((weight->GetViewShape().GetShapeSize() != 1 &&
+         weight->GetViewShape().GetShapeSize() !=
+             (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1)))) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the number of weight elements must be 1 or self channel size.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if ((weight->GetViewShape().GetShapeSize() != 1 ?
+             (gradWeight->GetViewShape().GetDimNum() != 1 ||
+              gradWeight->GetViewShape().GetDim(0) !=
+                  (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1))) :
+             gradWeight->GetViewShape() != weight->GetViewShape())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "the shape of gradWeight must be [C] for C weight elements (C != 1), else weight's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    op::Shape broadcastShape7 = self->GetViewShape();
+    bool broadcastOk7 = true;
+    {
+        op::Shape merged;
+        broadcastOk7 = broadcastOk7 && BroadcastInferShape(broadcastShape7, gradOutput->GetViewShape(), merged);
+        broadcastShape7 = merged;
+    }
+    if (!broadcastOk7 || gradInput->GetViewShape() != broadcastShape7) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "gradOutput and self cannot broadcast, or the broadcast shape differs from self's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-    const aclTensor *self,
-    const aclTensor *weight,
-    aclTensor *gradInput,
-    aclTensor *gradWeight,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnPreluBackward, DFX_IN(gradOutput, self, weight), DFX_OUT(gradInput, gradWeight));
-  auto ret = CheckParams(gradOutput, self, weight, gradInput, gradWeight, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                               const aclTensor* weight, aclTensor* gradInput, aclTensor* gradWeight,
+                                               uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnPreluBackward, DFX_IN(gradOutput, self, weight), DFX_OUT(gradInput, gradWeight));
+    auto ret = CheckParams(gradOutput, self, weight, gradInput, gradWeight, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (gradInput->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (gradInput->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = gradOutput->GetDataType();
+    const op::Shape& outShape = gradInput->GetViewShape();
+    op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
+    aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
+    CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // gradOutput: contiguous, in the compute dtype, expanded to out's shape
+    auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (gradOutputCasted->GetViewShape() != outShape) {
+        gradOutputCasted = l0op::BroadcastTo(gradOutputCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    // self: contiguous, in the compute dtype, expanded to out's shape
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (selfCasted->GetViewShape() != outShape) {
+        selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    // weight: contiguous, in the compute dtype
+    auto weightContiguous = l0op::Contiguous(weight, uniqueExecutor.get());
+    CHECK_RET(weightContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto weightCasted = l0op::Cast(weightContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // weight holds one value per channel of self (or one value): laid along dim 1, ones elsewhere
+    op::Shape weightChannelShape = self->GetViewShape();
+    for (size_t axis = 0; axis < weightChannelShape.GetDimNum(); ++axis) {
+        weightChannelShape.SetDim(axis, axis == 1 ? weightCasted->GetViewShape().GetShapeSize() : 1);
+    }
+    weightCasted = l0op::Reshape(weightCasted, weightChannelShape, uniqueExecutor.get());
+    CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // elements in a row sharing one value: the kernel fills its tiles with the value of a run of at least
+    // 1024; shorter runs reach it expanded to out's shape
+    int64_t weightRun = outShape.GetShapeSize();
+    if (weightCasted->GetViewShape().GetShapeSize() != 1) {
+        weightRun = 1;
+        for (size_t axis = 2; axis < outShape.GetDimNum(); ++axis) {
+            weightRun *= outShape.GetDim(axis);
+        }
+    }
+    if (weightRun < 1024 && weightCasted->GetViewShape() != outShape) {
+        weightCasted = l0op::BroadcastTo(weightCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+
+    // one kernel computes every output; each is cast to its tensor's dtype and copied into it
+    auto l0Results = l0op::PReluGradUpdate(gradOutputCasted, selfCasted, weightCasted, uniqueExecutor.get());
+    const aclTensor* gradInputResult = std::get<0>(l0Results);
+    CHECK_RET(gradInputResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradInputCast = l0op::Cast(gradInputResult, gradInput->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(gradInputCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradInputViewCopy = l0op::ViewCopy(gradInputCast, gradInput, uniqueExecutor.get());
+    CHECK_RET(gradInputViewCopy != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* gradWeightResult = std::get<1>(l0Results);
+    CHECK_RET(gradWeightResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // gradWeight: the kernel's elementwise values summed over every axis of self but its channel axis
+    // (dim 1), or over every element when weight holds one value; then laid out as gradWeight
+    std::vector<int64_t> gradWeightAxes;
+    const size_t gradWeightRank = gradWeightResult->GetViewShape().GetDimNum();
+    const bool gradWeightPerChannel = weight->Numel() != 1 && gradWeightRank >= 2;
+    for (size_t axis = 0; axis < gradWeightRank; ++axis) {
+        if (!gradWeightPerChannel || axis != 1) {
+            gradWeightAxes.push_back(static_cast<int64_t>(axis));
+        }
+    }
+    if (!gradWeightAxes.empty()) {
+        aclIntArray* gradWeightAxesArray = uniqueExecutor.get()->AllocIntArray(gradWeightAxes.data(),
+                                                                               gradWeightAxes.size());
+        CHECK_RET(gradWeightAxesArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        gradWeightResult = l0op::ReduceSumOp(gradWeightResult, gradWeightAxesArray, false, uniqueExecutor.get());
+        CHECK_RET(gradWeightResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    gradWeightResult = l0op::Reshape(gradWeightResult, gradWeight->GetViewShape(), uniqueExecutor.get());
+    CHECK_RET(gradWeightResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradWeightCast = l0op::Cast(gradWeightResult, gradWeight->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(gradWeightCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradWeightViewCopy = l0op::ViewCopy(gradWeightCast, gradWeight, uniqueExecutor.get());
+    CHECK_RET(gradWeightViewCopy != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = gradOutput->GetDataType();
-  const op::Shape& outShape = gradInput->GetViewShape();
-  op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
-  aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
-  CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // gradOutput: contiguous, in the compute dtype, expanded to out's shape
-  auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
-  CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (gradOutputCasted->GetViewShape() != outShape) {
-    gradOutputCasted = l0op::BroadcastTo(gradOutputCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-  // self: contiguous, in the compute dtype, expanded to out's shape
-  auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
-  CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (selfCasted->GetViewShape() != outShape) {
-    selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-  // weight: contiguous, in the compute dtype
-  auto weightContiguous = l0op::Contiguous(weight, uniqueExecutor.get());
-  CHECK_RET(weightContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto weightCasted = l0op::Cast(weightContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // weight holds one value per channel of self (or one value): laid along dim 1, ones elsewhere
-  op::Shape weightChannelShape = self->GetViewShape();
-  for (size_t axis = 0; axis < weightChannelShape.GetDimNum(); ++axis) {
-    weightChannelShape.SetDim(axis, axis == 1 ? weightCasted->GetViewShape().GetShapeSize() : 1);
-  }
-  weightCasted = l0op::Reshape(weightCasted, weightChannelShape, uniqueExecutor.get());
-  CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // elements in a row sharing one value: the kernel fills its tiles with the value of a run of at least
-  // 1024; shorter runs reach it expanded to out's shape
-  int64_t weightRun = outShape.GetShapeSize();
-  if (weightCasted->GetViewShape().GetShapeSize() != 1) {
-    weightRun = 1;
-    for (size_t axis = 2; axis < outShape.GetDimNum(); ++axis) {
-      weightRun *= outShape.GetDim(axis);
-    }
-  }
-  if (weightRun < 1024 && weightCasted->GetViewShape() != outShape) {
-    weightCasted = l0op::BroadcastTo(weightCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(weightCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-
-  // one kernel computes every output; each is cast to its tensor's dtype and copied into it
-  auto l0Results = l0op::PReluGradUpdate(gradOutputCasted, selfCasted, weightCasted, uniqueExecutor.get());
-  const aclTensor* gradInputResult = std::get<0>(l0Results);
-  CHECK_RET(gradInputResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradInputCast = l0op::Cast(gradInputResult, gradInput->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(gradInputCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradInputViewCopy = l0op::ViewCopy(gradInputCast, gradInput, uniqueExecutor.get());
-  CHECK_RET(gradInputViewCopy != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  const aclTensor* gradWeightResult = std::get<1>(l0Results);
-  CHECK_RET(gradWeightResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // gradWeight: the kernel's elementwise values summed over every axis of self but its channel axis
-  // (dim 1), or over every element when weight holds one value; then laid out as gradWeight
-  std::vector<int64_t> gradWeightAxes;
-  const size_t gradWeightRank = gradWeightResult->GetViewShape().GetDimNum();
-  const bool gradWeightPerChannel = weight->Numel() != 1 && gradWeightRank >= 2;
-  for (size_t axis = 0; axis < gradWeightRank; ++axis) {
-    if (!gradWeightPerChannel || axis != 1) {
-      gradWeightAxes.push_back(static_cast<int64_t>(axis));
-    }
-  }
-  if (!gradWeightAxes.empty()) {
-    aclIntArray* gradWeightAxesArray = uniqueExecutor.get()->AllocIntArray(gradWeightAxes.data(), gradWeightAxes.size());
-    CHECK_RET(gradWeightAxesArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    gradWeightResult = l0op::ReduceSumOp(gradWeightResult, gradWeightAxesArray, false, uniqueExecutor.get());
-    CHECK_RET(gradWeightResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-  gradWeightResult = l0op::Reshape(gradWeightResult, gradWeight->GetViewShape(), uniqueExecutor.get());
-  CHECK_RET(gradWeightResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradWeightCast = l0op::Cast(gradWeightResult, gradWeight->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(gradWeightCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradWeightViewCopy = l0op::ViewCopy(gradWeightCast, gradWeight, uniqueExecutor.get());
-  CHECK_RET(gradWeightViewCopy != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnPreluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnPreluBackward);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnPreluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnPreluBackward);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

@@ -12,23 +12,19 @@ extern "C" {
 /**
  * @brief aclnnPreluBackwardGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnPreluBackwardGetWorkspaceSize(
-    const aclTensor *gradOutput,
-    const aclTensor *self,
-    const aclTensor *weight,
-    aclTensor *gradInput,
-    aclTensor *gradWeight,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                                         const aclTensor* weight, aclTensor* gradInput,
+                                                         aclTensor* gradWeight, uint64_t* workspaceSize,
+                                                         aclOpExecutor** executor);
 
 /**
  * @brief aclnnPreluBackward的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnPreluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                         aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_PRELU_BACKWARD_H_
+#endif // OP_API_INC_ACLNN_PRELU_BACKWARD_H_

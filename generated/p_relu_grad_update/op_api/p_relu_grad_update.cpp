@@ -14,26 +14,32 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(PReluGradUpdate);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const std::tuple<aclTensor*, aclTensor*> PReluGradUpdate(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight, aclOpExecutor* executor) {
-  L0_DFX(PReluGradUpdate, gradOutput, self, weight, );
-  const std::tuple<aclTensor*, aclTensor*> failed(nullptr, nullptr);
-  auto gradInput = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(gradInput != nullptr, failed);
-  auto gradWeight = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(gradWeight != nullptr, failed);
-  if (!IsAiCoreSupport(gradOutput)) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "PReluGradUpdate has no kernel for dtype %s.", op::ToString(gradOutput->GetDataType()).GetString());
-    return failed;
-  }
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(PReluGradUpdate, OP_INPUT(gradOutput, self, weight), OP_OUTPUT(gradInput, gradWeight));
-  OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "PReluGradUpdate ADD_TO_LAUNCHER_LIST_AICORE failed."),
-           return failed);
-  return std::tuple<aclTensor*, aclTensor*>(gradInput, gradWeight);
+const std::tuple<aclTensor*, aclTensor*> PReluGradUpdate(const aclTensor* gradOutput, const aclTensor* self,
+                                                         const aclTensor* weight, aclOpExecutor* executor)
+{
+    L0_DFX(PReluGradUpdate, gradOutput, self, weight, );
+    const std::tuple<aclTensor*, aclTensor*> failed(nullptr, nullptr);
+    auto gradInput = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    CHECK_RET(gradInput != nullptr, failed);
+    auto gradWeight = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    CHECK_RET(gradWeight != nullptr, failed);
+    if (!IsAiCoreSupport(gradOutput)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "PReluGradUpdate has no kernel for dtype %s.",
+                op::ToString(gradOutput->GetDataType()).GetString());
+        return failed;
+    }
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(PReluGradUpdate, OP_INPUT(gradOutput, self, weight),
+                                           OP_OUTPUT(gradInput, gradWeight));
+    OP_CHECK(ret == ACLNN_SUCCESS,
+             OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "PReluGradUpdate ADD_TO_LAUNCHER_LIST_AICORE failed."), return failed);
+    return std::tuple<aclTensor*, aclTensor*>(gradInput, gradWeight);
 }
-}  // namespace l0op
+} // namespace l0op

@@ -7,9 +7,10 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs PReluGradUpdate on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
-// Returns its outputs in order: gradInput, gradWeight.
-const std::tuple<aclTensor*, aclTensor*> PReluGradUpdate(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight, aclOpExecutor* executor);
-}  // namespace l0op
+// Runs PReluGradUpdate on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
+// op::DataType::DT_FLOAT16, op::DataType::DT_BF16. Returns its outputs in order: gradInput, gradWeight.
+const std::tuple<aclTensor*, aclTensor*> PReluGradUpdate(const aclTensor* gradOutput, const aclTensor* self,
+                                                         const aclTensor* weight, aclOpExecutor* executor);
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_P_RELU_GRAD_UPDATE_H_
+#endif // OP_API_INC_LEVEL0_P_RELU_GRAD_UPDATE_H_

@@ -2,20 +2,21 @@
 #include "register/op_impl_registry.h"
 
 namespace ops {
-static ge::graphStatus InferShape4PReluGradUpdate(gert::InferShapeContext* context) {
-  const gert::Shape* input = context->GetInputShape(1);
-  gert::Shape* output = context->GetOutputShape(0);
-  if (input == nullptr || output == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  *output = *input;
-  gert::Shape* output1 = context->GetOutputShape(1);  // every output has the first one's shape
-  if (output1 == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  *output1 = *output;
-  return ge::GRAPH_SUCCESS;
+static ge::graphStatus InferShape4PReluGradUpdate(gert::InferShapeContext* context)
+{
+    const gert::Shape* input = context->GetInputShape(1);
+    gert::Shape* output = context->GetOutputShape(0);
+    if (input == nullptr || output == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    *output = *input;
+    gert::Shape* output1 = context->GetOutputShape(1); // every output has the first one's shape
+    if (output1 == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    *output1 = *output;
+    return ge::GRAPH_SUCCESS;
 }
 
 IMPL_OP_INFERSHAPE(PReluGradUpdate).InferShape(InferShape4PReluGradUpdate);
-}  // namespace ops
+} // namespace ops

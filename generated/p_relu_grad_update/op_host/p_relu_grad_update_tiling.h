@@ -12,13 +12,13 @@ struct PReluGradUpdateCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct PReluGradUpdateTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanPReluGradUpdateTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             PReluGradUpdateTilingPlan& plan);
-}  // namespace optiling
+                               PReluGradUpdateTilingPlan& plan);
+} // namespace optiling
 
-#endif  // P_RELU_GRAD_UPDATE_TILING_H_
+#endif // P_RELU_GRAD_UPDATE_TILING_H_

@@ -10,203 +10,210 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelPReluGradUpdate {
- public:
-  __aicore__ inline KernelPReluGradUpdate() {}
+public:
+    __aicore__ inline KernelPReluGradUpdate() {}
 
-  __aicore__ inline void Init(GM_ADDR grads, GM_ADDR features, GM_ADDR weights, GM_ADDR dx, GM_ADDR update,
-                              const PReluGradUpdateTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grads) + start, length_);
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features) + start, length_);
-    // weight: a run of weightRun_ elements shares one of its values (0: it holds one value per element)
-    weightRun_ = tiling.weightRun;
-    weightCount_ = tiling.weightCount;
-    if (weightRun_ > 0) {
-      weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weights), weightCount_);
-    } else {
-      weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weights) + start, length_);
+    __aicore__ inline void Init(GM_ADDR grads, GM_ADDR features, GM_ADDR weights, GM_ADDR dx, GM_ADDR update,
+                                const PReluGradUpdateTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grads) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features) + start, length_);
+        // weight: a run of weightRun_ elements shares one of its values (0: it holds one value per element)
+        weightRun_ = tiling.weightRun;
+        weightCount_ = tiling.weightCount;
+        if (weightRun_ > 0) {
+            weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weights), weightCount_);
+        } else {
+            weightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weights) + start, length_);
+        }
+        start_ = start;
+        gradInputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dx) + start, length_);
+        gradWeightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(update) + start, length_);
+        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(weightQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(gradInputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(gradWeightQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    start_ = start;
-    gradInputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dx) + start, length_);
-    gradWeightGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(update) + start, length_);
-    pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(weightQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(gradInputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(gradWeightQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
-    }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
-    }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_;) {
-      int64_t len = length_ - offset < tileLength_ ? length_ - offset : tileLength_;
-      if (weightRun_ > 0) {  // a tile ends where the run of one weight value ends
-        const int64_t runLeft = weightRun_ - (start_ + offset) % weightRun_;
-        len = len < runLeft ? len : runLeft;
-      }
-      CopyIn(offset, static_cast<uint32_t>(len));
-      Compute(static_cast<uint32_t>(len));
-      CopyOut(offset, static_cast<uint32_t>(len));
-      offset += len;
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_;) {
+            int64_t len = length_ - offset < tileLength_ ? length_ - offset : tileLength_;
+            if (weightRun_ > 0) { // a tile ends where the run of one weight value ends
+                const int64_t runLeft = weightRun_ - (start_ + offset) % weightRun_;
+                len = len < runLeft ? len : runLeft;
+            }
+            CopyIn(offset, static_cast<uint32_t>(len));
+            Compute(static_cast<uint32_t>(len));
+            CopyOut(offset, static_cast<uint32_t>(len));
+            offset += len;
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const PReluGradUpdateTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+private:
+    __aicore__ inline void InitScalars(const PReluGradUpdateTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        }
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
-    DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
-    gradOutputQueue_.EnQue(gradOutputLocal);
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-    LocalTensor<T> weightLocal = weightQueue_.template AllocTensor<T>();
-    if (weightRun_ > 0) {
-      // the tile lies in one run: its value, read by the scalar unit, fills the tile (vector writes, so the
-      // vector pipe is drained before and after)
-      const T value = weightGm_.GetValue(static_cast<uint64_t>((start_ + offset) / weightRun_ % weightCount_));
-      PipeBarrier<PIPE_V>();
-      Duplicate(weightLocal, value, static_cast<int32_t>(len));
-      PipeBarrier<PIPE_V>();
-    } else {
-      DataCopyPad(weightLocal, weightGm_[offset], params, pad);
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
+        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
+        gradOutputQueue_.EnQue(gradOutputLocal);
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
+        LocalTensor<T> weightLocal = weightQueue_.template AllocTensor<T>();
+        if (weightRun_ > 0) {
+            // the tile lies in one run: its value, read by the scalar unit, fills the tile (vector writes, so the
+            // vector pipe is drained before and after)
+            const T value = weightGm_.GetValue(static_cast<uint64_t>((start_ + offset) / weightRun_ % weightCount_));
+            PipeBarrier<PIPE_V>();
+            Duplicate(weightLocal, value, static_cast<int32_t>(len));
+            PipeBarrier<PIPE_V>();
+        } else {
+            DataCopyPad(weightLocal, weightGm_[offset], params, pad);
+        }
+        weightQueue_.EnQue(weightLocal);
     }
-    weightQueue_.EnQue(weightLocal);
-  }
 
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> weightLocal = weightQueue_.template DeQue<T>();
-    LocalTensor<T> gradInputLocal = gradInputQueue_.template AllocTensor<T>();
-    LocalTensor<T> gradWeightLocal = gradWeightQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, selfLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      Mul(tmp0, weightLocal, gradOutputLocal, len);
-      PipeBarrier<PIPE_V>();
-      Select(gradInputLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, gradOutputLocal, selfLocal, len);
-      Duplicate(tmp1, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Select(gradWeightLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 20) {  // float16: computed in half
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 127) / 128 * 128;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, selfLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
-      Mul(tmp0, weightLocal, gradOutputLocal, len);
-      PipeBarrier<PIPE_V>();
-      Select(gradInputLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, gradOutputLocal, selfLocal, len);
-      Duplicate(tmp1, static_cast<half>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Select(gradWeightLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 30) {  // bfloat16: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
-      Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Cast(tmp2, weightLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp2, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp2, mask0, tmp1, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(gradInputLocal, tmp2, RoundMode::CAST_RINT, len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp2, tmp1, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Duplicate(tmp1, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask0, tmp1, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(gradWeightLocal, tmp0, RoundMode::CAST_RINT, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> weightLocal = weightQueue_.template DeQue<T>();
+        LocalTensor<T> gradInputLocal = gradInputQueue_.template AllocTensor<T>();
+        LocalTensor<T> gradWeightLocal = gradWeightQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, selfLocal, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            Mul(tmp0, weightLocal, gradOutputLocal, len);
+            PipeBarrier<PIPE_V>();
+            Select(gradInputLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, gradOutputLocal, selfLocal, len);
+            Duplicate(tmp1, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Select(gradWeightLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == 20) { // float16: computed in half
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 127) / 128 * 128;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, selfLocal, static_cast<half>(0.0f), CMPMODE::GT, cmpLen);
+            Mul(tmp0, weightLocal, gradOutputLocal, len);
+            PipeBarrier<PIPE_V>();
+            Select(gradInputLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, gradOutputLocal, selfLocal, len);
+            Duplicate(tmp1, static_cast<half>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Select(gradWeightLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::GT, cmpLen);
+            Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, len);
+            Cast(tmp2, weightLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp2, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp2, mask0, tmp1, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(gradInputLocal, tmp2, RoundMode::CAST_RINT, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp2, tmp1, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Duplicate(tmp1, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp1, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(gradWeightLocal, tmp0, RoundMode::CAST_RINT, len);
+        }
+        gradInputQueue_.EnQue(gradInputLocal);
+        gradWeightQueue_.EnQue(gradWeightLocal);
+        gradOutputQueue_.FreeTensor(gradOutputLocal);
+        selfQueue_.FreeTensor(selfLocal);
+        weightQueue_.FreeTensor(weightLocal);
     }
-    gradInputQueue_.EnQue(gradInputLocal);
-    gradWeightQueue_.EnQue(gradWeightLocal);
-    gradOutputQueue_.FreeTensor(gradOutputLocal);
-    selfQueue_.FreeTensor(selfLocal);
-    weightQueue_.FreeTensor(weightLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> gradInputLocal = gradInputQueue_.template DeQue<T>();
-    LocalTensor<T> gradWeightLocal = gradWeightQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(gradInputGm_[offset], gradInputLocal, params);
-    gradInputQueue_.FreeTensor(gradInputLocal);
-    DataCopyPad(gradWeightGm_[offset], gradWeightLocal, params);
-    gradWeightQueue_.FreeTensor(gradWeightLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> gradInputLocal = gradInputQueue_.template DeQue<T>();
+        LocalTensor<T> gradWeightLocal = gradWeightQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(gradInputGm_[offset], gradInputLocal, params);
+        gradInputQueue_.FreeTensor(gradInputLocal);
+        DataCopyPad(gradWeightGm_[offset], gradWeightLocal, params);
+        gradWeightQueue_.FreeTensor(gradWeightLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> weightQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> gradInputQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> gradWeightQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> gradOutputGm_;
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> weightGm_;
-  GlobalTensor<T> gradInputGm_;
-  GlobalTensor<T> gradWeightGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
-  int64_t start_ = 0;  // this core's first element
-  int64_t weightRun_ = 0;
-  int64_t weightCount_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> weightQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> gradInputQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> gradWeightQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> gradOutputGm_;
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> weightGm_;
+    GlobalTensor<T> gradInputGm_;
+    GlobalTensor<T> gradWeightGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
+    int64_t start_ = 0; // this core's first element
+    int64_t weightRun_ = 0;
+    int64_t weightCount_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void p_relu_grad_update(GM_ADDR grads, GM_ADDR features, GM_ADDR weights, GM_ADDR dx, GM_ADDR update,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(PReluGradUpdateTilingData);
-  GET_TILING_DATA_WITH_STRUCT(PReluGradUpdateTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelPReluGradUpdate<float, float, 10, 2, 1> op;
-    op.Init(grads, features, weights, dx, update, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelPReluGradUpdate<half, half, 20, 2, 1> op;
-    op.Init(grads, features, weights, dx, update, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelPReluGradUpdate<bfloat16_t, float, 30, 3, 1> op;
-    op.Init(grads, features, weights, dx, update, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void p_relu_grad_update(GM_ADDR grads, GM_ADDR features, GM_ADDR weights, GM_ADDR dx,
+                                                         GM_ADDR update, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(PReluGradUpdateTilingData);
+    GET_TILING_DATA_WITH_STRUCT(PReluGradUpdateTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelPReluGradUpdate<float, float, 10, 2, 1> op;
+        op.Init(grads, features, weights, dx, update, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelPReluGradUpdate<half, half, 20, 2, 1> op;
+        op.Init(grads, features, weights, dx, update, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelPReluGradUpdate<bfloat16_t, float, 30, 3, 1> op;
+        op.Init(grads, features, weights, dx, update, tilingData);
+        op.Process();
+    }
 }

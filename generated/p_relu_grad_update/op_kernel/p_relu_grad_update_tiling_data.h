@@ -6,11 +6,11 @@
 
 // Shared by the host tiling (op_host) and the kernel (GET_TILING_DATA_WITH_STRUCT).
 struct PReluGradUpdateTilingData {
-  int64_t totalLength;    // elements of the flattened output
-  int64_t perCoreLength;  // elements per core; the last core takes the remainder
-  int64_t tileLength;     // elements per UB tile (whole 256-byte repeats of the compute type)
-  int64_t weightRun;    // elements in a row sharing one value of weight (0: one value per element)
-  int64_t weightCount;  // values weight holds
+    int64_t totalLength;   // elements of the flattened output
+    int64_t perCoreLength; // elements per core; the last core takes the remainder
+    int64_t tileLength;    // elements per UB tile (whole 256-byte repeats of the compute type)
+    int64_t weightRun;     // elements in a row sharing one value of weight (0: one value per element)
+    int64_t weightCount;   // values weight holds
 };
 
-#endif  // P_RELU_GRAD_UPDATE_TILING_DATA_H_
+#endif // P_RELU_GRAD_UPDATE_TILING_DATA_H_

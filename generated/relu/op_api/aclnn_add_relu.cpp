@@ -25,180 +25,187 @@ extern "C" {
 
 // A scalar meeting an integer tensor, in that integer dtype: truncated toward zero, NaN as 0, saturated (a
 // float-to-integer conversion out of range would be undefined).
-static float TruncatedToInteger(const float value) {
-  if (!(value == value)) {
-    return 0.0f;
-  }
-  if (value >= 9.2e18f || value <= -9.2e18f) {
-    return value > 0.0f ? 9.2e18f : -9.2e18f;
-  }
-  return static_cast<float>(static_cast<int64_t>(value));
+static float TruncatedToInteger(const float value)
+{
+    if (!(value == value)) {
+        return 0.0f;
+    }
+    if (value >= 9.2e18f || value <= -9.2e18f) {
+        return value > 0.0f ? 9.2e18f : -9.2e18f;
+    }
+    return static_cast<float>(static_cast<int64_t>(value));
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                op::DataType::DT_FLOAT, op::DataType::DT_INT16,
+                                                                op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
+                                                                 op::DataType::DT_INT16, op::DataType::DT_INT32};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-      return kSelfDtypes;
-    case SocVersion::ASCEND910:
-      return kSelfDtypes1;
-    default:
-      return kSelfDtypes;
-  }
+static const std::initializer_list<op::DataType>& SelfDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+            return kSelfDtypes;
+        case SocVersion::ASCEND910:
+            return kSelfDtypes1;
+        default:
+            return kSelfDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kOtherDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
-static const std::initializer_list<op::DataType> kOtherDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> kOtherDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                 op::DataType::DT_FLOAT, op::DataType::DT_INT16,
+                                                                 op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> kOtherDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
+                                                                  op::DataType::DT_INT16, op::DataType::DT_INT32};
 
 // other: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OtherDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-      return kOtherDtypes;
-    case SocVersion::ASCEND910:
-      return kOtherDtypes1;
-    default:
-      return kOtherDtypes;
-  }
+static const std::initializer_list<op::DataType>& OtherDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+            return kOtherDtypes;
+        case SocVersion::ASCEND910:
+            return kOtherDtypes1;
+        default:
+            return kOtherDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *self,
-                        const aclTensor *other,
-                        aclScalar *alpha,
-                        aclTensor *out,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)self;
-  (void)other;
-  (void)alpha;
-  (void)out;
-  (void)workspaceSize;
-  (void)executor;
-  if (self == nullptr || other == nullptr || alpha == nullptr || out == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, other, alpha or out is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(other->GetDataType(), OtherDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or other is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CanCast(alpha->GetDataType(), PromoteType(self->GetDataType(), other->GetDataType()))) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be cast to the promoted dtype of self and other.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CanCast(PromoteType(self->GetDataType(), other->GetDataType()), out->GetDataType())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of self and other cannot be cast to out's dtype.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetViewShape().GetDimNum() > 8 || other->GetViewShape().GetDimNum() > 8) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or other is greater than 8.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  op::Shape broadcastShape5 = self->GetViewShape();
-  bool broadcastOk5 = true;
-  {
-    op::Shape merged;
-    broadcastOk5 = broadcastOk5 && BroadcastInferShape(broadcastShape5, other->GetViewShape(), merged);
-    broadcastShape5 = merged;
-  }
-  if (!broadcastOk5 || out->GetViewShape() != broadcastShape5) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self and other cannot broadcast, or the broadcast shape differs from out's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* other, aclScalar* alpha, aclTensor* out,
+                               uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)self;
+    (void)other;
+    (void)alpha;
+    (void)out;
+    (void)workspaceSize;
+    (void)executor;
+    if (self == nullptr || other == nullptr || alpha == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, other, alpha or out is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(other->GetDataType(), OtherDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or other is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CanCast(alpha->GetDataType(), PromoteType(self->GetDataType(), other->GetDataType()))) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be cast to the promoted dtype of self and other.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CanCast(PromoteType(self->GetDataType(), other->GetDataType()), out->GetDataType())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of self and other cannot be cast to out's dtype.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetViewShape().GetDimNum() > 8 || other->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or other is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    op::Shape broadcastShape5 = self->GetViewShape();
+    bool broadcastOk5 = true;
+    {
+        op::Shape merged;
+        broadcastOk5 = broadcastOk5 && BroadcastInferShape(broadcastShape5, other->GetViewShape(), merged);
+        broadcastShape5 = merged;
+    }
+    if (!broadcastOk5 || out->GetViewShape() != broadcastShape5) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "self and other cannot broadcast, or the broadcast shape differs from out's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnAddReluGetWorkspaceSize(const aclTensor *self,
-    const aclTensor *other,
-    aclScalar *alpha,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnAddRelu, DFX_IN(self, other, alpha), DFX_OUT(out));
-  auto ret = CheckParams(self, other, alpha, out, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnAddReluGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclScalar* alpha,
+                                         aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnAddRelu, DFX_IN(self, other, alpha), DFX_OUT(out));
+    auto ret = CheckParams(self, other, alpha, out, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (out->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (out->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = PromoteType(self->GetDataType(), other->GetDataType());
+    const op::Shape& outShape = out->GetViewShape();
+    op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
+    aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
+    CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // self: contiguous, in the compute dtype, expanded to out's shape
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (selfCasted->GetViewShape() != outShape) {
+        selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    // other: contiguous, in the compute dtype, expanded to out's shape
+    auto otherContiguous = l0op::Contiguous(other, uniqueExecutor.get());
+    CHECK_RET(otherContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto otherCasted = l0op::Cast(otherContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(otherCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (otherCasted->GetViewShape() != outShape) {
+        otherCasted = l0op::BroadcastTo(otherCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(otherCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+
+    auto l0Result = l0op::AddRelu(
+        selfCasted, otherCasted,
+        (op::IsIntegralType(computeDtype) ? TruncatedToInteger(alpha->ToFloat()) : alpha->ToFloat()),
+        uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = PromoteType(self->GetDataType(), other->GetDataType());
-  const op::Shape& outShape = out->GetViewShape();
-  op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
-  aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
-  CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // self: contiguous, in the compute dtype, expanded to out's shape
-  auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
-  CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (selfCasted->GetViewShape() != outShape) {
-    selfCasted = l0op::BroadcastTo(selfCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-  // other: contiguous, in the compute dtype, expanded to out's shape
-  auto otherContiguous = l0op::Contiguous(other, uniqueExecutor.get());
-  CHECK_RET(otherContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto otherCasted = l0op::Cast(otherContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(otherCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (otherCasted->GetViewShape() != outShape) {
-    otherCasted = l0op::BroadcastTo(otherCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(otherCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-
-  auto l0Result = l0op::AddRelu(selfCasted, otherCasted, (op::IsIntegralType(computeDtype) ? TruncatedToInteger(alpha->ToFloat()) : alpha->ToFloat()), uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnAddRelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnAddRelu);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnAddRelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnAddRelu);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnInplaceAddReluGetWorkspaceSize(aclTensor *selfRef,
-    const aclTensor *other,
-    aclScalar *alpha,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  // The in-place form is the main API with selfRef as input and output.
-  return aclnnAddReluGetWorkspaceSize(selfRef, other, alpha, selfRef, workspaceSize, executor);
+aclnnStatus aclnnInplaceAddReluGetWorkspaceSize(aclTensor* selfRef, const aclTensor* other, aclScalar* alpha,
+                                                uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    // The in-place form is the main API with selfRef as input and output.
+    return aclnnAddReluGetWorkspaceSize(selfRef, other, alpha, selfRef, workspaceSize, executor);
 }
 
-aclnnStatus aclnnInplaceAddRelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnInplaceAddRelu);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnInplaceAddRelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnInplaceAddRelu);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

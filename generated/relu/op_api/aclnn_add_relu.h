@@ -12,38 +12,29 @@ extern "C" {
 /**
  * @brief aclnnAddReluGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnAddReluGetWorkspaceSize(
-    const aclTensor *self,
-    const aclTensor *other,
-    aclScalar *alpha,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnAddReluGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclScalar* alpha,
+                                                   aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnAddRelu的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnAddRelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                   aclrtStream stream);
 
 /**
  * @brief aclnnInplaceAddReluGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnInplaceAddReluGetWorkspaceSize(
-    aclTensor *selfRef,
-    const aclTensor *other,
-    aclScalar *alpha,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceAddReluGetWorkspaceSize(aclTensor* selfRef, const aclTensor* other, aclScalar* alpha,
+                                                          uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnInplaceAddRelu的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnInplaceAddRelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                          aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_ADD_RELU_H_
+#endif // OP_API_INC_ACLNN_ADD_RELU_H_

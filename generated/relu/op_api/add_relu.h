@@ -5,8 +5,9 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs AddRelu on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32.
+// Runs AddRelu on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
+// op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32.
 const aclTensor* AddRelu(const aclTensor* self, const aclTensor* other, float alpha, aclOpExecutor* executor);
-}  // namespace l0op
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_ADD_RELU_H_
+#endif // OP_API_INC_LEVEL0_ADD_RELU_H_

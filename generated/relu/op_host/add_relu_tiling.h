@@ -12,13 +12,13 @@ struct AddReluCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct AddReluTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanAddReluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             AddReluTilingPlan& plan);
-}  // namespace optiling
+                       AddReluTilingPlan& plan);
+} // namespace optiling
 
-#endif  // ADD_RELU_TILING_H_
+#endif // ADD_RELU_TILING_H_

@@ -12,13 +12,13 @@ struct ReluCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct ReluTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanReluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             ReluTilingPlan& plan);
-}  // namespace optiling
+                    ReluTilingPlan& plan);
+} // namespace optiling
 
-#endif  // RELU_TILING_H_
+#endif // RELU_TILING_H_

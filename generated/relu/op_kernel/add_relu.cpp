@@ -10,147 +10,152 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelAddRelu {
- public:
-  __aicore__ inline KernelAddRelu() {}
+public:
+    __aicore__ inline KernelAddRelu() {}
 
-  __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR y,
-                              const AddReluTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x1) + start, length_);
-    otherGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x2) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(otherQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR y, const AddReluTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x1) + start, length_);
+        otherGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x2) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(otherQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const AddReluTilingData& tiling)
+    {
+        if constexpr (KEY == 30 || KEY == 20 || KEY == 10 || KEY == 60 || KEY == 70) {
+            s0 = static_cast<C>(tiling.alpha);
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const AddReluTilingData& tiling) {
-    if constexpr (KEY == 30 || KEY == 20 || KEY == 10 || KEY == 60 || KEY == 70) {
-      s0 = static_cast<C>(tiling.alpha);
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
+        LocalTensor<T> otherLocal = otherQueue_.template AllocTensor<T>();
+        DataCopyPad(otherLocal, otherGm_[offset], params, pad);
+        otherQueue_.EnQue(otherLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-    LocalTensor<T> otherLocal = otherQueue_.template AllocTensor<T>();
-    DataCopyPad(otherLocal, otherGm_[offset], params, pad);
-    otherQueue_.EnQue(otherLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> otherLocal = otherQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 30 || KEY == 20) {  // bfloat16, float16: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      Cast(tmp1, otherLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, s0, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp0, tmp0, tmp1, len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 10) {  // float: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Muls(tmp0, otherLocal, s0, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp0, selfLocal, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Maxs(outLocal, tmp0, static_cast<float>(0.0f), len);
-    } else if constexpr (KEY == 60) {  // int16: computed in int16_t
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Muls(tmp0, otherLocal, s0, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp0, selfLocal, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Maxs(outLocal, tmp0, static_cast<int16_t>(0), len);
-    } else if constexpr (KEY == 70) {  // int32: computed in int32_t
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Muls(tmp0, otherLocal, s0, len);
-      PipeBarrier<PIPE_V>();
-      Add(tmp0, selfLocal, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Maxs(outLocal, tmp0, static_cast<int32_t>(0), len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> otherLocal = otherQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 30 || KEY == 20) { // bfloat16, float16: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            Cast(tmp1, otherLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, s0, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp0, tmp0, tmp1, len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 10) { // float: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Muls(tmp0, otherLocal, s0, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp0, selfLocal, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Maxs(outLocal, tmp0, static_cast<float>(0.0f), len);
+        } else if constexpr (KEY == 60) { // int16: computed in int16_t
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Muls(tmp0, otherLocal, s0, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp0, selfLocal, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Maxs(outLocal, tmp0, static_cast<int16_t>(0), len);
+        } else if constexpr (KEY == 70) { // int32: computed in int32_t
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Muls(tmp0, otherLocal, s0, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp0, selfLocal, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Maxs(outLocal, tmp0, static_cast<int32_t>(0), len);
+        }
+        outQueue_.EnQue(outLocal);
+        selfQueue_.FreeTensor(selfLocal);
+        otherQueue_.FreeTensor(otherLocal);
     }
-    outQueue_.EnQue(outLocal);
-    selfQueue_.FreeTensor(selfLocal);
-    otherQueue_.FreeTensor(otherLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> otherQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> otherGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
-  C s0{};
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> otherQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> otherGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
+    C s0{};
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void add_relu(GM_ADDR x1, GM_ADDR x2, GM_ADDR y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(AddReluTilingData);
-  GET_TILING_DATA_WITH_STRUCT(AddReluTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(30)) {
-    KernelAddRelu<bfloat16_t, float, 30, 2, 0> op;
-    op.Init(x1, x2, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelAddRelu<half, float, 20, 2, 0> op;
-    op.Init(x1, x2, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(10)) {
-    KernelAddRelu<float, float, 10, 1, 0> op;
-    op.Init(x1, x2, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(60)) {
-    KernelAddRelu<int16_t, int16_t, 60, 1, 0> op;
-    op.Init(x1, x2, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(70)) {
-    KernelAddRelu<int32_t, int32_t, 70, 1, 0> op;
-    op.Init(x1, x2, y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void add_relu(GM_ADDR x1, GM_ADDR x2, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(AddReluTilingData);
+    GET_TILING_DATA_WITH_STRUCT(AddReluTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(30)) {
+        KernelAddRelu<bfloat16_t, float, 30, 2, 0> op;
+        op.Init(x1, x2, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelAddRelu<half, float, 20, 2, 0> op;
+        op.Init(x1, x2, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(10)) {
+        KernelAddRelu<float, float, 10, 1, 0> op;
+        op.Init(x1, x2, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(60)) {
+        KernelAddRelu<int16_t, int16_t, 60, 1, 0> op;
+        op.Init(x1, x2, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(70)) {
+        KernelAddRelu<int32_t, int32_t, 70, 1, 0> op;
+        op.Init(x1, x2, y, tilingData);
+        op.Process();
+    }
 }

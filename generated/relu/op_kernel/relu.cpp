@@ -10,127 +10,132 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelRelu {
- public:
-  __aicore__ inline KernelRelu() {}
+public:
+    __aicore__ inline KernelRelu() {}
 
-  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y,
-                              const ReluTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ReluTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const ReluTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 40 || KEY == 50 || KEY == 70) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const ReluTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 40 || KEY == 50 || KEY == 70) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: computed in float
-      Maxs(outLocal, selfLocal, static_cast<float>(0.0f), len);
-    } else if constexpr (KEY == 20) {  // float16: computed in half
-      Maxs(outLocal, selfLocal, static_cast<half>(0.0f), len);
-    } else if constexpr (KEY == 30) {  // bfloat16: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 40 || KEY == 50) {  // int8, uint8: computed in half
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-    } else if constexpr (KEY == 70) {  // int32: computed in int32_t
-      Maxs(outLocal, selfLocal, static_cast<int32_t>(0), len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float: computed in float
+            Maxs(outLocal, selfLocal, static_cast<float>(0.0f), len);
+        } else if constexpr (KEY == 20) { // float16: computed in half
+            Maxs(outLocal, selfLocal, static_cast<half>(0.0f), len);
+        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 40 || KEY == 50) { // int8, uint8: computed in half
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
+        } else if constexpr (KEY == 70) { // int32: computed in int32_t
+            Maxs(outLocal, selfLocal, static_cast<int32_t>(0), len);
+        }
+        outQueue_.EnQue(outLocal);
+        selfQueue_.FreeTensor(selfLocal);
     }
-    outQueue_.EnQue(outLocal);
-    selfQueue_.FreeTensor(selfLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void relu(GM_ADDR x, GM_ADDR y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(ReluTilingData);
-  GET_TILING_DATA_WITH_STRUCT(ReluTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelRelu<float, float, 10, 0, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelRelu<half, half, 20, 0, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelRelu<bfloat16_t, float, 30, 1, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(40)) {
-    KernelRelu<int8_t, half, 40, 1, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(50)) {
-    KernelRelu<uint8_t, half, 50, 1, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(70)) {
-    KernelRelu<int32_t, int32_t, 70, 0, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void relu(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(ReluTilingData);
+    GET_TILING_DATA_WITH_STRUCT(ReluTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelRelu<float, float, 10, 0, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelRelu<half, half, 20, 0, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelRelu<bfloat16_t, float, 30, 1, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(40)) {
+        KernelRelu<int8_t, half, 40, 1, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(50)) {
+        KernelRelu<uint8_t, half, 50, 1, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(70)) {
+        KernelRelu<int32_t, int32_t, 70, 0, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    }
 }

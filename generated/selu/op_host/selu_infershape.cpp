@@ -2,15 +2,16 @@
 #include "register/op_impl_registry.h"
 
 namespace ops {
-static ge::graphStatus InferShape4Selu(gert::InferShapeContext* context) {
-  const gert::Shape* input = context->GetInputShape(0);
-  gert::Shape* output = context->GetOutputShape(0);
-  if (input == nullptr || output == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  *output = *input;
-  return ge::GRAPH_SUCCESS;
+static ge::graphStatus InferShape4Selu(gert::InferShapeContext* context)
+{
+    const gert::Shape* input = context->GetInputShape(0);
+    gert::Shape* output = context->GetOutputShape(0);
+    if (input == nullptr || output == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    *output = *input;
+    return ge::GRAPH_SUCCESS;
 }
 
 IMPL_OP_INFERSHAPE(Selu).InferShape(InferShape4Selu);
-}  // namespace ops
+} // namespace ops

@@ -12,13 +12,13 @@ struct SeluCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SeluTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSeluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SeluTilingPlan& plan);
-}  // namespace optiling
+                    SeluTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SELU_TILING_H_
+#endif // SELU_TILING_H_

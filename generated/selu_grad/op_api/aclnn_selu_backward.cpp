@@ -22,145 +22,156 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32, op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT32, op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                      op::DataType::DT_BF16, op::DataType::DT_INT32,
+                                                                      op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_INT32, op::DataType::DT_INT8};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kGradOutputDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kGradOutputDtypes1;
-    default:
-      return kGradOutputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradOutputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kGradOutputDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kGradOutputDtypes1;
+        default:
+            return kGradOutputDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kResultDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32, op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> kResultDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT32, op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> kResultDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                  op::DataType::DT_BF16, op::DataType::DT_INT32,
+                                                                  op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> kResultDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                   op::DataType::DT_INT32, op::DataType::DT_INT8};
 
 // result: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& ResultDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kResultDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kResultDtypes1;
-    default:
-      return kResultDtypes;
-  }
+static const std::initializer_list<op::DataType>& ResultDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kResultDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kResultDtypes1;
+        default:
+            return kResultDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32, op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT32, op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                     op::DataType::DT_BF16, op::DataType::DT_INT32,
+                                                                     op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                      op::DataType::DT_INT32, op::DataType::DT_INT8};
 
 // gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kGradInputDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kGradInputDtypes1;
-    default:
-      return kGradInputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradInputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kGradInputDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kGradInputDtypes1;
+        default:
+            return kGradInputDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *gradOutput,
-                        const aclTensor *result,
-                        aclTensor *gradInput,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)gradOutput;
-  (void)result;
-  (void)gradInput;
-  (void)workspaceSize;
-  (void)executor;
-  if (gradOutput == nullptr || result == nullptr || gradInput == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, result or gradInput is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (result->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, result and gradInput differ.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(result->GetDataType(), ResultDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, result or gradInput is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (result->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of result and gradInput must equal gradOutput's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* result, aclTensor* gradInput,
+                               uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)gradOutput;
+    (void)result;
+    (void)gradInput;
+    (void)workspaceSize;
+    (void)executor;
+    if (gradOutput == nullptr || result == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, result or gradInput is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (result->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, result and gradInput differ.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) ||
+        !CheckType(result->GetDataType(), ResultDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, result or gradInput is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (result->GetViewShape() != gradOutput->GetViewShape() ||
+        gradInput->GetViewShape() != gradOutput->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of result and gradInput must equal gradOutput's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-    const aclTensor *result,
-    aclTensor *gradInput,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnSeluBackward, DFX_IN(gradOutput, result), DFX_OUT(gradInput));
-  auto ret = CheckParams(gradOutput, result, gradInput, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* result,
+                                              aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnSeluBackward, DFX_IN(gradOutput, result), DFX_OUT(gradInput));
+    auto ret = CheckParams(gradOutput, result, gradInput, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (gradInput->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (gradInput->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = gradOutput->GetDataType();
+    // gradOutput: contiguous, in the compute dtype
+    auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // result: contiguous, in the compute dtype
+    auto resultContiguous = l0op::Contiguous(result, uniqueExecutor.get());
+    CHECK_RET(resultContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto resultCasted = l0op::Cast(resultContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    auto l0Result = l0op::SeluGrad(gradOutputCasted, resultCasted, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = gradOutput->GetDataType();
-  // gradOutput: contiguous, in the compute dtype
-  auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
-  CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // result: contiguous, in the compute dtype
-  auto resultContiguous = l0op::Contiguous(result, uniqueExecutor.get());
-  CHECK_RET(resultContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto resultCasted = l0op::Cast(resultContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  auto l0Result = l0op::SeluGrad(gradOutputCasted, resultCasted, uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSeluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnSeluBackward);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnSeluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnSeluBackward);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

@@ -5,8 +5,9 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs SeluGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32, op::DataType::DT_INT8.
+// Runs SeluGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
+// op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32, op::DataType::DT_INT8.
 const aclTensor* SeluGrad(const aclTensor* gradOutput, const aclTensor* result, aclOpExecutor* executor);
-}  // namespace l0op
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_SELU_GRAD_H_
+#endif // OP_API_INC_LEVEL0_SELU_GRAD_H_

@@ -10,190 +10,196 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSeluGrad {
- public:
-  __aicore__ inline KernelSeluGrad() {}
+public:
+    __aicore__ inline KernelSeluGrad() {}
 
-  __aicore__ inline void Init(GM_ADDR gradients, GM_ADDR outputs, GM_ADDR y,
-                              const SeluGradTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradients) + start, length_);
-    resultGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(outputs) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-    pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(resultQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR gradients, GM_ADDR outputs, GM_ADDR y, const SeluGradTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradients) + start, length_);
+        resultGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(outputs) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(resultQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const SeluGradTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70 || KEY == 40) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const SeluGradTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70 || KEY == 40) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
+        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
+        gradOutputQueue_.EnQue(gradOutputLocal);
+        LocalTensor<T> resultLocal = resultQueue_.template AllocTensor<T>();
+        DataCopyPad(resultLocal, resultGm_[offset], params, pad);
+        resultQueue_.EnQue(resultLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
-    DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
-    gradOutputQueue_.EnQue(gradOutputLocal);
-    LocalTensor<T> resultLocal = resultQueue_.template AllocTensor<T>();
-    DataCopyPad(resultLocal, resultGm_[offset], params, pad);
-    resultQueue_.EnQue(resultLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
-    LocalTensor<T> resultLocal = resultQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, resultLocal, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
-      Adds(tmp0, resultLocal, static_cast<float>(1.7580993408473766f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, gradOutputLocal, tmp0, len);
-      Muls(tmp1, gradOutputLocal, static_cast<float>(1.0507009873554805f), len);
-      PipeBarrier<PIPE_V>();
-      Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-    } else if constexpr (KEY == 20 || KEY == 30) {  // float16, bfloat16: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, resultLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
-      Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Adds(tmp0, tmp0, static_cast<float>(1.7580993408473766f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp1, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, static_cast<float>(1.0507009873554805f), len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 70) {  // int32: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, resultLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
-      Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, len);
-      Adds(tmp0, tmp0, static_cast<float>(1.7580993408473766f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp1, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp1, tmp1, static_cast<float>(1.0507009873554805f), len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-    } else if constexpr (KEY == 40) {  // int8: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
-      LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0.template ReinterpretCast<half>(), resultLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(tmp1, tmp0.template ReinterpretCast<half>(), RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
-      Cast(tmp0.template ReinterpretCast<half>(), gradOutputLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(tmp2, tmp0.template ReinterpretCast<half>(), RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Adds(tmp0, tmp1, static_cast<float>(1.7580993408473766f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp1, tmp2, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Muls(tmp0, tmp2, static_cast<float>(1.0507009873554805f), len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp2, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(tmp1.template ReinterpretCast<half>(), tmp2, RoundMode::CAST_TRUNC, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp1.template ReinterpretCast<half>(), RoundMode::CAST_TRUNC, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
+        LocalTensor<T> resultLocal = resultQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, resultLocal, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
+            Adds(tmp0, resultLocal, static_cast<float>(1.7580993408473766f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, gradOutputLocal, tmp0, len);
+            Muls(tmp1, gradOutputLocal, static_cast<float>(1.0507009873554805f), len);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, resultLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
+            Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, len);
+            Adds(tmp0, tmp0, static_cast<float>(1.7580993408473766f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp1, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, static_cast<float>(1.0507009873554805f), len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 70) { // int32: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, resultLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp0, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
+            Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, len);
+            Adds(tmp0, tmp0, static_cast<float>(1.7580993408473766f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp1, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp1, tmp1, static_cast<float>(1.0507009873554805f), len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
+        } else if constexpr (KEY == 40) { // int8: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0.template ReinterpretCast<half>(), resultLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(tmp1, tmp0.template ReinterpretCast<half>(), RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp1, static_cast<float>(0.0f), CMPMODE::LE, cmpLen);
+            Cast(tmp0.template ReinterpretCast<half>(), gradOutputLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(tmp2, tmp0.template ReinterpretCast<half>(), RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Adds(tmp0, tmp1, static_cast<float>(1.7580993408473766f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp2, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp0, tmp2, static_cast<float>(1.0507009873554805f), len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp2, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(tmp1.template ReinterpretCast<half>(), tmp2, RoundMode::CAST_TRUNC, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp1.template ReinterpretCast<half>(), RoundMode::CAST_TRUNC, len);
+        }
+        outQueue_.EnQue(outLocal);
+        gradOutputQueue_.FreeTensor(gradOutputLocal);
+        resultQueue_.FreeTensor(resultLocal);
     }
-    outQueue_.EnQue(outLocal);
-    gradOutputQueue_.FreeTensor(gradOutputLocal);
-    resultQueue_.FreeTensor(resultLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> resultQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> gradOutputGm_;
-  GlobalTensor<T> resultGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> resultQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> gradOutputGm_;
+    GlobalTensor<T> resultGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void selu_grad(GM_ADDR gradients, GM_ADDR outputs, GM_ADDR y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(SeluGradTilingData);
-  GET_TILING_DATA_WITH_STRUCT(SeluGradTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelSeluGrad<float, float, 10, 2, 1> op;
-    op.Init(gradients, outputs, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelSeluGrad<half, float, 20, 2, 1> op;
-    op.Init(gradients, outputs, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelSeluGrad<bfloat16_t, float, 30, 2, 1> op;
-    op.Init(gradients, outputs, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(70)) {
-    KernelSeluGrad<int32_t, float, 70, 2, 1> op;
-    op.Init(gradients, outputs, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(40)) {
-    KernelSeluGrad<int8_t, float, 40, 3, 1> op;
-    op.Init(gradients, outputs, y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void selu_grad(GM_ADDR gradients, GM_ADDR outputs, GM_ADDR y, GM_ADDR workspace,
+                                                GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(SeluGradTilingData);
+    GET_TILING_DATA_WITH_STRUCT(SeluGradTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelSeluGrad<float, float, 10, 2, 1> op;
+        op.Init(gradients, outputs, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelSeluGrad<half, float, 20, 2, 1> op;
+        op.Init(gradients, outputs, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelSeluGrad<bfloat16_t, float, 30, 2, 1> op;
+        op.Init(gradients, outputs, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(70)) {
+        KernelSeluGrad<int32_t, float, 70, 2, 1> op;
+        op.Init(gradients, outputs, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(40)) {
+        KernelSeluGrad<int8_t, float, 40, 3, 1> op;
+        op.Init(gradients, outputs, y, tilingData);
+        op.Process();
+    }
 }

@@ -12,13 +12,13 @@ struct ShrinkCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct ShrinkTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanShrinkTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             ShrinkTilingPlan& plan);
-}  // namespace optiling
+                      ShrinkTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SHRINK_TILING_H_
+#endif // SHRINK_TILING_H_

@@ -12,34 +12,29 @@ extern "C" {
 /**
  * @brief aclnnSigmoidGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnSigmoidGetWorkspaceSize(
-    const aclTensor *self,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnSigmoidGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                                   aclOpExecutor** executor);
 
 /**
  * @brief aclnnSigmoid的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnSigmoid(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                   aclrtStream stream);
 
 /**
  * @brief aclnnInplaceSigmoidGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnInplaceSigmoidGetWorkspaceSize(
-    aclTensor *selfRef,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceSigmoidGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize,
+                                                          aclOpExecutor** executor);
 
 /**
  * @brief aclnnInplaceSigmoid的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnInplaceSigmoid(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                          aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_SIGMOID_H_
+#endif // OP_API_INC_ACLNN_SIGMOID_H_

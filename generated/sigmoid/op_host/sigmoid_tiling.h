@@ -12,13 +12,13 @@ struct SigmoidCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SigmoidTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSigmoidTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SigmoidTilingPlan& plan);
-}  // namespace optiling
+                       SigmoidTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SIGMOID_TILING_H_
+#endif // SIGMOID_TILING_H_

@@ -23,164 +23,173 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                      op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_DOUBLE};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kGradOutputDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kGradOutputDtypes1;
-    default:
-      return kGradOutputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradOutputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kGradOutputDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kGradOutputDtypes1;
+        default:
+            return kGradOutputDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                  op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                   op::DataType::DT_DOUBLE};
 
 // output: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kOutputDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kOutputDtypes1;
-    default:
-      return kOutputDtypes;
-  }
+static const std::initializer_list<op::DataType>& OutputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kOutputDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kOutputDtypes1;
+        default:
+            return kOutputDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                     op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                      op::DataType::DT_DOUBLE};
 
 // gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-      return kGradInputDtypes;
-    case SocVersion::ASCEND310P:
-    case SocVersion::ASCEND910:
-      return kGradInputDtypes1;
-    default:
-      return kGradInputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradInputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+            return kGradInputDtypes;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return kGradInputDtypes1;
+        default:
+            return kGradInputDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *gradOutput,
-                        const aclTensor *output,
-                        aclTensor *gradInput,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)gradOutput;
-  (void)output;
-  (void)gradInput;
-  (void)workspaceSize;
-  (void)executor;
-  if (gradOutput == nullptr || output == nullptr || gradInput == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, output or gradInput is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(output->GetDataType(), OutputDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, output or gradInput is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (gradOutput->GetViewShape().GetDimNum() > 8 || output->GetViewShape().GetDimNum() > 8) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or output is greater than 8.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  op::Shape broadcastShape3 = gradOutput->GetViewShape();
-  bool broadcastOk3 = true;
-  {
-    op::Shape merged;
-    broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, output->GetViewShape(), merged);
-    broadcastShape3 = merged;
-  }
-  if (!broadcastOk3 || gradInput->GetViewShape() != broadcastShape3) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and output cannot broadcast, or the broadcast shape differs from gradInput's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* output, aclTensor* gradInput,
+                               uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)gradOutput;
+    (void)output;
+    (void)gradInput;
+    (void)workspaceSize;
+    (void)executor;
+    if (gradOutput == nullptr || output == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, output or gradInput is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) ||
+        !CheckType(output->GetDataType(), OutputDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, output or gradInput is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || output->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or output is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    op::Shape broadcastShape3 = gradOutput->GetViewShape();
+    bool broadcastOk3 = true;
+    {
+        op::Shape merged;
+        broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, output->GetViewShape(), merged);
+        broadcastShape3 = merged;
+    }
+    if (!broadcastOk3 || gradInput->GetViewShape() != broadcastShape3) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "gradOutput and output cannot broadcast, or the broadcast shape differs from gradInput's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-    const aclTensor *output,
-    aclTensor *gradInput,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnSigmoidBackward, DFX_IN(gradOutput, output), DFX_OUT(gradInput));
-  auto ret = CheckParams(gradOutput, output, gradInput, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* output,
+                                                 aclTensor* gradInput, uint64_t* workspaceSize,
+                                                 aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnSigmoidBackward, DFX_IN(gradOutput, output), DFX_OUT(gradInput));
+    auto ret = CheckParams(gradOutput, output, gradInput, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (gradInput->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (gradInput->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = PromoteType(gradOutput->GetDataType(), output->GetDataType());
+    const op::Shape& outShape = gradInput->GetViewShape();
+    op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
+    aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
+    CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // gradOutput: contiguous, in the compute dtype, expanded to out's shape
+    auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (gradOutputCasted->GetViewShape() != outShape) {
+        gradOutputCasted = l0op::BroadcastTo(gradOutputCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    // output: contiguous, in the compute dtype, expanded to out's shape
+    auto outputContiguous = l0op::Contiguous(output, uniqueExecutor.get());
+    CHECK_RET(outputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto outputCasted = l0op::Cast(outputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(outputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (outputCasted->GetViewShape() != outShape) {
+        outputCasted = l0op::BroadcastTo(outputCasted, outShapeArray, uniqueExecutor.get());
+        CHECK_RET(outputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+
+    auto l0Result = l0op::SigmoidGrad(gradOutputCasted, outputCasted, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = PromoteType(gradOutput->GetDataType(), output->GetDataType());
-  const op::Shape& outShape = gradInput->GetViewShape();
-  op::FVector<int64_t, op::MAX_DIM_NUM> outDims = op::ToShapeVector(outShape);
-  aclIntArray* outShapeArray = uniqueExecutor.get()->AllocIntArray(outDims.data(), outDims.size());
-  CHECK_RET(outShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // gradOutput: contiguous, in the compute dtype, expanded to out's shape
-  auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
-  CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (gradOutputCasted->GetViewShape() != outShape) {
-    gradOutputCasted = l0op::BroadcastTo(gradOutputCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-  // output: contiguous, in the compute dtype, expanded to out's shape
-  auto outputContiguous = l0op::Contiguous(output, uniqueExecutor.get());
-  CHECK_RET(outputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto outputCasted = l0op::Cast(outputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(outputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  if (outputCasted->GetViewShape() != outShape) {
-    outputCasted = l0op::BroadcastTo(outputCasted, outShapeArray, uniqueExecutor.get());
-    CHECK_RET(outputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  }
-
-  auto l0Result = l0op::SigmoidGrad(gradOutputCasted, outputCasted, uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnSigmoidBackward);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnSigmoidBackward);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

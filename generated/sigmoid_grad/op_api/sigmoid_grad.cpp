@@ -15,27 +15,29 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(SigmoidGrad);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* SigmoidGrad(const aclTensor* gradOutput, const aclTensor* output, aclOpExecutor* executor) {
-  L0_DFX(SigmoidGrad, gradOutput, output, );
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(gradOutput)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SigmoidGrad, OP_INPUT(gradOutput, output), OP_OUTPUT(out));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SigmoidGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
+const aclTensor* SigmoidGrad(const aclTensor* gradOutput, const aclTensor* output, aclOpExecutor* executor)
+{
+    L0_DFX(SigmoidGrad, gradOutput, output, );
+    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(gradOutput)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SigmoidGrad, OP_INPUT(gradOutput, output), OP_OUTPUT(out));
+        OP_CHECK(ret == ACLNN_SUCCESS,
+                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SigmoidGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
+        return out;
+    }
+    static internal::AicpuTaskSpace space("SigmoidGrad");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SigmoidGrad, OP_ATTR_NAMES({}), OP_INPUT(gradOutput, output), OP_OUTPUT(out));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SigmoidGrad ADD_TO_LAUNCHER_LIST_AICPU failed."),
              return nullptr);
     return out;
-  }
-  static internal::AicpuTaskSpace space("SigmoidGrad");
-  auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SigmoidGrad, OP_ATTR_NAMES({}),
-                                        OP_INPUT(gradOutput, output), OP_OUTPUT(out));
-  OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SigmoidGrad ADD_TO_LAUNCHER_LIST_AICPU failed."),
-           return nullptr);
-  return out;
 }
-}  // namespace l0op
+} // namespace l0op

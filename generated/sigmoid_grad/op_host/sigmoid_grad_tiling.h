@@ -12,13 +12,13 @@ struct SigmoidGradCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SigmoidGradTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSigmoidGradTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SigmoidGradTilingPlan& plan);
-}  // namespace optiling
+                           SigmoidGradTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SIGMOID_GRAD_TILING_H_
+#endif // SIGMOID_GRAD_TILING_H_

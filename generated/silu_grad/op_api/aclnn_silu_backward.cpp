@@ -22,153 +22,158 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                      op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_FLOAT};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-      return kGradOutputDtypes;
-    case SocVersion::ASCEND910:
-      return kGradOutputDtypes1;
-    default:
-      return kGradOutputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradOutputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+            return kGradOutputDtypes;
+        case SocVersion::ASCEND910:
+            return kGradOutputDtypes1;
+        default:
+            return kGradOutputDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                op::DataType::DT_FLOAT};
 static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-      return kSelfDtypes;
-    case SocVersion::ASCEND910:
-      return kSelfDtypes1;
-    default:
-      return kSelfDtypes;
-  }
+static const std::initializer_list<op::DataType>& SelfDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+            return kSelfDtypes;
+        case SocVersion::ASCEND910:
+            return kSelfDtypes1;
+        default:
+            return kSelfDtypes;
+    }
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                     op::DataType::DT_FLOAT};
 static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
 // gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes() {
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND950:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND310B:
-    case SocVersion::ASCEND310P:
-      return kGradInputDtypes;
-    case SocVersion::ASCEND910:
-      return kGradInputDtypes1;
-    default:
-      return kGradInputDtypes;
-  }
+static const std::initializer_list<op::DataType>& GradInputDtypes()
+{
+    switch (GetCurrentPlatformInfo().GetSocVersion()) {
+        case SocVersion::ASCEND950:
+        case SocVersion::ASCEND910_93:
+        case SocVersion::ASCEND910B:
+        case SocVersion::ASCEND310B:
+        case SocVersion::ASCEND310P:
+            return kGradInputDtypes;
+        case SocVersion::ASCEND910:
+            return kGradInputDtypes1;
+        default:
+            return kGradInputDtypes;
+    }
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor *gradOutput,
-                        const aclTensor *self,
-                        aclTensor *gradInput,
-                        uint64_t *workspaceSize,
-                        aclOpExecutor **executor) {
-  // Every argument is passed so that each row can check what it names; not every row names all.
-  (void)gradOutput;
-  (void)self;
-  (void)gradInput;
-  (void)workspaceSize;
-  (void)executor;
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (gradOutput == nullptr || self == nullptr || gradInput == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or gradInput is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self and gradInput differ.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  if (self->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput and self must equal gradInput's shape.");
-    return ACLNN_ERR_PARAM_INVALID;
-  }
-  return ACLNN_SUCCESS;
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
+                               uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    // Every argument is passed so that each row can check what it names; not every row names all.
+    (void)gradOutput;
+    (void)self;
+    (void)gradInput;
+    (void)workspaceSize;
+    (void)executor;
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (gradOutput == nullptr || self == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or gradInput is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
+        !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self and gradInput differ.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput and self must equal gradInput's shape.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-    const aclTensor *self,
-    aclTensor *gradInput,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-  L2_DFX_PHASE_1(aclnnSiluBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
-  auto ret = CheckParams(gradOutput, self, gradInput, workspaceSize, executor);
-  CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // Whatever the error table says, phase one cannot report its results through null pointers.
-  if (workspaceSize == nullptr || executor == nullptr) {
-    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
+aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
+                                              uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    L2_DFX_PHASE_1(aclnnSiluBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
+    auto ret = CheckParams(gradOutput, self, gradInput, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // Whatever the error table says, phase one cannot report its results through null pointers.
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
 
-  auto uniqueExecutor = CREATE_EXECUTOR();
-  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  // An empty output needs no launch: success with a zero workspace.
-  if (gradInput->IsEmpty()) {
-    *workspaceSize = 0;
+    // An empty output needs no launch: success with a zero workspace.
+    if (gradInput->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+
+    const op::DataType computeDtype = gradOutput->GetDataType();
+    // gradOutput: contiguous, in the compute dtype
+    auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    // self: contiguous, in the compute dtype
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
+    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    auto l0Result = l0op::SiluGrad(gradOutputCasted, selfCasted, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
+    CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+
+    *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
-  }
-
-  const op::DataType computeDtype = gradOutput->GetDataType();
-  // gradOutput: contiguous, in the compute dtype
-  auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
-  CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradOutputCasted = l0op::Cast(gradOutputContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  // self: contiguous, in the compute dtype
-  auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
-  CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
-  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  auto l0Result = l0op::SiluGrad(gradOutputCasted, selfCasted, uniqueExecutor.get());
-  CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
-  CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(castOut, gradInput, uniqueExecutor.get());
-  CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
-
-  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
-  uniqueExecutor.ReleaseTo(executor);
-  return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSiluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  L2_DFX_PHASE_2(aclnnSiluBackward);
-  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+aclnnStatus aclnnSiluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+{
+    L2_DFX_PHASE_2(aclnnSiluBackward);
+    return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 
 #ifdef __cplusplus

@@ -12,13 +12,13 @@ struct SoftShrinkGradCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SoftShrinkGradTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSoftShrinkGradTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SoftShrinkGradTilingPlan& plan);
-}  // namespace optiling
+                              SoftShrinkGradTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SOFT_SHRINK_GRAD_TILING_H_
+#endif // SOFT_SHRINK_GRAD_TILING_H_

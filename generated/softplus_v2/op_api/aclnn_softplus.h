@@ -12,22 +12,18 @@ extern "C" {
 /**
  * @brief aclnnSoftplusGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnSoftplusGetWorkspaceSize(
-    const aclTensor *self,
-    const aclScalar *beta,
-    const aclScalar *threshold,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnSoftplusGetWorkspaceSize(const aclTensor* self, const aclScalar* beta,
+                                                    const aclScalar* threshold, aclTensor* out, uint64_t* workspaceSize,
+                                                    aclOpExecutor** executor);
 
 /**
  * @brief aclnnSoftplus的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnSoftplus(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                    aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_SOFTPLUS_H_
+#endif // OP_API_INC_ACLNN_SOFTPLUS_H_

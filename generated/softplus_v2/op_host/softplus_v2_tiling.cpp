@@ -7,19 +7,19 @@ namespace optiling {
 namespace {
 // One row per kernel variant (dtype x mode): its UB cost per element, from the lowered vector program.
 struct KernelVariant {
-  uint64_t key;
-  ge::DataType dtype;
-  uint32_t mode;
-  int64_t itemSize;
-  int64_t bitsPerElement;  // double-buffered queues + temporaries + compare-mask bits
-  int64_t alignElements;   // whole 256-byte repeats of the compute type, whole 32-byte blocks of storage
-  int64_t masks;
+    uint64_t key;
+    ge::DataType dtype;
+    uint32_t mode;
+    int64_t itemSize;
+    int64_t bitsPerElement; // double-buffered queues + temporaries + compare-mask bits
+    int64_t alignElements;  // whole 256-byte repeats of the compute type, whole 32-byte blocks of storage
+    int64_t masks;
 };
 
 constexpr KernelVariant kVariants[] = {
-    {20, ge::DT_FLOAT16, 0, 2, 226, 64, 2},  // float16
-    {10, ge::DT_FLOAT, 0, 4, 258, 64, 2},  // float
-    {30, ge::DT_BF16, 0, 2, 226, 64, 2},  // bfloat16
+    {20, ge::DT_FLOAT16, 0, 2, 226, 64, 2}, // float16
+    {10, ge::DT_FLOAT, 0, 4, 258, 64, 2},   // float
+    {30, ge::DT_BF16, 0, 2, 226, 64, 2},    // bfloat16
 };
 
 constexpr int64_t kMinBytesPerCore = 4096;
@@ -27,89 +27,92 @@ constexpr int64_t kBlockBytes = 32;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t AlignUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-}  // namespace
+} // namespace
 
 bool PlanSoftplusV2Tiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SoftplusV2TilingPlan& plan) {
-  const KernelVariant* variant = nullptr;
-  for (const KernelVariant& candidate : kVariants) {
-    if (candidate.dtype == dtype && candidate.mode == mode) {
-      variant = &candidate;
+                          SoftplusV2TilingPlan& plan)
+{
+    const KernelVariant* variant = nullptr;
+    for (const KernelVariant& candidate : kVariants) {
+        if (candidate.dtype == dtype && candidate.mode == mode) {
+            variant = &candidate;
+        }
     }
-  }
-  if (variant == nullptr || total <= 0 || coreNum == 0) {
-    return false;
-  }
-  // Per-core chunks are whole 32-byte blocks (aligned GM offsets) and at least kMinBytesPerCore.
-  const int64_t blockElements = kBlockBytes / variant->itemSize;
-  int64_t perCore = AlignUp(CeilDiv(total, static_cast<int64_t>(coreNum)), blockElements);
-  const int64_t minPerCore = kMinBytesPerCore / variant->itemSize;
-  perCore = perCore < minPerCore ? minPerCore : perCore;
-  // Each mask buffer may be rounded up by one 32-byte block; the rest of the UB is shared per element.
-  const int64_t budget = static_cast<int64_t>(ubSize) - variant->masks * kBlockBytes;
-  int64_t tile = budget * 8 / variant->bitsPerElement / variant->alignElements * variant->alignElements;
-  const int64_t usefulTile = AlignUp(perCore, variant->alignElements);
-  tile = tile < usefulTile ? tile : usefulTile;
-  if (tile <= 0) {
-    return false;
-  }
-  plan.tilingKey = variant->key;
-  plan.blockDim = static_cast<uint32_t>(CeilDiv(total, perCore));
-  plan.perCoreLength = perCore;
-  plan.tileLength = tile;
-  return true;
+    if (variant == nullptr || total <= 0 || coreNum == 0) {
+        return false;
+    }
+    // Per-core chunks are whole 32-byte blocks (aligned GM offsets) and at least kMinBytesPerCore.
+    const int64_t blockElements = kBlockBytes / variant->itemSize;
+    int64_t perCore = AlignUp(CeilDiv(total, static_cast<int64_t>(coreNum)), blockElements);
+    const int64_t minPerCore = kMinBytesPerCore / variant->itemSize;
+    perCore = perCore < minPerCore ? minPerCore : perCore;
+    // Each mask buffer may be rounded up by one 32-byte block; the rest of the UB is shared per element.
+    const int64_t budget = static_cast<int64_t>(ubSize) - variant->masks * kBlockBytes;
+    int64_t tile = budget * 8 / variant->bitsPerElement / variant->alignElements * variant->alignElements;
+    const int64_t usefulTile = AlignUp(perCore, variant->alignElements);
+    tile = tile < usefulTile ? tile : usefulTile;
+    if (tile <= 0) {
+        return false;
+    }
+    plan.tilingKey = variant->key;
+    plan.blockDim = static_cast<uint32_t>(CeilDiv(total, perCore));
+    plan.perCoreLength = perCore;
+    plan.tileLength = tile;
+    return true;
 }
 
-static ge::graphStatus Tiling4SoftplusV2(gert::TilingContext* context) {
-  auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
-  const uint32_t coreNum = platform.GetCoreNumAiv();
-  uint64_t ubSize = 0;
-  platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+static ge::graphStatus Tiling4SoftplusV2(gert::TilingContext* context)
+{
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    const uint32_t coreNum = platform.GetCoreNumAiv();
+    uint64_t ubSize = 0;
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
 
-  const gert::StorageShape* outShape = context->GetOutputShape(0);
-  const gert::CompileTimeTensorDesc* inputDesc = context->GetInputDesc(0);
-  const gert::RuntimeAttrs* attrs = context->GetAttrs();
-  if (outShape == nullptr || inputDesc == nullptr || attrs == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  uint32_t mode = 0;
+    const gert::StorageShape* outShape = context->GetOutputShape(0);
+    const gert::CompileTimeTensorDesc* inputDesc = context->GetInputDesc(0);
+    const gert::RuntimeAttrs* attrs = context->GetAttrs();
+    if (outShape == nullptr || inputDesc == nullptr || attrs == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    uint32_t mode = 0;
 
-  SoftplusV2TilingPlan plan{};
-  const int64_t total = outShape->GetStorageShape().GetShapeSize();
-  if (!PlanSoftplusV2Tiling(total, coreNum, ubSize, inputDesc->GetDataType(), mode, plan)) {
-    return ge::GRAPH_FAILED;
-  }
-  SoftplusV2TilingData* tiling = context->GetTilingData<SoftplusV2TilingData>();
-  if (tiling == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  tiling->totalLength = total;
-  tiling->perCoreLength = plan.perCoreLength;
-  tiling->tileLength = plan.tileLength;
-  const float* beta = attrs->GetAttrPointer<float>(0);
-  if (beta == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  tiling->beta = *beta;
-  const float* threshold = attrs->GetAttrPointer<float>(1);
-  if (threshold == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  tiling->threshold = *threshold;
-  context->SetBlockDim(plan.blockDim);
-  context->SetTilingKey(plan.tilingKey);
-  size_t* workspaces = context->GetWorkspaceSizes(1);
-  if (workspaces == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  workspaces[0] = platform.GetLibApiWorkSpaceSize();
-  return ge::GRAPH_SUCCESS;
+    SoftplusV2TilingPlan plan{};
+    const int64_t total = outShape->GetStorageShape().GetShapeSize();
+    if (!PlanSoftplusV2Tiling(total, coreNum, ubSize, inputDesc->GetDataType(), mode, plan)) {
+        return ge::GRAPH_FAILED;
+    }
+    SoftplusV2TilingData* tiling = context->GetTilingData<SoftplusV2TilingData>();
+    if (tiling == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    tiling->totalLength = total;
+    tiling->perCoreLength = plan.perCoreLength;
+    tiling->tileLength = plan.tileLength;
+    const float* beta = attrs->GetAttrPointer<float>(0);
+    if (beta == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    tiling->beta = *beta;
+    const float* threshold = attrs->GetAttrPointer<float>(1);
+    if (threshold == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    tiling->threshold = *threshold;
+    context->SetBlockDim(plan.blockDim);
+    context->SetTilingKey(plan.tilingKey);
+    size_t* workspaces = context->GetWorkspaceSizes(1);
+    if (workspaces == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    workspaces[0] = platform.GetLibApiWorkSpaceSize();
+    return ge::GRAPH_SUCCESS;
 }
 
-static ge::graphStatus TilingParse4SoftplusV2(gert::TilingParseContext* context) {
-  (void)context;
-  return ge::GRAPH_SUCCESS;
+static ge::graphStatus TilingParse4SoftplusV2(gert::TilingParseContext* context)
+{
+    (void)context;
+    return ge::GRAPH_SUCCESS;
 }
 
 IMPL_OP_OPTILING(SoftplusV2).Tiling(Tiling4SoftplusV2).TilingParse<SoftplusV2CompileInfo>(TilingParse4SoftplusV2);
-}  // namespace optiling
+} // namespace optiling

@@ -12,13 +12,13 @@ struct SoftplusV2CompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SoftplusV2TilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSoftplusV2Tiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SoftplusV2TilingPlan& plan);
-}  // namespace optiling
+                          SoftplusV2TilingPlan& plan);
+} // namespace optiling
 
-#endif  // SOFTPLUS_V2_TILING_H_
+#endif // SOFTPLUS_V2_TILING_H_

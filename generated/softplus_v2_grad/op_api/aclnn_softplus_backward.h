@@ -12,23 +12,19 @@ extern "C" {
 /**
  * @brief aclnnSoftplusBackwardGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(
-    const aclTensor *gradOutput,
-    const aclTensor *self,
-    const aclScalar *beta,
-    const aclScalar *threshold,
-    aclTensor *gradInput,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                                            const aclScalar* beta, const aclScalar* threshold,
+                                                            aclTensor* gradInput, uint64_t* workspaceSize,
+                                                            aclOpExecutor** executor);
 
 /**
  * @brief aclnnSoftplusBackward的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnSoftplusBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                            aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_SOFTPLUS_BACKWARD_H_
+#endif // OP_API_INC_ACLNN_SOFTPLUS_BACKWARD_H_

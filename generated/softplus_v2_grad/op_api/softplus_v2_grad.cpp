@@ -15,28 +15,33 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(SoftplusV2Grad);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* SoftplusV2Grad(const aclTensor* gradOutput, const aclTensor* self, float beta, float threshold, aclOpExecutor* executor) {
-  L0_DFX(SoftplusV2Grad, gradOutput, self, beta, threshold);
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(gradOutput)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftplusV2Grad, OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(beta, threshold));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftplusV2Grad ADD_TO_LAUNCHER_LIST_AICORE failed."),
-             return nullptr);
+const aclTensor* SoftplusV2Grad(const aclTensor* gradOutput, const aclTensor* self, float beta, float threshold,
+                                aclOpExecutor* executor)
+{
+    L0_DFX(SoftplusV2Grad, gradOutput, self, beta, threshold);
+    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(gradOutput)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftplusV2Grad, OP_INPUT(gradOutput, self), OP_OUTPUT(out),
+                                               OP_ATTR(beta, threshold));
+        OP_CHECK(ret == ACLNN_SUCCESS,
+                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftplusV2Grad ADD_TO_LAUNCHER_LIST_AICORE failed."),
+                 return nullptr);
+        return out;
+    }
+    static internal::AicpuTaskSpace space("SoftplusV2Grad");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SoftplusV2Grad, OP_ATTR_NAMES({"beta", "threshold"}),
+                                          OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(beta, threshold));
+    OP_CHECK(ret == ACLNN_SUCCESS,
+             OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftplusV2Grad ADD_TO_LAUNCHER_LIST_AICPU failed."), return nullptr);
     return out;
-  }
-  static internal::AicpuTaskSpace space("SoftplusV2Grad");
-  auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SoftplusV2Grad, OP_ATTR_NAMES({"beta", "threshold"}),
-                                        OP_INPUT(gradOutput, self), OP_OUTPUT(out),
-                                        OP_ATTR(beta, threshold));
-  OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftplusV2Grad ADD_TO_LAUNCHER_LIST_AICPU failed."),
-           return nullptr);
-  return out;
 }
-}  // namespace l0op
+} // namespace l0op

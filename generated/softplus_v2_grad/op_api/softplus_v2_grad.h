@@ -5,8 +5,10 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs SoftplusV2Grad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, AICPU otherwise.
-const aclTensor* SoftplusV2Grad(const aclTensor* gradOutput, const aclTensor* self, float beta, float threshold, aclOpExecutor* executor);
-}  // namespace l0op
+// Runs SoftplusV2Grad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
+// op::DataType::DT_FLOAT16, op::DataType::DT_BF16, AICPU otherwise.
+const aclTensor* SoftplusV2Grad(const aclTensor* gradOutput, const aclTensor* self, float beta, float threshold,
+                                aclOpExecutor* executor);
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_SOFTPLUS_V2_GRAD_H_
+#endif // OP_API_INC_LEVEL0_SOFTPLUS_V2_GRAD_H_

@@ -6,11 +6,11 @@
 
 // Shared by the host tiling (op_host) and the kernel (GET_TILING_DATA_WITH_STRUCT).
 struct SoftplusV2GradTilingData {
-  int64_t totalLength;    // elements of the flattened output
-  int64_t perCoreLength;  // elements per core; the last core takes the remainder
-  int64_t tileLength;     // elements per UB tile (whole 256-byte repeats of the compute type)
-  float beta;
-  float threshold;
+    int64_t totalLength;   // elements of the flattened output
+    int64_t perCoreLength; // elements per core; the last core takes the remainder
+    int64_t tileLength;    // elements per UB tile (whole 256-byte repeats of the compute type)
+    float beta;
+    float threshold;
 };
 
-#endif  // SOFTPLUS_V2_GRAD_TILING_DATA_H_
+#endif // SOFTPLUS_V2_GRAD_TILING_DATA_H_

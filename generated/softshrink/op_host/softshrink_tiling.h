@@ -12,13 +12,13 @@ struct SoftShrinkCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SoftShrinkTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSoftShrinkTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SoftShrinkTilingPlan& plan);
-}  // namespace optiling
+                          SoftShrinkTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SOFTSHRINK_TILING_H_
+#endif // SOFTSHRINK_TILING_H_

@@ -14,23 +14,27 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(SquaredRelu);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* SquaredRelu(const aclTensor* input, aclOpExecutor* executor) {
-  L0_DFX(SquaredRelu, input, );
-  auto out = executor->AllocTensor(input->GetViewShape(), input->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(input)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SquaredRelu, OP_INPUT(input), OP_OUTPUT(out));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SquaredRelu ADD_TO_LAUNCHER_LIST_AICORE failed."),
-             return nullptr);
-    return out;
-  }
-  OP_LOGE(ACLNN_ERR_PARAM_INVALID, "SquaredRelu has no kernel for dtype %s.", op::ToString(input->GetDataType()).GetString());
-  return nullptr;
+const aclTensor* SquaredRelu(const aclTensor* input, aclOpExecutor* executor)
+{
+    L0_DFX(SquaredRelu, input, );
+    auto out = executor->AllocTensor(input->GetViewShape(), input->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(input)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SquaredRelu, OP_INPUT(input), OP_OUTPUT(out));
+        OP_CHECK(ret == ACLNN_SUCCESS,
+                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SquaredRelu ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
+        return out;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "SquaredRelu has no kernel for dtype %s.",
+            op::ToString(input->GetDataType()).GetString());
+    return nullptr;
 }
-}  // namespace l0op
+} // namespace l0op

@@ -5,8 +5,9 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs SquaredRelu on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
+// Runs SquaredRelu on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
+// op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
 const aclTensor* SquaredRelu(const aclTensor* input, aclOpExecutor* executor);
-}  // namespace l0op
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_SQUARED_RELU_H_
+#endif // OP_API_INC_LEVEL0_SQUARED_RELU_H_

@@ -10,114 +10,119 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSquaredRelu {
- public:
-  __aicore__ inline KernelSquaredRelu() {}
+public:
+    __aicore__ inline KernelSquaredRelu() {}
 
-  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y,
-                              const SquaredReluTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    inputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-    pipe_.InitBuffer(inputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const SquaredReluTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        inputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        pipe_.InitBuffer(inputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const SquaredReluTilingData& tiling)
+    {
+        (void)tiling;
+        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const SquaredReluTilingData& tiling) {
-    (void)tiling;
-    if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> inputLocal = inputQueue_.template AllocTensor<T>();
+        DataCopyPad(inputLocal, inputGm_[offset], params, pad);
+        inputQueue_.EnQue(inputLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> inputLocal = inputQueue_.template AllocTensor<T>();
-    DataCopyPad(inputLocal, inputGm_[offset], params, pad);
-    inputQueue_.EnQue(inputLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> inputLocal = inputQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 30) {  // bfloat16: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Cast(tmp0, inputLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(tmp0, tmp0, tmp0, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 20) {  // float16: computed in half
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Maxs(tmp0, inputLocal, static_cast<half>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, tmp0, tmp0, len);
-    } else if constexpr (KEY == 10) {  // float: computed in float
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      Maxs(tmp0, inputLocal, static_cast<float>(0.0f), len);
-      PipeBarrier<PIPE_V>();
-      Mul(outLocal, tmp0, tmp0, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> inputLocal = inputQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 30) { // bfloat16: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Cast(tmp0, inputLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp0, tmp0, tmp0, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 20) { // float16: computed in half
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Maxs(tmp0, inputLocal, static_cast<half>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, tmp0, tmp0, len);
+        } else if constexpr (KEY == 10) { // float: computed in float
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            Maxs(tmp0, inputLocal, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(outLocal, tmp0, tmp0, len);
+        }
+        outQueue_.EnQue(outLocal);
+        inputQueue_.FreeTensor(inputLocal);
     }
-    outQueue_.EnQue(outLocal);
-    inputQueue_.FreeTensor(inputLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> inputQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> inputGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> inputQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> inputGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-extern "C" __global__ __aicore__ void squared_relu(GM_ADDR x, GM_ADDR y,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(SquaredReluTilingData);
-  GET_TILING_DATA_WITH_STRUCT(SquaredReluTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(30)) {
-    KernelSquaredRelu<bfloat16_t, float, 30, 1, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelSquaredRelu<half, half, 20, 1, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(10)) {
-    KernelSquaredRelu<float, float, 10, 1, 0> op;
-    op.Init(x, y, tilingData);
-    op.Process();
-  }
+extern "C" __global__ __aicore__ void squared_relu(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(SquaredReluTilingData);
+    GET_TILING_DATA_WITH_STRUCT(SquaredReluTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(30)) {
+        KernelSquaredRelu<bfloat16_t, float, 30, 1, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelSquaredRelu<half, half, 20, 1, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(10)) {
+        KernelSquaredRelu<float, float, 10, 1, 0> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    }
 }

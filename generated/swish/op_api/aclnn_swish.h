@@ -12,21 +12,16 @@ extern "C" {
 /**
  * @brief aclnnSwishGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnSwishGetWorkspaceSize(
-    const aclTensor *self,
-    const aclScalar *betaOptional,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnSwishGetWorkspaceSize(const aclTensor* self, const aclScalar* betaOptional, aclTensor* out,
+                                                 uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief aclnnSwish的第二段接口，用于执行计算。
  */
-ACLNN_API aclnnStatus aclnnSwish(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+ACLNN_API aclnnStatus aclnnSwish(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_SWISH_H_
+#endif // OP_API_INC_ACLNN_SWISH_H_

@@ -12,13 +12,13 @@ struct SiluCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SiluTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSiluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SiluTilingPlan& plan);
-}  // namespace optiling
+                    SiluTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SILU_TILING_H_
+#endif // SILU_TILING_H_

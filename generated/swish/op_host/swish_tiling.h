@@ -12,13 +12,13 @@ struct SwishCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SwishTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSwishTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SwishTilingPlan& plan);
-}  // namespace optiling
+                     SwishTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SWISH_TILING_H_
+#endif // SWISH_TILING_H_

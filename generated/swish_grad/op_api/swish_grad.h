@@ -5,8 +5,10 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs SwishGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
-const aclTensor* SwishGrad(const aclTensor* gradOutput, const aclTensor* self, float betaOptional, aclOpExecutor* executor);
-}  // namespace l0op
+// Runs SwishGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
+// op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
+const aclTensor* SwishGrad(const aclTensor* gradOutput, const aclTensor* self, float betaOptional,
+                           aclOpExecutor* executor);
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_SWISH_GRAD_H_
+#endif // OP_API_INC_LEVEL0_SWISH_GRAD_H_

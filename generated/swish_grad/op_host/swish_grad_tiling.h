@@ -12,13 +12,13 @@ struct SwishGradCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct SwishGradTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanSwishGradTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             SwishGradTilingPlan& plan);
-}  // namespace optiling
+                         SwishGradTilingPlan& plan);
+} // namespace optiling
 
-#endif  // SWISH_GRAD_TILING_H_
+#endif // SWISH_GRAD_TILING_H_

@@ -6,10 +6,10 @@
 
 // Shared by the host tiling (op_host) and the kernel (GET_TILING_DATA_WITH_STRUCT).
 struct SwishGradTilingData {
-  int64_t totalLength;    // elements of the flattened output
-  int64_t perCoreLength;  // elements per core; the last core takes the remainder
-  int64_t tileLength;     // elements per UB tile (whole 256-byte repeats of the compute type)
-  float betaOptional;
+    int64_t totalLength;   // elements of the flattened output
+    int64_t perCoreLength; // elements per core; the last core takes the remainder
+    int64_t tileLength;    // elements per UB tile (whole 256-byte repeats of the compute type)
+    float betaOptional;
 };
 
-#endif  // SWISH_GRAD_TILING_DATA_H_
+#endif // SWISH_GRAD_TILING_DATA_H_

@@ -12,13 +12,9 @@ extern "C" {
 /**
  * @brief aclnnThresholdGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnThresholdGetWorkspaceSize(
-    const aclTensor *self,
-    const aclScalar *threshold,
-    const aclScalar *value,
-    aclTensor *out,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnThresholdGetWorkspaceSize(const aclTensor* self, const aclScalar* threshold,
+                                                     const aclScalar* value, aclTensor* out, uint64_t* workspaceSize,
+                                                     aclOpExecutor** executor);
 
 /**
  * @brief aclnnThreshold的第二段接口，用于执行计算。
@@ -29,21 +25,18 @@ ACLNN_API aclnnStatus aclnnThreshold(void* workspace, uint64_t workspaceSize, ac
 /**
  * @brief aclnnInplaceThresholdGetWorkspaceSize的第一段接口，根据具体的计算流程，计算workspace大小。
  */
-ACLNN_API aclnnStatus aclnnInplaceThresholdGetWorkspaceSize(
-    aclTensor *selfRef,
-    const aclScalar *threshold,
-    const aclScalar *value,
-    uint64_t *workspaceSize,
-    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceThresholdGetWorkspaceSize(aclTensor* selfRef, const aclScalar* threshold,
+                                                            const aclScalar* value, uint64_t* workspaceSize,
+                                                            aclOpExecutor** executor);
 
 /**
  * @brief aclnnInplaceThreshold的第二段接口，用于执行计算。
  */
 ACLNN_API aclnnStatus aclnnInplaceThreshold(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                     aclrtStream stream);
+                                            aclrtStream stream);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // OP_API_INC_ACLNN_THRESHOLD_H_
+#endif // OP_API_INC_ACLNN_THRESHOLD_H_

@@ -12,13 +12,13 @@ struct ThresholdCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct ThresholdTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanThresholdTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             ThresholdTilingPlan& plan);
-}  // namespace optiling
+                         ThresholdTilingPlan& plan);
+} // namespace optiling
 
-#endif  // THRESHOLD_TILING_H_
+#endif // THRESHOLD_TILING_H_

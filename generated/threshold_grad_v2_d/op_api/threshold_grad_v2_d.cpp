@@ -14,23 +14,30 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(ThresholdGradV2D);
 
-static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_BF16, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_BF16, op::DataType::DT_FLOAT16};
 
-static bool IsAiCoreSupport(const aclTensor* tensor) {
-  return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+static bool IsAiCoreSupport(const aclTensor* tensor)
+{
+    return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* ThresholdGradV2D(const aclTensor* gradOutput, const aclTensor* self, float threshold, aclOpExecutor* executor) {
-  L0_DFX(ThresholdGradV2D, gradOutput, self, threshold);
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  if (IsAiCoreSupport(gradOutput)) {
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(ThresholdGradV2D, OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(threshold));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "ThresholdGradV2D ADD_TO_LAUNCHER_LIST_AICORE failed."),
-             return nullptr);
-    return out;
-  }
-  OP_LOGE(ACLNN_ERR_PARAM_INVALID, "ThresholdGradV2D has no kernel for dtype %s.", op::ToString(gradOutput->GetDataType()).GetString());
-  return nullptr;
+const aclTensor* ThresholdGradV2D(const aclTensor* gradOutput, const aclTensor* self, float threshold,
+                                  aclOpExecutor* executor)
+{
+    L0_DFX(ThresholdGradV2D, gradOutput, self, threshold);
+    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    CHECK_RET(out != nullptr, nullptr);
+    if (IsAiCoreSupport(gradOutput)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(ThresholdGradV2D, OP_INPUT(gradOutput, self), OP_OUTPUT(out),
+                                               OP_ATTR(threshold));
+        OP_CHECK(ret == ACLNN_SUCCESS,
+                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "ThresholdGradV2D ADD_TO_LAUNCHER_LIST_AICORE failed."),
+                 return nullptr);
+        return out;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "ThresholdGradV2D has no kernel for dtype %s.",
+            op::ToString(gradOutput->GetDataType()).GetString());
+    return nullptr;
 }
-}  // namespace l0op
+} // namespace l0op

@@ -5,8 +5,10 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs ThresholdGradV2D on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT, op::DataType::DT_BF16, op::DataType::DT_FLOAT16.
-const aclTensor* ThresholdGradV2D(const aclTensor* gradOutput, const aclTensor* self, float threshold, aclOpExecutor* executor);
-}  // namespace l0op
+// Runs ThresholdGradV2D on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
+// op::DataType::DT_BF16, op::DataType::DT_FLOAT16.
+const aclTensor* ThresholdGradV2D(const aclTensor* gradOutput, const aclTensor* self, float threshold,
+                                  aclOpExecutor* executor);
+} // namespace l0op
 
-#endif  // OP_API_INC_LEVEL0_THRESHOLD_GRAD_V2_D_H_
+#endif // OP_API_INC_LEVEL0_THRESHOLD_GRAD_V2_D_H_

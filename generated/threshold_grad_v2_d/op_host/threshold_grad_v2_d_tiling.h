@@ -12,13 +12,13 @@ struct ThresholdGradV2DCompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
 struct ThresholdGradV2DTilingPlan {
-  uint64_t tilingKey;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    uint64_t tilingKey;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 bool PlanThresholdGradV2DTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                             ThresholdGradV2DTilingPlan& plan);
-}  // namespace optiling
+                                ThresholdGradV2DTilingPlan& plan);
+} // namespace optiling
 
-#endif  // THRESHOLD_GRAD_V2_D_TILING_H_
+#endif // THRESHOLD_GRAD_V2_D_TILING_H_

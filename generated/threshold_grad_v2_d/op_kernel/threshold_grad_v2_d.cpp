@@ -10,133 +10,140 @@ constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelThresholdGradV2D {
- public:
-  __aicore__ inline KernelThresholdGradV2D() {}
+public:
+    __aicore__ inline KernelThresholdGradV2D() {}
 
-  __aicore__ inline void Init(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
-                              const ThresholdGradV2DTilingData& tiling) {
-    const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
-    length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
-    tileLength_ = tiling.tileLength;
-    gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradients) + start, length_);
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(backprops) + start, length_);
-    pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-    for (uint32_t i = 0; i < TEMPS; ++i) {
-      pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+    __aicore__ inline void Init(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
+                                const ThresholdGradV2DTilingData& tiling)
+    {
+        const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
+        length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
+        tileLength_ = tiling.tileLength;
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradients) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(backprops) + start, length_);
+        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        for (uint32_t i = 0; i < TEMPS; ++i) {
+            pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
+        }
+        for (uint32_t i = 0; i < MASKS; ++i) {
+            pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+        }
+        InitScalars(tiling);
     }
-    for (uint32_t i = 0; i < MASKS; ++i) {
-      pipe_.InitBuffer(maskBuf_[i], tileLength_ / 8);
+
+    __aicore__ inline void Process()
+    {
+        for (int64_t offset = 0; offset < length_; offset += tileLength_) {
+            const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
+            CopyIn(offset, len);
+            Compute(len);
+            CopyOut(offset, len);
+        }
     }
-    InitScalars(tiling);
-  }
 
-  __aicore__ inline void Process() {
-    for (int64_t offset = 0; offset < length_; offset += tileLength_) {
-      const uint32_t len = static_cast<uint32_t>(length_ - offset < tileLength_ ? length_ - offset : tileLength_);
-      CopyIn(offset, len);
-      Compute(len);
-      CopyOut(offset, len);
+private:
+    __aicore__ inline void InitScalars(const ThresholdGradV2DTilingData& tiling)
+    {
+        if constexpr (KEY == 10 || KEY == 30 || KEY == 20) {
+            s0 = static_cast<C>(tiling.threshold);
+        }
     }
-  }
 
- private:
-  __aicore__ inline void InitScalars(const ThresholdGradV2DTilingData& tiling) {
-    if constexpr (KEY == 10 || KEY == 30 || KEY == 20) {
-      s0 = static_cast<C>(tiling.threshold);
+    __aicore__ inline void CopyIn(int64_t offset, uint32_t len)
+    {
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
+        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
+        gradOutputQueue_.EnQue(gradOutputLocal);
+        LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
+        DataCopyPad(selfLocal, selfGm_[offset], params, pad);
+        selfQueue_.EnQue(selfLocal);
     }
-  }
 
-  __aicore__ inline void CopyIn(int64_t offset, uint32_t len) {
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
-    DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
-    gradOutputQueue_.EnQue(gradOutputLocal);
-    LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
-    DataCopyPad(selfLocal, selfGm_[offset], params, pad);
-    selfQueue_.EnQue(selfLocal);
-  }
-
-  __aicore__ inline void Compute(uint32_t len) {
-    LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
-    LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-    LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-    if constexpr (KEY == 10) {  // float: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
-      PipeBarrier<PIPE_V>();
-      Select(outLocal, mask0, gradOutputLocal, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-    } else if constexpr (KEY == 30) {  // bfloat16: computed in float
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 63) / 64 * 64;
-      LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      CompareScalar(mask0, tmp0, s0, CMPMODE::GT, cmpLen);
-      PipeBarrier<PIPE_V>();
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
-      PipeBarrier<PIPE_V>();
-      Select(tmp0, mask0, tmp0, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-      PipeBarrier<PIPE_V>();
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-    } else if constexpr (KEY == 20) {  // float16: computed in half
-      // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
-      const uint32_t cmpLen = (len + 127) / 128 * 128;
-      LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
-      CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
-      PipeBarrier<PIPE_V>();
-      Select(outLocal, mask0, gradOutputLocal, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
+        LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
+        if constexpr (KEY == 10) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, gradOutputLocal, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp0, s0, CMPMODE::GT, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+        } else if constexpr (KEY == 20) { // float16: computed in half
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 127) / 128 * 128;
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, gradOutputLocal, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+        }
+        outQueue_.EnQue(outLocal);
+        gradOutputQueue_.FreeTensor(gradOutputLocal);
+        selfQueue_.FreeTensor(selfLocal);
     }
-    outQueue_.EnQue(outLocal);
-    gradOutputQueue_.FreeTensor(gradOutputLocal);
-    selfQueue_.FreeTensor(selfLocal);
-  }
 
-  __aicore__ inline void CopyOut(int64_t offset, uint32_t len) {
-    LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
-    const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-    DataCopyPad(outGm_[offset], outLocal, params);
-    outQueue_.FreeTensor(outLocal);
-  }
+    __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
+        DataCopyPad(outGm_[offset], outLocal, params);
+        outQueue_.FreeTensor(outLocal);
+    }
 
-  TPipe pipe_;
-  TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-  TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
-  TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
-  TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-  GlobalTensor<T> gradOutputGm_;
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> outGm_;
-  int64_t length_ = 0;
-  int64_t tileLength_ = 0;
-  C s0{};
+    TPipe pipe_;
+    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
+    TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
+    GlobalTensor<T> gradOutputGm_;
+    GlobalTensor<T> selfGm_;
+    GlobalTensor<T> outGm_;
+    int64_t length_ = 0;
+    int64_t tileLength_ = 0;
+    C s0{};
 };
 
-}  // namespace
+} // namespace
 
 extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
-  (void)workspace;
-  REGISTER_TILING_DEFAULT(ThresholdGradV2DTilingData);
-  GET_TILING_DATA_WITH_STRUCT(ThresholdGradV2DTilingData, tilingData, tiling);
-  if (TILING_KEY_IS(10)) {
-    KernelThresholdGradV2D<float, float, 10, 0, 1> op;
-    op.Init(gradients, features, backprops, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(30)) {
-    KernelThresholdGradV2D<bfloat16_t, float, 30, 1, 1> op;
-    op.Init(gradients, features, backprops, tilingData);
-    op.Process();
-  } else if (TILING_KEY_IS(20)) {
-    KernelThresholdGradV2D<half, half, 20, 0, 1> op;
-    op.Init(gradients, features, backprops, tilingData);
-    op.Process();
-  }
+                                                          GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    REGISTER_TILING_DEFAULT(ThresholdGradV2DTilingData);
+    GET_TILING_DATA_WITH_STRUCT(ThresholdGradV2DTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(10)) {
+        KernelThresholdGradV2D<float, float, 10, 0, 1> op;
+        op.Init(gradients, features, backprops, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(30)) {
+        KernelThresholdGradV2D<bfloat16_t, float, 30, 1, 1> op;
+        op.Init(gradients, features, backprops, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(20)) {
+        KernelThresholdGradV2D<half, half, 20, 0, 1> op;
+        op.Init(gradients, features, backprops, tilingData);
+        op.Process();
+    }
 }

@@ -6,10 +6,10 @@
 
 // Shared by the host tiling (op_host) and the kernel (GET_TILING_DATA_WITH_STRUCT).
 struct ThresholdGradV2DTilingData {
-  int64_t totalLength;    // elements of the flattened output
-  int64_t perCoreLength;  // elements per core; the last core takes the remainder
-  int64_t tileLength;     // elements per UB tile (whole 256-byte repeats of the compute type)
-  float threshold;
+    int64_t totalLength;   // elements of the flattened output
+    int64_t perCoreLength; // elements per core; the last core takes the remainder
+    int64_t tileLength;    // elements per UB tile (whole 256-byte repeats of the compute type)
+    float threshold;
 };
 
-#endif  // THRESHOLD_GRAD_V2_D_TILING_DATA_H_
+#endif // THRESHOLD_GRAD_V2_D_TILING_DATA_H_

@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor celu(const at::Tensor& self, const at::Scalar& alpha) {
-  DO_COMPATIBILITY(aclnnCelu, acl_op::celu(self, alpha));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnCelu, self, alpha, out);
-  return out;
+at::Tensor celu(const at::Tensor& self, const at::Scalar& alpha)
+{
+    DO_COMPATIBILITY(aclnnCelu, acl_op::celu(self, alpha));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnCelu, self, alpha, out);
+    return out;
 }
 
-at::Tensor& celu_out(const at::Tensor& self, const at::Scalar& alpha, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnCelu, acl_op::celu_out(self, alpha, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnCelu, self, alpha, out);
-  return out;
+at::Tensor& celu_out(const at::Tensor& self, const at::Scalar& alpha, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnCelu, acl_op::celu_out(self, alpha, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnCelu, self, alpha, out);
+    return out;
 }
 
-at::Tensor& celu_(at::Tensor& self, const at::Scalar& alpha) {
-  DO_COMPATIBILITY(aclnnInplaceCelu, acl_op::celu_(self, alpha));
-  EXEC_NPU_CMD(aclnnInplaceCelu, self, alpha);
-  return self;
+at::Tensor& celu_(at::Tensor& self, const at::Scalar& alpha)
+{
+    DO_COMPATIBILITY(aclnnInplaceCelu, acl_op::celu_(self, alpha));
+    EXEC_NPU_CMD(aclnnInplaceCelu, self, alpha);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

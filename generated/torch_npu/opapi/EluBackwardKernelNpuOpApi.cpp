@@ -7,24 +7,25 @@ namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
 at::Tensor elu_backward(const at::Tensor& grad_output, const at::Scalar& alpha, const at::Scalar& scale,
-                        const at::Scalar& input_scale, bool is_result, const at::Tensor& self_or_result) {
-  DO_COMPATIBILITY(aclnnEluBackward,
-                   acl_op::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result));
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(grad_output);
-  EXEC_NPU_CMD(aclnnEluBackward, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input);
-  return grad_input;
+                        const at::Scalar& input_scale, bool is_result, const at::Tensor& self_or_result)
+{
+    DO_COMPATIBILITY(aclnnEluBackward,
+                     acl_op::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result));
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(grad_output);
+    EXEC_NPU_CMD(aclnnEluBackward, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input);
+    return grad_input;
 }
 
 at::Tensor& elu_backward_out(const at::Tensor& grad_output, const at::Scalar& alpha, const at::Scalar& scale,
                              const at::Scalar& input_scale, bool is_result, const at::Tensor& self_or_result,
-                             at::Tensor& grad_input) {
-  DO_COMPATIBILITY(
-      aclnnEluBackward,
-      acl_op::elu_backward_out(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input));
-  npu_preparation::check_tensor({grad_output, self_or_result}, grad_input, grad_input.scalar_type(),
-                                grad_output.sizes());
-  EXEC_NPU_CMD(aclnnEluBackward, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input);
-  return grad_input;
+                             at::Tensor& grad_input)
+{
+    DO_COMPATIBILITY(aclnnEluBackward, acl_op::elu_backward_out(grad_output, alpha, scale, input_scale, is_result,
+                                                                self_or_result, grad_input));
+    npu_preparation::check_tensor({grad_output, self_or_result}, grad_input, grad_input.scalar_type(),
+                                  grad_output.sizes());
+    EXEC_NPU_CMD(aclnnEluBackward, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

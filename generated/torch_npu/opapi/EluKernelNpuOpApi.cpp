@@ -6,25 +6,28 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
-  DO_COMPATIBILITY(aclnnElu, acl_op::elu(self, alpha, scale, input_scale));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnElu, self, alpha, scale, input_scale, out);
-  return out;
+at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale)
+{
+    DO_COMPATIBILITY(aclnnElu, acl_op::elu(self, alpha, scale, input_scale));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnElu, self, alpha, scale, input_scale, out);
+    return out;
 }
 
 at::Tensor& elu_out(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
-                    const at::Scalar& input_scale, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnElu, acl_op::elu_out(self, alpha, scale, input_scale, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnElu, self, alpha, scale, input_scale, out);
-  return out;
+                    const at::Scalar& input_scale, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnElu, acl_op::elu_out(self, alpha, scale, input_scale, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnElu, self, alpha, scale, input_scale, out);
+    return out;
 }
 
-at::Tensor& elu_(at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale) {
-  DO_COMPATIBILITY(aclnnInplaceElu, acl_op::elu_(self, alpha, scale, input_scale));
-  EXEC_NPU_CMD(aclnnInplaceElu, self, alpha, scale, input_scale);
-  return self;
+at::Tensor& elu_(at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& input_scale)
+{
+    DO_COMPATIBILITY(aclnnInplaceElu, acl_op::elu_(self, alpha, scale, input_scale));
+    EXEC_NPU_CMD(aclnnInplaceElu, self, alpha, scale, input_scale);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

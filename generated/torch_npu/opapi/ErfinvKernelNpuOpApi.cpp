@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor erfinv(const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnErfinv, acl_op::erfinv(self));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnErfinv, self, out);
-  return out;
+at::Tensor erfinv(const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnErfinv, acl_op::erfinv(self));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnErfinv, self, out);
+    return out;
 }
 
-at::Tensor& erfinv_out(const at::Tensor& self, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnErfinv, acl_op::erfinv_out(self, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnErfinv, self, out);
-  return out;
+at::Tensor& erfinv_out(const at::Tensor& self, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnErfinv, acl_op::erfinv_out(self, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnErfinv, self, out);
+    return out;
 }
 
-at::Tensor& erfinv_(at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnInplaceErfinv, acl_op::erfinv_(self));
-  EXEC_NPU_CMD(aclnnInplaceErfinv, self);
-  return self;
+at::Tensor& erfinv_(at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnInplaceErfinv, acl_op::erfinv_(self));
+    EXEC_NPU_CMD(aclnnInplaceErfinv, self);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -6,27 +6,29 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self, c10::string_view approximate) {
-  DO_COMPATIBILITY(aclnnGeluBackwardV2, acl_op::gelu_backward(grad_output, self, approximate));
-  auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
-  at::ScalarType output_dtype = at::native::result_type(grad_output, self);
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
-                                                                       grad_output.options().dtype(output_dtype));
-  std::string approximate_str(approximate.data(), approximate.size());
-  char* approximate_ptr = const_cast<char*>(approximate_str.c_str());
-  EXEC_NPU_CMD(aclnnGeluBackwardV2, grad_output, self, approximate_ptr, grad_input);
-  return grad_input;
+at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self, c10::string_view approximate)
+{
+    DO_COMPATIBILITY(aclnnGeluBackwardV2, acl_op::gelu_backward(grad_output, self, approximate));
+    auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
+    at::ScalarType output_dtype = at::native::result_type(grad_output, self);
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
+                                                                         grad_output.options().dtype(output_dtype));
+    std::string approximate_str(approximate.data(), approximate.size());
+    char* approximate_ptr = const_cast<char*>(approximate_str.c_str());
+    EXEC_NPU_CMD(aclnnGeluBackwardV2, grad_output, self, approximate_ptr, grad_input);
+    return grad_input;
 }
 
 at::Tensor& gelu_backward_out(const at::Tensor& grad_output, const at::Tensor& self, c10::string_view approximate,
-                              at::Tensor& grad_input) {
-  DO_COMPATIBILITY(aclnnGeluBackwardV2, acl_op::gelu_backward_out(grad_output, self, approximate, grad_input));
-  auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
-  npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), output_size);
-  std::string approximate_str(approximate.data(), approximate.size());
-  char* approximate_ptr = const_cast<char*>(approximate_str.c_str());
-  EXEC_NPU_CMD(aclnnGeluBackwardV2, grad_output, self, approximate_ptr, grad_input);
-  return grad_input;
+                              at::Tensor& grad_input)
+{
+    DO_COMPATIBILITY(aclnnGeluBackwardV2, acl_op::gelu_backward_out(grad_output, self, approximate, grad_input));
+    auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
+    npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), output_size);
+    std::string approximate_str(approximate.data(), approximate.size());
+    char* approximate_ptr = const_cast<char*>(approximate_str.c_str());
+    EXEC_NPU_CMD(aclnnGeluBackwardV2, grad_output, self, approximate_ptr, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

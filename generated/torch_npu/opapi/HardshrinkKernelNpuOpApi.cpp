@@ -6,18 +6,20 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor hardshrink(const at::Tensor& self, const at::Scalar& lambd) {
-  DO_COMPATIBILITY(aclnnHardshrink, acl_op::hardshrink(self, lambd));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnHardshrink, self, lambd, out);
-  return out;
+at::Tensor hardshrink(const at::Tensor& self, const at::Scalar& lambd)
+{
+    DO_COMPATIBILITY(aclnnHardshrink, acl_op::hardshrink(self, lambd));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnHardshrink, self, lambd, out);
+    return out;
 }
 
-at::Tensor& hardshrink_out(const at::Tensor& self, const at::Scalar& lambd, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnHardshrink, acl_op::hardshrink_out(self, lambd, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnHardshrink, self, lambd, out);
-  return out;
+at::Tensor& hardshrink_out(const at::Tensor& self, const at::Scalar& lambd, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnHardshrink, acl_op::hardshrink_out(self, lambd, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnHardshrink, self, lambd, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

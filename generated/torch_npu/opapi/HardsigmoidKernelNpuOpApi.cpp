@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor hardsigmoid(const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnHardsigmoid, acl_op::hardsigmoid(self));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnHardsigmoid, self, out);
-  return out;
+at::Tensor hardsigmoid(const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnHardsigmoid, acl_op::hardsigmoid(self));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnHardsigmoid, self, out);
+    return out;
 }
 
-at::Tensor& hardsigmoid_out(const at::Tensor& self, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnHardsigmoid, acl_op::hardsigmoid_out(self, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnHardsigmoid, self, out);
-  return out;
+at::Tensor& hardsigmoid_out(const at::Tensor& self, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnHardsigmoid, acl_op::hardsigmoid_out(self, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnHardsigmoid, self, out);
+    return out;
 }
 
-at::Tensor& hardsigmoid_(at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnInplaceHardsigmoid, acl_op::hardsigmoid_(self));
-  EXEC_NPU_CMD(aclnnInplaceHardsigmoid, self);
-  return self;
+at::Tensor& hardsigmoid_(at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnInplaceHardsigmoid, acl_op::hardsigmoid_(self));
+    EXEC_NPU_CMD(aclnnInplaceHardsigmoid, self);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -6,18 +6,20 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor hardswish_backward(const at::Tensor& grad_output, const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnHardswishBackward, acl_op::hardswish_backward(grad_output, self));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnHardswishBackward, grad_output, self, out);
-  return out;
+at::Tensor hardswish_backward(const at::Tensor& grad_output, const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnHardswishBackward, acl_op::hardswish_backward(grad_output, self));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnHardswishBackward, grad_output, self, out);
+    return out;
 }
 
-at::Tensor& hardswish_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnHardswishBackward, acl_op::hardswish_backward_out(grad_output, self, out));
-  npu_preparation::check_tensor({grad_output, self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnHardswishBackward, grad_output, self, out);
-  return out;
+at::Tensor& hardswish_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnHardswishBackward, acl_op::hardswish_backward_out(grad_output, self, out));
+    npu_preparation::check_tensor({grad_output, self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnHardswishBackward, grad_output, self, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor hardswish(const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnHardswish, acl_op::hardswish(self));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnHardswish, self, out);
-  return out;
+at::Tensor hardswish(const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnHardswish, acl_op::hardswish(self));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnHardswish, self, out);
+    return out;
 }
 
-at::Tensor& hardswish_out(const at::Tensor& self, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnHardswish, acl_op::hardswish_out(self, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnHardswish, self, out);
-  return out;
+at::Tensor& hardswish_out(const at::Tensor& self, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnHardswish, acl_op::hardswish_out(self, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnHardswish, self, out);
+    return out;
 }
 
-at::Tensor& hardswish_(at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnInplaceHardswish, acl_op::hardswish_(self));
-  EXEC_NPU_CMD(aclnnInplaceHardswish, self);
-  return self;
+at::Tensor& hardswish_(at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnInplaceHardswish, acl_op::hardswish_(self));
+    EXEC_NPU_CMD(aclnnInplaceHardswish, self);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -7,20 +7,22 @@ namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
 at::Tensor hardtanh_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Scalar& min_val,
-                             const at::Scalar& max_val) {
-  DO_COMPATIBILITY(aclnnHardtanhBackward, acl_op::hardtanh_backward(grad_output, self, min_val, max_val));
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnHardtanhBackward, grad_output, self, min_val, max_val, grad_input);
-  return grad_input;
+                             const at::Scalar& max_val)
+{
+    DO_COMPATIBILITY(aclnnHardtanhBackward, acl_op::hardtanh_backward(grad_output, self, min_val, max_val));
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnHardtanhBackward, grad_output, self, min_val, max_val, grad_input);
+    return grad_input;
 }
 
 at::Tensor& hardtanh_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Scalar& min_val,
-                                  const at::Scalar& max_val, at::Tensor& grad_input) {
-  DO_COMPATIBILITY(aclnnHardtanhBackward,
-                   acl_op::hardtanh_backward_out(grad_output, self, min_val, max_val, grad_input));
-  npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnHardtanhBackward, grad_output, self, min_val, max_val, grad_input);
-  return grad_input;
+                                  const at::Scalar& max_val, at::Tensor& grad_input)
+{
+    DO_COMPATIBILITY(aclnnHardtanhBackward,
+                     acl_op::hardtanh_backward_out(grad_output, self, min_val, max_val, grad_input));
+    npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnHardtanhBackward, grad_output, self, min_val, max_val, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

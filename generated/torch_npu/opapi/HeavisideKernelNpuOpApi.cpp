@@ -6,21 +6,23 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor heaviside(const at::Tensor& self, const at::Tensor& values) {
-  DO_COMPATIBILITY(aclnnHeaviside, acl_op::heaviside(self, values));
-  auto output_size = op_infer::broadcast_ops_npu_output_size(self, values);
-  at::ScalarType output_dtype = at::native::result_type(self, values);
-  at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, self.options().dtype(output_dtype));
-  EXEC_NPU_CMD(aclnnHeaviside, self, values, out);
-  return out;
+at::Tensor heaviside(const at::Tensor& self, const at::Tensor& values)
+{
+    DO_COMPATIBILITY(aclnnHeaviside, acl_op::heaviside(self, values));
+    auto output_size = op_infer::broadcast_ops_npu_output_size(self, values);
+    at::ScalarType output_dtype = at::native::result_type(self, values);
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, self.options().dtype(output_dtype));
+    EXEC_NPU_CMD(aclnnHeaviside, self, values, out);
+    return out;
 }
 
-at::Tensor& heaviside_out(const at::Tensor& self, const at::Tensor& values, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnHeaviside, acl_op::heaviside_out(self, values, out));
-  auto output_size = op_infer::broadcast_ops_npu_output_size(self, values);
-  npu_preparation::check_tensor({self, values}, out, out.scalar_type(), output_size);
-  EXEC_NPU_CMD(aclnnHeaviside, self, values, out);
-  return out;
+at::Tensor& heaviside_out(const at::Tensor& self, const at::Tensor& values, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnHeaviside, acl_op::heaviside_out(self, values, out));
+    auto output_size = op_infer::broadcast_ops_npu_output_size(self, values);
+    npu_preparation::check_tensor({self, values}, out, out.scalar_type(), output_size);
+    EXEC_NPU_CMD(aclnnHeaviside, self, values, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

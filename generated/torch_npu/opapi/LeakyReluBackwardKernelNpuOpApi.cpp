@@ -7,25 +7,27 @@ namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
 at::Tensor leaky_relu_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Scalar& negative_slope,
-                               bool self_is_result) {
-  DO_COMPATIBILITY(aclnnLeakyReluBackward,
-                   acl_op::leaky_relu_backward(grad_output, self, negative_slope, self_is_result));
-  auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
-  at::ScalarType output_dtype = at::native::result_type(grad_output, self);
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
-                                                                       grad_output.options().dtype(output_dtype));
-  EXEC_NPU_CMD(aclnnLeakyReluBackward, grad_output, self, negative_slope, self_is_result, grad_input);
-  return grad_input;
+                               bool self_is_result)
+{
+    DO_COMPATIBILITY(aclnnLeakyReluBackward,
+                     acl_op::leaky_relu_backward(grad_output, self, negative_slope, self_is_result));
+    auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
+    at::ScalarType output_dtype = at::native::result_type(grad_output, self);
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
+                                                                         grad_output.options().dtype(output_dtype));
+    EXEC_NPU_CMD(aclnnLeakyReluBackward, grad_output, self, negative_slope, self_is_result, grad_input);
+    return grad_input;
 }
 
 at::Tensor& leaky_relu_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                    const at::Scalar& negative_slope, bool self_is_result, at::Tensor& grad_input) {
-  DO_COMPATIBILITY(aclnnLeakyReluBackward,
-                   acl_op::leaky_relu_backward_out(grad_output, self, negative_slope, self_is_result, grad_input));
-  auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
-  npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), output_size);
-  EXEC_NPU_CMD(aclnnLeakyReluBackward, grad_output, self, negative_slope, self_is_result, grad_input);
-  return grad_input;
+                                    const at::Scalar& negative_slope, bool self_is_result, at::Tensor& grad_input)
+{
+    DO_COMPATIBILITY(aclnnLeakyReluBackward,
+                     acl_op::leaky_relu_backward_out(grad_output, self, negative_slope, self_is_result, grad_input));
+    auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
+    npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), output_size);
+    EXEC_NPU_CMD(aclnnLeakyReluBackward, grad_output, self, negative_slope, self_is_result, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

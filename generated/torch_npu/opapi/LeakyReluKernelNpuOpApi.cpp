@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope) {
-  DO_COMPATIBILITY(aclnnLeakyRelu, acl_op::leaky_relu(self, negative_slope));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnLeakyRelu, self, negative_slope, out);
-  return out;
+at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope)
+{
+    DO_COMPATIBILITY(aclnnLeakyRelu, acl_op::leaky_relu(self, negative_slope));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnLeakyRelu, self, negative_slope, out);
+    return out;
 }
 
-at::Tensor& leaky_relu_out(const at::Tensor& self, const at::Scalar& negative_slope, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnLeakyRelu, acl_op::leaky_relu_out(self, negative_slope, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnLeakyRelu, self, negative_slope, out);
-  return out;
+at::Tensor& leaky_relu_out(const at::Tensor& self, const at::Scalar& negative_slope, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnLeakyRelu, acl_op::leaky_relu_out(self, negative_slope, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnLeakyRelu, self, negative_slope, out);
+    return out;
 }
 
-at::Tensor& leaky_relu_(at::Tensor& self, const at::Scalar& negative_slope) {
-  DO_COMPATIBILITY(aclnnInplaceLeakyRelu, acl_op::leaky_relu_(self, negative_slope));
-  EXEC_NPU_CMD(aclnnInplaceLeakyRelu, self, negative_slope);
-  return self;
+at::Tensor& leaky_relu_(at::Tensor& self, const at::Scalar& negative_slope)
+{
+    DO_COMPATIBILITY(aclnnInplaceLeakyRelu, acl_op::leaky_relu_(self, negative_slope));
+    EXEC_NPU_CMD(aclnnInplaceLeakyRelu, self, negative_slope);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

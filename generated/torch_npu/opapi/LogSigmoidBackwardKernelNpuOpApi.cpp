@@ -6,19 +6,22 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor log_sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& buffer) {
-  DO_COMPATIBILITY(aclnnLogSigmoidBackward, acl_op::log_sigmoid_backward(grad_output, self, buffer));
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(grad_output);
-  EXEC_NPU_CMD(aclnnLogSigmoidBackward, grad_output, self, buffer, grad_input);
-  return grad_input;
+at::Tensor log_sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& buffer)
+{
+    DO_COMPATIBILITY(aclnnLogSigmoidBackward, acl_op::log_sigmoid_backward(grad_output, self, buffer));
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(grad_output);
+    EXEC_NPU_CMD(aclnnLogSigmoidBackward, grad_output, self, buffer, grad_input);
+    return grad_input;
 }
 
 at::Tensor& log_sigmoid_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& buffer,
-                                     at::Tensor& grad_input) {
-  DO_COMPATIBILITY(aclnnLogSigmoidBackward, acl_op::log_sigmoid_backward_out(grad_output, self, buffer, grad_input));
-  npu_preparation::check_tensor({grad_output, self, buffer}, grad_input, grad_input.scalar_type(), grad_output.sizes());
-  EXEC_NPU_CMD(aclnnLogSigmoidBackward, grad_output, self, buffer, grad_input);
-  return grad_input;
+                                     at::Tensor& grad_input)
+{
+    DO_COMPATIBILITY(aclnnLogSigmoidBackward, acl_op::log_sigmoid_backward_out(grad_output, self, buffer, grad_input));
+    npu_preparation::check_tensor({grad_output, self, buffer}, grad_input, grad_input.scalar_type(),
+                                  grad_output.sizes());
+    EXEC_NPU_CMD(aclnnLogSigmoidBackward, grad_output, self, buffer, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

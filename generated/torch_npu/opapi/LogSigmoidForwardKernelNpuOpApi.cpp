@@ -6,20 +6,22 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward(const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnLogSigmoidForward, acl_op::log_sigmoid_forward(self));
-  at::Tensor buffer = npu_preparation::apply_tensor_without_format({0}, self.options());
-  at::Tensor output = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnLogSigmoidForward, self, output, buffer);
-  return std::make_tuple(output, buffer);
+std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward(const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnLogSigmoidForward, acl_op::log_sigmoid_forward(self));
+    at::Tensor buffer = npu_preparation::apply_tensor_without_format({0}, self.options());
+    at::Tensor output = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnLogSigmoidForward, self, output, buffer);
+    return std::make_tuple(output, buffer);
 }
 
 std::tuple<at::Tensor&, at::Tensor&> log_sigmoid_forward_out(const at::Tensor& self, at::Tensor& output,
-                                                             at::Tensor& buffer) {
-  DO_COMPATIBILITY(aclnnLogSigmoidForward, acl_op::log_sigmoid_forward_out(self, output, buffer));
-  npu_preparation::check_tensor({self}, output, output.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnLogSigmoidForward, self, output, buffer);
-  return std::tie(output, buffer);
+                                                             at::Tensor& buffer)
+{
+    DO_COMPATIBILITY(aclnnLogSigmoidForward, acl_op::log_sigmoid_forward_out(self, output, buffer));
+    npu_preparation::check_tensor({self}, output, output.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnLogSigmoidForward, self, output, buffer);
+    return std::tie(output, buffer);
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor mish(const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnMish, acl_op::mish(self));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnMish, self, out);
-  return out;
+at::Tensor mish(const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnMish, acl_op::mish(self));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnMish, self, out);
+    return out;
 }
 
-at::Tensor& mish_out(const at::Tensor& self, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnMish, acl_op::mish_out(self, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnMish, self, out);
-  return out;
+at::Tensor& mish_out(const at::Tensor& self, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnMish, acl_op::mish_out(self, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnMish, self, out);
+    return out;
 }
 
-at::Tensor& mish_(at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnInplaceMish, acl_op::mish_(self));
-  EXEC_NPU_CMD(aclnnInplaceMish, self);
-  return self;
+at::Tensor& mish_(at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnInplaceMish, acl_op::mish_(self));
+    EXEC_NPU_CMD(aclnnInplaceMish, self);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

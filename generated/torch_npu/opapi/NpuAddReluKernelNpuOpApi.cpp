@@ -5,12 +5,13 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor npu_add_relu(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  auto output_size = op_infer::broadcast_ops_npu_output_size(self, other);
-  at::ScalarType output_dtype = at::native::result_type(self, other);
-  at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, self.options().dtype(output_dtype));
-  EXEC_NPU_CMD(aclnnAddRelu, self, other, alpha, out);
-  return out;
+at::Tensor npu_add_relu(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)
+{
+    auto output_size = op_infer::broadcast_ops_npu_output_size(self, other);
+    at::ScalarType output_dtype = at::native::result_type(self, other);
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, self.options().dtype(output_dtype));
+    EXEC_NPU_CMD(aclnnAddRelu, self, other, alpha, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -5,10 +5,11 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor npu_fast_gelu_backward(const at::Tensor& grad_output, const at::Tensor& self) {
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnFastGeluBackward, grad_output, self, grad_input);
-  return grad_input;
+at::Tensor npu_fast_gelu_backward(const at::Tensor& grad_output, const at::Tensor& self)
+{
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnFastGeluBackward, grad_output, self, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

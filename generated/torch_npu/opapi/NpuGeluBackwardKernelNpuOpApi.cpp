@@ -5,13 +5,14 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor npu_gelu_backward(const at::Tensor& grad_output, const at::Tensor& self) {
-  auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
-  at::ScalarType output_dtype = at::native::result_type(grad_output, self);
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
-                                                                       grad_output.options().dtype(output_dtype));
-  EXEC_NPU_CMD(aclnnGeluBackward, grad_output, self, grad_input);
-  return grad_input;
+at::Tensor npu_gelu_backward(const at::Tensor& grad_output, const at::Tensor& self)
+{
+    auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
+    at::ScalarType output_dtype = at::native::result_type(grad_output, self);
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
+                                                                         grad_output.options().dtype(output_dtype));
+    EXEC_NPU_CMD(aclnnGeluBackward, grad_output, self, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

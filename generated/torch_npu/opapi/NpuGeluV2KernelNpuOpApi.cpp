@@ -5,10 +5,11 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor npu_gelu_v2(const at::Tensor& x, int64_t approximate) {
-  at::Tensor y = npu_preparation::apply_tensor_without_format(x);
-  EXEC_NPU_CMD(aclnnGeluV2, x, approximate, y);
-  return y;
+at::Tensor npu_gelu_v2(const at::Tensor& x, int64_t approximate)
+{
+    at::Tensor y = npu_preparation::apply_tensor_without_format(x);
+    EXEC_NPU_CMD(aclnnGeluV2, x, approximate, y);
+    return y;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -5,10 +5,11 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor npu_squared_relu(const at::Tensor& input) {
-  at::Tensor out = npu_preparation::apply_tensor_without_format(input);
-  EXEC_NPU_CMD(aclnnSquaredRelu, input, out);
-  return out;
+at::Tensor npu_squared_relu(const at::Tensor& input)
+{
+    at::Tensor out = npu_preparation::apply_tensor_without_format(input);
+    EXEC_NPU_CMD(aclnnSquaredRelu, input, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -6,10 +6,11 @@ namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
 at::Tensor npu_swish_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                              const c10::optional<at::Scalar>& beta) {
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(grad_output);
-  EXEC_NPU_CMD(aclnnSwishBackward, grad_output, self, beta, grad_input);
-  return grad_input;
+                              const c10::optional<at::Scalar>& beta)
+{
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(grad_output);
+    EXEC_NPU_CMD(aclnnSwishBackward, grad_output, self, beta, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

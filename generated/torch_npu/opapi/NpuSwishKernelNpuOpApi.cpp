@@ -5,10 +5,11 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor npu_swish(const at::Tensor& self, const c10::optional<at::Scalar>& beta) {
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnSwish, self, beta, out);
-  return out;
+at::Tensor npu_swish(const at::Tensor& self, const c10::optional<at::Scalar>& beta)
+{
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnSwish, self, beta, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -7,15 +7,16 @@ namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
 std::tuple<at::Tensor, at::Tensor> _prelu_kernel_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                                          const at::Tensor& weight) {
-  DO_COMPATIBILITY(aclnnPreluBackward, acl_op::_prelu_kernel_backward(grad_output, self, weight));
-  at::Tensor weight_flat = weight.reshape({-1});
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self);
-  at::ScalarType grad_weight_dtype = self.scalar_type();
-  at::Tensor grad_weight = npu_preparation::apply_tensor_without_format(weight_flat.sizes(),
-                                                                        self.options().dtype(grad_weight_dtype));
-  EXEC_NPU_CMD(aclnnPreluBackward, grad_output, self, weight_flat, grad_input, grad_weight);
-  return std::make_tuple(grad_input, grad_weight.reshape(weight.sizes()));
+                                                          const at::Tensor& weight)
+{
+    DO_COMPATIBILITY(aclnnPreluBackward, acl_op::_prelu_kernel_backward(grad_output, self, weight));
+    at::Tensor weight_flat = weight.reshape({-1});
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self);
+    at::ScalarType grad_weight_dtype = self.scalar_type();
+    at::Tensor grad_weight = npu_preparation::apply_tensor_without_format(weight_flat.sizes(),
+                                                                          self.options().dtype(grad_weight_dtype));
+    EXEC_NPU_CMD(aclnnPreluBackward, grad_output, self, weight_flat, grad_input, grad_weight);
+    return std::make_tuple(grad_input, grad_weight.reshape(weight.sizes()));
 }
 
-}  // namespace op_api
+} // namespace op_api

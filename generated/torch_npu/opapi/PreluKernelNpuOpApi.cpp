@@ -6,12 +6,13 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight) {
-  DO_COMPATIBILITY(aclnnPrelu, acl_op::prelu(self, weight));
-  at::ScalarType output_dtype = at::native::result_type(self, weight);
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self.sizes(), self.options().dtype(output_dtype));
-  EXEC_NPU_CMD(aclnnPrelu, self, weight, out);
-  return out;
+at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight)
+{
+    DO_COMPATIBILITY(aclnnPrelu, acl_op::prelu(self, weight));
+    at::ScalarType output_dtype = at::native::result_type(self, weight);
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self.sizes(), self.options().dtype(output_dtype));
+    EXEC_NPU_CMD(aclnnPrelu, self, weight, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

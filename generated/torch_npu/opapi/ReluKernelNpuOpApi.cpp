@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor relu(const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnRelu, acl_op::relu(self));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnRelu, self, out);
-  return out;
+at::Tensor relu(const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnRelu, acl_op::relu(self));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnRelu, self, out);
+    return out;
 }
 
-at::Tensor& relu_out(const at::Tensor& self, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnRelu, acl_op::relu_out(self, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnRelu, self, out);
-  return out;
+at::Tensor& relu_out(const at::Tensor& self, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnRelu, acl_op::relu_out(self, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnRelu, self, out);
+    return out;
 }
 
-at::Tensor& relu_(at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnInplaceRelu, acl_op::relu_(self));
-  EXEC_NPU_CMD(aclnnInplaceRelu, self);
-  return self;
+at::Tensor& relu_(at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnInplaceRelu, acl_op::relu_(self));
+    EXEC_NPU_CMD(aclnnInplaceRelu, self);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

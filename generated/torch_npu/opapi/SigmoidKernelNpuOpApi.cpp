@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor sigmoid(const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnSigmoid, acl_op::sigmoid(self));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnSigmoid, self, out);
-  return out;
+at::Tensor sigmoid(const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnSigmoid, acl_op::sigmoid(self));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnSigmoid, self, out);
+    return out;
 }
 
-at::Tensor& sigmoid_out(const at::Tensor& self, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnSigmoid, acl_op::sigmoid_out(self, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnSigmoid, self, out);
-  return out;
+at::Tensor& sigmoid_out(const at::Tensor& self, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnSigmoid, acl_op::sigmoid_out(self, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnSigmoid, self, out);
+    return out;
 }
 
-at::Tensor& sigmoid_(at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnInplaceSigmoid, acl_op::sigmoid_(self));
-  EXEC_NPU_CMD(aclnnInplaceSigmoid, self);
-  return self;
+at::Tensor& sigmoid_(at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnInplaceSigmoid, acl_op::sigmoid_(self));
+    EXEC_NPU_CMD(aclnnInplaceSigmoid, self);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -6,18 +6,20 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor silu_backward(const at::Tensor& grad_output, const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnSiluBackward, acl_op::silu_backward(grad_output, self));
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(grad_output);
-  EXEC_NPU_CMD(aclnnSiluBackward, grad_output, self, grad_input);
-  return grad_input;
+at::Tensor silu_backward(const at::Tensor& grad_output, const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnSiluBackward, acl_op::silu_backward(grad_output, self));
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(grad_output);
+    EXEC_NPU_CMD(aclnnSiluBackward, grad_output, self, grad_input);
+    return grad_input;
 }
 
-at::Tensor& silu_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::Tensor& grad_input) {
-  DO_COMPATIBILITY(aclnnSiluBackward, acl_op::silu_backward_out(grad_output, self, grad_input));
-  npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), grad_output.sizes());
-  EXEC_NPU_CMD(aclnnSiluBackward, grad_output, self, grad_input);
-  return grad_input;
+at::Tensor& silu_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::Tensor& grad_input)
+{
+    DO_COMPATIBILITY(aclnnSiluBackward, acl_op::silu_backward_out(grad_output, self, grad_input));
+    npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), grad_output.sizes());
+    EXEC_NPU_CMD(aclnnSiluBackward, grad_output, self, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

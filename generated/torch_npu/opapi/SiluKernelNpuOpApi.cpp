@@ -6,18 +6,20 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor silu(const at::Tensor& self) {
-  DO_COMPATIBILITY(aclnnSilu, acl_op::silu(self));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnSilu, self, out);
-  return out;
+at::Tensor silu(const at::Tensor& self)
+{
+    DO_COMPATIBILITY(aclnnSilu, acl_op::silu(self));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnSilu, self, out);
+    return out;
 }
 
-at::Tensor& silu_out(const at::Tensor& self, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnSilu, acl_op::silu_out(self, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnSilu, self, out);
-  return out;
+at::Tensor& silu_out(const at::Tensor& self, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnSilu, acl_op::silu_out(self, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnSilu, self, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

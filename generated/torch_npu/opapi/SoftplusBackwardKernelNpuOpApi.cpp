@@ -7,22 +7,24 @@ namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
 at::Tensor softplus_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Scalar& beta,
-                             const at::Scalar& threshold) {
-  DO_COMPATIBILITY(aclnnSoftplusBackward, acl_op::softplus_backward(grad_output, self, beta, threshold));
-  at::ScalarType output_dtype = at::native::result_type(grad_output, self);
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self.sizes(),
-                                                                       grad_output.options().dtype(output_dtype));
-  EXEC_NPU_CMD(aclnnSoftplusBackward, grad_output, self, beta, threshold, grad_input);
-  return grad_input;
+                             const at::Scalar& threshold)
+{
+    DO_COMPATIBILITY(aclnnSoftplusBackward, acl_op::softplus_backward(grad_output, self, beta, threshold));
+    at::ScalarType output_dtype = at::native::result_type(grad_output, self);
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self.sizes(),
+                                                                         grad_output.options().dtype(output_dtype));
+    EXEC_NPU_CMD(aclnnSoftplusBackward, grad_output, self, beta, threshold, grad_input);
+    return grad_input;
 }
 
 at::Tensor& softplus_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Scalar& beta,
-                                  const at::Scalar& threshold, at::Tensor& grad_input) {
-  DO_COMPATIBILITY(aclnnSoftplusBackward,
-                   acl_op::softplus_backward_out(grad_output, self, beta, threshold, grad_input));
-  npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnSoftplusBackward, grad_output, self, beta, threshold, grad_input);
-  return grad_input;
+                                  const at::Scalar& threshold, at::Tensor& grad_input)
+{
+    DO_COMPATIBILITY(aclnnSoftplusBackward,
+                     acl_op::softplus_backward_out(grad_output, self, beta, threshold, grad_input));
+    npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnSoftplusBackward, grad_output, self, beta, threshold, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

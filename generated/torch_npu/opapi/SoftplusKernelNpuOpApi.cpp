@@ -6,18 +6,20 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor softplus(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold) {
-  DO_COMPATIBILITY(aclnnSoftplus, acl_op::softplus(self, beta, threshold));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnSoftplus, self, beta, threshold, out);
-  return out;
+at::Tensor softplus(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold)
+{
+    DO_COMPATIBILITY(aclnnSoftplus, acl_op::softplus(self, beta, threshold));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnSoftplus, self, beta, threshold, out);
+    return out;
 }
 
-at::Tensor& softplus_out(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnSoftplus, acl_op::softplus_out(self, beta, threshold, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnSoftplus, self, beta, threshold, out);
-  return out;
+at::Tensor& softplus_out(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnSoftplus, acl_op::softplus_out(self, beta, threshold, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnSoftplus, self, beta, threshold, out);
+    return out;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -6,23 +6,25 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor softshrink_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Scalar& lambd) {
-  DO_COMPATIBILITY(aclnnSoftshrinkBackward, acl_op::softshrink_backward(grad_output, self, lambd));
-  auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
-  at::ScalarType output_dtype = at::native::result_type(grad_output, self);
-  at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
-                                                                       grad_output.options().dtype(output_dtype));
-  EXEC_NPU_CMD(aclnnSoftshrinkBackward, grad_output, self, lambd, grad_input);
-  return grad_input;
+at::Tensor softshrink_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Scalar& lambd)
+{
+    DO_COMPATIBILITY(aclnnSoftshrinkBackward, acl_op::softshrink_backward(grad_output, self, lambd));
+    auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
+    at::ScalarType output_dtype = at::native::result_type(grad_output, self);
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
+                                                                         grad_output.options().dtype(output_dtype));
+    EXEC_NPU_CMD(aclnnSoftshrinkBackward, grad_output, self, lambd, grad_input);
+    return grad_input;
 }
 
 at::Tensor& softshrink_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Scalar& lambd,
-                                    at::Tensor& grad_input) {
-  DO_COMPATIBILITY(aclnnSoftshrinkBackward, acl_op::softshrink_backward_out(grad_output, self, lambd, grad_input));
-  auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
-  npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), output_size);
-  EXEC_NPU_CMD(aclnnSoftshrinkBackward, grad_output, self, lambd, grad_input);
-  return grad_input;
+                                    at::Tensor& grad_input)
+{
+    DO_COMPATIBILITY(aclnnSoftshrinkBackward, acl_op::softshrink_backward_out(grad_output, self, lambd, grad_input));
+    auto output_size = op_infer::broadcast_ops_npu_output_size(grad_output, self);
+    npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), output_size);
+    EXEC_NPU_CMD(aclnnSoftshrinkBackward, grad_output, self, lambd, grad_input);
+    return grad_input;
 }
 
-}  // namespace op_api
+} // namespace op_api

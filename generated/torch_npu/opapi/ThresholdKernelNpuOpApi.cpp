@@ -6,24 +6,27 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor threshold(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value) {
-  DO_COMPATIBILITY(aclnnThreshold, acl_op::threshold(self, threshold, value));
-  at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-  EXEC_NPU_CMD(aclnnThreshold, self, threshold, value, out);
-  return out;
+at::Tensor threshold(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value)
+{
+    DO_COMPATIBILITY(aclnnThreshold, acl_op::threshold(self, threshold, value));
+    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    EXEC_NPU_CMD(aclnnThreshold, self, threshold, value, out);
+    return out;
 }
 
-at::Tensor& threshold_out(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value, at::Tensor& out) {
-  DO_COMPATIBILITY(aclnnThreshold, acl_op::threshold_out(self, threshold, value, out));
-  npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
-  EXEC_NPU_CMD(aclnnThreshold, self, threshold, value, out);
-  return out;
+at::Tensor& threshold_out(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value, at::Tensor& out)
+{
+    DO_COMPATIBILITY(aclnnThreshold, acl_op::threshold_out(self, threshold, value, out));
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    EXEC_NPU_CMD(aclnnThreshold, self, threshold, value, out);
+    return out;
 }
 
-at::Tensor& threshold_(at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value) {
-  DO_COMPATIBILITY(aclnnInplaceThreshold, acl_op::threshold_(self, threshold, value));
-  EXEC_NPU_CMD(aclnnInplaceThreshold, self, threshold, value);
-  return self;
+at::Tensor& threshold_(at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value)
+{
+    DO_COMPATIBILITY(aclnnInplaceThreshold, acl_op::threshold_(self, threshold, value));
+    EXEC_NPU_CMD(aclnnInplaceThreshold, self, threshold, value);
+    return self;
 }
 
-}  // namespace op_api
+} // namespace op_api

@@ -7,45 +7,47 @@
 
 namespace {
 const char* const kElu = "Elu";
-}  // namespace
+} // namespace
 
 namespace aicpu {
 // Elu for DT_DOUBLE: the spec's formula evaluated per element in double.
 class EluCpuKernel : public CpuKernel {
- public:
-  uint32_t Compute(CpuKernelContext& ctx) override {
-    Tensor* self = ctx.Input(0);
-    Tensor* out = ctx.Output(0);
-    if (self == nullptr || out == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
+public:
+    uint32_t Compute(CpuKernelContext& ctx) override
+    {
+        Tensor* self = ctx.Input(0);
+        Tensor* out = ctx.Output(0);
+        if (self == nullptr || out == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        if (out->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        AttrValue* alphaAttr = ctx.GetAttr("alpha");
+        if (alphaAttr == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        const double alpha = static_cast<double>(alphaAttr->GetFloat());
+        AttrValue* scaleAttr = ctx.GetAttr("scale");
+        if (scaleAttr == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        const double scale = static_cast<double>(scaleAttr->GetFloat());
+        AttrValue* inputScaleAttr = ctx.GetAttr("input_scale");
+        if (inputScaleAttr == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        const double inputScale = static_cast<double>(inputScaleAttr->GetFloat());
+        const double* selfData = static_cast<const double*>(self->GetData());
+        double* outData = static_cast<double*>(out->GetData());
+        const int64_t count = out->NumElements();
+        for (int64_t i = 0; i < count; ++i) {
+            outData[i] = ((selfData[i] > 0.0) ? (scale * selfData[i]) :
+                                                ((alpha * scale) * std::expm1(selfData[i] * inputScale)));
+        }
+        return KERNEL_STATUS_OK;
     }
-    if (out->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    AttrValue* alphaAttr = ctx.GetAttr("alpha");
-    if (alphaAttr == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    const double alpha = static_cast<double>(alphaAttr->GetFloat());
-    AttrValue* scaleAttr = ctx.GetAttr("scale");
-    if (scaleAttr == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    const double scale = static_cast<double>(scaleAttr->GetFloat());
-    AttrValue* inputScaleAttr = ctx.GetAttr("input_scale");
-    if (inputScaleAttr == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    const double inputScale = static_cast<double>(inputScaleAttr->GetFloat());
-    const double* selfData = static_cast<const double*>(self->GetData());
-    double* outData = static_cast<double*>(out->GetData());
-    const int64_t count = out->NumElements();
-    for (int64_t i = 0; i < count; ++i) {
-      outData[i] = ((selfData[i] > 0.0) ? (scale * selfData[i]) : ((alpha * scale) * std::expm1(selfData[i] * inputScale)));
-    }
-    return KERNEL_STATUS_OK;
-  }
 };
 
 REGISTER_CPU_KERNEL(kElu, EluCpuKernel);
-}  // namespace aicpu
+} // namespace aicpu

@@ -7,35 +7,36 @@
 
 namespace {
 const char* const kLeakyRelu = "LeakyRelu";
-}  // namespace
+} // namespace
 
 namespace aicpu {
 // LeakyRelu for DT_DOUBLE: the spec's formula evaluated per element in double.
 class LeakyReluCpuKernel : public CpuKernel {
- public:
-  uint32_t Compute(CpuKernelContext& ctx) override {
-    Tensor* self = ctx.Input(0);
-    Tensor* out = ctx.Output(0);
-    if (self == nullptr || out == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
+public:
+    uint32_t Compute(CpuKernelContext& ctx) override
+    {
+        Tensor* self = ctx.Input(0);
+        Tensor* out = ctx.Output(0);
+        if (self == nullptr || out == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        if (out->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        AttrValue* negativeSlopeAttr = ctx.GetAttr("negative_slope");
+        if (negativeSlopeAttr == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        const double negativeSlope = static_cast<double>(negativeSlopeAttr->GetFloat());
+        const double* selfData = static_cast<const double*>(self->GetData());
+        double* outData = static_cast<double*>(out->GetData());
+        const int64_t count = out->NumElements();
+        for (int64_t i = 0; i < count; ++i) {
+            outData[i] = ((selfData[i] > 0.0) ? selfData[i] : (selfData[i] * negativeSlope));
+        }
+        return KERNEL_STATUS_OK;
     }
-    if (out->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    AttrValue* negativeSlopeAttr = ctx.GetAttr("negative_slope");
-    if (negativeSlopeAttr == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    const double negativeSlope = static_cast<double>(negativeSlopeAttr->GetFloat());
-    const double* selfData = static_cast<const double*>(self->GetData());
-    double* outData = static_cast<double*>(out->GetData());
-    const int64_t count = out->NumElements();
-    for (int64_t i = 0; i < count; ++i) {
-      outData[i] = ((selfData[i] > 0.0) ? selfData[i] : (selfData[i] * negativeSlope));
-    }
-    return KERNEL_STATUS_OK;
-  }
 };
 
 REGISTER_CPU_KERNEL(kLeakyRelu, LeakyReluCpuKernel);
-}  // namespace aicpu
+} // namespace aicpu

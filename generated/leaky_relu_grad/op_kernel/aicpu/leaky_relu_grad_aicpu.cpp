@@ -7,37 +7,39 @@
 
 namespace {
 const char* const kLeakyReluGrad = "LeakyReluGrad";
-}  // namespace
+} // namespace
 
 namespace aicpu {
 // LeakyReluGrad for DT_DOUBLE: the spec's formula evaluated per element in double.
 class LeakyReluGradCpuKernel : public CpuKernel {
- public:
-  uint32_t Compute(CpuKernelContext& ctx) override {
-    Tensor* gradOutput = ctx.Input(0);
-    Tensor* self = ctx.Input(1);
-    Tensor* out = ctx.Output(0);
-    if (gradOutput == nullptr || self == nullptr || out == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
+public:
+    uint32_t Compute(CpuKernelContext& ctx) override
+    {
+        Tensor* gradOutput = ctx.Input(0);
+        Tensor* self = ctx.Input(1);
+        Tensor* out = ctx.Output(0);
+        if (gradOutput == nullptr || self == nullptr || out == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        if (out->GetDataType() != DT_DOUBLE || gradOutput->GetDataType() != DT_DOUBLE ||
+            self->GetDataType() != DT_DOUBLE) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        AttrValue* negativeSlopeAttr = ctx.GetAttr("negative_slope");
+        if (negativeSlopeAttr == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        const double negativeSlope = static_cast<double>(negativeSlopeAttr->GetFloat());
+        const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
+        const double* selfData = static_cast<const double*>(self->GetData());
+        double* outData = static_cast<double*>(out->GetData());
+        const int64_t count = out->NumElements();
+        for (int64_t i = 0; i < count; ++i) {
+            outData[i] = ((selfData[i] > 0.0) ? gradOutputData[i] : (gradOutputData[i] * negativeSlope));
+        }
+        return KERNEL_STATUS_OK;
     }
-    if (out->GetDataType() != DT_DOUBLE || gradOutput->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    AttrValue* negativeSlopeAttr = ctx.GetAttr("negative_slope");
-    if (negativeSlopeAttr == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    const double negativeSlope = static_cast<double>(negativeSlopeAttr->GetFloat());
-    const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
-    const double* selfData = static_cast<const double*>(self->GetData());
-    double* outData = static_cast<double*>(out->GetData());
-    const int64_t count = out->NumElements();
-    for (int64_t i = 0; i < count; ++i) {
-      outData[i] = ((selfData[i] > 0.0) ? gradOutputData[i] : (gradOutputData[i] * negativeSlope));
-    }
-    return KERNEL_STATUS_OK;
-  }
 };
 
 REGISTER_CPU_KERNEL(kLeakyReluGrad, LeakyReluGradCpuKernel);
-}  // namespace aicpu
+} // namespace aicpu

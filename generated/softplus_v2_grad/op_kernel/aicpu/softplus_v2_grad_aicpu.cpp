@@ -7,42 +7,46 @@
 
 namespace {
 const char* const kSoftplusV2Grad = "SoftplusV2Grad";
-}  // namespace
+} // namespace
 
 namespace aicpu {
 // SoftplusV2Grad for DT_DOUBLE: the spec's formula evaluated per element in double.
 class SoftplusV2GradCpuKernel : public CpuKernel {
- public:
-  uint32_t Compute(CpuKernelContext& ctx) override {
-    Tensor* gradOutput = ctx.Input(0);
-    Tensor* self = ctx.Input(1);
-    Tensor* out = ctx.Output(0);
-    if (gradOutput == nullptr || self == nullptr || out == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
+public:
+    uint32_t Compute(CpuKernelContext& ctx) override
+    {
+        Tensor* gradOutput = ctx.Input(0);
+        Tensor* self = ctx.Input(1);
+        Tensor* out = ctx.Output(0);
+        if (gradOutput == nullptr || self == nullptr || out == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        if (out->GetDataType() != DT_DOUBLE || gradOutput->GetDataType() != DT_DOUBLE ||
+            self->GetDataType() != DT_DOUBLE) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        AttrValue* betaAttr = ctx.GetAttr("beta");
+        if (betaAttr == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        const double beta = static_cast<double>(betaAttr->GetFloat());
+        AttrValue* thresholdAttr = ctx.GetAttr("threshold");
+        if (thresholdAttr == nullptr) {
+            return KERNEL_STATUS_PARAM_INVALID;
+        }
+        const double threshold = static_cast<double>(thresholdAttr->GetFloat());
+        const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
+        const double* selfData = static_cast<const double*>(self->GetData());
+        double* outData = static_cast<double*>(out->GetData());
+        const int64_t count = out->NumElements();
+        for (int64_t i = 0; i < count; ++i) {
+            outData[i] = (((beta * selfData[i]) > threshold) ?
+                              gradOutputData[i] :
+                              (gradOutputData[i] * (1.0 / (1.0 + std::exp(-(beta * selfData[i]))))));
+        }
+        return KERNEL_STATUS_OK;
     }
-    if (out->GetDataType() != DT_DOUBLE || gradOutput->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    AttrValue* betaAttr = ctx.GetAttr("beta");
-    if (betaAttr == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    const double beta = static_cast<double>(betaAttr->GetFloat());
-    AttrValue* thresholdAttr = ctx.GetAttr("threshold");
-    if (thresholdAttr == nullptr) {
-      return KERNEL_STATUS_PARAM_INVALID;
-    }
-    const double threshold = static_cast<double>(thresholdAttr->GetFloat());
-    const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
-    const double* selfData = static_cast<const double*>(self->GetData());
-    double* outData = static_cast<double*>(out->GetData());
-    const int64_t count = out->NumElements();
-    for (int64_t i = 0; i < count; ++i) {
-      outData[i] = (((beta * selfData[i]) > threshold) ? gradOutputData[i] : (gradOutputData[i] * (1.0 / (1.0 + std::exp(-(beta * selfData[i]))))));
-    }
-    return KERNEL_STATUS_OK;
-  }
 };
 
 REGISTER_CPU_KERNEL(kSoftplusV2Grad, SoftplusV2GradCpuKernel);
-}  // namespace aicpu
+} // namespace aicpu

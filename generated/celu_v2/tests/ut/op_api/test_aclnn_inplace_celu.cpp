@@ -17,124 +17,144 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_inplace_celu_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
-TEST_F(l2_inplace_celu_test, row0_notnull) {
-  UtTensor selfRef({2, 3}, ACL_FLOAT);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), nullptr, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_celu_test, row0_notnull)
+{
+    UtTensor selfRef({2, 3}, ACL_FLOAT);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), nullptr, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): self, alpha or out is nullptr.
-TEST_F(l2_inplace_celu_test, row1_notnull) {
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(nullptr, alpha.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_celu_test, row1_notnull)
+{
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(nullptr, alpha.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_inplace_celu_test, row2_dtypesupported) {
-  UtTensor selfRef({2, 3}, ACL_INT32);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_celu_test, row2_dtypesupported)
+{
+    UtTensor selfRef({2, 3}, ACL_INT32);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to FLOAT.
-TEST_F(l2_inplace_celu_test, row3_scalarscastable) {
-  UtTensor selfRef({2, 3}, ACL_FLOAT);
-  UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_celu_test, row3_scalarscastable)
+{
+    UtTensor selfRef({2, 3}, ACL_FLOAT);
+    UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
-TEST_F(l2_inplace_celu_test, row5_maxrank) {
-  UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_celu_test, row5_maxrank)
+{
+    UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 7 (ACLNN_ERR_PARAM_INVALID): alpha cannot be 0 for CELU.
-TEST_F(l2_inplace_celu_test, row7_rejectif) {
-  UtTensor selfRef({2, 3}, ACL_FLOAT);
-  UtScalar alpha(0.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_celu_test, row7_rejectif)
+{
+    UtTensor selfRef({2, 3}, ACL_FLOAT);
+    UtScalar alpha(0.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: selfRef FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_celu_test, valid_float) {
-  const std::vector<float> selfRefData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      9.999999747378752e-05f, -9.999999747378752e-05f, -20.0f, -90.0f, 5.0f};
-  UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceCelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_celu_test, valid_float)
+{
+    const std::vector<float> selfRefData = {0.0f,
+                                            -0.0f,
+                                            __builtin_inff(),
+                                            -__builtin_inff(),
+                                            __builtin_nanf(""),
+                                            9.999999747378752e-05f,
+                                            -9.999999747378752e-05f,
+                                            -20.0f,
+                                            -90.0f,
+                                            5.0f};
+    UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceCelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -1.0, __builtin_nan(""), 9.999999747378752e-05,
-      -9.999499889090657e-05, -1.0, -1.0, 5.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        0.0,  0.0, __builtin_inf(), -1.0, __builtin_nan(""), 9.999999747378752e-05, -9.999499889090657e-05, -1.0,
+        -1.0, 5.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: selfRef FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_celu_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -20, -90, 5
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x068e, 0x868e, 0xcd00, 0xd5a0,
-      0x4500};
-  UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceCelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_celu_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -20, -90, 5
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                               0x068e, 0x868e, 0xcd00, 0xd5a0, 0x4500};
+    UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceCelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -1.0, __builtin_nan(""), 0.00010001659393310547,
-      -0.00010001659393310547, -1.0, -1.0, 5.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        0.0,  0.0, __builtin_inf(), -1.0, __builtin_nan(""), 0.00010001659393310547, -0.00010001659393310547, -1.0,
+        -1.0, 5.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: selfRef BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_celu_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -20, -90, 5
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x38d2, 0xb8d2, 0xc1a0, 0xc2b4,
-      0x40a0};
-  UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceCelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_celu_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -20, -90, 5
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                               0x38d2, 0xb8d2, 0xc1a0, 0xc2b4, 0x40a0};
+    UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceCeluGetWorkspaceSize(selfRef.get(), alpha.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceCelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -1.0, __builtin_nan(""), 0.00010013580322265625,
-      -0.00010013580322265625, -1.0, -1.0, 5.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        0.0,  0.0, __builtin_inf(), -1.0, __builtin_nan(""), 0.00010013580322265625, -0.00010013580322265625, -1.0,
+        -1.0, 5.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
 }

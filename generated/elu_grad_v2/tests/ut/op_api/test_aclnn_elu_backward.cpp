@@ -17,261 +17,290 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_elu_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
-TEST_F(l2_elu_backward_test, row0_notnull) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  UtTensor selfOrResult({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), nullptr, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_elu_backward_test, row0_notnull)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    UtTensor selfOrResult({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), nullptr,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, alpha, scale, inputScale, selfOrResult or gradInput is nullptr.
-TEST_F(l2_elu_backward_test, row1_notnull) {
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  UtTensor selfOrResult({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(nullptr, alpha.get(), scale.get(), inputScale.get(), isResult,
-      selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_elu_backward_test, row1_notnull)
+{
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    UtTensor selfOrResult({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(nullptr, alpha.get(), scale.get(), inputScale.get(), isResult,
+                                                       selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput or selfOrResult is not supported.
-TEST_F(l2_elu_backward_test, row2_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  UtTensor selfOrResult({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_elu_backward_test, row2_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    UtTensor selfOrResult({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dtypes of gradOutput and selfOrResult differ.
-TEST_F(l2_elu_backward_test, row3_samedtype) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  UtTensor selfOrResult({2, 3}, ACL_FLOAT16);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_elu_backward_test, row3_samedtype)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    UtTensor selfOrResult({2, 3}, ACL_FLOAT16);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): alpha, scale or inputScale cannot be cast to FLOAT.
-TEST_F(l2_elu_backward_test, row4_scalarscastable) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  UtTensor selfOrResult({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_elu_backward_test, row4_scalarscastable)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    UtTensor selfOrResult({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput cannot be cast to gradInput's dtype.
-TEST_F(l2_elu_backward_test, row5_castable) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  UtTensor selfOrResult({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_elu_backward_test, row5_castable)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    UtTensor selfOrResult({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 6 (ACLNN_ERR_PARAM_INVALID): the shapes of selfOrResult and gradInput must equal gradOutput's shape.
-TEST_F(l2_elu_backward_test, row6_sameshape) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  UtTensor selfOrResult({5}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_elu_backward_test, row6_sameshape)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    UtTensor selfOrResult({5}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 7 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput, selfOrResult or gradInput is greater than 8.
-TEST_F(l2_elu_backward_test, row7_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  UtTensor selfOrResult({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_elu_backward_test, row7_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    UtTensor selfOrResult({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 8 (ACLNN_ERR_PARAM_INVALID): alpha must not be negative when isResult is true.
-TEST_F(l2_elu_backward_test, row8_rejectif) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtScalar alpha(-1.5f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = true;
-  UtTensor selfOrResult({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_elu_backward_test, row8_rejectif)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtScalar alpha(-1.5f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = true;
+    UtTensor selfOrResult({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT, selfOrResult FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_elu_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f,
-      3.5f, -3.5f, -0.5f, 2.5f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  const std::vector<float> selfOrResultData = {-3.5f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -2.5f, 0.5f, 3.5f};
-  UtTensor selfOrResult({2, 5}, ACL_FLOAT, selfOrResultData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_elu_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f, 3.5f, -3.5f, -0.5f, 2.5f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    const std::vector<float> selfOrResultData = {
+        -3.5f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -2.5f, 0.5f, 3.5f};
+    UtTensor selfOrResult({2, 5}, ACL_FLOAT, selfOrResultData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
-      __builtin_nan(""), -0.28729748725891113, -0.5, 2.5};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        0.0,  -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0, __builtin_nan(""), -0.28729748725891113,
+        -0.5, 2.5};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput FLOAT16, selfOrResult FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula
 // through the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_elu_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.5, 3.5, -3.5, -0.5, 2.5
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3800, 0x4300, 0xc300, 0xb800,
-      0x4100};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  // values: -3.5, -0.5, 0, -0, inf, -inf, nan, -2.5, 0.5, 3.5
-  const std::vector<uint16_t> selfOrResultData = {0xc300, 0xb800, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xc100,
-      0x3800, 0x4300};
-  UtTensor selfOrResult({2, 5}, ACL_FLOAT16, selfOrResultData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_elu_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.5, 3.5, -3.5, -0.5, 2.5
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x3800, 0x4300, 0xc300, 0xb800, 0x4100};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    // values: -3.5, -0.5, 0, -0, inf, -inf, nan, -2.5, 0.5, 3.5
+    const std::vector<uint16_t> selfOrResultData = {0xc300, 0xb800, 0x0000, 0x8000, 0x7c00,
+                                                    0xfc00, 0x7e00, 0xc100, 0x3800, 0x4300};
+    UtTensor selfOrResult({2, 5}, ACL_FLOAT16, selfOrResultData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
-      __builtin_nan(""), -0.287353515625, -0.5, 2.5};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        0.0,  -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0, __builtin_nan(""), -0.287353515625,
+        -0.5, 2.5};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, selfOrResult BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula
 // through the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_elu_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.5, 3.5, -3.5, -0.5, 2.5
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f00, 0x4060, 0xc060, 0xbf00,
-      0x4020};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = false;
-  // values: -3.5, -0.5, 0, -0, inf, -inf, nan, -2.5, 0.5, 3.5
-  const std::vector<uint16_t> selfOrResultData = {0xc060, 0xbf00, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xc020,
-      0x3f00, 0x4060};
-  UtTensor selfOrResult({2, 5}, ACL_BF16, selfOrResultData);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_elu_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.5, 3.5, -3.5, -0.5, 2.5
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x3f00, 0x4060, 0xc060, 0xbf00, 0x4020};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = false;
+    // values: -3.5, -0.5, 0, -0, inf, -inf, nan, -2.5, 0.5, 3.5
+    const std::vector<uint16_t> selfOrResultData = {0xc060, 0xbf00, 0x0000, 0x8000, 0x7f80,
+                                                    0xff80, 0x7fc0, 0xc020, 0x3f00, 0x4060};
+    UtTensor selfOrResult({2, 5}, ACL_BF16, selfOrResultData);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
-      __builtin_nan(""), -0.287109375, -0.5, 2.5};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        0.0,  -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0, __builtin_nan(""), -0.287109375,
+        -0.5, 2.5};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: gradOutput FLOAT, selfOrResult FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_elu_backward_test, valid_float_isResult1) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f,
-      3.5f, -3.5f, -0.5f, 2.5f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  UtScalar alpha(1.0f, ACL_FLOAT);
-  UtScalar scale(1.0f, ACL_FLOAT);
-  UtScalar inputScale(1.0f, ACL_FLOAT);
-  const bool isResult = true;
-  const std::vector<float> selfOrResultData = {-3.5f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -2.5f, 0.5f, 3.5f};
-  UtTensor selfOrResult({2, 5}, ACL_FLOAT, selfOrResultData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
-      isResult, selfOrResult.get(), gradInput.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_elu_backward_test, valid_float_isResult1)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f, 3.5f, -3.5f, -0.5f, 2.5f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    UtScalar alpha(1.0f, ACL_FLOAT);
+    UtScalar scale(1.0f, ACL_FLOAT);
+    UtScalar inputScale(1.0f, ACL_FLOAT);
+    const bool isResult = true;
+    const std::vector<float> selfOrResultData = {
+        -3.5f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -2.5f, 0.5f, 3.5f};
+    UtTensor selfOrResult({2, 5}, ACL_FLOAT, selfOrResultData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnEluBackwardGetWorkspaceSize(gradOutput.get(), alpha.get(), scale.get(), inputScale.get(),
+                                                       isResult, selfOrResult.get(), gradInput.get(), &workspaceSize,
+                                                       &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnEluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      -__builtin_inf(), __builtin_nan(""), 5.25, -0.5, 2.5};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        -0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), -__builtin_inf(), __builtin_nan(""), 5.25,
+        -0.5, 2.5};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }

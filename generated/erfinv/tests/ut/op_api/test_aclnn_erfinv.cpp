@@ -17,232 +17,313 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_erfinv_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
-TEST_F(l2_erfinv_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), nullptr, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_erfinv_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), nullptr, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
-TEST_F(l2_erfinv_test, row1_notnull) {
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_erfinv_test, row1_notnull)
+{
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_erfinv_test, row2_dtypesupported) {
-  UtTensor self({2, 3}, ACL_UINT16);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_erfinv_test, row2_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_UINT16);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the result dtype of self cannot be cast to out's dtype.
-TEST_F(l2_erfinv_test, row3_castable) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_erfinv_test, row3_castable)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
-TEST_F(l2_erfinv_test, row4_sameshape) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor out({5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_erfinv_test, row4_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor out({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
-TEST_F(l2_erfinv_test, row5_maxrank) {
-  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_erfinv_test, row5_maxrank)
+{
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f,
-      -1.0f, 0.5f, -0.5f, 0.9990000128746033f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_float)
+{
+    const std::vector<float> selfData = {
+        0.0f, -0.0f, __builtin_inff(),   -__builtin_inff(), __builtin_nanf(""), 1.0f, -1.0f,
+        0.5f, -0.5f, 0.9990000128746033f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
-      __builtin_inf(), -__builtin_inf(), 0.47693631052970886, -0.47693631052970886, 2.326756477355957};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.47693631052970886,
+                                          -0.47693631052970886,
+                                          2.326756477355957};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 1, -1, 0.5, -0.5, 0.999023
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3c00, 0xbc00, 0x3800, 0xb800,
-      0x3bfe};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, -1, 0.5, -0.5, 0.999023
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                            0x3c00, 0xbc00, 0x3800, 0xb800, 0x3bfe};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
-      __builtin_inf(), -__builtin_inf(), 0.47705078125, -0.47705078125, 2.33203125};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.47705078125,
+                                          -0.47705078125,
+                                          2.33203125};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 1, -1, 0.5, -0.5, 1
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f80, 0xbf80, 0x3f00, 0xbf00,
-      0x3f80};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, -1, 0.5, -0.5, 1
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                            0x3f80, 0xbf80, 0x3f00, 0xbf00, 0x3f80};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
-      __builtin_inf(), -__builtin_inf(), 0.4765625, -0.4765625, __builtin_inf()};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.4765625,
+                                          -0.4765625,
+                                          __builtin_inf()};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: self INT8, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_int8) {
-  const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 0, 1, -1, 0, 0};
-  UtTensor self({2, 5}, ACL_INT8, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_int8)
+{
+    const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 0, 1, -1, 0, 0};
+    UtTensor self({2, 5}, ACL_INT8, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), -__builtin_inf(), 0.0, __builtin_inf(),
-      0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {__builtin_nan(""),
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          0.0,
+                                          __builtin_inf(),
+                                          0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.0,
+                                          0.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self INT16, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_int16) {
-  const std::vector<int16_t> selfData = {-32768, 32767, -1, 0, 1, 0, 1, -1, 0, 0};
-  UtTensor self({2, 5}, ACL_INT16, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_int16)
+{
+    const std::vector<int16_t> selfData = {-32768, 32767, -1, 0, 1, 0, 1, -1, 0, 0};
+    UtTensor self({2, 5}, ACL_INT16, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), -__builtin_inf(), 0.0, __builtin_inf(),
-      0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {__builtin_nan(""),
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          0.0,
+                                          __builtin_inf(),
+                                          0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.0,
+                                          0.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self INT32, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_int32) {
-  const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 0, 1, -1, 0, 0};
-  UtTensor self({2, 5}, ACL_INT32, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_int32)
+{
+    const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 0, 1, -1, 0, 0};
+    UtTensor self({2, 5}, ACL_INT32, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), -__builtin_inf(), 0.0, __builtin_inf(),
-      0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {__builtin_nan(""),
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          0.0,
+                                          __builtin_inf(),
+                                          0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.0,
+                                          0.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self INT64, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_int64) {
-  const std::vector<int64_t> selfData = {(-9223372036854775807LL - 1), -1, 0, 1, 0, 0, 1, -1, 0, 0};
-  UtTensor self({2, 5}, ACL_INT64, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_int64)
+{
+    const std::vector<int64_t> selfData = {(-9223372036854775807LL - 1), -1, 0, 1, 0, 0, 1, -1, 0, 0};
+    UtTensor self({2, 5}, ACL_INT64, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {__builtin_nan(""), -__builtin_inf(), 0.0, __builtin_inf(), 0.0, 0.0,
-      __builtin_inf(), -__builtin_inf(), 0.0, 0.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {__builtin_nan(""),
+                                          -__builtin_inf(),
+                                          0.0,
+                                          __builtin_inf(),
+                                          0.0,
+                                          0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.0,
+                                          0.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self UINT8, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_uint8) {
-  const std::vector<uint8_t> selfData = {0, 255, 1, 1, 0, 1, 1, 0, 0, 1};
-  UtTensor self({2, 5}, ACL_UINT8, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_uint8)
+{
+    const std::vector<uint8_t> selfData = {0, 255, 1, 1, 0, 1, 1, 0, 0, 1};
+    UtTensor self({2, 5}, ACL_UINT8, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, __builtin_nan(""), __builtin_inf(), __builtin_inf(), 0.0, __builtin_inf(),
-      __builtin_inf(), 0.0, 0.0, __builtin_inf()};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0, __builtin_nan(""), __builtin_inf(), __builtin_inf(),
+                                          0.0, __builtin_inf(),   __builtin_inf(), 0.0,
+                                          0.0, __builtin_inf()};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self BOOL, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_erfinv_test, valid_bool) {
-  const std::vector<uint8_t> selfData = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
-  UtTensor self({2, 5}, ACL_BOOL, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_erfinv_test, valid_bool)
+{
+    const std::vector<uint8_t> selfData = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+    UtTensor self({2, 5}, ACL_BOOL, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnErfinvGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), __builtin_inf(), __builtin_inf(), __builtin_inf(),
-      __builtin_inf(), __builtin_inf(), __builtin_inf(), __builtin_inf()};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          0.0,
+                                          __builtin_inf(),
+                                          __builtin_inf(),
+                                          __builtin_inf(),
+                                          __builtin_inf(),
+                                          __builtin_inf(),
+                                          __builtin_inf(),
+                                          __builtin_inf(),
+                                          __builtin_inf()};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }

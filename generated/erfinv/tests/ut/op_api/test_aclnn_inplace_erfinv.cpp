@@ -17,88 +17,119 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_inplace_erfinv_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
-TEST_F(l2_inplace_erfinv_test, row0_notnull) {
-  UtTensor selfRef({2, 3}, ACL_FLOAT);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), nullptr, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_erfinv_test, row0_notnull)
+{
+    UtTensor selfRef({2, 3}, ACL_FLOAT);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), nullptr, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
-TEST_F(l2_inplace_erfinv_test, row1_notnull) {
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(nullptr, &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_erfinv_test, row1_notnull)
+{
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(nullptr, &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
-TEST_F(l2_inplace_erfinv_test, row5_maxrank) {
-  UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_erfinv_test, row5_maxrank)
+{
+    UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: selfRef FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_erfinv_test, valid_float) {
-  const std::vector<float> selfRefData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f,
-      -1.0f, 0.5f, -0.5f, 0.9990000128746033f};
-  UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_erfinv_test, valid_float)
+{
+    const std::vector<float> selfRefData = {
+        0.0f, -0.0f, __builtin_inff(),   -__builtin_inff(), __builtin_nanf(""), 1.0f, -1.0f,
+        0.5f, -0.5f, 0.9990000128746033f};
+    UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
-      __builtin_inf(), -__builtin_inf(), 0.47693631052970886, -0.47693631052970886, 2.326756477355957};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.47693631052970886,
+                                          -0.47693631052970886,
+                                          2.326756477355957};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: selfRef FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_erfinv_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 1, -1, 0.5, -0.5, 0.999023
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3c00, 0xbc00, 0x3800, 0xb800,
-      0x3bfe};
-  UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_erfinv_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, -1, 0.5, -0.5, 0.999023
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                               0x3c00, 0xbc00, 0x3800, 0xb800, 0x3bfe};
+    UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
-      __builtin_inf(), -__builtin_inf(), 0.47705078125, -0.47705078125, 2.33203125};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.47705078125,
+                                          -0.47705078125,
+                                          2.33203125};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: selfRef BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_erfinv_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 1, -1, 0.5, -0.5, 1
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f80, 0xbf80, 0x3f00, 0xbf00,
-      0x3f80};
-  UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceErfinv, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_erfinv_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, -1, 0.5, -0.5, 1
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                               0x3f80, 0xbf80, 0x3f00, 0xbf00, 0x3f80};
+    UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceErfinvGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceErfinv, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
-      __builtin_inf(), -__builtin_inf(), 0.4765625, -0.4765625, __builtin_inf()};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          0.4765625,
+                                          -0.4765625,
+                                          __builtin_inf()};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
 }

@@ -21,206 +21,220 @@ namespace op_api_ut {
 
 // aclInit, device 0 and a stream for the whole suite (the fixture's SetUpTestCase/TearDownTestCase).
 class AclRuntime {
- public:
-  static void SetUp() {
-    if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
-        aclrtCreateStream(&stream_) != ACL_SUCCESS) {
-      std::fprintf(stderr, "ACL runtime initialisation failed\n");
-      std::exit(2);
+public:
+    static void SetUp()
+    {
+        if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+            aclrtCreateStream(&stream_) != ACL_SUCCESS) {
+            std::fprintf(stderr, "ACL runtime initialisation failed\n");
+            std::exit(2);
+        }
     }
-  }
-  static void TearDown() {
-    aclrtDestroyStream(stream_);
-    stream_ = nullptr;
-    aclrtResetDevice(0);
-    aclFinalize();
-  }
-  static aclrtStream Stream() { return stream_; }
+    static void TearDown()
+    {
+        aclrtDestroyStream(stream_);
+        stream_ = nullptr;
+        aclrtResetDevice(0);
+        aclFinalize();
+    }
+    static aclrtStream Stream() { return stream_; }
 
- private:
-  static inline aclrtStream stream_ = nullptr;
+private:
+    static inline aclrtStream stream_ = nullptr;
 };
 
 // A contiguous ND tensor in device memory, filled from host data (raw bits for FLOAT16/BF16) or zeros.
 class UtTensor {
- public:
-  UtTensor(const std::vector<int64_t>& shape, aclDataType dtype) : shape_(shape), dtype_(dtype) {
-    Create(std::vector<uint8_t>(ByteSize(), 0));
-  }
-  template <typename T>
-  UtTensor(const std::vector<int64_t>& shape, aclDataType dtype, const std::vector<T>& data)
-      : shape_(shape), dtype_(dtype) {
-    std::vector<uint8_t> bytes(ByteSize(), 0);
-    if (data.size() * sizeof(T) != bytes.size()) {
-      std::fprintf(stderr, "UtTensor: %zu host values do not fill the tensor\n", data.size());
-      std::exit(2);
+public:
+    UtTensor(const std::vector<int64_t>& shape, aclDataType dtype) : shape_(shape), dtype_(dtype)
+    {
+        Create(std::vector<uint8_t>(ByteSize(), 0));
     }
-    std::memcpy(bytes.data(), data.data(), bytes.size());
-    Create(bytes);
-  }
-  UtTensor(const UtTensor&) = delete;
-  UtTensor& operator=(const UtTensor&) = delete;
-  ~UtTensor() {
-    aclDestroyTensor(tensor_);
-    aclrtFree(device_);
-  }
+    template <typename T>
+    UtTensor(const std::vector<int64_t>& shape, aclDataType dtype, const std::vector<T>& data)
+        : shape_(shape), dtype_(dtype)
+    {
+        std::vector<uint8_t> bytes(ByteSize(), 0);
+        if (data.size() * sizeof(T) != bytes.size()) {
+            std::fprintf(stderr, "UtTensor: %zu host values do not fill the tensor\n", data.size());
+            std::exit(2);
+        }
+        std::memcpy(bytes.data(), data.data(), bytes.size());
+        Create(bytes);
+    }
+    UtTensor(const UtTensor&) = delete;
+    UtTensor& operator=(const UtTensor&) = delete;
+    ~UtTensor()
+    {
+        aclDestroyTensor(tensor_);
+        aclrtFree(device_);
+    }
 
-  aclTensor* get() const { return tensor_; }
+    aclTensor* get() const { return tensor_; }
 
-  // The tensor's elements read back to the host, as doubles (floating and integer tensors).
-  std::vector<double> Values() const {
-    std::vector<uint8_t> bytes(ByteSize(), 0);
-    if (!bytes.empty() &&
-        aclrtMemcpy(bytes.data(), bytes.size(), device_, bytes.size(), ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS) {
-      std::fprintf(stderr, "UtTensor: copy to host failed\n");
-      std::exit(2);
+    // The tensor's elements read back to the host, as doubles (floating and integer tensors).
+    std::vector<double> Values() const
+    {
+        std::vector<uint8_t> bytes(ByteSize(), 0);
+        if (!bytes.empty() &&
+            aclrtMemcpy(bytes.data(), bytes.size(), device_, bytes.size(), ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS) {
+            std::fprintf(stderr, "UtTensor: copy to host failed\n");
+            std::exit(2);
+        }
+        std::vector<double> values(Elements());
+        for (size_t i = 0; i < values.size(); ++i) {
+            values[i] = Element(bytes.data(), i);
+        }
+        return values;
     }
-    std::vector<double> values(Elements());
-    for (size_t i = 0; i < values.size(); ++i) {
-      values[i] = Element(bytes.data(), i);
-    }
-    return values;
-  }
 
- private:
-  size_t Elements() const {
-    size_t count = 1;
-    for (int64_t dim : shape_) {
-      count *= static_cast<size_t>(dim);
+private:
+    size_t Elements() const
+    {
+        size_t count = 1;
+        for (int64_t dim : shape_) {
+            count *= static_cast<size_t>(dim);
+        }
+        return count;
     }
-    return count;
-  }
-  size_t ByteSize() const { return Elements() * aclDataTypeSize(dtype_); }
+    size_t ByteSize() const { return Elements() * aclDataTypeSize(dtype_); }
 
-  void Create(const std::vector<uint8_t>& bytes) {
-    if (!bytes.empty()) {
-      if (aclrtMalloc(&device_, bytes.size(), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
-          aclrtMemcpy(device_, bytes.size(), bytes.data(), bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS) {
-        std::fprintf(stderr, "UtTensor: device allocation or copy failed\n");
-        std::exit(2);
-      }
+    void Create(const std::vector<uint8_t>& bytes)
+    {
+        if (!bytes.empty()) {
+            if (aclrtMalloc(&device_, bytes.size(), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+                aclrtMemcpy(device_, bytes.size(), bytes.data(), bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE) !=
+                    ACL_SUCCESS) {
+                std::fprintf(stderr, "UtTensor: device allocation or copy failed\n");
+                std::exit(2);
+            }
+        }
+        std::vector<int64_t> strides(shape_.size(), 1);
+        for (size_t i = shape_.size(); i > 1; --i) {
+            strides[i - 2] = strides[i - 1] * shape_[i - 1];
+        }
+        tensor_ = aclCreateTensor(shape_.data(), shape_.size(), dtype_, strides.data(), 0, ACL_FORMAT_ND, shape_.data(),
+                                  shape_.size(), device_);
     }
-    std::vector<int64_t> strides(shape_.size(), 1);
-    for (size_t i = shape_.size(); i > 1; --i) {
-      strides[i - 2] = strides[i - 1] * shape_[i - 1];
-    }
-    tensor_ = aclCreateTensor(shape_.data(), shape_.size(), dtype_, strides.data(), 0, ACL_FORMAT_ND, shape_.data(),
-                              shape_.size(), device_);
-  }
 
-  double Element(const uint8_t* bytes, size_t i) const {
-    switch (dtype_) {
-      case ACL_FLOAT: {
-        float value;
+    double Element(const uint8_t* bytes, size_t i) const
+    {
+        switch (dtype_) {
+            case ACL_FLOAT: {
+                float value;
+                std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
+                return value;
+            }
+            case ACL_DOUBLE: {
+                double value;
+                std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
+                return value;
+            }
+            case ACL_FLOAT16: {
+                uint16_t bits;
+                std::memcpy(&bits, bytes + i * sizeof(bits), sizeof(bits));
+                return aclFloat16ToFloat(bits);
+            }
+            case ACL_BF16: {
+                // bfloat16 is the upper half of a float.
+                uint16_t half;
+                std::memcpy(&half, bytes + i * sizeof(half), sizeof(half));
+                uint32_t bits = static_cast<uint32_t>(half) << 16;
+                float value;
+                std::memcpy(&value, &bits, sizeof(value));
+                return value;
+            }
+            case ACL_INT8:
+                return Integer<int8_t>(bytes, i);
+            case ACL_UINT8:
+                return Integer<uint8_t>(bytes, i);
+            case ACL_INT16:
+                return Integer<int16_t>(bytes, i);
+            case ACL_INT32:
+                return Integer<int32_t>(bytes, i);
+            case ACL_INT64: // exact up to 2**53, beyond which the expectations are doubles too
+                return static_cast<double>(Integer<int64_t>(bytes, i));
+            default:
+                std::fprintf(stderr, "UtTensor: no host conversion for dtype %d\n", static_cast<int>(dtype_));
+                std::exit(2);
+        }
+    }
+
+    template <typename T>
+    static T Integer(const uint8_t* bytes, size_t i)
+    {
+        T value;
         std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
         return value;
-      }
-      case ACL_DOUBLE: {
-        double value;
-        std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
-        return value;
-      }
-      case ACL_FLOAT16: {
-        uint16_t bits;
-        std::memcpy(&bits, bytes + i * sizeof(bits), sizeof(bits));
-        return aclFloat16ToFloat(bits);
-      }
-      case ACL_BF16: {
-        // bfloat16 is the upper half of a float.
-        uint16_t half;
-        std::memcpy(&half, bytes + i * sizeof(half), sizeof(half));
-        uint32_t bits = static_cast<uint32_t>(half) << 16;
-        float value;
-        std::memcpy(&value, &bits, sizeof(value));
-        return value;
-      }
-      case ACL_INT8:
-        return Integer<int8_t>(bytes, i);
-      case ACL_UINT8:
-        return Integer<uint8_t>(bytes, i);
-      case ACL_INT16:
-        return Integer<int16_t>(bytes, i);
-      case ACL_INT32:
-        return Integer<int32_t>(bytes, i);
-      case ACL_INT64:  // exact up to 2**53, beyond which the expectations are doubles too
-        return static_cast<double>(Integer<int64_t>(bytes, i));
-      default:
-        std::fprintf(stderr, "UtTensor: no host conversion for dtype %d\n", static_cast<int>(dtype_));
-        std::exit(2);
     }
-  }
 
-  template <typename T>
-  static T Integer(const uint8_t* bytes, size_t i) {
-    T value;
-    std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
-    return value;
-  }
-
-  std::vector<int64_t> shape_;
-  aclDataType dtype_;
-  void* device_ = nullptr;
-  aclTensor* tensor_ = nullptr;
+    std::vector<int64_t> shape_;
+    aclDataType dtype_;
+    void* device_ = nullptr;
+    aclTensor* tensor_ = nullptr;
 };
 
 // An aclScalar holding `value` (host type matching `dtype`; FLOAT16/BF16 as raw bits).
 class UtScalar {
- public:
-  template <typename T>
-  UtScalar(T value, aclDataType dtype) {
-    scalar_ = aclCreateScalar(&value, dtype);
-  }
-  UtScalar(const UtScalar&) = delete;
-  UtScalar& operator=(const UtScalar&) = delete;
-  ~UtScalar() { aclDestroyScalar(scalar_); }
+public:
+    template <typename T>
+    UtScalar(T value, aclDataType dtype)
+    {
+        scalar_ = aclCreateScalar(&value, dtype);
+    }
+    UtScalar(const UtScalar&) = delete;
+    UtScalar& operator=(const UtScalar&) = delete;
+    ~UtScalar() { aclDestroyScalar(scalar_); }
 
-  aclScalar* get() const { return scalar_; }
+    aclScalar* get() const { return scalar_; }
 
- private:
-  aclScalar* scalar_ = nullptr;
+private:
+    aclScalar* scalar_ = nullptr;
 };
 
 // Phase two of an aclnn API: allocates the workspace phase one asked for, runs, waits for the stream.
 template <typename PhaseTwo>
-aclnnStatus RunPhaseTwo(PhaseTwo api, uint64_t workspaceSize, aclOpExecutor* executor) {
-  void* workspace = nullptr;
-  if (workspaceSize > 0 && aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    return ACLNN_ERR_RUNTIME_ERROR;
-  }
-  aclnnStatus status = api(workspace, workspaceSize, executor, AclRuntime::Stream());
-  if (status == ACLNN_SUCCESS && aclrtSynchronizeStream(AclRuntime::Stream()) != ACL_SUCCESS) {
-    status = ACLNN_ERR_RUNTIME_ERROR;
-  }
-  if (workspace != nullptr) {
-    aclrtFree(workspace);
-  }
-  return status;
+aclnnStatus RunPhaseTwo(PhaseTwo api, uint64_t workspaceSize, aclOpExecutor* executor)
+{
+    void* workspace = nullptr;
+    if (workspaceSize > 0 && aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+        return ACLNN_ERR_RUNTIME_ERROR;
+    }
+    aclnnStatus status = api(workspace, workspaceSize, executor, AclRuntime::Stream());
+    if (status == ACLNN_SUCCESS && aclrtSynchronizeStream(AclRuntime::Stream()) != ACL_SUCCESS) {
+        status = ACLNN_ERR_RUNTIME_ERROR;
+    }
+    if (workspace != nullptr) {
+        aclrtFree(workspace);
+    }
+    return status;
 }
 
 // Elements outside the precision standard: a value passes when both are NaN, when they are equal (infinities
 // included), or when its absolute error is within atol or its relative error within rtol. Prints the first few.
 inline size_t CountMismatches(const std::vector<double>& actual, const std::vector<double>& expected, double rtol,
-                              double atol) {
-  if (actual.size() != expected.size()) {
-    std::fprintf(stderr, "%zu values, expected %zu\n", actual.size(), expected.size());
-    return actual.size() > expected.size() ? actual.size() : expected.size();
-  }
-  size_t mismatches = 0;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    const double got = actual[i];
-    const double want = expected[i];
-    bool pass = (std::isnan(got) && std::isnan(want)) || got == want;
-    if (!pass && std::isfinite(got) && std::isfinite(want)) {
-      const double error = std::fabs(got - want);
-      pass = error <= atol || error <= rtol * std::fabs(want);
+                              double atol)
+{
+    if (actual.size() != expected.size()) {
+        std::fprintf(stderr, "%zu values, expected %zu\n", actual.size(), expected.size());
+        return actual.size() > expected.size() ? actual.size() : expected.size();
     }
-    if (!pass && ++mismatches <= 8) {
-      std::fprintf(stderr, "  element %zu: %.9g, expected %.9g\n", i, got, want);
+    size_t mismatches = 0;
+    for (size_t i = 0; i < actual.size(); ++i) {
+        const double got = actual[i];
+        const double want = expected[i];
+        bool pass = (std::isnan(got) && std::isnan(want)) || got == want;
+        if (!pass && std::isfinite(got) && std::isfinite(want)) {
+            const double error = std::fabs(got - want);
+            pass = error <= atol || error <= rtol * std::fabs(want);
+        }
+        if (!pass && ++mismatches <= 8) {
+            std::fprintf(stderr, "  element %zu: %.9g, expected %.9g\n", i, got, want);
+        }
     }
-  }
-  return mismatches;
+    return mismatches;
 }
 
-}  // namespace op_api_ut
+} // namespace op_api_ut
 
-#endif  // FAST_GELU_TESTS_UT_OP_API_OP_API_UT_H_
+#endif // FAST_GELU_TESTS_UT_OP_API_OP_API_UT_H_

@@ -17,139 +17,157 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_fast_gelu_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self or gradInput is nullptr.
-TEST_F(l2_fast_gelu_backward_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtTensor gradInput({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(nullptr, self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_fast_gelu_backward_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtTensor gradInput({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(nullptr, self.get(), gradInput.get(), &workspaceSize,
+                                                            &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtypes of gradOutput and gradInput must equal self's dtype.
-TEST_F(l2_fast_gelu_backward_test, row1_samedtype) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtTensor gradInput({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_fast_gelu_backward_test, row1_samedtype)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtTensor gradInput({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(),
+                                                            &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of gradInput is not supported.
-TEST_F(l2_fast_gelu_backward_test, row2_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor self({2, 3}, ACL_INT32);
-  UtTensor gradInput({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_fast_gelu_backward_test, row2_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_INT32);
+    UtTensor gradInput({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(),
+                                                            &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the shapes of gradOutput and gradInput must equal self's shape.
-TEST_F(l2_fast_gelu_backward_test, row3_sameshape) {
-  UtTensor gradOutput({5}, ACL_FLOAT16);
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtTensor gradInput({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_fast_gelu_backward_test, row3_sameshape)
+{
+    UtTensor gradOutput({5}, ACL_FLOAT16);
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtTensor gradInput({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(),
+                                                            &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
-TEST_F(l2_fast_gelu_backward_test, row4_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
-  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
-  UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_fast_gelu_backward_test, row4_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
+    UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(),
+                                                            &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_fast_gelu_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 60, -60, -7, -1, 5
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x5380, 0xd380, 0xc700, 0xbc00,
-      0x4500};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -7, -1, 0, -0, inf, -inf, nan, 60, -60, 7
-  const std::vector<uint16_t> selfData = {0xc700, 0xbc00, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x5380, 0xd380,
-      0x4700};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnFastGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_fast_gelu_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 60, -60, -7, -1, 5
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x5380, 0xd380, 0xc700, 0xbc00, 0x4500};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -7, -1, 0, -0, inf, -inf, nan, 60, -60, 7
+    const std::vector<uint16_t> selfData = {0xc700, 0xbc00, 0x0000, 0x8000, 0x7c00,
+                                            0xfc00, 0x7e00, 0x5380, 0xd380, 0x4700};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(),
+                                                            &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnFastGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, 0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -7.0, 0.0, 5.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        -0.0, 0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), __builtin_nan(""), __builtin_nan(""), -7.0,
+        0.0,  5.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput FLOAT, self FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_fast_gelu_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      60.0f, -60.0f, -7.0f, -1.0f, 5.0f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-7.0f, -1.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 60.0f, -60.0f, 7.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnFastGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_fast_gelu_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 60.0f, -60.0f, -7.0f, -1.0f, 5.0f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {
+        -7.0f, -1.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 60.0f, -60.0f, 7.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(),
+                                                            &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnFastGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, 0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -7.0, 4.245934346904196e-43, 5.000364303588867};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {-0.0,
+                                          0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          -7.0,
+                                          4.245934346904196e-43,
+                                          5.000364303588867};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_fast_gelu_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 60, -60, -7, -1, 5
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x4270, 0xc270, 0xc0e0, 0xbf80,
-      0x40a0};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -7, -1, 0, -0, inf, -inf, nan, 60, -60, 7
-  const std::vector<uint16_t> selfData = {0xc0e0, 0xbf80, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x4270, 0xc270,
-      0x40e0};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnFastGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_fast_gelu_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 60, -60, -7, -1, 5
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x4270, 0xc270, 0xc0e0, 0xbf80, 0x40a0};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -7, -1, 0, -0, inf, -inf, nan, 60, -60, 7
+    const std::vector<uint16_t> selfData = {0xc0e0, 0xbf80, 0x0000, 0x8000, 0x7f80,
+                                            0xff80, 0x7fc0, 0x4270, 0xc270, 0x40e0};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnFastGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(),
+                                                            &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnFastGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, 0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -7.0, 0.0, 5.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        -0.0, 0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), __builtin_nan(""), __builtin_nan(""), -7.0,
+        0.0,  5.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }

@@ -9,9 +9,9 @@
 
 namespace {
 struct SocFigures {
-  const char* name;
-  uint32_t coreNum;
-  uint64_t ubSize;  // usable UB bytes
+    const char* name;
+    uint32_t coreNum;
+    uint64_t ubSize; // usable UB bytes
 };
 
 constexpr SocFigures kSocs[] = {
@@ -22,175 +22,186 @@ constexpr SocFigures kSocs[] = {
 
 // A kernel variant as the kernel plan lowers it: its UB cost per element and tile alignment.
 struct VariantFigures {
-  ge::DataType dtype;
-  uint32_t mode;
-  uint64_t tilingKey;
-  int64_t itemSize;
-  int64_t bitsPerElement;  // double-buffered queues + temporaries + compare-mask bits
-  int64_t alignElements;
-  int64_t masks;  // each mask buffer may take one extra 32-byte block
+    ge::DataType dtype;
+    uint32_t mode;
+    uint64_t tilingKey;
+    int64_t itemSize;
+    int64_t bitsPerElement; // double-buffered queues + temporaries + compare-mask bits
+    int64_t alignElements;
+    int64_t masks; // each mask buffer may take one extra 32-byte block
 };
 
 constexpr VariantFigures kVariants[] = {
-    {ge::DT_FLOAT16, 0, 20, 2, 192, 64, 0},  // float16
-    {ge::DT_FLOAT, 0, 10, 4, 288, 64, 0},  // float
-    {ge::DT_BF16, 0, 30, 2, 192, 64, 0},  // bfloat16
+    {ge::DT_FLOAT16, 0, 20, 2, 192, 64, 0}, // float16
+    {ge::DT_FLOAT, 0, 10, 4, 288, 64, 0},   // float
+    {ge::DT_BF16, 0, 30, 2, 192, 64, 0},    // bfloat16
 };
 
 struct ExpectedPlan {
-  int64_t total;
-  uint32_t blockDim;
-  int64_t perCoreLength;
-  int64_t tileLength;
+    int64_t total;
+    uint32_t blockDim;
+    int64_t perCoreLength;
+    int64_t tileLength;
 };
 
 constexpr int64_t kBlockBytes = 32;
 constexpr int64_t kLargeTotal = 1000003;
 
-void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const ExpectedPlan& expected) {
-  optiling::FastGeluGradTilingPlan plan{};
-  const bool planned =
-      optiling::PlanFastGeluGradTiling(expected.total, soc.coreNum, soc.ubSize, variant.dtype, variant.mode, plan);
-  ASSERT_TRUE(planned) << soc.name << ", " << expected.total << " elements";
-  EXPECT_EQ(plan.tilingKey, variant.tilingKey);
-  // Cores: at least one, at most all, every one for large inputs; the chunks cover the data exactly once.
-  EXPECT_GE(plan.blockDim, 1u);
-  EXPECT_LE(plan.blockDim, soc.coreNum) << soc.name << ", " << expected.total << " elements";
-  if (expected.total >= kLargeTotal) {
-    EXPECT_EQ(plan.blockDim, soc.coreNum) << soc.name << ", " << expected.total << " elements";
-  }
-  EXPECT_GE(static_cast<int64_t>(plan.blockDim) * plan.perCoreLength, expected.total);
-  EXPECT_LT(static_cast<int64_t>(plan.blockDim - 1) * plan.perCoreLength, expected.total);
-  // Per-core chunks start on 32-byte blocks of GM.
-  EXPECT_EQ(plan.perCoreLength * variant.itemSize % kBlockBytes, 0) << expected.total << " elements";
-  // Tiles are whole alignment units and fit the UB with everything the kernel allocates per element.
-  EXPECT_GT(plan.tileLength, 0);
-  EXPECT_EQ(plan.tileLength % variant.alignElements, 0) << expected.total << " elements";
-  const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes;
-  EXPECT_LE(ubBytes, static_cast<int64_t>(soc.ubSize)) << soc.name << ", " << expected.total << " elements";
-  // The exact plan of opgen's tiling model.
-  EXPECT_EQ(plan.blockDim, expected.blockDim) << soc.name << ", " << expected.total << " elements";
-  EXPECT_EQ(plan.perCoreLength, expected.perCoreLength) << soc.name << ", " << expected.total << " elements";
-  EXPECT_EQ(plan.tileLength, expected.tileLength) << soc.name << ", " << expected.total << " elements";
+void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const ExpectedPlan& expected)
+{
+    optiling::FastGeluGradTilingPlan plan{};
+    const bool planned = optiling::PlanFastGeluGradTiling(expected.total, soc.coreNum, soc.ubSize, variant.dtype,
+                                                          variant.mode, plan);
+    ASSERT_TRUE(planned) << soc.name << ", " << expected.total << " elements";
+    EXPECT_EQ(plan.tilingKey, variant.tilingKey);
+    // Cores: at least one, at most all, every one for large inputs; the chunks cover the data exactly once.
+    EXPECT_GE(plan.blockDim, 1u);
+    EXPECT_LE(plan.blockDim, soc.coreNum) << soc.name << ", " << expected.total << " elements";
+    if (expected.total >= kLargeTotal) {
+        EXPECT_EQ(plan.blockDim, soc.coreNum) << soc.name << ", " << expected.total << " elements";
+    }
+    EXPECT_GE(static_cast<int64_t>(plan.blockDim) * plan.perCoreLength, expected.total);
+    EXPECT_LT(static_cast<int64_t>(plan.blockDim - 1) * plan.perCoreLength, expected.total);
+    // Per-core chunks start on 32-byte blocks of GM.
+    EXPECT_EQ(plan.perCoreLength * variant.itemSize % kBlockBytes, 0) << expected.total << " elements";
+    // Tiles are whole alignment units and fit the UB with everything the kernel allocates per element.
+    EXPECT_GT(plan.tileLength, 0);
+    EXPECT_EQ(plan.tileLength % variant.alignElements, 0) << expected.total << " elements";
+    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes;
+    EXPECT_LE(ubBytes, static_cast<int64_t>(soc.ubSize)) << soc.name << ", " << expected.total << " elements";
+    // The exact plan of opgen's tiling model.
+    EXPECT_EQ(plan.blockDim, expected.blockDim) << soc.name << ", " << expected.total << " elements";
+    EXPECT_EQ(plan.perCoreLength, expected.perCoreLength) << soc.name << ", " << expected.total << " elements";
+    EXPECT_EQ(plan.tileLength, expected.tileLength) << soc.name << ", " << expected.total << " elements";
 }
-}  // namespace
+} // namespace
 
-TEST(FastGeluGradTilingTest, ascend950_float16) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 2048, 2048},
-      {33, 1, 2048, 2048},
-      {4099, 3, 2048, 2048},
-      {1000003, 56, 17872, 10560},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[0], kVariants[0], plan);
-  }
-}
-
-TEST(FastGeluGradTilingTest, ascend950_float) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 1024, 1024},
-      {33, 1, 1024, 1024},
-      {4099, 5, 1024, 1024},
-      {1000003, 56, 17864, 7040},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[0], kVariants[1], plan);
-  }
+TEST(FastGeluGradTilingTest, ascend950_float16)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 2048, 2048},
+        {33, 1, 2048, 2048},
+        {4099, 3, 2048, 2048},
+        {1000003, 56, 17872, 10560},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[0], kVariants[0], plan);
+    }
 }
 
-TEST(FastGeluGradTilingTest, ascend950_bfloat16) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 2048, 2048},
-      {33, 1, 2048, 2048},
-      {4099, 3, 2048, 2048},
-      {1000003, 56, 17872, 10560},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[0], kVariants[2], plan);
-  }
+TEST(FastGeluGradTilingTest, ascend950_float)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 1024, 1024},
+        {33, 1, 1024, 1024},
+        {4099, 5, 1024, 1024},
+        {1000003, 56, 17864, 7040},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[0], kVariants[1], plan);
+    }
 }
 
-TEST(FastGeluGradTilingTest, ascend910_93_float16) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 2048, 2048},
-      {33, 1, 2048, 2048},
-      {4099, 3, 2048, 2048},
-      {1000003, 48, 20848, 7808},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[1], kVariants[0], plan);
-  }
+TEST(FastGeluGradTilingTest, ascend950_bfloat16)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 2048, 2048},
+        {33, 1, 2048, 2048},
+        {4099, 3, 2048, 2048},
+        {1000003, 56, 17872, 10560},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[0], kVariants[2], plan);
+    }
 }
 
-TEST(FastGeluGradTilingTest, ascend910_93_float) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 1024, 1024},
-      {33, 1, 1024, 1024},
-      {4099, 5, 1024, 1024},
-      {1000003, 48, 20840, 5184},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[1], kVariants[1], plan);
-  }
+TEST(FastGeluGradTilingTest, ascend910_93_float16)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 2048, 2048},
+        {33, 1, 2048, 2048},
+        {4099, 3, 2048, 2048},
+        {1000003, 48, 20848, 7808},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[1], kVariants[0], plan);
+    }
 }
 
-TEST(FastGeluGradTilingTest, ascend910_93_bfloat16) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 2048, 2048},
-      {33, 1, 2048, 2048},
-      {4099, 3, 2048, 2048},
-      {1000003, 48, 20848, 7808},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[1], kVariants[2], plan);
-  }
+TEST(FastGeluGradTilingTest, ascend910_93_float)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 1024, 1024},
+        {33, 1, 1024, 1024},
+        {4099, 5, 1024, 1024},
+        {1000003, 48, 20840, 5184},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[1], kVariants[1], plan);
+    }
 }
 
-TEST(FastGeluGradTilingTest, ascend910b_float16) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 2048, 2048},
-      {33, 1, 2048, 2048},
-      {4099, 3, 2048, 2048},
-      {1000003, 48, 20848, 7808},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[2], kVariants[0], plan);
-  }
+TEST(FastGeluGradTilingTest, ascend910_93_bfloat16)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 2048, 2048},
+        {33, 1, 2048, 2048},
+        {4099, 3, 2048, 2048},
+        {1000003, 48, 20848, 7808},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[1], kVariants[2], plan);
+    }
 }
 
-TEST(FastGeluGradTilingTest, ascend910b_float) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 1024, 1024},
-      {33, 1, 1024, 1024},
-      {4099, 5, 1024, 1024},
-      {1000003, 48, 20840, 5184},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[2], kVariants[1], plan);
-  }
+TEST(FastGeluGradTilingTest, ascend910b_float16)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 2048, 2048},
+        {33, 1, 2048, 2048},
+        {4099, 3, 2048, 2048},
+        {1000003, 48, 20848, 7808},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[2], kVariants[0], plan);
+    }
 }
 
-TEST(FastGeluGradTilingTest, ascend910b_bfloat16) {
-  const ExpectedPlan expected[] = {
-      {1, 1, 2048, 2048},
-      {33, 1, 2048, 2048},
-      {4099, 3, 2048, 2048},
-      {1000003, 48, 20848, 7808},
-  };
-  for (const ExpectedPlan& plan : expected) {
-    CheckPlan(kSocs[2], kVariants[2], plan);
-  }
+TEST(FastGeluGradTilingTest, ascend910b_float)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 1024, 1024},
+        {33, 1, 1024, 1024},
+        {4099, 5, 1024, 1024},
+        {1000003, 48, 20840, 5184},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[2], kVariants[1], plan);
+    }
 }
 
-TEST(FastGeluGradTilingTest, refuses_what_it_cannot_plan) {
-  optiling::FastGeluGradTilingPlan plan{};
-  const SocFigures& soc = kSocs[0];
-  // No kernel variant for this dtype or mode; nothing to split; no cores.
-  const uint32_t cores = soc.coreNum;
-  const uint64_t ub = soc.ubSize;
-  EXPECT_FALSE(optiling::PlanFastGeluGradTiling(33, cores, ub, ge::DT_INT32, 0, plan));
-  EXPECT_FALSE(optiling::PlanFastGeluGradTiling(33, cores, ub, ge::DT_FLOAT16, 1, plan));
-  EXPECT_FALSE(optiling::PlanFastGeluGradTiling(0, cores, ub, ge::DT_FLOAT16, 0, plan));
-  EXPECT_FALSE(optiling::PlanFastGeluGradTiling(33, 0, ub, ge::DT_FLOAT16, 0, plan));
+TEST(FastGeluGradTilingTest, ascend910b_bfloat16)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 2048, 2048},
+        {33, 1, 2048, 2048},
+        {4099, 3, 2048, 2048},
+        {1000003, 48, 20848, 7808},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[2], kVariants[2], plan);
+    }
+}
+
+TEST(FastGeluGradTilingTest, refuses_what_it_cannot_plan)
+{
+    optiling::FastGeluGradTilingPlan plan{};
+    const SocFigures& soc = kSocs[0];
+    // No kernel variant for this dtype or mode; nothing to split; no cores.
+    const uint32_t cores = soc.coreNum;
+    const uint64_t ub = soc.ubSize;
+    EXPECT_FALSE(optiling::PlanFastGeluGradTiling(33, cores, ub, ge::DT_INT32, 0, plan));
+    EXPECT_FALSE(optiling::PlanFastGeluGradTiling(33, cores, ub, ge::DT_FLOAT16, 1, plan));
+    EXPECT_FALSE(optiling::PlanFastGeluGradTiling(0, cores, ub, ge::DT_FLOAT16, 0, plan));
+    EXPECT_FALSE(optiling::PlanFastGeluGradTiling(33, 0, ub, ge::DT_FLOAT16, 0, plan));
 }

@@ -17,127 +17,138 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_gelu_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self or gradInput is nullptr.
-TEST_F(l2_gelu_backward_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(nullptr, self.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_gelu_backward_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(nullptr, self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, self or gradInput is not supported.
-TEST_F(l2_gelu_backward_test, row1_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_gelu_backward_test, row1_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput or self is greater than 8.
-TEST_F(l2_gelu_backward_test, row2_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_gelu_backward_test, row2_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): gradOutput and self cannot broadcast, or the broadcast shape differs from
 // gradInput's shape.
-TEST_F(l2_gelu_backward_test, row3_broadcast) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({4, 5}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_gelu_backward_test, row3_broadcast)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({4, 5}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT, self FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_gelu_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      30.0f, -30.0f, -2.75f, -0.5f, 2.0f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-2.75f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 30.0f, -30.0f, 2.75f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_gelu_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 30.0f, -30.0f, -2.75f, -0.5f, 2.0f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {
+        -2.75f, -0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 30.0f, -30.0f, 2.75f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -2.75, -0.0, 2.043897867202759};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        -0.0,  -0.0, __builtin_inf(),  -__builtin_inf(), __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
+        -2.75, -0.0, 2.043897867202759};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_gelu_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 30, -30, -2.75, -0.5, 2
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4f80, 0xcf80, 0xc180, 0xb800,
-      0x4000};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -2.75, -0.5, 0, -0, inf, -inf, nan, 30, -30, 2.75
-  const std::vector<uint16_t> selfData = {0xc180, 0xb800, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4f80, 0xcf80,
-      0x4180};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_gelu_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 30, -30, -2.75, -0.5, 2
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x4f80, 0xcf80, 0xc180, 0xb800, 0x4000};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -2.75, -0.5, 0, -0, inf, -inf, nan, 30, -30, 2.75
+    const std::vector<uint16_t> selfData = {0xc180, 0xb800, 0x0000, 0x8000, 0x7c00,
+                                            0xfc00, 0x7e00, 0x4f80, 0xcf80, 0x4180};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -2.75, -0.0, 2.04296875};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        -0.0,  -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
+        -2.75, -0.0, 2.04296875};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_gelu_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 30, -30, -2.75, -0.5, 2
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41f0, 0xc1f0, 0xc030, 0xbf00,
-      0x4000};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -2.75, -0.5, 0, -0, inf, -inf, nan, 30, -30, 2.75
-  const std::vector<uint16_t> selfData = {0xc030, 0xbf00, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41f0, 0xc1f0,
-      0x4030};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_gelu_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 30, -30, -2.75, -0.5, 2
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x41f0, 0xc1f0, 0xc030, 0xbf00, 0x4000};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -2.75, -0.5, 0, -0, inf, -inf, nan, 30, -30, 2.75
+    const std::vector<uint16_t> selfData = {0xc030, 0xbf00, 0x0000, 0x8000, 0x7f80,
+                                            0xff80, 0x7fc0, 0x41f0, 0xc1f0, 0x4030};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnGeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), -2.75, -0.0, 2.046875};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        -0.0,  -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), __builtin_nan(""), __builtin_nan(""),
+        -2.75, -0.0, 2.046875};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }

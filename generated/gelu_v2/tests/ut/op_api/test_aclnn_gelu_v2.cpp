@@ -17,141 +17,152 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_gelu_v2_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): x or y is nullptr.
-TEST_F(l2_gelu_v2_test, row0_notnull) {
-  const int64_t approximate = 0;
-  UtTensor y({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(nullptr, approximate, y.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_gelu_v2_test, row0_notnull)
+{
+    const int64_t approximate = 0;
+    UtTensor y({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(nullptr, approximate, y.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtypes of x and y differ.
-TEST_F(l2_gelu_v2_test, row1_samedtype) {
-  UtTensor x({2, 3}, ACL_FLOAT);
-  const int64_t approximate = 0;
-  UtTensor y({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_gelu_v2_test, row1_samedtype)
+{
+    UtTensor x({2, 3}, ACL_FLOAT);
+    const int64_t approximate = 0;
+    UtTensor y({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of x is not supported.
-TEST_F(l2_gelu_v2_test, row2_dtypesupported) {
-  UtTensor x({2, 3}, ACL_INT32);
-  const int64_t approximate = 0;
-  UtTensor y({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_gelu_v2_test, row2_dtypesupported)
+{
+    UtTensor x({2, 3}, ACL_INT32);
+    const int64_t approximate = 0;
+    UtTensor y({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the shapes of x and y differ.
-TEST_F(l2_gelu_v2_test, row3_sameshape) {
-  UtTensor x({2, 3}, ACL_FLOAT);
-  const int64_t approximate = 0;
-  UtTensor y({5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_gelu_v2_test, row3_sameshape)
+{
+    UtTensor x({2, 3}, ACL_FLOAT);
+    const int64_t approximate = 0;
+    UtTensor y({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): approximate must be 0 or 1.
-TEST_F(l2_gelu_v2_test, row4_oneof) {
-  UtTensor x({2, 3}, ACL_FLOAT);
-  const int64_t approximate = 2;
-  UtTensor y({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_gelu_v2_test, row4_oneof)
+{
+    UtTensor x({2, 3}, ACL_FLOAT);
+    const int64_t approximate = 2;
+    UtTensor y({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: x FLOAT, y FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_gelu_v2_test, valid_float) {
-  const std::vector<float> xData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 30.0f, -30.0f,
-      -5.5f, -0.75f, 4.0f};
-  UtTensor x({2, 5}, ACL_FLOAT, xData);
-  const int64_t approximate = 0;
-  UtTensor y({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnGeluV2, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_gelu_v2_test, valid_float)
+{
+    const std::vector<float> xData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 30.0f, -30.0f, -5.5f, -0.75f, 4.0f};
+    UtTensor x({2, 5}, ACL_FLOAT, xData);
+    const int64_t approximate = 0;
+    UtTensor y({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnGeluV2, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 30.0, -0.0,
-      -1.6391277313232422e-07, -0.16997051239013672, 3.999873161315918};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(y.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,  -0.0, __builtin_inf(),         __builtin_nan(""),    __builtin_nan(""),
+                                          30.0, -0.0, -1.6391277313232422e-07, -0.16997051239013672, 3.999873161315918};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(y.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: x FLOAT16, y FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_gelu_v2_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 30, -30, -5.5, -0.75, 4
-  const std::vector<uint16_t> xData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4f80, 0xcf80, 0xc580, 0xba00, 0x4400};
-  UtTensor x({2, 5}, ACL_FLOAT16, xData);
-  const int64_t approximate = 0;
-  UtTensor y({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnGeluV2, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_gelu_v2_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 30, -30, -5.5, -0.75, 4
+    const std::vector<uint16_t> xData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                         0x4f80, 0xcf80, 0xc580, 0xba00, 0x4400};
+    UtTensor x({2, 5}, ACL_FLOAT16, xData);
+    const int64_t approximate = 0;
+    UtTensor y({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnGeluV2, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 30.0, -0.0,
-      -1.7881393432617188e-07, -0.169921875, 4.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(y.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,  -0.0, __builtin_inf(),         __builtin_nan(""), __builtin_nan(""),
+                                          30.0, -0.0, -1.7881393432617188e-07, -0.169921875,      4.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(y.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: x BFLOAT16, y BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_gelu_v2_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 30, -30, -5.5, -0.75, 4
-  const std::vector<uint16_t> xData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41f0, 0xc1f0, 0xc0b0, 0xbf40, 0x4080};
-  UtTensor x({2, 5}, ACL_BF16, xData);
-  const int64_t approximate = 0;
-  UtTensor y({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnGeluV2, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_gelu_v2_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 30, -30, -5.5, -0.75, 4
+    const std::vector<uint16_t> xData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                         0x41f0, 0xc1f0, 0xc0b0, 0xbf40, 0x4080};
+    UtTensor x({2, 5}, ACL_BF16, xData);
+    const int64_t approximate = 0;
+    UtTensor y({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnGeluV2, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 30.0, -0.0,
-      -1.6391277313232422e-07, -0.169921875, 4.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(y.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0,  -0.0, __builtin_inf(),         __builtin_nan(""), __builtin_nan(""),
+                                          30.0, -0.0, -1.6391277313232422e-07, -0.169921875,      4.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(y.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: x FLOAT, y FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_gelu_v2_test, valid_float_approximate_1) {
-  const std::vector<float> xData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 30.0f, -30.0f,
-      -5.5f, -0.75f, 4.0f};
-  UtTensor x({2, 5}, ACL_FLOAT, xData);
-  const int64_t approximate = 1;
-  UtTensor y({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnGeluV2, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_gelu_v2_test, valid_float_approximate_1)
+{
+    const std::vector<float> xData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 30.0f, -30.0f, -5.5f, -0.75f, 4.0f};
+    UtTensor x({2, 5}, ACL_FLOAT, xData);
+    const int64_t approximate = 1;
+    UtTensor y({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnGeluV2, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 30.0, -0.0,
-      -0.0, -0.17003944516181946, 3.999929904937744};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(y.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,  -0.0, __builtin_inf(),      __builtin_nan(""), __builtin_nan(""), 30.0,
+                                          -0.0, -0.0, -0.17003944516181946, 3.999929904937744};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(y.Values(), expected, 0.0001, 0.0001), 0u);
 }

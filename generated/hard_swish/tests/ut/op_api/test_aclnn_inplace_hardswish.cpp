@@ -17,80 +17,85 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_inplace_hardswish_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
-TEST_F(l2_inplace_hardswish_test, row0_notnull) {
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(nullptr, &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_hardswish_test, row0_notnull)
+{
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(nullptr, &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_inplace_hardswish_test, row1_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(self.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_hardswish_test, row1_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(self.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_hardswish_test, valid_bfloat16) {
-  // values: 0, -0, 3, -3, inf, -inf, nan, -4.25, -0.5, 3
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x4040, 0xc040, 0x7f80, 0xff80, 0x7fc0, 0xc088, 0xbf00,
-      0x4040};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(self.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceHardswish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_hardswish_test, valid_bfloat16)
+{
+    // values: 0, -0, 3, -3, inf, -inf, nan, -4.25, -0.5, 3
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x4040, 0xc040, 0x7f80,
+                                            0xff80, 0x7fc0, 0xc088, 0xbf00, 0x4040};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(self.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceHardswish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, 3.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0,
-      -0.2080078125, 3.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(self.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0, -0.0,          3.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""),
+                                          0.0, -0.2080078125, 3.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(self.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: self FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_hardswish_test, valid_float16) {
-  // values: 0, -0, 3, -3, inf, -inf, nan, -4.25, -0.5, 3
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x4200, 0xc200, 0x7c00, 0xfc00, 0x7e00, 0xc440, 0xb800,
-      0x4200};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(self.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceHardswish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_hardswish_test, valid_float16)
+{
+    // values: 0, -0, 3, -3, inf, -inf, nan, -4.25, -0.5, 3
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x4200, 0xc200, 0x7c00,
+                                            0xfc00, 0x7e00, 0xc440, 0xb800, 0x4200};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(self.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceHardswish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, 3.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0,
-      -0.2083740234375, 3.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(self.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        0.0, -0.0, 3.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0, -0.2083740234375, 3.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(self.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_hardswish_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, 3.0f, -3.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -4.25f, -0.5f, 3.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(self.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceHardswish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_hardswish_test, valid_float)
+{
+    const std::vector<float> selfData = {
+        0.0f, -0.0f, 3.0f, -3.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -4.25f, -0.5f, 3.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceHardswishGetWorkspaceSize(self.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceHardswish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, 3.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0,
-      -0.2083333283662796, 3.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(self.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        0.0, -0.0, 3.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0, -0.2083333283662796, 3.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(self.Values(), expected, 0.0001, 0.0001), 0u);
 }

@@ -17,150 +17,160 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_hardswish_backward_v2_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self or out is nullptr.
-TEST_F(l2_hardswish_backward_v2_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(nullptr, self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_hardswish_backward_v2_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(nullptr, self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or gradOutput is not supported.
-TEST_F(l2_hardswish_backward_v2_test, row1_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_BF16);
-  UtTensor self({2, 3}, ACL_INT32);
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_hardswish_backward_v2_test, row1_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_BF16);
+    UtTensor self({2, 3}, ACL_INT32);
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtypes of gradOutput and out must equal self's dtype.
-TEST_F(l2_hardswish_backward_v2_test, row2_samedtype) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT16);
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_hardswish_backward_v2_test, row2_samedtype)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT16);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput or self is greater than 8.
-TEST_F(l2_hardswish_backward_v2_test, row3_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_hardswish_backward_v2_test, row3_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the shape of gradOutput must equal self's shape.
-TEST_F(l2_hardswish_backward_v2_test, row4_sameshape) {
-  UtTensor gradOutput({5}, ACL_BF16);
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_hardswish_backward_v2_test, row4_sameshape)
+{
+    UtTensor gradOutput({5}, ACL_BF16);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
-TEST_F(l2_hardswish_backward_v2_test, row5_sameshape) {
-  UtTensor gradOutput({2, 3}, ACL_BF16);
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor out({5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_hardswish_backward_v2_test, row5_sameshape)
+{
+    UtTensor gradOutput({2, 3}, ACL_BF16);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor out({5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_hardswish_backward_v2_test, valid_bfloat16) {
-  // values: 0, -0, 3, -3, inf, -inf, nan, -4.25, -0.5, 3
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x4040, 0xc040, 0x7f80, 0xff80, 0x7fc0, 0xc088, 0xbf00,
-      0x4040};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -4.25, -0.5, 0, -0, 3, -3, inf, -inf, nan, 4.25
-  const std::vector<uint16_t> selfData = {0xc088, 0xbf00, 0x0000, 0x8000, 0x4040, 0xc040, 0x7f80, 0xff80, 0x7fc0,
-      0x4088};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnHardswishBackwardV2, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_hardswish_backward_v2_test, valid_bfloat16)
+{
+    // values: 0, -0, 3, -3, inf, -inf, nan, -4.25, -0.5, 3
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x4040, 0xc040, 0x7f80,
+                                                  0xff80, 0x7fc0, 0xc088, 0xbf00, 0x4040};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -4.25, -0.5, 0, -0, 3, -3, inf, -inf, nan, 4.25
+    const std::vector<uint16_t> selfData = {0xc088, 0xbf00, 0x0000, 0x8000, 0x4040,
+                                            0xc040, 0x7f80, 0xff80, 0x7fc0, 0x4088};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnHardswishBackwardV2, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, 1.5, -1.5, __builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      -0.0, -0.5, 3.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0,  -0.0, 1.5, -1.5, __builtin_inf(), __builtin_nan(""), __builtin_nan(""),
+                                          -0.0, -0.5, 3.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_hardswish_backward_v2_test, valid_float16) {
-  // values: 0, -0, 3, -3, inf, -inf, nan, -4.25, -0.5, 3
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x4200, 0xc200, 0x7c00, 0xfc00, 0x7e00, 0xc440, 0xb800,
-      0x4200};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -4.25, -0.5, 0, -0, 3, -3, inf, -inf, nan, 4.25
-  const std::vector<uint16_t> selfData = {0xc440, 0xb800, 0x0000, 0x8000, 0x4200, 0xc200, 0x7c00, 0xfc00, 0x7e00,
-      0x4440};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnHardswishBackwardV2, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_hardswish_backward_v2_test, valid_float16)
+{
+    // values: 0, -0, 3, -3, inf, -inf, nan, -4.25, -0.5, 3
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x4200, 0xc200, 0x7c00,
+                                                  0xfc00, 0x7e00, 0xc440, 0xb800, 0x4200};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -4.25, -0.5, 0, -0, 3, -3, inf, -inf, nan, 4.25
+    const std::vector<uint16_t> selfData = {0xc440, 0xb800, 0x0000, 0x8000, 0x4200,
+                                            0xc200, 0x7c00, 0xfc00, 0x7e00, 0x4440};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnHardswishBackwardV2, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, 1.5, -1.5, __builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      -0.0, -0.5, 3.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,  -0.0, 1.5, -1.5, __builtin_inf(), __builtin_nan(""), __builtin_nan(""),
+                                          -0.0, -0.5, 3.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput FLOAT, self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_hardswish_backward_v2_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, 3.0f, -3.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -4.25f, -0.5f, 3.0f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-4.25f, -0.5f, 0.0f, -0.0f, 3.0f, -3.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 4.25f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnHardswishBackwardV2, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_hardswish_backward_v2_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, 3.0f, -3.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -4.25f, -0.5f, 3.0f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {
+        -4.25f, -0.5f, 0.0f, -0.0f, 3.0f, -3.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 4.25f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardswishBackwardV2GetWorkspaceSize(gradOutput.get(), self.get(), out.get(), &workspaceSize,
+                                                               &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnHardswishBackwardV2, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, 1.5, -1.5, __builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      -0.0, -0.5, 3.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,  -0.0, 1.5, -1.5, __builtin_inf(), __builtin_nan(""), __builtin_nan(""),
+                                          -0.0, -0.5, 3.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }

@@ -17,107 +17,113 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_heaviside_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): input, values or out is nullptr.
-TEST_F(l2_heaviside_test, row0_notnull) {
-  UtTensor values({2, 3}, ACL_BF16);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(nullptr, values.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_heaviside_test, row0_notnull)
+{
+    UtTensor values({2, 3}, ACL_BF16);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(nullptr, values.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of input, values or out is not supported.
-TEST_F(l2_heaviside_test, row1_dtypesupported) {
-  UtTensor input({2, 3}, ACL_INT32);
-  UtTensor values({2, 3}, ACL_BF16);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_heaviside_test, row1_dtypesupported)
+{
+    UtTensor input({2, 3}, ACL_INT32);
+    UtTensor values({2, 3}, ACL_BF16);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): input and values cannot broadcast, or the broadcast shape differs from out's
 // shape.
-TEST_F(l2_heaviside_test, row2_broadcast) {
-  UtTensor input({2, 3}, ACL_BF16);
-  UtTensor values({4, 5}, ACL_BF16);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_heaviside_test, row2_broadcast)
+{
+    UtTensor input({2, 3}, ACL_BF16);
+    UtTensor values({4, 5}, ACL_BF16);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: input BFLOAT16, values BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_heaviside_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.25, 2, -2, -0.25, 1.5
-  const std::vector<uint16_t> inputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3e80, 0x4000, 0xc000, 0xbe80,
-      0x3fc0};
-  UtTensor input({2, 5}, ACL_BF16, inputData);
-  // values: -2, -0.25, 0, -0, inf, -inf, nan, -1.5, 0.25, 2
-  const std::vector<uint16_t> valuesData = {0xc000, 0xbe80, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xbfc0, 0x3e80,
-      0x4000};
-  UtTensor values({2, 5}, ACL_BF16, valuesData);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnHeaviside, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_heaviside_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.25, 2, -2, -0.25, 1.5
+    const std::vector<uint16_t> inputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                             0x3e80, 0x4000, 0xc000, 0xbe80, 0x3fc0};
+    UtTensor input({2, 5}, ACL_BF16, inputData);
+    // values: -2, -0.25, 0, -0, inf, -inf, nan, -1.5, 0.25, 2
+    const std::vector<uint16_t> valuesData = {0xc000, 0xbe80, 0x0000, 0x8000, 0x7f80,
+                                              0xff80, 0x7fc0, 0xbfc0, 0x3e80, 0x4000};
+    UtTensor values({2, 5}, ACL_BF16, valuesData);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnHeaviside, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -0.25, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {-2.0, -0.25, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: input FLOAT16, values FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_heaviside_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.25, 2, -2, -0.25, 1.5
-  const std::vector<uint16_t> inputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3400, 0x4000, 0xc000, 0xb400,
-      0x3e00};
-  UtTensor input({2, 5}, ACL_FLOAT16, inputData);
-  // values: -2, -0.25, 0, -0, inf, -inf, nan, -1.5, 0.25, 2
-  const std::vector<uint16_t> valuesData = {0xc000, 0xb400, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xbe00, 0x3400,
-      0x4000};
-  UtTensor values({2, 5}, ACL_FLOAT16, valuesData);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnHeaviside, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_heaviside_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.25, 2, -2, -0.25, 1.5
+    const std::vector<uint16_t> inputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                             0x3400, 0x4000, 0xc000, 0xb400, 0x3e00};
+    UtTensor input({2, 5}, ACL_FLOAT16, inputData);
+    // values: -2, -0.25, 0, -0, inf, -inf, nan, -1.5, 0.25, 2
+    const std::vector<uint16_t> valuesData = {0xc000, 0xb400, 0x0000, 0x8000, 0x7c00,
+                                              0xfc00, 0x7e00, 0xbe00, 0x3400, 0x4000};
+    UtTensor values({2, 5}, ACL_FLOAT16, valuesData);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnHeaviside, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -0.25, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {-2.0, -0.25, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: input FLOAT, values FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's
 // precision path, computed when this file was generated.
-TEST_F(l2_heaviside_test, valid_float) {
-  const std::vector<float> inputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.25f,
-      2.0f, -2.0f, -0.25f, 1.5f};
-  UtTensor input({2, 5}, ACL_FLOAT, inputData);
-  const std::vector<float> valuesData = {-2.0f, -0.25f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -1.5f, 0.25f, 2.0f};
-  UtTensor values({2, 5}, ACL_FLOAT, valuesData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnHeaviside, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_heaviside_test, valid_float)
+{
+    const std::vector<float> inputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.25f, 2.0f, -2.0f, -0.25f, 1.5f};
+    UtTensor input({2, 5}, ACL_FLOAT, inputData);
+    const std::vector<float> valuesData = {
+        -2.0f, -0.25f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -1.5f, 0.25f, 2.0f};
+    UtTensor values({2, 5}, ACL_FLOAT, valuesData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHeavisideGetWorkspaceSize(input.get(), values.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnHeaviside, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -0.25, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {-2.0, -0.25, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }

@@ -17,121 +17,128 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_inplace_leaky_relu_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self, negativeSlope or out is nullptr.
-TEST_F(l2_inplace_leaky_relu_test, row0_notnull) {
-  UtScalar negativeSlope(0.1f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(nullptr, negativeSlope.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_leaky_relu_test, row0_notnull)
+{
+    UtScalar negativeSlope(0.1f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(nullptr, negativeSlope.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_inplace_leaky_relu_test, row1_dtypesupported) {
-  UtTensor selfRef({2, 3}, ACL_INT32);
-  UtScalar negativeSlope(0.1f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_leaky_relu_test, row1_dtypesupported)
+{
+    UtTensor selfRef({2, 3}, ACL_INT32);
+    UtScalar negativeSlope(0.1f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
+                                                            &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8.
-TEST_F(l2_inplace_leaky_relu_test, row3_maxrank) {
-  UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtScalar negativeSlope(0.1f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_leaky_relu_test, row3_maxrank)
+{
+    UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtScalar negativeSlope(0.1f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
+                                                            &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: selfRef FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_leaky_relu_test, valid_float) {
-  const std::vector<float> selfRefData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f,
-      7.0f, -7.0f, -1.0f, 5.0f};
-  UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
-  UtScalar negativeSlope(0.1f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_leaky_relu_test, valid_float)
+{
+    const std::vector<float> selfRefData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f, 7.0f, -7.0f, -1.0f, 5.0f};
+    UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
+    UtScalar negativeSlope(0.1f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
-      -0.699999988079071, -0.10000000149011612, 5.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0, -0.0, __builtin_inf(),    -__builtin_inf(),     __builtin_nan(""),
+                                          1.0, 7.0,  -0.699999988079071, -0.10000000149011612, 5.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: selfRef FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_leaky_relu_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3c00, 0x4700, 0xc700, 0xbc00,
-      0x4500};
-  UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
-  UtScalar negativeSlope(0.1f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_leaky_relu_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                               0x3c00, 0x4700, 0xc700, 0xbc00, 0x4500};
+    UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
+    UtScalar negativeSlope(0.1f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
-      -0.69970703125, -0.0999755859375, 5.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+                                          1.0, 7.0,  -0.69970703125,  -0.0999755859375, 5.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: selfRef BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_leaky_relu_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f80, 0x40e0, 0xc0e0, 0xbf80,
-      0x40a0};
-  UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
-  UtScalar negativeSlope(0.1f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_leaky_relu_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                               0x3f80, 0x40e0, 0xc0e0, 0xbf80, 0x40a0};
+    UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
+    UtScalar negativeSlope(0.1f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
-      -0.69921875, -0.10009765625, 5.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+                                          1.0, 7.0,  -0.69921875,     -0.10009765625,   5.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: selfRef DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_leaky_relu_test, valid_double) {
-  const std::vector<double> selfRefData = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
-      -7.0, -1.0, 5.0};
-  UtTensor selfRef({2, 5}, ACL_DOUBLE, selfRefData);
-  UtScalar negativeSlope(0.1f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_leaky_relu_test, valid_double)
+{
+    const std::vector<double> selfRefData = {
+        0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0, -7.0, -1.0, 5.0};
+    UtTensor selfRef({2, 5}, ACL_DOUBLE, selfRefData);
+    UtScalar negativeSlope(0.1f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceLeakyReluGetWorkspaceSize(selfRef.get(), negativeSlope.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceLeakyRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
-      -0.7000000104308128, -0.10000000149011612, 5.0};
-  // FLOAT attribute: exact but for the scalar rounded to float: rtol 1e-07, atol 1e-12; at most 0 of 10 elements
-  // outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 1e-07, 1e-12), 0u);
+    const std::vector<double> expected = {0.0, -0.0, __builtin_inf(),     -__builtin_inf(),     __builtin_nan(""),
+                                          1.0, 7.0,  -0.7000000104308128, -0.10000000149011612, 5.0};
+    // FLOAT attribute: exact but for the scalar rounded to float: rtol 1e-07, atol 1e-12; at most 0 of 10 elements
+    // outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 1e-07, 1e-12), 0u);
 }

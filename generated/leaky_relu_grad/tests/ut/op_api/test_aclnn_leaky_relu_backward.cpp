@@ -17,196 +17,231 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_leaky_relu_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self, negativeSlope or out is nullptr.
-TEST_F(l2_leaky_relu_backward_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(nullptr, self.get(), negativeSlope.get(), selfIsResult,
-      out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_leaky_relu_backward_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(nullptr, self.get(), negativeSlope.get(), selfIsResult,
+                                                             out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, self or negativeSlope is not supported.
-TEST_F(l2_leaky_relu_backward_test, row1_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_leaky_relu_backward_test, row1_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput, self or out is greater than 8.
-TEST_F(l2_leaky_relu_backward_test, row2_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_leaky_relu_backward_test, row2_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): gradOutput and self cannot broadcast, or the broadcast shape differs from
 // out's shape.
-TEST_F(l2_leaky_relu_backward_test, row3_broadcast) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({4, 5}, ACL_FLOAT);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_leaky_relu_backward_test, row3_broadcast)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({4, 5}, ACL_FLOAT);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): negativeSlope must not be negative when selfIsResult is true.
-TEST_F(l2_leaky_relu_backward_test, row4_rejectif) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar negativeSlope(-1.5f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_leaky_relu_backward_test, row4_rejectif)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar negativeSlope(-1.5f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the promoted dtype of gradOutput and self cannot be cast to out's dtype.
-TEST_F(l2_leaky_relu_backward_test, row5_castable) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_leaky_relu_backward_test, row5_castable)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT, self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_leaky_relu_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f,
-      7.0f, -7.0f, -1.0f, 5.0f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-7.0f, -1.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -5.0f, 1.0f, 7.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_leaky_relu_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f, 7.0f, -7.0f, -1.0f, 5.0f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {
+        -7.0f, -1.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -5.0f, 1.0f, 7.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      0.009999999776482582, 0.07000000029802322, -0.07000000029802322, -1.0, 5.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          0.009999999776482582,
+                                          0.07000000029802322,
+                                          -0.07000000029802322,
+                                          -1.0,
+                                          5.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_leaky_relu_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3c00, 0x4700, 0xc700, 0xbc00,
-      0x4500};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -7, -1, 0, -0, inf, -inf, nan, -5, 1, 7
-  const std::vector<uint16_t> selfData = {0xc700, 0xbc00, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xc500, 0x3c00,
-      0x4700};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_leaky_relu_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x3c00, 0x4700, 0xc700, 0xbc00, 0x4500};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -7, -1, 0, -0, inf, -inf, nan, -5, 1, 7
+    const std::vector<uint16_t> selfData = {0xc700, 0xbc00, 0x0000, 0x8000, 0x7c00,
+                                            0xfc00, 0x7e00, 0xc500, 0x3c00, 0x4700};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      0.01000213623046875, 0.07000732421875, -0.07000732421875, -1.0, 5.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          0.01000213623046875,
+                                          0.07000732421875,
+                                          -0.07000732421875,
+                                          -1.0,
+                                          5.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_leaky_relu_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f80, 0x40e0, 0xc0e0, 0xbf80,
-      0x40a0};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -7, -1, 0, -0, inf, -inf, nan, -5, 1, 7
-  const std::vector<uint16_t> selfData = {0xc0e0, 0xbf80, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xc0a0, 0x3f80,
-      0x40e0};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_leaky_relu_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x3f80, 0x40e0, 0xc0e0, 0xbf80, 0x40a0};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -7, -1, 0, -0, inf, -inf, nan, -5, 1, 7
+    const std::vector<uint16_t> selfData = {0xc0e0, 0xbf80, 0x0000, 0x8000, 0x7f80,
+                                            0xff80, 0x7fc0, 0xc0a0, 0x3f80, 0x40e0};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.010009765625,
-      0.06982421875, -0.06982421875, -1.0, 5.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        0.0,  -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.010009765625, 0.06982421875, -0.06982421875,
+        -1.0, 5.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: gradOutput DOUBLE, self DOUBLE, out DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_leaky_relu_backward_test, valid_double) {
-  const std::vector<double> gradOutputData = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0,
-      -7.0, -1.0, 5.0};
-  UtTensor gradOutput({2, 5}, ACL_DOUBLE, gradOutputData);
-  const std::vector<double> selfData = {-7.0, -1.0, 0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      -5.0, 1.0, 7.0};
-  UtTensor self({2, 5}, ACL_DOUBLE, selfData);
-  UtScalar negativeSlope(0.01f, ACL_FLOAT);
-  const bool selfIsResult = true;
-  UtTensor out({2, 5}, ACL_DOUBLE);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
-      selfIsResult, out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_leaky_relu_backward_test, valid_double)
+{
+    const std::vector<double> gradOutputData = {
+        0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.0, 7.0, -7.0, -1.0, 5.0};
+    UtTensor gradOutput({2, 5}, ACL_DOUBLE, gradOutputData);
+    const std::vector<double> selfData = {-7.0, -1.0, 0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+                                          -5.0, 1.0,  7.0};
+    UtTensor self({2, 5}, ACL_DOUBLE, selfData);
+    UtScalar negativeSlope(0.01f, ACL_FLOAT);
+    const bool selfIsResult = true;
+    UtTensor out({2, 5}, ACL_DOUBLE);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), negativeSlope.get(),
+                                                             selfIsResult, out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLeakyReluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      0.009999999776482582, 0.06999999843537807, -0.06999999843537807, -1.0, 5.0};
-  // FLOAT attribute: exact but for the scalar rounded to float: rtol 1e-07, atol 1e-12; at most 0 of 10 elements
-  // outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-07, 1e-12), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          0.009999999776482582,
+                                          0.06999999843537807,
+                                          -0.06999999843537807,
+                                          -1.0,
+                                          5.0};
+    // FLOAT attribute: exact but for the scalar rounded to float: rtol 1e-07, atol 1e-12; at most 0 of 10 elements
+    // outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-07, 1e-12), 0u);
 }

@@ -17,106 +17,114 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_log_sigmoid_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
-TEST_F(l2_log_sigmoid_test, row0_notnull) {
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_log_sigmoid_test, row0_notnull)
+{
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
-TEST_F(l2_log_sigmoid_test, row1_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_log_sigmoid_test, row1_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_INT32);
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtypes of self and out differ.
-TEST_F(l2_log_sigmoid_test, row2_samedtype) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_log_sigmoid_test, row2_samedtype)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the shapes of self and out differ.
-TEST_F(l2_log_sigmoid_test, row3_sameshape) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor out({5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_log_sigmoid_test, row3_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor out({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_log_sigmoid_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -100.0f,
-      100.0f, -14.0f, -2.0f, 10.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_log_sigmoid_test, valid_float)
+{
+    const std::vector<float> selfData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -100.0f, 100.0f, -14.0f, -2.0f, 10.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.6931471824645996, -0.6931471824645996, -0.0, -__builtin_inf(),
-      __builtin_nan(""), -100.0, -3.783505853677006e-44, -14.000000953674316, -2.1269280910491943,
-      -4.539889778243378e-05};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {-0.6931471824645996,    -0.6931471824645996, -0.0,
+                                          -__builtin_inf(),       __builtin_nan(""),   -100.0,
+                                          -3.783505853677006e-44, -14.000000953674316, -2.1269280910491943,
+                                          -4.539889778243378e-05};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_log_sigmoid_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, -100, 100, -14, -2, 10
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xd640, 0x5640, 0xcb00, 0xc000,
-      0x4900};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_log_sigmoid_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, -100, 100, -14, -2, 10
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                            0xd640, 0x5640, 0xcb00, 0xc000, 0x4900};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.693359375, -0.693359375, -0.0, -__builtin_inf(), __builtin_nan(""), -100.0,
-      -0.0, -14.0, -2.126953125, -4.5418739318847656e-05};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {-0.693359375, -0.693359375, -0.0,  -__builtin_inf(), __builtin_nan(""),
+                                          -100.0,       -0.0,         -14.0, -2.126953125,     -4.5418739318847656e-05};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_log_sigmoid_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, -100, 100, -14, -2, 10
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xc2c8, 0x42c8, 0xc160, 0xc000,
-      0x4120};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_log_sigmoid_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, -100, 100, -14, -2, 10
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                            0xc2c8, 0x42c8, 0xc160, 0xc000, 0x4120};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.69140625, -0.69140625, -0.0, -__builtin_inf(), __builtin_nan(""), -100.0,
-      -0.0, -14.0, -2.125, -4.5299530029296875e-05};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {-0.69140625, -0.69140625, -0.0,  -__builtin_inf(), __builtin_nan(""),
+                                          -100.0,      -0.0,        -14.0, -2.125,           -4.5299530029296875e-05};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }

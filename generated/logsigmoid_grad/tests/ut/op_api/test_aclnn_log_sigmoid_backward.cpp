@@ -17,142 +17,166 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_log_sigmoid_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self, buffer or gradInput is nullptr.
-TEST_F(l2_log_sigmoid_backward_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor buffer({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(nullptr, self.get(), buffer.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_log_sigmoid_backward_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor buffer({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(nullptr, self.get(), buffer.get(), gradInput.get(),
+                                                              &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, self, buffer or gradInput is not supported.
-TEST_F(l2_log_sigmoid_backward_test, row1_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor buffer({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_log_sigmoid_backward_test, row1_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor buffer({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the shapes of gradOutput, self, buffer and gradInput differ.
-TEST_F(l2_log_sigmoid_backward_test, row2_sameshape) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({5}, ACL_FLOAT);
-  UtTensor buffer({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_log_sigmoid_backward_test, row2_sameshape)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({5}, ACL_FLOAT);
+    UtTensor buffer({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dtypes of gradOutput, self, buffer and gradInput differ.
-TEST_F(l2_log_sigmoid_backward_test, row3_samedtype) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtTensor buffer({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_log_sigmoid_backward_test, row3_samedtype)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtTensor buffer({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT, self FLOAT, buffer FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula
 // through the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_log_sigmoid_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 2.0f,
-      14.0f, -14.0f, -2.0f, 10.0f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-14.0f, -2.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -10.0f, 2.0f, 14.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  const std::vector<float> bufferData = {-10.0f, 2.0f, 14.0f, -14.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 18.0f};
-  UtTensor buffer({2, 5}, ACL_FLOAT, bufferData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_log_sigmoid_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 2.0f, 14.0f, -14.0f, -2.0f, 10.0f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {
+        -14.0f, -2.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -10.0f, 2.0f, 14.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    const std::vector<float> bufferData = {
+        -10.0f, 2.0f, 14.0f, -14.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 18.0f};
+    UtTensor buffer({2, 5}, ACL_FLOAT, bufferData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 2.0,
-      __builtin_nan(""), -13.999363899230957, -0.23840583860874176, 8.315280865645036e-06};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          2.0,
+                                          __builtin_nan(""),
+                                          -13.999363899230957,
+                                          -0.23840583860874176,
+                                          8.315280865645036e-06};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, buffer FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's
 // formula through the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_log_sigmoid_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 2, 14, -14, -2, 10
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4000, 0x4b00, 0xcb00, 0xc000,
-      0x4900};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -14, -2, 0, -0, inf, -inf, nan, -10, 2, 14
-  const std::vector<uint16_t> selfData = {0xcb00, 0xc000, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xc900, 0x4000,
-      0x4b00};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  // values: -10, 2, 14, -14, 0, -0, inf, -inf, nan, 18
-  const std::vector<uint16_t> bufferData = {0xc900, 0x4000, 0x4b00, 0xcb00, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
-      0x4c80};
-  UtTensor buffer({2, 5}, ACL_FLOAT16, bufferData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_log_sigmoid_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 2, 14, -14, -2, 10
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x4000, 0x4b00, 0xcb00, 0xc000, 0x4900};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -14, -2, 0, -0, inf, -inf, nan, -10, 2, 14
+    const std::vector<uint16_t> selfData = {0xcb00, 0xc000, 0x0000, 0x8000, 0x7c00,
+                                            0xfc00, 0x7e00, 0xc900, 0x4000, 0x4b00};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    // values: -10, 2, 14, -14, 0, -0, inf, -inf, nan, 18
+    const std::vector<uint16_t> bufferData = {0xc900, 0x4000, 0x4b00, 0xcb00, 0x0000,
+                                              0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4c80};
+    UtTensor buffer({2, 5}, ACL_FLOAT16, bufferData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 2.0,
-      __builtin_nan(""), -14.0, -0.2384033203125, 8.344650268554688e-06};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          2.0,
+                                          __builtin_nan(""),
+                                          -14.0,
+                                          -0.2384033203125,
+                                          8.344650268554688e-06};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, buffer BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's
 // formula through the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_log_sigmoid_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 2, 14, -14, -2, 10
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x4000, 0x4160, 0xc160, 0xc000,
-      0x4120};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -14, -2, 0, -0, inf, -inf, nan, -10, 2, 14
-  const std::vector<uint16_t> selfData = {0xc160, 0xc000, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xc120, 0x4000,
-      0x4160};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  // values: -10, 2, 14, -14, 0, -0, inf, -inf, nan, 18
-  const std::vector<uint16_t> bufferData = {0xc120, 0x4000, 0x4160, 0xc160, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
-      0x4190};
-  UtTensor buffer({2, 5}, ACL_BF16, bufferData);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_log_sigmoid_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 2, 14, -14, -2, 10
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x4000, 0x4160, 0xc160, 0xc000, 0x4120};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -14, -2, 0, -0, inf, -inf, nan, -10, 2, 14
+    const std::vector<uint16_t> selfData = {0xc160, 0xc000, 0x0000, 0x8000, 0x7f80,
+                                            0xff80, 0x7fc0, 0xc120, 0x4000, 0x4160};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    // values: -10, 2, 14, -14, 0, -0, inf, -inf, nan, 18
+    const std::vector<uint16_t> bufferData = {0xc120, 0x4000, 0x4160, 0xc160, 0x0000,
+                                              0x8000, 0x7f80, 0xff80, 0x7fc0, 0x4190};
+    UtTensor buffer({2, 5}, ACL_BF16, bufferData);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput.get(), self.get(), buffer.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLogSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 2.0,
-      __builtin_nan(""), -14.0, -0.23828125, 8.344650268554688e-06};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        0.0,   -0.0,        __builtin_inf(),      -__builtin_inf(), __builtin_nan(""), 2.0, __builtin_nan(""),
+        -14.0, -0.23828125, 8.344650268554688e-06};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }

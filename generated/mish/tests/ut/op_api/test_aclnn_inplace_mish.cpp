@@ -17,89 +17,120 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_inplace_mish_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
-TEST_F(l2_inplace_mish_test, row0_notnull) {
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(nullptr, &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_mish_test, row0_notnull)
+{
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(nullptr, &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
-TEST_F(l2_inplace_mish_test, row1_dtypesupported) {
-  UtTensor selfRef({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_mish_test, row1_dtypesupported)
+{
+    UtTensor selfRef({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8.
-TEST_F(l2_inplace_mish_test, row2_maxrank) {
-  UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_mish_test, row2_maxrank)
+{
+    UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: selfRef FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_mish_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 20, -20, 0.000100017, -0.000100017, 40
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0xcd00, 0x068e, 0x868e,
-      0x5100};
-  UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceMish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_mish_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, -20, 0.000100017, -0.000100017, 40
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                               0x4d00, 0xcd00, 0x068e, 0x868e, 0x5100};
+    UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceMish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 20.0,
-      -5.960464477539063e-08, 6.002187728881836e-05, -6.002187728881836e-05, 40.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          20.0,
+                                          -5.960464477539063e-08,
+                                          6.002187728881836e-05,
+                                          -6.002187728881836e-05,
+                                          40.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: selfRef FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_mish_test, valid_float) {
-  const std::vector<float> selfRefData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 20.0f,
-      -20.0f, 9.999999747378752e-05f, -9.999999747378752e-05f, 40.0f};
-  UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceMish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_mish_test, valid_float)
+{
+    const std::vector<float> selfRefData = {
+        0.0f,  -0.0f,  __builtin_inff(),       -__builtin_inff(),       __builtin_nanf(""),
+        20.0f, -20.0f, 9.999999747378752e-05f, -9.999999747378752e-05f, 40.0f};
+    UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceMish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 20.0,
-      -4.1223074731533416e-08, 6.000319990562275e-05, -5.9996800700901076e-05, 40.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          20.0,
+                                          -4.1223074731533416e-08,
+                                          6.000319990562275e-05,
+                                          -5.9996800700901076e-05,
+                                          40.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: selfRef BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_mish_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 20, -20, 0.000100136, -0.000100136, 40
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0xc1a0, 0x38d2, 0xb8d2,
-      0x4220};
-  UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceMish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_mish_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, -20, 0.000100136, -0.000100136, 40
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                               0x41a0, 0xc1a0, 0x38d2, 0xb8d2, 0x4220};
+    UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceMishGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceMish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 20.0,
-      -4.1211023926734924e-08, 6.008148193359375e-05, -6.008148193359375e-05, 40.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          20.0,
+                                          -4.1211023926734924e-08,
+                                          6.008148193359375e-05,
+                                          -6.008148193359375e-05,
+                                          40.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
 }

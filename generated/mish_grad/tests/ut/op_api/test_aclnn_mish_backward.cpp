@@ -17,150 +17,193 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_mish_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
-TEST_F(l2_mish_backward_test, row0_notnull) {
-  UtTensor gradOutput({2, 3}, ACL_BF16);
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor gradInput({2, 3}, ACL_BF16);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), nullptr,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_mish_backward_test, row0_notnull)
+{
+    UtTensor gradOutput({2, 3}, ACL_BF16);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor gradInput({2, 3}, ACL_BF16);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), nullptr,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self or gradInput is nullptr.
-TEST_F(l2_mish_backward_test, row1_notnull) {
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor gradInput({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(nullptr, self.get(), gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_mish_backward_test, row1_notnull)
+{
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor gradInput({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(nullptr, self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self cannot be cast to gradInput's dtype.
-TEST_F(l2_mish_backward_test, row2_castable) {
-  UtTensor gradOutput({2, 3}, ACL_BF16);
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor gradInput({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_mish_backward_test, row2_castable)
+{
+    UtTensor gradOutput({2, 3}, ACL_BF16);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor gradInput({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, self or gradInput is not supported.
-TEST_F(l2_mish_backward_test, row3_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor gradInput({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_mish_backward_test, row3_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor gradInput({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput, self or gradInput is greater than 8.
-TEST_F(l2_mish_backward_test, row4_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
-  UtTensor self({2, 3}, ACL_BF16);
-  UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_mish_backward_test, row4_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): gradOutput and self cannot broadcast, or the broadcast shape differs from
 // gradInput's shape.
-TEST_F(l2_mish_backward_test, row5_broadcast) {
-  UtTensor gradOutput({2, 3}, ACL_BF16);
-  UtTensor self({4, 5}, ACL_BF16);
-  UtTensor gradInput({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_mish_backward_test, row5_broadcast)
+{
+    UtTensor gradOutput({2, 3}, ACL_BF16);
+    UtTensor self({4, 5}, ACL_BF16);
+    UtTensor gradInput({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_mish_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 20, -20, 0.000100136, -0.000100136, 40
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0xc1a0, 0x38d2, 0xb8d2,
-      0x4220};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -0.000100136, 40, 0, -0, inf, -inf, nan, 20, -20, 0.000100136
-  const std::vector<uint16_t> selfData = {0xb8d2, 0x4220, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0xc1a0,
-      0x38d2};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnMishBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_mish_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, -20, 0.000100136, -0.000100136, 40
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x41a0, 0xc1a0, 0x38d2, 0xb8d2, 0x4220};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -0.000100136, 40, 0, -0, inf, -inf, nan, 20, -20, 0.000100136
+    const std::vector<uint16_t> selfData = {0xb8d2, 0x4220, 0x0000, 0x8000, 0x7f80,
+                                            0xff80, 0x7fc0, 0x41a0, 0xc1a0, 0x38d2};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnMishBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), 0.00010013580322265625, 3.922195901395753e-12, 24.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          0.00010013580322265625,
+                                          3.922195901395753e-12,
+                                          24.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_mish_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 20, -20, 0.000100017, -0.000100017, 40
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0xcd00, 0x068e, 0x868e,
-      0x5100};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -0.000100017, 40, 0, -0, inf, -inf, nan, 20, -20, 0.000100017
-  const std::vector<uint16_t> selfData = {0x868e, 0x5100, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0xcd00,
-      0x068e};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnMishBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_mish_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, -20, 0.000100017, -0.000100017, 40
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x4d00, 0xcd00, 0x068e, 0x868e, 0x5100};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -0.000100017, 40, 0, -0, inf, -inf, nan, 20, -20, 0.000100017
+    const std::vector<uint16_t> selfData = {0x868e, 0x5100, 0x0000, 0x8000, 0x7c00,
+                                            0xfc00, 0x7e00, 0x4d00, 0xcd00, 0x068e};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnMishBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), 0.00010001659393310547, 0.0, 24.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          0.00010001659393310547,
+                                          0.0,
+                                          24.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput FLOAT, self FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_mish_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      20.0f, -20.0f, 9.999999747378752e-05f, -9.999999747378752e-05f, 40.0f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-9.999999747378752e-05f, 40.0f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 20.0f, -20.0f, 9.999999747378752e-05f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnMishBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_mish_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f,  -0.0f,  __builtin_inff(),       -__builtin_inff(),       __builtin_nanf(""),
+        20.0f, -20.0f, 9.999999747378752e-05f, -9.999999747378752e-05f, 40.0f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {-9.999999747378752e-05f,
+                                         40.0f,
+                                         0.0f,
+                                         -0.0f,
+                                         __builtin_inff(),
+                                         -__builtin_inff(),
+                                         __builtin_nanf(""),
+                                         20.0f,
+                                         -20.0f,
+                                         9.999999747378752e-05f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnMishBackwardGetWorkspaceSize(gradOutput.get(), self.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnMishBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), __builtin_nan(""), 9.999999747378752e-05, 3.916192023445397e-12, 24.002561569213867};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          9.999999747378752e-05,
+                                          3.916192023445397e-12,
+                                          24.002561569213867};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }

@@ -17,138 +17,179 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_prelu_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize is nullptr.
-TEST_F(l2_prelu_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), nullptr, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_prelu_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), nullptr, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): self, weight or out is nullptr.
-TEST_F(l2_prelu_test, row1_notnull) {
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(nullptr, weight.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_prelu_test, row1_notnull)
+{
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(nullptr, weight.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self, weight or out is not supported.
-TEST_F(l2_prelu_test, row2_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_test, row2_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_INT32);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self, weight or out is greater than 8.
-TEST_F(l2_prelu_test, row3_maxrank) {
-  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_test, row3_maxrank)
+{
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
-TEST_F(l2_prelu_test, row4_sameshape) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor out({5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_test, row4_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor out({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the element count of weight is neither 1 nor the channel count of self.
-TEST_F(l2_prelu_test, row5_channelsize) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({4}, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_test, row5_channelsize)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({4}, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self FLOAT, weight FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's
 // precision path, computed when this file was generated.
-TEST_F(l2_prelu_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      9.999999747378752e-05f, -9.999999747378752e-05f, -5.5f, -0.75f, 4.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  const std::vector<float> weightData = {-__builtin_inff(), __builtin_nanf(""), 0.0f, -0.0f, __builtin_inff()};
-  UtTensor weight({5}, ACL_FLOAT, weightData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnPrelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_prelu_test, valid_float)
+{
+    const std::vector<float> selfData = {0.0f,
+                                         -0.0f,
+                                         __builtin_inff(),
+                                         -__builtin_inff(),
+                                         __builtin_nanf(""),
+                                         9.999999747378752e-05f,
+                                         -9.999999747378752e-05f,
+                                         -5.5f,
+                                         -0.75f,
+                                         4.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    const std::vector<float> weightData = {-__builtin_inff(), __builtin_nanf(""), 0.0f, -0.0f, __builtin_inff()};
+    UtTensor weight({5}, ACL_FLOAT, weightData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnPrelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), __builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), 9.999999747378752e-05, __builtin_nan(""), -0.0, 0.0, 4.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {__builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          9.999999747378752e-05,
+                                          __builtin_nan(""),
+                                          -0.0,
+                                          0.0,
+                                          4.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self FLOAT16, weight FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_prelu_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -5.5, -0.75, 4
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x068e, 0x868e, 0xc580, 0xba00,
-      0x4400};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  // values: -inf, nan, 0, -0, inf
-  const std::vector<uint16_t> weightData = {0xfc00, 0x7e00, 0x0000, 0x8000, 0x7c00};
-  UtTensor weight({5}, ACL_FLOAT16, weightData);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnPrelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_prelu_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -5.5, -0.75, 4
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                            0x068e, 0x868e, 0xc580, 0xba00, 0x4400};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    // values: -inf, nan, 0, -0, inf
+    const std::vector<uint16_t> weightData = {0xfc00, 0x7e00, 0x0000, 0x8000, 0x7c00};
+    UtTensor weight({5}, ACL_FLOAT16, weightData);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnPrelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), __builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), 0.00010001659393310547, __builtin_nan(""), -0.0, 0.0, 4.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {__builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          0.00010001659393310547,
+                                          __builtin_nan(""),
+                                          -0.0,
+                                          0.0,
+                                          4.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self BFLOAT16, weight BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_prelu_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -5.5, -0.75, 4
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x38d2, 0xb8d2, 0xc0b0, 0xbf40,
-      0x4080};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  // values: -inf, nan, 0, -0, inf
-  const std::vector<uint16_t> weightData = {0xff80, 0x7fc0, 0x0000, 0x8000, 0x7f80};
-  UtTensor weight({5}, ACL_BF16, weightData);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnPrelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_prelu_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -5.5, -0.75, 4
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                            0x38d2, 0xb8d2, 0xc0b0, 0xbf40, 0x4080};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    // values: -inf, nan, 0, -0, inf
+    const std::vector<uint16_t> weightData = {0xff80, 0x7fc0, 0x0000, 0x8000, 0x7f80};
+    UtTensor weight({5}, ACL_BF16, weightData);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluGetWorkspaceSize(self.get(), weight.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnPrelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {__builtin_nan(""), __builtin_nan(""), __builtin_inf(), __builtin_nan(""),
-      __builtin_nan(""), 0.00010013580322265625, __builtin_nan(""), -0.0, 0.0, 4.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {__builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          0.00010013580322265625,
+                                          __builtin_nan(""),
+                                          -0.0,
+                                          0.0,
+                                          4.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }

@@ -17,221 +17,272 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_prelu_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self, weight, gradInput or gradWeight is nullptr.
-TEST_F(l2_prelu_backward_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  UtTensor gradWeight({3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(nullptr, self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_prelu_backward_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    UtTensor gradWeight({3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(nullptr, self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_prelu_backward_test, row1_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_INT32);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_INT32);
-  UtTensor gradWeight({3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_backward_test, row1_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_INT32);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_INT32);
+    UtTensor gradWeight({3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtypes of gradOutput, weight, gradInput and gradWeight must equal self's
 // dtype.
-TEST_F(l2_prelu_backward_test, row2_samedtype) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT16);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  UtTensor gradWeight({3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_backward_test, row2_samedtype)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT16);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    UtTensor gradWeight({3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput, self, weight, gradInput or gradWeight is greater than
 // 8.
-TEST_F(l2_prelu_backward_test, row3_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  UtTensor gradWeight({3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_backward_test, row3_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    UtTensor gradWeight({3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the shape of gradInput must equal self's shape.
-TEST_F(l2_prelu_backward_test, row4_sameshape) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({5}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  UtTensor gradWeight({3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_backward_test, row4_sameshape)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({5}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    UtTensor gradWeight({3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the number of weight elements must be 1 or self channel size.
-TEST_F(l2_prelu_backward_test, row5_channelsize) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({4}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  UtTensor gradWeight({3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_backward_test, row5_channelsize)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({4}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    UtTensor gradWeight({3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 6 (ACLNN_ERR_PARAM_INVALID): the shape of gradWeight must be [C] for C weight elements (C != 1), else
 // weight's shape.
-TEST_F(l2_prelu_backward_test, row6_channelsumshape) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  UtTensor gradWeight({4}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_backward_test, row6_channelsumshape)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    UtTensor gradWeight({4}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 7 (ACLNN_ERR_PARAM_INVALID): gradOutput and self cannot broadcast, or the broadcast shape differs from
 // self's shape.
-TEST_F(l2_prelu_backward_test, row7_broadcast) {
-  UtTensor gradOutput({4, 5}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor weight({3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  UtTensor gradWeight({3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_prelu_backward_test, row7_broadcast)
+{
+    UtTensor gradOutput({4, 5}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor weight({3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    UtTensor gradWeight({3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT, self FLOAT, weight FLOAT, gradInput FLOAT, gradWeight FLOAT, shape [2, 5]. Expected: the
 // spec's formula through the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_prelu_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      9.999999747378752e-05f, -9.999999747378752e-05f, -5.5f, -0.75f, 4.0f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-5.5f, -0.75f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 9.999999747378752e-05f, -9.999999747378752e-05f, 5.5f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  const std::vector<float> weightData = {-0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.0f};
-  UtTensor weight({5}, ACL_FLOAT, weightData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  UtTensor gradWeight({5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnPreluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_prelu_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {0.0f,
+                                               -0.0f,
+                                               __builtin_inff(),
+                                               -__builtin_inff(),
+                                               __builtin_nanf(""),
+                                               9.999999747378752e-05f,
+                                               -9.999999747378752e-05f,
+                                               -5.5f,
+                                               -0.75f,
+                                               4.0f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {-5.5f,
+                                         -0.75f,
+                                         0.0f,
+                                         -0.0f,
+                                         __builtin_inff(),
+                                         -__builtin_inff(),
+                                         __builtin_nanf(""),
+                                         9.999999747378752e-05f,
+                                         -9.999999747378752e-05f,
+                                         5.5f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    const std::vector<float> weightData = {-0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.0f};
+    UtTensor weight({5}, ACL_FLOAT, weightData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    UtTensor gradWeight({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnPreluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, __builtin_nan(""), -__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      -0.0, -__builtin_inf(), -5.5, __builtin_nan(""), 4.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {-0.0,
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          -0.0,
+                                          -__builtin_inf(),
+                                          -5.5,
+                                          __builtin_nan(""),
+                                          4.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 
-  // gradWeight: its own formula through the same kernel
-  const std::vector<double> expected_gradWeight = {-__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      __builtin_nan(""), 0.0};
-  EXPECT_EQ(CountMismatches(gradWeight.Values(), expected_gradWeight, 0.0001, 0.0001), 0u);
+    // gradWeight: its own formula through the same kernel
+    const std::vector<double> expected_gradWeight = {-__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
+                                                     __builtin_nan(""), 0.0};
+    EXPECT_EQ(CountMismatches(gradWeight.Values(), expected_gradWeight, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, weight FLOAT16, gradInput FLOAT16, gradWeight FLOAT16, shape [2, 5].
 // Expected: the spec's formula through the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_prelu_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -5.5, -0.75, 4
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x068e, 0x868e, 0xc580, 0xba00,
-      0x4400};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, 5.5
-  const std::vector<uint16_t> selfData = {0xc580, 0xba00, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x068e, 0x868e,
-      0x4580};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  // values: -0, inf, -inf, nan, 0
-  const std::vector<uint16_t> weightData = {0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0000};
-  UtTensor weight({5}, ACL_FLOAT16, weightData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  UtTensor gradWeight({5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnPreluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_prelu_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -5.5, -0.75, 4
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x068e, 0x868e, 0xc580, 0xba00, 0x4400};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, 5.5
+    const std::vector<uint16_t> selfData = {0xc580, 0xba00, 0x0000, 0x8000, 0x7c00,
+                                            0xfc00, 0x7e00, 0x068e, 0x868e, 0x4580};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    // values: -0, inf, -inf, nan, 0
+    const std::vector<uint16_t> weightData = {0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0000};
+    UtTensor weight({5}, ACL_FLOAT16, weightData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    UtTensor gradWeight({5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnPreluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, __builtin_nan(""), -__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      -0.0, -__builtin_inf(), -5.5, __builtin_nan(""), 4.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {-0.0,
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          -0.0,
+                                          -__builtin_inf(),
+                                          -5.5,
+                                          __builtin_nan(""),
+                                          4.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 
-  // gradWeight: its own formula through the same kernel
-  const std::vector<double> expected_gradWeight = {-__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      __builtin_nan(""), 0.0};
-  EXPECT_EQ(CountMismatches(gradWeight.Values(), expected_gradWeight, 0.001, 0.001), 0u);
+    // gradWeight: its own formula through the same kernel
+    const std::vector<double> expected_gradWeight = {-__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
+                                                     __builtin_nan(""), 0.0};
+    EXPECT_EQ(CountMismatches(gradWeight.Values(), expected_gradWeight, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, weight BFLOAT16, gradInput BFLOAT16, gradWeight BFLOAT16, shape [2, 5].
 // Expected: the spec's formula through the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_prelu_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -5.5, -0.75, 4
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x38d2, 0xb8d2, 0xc0b0, 0xbf40,
-      0x4080};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, 5.5
-  const std::vector<uint16_t> selfData = {0xc0b0, 0xbf40, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x38d2, 0xb8d2,
-      0x40b0};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  // values: -0, inf, -inf, nan, 0
-  const std::vector<uint16_t> weightData = {0x8000, 0x7f80, 0xff80, 0x7fc0, 0x0000};
-  UtTensor weight({5}, ACL_BF16, weightData);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  UtTensor gradWeight({5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
-      gradWeight.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnPreluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_prelu_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -5.5, -0.75, 4
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x38d2, 0xb8d2, 0xc0b0, 0xbf40, 0x4080};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, 5.5
+    const std::vector<uint16_t> selfData = {0xc0b0, 0xbf40, 0x0000, 0x8000, 0x7f80,
+                                            0xff80, 0x7fc0, 0x38d2, 0xb8d2, 0x40b0};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    // values: -0, inf, -inf, nan, 0
+    const std::vector<uint16_t> weightData = {0x8000, 0x7f80, 0xff80, 0x7fc0, 0x0000};
+    UtTensor weight({5}, ACL_BF16, weightData);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    UtTensor gradWeight({5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput.get(), self.get(), weight.get(), gradInput.get(),
+                                                         gradWeight.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnPreluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, __builtin_nan(""), -__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      -0.0, -__builtin_inf(), -5.5, __builtin_nan(""), 4.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {-0.0,
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          -0.0,
+                                          -__builtin_inf(),
+                                          -5.5,
+                                          __builtin_nan(""),
+                                          4.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 
-  // gradWeight: its own formula through the same kernel
-  const std::vector<double> expected_gradWeight = {-__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
-      __builtin_nan(""), 0.0};
-  EXPECT_EQ(CountMismatches(gradWeight.Values(), expected_gradWeight, 0.004, 0.004), 0u);
+    // gradWeight: its own formula through the same kernel
+    const std::vector<double> expected_gradWeight = {-__builtin_inf(), __builtin_nan(""), __builtin_nan(""),
+                                                     __builtin_nan(""), 0.0};
+    EXPECT_EQ(CountMismatches(gradWeight.Values(), expected_gradWeight, 0.004, 0.004), 0u);
 }

@@ -17,155 +17,179 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_inplace_add_relu_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self, other, alpha or out is nullptr.
-TEST_F(l2_inplace_add_relu_test, row0_notnull) {
-  UtTensor other({2, 3}, ACL_BF16);
-  UtScalar alpha(2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(nullptr, other.get(), alpha.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_add_relu_test, row0_notnull)
+{
+    UtTensor other({2, 3}, ACL_BF16);
+    UtScalar alpha(2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(nullptr, other.get(), alpha.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): alpha cannot be cast to the promoted dtype of self and other.
-TEST_F(l2_inplace_add_relu_test, row2_scalarscastable) {
-  UtTensor selfRef({2, 3}, ACL_BF16);
-  UtTensor other({2, 3}, ACL_BF16);
-  UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_add_relu_test, row2_scalarscastable)
+{
+    UtTensor selfRef({2, 3}, ACL_BF16);
+    UtTensor other({2, 3}, ACL_BF16);
+    UtScalar alpha(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): self and other cannot broadcast, or the broadcast shape differs from out's
 // shape.
-TEST_F(l2_inplace_add_relu_test, row5_broadcast) {
-  UtTensor selfRef({2, 3}, ACL_BF16);
-  UtTensor other({4, 5}, ACL_BF16);
-  UtScalar alpha(2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_add_relu_test, row5_broadcast)
+{
+    UtTensor selfRef({2, 3}, ACL_BF16);
+    UtTensor other({4, 5}, ACL_BF16);
+    UtScalar alpha(2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: selfRef BFLOAT16, other BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's
 // precision path, computed when this file was generated.
-TEST_F(l2_inplace_add_relu_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -5.5, -0.75, 4
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x38d2, 0xb8d2, 0xc0b0, 0xbf40,
-      0x4080};
-  UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
-  // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, 5.5
-  const std::vector<uint16_t> otherData = {0xc0b0, 0xbf40, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x38d2, 0xb8d2,
-      0x40b0};
-  UtTensor other({2, 5}, ACL_BF16, otherData);
-  UtScalar alpha(2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_add_relu_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -5.5, -0.75, 4
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                               0x38d2, 0xb8d2, 0xc0b0, 0xbf40, 0x4080};
+    UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
+    // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, 5.5
+    const std::vector<uint16_t> otherData = {0xc0b0, 0xbf40, 0x0000, 0x8000, 0x7f80,
+                                             0xff80, 0x7fc0, 0x38d2, 0xb8d2, 0x40b0};
+    UtTensor other({2, 5}, ACL_BF16, otherData);
+    UtScalar alpha(2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0, __builtin_nan(""), 0.0,
-      0.0, 15.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0, __builtin_nan(""), 0.0, 0.0, 15.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: selfRef FLOAT16, other FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's
 // precision path, computed when this file was generated.
-TEST_F(l2_inplace_add_relu_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -5.5, -0.75, 4
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x068e, 0x868e, 0xc580, 0xba00,
-      0x4400};
-  UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
-  // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, 5.5
-  const std::vector<uint16_t> otherData = {0xc580, 0xba00, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x068e, 0x868e,
-      0x4580};
-  UtTensor other({2, 5}, ACL_FLOAT16, otherData);
-  UtScalar alpha(2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_add_relu_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -5.5, -0.75, 4
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                               0x068e, 0x868e, 0xc580, 0xba00, 0x4400};
+    UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
+    // values: -5.5, -0.75, 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, 5.5
+    const std::vector<uint16_t> otherData = {0xc580, 0xba00, 0x0000, 0x8000, 0x7c00,
+                                             0xfc00, 0x7e00, 0x068e, 0x868e, 0x4580};
+    UtTensor other({2, 5}, ACL_FLOAT16, otherData);
+    UtScalar alpha(2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0, __builtin_nan(""), 0.0,
-      0.0, 15.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0, __builtin_nan(""), 0.0, 0.0, 15.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: selfRef FLOAT, other FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_inplace_add_relu_test, valid_float) {
-  const std::vector<float> selfRefData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      9.999999747378752e-05f, -9.999999747378752e-05f, -5.5f, -0.75f, 4.0f};
-  UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
-  const std::vector<float> otherData = {-5.5f, -0.75f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 9.999999747378752e-05f, -9.999999747378752e-05f, 5.5f};
-  UtTensor other({2, 5}, ACL_FLOAT, otherData);
-  UtScalar alpha(2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_add_relu_test, valid_float)
+{
+    const std::vector<float> selfRefData = {0.0f,
+                                            -0.0f,
+                                            __builtin_inff(),
+                                            -__builtin_inff(),
+                                            __builtin_nanf(""),
+                                            9.999999747378752e-05f,
+                                            -9.999999747378752e-05f,
+                                            -5.5f,
+                                            -0.75f,
+                                            4.0f};
+    UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
+    const std::vector<float> otherData = {-5.5f,
+                                          -0.75f,
+                                          0.0f,
+                                          -0.0f,
+                                          __builtin_inff(),
+                                          -__builtin_inff(),
+                                          __builtin_nanf(""),
+                                          9.999999747378752e-05f,
+                                          -9.999999747378752e-05f,
+                                          5.5f};
+    UtTensor other({2, 5}, ACL_FLOAT, otherData);
+    UtScalar alpha(2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0, __builtin_nan(""), 0.0,
-      0.0, 15.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.0, __builtin_nan(""), 0.0, 0.0, 15.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: selfRef INT16, other INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_inplace_add_relu_test, valid_int16) {
-  const std::vector<int16_t> selfRefData = {-32768, 32767, -1, 0, 1, 1, 6, -6, -1, 4};
-  UtTensor selfRef({2, 5}, ACL_INT16, selfRefData);
-  const std::vector<int16_t> otherData = {-6, -1, -32768, 32767, -1, 0, 1, -4, 1, 6};
-  UtTensor other({2, 5}, ACL_INT16, otherData);
-  UtScalar alpha(int64_t{2}, ACL_INT64);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_add_relu_test, valid_int16)
+{
+    const std::vector<int16_t> selfRefData = {-32768, 32767, -1, 0, 1, 1, 6, -6, -1, 4};
+    UtTensor selfRef({2, 5}, ACL_INT16, selfRefData);
+    const std::vector<int16_t> otherData = {-6, -1, -32768, 32767, -1, 0, 1, -4, 1, 6};
+    UtTensor other({2, 5}, ACL_INT16, otherData);
+    UtScalar alpha(int64_t{2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {32756.0, 32765.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {32756.0, 32765.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }
 
 // Success: selfRef INT32, other INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_inplace_add_relu_test, valid_int32) {
-  const std::vector<int32_t> selfRefData = {-2147483648, 2147483647, -1, 0, 1, 1, 6, -6, -1, 4};
-  UtTensor selfRef({2, 5}, ACL_INT32, selfRefData);
-  const std::vector<int32_t> otherData = {-6, -1, -2147483648, 2147483647, -1, 0, 1, -4, 1, 6};
-  UtTensor other({2, 5}, ACL_INT32, otherData);
-  UtScalar alpha(int64_t{2}, ACL_INT64);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_add_relu_test, valid_int32)
+{
+    const std::vector<int32_t> selfRefData = {-2147483648, 2147483647, -1, 0, 1, 1, 6, -6, -1, 4};
+    UtTensor selfRef({2, 5}, ACL_INT32, selfRefData);
+    const std::vector<int32_t> otherData = {-6, -1, -2147483648, 2147483647, -1, 0, 1, -4, 1, 6};
+    UtTensor other({2, 5}, ACL_INT32, otherData);
+    UtScalar alpha(int64_t{2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {2147483636.0, 2147483645.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {2147483636.0, 2147483645.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }

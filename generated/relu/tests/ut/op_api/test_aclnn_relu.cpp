@@ -17,166 +17,185 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_relu_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
-TEST_F(l2_relu_test, row0_notnull) {
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_relu_test, row0_notnull)
+{
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_relu_test, row1_dtypesupported) {
-  UtTensor self({2, 3}, ACL_UINT16);
-  UtTensor out({2, 3}, ACL_UINT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_relu_test, row1_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_UINT16);
+    UtTensor out({2, 3}, ACL_UINT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtypes of self and out differ.
-TEST_F(l2_relu_test, row2_samedtype) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_relu_test, row2_samedtype)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8.
-TEST_F(l2_relu_test, row3_maxrank) {
-  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_relu_test, row3_maxrank)
+{
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the shapes of self and out differ.
-TEST_F(l2_relu_test, row4_sameshape) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor out({5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_relu_test, row4_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor out({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_relu_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      9.999999747378752e-05f, -9.999999747378752e-05f, -5.5f, -0.75f, 4.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_relu_test, valid_float)
+{
+    const std::vector<float> selfData = {0.0f,
+                                         -0.0f,
+                                         __builtin_inff(),
+                                         -__builtin_inff(),
+                                         __builtin_nanf(""),
+                                         9.999999747378752e-05f,
+                                         -9.999999747378752e-05f,
+                                         -5.5f,
+                                         -0.75f,
+                                         4.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 9.999999747378752e-05, 0.0,
-      0.0, 0.0, 4.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 9.999999747378752e-05, 0.0, 0.0, 0.0, 4.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_relu_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -5.5, -0.75, 4
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x068e, 0x868e, 0xc580, 0xba00,
-      0x4400};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_relu_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -5.5, -0.75, 4
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                            0x068e, 0x868e, 0xc580, 0xba00, 0x4400};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.00010001659393310547, 0.0,
-      0.0, 0.0, 4.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.00010001659393310547, 0.0, 0.0, 0.0, 4.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_relu_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -5.5, -0.75, 4
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x38d2, 0xb8d2, 0xc0b0, 0xbf40,
-      0x4080};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_relu_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -5.5, -0.75, 4
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                            0x38d2, 0xb8d2, 0xc0b0, 0xbf40, 0x4080};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.00010013580322265625, 0.0,
-      0.0, 0.0, 4.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 0.00010013580322265625, 0.0, 0.0, 0.0, 4.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: self INT8, out INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_relu_test, valid_int8) {
-  const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 1, 6, -6, -1, 4};
-  UtTensor self({2, 5}, ACL_INT8, selfData);
-  UtTensor out({2, 5}, ACL_INT8);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_relu_test, valid_int8)
+{
+    const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 1, 6, -6, -1, 4};
+    UtTensor self({2, 5}, ACL_INT8, selfData);
+    UtTensor out({2, 5}, ACL_INT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 127.0, 0.0, 0.0, 1.0, 1.0, 6.0, 0.0, 0.0, 4.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {0.0, 127.0, 0.0, 0.0, 1.0, 1.0, 6.0, 0.0, 0.0, 4.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }
 
 // Success: self UINT8, out UINT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_relu_test, valid_uint8) {
-  const std::vector<uint8_t> selfData = {0, 255, 1, 8, 2, 4, 7, 1, 4, 6};
-  UtTensor self({2, 5}, ACL_UINT8, selfData);
-  UtTensor out({2, 5}, ACL_UINT8);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_relu_test, valid_uint8)
+{
+    const std::vector<uint8_t> selfData = {0, 255, 1, 8, 2, 4, 7, 1, 4, 6};
+    UtTensor self({2, 5}, ACL_UINT8, selfData);
+    UtTensor out({2, 5}, ACL_UINT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 255.0, 1.0, 8.0, 2.0, 4.0, 7.0, 1.0, 4.0, 6.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {0.0, 255.0, 1.0, 8.0, 2.0, 4.0, 7.0, 1.0, 4.0, 6.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }
 
 // Success: self INT32, out INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_relu_test, valid_int32) {
-  const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 1, 6, -6, -1, 4};
-  UtTensor self({2, 5}, ACL_INT32, selfData);
-  UtTensor out({2, 5}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_relu_test, valid_int32)
+{
+    const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 1, 6, -6, -1, 4};
+    UtTensor self({2, 5}, ACL_INT32, selfData);
+    UtTensor out({2, 5}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnReluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 2147483647.0, 0.0, 0.0, 1.0, 1.0, 6.0, 0.0, 0.0, 4.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {0.0, 2147483647.0, 0.0, 0.0, 1.0, 1.0, 6.0, 0.0, 0.0, 4.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -17,129 +17,169 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_selu_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
-TEST_F(l2_selu_test, row0_notnull) {
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_selu_test, row0_notnull)
+{
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
-TEST_F(l2_selu_test, row1_dtypesupported) {
-  UtTensor self({2, 3}, ACL_UINT16);
-  UtTensor out({2, 3}, ACL_UINT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_selu_test, row1_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_UINT16);
+    UtTensor out({2, 3}, ACL_UINT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
-TEST_F(l2_selu_test, row2_sameshape) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtTensor out({5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_selu_test, row2_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtTensor out({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_selu_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      9.999999747378752e-05f, -9.999999747378752e-05f, -20.0f, -90.0f, 5.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_test, valid_float)
+{
+    const std::vector<float> selfData = {0.0f,
+                                         -0.0f,
+                                         __builtin_inff(),
+                                         -__builtin_inff(),
+                                         __builtin_nanf(""),
+                                         9.999999747378752e-05f,
+                                         -9.999999747378752e-05f,
+                                         -20.0f,
+                                         -90.0f,
+                                         5.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -1.7580993175506592, __builtin_nan(""),
-      0.00010507010301807895, -0.00017580113490112126, -1.7580993175506592, -1.7580993175506592, 5.253505229949951};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          0.0,
+                                          __builtin_inf(),
+                                          -1.7580993175506592,
+                                          __builtin_nan(""),
+                                          0.00010507010301807895,
+                                          -0.00017580113490112126,
+                                          -1.7580993175506592,
+                                          -1.7580993175506592,
+                                          5.253505229949951};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_selu_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -20, -90, 5
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x068e, 0x868e, 0xcd00, 0xd5a0,
-      0x4500};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100017, -0.000100017, -20, -90, 5
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                            0x068e, 0x868e, 0xcd00, 0xd5a0, 0x4500};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -1.7578125, __builtin_nan(""),
-      0.00010508298873901367, -0.00017583370208740234, -1.7578125, -1.7578125, 5.25390625};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          0.0,
+                                          __builtin_inf(),
+                                          -1.7578125,
+                                          __builtin_nan(""),
+                                          0.00010508298873901367,
+                                          -0.00017583370208740234,
+                                          -1.7578125,
+                                          -1.7578125,
+                                          5.25390625};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_selu_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -20, -90, 5
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x38d2, 0xb8d2, 0xc1a0, 0xc2b4,
-      0x40a0};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.000100136, -0.000100136, -20, -90, 5
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                            0x38d2, 0xb8d2, 0xc1a0, 0xc2b4, 0x40a0};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -1.7578125, __builtin_nan(""),
-      0.00010538101196289062, -0.00017642974853515625, -1.7578125, -1.7578125, 5.25};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0,
+                                          0.0,
+                                          __builtin_inf(),
+                                          -1.7578125,
+                                          __builtin_nan(""),
+                                          0.00010538101196289062,
+                                          -0.00017642974853515625,
+                                          -1.7578125,
+                                          -1.7578125,
+                                          5.25};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: self INT32, out INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_selu_test, valid_int32) {
-  const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, -20, -90, -7, -1, 5};
-  UtTensor self({2, 5}, ACL_INT32, selfData);
-  UtTensor out({2, 5}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_test, valid_int32)
+{
+    const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, -20, -90, -7, -1, 5};
+    UtTensor self({2, 5}, ACL_INT32, selfData);
+    UtTensor out({2, 5}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-1.0, 2147483647.0, -1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -1.0, 5.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {-1.0, 2147483647.0, -1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -1.0, 5.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }
 
 // Success: self INT8, out INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_selu_test, valid_int8) {
-  const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, -20, -90, -7, -1, 5};
-  UtTensor self({2, 5}, ACL_INT8, selfData);
-  UtTensor out({2, 5}, ACL_INT8);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_test, valid_int8)
+{
+    const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, -20, -90, -7, -1, 5};
+    UtTensor self({2, 5}, ACL_INT8, selfData);
+    UtTensor out({2, 5}, ACL_INT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-1.0, 127.0, -1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -1.0, 5.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {-1.0, 127.0, -1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -1.0, 5.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -17,167 +17,217 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_selu_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, result or gradInput is nullptr.
-TEST_F(l2_selu_backward_test, row0_notnull) {
-  UtTensor result({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(nullptr, result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_selu_backward_test, row0_notnull)
+{
+    UtTensor result({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(nullptr, result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtypes of gradOutput, result and gradInput differ.
-TEST_F(l2_selu_backward_test, row1_samedtype) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor result({2, 3}, ACL_FLOAT16);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_selu_backward_test, row1_samedtype)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor result({2, 3}, ACL_FLOAT16);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, result or gradInput is not supported.
-TEST_F(l2_selu_backward_test, row2_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_UINT16);
-  UtTensor result({2, 3}, ACL_UINT16);
-  UtTensor gradInput({2, 3}, ACL_UINT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_selu_backward_test, row2_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_UINT16);
+    UtTensor result({2, 3}, ACL_UINT16);
+    UtTensor gradInput({2, 3}, ACL_UINT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the shapes of result and gradInput must equal gradOutput's shape.
-TEST_F(l2_selu_backward_test, row3_sameshape) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor result({5}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_selu_backward_test, row3_sameshape)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor result({5}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT, result FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_selu_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      -1.5f, 9.999999747378752e-05f, -9.999999747378752e-05f, 1.25f, 3.25f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> resultData = {-0.75f, 1.25f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -1.5f, 9.999999747378752e-05f, -9.999999747378752e-05f};
-  UtTensor result({2, 5}, ACL_FLOAT, resultData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {0.0f,
+                                               -0.0f,
+                                               __builtin_inff(),
+                                               -__builtin_inff(),
+                                               __builtin_nanf(""),
+                                               -1.5f,
+                                               9.999999747378752e-05f,
+                                               -9.999999747378752e-05f,
+                                               1.25f,
+                                               3.25f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> resultData = {-0.75f,
+                                           1.25f,
+                                           0.0f,
+                                           -0.0f,
+                                           __builtin_inff(),
+                                           -__builtin_inff(),
+                                           __builtin_nanf(""),
+                                           -1.5f,
+                                           9.999999747378752e-05f,
+                                           -9.999999747378752e-05f};
+    UtTensor result({2, 5}, ACL_FLOAT, resultData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_inf(), 0.00010507010301807895, -2.5809931685216725e-05, 1.3133763074874878, 5.713497638702393};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          0.00010507010301807895,
+                                          -2.5809931685216725e-05,
+                                          1.3133763074874878,
+                                          5.713497638702393};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput FLOAT16, result FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_selu_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, -1.5, 0.000100017, -0.000100017, 1.25, 3.25
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xbe00, 0x068e, 0x868e, 0x3d00,
-      0x4280};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -0.75, 1.25, 0, -0, inf, -inf, nan, -1.5, 0.000100017, -0.000100017
-  const std::vector<uint16_t> resultData = {0xba00, 0x3d00, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xbe00, 0x068e,
-      0x868e};
-  UtTensor result({2, 5}, ACL_FLOAT16, resultData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, -1.5, 0.000100017, -0.000100017, 1.25, 3.25
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0xbe00, 0x068e, 0x868e, 0x3d00, 0x4280};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -0.75, 1.25, 0, -0, inf, -inf, nan, -1.5, 0.000100017, -0.000100017
+    const std::vector<uint16_t> resultData = {0xba00, 0x3d00, 0x0000, 0x8000, 0x7c00,
+                                              0xfc00, 0x7e00, 0xbe00, 0x068e, 0x868e};
+    UtTensor result({2, 5}, ACL_FLOAT16, resultData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_inf(), 0.00010508298873901367, -2.580881118774414e-05, 1.3134765625, 5.71484375};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          0.00010508298873901367,
+                                          -2.580881118774414e-05,
+                                          1.3134765625,
+                                          5.71484375};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, result BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_selu_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, -1.5, 0.000100136, -0.000100136, 1.25, 3.25
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xbfc0, 0x38d2, 0xb8d2, 0x3fa0,
-      0x4050};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -0.75, 1.25, 0, -0, inf, -inf, nan, -1.5, 0.000100136, -0.000100136
-  const std::vector<uint16_t> resultData = {0xbf40, 0x3fa0, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xbfc0, 0x38d2,
-      0xb8d2};
-  UtTensor result({2, 5}, ACL_BF16, resultData);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, -1.5, 0.000100136, -0.000100136, 1.25, 3.25
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0xbfc0, 0x38d2, 0xb8d2, 0x3fa0, 0x4050};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -0.75, 1.25, 0, -0, inf, -inf, nan, -1.5, 0.000100136, -0.000100136
+    const std::vector<uint16_t> resultData = {0xbf40, 0x3fa0, 0x0000, 0x8000, 0x7f80,
+                                              0xff80, 0x7fc0, 0xbfc0, 0x38d2, 0xb8d2};
+    UtTensor result({2, 5}, ACL_BF16, resultData);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      __builtin_inf(), 0.00010538101196289062, -2.586841583251953e-05, 1.3125, 5.71875};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          0.00010538101196289062,
+                                          -2.586841583251953e-05,
+                                          1.3125,
+                                          5.71875};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: gradOutput INT32, result INT32, gradInput INT32, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_selu_backward_test, valid_int32) {
-  const std::vector<int32_t> gradOutputData = {-2147483648, 2147483647, -1, 0, 1, 2, 4, -1, 1, 3};
-  UtTensor gradOutput({2, 5}, ACL_INT32, gradOutputData);
-  const std::vector<int32_t> resultData = {-1, 1, -2147483648, 2147483647, -1, 0, 1, 0, 2, 4};
-  UtTensor result({2, 5}, ACL_INT32, resultData);
-  UtTensor gradInput({2, 5}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_backward_test, valid_int32)
+{
+    const std::vector<int32_t> gradOutputData = {-2147483648, 2147483647, -1, 0, 1, 2, 4, -1, 1, 3};
+    UtTensor gradOutput({2, 5}, ACL_INT32, gradOutputData);
+    const std::vector<int32_t> resultData = {-1, 1, -2147483648, 2147483647, -1, 0, 1, 0, 2, 4};
+    UtTensor result({2, 5}, ACL_INT32, resultData);
+    UtTensor gradInput({2, 5}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-1628005888.0, 2147483647.0, 2147483647.0, 0.0, 0.0, 3.0, 4.0, -1.0, 1.0, 3.0};
-  // precision standard: rtol 1e-06, atol 1; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 1e-06, 1.0), 0u);
+    const std::vector<double> expected = {-1628005888.0, 2147483647.0, 2147483647.0, 0.0, 0.0,
+                                          3.0,           4.0,          -1.0,         1.0, 3.0};
+    // precision standard: rtol 1e-06, atol 1; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 1e-06, 1.0), 0u);
 }
 
 // Success: gradOutput INT8, result INT8, gradInput INT8, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_selu_backward_test, valid_int8) {
-  const std::vector<int8_t> gradOutputData = {-128, 127, -1, 0, 1, 2, 4, -1, 1, 3};
-  UtTensor gradOutput({2, 5}, ACL_INT8, gradOutputData);
-  const std::vector<int8_t> resultData = {-1, 1, -128, 127, -1, 0, 1, 0, 2, 4};
-  UtTensor result({2, 5}, ACL_INT8, resultData);
-  UtTensor gradInput({2, 5}, ACL_INT8);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_selu_backward_test, valid_int8)
+{
+    const std::vector<int8_t> gradOutputData = {-128, 127, -1, 0, 1, 2, 4, -1, 1, 3};
+    UtTensor gradOutput({2, 5}, ACL_INT8, gradOutputData);
+    const std::vector<int8_t> resultData = {-1, 1, -128, 127, -1, 0, 1, 0, 2, 4};
+    UtTensor result({2, 5}, ACL_INT8, resultData);
+    UtTensor gradInput({2, 5}, ACL_INT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSeluBackwardGetWorkspaceSize(gradOutput.get(), result.get(), gradInput.get(), &workspaceSize,
+                                                        &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSeluBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-97.0, 127.0, 126.0, 0.0, 0.0, 3.0, 4.0, -1.0, 1.0, 3.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {-97.0, 127.0, 126.0, 0.0, 0.0, 3.0, 4.0, -1.0, 1.0, 3.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -17,151 +17,191 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_sigmoid_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, output or gradInput is nullptr.
-TEST_F(l2_sigmoid_backward_test, row0_notnull) {
-  UtTensor output({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(nullptr, output.get(), gradInput.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_sigmoid_backward_test, row0_notnull)
+{
+    UtTensor output({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(nullptr, output.get(), gradInput.get(), &workspaceSize,
+                                                           &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, output or gradInput is not supported.
-TEST_F(l2_sigmoid_backward_test, row1_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor output({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_sigmoid_backward_test, row1_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor output({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
+                                                           &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput or output is greater than 8.
-TEST_F(l2_sigmoid_backward_test, row2_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor output({2, 3}, ACL_FLOAT);
-  UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_sigmoid_backward_test, row2_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor output({2, 3}, ACL_FLOAT);
+    UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
+                                                           &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): gradOutput and output cannot broadcast, or the broadcast shape differs from
 // gradInput's shape.
-TEST_F(l2_sigmoid_backward_test, row3_broadcast) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT);
-  UtTensor output({4, 5}, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_sigmoid_backward_test, row3_broadcast)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT);
+    UtTensor output({4, 5}, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
+                                                           &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT, output FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_sigmoid_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, 1.0f, 0.5f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -1.5f, -0.25f, 1.0f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> outputData = {-1.5f, -0.25f, 0.0f, -0.0f, 1.0f, 0.5f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 1.5f};
-  UtTensor output({2, 5}, ACL_FLOAT, outputData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_sigmoid_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, 1.0f, 0.5f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -1.5f, -0.25f, 1.0f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> outputData = {
+        -1.5f, -0.25f, 0.0f, -0.0f, 1.0f, 0.5f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.5f};
+    UtTensor output({2, 5}, ACL_FLOAT, outputData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
+                                                           &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, 0.0, 0.0, -0.0, __builtin_nan(""), -__builtin_inf(), __builtin_nan(""),
-      __builtin_inf(), __builtin_nan(""), -0.75};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {-0.0,
+                                          0.0,
+                                          0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          -0.75};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput FLOAT16, output FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_sigmoid_backward_test, valid_float16) {
-  // values: 0, -0, 1, 0.5, inf, -inf, nan, -1.5, -0.25, 1
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x3c00, 0x3800, 0x7c00, 0xfc00, 0x7e00, 0xbe00, 0xb400,
-      0x3c00};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -1.5, -0.25, 0, -0, 1, 0.5, inf, -inf, nan, 1.5
-  const std::vector<uint16_t> outputData = {0xbe00, 0xb400, 0x0000, 0x8000, 0x3c00, 0x3800, 0x7c00, 0xfc00, 0x7e00,
-      0x3e00};
-  UtTensor output({2, 5}, ACL_FLOAT16, outputData);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_sigmoid_backward_test, valid_float16)
+{
+    // values: 0, -0, 1, 0.5, inf, -inf, nan, -1.5, -0.25, 1
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x3c00, 0x3800, 0x7c00,
+                                                  0xfc00, 0x7e00, 0xbe00, 0xb400, 0x3c00};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -1.5, -0.25, 0, -0, 1, 0.5, inf, -inf, nan, 1.5
+    const std::vector<uint16_t> outputData = {0xbe00, 0xb400, 0x0000, 0x8000, 0x3c00,
+                                              0x3800, 0x7c00, 0xfc00, 0x7e00, 0x3e00};
+    UtTensor output({2, 5}, ACL_FLOAT16, outputData);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
+                                                           &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, 0.0, 0.0, -0.0, __builtin_nan(""), -__builtin_inf(), __builtin_nan(""),
-      __builtin_inf(), __builtin_nan(""), -0.75};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {-0.0,
+                                          0.0,
+                                          0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          -0.75};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, output BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_sigmoid_backward_test, valid_bfloat16) {
-  // values: 0, -0, 1, 0.5, inf, -inf, nan, -1.5, -0.25, 1
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x3f80, 0x3f00, 0x7f80, 0xff80, 0x7fc0, 0xbfc0, 0xbe80,
-      0x3f80};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -1.5, -0.25, 0, -0, 1, 0.5, inf, -inf, nan, 1.5
-  const std::vector<uint16_t> outputData = {0xbfc0, 0xbe80, 0x0000, 0x8000, 0x3f80, 0x3f00, 0x7f80, 0xff80, 0x7fc0,
-      0x3fc0};
-  UtTensor output({2, 5}, ACL_BF16, outputData);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_sigmoid_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, 1, 0.5, inf, -inf, nan, -1.5, -0.25, 1
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x3f80, 0x3f00, 0x7f80,
+                                                  0xff80, 0x7fc0, 0xbfc0, 0xbe80, 0x3f80};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -1.5, -0.25, 0, -0, 1, 0.5, inf, -inf, nan, 1.5
+    const std::vector<uint16_t> outputData = {0xbfc0, 0xbe80, 0x0000, 0x8000, 0x3f80,
+                                              0x3f00, 0x7f80, 0xff80, 0x7fc0, 0x3fc0};
+    UtTensor output({2, 5}, ACL_BF16, outputData);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
+                                                           &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, 0.0, 0.0, -0.0, __builtin_nan(""), -__builtin_inf(), __builtin_nan(""),
-      __builtin_inf(), __builtin_nan(""), -0.75};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {-0.0,
+                                          0.0,
+                                          0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          -0.75};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: gradOutput DOUBLE, output DOUBLE, gradInput DOUBLE, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_sigmoid_backward_test, valid_double) {
-  const std::vector<double> gradOutputData = {0.0, -0.0, 1.0, 0.5, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
-      -1.5, -0.25, 1.0};
-  UtTensor gradOutput({2, 5}, ACL_DOUBLE, gradOutputData);
-  const std::vector<double> outputData = {-1.5, -0.25, 0.0, -0.0, 1.0, 0.5, __builtin_inf(), -__builtin_inf(),
-      __builtin_nan(""), 1.5};
-  UtTensor output({2, 5}, ACL_DOUBLE, outputData);
-  UtTensor gradInput({2, 5}, ACL_DOUBLE);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_sigmoid_backward_test, valid_double)
+{
+    const std::vector<double> gradOutputData = {
+        0.0, -0.0, 1.0, 0.5, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), -1.5, -0.25, 1.0};
+    UtTensor gradOutput({2, 5}, ACL_DOUBLE, gradOutputData);
+    const std::vector<double> outputData = {
+        -1.5, -0.25, 0.0, -0.0, 1.0, 0.5, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 1.5};
+    UtTensor output({2, 5}, ACL_DOUBLE, outputData);
+    UtTensor gradInput({2, 5}, ACL_DOUBLE);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidBackwardGetWorkspaceSize(gradOutput.get(), output.get(), gradInput.get(),
+                                                           &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoidBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-0.0, 0.0, 0.0, -0.0, __builtin_nan(""), -__builtin_inf(), __builtin_nan(""),
-      __builtin_inf(), __builtin_nan(""), -0.75};
-  // precision standard: rtol 1e-07, atol 1e-12; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 1e-07, 1e-12), 0u);
+    const std::vector<double> expected = {-0.0,
+                                          0.0,
+                                          0.0,
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          __builtin_nan(""),
+                                          -0.75};
+    // precision standard: rtol 1e-07, atol 1e-12; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 1e-07, 1e-12), 0u);
 }

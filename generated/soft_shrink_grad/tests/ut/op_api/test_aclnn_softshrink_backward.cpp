@@ -17,157 +17,166 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_softshrink_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
-TEST_F(l2_softshrink_backward_test, row0_notnull) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT16);
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT16);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(), gradInput.get(),
-      nullptr, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_softshrink_backward_test, row0_notnull)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT16);
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT16);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), nullptr, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self, lambd or gradInput is nullptr.
-TEST_F(l2_softshrink_backward_test, row1_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(nullptr, self.get(), lambd.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_softshrink_backward_test, row1_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(nullptr, self.get(), lambd.get(), gradInput.get(),
+                                                              &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, self or gradInput is not supported.
-TEST_F(l2_softshrink_backward_test, row2_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softshrink_backward_test, row2_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput or self is greater than 8.
-TEST_F(l2_softshrink_backward_test, row3_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softshrink_backward_test, row3_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): gradOutput and self cannot broadcast, or the broadcast shape differs from
 // gradInput's shape.
-TEST_F(l2_softshrink_backward_test, row4_broadcast) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT16);
-  UtTensor self({4, 5}, ACL_FLOAT16);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softshrink_backward_test, row4_broadcast)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT16);
+    UtTensor self({4, 5}, ACL_FLOAT16);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): lambd should be greater or equal to 0.
-TEST_F(l2_softshrink_backward_test, row5_rejectif) {
-  UtTensor gradOutput({2, 3}, ACL_FLOAT16);
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtScalar lambd(-1.5f, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softshrink_backward_test, row5_rejectif)
+{
+    UtTensor gradOutput({2, 3}, ACL_FLOAT16);
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtScalar lambd(-1.5f, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_softshrink_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.5, -0.5, 2, -2, 0.25
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3800, 0xb800, 0x4000, 0xc000,
-      0x3400};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: -2, 0.25, 0, -0, inf, -inf, nan, 0.5, -0.5, 2
-  const std::vector<uint16_t> selfData = {0xc000, 0x3400, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3800, 0xb800,
-      0x4000};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftshrinkBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softshrink_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.5, -0.5, 2, -2, 0.25
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x3800, 0xb800, 0x4000, 0xc000, 0x3400};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: -2, 0.25, 0, -0, inf, -inf, nan, 0.5, -0.5, 2
+    const std::vector<uint16_t> selfData = {0xc000, 0x3400, 0x0000, 0x8000, 0x7c00,
+                                            0xfc00, 0x7e00, 0x3800, 0xb800, 0x4000};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftshrinkBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, 0.0, 0.0, __builtin_nan(""), 0.5, 0.0, 0.0, 0.0, 0.25};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0, 0.0, 0.0, 0.0, __builtin_nan(""), 0.5, 0.0, 0.0, 0.0, 0.25};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput FLOAT, self FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_softshrink_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f,
-      -0.5f, 2.0f, -2.0f, 0.25f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {-2.0f, 0.25f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), 0.5f, -0.5f, 2.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftshrinkBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softshrink_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f, -0.5f, 2.0f, -2.0f, 0.25f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {
+        -2.0f, 0.25f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f, -0.5f, 2.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftshrinkBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, 0.0, 0.0, __builtin_nan(""), 0.5, 0.0, 0.0, 0.0, 0.25};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0, 0.0, 0.0, 0.0, __builtin_nan(""), 0.5, 0.0, 0.0, 0.0, 0.25};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_softshrink_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.5, -0.5, 2, -2, 0.25
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f00, 0xbf00, 0x4000, 0xc000,
-      0x3e80};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: -2, 0.25, 0, -0, inf, -inf, nan, 0.5, -0.5, 2
-  const std::vector<uint16_t> selfData = {0xc000, 0x3e80, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f00, 0xbf00,
-      0x4000};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(), gradInput.get(),
-      &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftshrinkBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softshrink_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.5, -0.5, 2, -2, 0.25
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x3f00, 0xbf00, 0x4000, 0xc000, 0x3e80};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: -2, 0.25, 0, -0, inf, -inf, nan, 0.5, -0.5, 2
+    const std::vector<uint16_t> selfData = {0xc000, 0x3e80, 0x0000, 0x8000, 0x7f80,
+                                            0xff80, 0x7fc0, 0x3f00, 0xbf00, 0x4000};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftshrinkBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, 0.0, 0.0, __builtin_nan(""), 0.5, 0.0, 0.0, 0.0, 0.25};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0, 0.0, 0.0, 0.0, __builtin_nan(""), 0.5, 0.0, 0.0, 0.0, 0.25};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }

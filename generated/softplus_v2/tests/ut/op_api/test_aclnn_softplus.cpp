@@ -17,152 +17,163 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_softplus_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self, beta, threshold or out is nullptr.
-TEST_F(l2_softplus_test, row0_notnull) {
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(nullptr, beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_softplus_test, row0_notnull)
+{
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(nullptr, beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_softplus_test, row1_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softplus_test, row1_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_INT32);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of beta or threshold cannot be cast to self's dtype.
-TEST_F(l2_softplus_test, row2_scalarscastable) {
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtScalar beta(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softplus_test, row2_scalarscastable)
+{
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtScalar beta(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dtype of self cannot be cast to out's dtype.
-TEST_F(l2_softplus_test, row3_castable) {
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softplus_test, row3_castable)
+{
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
-TEST_F(l2_softplus_test, row4_maxrank) {
-  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softplus_test, row4_maxrank)
+{
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
-TEST_F(l2_softplus_test, row5_sameshape) {
-  UtTensor self({2, 3}, ACL_FLOAT16);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softplus_test, row5_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT16);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_softplus_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 20, 10, 40, 1, 0.5
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0x4900, 0x5100, 0x3c00,
-      0x3800};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftplus, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softplus_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, 10, 40, 1, 0.5
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                            0x4d00, 0x4900, 0x5100, 0x3c00, 0x3800};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftplus, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.693359375, 0.693359375, __builtin_inf(), 0.0, __builtin_nan(""), 20.0, 10.0,
-      40.0, 1.3134765625, 0.97412109375};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        0.693359375, 0.693359375, __builtin_inf(), 0.0,          __builtin_nan(""), 20.0,
+        10.0,        40.0,        1.3134765625,    0.97412109375};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_softplus_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 20.0f,
-      10.0f, 40.0f, 1.0f, 0.5f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftplus, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softplus_test, valid_float)
+{
+    const std::vector<float> selfData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 20.0f, 10.0f, 40.0f, 1.0f, 0.5f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftplus, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.6931471824645996, 0.6931471824645996, __builtin_inf(), 0.0, __builtin_nan(""),
-      20.0, 10.000045776367188, 40.0, 1.3132617473602295, 0.9740769863128662};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        0.6931471824645996, 0.6931471824645996, __builtin_inf(), 0.0, __builtin_nan(""), 20.0, 10.000045776367188, 40.0,
+        1.3132617473602295, 0.9740769863128662};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_softplus_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 20, 10, 40, 1, 0.5
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0x4120, 0x4220, 0x3f80,
-      0x3f00};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftplus, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softplus_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, 10, 40, 1, 0.5
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                            0x41a0, 0x4120, 0x4220, 0x3f80, 0x3f00};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusGetWorkspaceSize(self.get(), beta.get(), threshold.get(), out.get(), &workspaceSize,
+                                                    &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftplus, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.69140625, 0.69140625, __builtin_inf(), 0.0, __builtin_nan(""), 20.0, 10.0,
-      40.0, 1.3125, 0.97265625};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.69140625, 0.69140625, __builtin_inf(), 0.0,       __builtin_nan(""), 20.0,
+                                          10.0,       40.0,       1.3125,          0.97265625};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }

@@ -17,167 +17,191 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_softplus_backward_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): gradOutput, self, beta, threshold or gradInput is nullptr.
-TEST_F(l2_softplus_backward_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(nullptr, self.get(), beta.get(), threshold.get(),
-      gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_softplus_backward_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(nullptr, self.get(), beta.get(), threshold.get(),
+                                                            gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput, self or gradInput is not supported.
-TEST_F(l2_softplus_backward_test, row1_dtypesupported) {
-  UtTensor gradOutput({2, 3}, ACL_INT32);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
-      gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softplus_backward_test, row1_dtypesupported)
+{
+    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
+                                                            gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the shapes of gradOutput and gradInput must equal self's shape.
-TEST_F(l2_softplus_backward_test, row2_sameshape) {
-  UtTensor gradOutput({5}, ACL_FLOAT);
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor gradInput({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
-      gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softplus_backward_test, row2_sameshape)
+{
+    UtTensor gradOutput({5}, ACL_FLOAT);
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor gradInput({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
+                                                            gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput, self or gradInput is greater than 8.
-TEST_F(l2_softplus_backward_test, row3_maxrank) {
-  UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
-      gradInput.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softplus_backward_test, row3_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
+                                                            gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: gradOutput FLOAT, self FLOAT, gradInput FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel
 // plan's precision path, computed when this file was generated.
-TEST_F(l2_softplus_backward_test, valid_float) {
-  const std::vector<float> gradOutputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      20.0f, 10.0f, 40.0f, 1.0f, 0.5f};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
-  const std::vector<float> selfData = {1.0f, 0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
-      20.0f, 10.0f, 40.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor gradInput({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
-      gradInput.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftplusBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softplus_backward_test, valid_float)
+{
+    const std::vector<float> gradOutputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 20.0f, 10.0f, 40.0f, 1.0f, 0.5f};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT, gradOutputData);
+    const std::vector<float> selfData = {
+        1.0f, 0.5f, 0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 20.0f, 10.0f, 40.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor gradInput({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
+                                                            gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftplusBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
-      __builtin_nan(""), 40.0, 0.9999545812606812, 0.5};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          0.0,
+                                          __builtin_nan(""),
+                                          40.0,
+                                          0.9999545812606812,
+                                          0.5};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: gradOutput FLOAT16, self FLOAT16, gradInput FLOAT16, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_softplus_backward_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 20, 10, 40, 1, 0.5
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0x4900, 0x5100, 0x3c00,
-      0x3800};
-  UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
-  // values: 1, 0.5, 0, -0, inf, -inf, nan, 20, 10, 40
-  const std::vector<uint16_t> selfData = {0x3c00, 0x3800, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0x4900,
-      0x5100};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor gradInput({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
-      gradInput.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftplusBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softplus_backward_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, 10, 40, 1, 0.5
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                                  0x4d00, 0x4900, 0x5100, 0x3c00, 0x3800};
+    UtTensor gradOutput({2, 5}, ACL_FLOAT16, gradOutputData);
+    // values: 1, 0.5, 0, -0, inf, -inf, nan, 20, 10, 40
+    const std::vector<uint16_t> selfData = {0x3c00, 0x3800, 0x0000, 0x8000, 0x7c00,
+                                            0xfc00, 0x7e00, 0x4d00, 0x4900, 0x5100};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor gradInput({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
+                                                            gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftplusBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
-      __builtin_nan(""), 40.0, 1.0, 0.5};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {
+        0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0, __builtin_nan(""), 40.0, 1.0, 0.5};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: gradOutput DOUBLE, self DOUBLE, gradInput DOUBLE, shape [2, 5]. Expected: the spec's formula through the
 // kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_softplus_backward_test, valid_double) {
-  const std::vector<double> gradOutputData = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 20.0,
-      10.0, 40.0, 1.0, 0.5};
-  UtTensor gradOutput({2, 5}, ACL_DOUBLE, gradOutputData);
-  const std::vector<double> selfData = {1.0, 0.5, 0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 20.0,
-      10.0, 40.0};
-  UtTensor self({2, 5}, ACL_DOUBLE, selfData);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor gradInput({2, 5}, ACL_DOUBLE);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
-      gradInput.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftplusBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softplus_backward_test, valid_double)
+{
+    const std::vector<double> gradOutputData = {
+        0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 20.0, 10.0, 40.0, 1.0, 0.5};
+    UtTensor gradOutput({2, 5}, ACL_DOUBLE, gradOutputData);
+    const std::vector<double> selfData = {1.0,  0.5,  0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""),
+                                          20.0, 10.0, 40.0};
+    UtTensor self({2, 5}, ACL_DOUBLE, selfData);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor gradInput({2, 5}, ACL_DOUBLE);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
+                                                            gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftplusBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
-      __builtin_nan(""), 39.99999991755385, 0.9999546021312976, 0.5};
-  // FLOAT attributes: exact but for beta and threshold rounded to float: rtol 1e-07, atol 1e-12; at most 0 of 10
-  // elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 1e-07, 1e-12), 0u);
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          0.0,
+                                          __builtin_nan(""),
+                                          39.99999991755385,
+                                          0.9999546021312976,
+                                          0.5};
+    // FLOAT attributes: exact but for beta and threshold rounded to float: rtol 1e-07, atol 1e-12; at most 0 of 10
+    // elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 1e-07, 1e-12), 0u);
 }
 
 // Success: gradOutput BFLOAT16, self BFLOAT16, gradInput BFLOAT16, shape [2, 5]. Expected: the spec's formula through
 // the kernel plan's precision path, computed when this file was generated.
-TEST_F(l2_softplus_backward_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 20, 10, 40, 1, 0.5
-  const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0x4120, 0x4220, 0x3f80,
-      0x3f00};
-  UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
-  // values: 1, 0.5, 0, -0, inf, -inf, nan, 20, 10, 40
-  const std::vector<uint16_t> selfData = {0x3f80, 0x3f00, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0x4120,
-      0x4220};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtScalar beta(1.0f, ACL_FLOAT);
-  UtScalar threshold(20.0f, ACL_FLOAT);
-  UtTensor gradInput({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
-      gradInput.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftplusBackward, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softplus_backward_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, 10, 40, 1, 0.5
+    const std::vector<uint16_t> gradOutputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                                  0x41a0, 0x4120, 0x4220, 0x3f80, 0x3f00};
+    UtTensor gradOutput({2, 5}, ACL_BF16, gradOutputData);
+    // values: 1, 0.5, 0, -0, inf, -inf, nan, 20, 10, 40
+    const std::vector<uint16_t> selfData = {0x3f80, 0x3f00, 0x0000, 0x8000, 0x7f80,
+                                            0xff80, 0x7fc0, 0x41a0, 0x4120, 0x4220};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtScalar beta(1.0f, ACL_FLOAT);
+    UtScalar threshold(20.0f, ACL_FLOAT);
+    UtTensor gradInput({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftplusBackwardGetWorkspaceSize(gradOutput.get(), self.get(), beta.get(), threshold.get(),
+                                                            gradInput.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftplusBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0,
-      __builtin_nan(""), 40.0, 1.0, 0.5};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 0.0, __builtin_nan(""), 40.0, 1.0, 0.5};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(gradInput.Values(), expected, 0.004, 0.004), 0u);
 }

@@ -17,130 +17,139 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_softshrink_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
-TEST_F(l2_softshrink_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), nullptr, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_softshrink_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), nullptr, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): self, lambd or out is nullptr.
-TEST_F(l2_softshrink_test, row1_notnull) {
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(nullptr, lambd.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_softshrink_test, row1_notnull)
+{
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(nullptr, lambd.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
-TEST_F(l2_softshrink_test, row2_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softshrink_test, row2_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_INT32);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
-TEST_F(l2_softshrink_test, row3_sameshape) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor out({5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softshrink_test, row3_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor out({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
-TEST_F(l2_softshrink_test, row4_maxrank) {
-  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softshrink_test, row4_maxrank)
+{
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): lambd should be greater or equal to 0.
-TEST_F(l2_softshrink_test, row5_rejectif) {
-  UtTensor self({2, 3}, ACL_FLOAT);
-  UtScalar lambd(-1.5f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_softshrink_test, row5_rejectif)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    UtScalar lambd(-1.5f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_softshrink_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f,
-      -0.5f, 2.0f, -2.0f, 0.25f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftshrink, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softshrink_test, valid_float)
+{
+    const std::vector<float> selfData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 0.5f, -0.5f, 2.0f, -2.0f, 0.25f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftshrink, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0, 0.0, 1.5, -1.5, 0.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0, 0.0, 1.5, -1.5, 0.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_softshrink_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 0.5, -0.5, 2, -2, 0.25
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3800, 0xb800, 0x4000, 0xc000,
-      0x3400};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftshrink, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softshrink_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.5, -0.5, 2, -2, 0.25
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                            0x3800, 0xb800, 0x4000, 0xc000, 0x3400};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftshrink, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0, 0.0, 1.5, -1.5, 0.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0, 0.0, 1.5, -1.5, 0.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_softshrink_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 0.5, -0.5, 2, -2, 0.25
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f00, 0xbf00, 0x4000, 0xc000,
-      0x3e80};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtScalar lambd(0.5f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSoftshrink, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_softshrink_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 0.5, -0.5, 2, -2, 0.25
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                            0x3f00, 0xbf00, 0x4000, 0xc000, 0x3e80};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtScalar lambd(0.5f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftshrinkGetWorkspaceSize(self.get(), lambd.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftshrink, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0, 0.0, 1.5, -1.5, 0.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), -__builtin_inf(), 0.0, 0.0, 0.0, 1.5, -1.5, 0.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }

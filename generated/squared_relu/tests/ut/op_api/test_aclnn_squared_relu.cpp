@@ -17,82 +17,87 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_squared_relu_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): input or out is nullptr.
-TEST_F(l2_squared_relu_test, row0_notnull) {
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_squared_relu_test, row0_notnull)
+{
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(nullptr, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of input is not supported.
-TEST_F(l2_squared_relu_test, row1_dtypesupported) {
-  UtTensor input({2, 3}, ACL_INT32);
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(input.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_squared_relu_test, row1_dtypesupported)
+{
+    UtTensor input({2, 3}, ACL_INT32);
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(input.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: input BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_squared_relu_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
-  const std::vector<uint16_t> inputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x3f80, 0x40e0, 0xc0e0, 0xbf80,
-      0x40a0};
-  UtTensor input({2, 5}, ACL_BF16, inputData);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(input.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSquaredRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_squared_relu_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
+    const std::vector<uint16_t> inputData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                             0x3f80, 0x40e0, 0xc0e0, 0xbf80, 0x40a0};
+    UtTensor input({2, 5}, ACL_BF16, inputData);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(input.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSquaredRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 1.0, 49.0, 0.0, 0.0, 25.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 1.0, 49.0, 0.0, 0.0, 25.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: input FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_squared_relu_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
-  const std::vector<uint16_t> inputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x3c00, 0x4700, 0xc700, 0xbc00,
-      0x4500};
-  UtTensor input({2, 5}, ACL_FLOAT16, inputData);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(input.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSquaredRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_squared_relu_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 1, 7, -7, -1, 5
+    const std::vector<uint16_t> inputData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                             0x3c00, 0x4700, 0xc700, 0xbc00, 0x4500};
+    UtTensor input({2, 5}, ACL_FLOAT16, inputData);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(input.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSquaredRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 1.0, 49.0, 0.0, 0.0, 25.0};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 1.0, 49.0, 0.0, 0.0, 25.0};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: input FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_squared_relu_test, valid_float) {
-  const std::vector<float> inputData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f,
-      7.0f, -7.0f, -1.0f, 5.0f};
-  UtTensor input({2, 5}, ACL_FLOAT, inputData);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(input.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSquaredRelu, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_squared_relu_test, valid_float)
+{
+    const std::vector<float> inputData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f, 7.0f, -7.0f, -1.0f, 5.0f};
+    UtTensor input({2, 5}, ACL_FLOAT, inputData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSquaredReluGetWorkspaceSize(input.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSquaredRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 1.0, 49.0, 0.0, 0.0, 25.0};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {0.0, 0.0, __builtin_inf(), 0.0, __builtin_nan(""), 1.0, 49.0, 0.0, 0.0, 25.0};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }

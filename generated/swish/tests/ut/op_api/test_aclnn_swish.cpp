@@ -17,144 +17,156 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_swish_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): workspaceSize or executor is nullptr.
-TEST_F(l2_swish_test, row0_notnull) {
-  UtTensor self({2, 3}, ACL_BF16);
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_BF16);
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), nullptr, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_swish_test, row0_notnull)
+{
+    UtTensor self({2, 3}, ACL_BF16);
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_BF16);
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), nullptr, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_NULLPTR): self or out is nullptr.
-TEST_F(l2_swish_test, row1_notnull) {
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(nullptr, betaOptional.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_swish_test, row1_notnull)
+{
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(nullptr, betaOptional.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
-TEST_F(l2_swish_test, row2_dtypesupported) {
-  UtTensor self({2, 3}, ACL_INT32);
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_INT32);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_swish_test, row2_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_INT32);
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dtypes of self and out differ.
-TEST_F(l2_swish_test, row3_samedtype) {
-  UtTensor self({2, 3}, ACL_BF16);
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({2, 3}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_swish_test, row3_samedtype)
+{
+    UtTensor self({2, 3}, ACL_BF16);
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({2, 3}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 4 (ACLNN_ERR_PARAM_INVALID): betaOptional cannot be cast to FLOAT.
-TEST_F(l2_swish_test, row4_scalarscastable) {
-  UtTensor self({2, 3}, ACL_BF16);
-  UtScalar betaOptional(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
-  UtTensor out({2, 3}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_swish_test, row4_scalarscastable)
+{
+    UtTensor self({2, 3}, ACL_BF16);
+    UtScalar betaOptional(std::complex<float>(1.0f, 0.0f), ACL_COMPLEX64);
+    UtTensor out({2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 5 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8.
-TEST_F(l2_swish_test, row5_maxrank) {
-  UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_swish_test, row5_maxrank)
+{
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 6 (ACLNN_ERR_PARAM_INVALID): the shapes of self and out differ.
-TEST_F(l2_swish_test, row6_sameshape) {
-  UtTensor self({2, 3}, ACL_BF16);
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_swish_test, row6_sameshape)
+{
+    UtTensor self({2, 3}, ACL_BF16);
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: self BFLOAT16, out BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_swish_test, valid_bfloat16) {
-  // values: 0, -0, inf, -inf, nan, 20, -20, 80, -80, 5
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x41a0, 0xc1a0, 0x42a0, 0xc2a0,
-      0x40a0};
-  UtTensor self({2, 5}, ACL_BF16, selfData);
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_BF16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSwish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_swish_test, valid_bfloat16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, -20, 80, -80, 5
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                                            0x41a0, 0xc1a0, 0x42a0, 0xc2a0, 0x40a0};
+    UtTensor self({2, 5}, ACL_BF16, selfData);
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSwish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 20.0,
-      -1.8758328224066645e-12, 80.0, -0.0, 5.0};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {
+        0.0,  -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 20.0, -1.8758328224066645e-12, 80.0,
+        -0.0, 5.0};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: self FLOAT16, out FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
-TEST_F(l2_swish_test, valid_float16) {
-  // values: 0, -0, inf, -inf, nan, 20, -20, 80, -80, 5
-  const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x4d00, 0xcd00, 0x5500, 0xd500,
-      0x4500};
-  UtTensor self({2, 5}, ACL_FLOAT16, selfData);
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_FLOAT16);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSwish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_swish_test, valid_float16)
+{
+    // values: 0, -0, inf, -inf, nan, 20, -20, 80, -80, 5
+    const std::vector<uint16_t> selfData = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00,
+                                            0x4d00, 0xcd00, 0x5500, 0xd500, 0x4500};
+    UtTensor self({2, 5}, ACL_FLOAT16, selfData);
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_FLOAT16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSwish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 20.0, -0.0,
-      80.0, -0.0, 4.99609375};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {0.0,  -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 20.0, -0.0,
+                                          80.0, -0.0, 4.99609375};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_swish_test, valid_float) {
-  const std::vector<float> selfData = {0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 20.0f,
-      -20.0f, 80.0f, -80.0f, 5.0f};
-  UtTensor self({2, 5}, ACL_FLOAT, selfData);
-  UtScalar betaOptional(1.5f, ACL_FLOAT);
-  UtTensor out({2, 5}, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnSwish, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_swish_test, valid_float)
+{
+    const std::vector<float> selfData = {
+        0.0f, -0.0f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 20.0f, -20.0f, 80.0f, -80.0f, 5.0f};
+    UtTensor self({2, 5}, ACL_FLOAT, selfData);
+    UtScalar betaOptional(1.5f, ACL_FLOAT);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSwishGetWorkspaceSize(self.get(), betaOptional.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSwish, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {0.0, -0.0, __builtin_inf(), __builtin_nan(""), __builtin_nan(""), 20.0,
-      -1.871524636654076e-12, 80.0, -0.0, 4.997236251831055};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {
+        0.0,  -0.0, __builtin_inf(),  __builtin_nan(""), __builtin_nan(""), 20.0, -1.871524636654076e-12,
+        80.0, -0.0, 4.997236251831055};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }

@@ -17,142 +17,150 @@ using op_api_ut::UtScalar;
 using op_api_ut::UtTensor;
 
 class l2_inplace_threshold_test : public testing::Test {
- protected:
-  static void SetUpTestCase() { AclRuntime::SetUp(); }
-  static void TearDownTestCase() { AclRuntime::TearDown(); }
+protected:
+    static void SetUpTestCase() { AclRuntime::SetUp(); }
+    static void TearDownTestCase() { AclRuntime::TearDown(); }
 };
 
 // Error row 0 (ACLNN_ERR_PARAM_NULLPTR): self, threshold, value or out is nullptr.
-TEST_F(l2_inplace_threshold_test, row0_notnull) {
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(nullptr, threshold.get(), value.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR);  // 161001
+TEST_F(l2_inplace_threshold_test, row0_notnull)
+{
+    UtScalar threshold(1.0f, ACL_FLOAT);
+    UtScalar value(-2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(nullptr, threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_inplace_threshold_test, row1_dtypesupported) {
-  UtTensor selfRef({2, 3}, ACL_INT32);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_threshold_test, row1_dtypesupported)
+{
+    UtTensor selfRef({2, 3}, ACL_INT32);
+    UtScalar threshold(1.0f, ACL_FLOAT);
+    UtScalar value(-2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8.
-TEST_F(l2_inplace_threshold_test, row3_maxrank) {
-  UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
-      &executor);
-  EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);  // 161002
+TEST_F(l2_inplace_threshold_test, row3_maxrank)
+{
+    UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+    UtScalar threshold(1.0f, ACL_FLOAT);
+    UtScalar value(-2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
 // Success: selfRef BFLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_threshold_test, valid_bfloat16) {
-  // values: 0, -0, 1, -0.5, inf, -inf, nan, -2, -0.25, 1.5
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x3f80, 0xbf00, 0x7f80, 0xff80, 0x7fc0, 0xc000, 0xbe80,
-      0x3fc0};
-  UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_threshold_test, valid_bfloat16)
+{
+    // values: 0, -0, 1, -0.5, inf, -inf, nan, -2, -0.25, 1.5
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x3f80, 0xbf00, 0x7f80,
+                                               0xff80, 0x7fc0, 0xc000, 0xbe80, 0x3fc0};
+    UtTensor selfRef({2, 5}, ACL_BF16, selfRefData);
+    UtScalar threshold(1.0f, ACL_FLOAT);
+    UtScalar value(-2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
-  // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+    const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
+    // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
 }
 
 // Success: selfRef FLOAT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
-TEST_F(l2_inplace_threshold_test, valid_float16) {
-  // values: 0, -0, 1, -0.5, inf, -inf, nan, -2, -0.25, 1.5
-  const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x3c00, 0xb800, 0x7c00, 0xfc00, 0x7e00, 0xc000, 0xb400,
-      0x3e00};
-  UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_threshold_test, valid_float16)
+{
+    // values: 0, -0, 1, -0.5, inf, -inf, nan, -2, -0.25, 1.5
+    const std::vector<uint16_t> selfRefData = {0x0000, 0x8000, 0x3c00, 0xb800, 0x7c00,
+                                               0xfc00, 0x7e00, 0xc000, 0xb400, 0x3e00};
+    UtTensor selfRef({2, 5}, ACL_FLOAT16, selfRefData);
+    UtScalar threshold(1.0f, ACL_FLOAT);
+    UtScalar value(-2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
-  // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
+    const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
+    // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.001, 0.001), 0u);
 }
 
 // Success: selfRef FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_threshold_test, valid_float) {
-  const std::vector<float> selfRefData = {0.0f, -0.0f, 1.0f, -0.5f, __builtin_inff(), -__builtin_inff(),
-      __builtin_nanf(""), -2.0f, -0.25f, 1.5f};
-  UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
-  UtScalar threshold(1.0f, ACL_FLOAT);
-  UtScalar value(-2.0f, ACL_FLOAT);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_threshold_test, valid_float)
+{
+    const std::vector<float> selfRefData = {
+        0.0f, -0.0f, 1.0f, -0.5f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -2.0f, -0.25f, 1.5f};
+    UtTensor selfRef({2, 5}, ACL_FLOAT, selfRefData);
+    UtScalar threshold(1.0f, ACL_FLOAT);
+    UtScalar value(-2.0f, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
-  // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
+    const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, __builtin_inf(), -2.0, -2.0, -2.0, -2.0, 1.5};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
 // Success: selfRef INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_threshold_test, valid_int8) {
-  const std::vector<int8_t> selfRefData = {-128, 127, -1, 0, 1, 0, 2, -2, 0, 2};
-  UtTensor selfRef({2, 5}, ACL_INT8, selfRefData);
-  UtScalar threshold(int64_t{1}, ACL_INT64);
-  UtScalar value(int64_t{-2}, ACL_INT64);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_threshold_test, valid_int8)
+{
+    const std::vector<int8_t> selfRefData = {-128, 127, -1, 0, 1, 0, 2, -2, 0, 2};
+    UtTensor selfRef({2, 5}, ACL_INT8, selfRefData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtScalar value(int64_t{-2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, 127.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {-2.0, 127.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }
 
 // Success: selfRef INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
-TEST_F(l2_inplace_threshold_test, valid_int16) {
-  const std::vector<int16_t> selfRefData = {-32768, 32767, -1, 0, 1, 0, 2, -2, 0, 2};
-  UtTensor selfRef({2, 5}, ACL_INT16, selfRefData);
-  UtScalar threshold(int64_t{1}, ACL_INT64);
-  UtScalar value(int64_t{-2}, ACL_INT64);
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
-      &executor);
-  ASSERT_EQ(ret, ACLNN_SUCCESS);
-  ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+TEST_F(l2_inplace_threshold_test, valid_int16)
+{
+    const std::vector<int16_t> selfRefData = {-32768, 32767, -1, 0, 1, 0, 2, -2, 0, 2};
+    UtTensor selfRef({2, 5}, ACL_INT16, selfRefData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtScalar value(int64_t{-2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
-  const std::vector<double> expected = {-2.0, 32767.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
-  // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
-  EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+    const std::vector<double> expected = {-2.0, 32767.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }
