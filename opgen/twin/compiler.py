@@ -5,6 +5,8 @@ compiles the user's sources, every .cpp of the twin runtime (`opgen/twin/src/**`
 package in the ops dirs its `op_api/*.cpp`, `op_host/**/*.cpp`, `op_kernel/*.cpp` and
 `op_kernel/aicpu/*.cpp`, plus a generated shim that registers every `extern "C" __global__ __aicore__`
 kernel with the twin's kernel registry; then links them (skipped when the output is already that link).
+The user's flags reach the user's sources; the twin and the packages take only those that change their
+objects (`cc_flags` states the rule), so a new -D or -W compiles the user's sources alone.
 
 This module plans the build (packages, flags, generated files) and links; `build_graph` compiles the units
 in parallel (`-j`, default: every core) through the content-addressed object cache (`object_cache`: keys
@@ -83,7 +85,8 @@ them, and reused whatever else you pass:
                       they configure the standard library both sides share)
   the packages only:  --ops-flag FLAG (e.g. --ops-flag=-Wall to see the packages' warnings)
 --twin-lib LIB links against LIB, a shared library already holding the twin and the packages of the ops dirs
-(e.g. `opgen cc anchor.cpp -shared -o LIB`), instead of compiling them: only SOURCES are compiled.
+(e.g. `opgen cc anchor.cpp -shared -o LIB`), instead of compiling them: only SOURCES are compiled (LIB keeps
+the flags it was built with).
 """
 
 
