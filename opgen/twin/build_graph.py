@@ -41,12 +41,10 @@ from pathlib import Path
 
 from opgen.twin import pch as pch_module
 from opgen.twin import unity
+from opgen.twin.cc_flags import PREPROCESSOR_VALUE_FLAGS
 from opgen.twin.object_cache import CACHE_FORMAT, ObjectCache, PathMap, parse_depfile, sha256
 from opgen.twin.pch import Pch, PchBuilder
 from opgen.twin.progress import Progress
-
-# Flags that act only through the preprocessor: left out of the object key (the preprocessed text holds them).
-_PREPROCESSOR_VALUE_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-D", "-U")
 
 
 @dataclass
@@ -94,15 +92,16 @@ class BuildContext:
 
 
 def codegen_flags(flags: list[str]) -> list[str]:
-    """`flags` without those that act only through the preprocessor (include dirs, macros)."""
+    """`flags` without those that act only through the preprocessor (include dirs, macros): left out of the
+    object key, which hashes the preprocessed text."""
     kept: list[str] = []
     skip = False
     for flag in flags:
         if skip:
             skip = False
-        elif flag in _PREPROCESSOR_VALUE_FLAGS:
+        elif flag in PREPROCESSOR_VALUE_FLAGS:
             skip = True
-        elif not flag.startswith(_PREPROCESSOR_VALUE_FLAGS):
+        elif not flag.startswith(PREPROCESSOR_VALUE_FLAGS):
             kept.append(flag)
     return kept
 

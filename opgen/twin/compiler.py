@@ -5,6 +5,8 @@ compiles the user's sources, every .cpp of the twin runtime (`opgen/twin/src/**`
 package in the ops dirs its `op_api/*.cpp`, `op_host/**/*.cpp`, `op_kernel/*.cpp` and
 `op_kernel/aicpu/*.cpp`, plus a generated shim that registers every `extern "C" __global__ __aicore__`
 kernel with the twin's kernel registry; then links them (skipped when the output is already that link).
+The user's flags reach the user's sources; the twin and the packages take only those that change their
+objects (`cc_flags` states the rule), so a new -D or -W compiles the user's sources alone.
 
 This module plans the build (packages, flags, generated files) and links; `build_graph` compiles the units
 in parallel (`-j`, default: every core) through the content-addressed object cache (`object_cache`: keys
@@ -32,6 +34,7 @@ from opgen.spec.socs import DEFAULT_SOC, SOC_BY_NAME
 from opgen.twin import INCLUDE_DIR, SOURCE_DIR, TWIN_DIR, unity
 from opgen.twin import pch as pch_module
 from opgen.twin.build_graph import BuildContext, Unit, UnitOutcome, compile_units
+from opgen.twin.cc_flags import PREPROCESSOR_VALUE_FLAGS, library_flags
 from opgen.twin.object_cache import CACHE_FORMAT, FileHashes, ObjectCache, PathMap, sha256, write_if_changed
 from opgen.twin.pch import PchBuilder
 from opgen.twin.progress import Progress
@@ -66,14 +69,24 @@ def _cores() -> int:
 DEFAULT_JOBS = _cores()
 
 USAGE = """\
-usage: opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR|none]... [--twin-lib LIB] [-j N] [-v] [g++ flags]
+usage: opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR|none]... [--twin-lib LIB] [-j N] [-v]
+                [--ops-flag FLAG]... [g++ flags]
        opgen cc --print-flags [--soc NAME] [--ops-dir DIR|none]...
        opgen cc --print-sources [--ops-dir DIR|none]...
 Compiles and links a C++ program against the opgen CPU twin (Ascend C kernel API, ACL/aclnn runtime) and
 the operator packages in the ops dirs (default: ./generated if it exists).
-Flags -D -U -I -O -W -g -f -m pass to the compiler; -L -l -shared -Wl, pass to the linker.
+Flags -D -U -I -O -W -g -f -m -std= pass to the compiler; -L -l -shared -Wl, pass to the linker.
+The twin and the packages (the library) are compiled once per SoC and per set of the flags below that reach
+them, and reused whatever else you pass:
+  your sources only:  -D -U -I -iquote -isystem -idirafter -include -imacros -Wp, (preprocessor) and
+                      -W... -w -pedantic -fdiagnostics-... -fmax-errors= (diagnostics)
+  every unit:         everything else: -O -g -f... (-fsanitize=, ...) -m... -std= -pthread -Wa, (code and ABI),
+                      and -D/-U of reserved names (_GLIBCXX_DEBUG, _GLIBCXX_USE_CXX11_ABI, _FILE_OFFSET_BITS, ...:
+                      they configure the standard library both sides share)
+  the packages only:  --ops-flag FLAG (e.g. --ops-flag=-Wall to see the packages' warnings)
 --twin-lib LIB links against LIB, a shared library already holding the twin and the packages of the ops dirs
-(e.g. `opgen cc anchor.cpp -shared -o LIB`), instead of compiling them: only SOURCES are compiled.
+(e.g. `opgen cc anchor.cpp -shared -o LIB`), instead of compiling them: only SOURCES are compiled (LIB keeps
+the flags it was built with).
 """
 
 
@@ -96,6 +109,7 @@ class Options:
     print_sources: bool = False
     cache_dir: Path | None = None
     twin_lib: Path | None = None  # a prebuilt library with the twin and the packages: link, do not compile them
+    ops_flags: list[str] = field(default_factory=list)  # --ops-flag: for the packages' sources only
 
 
 @dataclass
@@ -129,7 +143,7 @@ class BuildResult:
 _COMPILE_PREFIXES = ("-D", "-U", "-I", "-O", "-W", "-g", "-f", "-m", "-std=", "-isystem", "-include")
 _LINK_PREFIXES = ("-L", "-l", "-Wl,")
 _LINK_EXACT = {"-shared", "-static", "-rdynamic", "-pthread"}
-_TAKES_VALUE = {"-D", "-U", "-I", "-L", "-l", "-isystem", "-include"}
+_TAKES_VALUE = {"-L", "-l", *PREPROCESSOR_VALUE_FLAGS}
 
 
 def parse_args(argv: list[str]) -> Options:
@@ -173,6 +187,8 @@ def parse_args(argv: list[str]) -> Options:
             options.print_sources = True
         elif arg == "--twin-lib" or arg.startswith("--twin-lib="):
             options.twin_lib = Path(arg.split("=", 1)[1] if "=" in arg else value(arg))
+        elif arg == "--ops-flag" or arg.startswith("--ops-flag="):
+            options.ops_flags.append(arg.split("=", 1)[1] if "=" in arg else value(arg))
         elif arg == "--cache-dir" or arg.startswith("--cache-dir="):
             options.cache_dir = Path(arg.split("=", 1)[1] if "=" in arg else value(arg))
         elif arg in _TAKES_VALUE:
@@ -333,6 +349,8 @@ class Plan:
 
     def __init__(self, options: Options):
         self.options = options
+        # The user's flags that reach the twin and the packages too (`cc_flags`); the rest stay on SOURCES.
+        self.library_flags = library_flags(options.compile_flags)
         self.cache_dir = cache_root(options).resolve()  # one spelling, for the path placeholders
         ops_dirs = options.ops_dirs if options.ops_dirs is not None else default_ops_dirs()
         roots: list[Path] = []
@@ -412,13 +430,13 @@ class Plan:
         return flags + self.twin_include_flags()
 
     def package_flags(self, package: OperatorPackage) -> list[str]:
-        return self.base_flags() + self.options.compile_flags + package.include_flags() + self.twin_include_flags()
+        flags = self.base_flags() + self.library_flags + self.options.ops_flags
+        return flags + package.include_flags() + self.twin_include_flags()
 
     def runtime_flags(self) -> list[str]:
-        # The twin's own sources take the user's defines and optimisation level but not warning flags.
-        # They include no aclnnop/ header, so the aclnnop dir (which changes with the packages) stays off.
-        passed = [f for f in self.options.compile_flags if not f.startswith("-W")]
-        return self.base_flags(with_soc=False) + passed + self.twin_include_flags(aclnnop=False)
+        # The twin's own sources include no aclnnop/ header, so the aclnnop dir (which changes with the
+        # packages) stays off; they take no --ops-flag.
+        return self.base_flags(with_soc=False) + self.library_flags + self.twin_include_flags(aclnnop=False)
 
     def units(self) -> list[Unit]:
         """User sources (never with the precompiled header), package sources, the twin, the shims; with

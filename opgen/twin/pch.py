@@ -22,6 +22,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from opgen.twin.cc_flags import INCLUDE_FLAGS
 from opgen.twin.object_cache import CACHE_FORMAT, ObjectCache, parse_depfile, sha256, write_if_changed
 
 # The standard headers the twin's headers and sources and the generated packages include.
@@ -65,7 +66,6 @@ STANDARD_HEADERS = (
 )
 
 HEADER_NAME = "opgen_std.h"
-_PREPROCESSOR_VALUE_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros")
 _FIRST_DIRECTIVE = re.compile(r"^\s*#\s*(\w+)", re.M)
 
 
@@ -87,10 +87,10 @@ def pch_flags(flags: list[str]) -> list[str]:
         if skip:
             skip = False
             continue
-        if flag in _PREPROCESSOR_VALUE_FLAGS:
+        if flag in INCLUDE_FLAGS:
             skip = True
             continue
-        if flag.startswith(_PREPROCESSOR_VALUE_FLAGS) or flag.startswith("-DOPGEN_TWIN_SOC="):
+        if flag.startswith(INCLUDE_FLAGS) or flag.startswith("-DOPGEN_TWIN_SOC="):
             continue
         if flag.startswith("-W") and not flag.startswith("-Wp,") and not flag.startswith("-Wa,"):
             continue

@@ -180,6 +180,30 @@ def test_flag_routing():
     assert options.ops_dirs == [] and options.jobs == 3
 
 
+def test_user_flags_reach_the_users_sources_and_code_flags_every_unit(tmp_path):
+    user_only = ["-DFAULT=2", "-D", "MODE", "-UOTHER", "-I", "inc", "-Iinc2", "-iquote", "q", "-idirafter", "late"]
+    user_only += ["-include", "forced.h", "-imacros", "m.h", "-isystem", "sys", "-Wp,-DHIDDEN", "-Wall", "-Werror"]
+    user_only += ["-w", "-pedantic", "-fdiagnostics-color=always", "-fmax-errors=3", "-D_my_macro"]
+    every = ["-O2", "-g", "-fsanitize=address", "-fno-omit-frame-pointer", "-march=x86-64-v2", "-std=c++20"]
+    every += ["-D_GLIBCXX_DEBUG", "-U", "_FORTIFY_SOURCE", "-D__STDC_FORMAT_MACROS=1", "-pthread", "-Wa,--noexecstack"]
+    argv = ["a.cpp", "-o", "out", "--ops-dir", str(OPS_FIXTURE), "--cache-dir", str(tmp_path), "--ops-flag=-Wextra"]
+    options = compiler.parse_args([*argv, *user_only, *every, "--ops-flag", "-DPKG_ONLY"])
+    assert options.compile_flags == [*user_only, *every]
+    plan = compiler.Plan(options)
+    assert plan.library_flags == every
+    # "-I" and "-isystem" also name the twin's and the packages' own include dirs
+    distinct = set(user_only) - {"-I", "-isystem"}
+
+    def run_of(flags: list[str], run: list[str]) -> bool:
+        return any(flags[index : index + len(run)] == run for index in range(len(flags)))
+
+    twin, package = plan.runtime_flags(), plan.package_flags(plan.packages[0])
+    assert run_of(twin, every) and not distinct & set(twin) and "-Wextra" not in twin and "-DPKG_ONLY" not in twin
+    assert run_of(package, [*every, "-Wextra", "-DPKG_ONLY"]) and not distinct & set(package)
+    user = plan.user_flags()
+    assert run_of(user, user_only + every) and "-DPKG_ONLY" not in user and "-Wextra" not in user
+
+
 def test_kernel_entry_scanner():
     text = """
     extern "C" __global__ __aicore__ void a(GM_ADDR x, GM_ADDR y) {}

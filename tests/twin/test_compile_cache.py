@@ -229,3 +229,48 @@ def test_every_twin_source_compiles_on_its_own():
         results = list(pool.map(syntax_check, compiler.twin_sources()))
     failed = [f"{source.relative_to(TWIN_DIR)}:\n{proc.stderr[-1500:]}" for source, proc in results if proc.returncode]
     assert not failed, "\n".join(failed)
+
+
+FAULT_PROGRAM = r"""
+#include <cstdio>
+#include "aclnnop/aclnn_{name}.h"
+int main() {{ std::printf("%d %d\n", FAULT, aclnnProbe{api}(FAULT)); return 0; }}
+"""
+
+
+def test_a_new_user_define_or_warning_compiles_only_the_users_sources(tmp_path):
+    """Issue 17: `opgen cc prog.cpp -DFAULT=1`, then `-DFAULT=2`, rebuilt the twin and every package."""
+    name = f"pf_{uuid.uuid4().hex[:8]}"
+    ops = tmp_path / "ops"
+    _make_package(ops, name, 100)
+    source = tmp_path / "fault.cpp"
+    source.write_text(FAULT_PROGRAM.format(name=name, api=name.title().replace("_", "")))
+    (tmp_path / "user_inc").mkdir()
+    (tmp_path / "user_inc" / "user_forced.h").write_text("#define USER_FORCED 1\n")
+    out = tmp_path / "prog"
+    first = compile_program([source], out, ops_dirs=[ops], flags=["-DFAULT=1"])
+    assert subprocess.run([str(out)], capture_output=True, text=True, check=True).stdout == "1 101\n"
+    assert any("twin" in str(path) for path in first.compiled + first.cached)
+
+    # Never-seen macros, warnings, include dirs and forced includes: the user's flags, the user's unit only.
+    fresh = uuid.uuid4().hex[:8]
+    user_flags = ["-DFAULT=2", f"-DUSER_{fresh}", f"-UOTHER_{fresh}", "-Wshadow", "-Wno-unused-parameter"]
+    user_flags += ["-I", str(tmp_path / "user_inc"), "-include", "user_forced.h", "-w", "-pedantic"]
+    second = compile_program([source], out, ops_dirs=[ops], flags=user_flags)
+    assert second.compiled == [source], "only the user's source may be compiled"
+    assert sorted(second.cached) == sorted(path for path in first.compiled + first.cached if path != source)
+    assert subprocess.run([str(out)], capture_output=True, text=True, check=True).stdout == "2 102\n"
+
+
+def test_ops_flag_reaches_the_packages_only(tmp_path):
+    name = f"pw_{uuid.uuid4().hex[:8]}"
+    ops = tmp_path / "ops"
+    sources = _make_package(ops, name, 1, "static int Unused() { int unused = 0; return 1; }\n")
+    kernel = [path for path in sources if path.parent.name == "op_kernel"]
+    source = _program(tmp_path, [name])
+    argv = [str(source), "-o", str(tmp_path / "prog"), "--ops-dir", str(ops), "--ops-flag=-Wall"]
+    result, _ = compiler.compile_objects(compiler.parse_args(argv))
+    assert "unused" in result.warnings[kernel[0].resolve()]
+    assert not any(text for path, text in result.warnings.items() if "opgen/twin/src" in str(path))
+    quiet, _ = compiler.compile_objects(compiler.parse_args(argv[:-1] + ["-Wall"]))
+    assert quiet.warnings[kernel[0].resolve()] == "", "-Wall of the user does not reach the packages"

@@ -67,9 +67,10 @@ _STATE: dict[str, object] = {}
 
 
 # How the twin library is compiled: -O2 lets the twin's element loops and copies run at memory speed; the
-# packages are compiled with -Wall -Wextra (the twin's own sources never take warning flags), so whatever builds
-# this library can see each generated source's warnings (there are none: the tests check it from this build).
-_BUILD_FLAGS = ("-O2", "-Wall", "-Wextra")
+# packages are compiled with -Wall -Wextra (--ops-flag: warning flags otherwise reach only the program's own
+# sources), so whatever builds this library can see each generated source's warnings (there are none: the
+# tests check it from this build).
+_BUILD_FLAGS = ("-O2", "--ops-flag=-Wall", "--ops-flag=-Wextra")
 
 
 def _sources_key() -> str:
