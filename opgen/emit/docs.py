@@ -162,7 +162,7 @@ def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
 def _rows_for(spec: OpSpec, signature: ApiSignature) -> list[tuple[ErrorRow, str]]:
     """The rows an API can hit, with their doc text; for an in-place API, named as it names them."""
     if not signature.inplace:
-        return [(row, row.doc) for row in spec.errors]
+        return [(row, spec.error_doc(row)) for row in spec.errors]
     inplace = next(p.name for p in signature.params if p.inplace)
     rows = []
     for row in spec.errors:
@@ -170,7 +170,7 @@ def _rows_for(spec: OpSpec, signature: ApiSignature) -> list[tuple[ErrorRow, str
         names = list(dict.fromkeys(inplace if n in signature.replaced else n for n in check.names()))
         if check.relational and len(names) == 1:
             continue  # relates the replaced params to each other: one tensor cannot fail it
-        rows.append((row, check.inplace_doc(names) or _inplace_text(row.doc, signature)))
+        rows.append((row, check.inplace_doc(names) or _inplace_text(spec.error_doc(row), signature)))
     return rows
 
 

@@ -1,8 +1,9 @@
 """op_api: the two-phase aclnn API (L2) and the L0 wrapper that launches the AI Core or AICPU kernel.
 
 The checks are the spec's error table, in its order, each returning its status and logging its message;
-then empty tensors short-cut, inputs are made contiguous, promoted, broadcast, the L0 op runs, the result
-is cast to out's dtype and copied into `out` (which may be a non-contiguous view).
+then empty tensors short-cut (a summed output set to zeros; rows marked `after_empty_return` follow it), inputs
+are made contiguous, promoted, broadcast, the L0 op runs, the result is cast to out's dtype and copied into `out`
+(which may be a non-contiguous view).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class CheckView:
     condition: Code
     setup: list[Code]
     message: Code  # a printf format literal that prints the row's message as written
+    after_empty_return: bool  # checked once no tensor of the empty return is empty
 
 
 def checks(operator: OperatorPlan) -> list[CheckView]:
@@ -76,6 +78,7 @@ def checks(operator: OperatorPlan) -> list[CheckView]:
             code(check.condition),
             [code(line) for line in check.setup],
             cpp.format_string(row.message),
+            row.after_empty_return,
         )
         for row, check in zip(operator.spec.errors, operator.checks, strict=True)
     ]
@@ -141,7 +144,14 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "main": _api_view(main),
         "inplace": _inplace_view(sigs[1], main) if len(sigs) > 1 else None,
         "dtype_lists": dtype_lists(spec),
-        "checks": checks(operator),
+        "checks": [c for c in checks(operator) if not c.after_empty_return],
+        # rows ops-nn checks after returning on an empty tensor (errors[].after_empty_return)
+        "late_checks": [c for c in checks(operator) if c.after_empty_return],
+        # the empty-tensor return: its condition, and what the comments call it
+        "empty_condition": code(" || ".join(f"{n}->IsEmpty()" for n in spec.empty_return_tensors)),
+        "empty_what": code(" or ".join(spec.empty_return) if spec.empty_return else "output"),
+        # a summed output of nothing holds zeros: the empty return writes them
+        "zeroed": [ident(n) for n in spec.formula.reduce],
         "inputs": [
             {
                 "name": ident(p.name),

@@ -86,7 +86,7 @@ def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
     lines.append("")
     lines.append("Raises:")
     for row in spec.errors:
-        lines.append(f"    AclnnError: status {row.code} ({row.status.value}) if {row.doc}")
+        lines.append(f"    AclnnError: status {row.code} ({row.status.value}) if {spec.error_doc(row)}")
     return "\n".join(lines)
 
 

@@ -456,6 +456,12 @@ class ErrorRow(_Strict):
     check: Check = Field(description="one check, e.g. {not_null: [self, out]}")
     message: str = Field(description="log message printed when the check fails (English, like ops-nn logs)")
     doc: str = Field(description="描述 cell of the 返回值 table (Chinese)")
+    after_empty_return: bool = Field(
+        False,
+        description="checked only when no tensor of 'empty_return' is empty: the API returns success on an empty "
+        "one before this row, as ops-nn's aclnnHardshrinkBackward does before its broadcast check (these rows "
+        "end the table)",
+    )
 
     @model_validator(mode="after")
     def _code_matches(self) -> ErrorRow:
@@ -589,6 +595,12 @@ class OpSpec(_Strict):
     formula: Formula
     derivative_of: DerivativeOf | None = None
     errors: list[ErrorRow] = Field(min_length=1)
+    empty_return: list[Identifier] = Field(
+        default_factory=list,
+        description="tensors whose emptiness ends the call with success after the error rows not marked "
+        "'after_empty_return' (nothing launched, outputs left as they are, a summed output (formula.reduce) set to "
+        "zeros); default: the first output",
+    )
     constraints: Constraints = Field(default_factory=Constraints)
     example: Example
     golden: Golden
@@ -610,6 +622,19 @@ class OpSpec(_Strict):
     def outputs(self) -> list[Param]:
         """The output tensors the operator computes (not those it leaves unwritten)."""
         return [p for p in self.params if p.direction is Direction.OUTPUT and p.written]
+
+    @property
+    def empty_return_tensors(self) -> list[str]:
+        """The tensors any of which, empty, makes the API return success before its `after_empty_return` rows."""
+        return list(self.empty_return) or [self.outputs[0].name]
+
+    def error_doc(self, row: ErrorRow) -> str:
+        """A row's doc text; a row checked after the empty-tensor return says when it is not checked."""
+        if not row.after_empty_return:
+            return row.doc
+        names = self.empty_return_tensors
+        joined = names[0] if len(names) == 1 else "、".join(names[:-1]) + "或" + names[-1]
+        return f"{row.doc}（{joined}为空Tensor时直接返回成功，不做此校验。）"
 
     @property
     def unwritten_outputs(self) -> list[Param]:

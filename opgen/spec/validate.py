@@ -432,7 +432,23 @@ class _Checker:
                 if name in self.params and not self.params[name].written:
                     message = f"'{name}' is left unwritten (written: false): the API checks nothing of it"
                     self.report(("errors", i, "check"), message, "invalid")
+        self.check_empty_return()
         self.check_host_params()
+
+    def check_empty_return(self) -> None:
+        """The empty-tensor return sits at one place in the table: rows after it end the table, and it reads what
+        tensors point to, so null checks come before it."""
+        self.resolve_all(self.spec.empty_return, ("empty_return",), kinds=(ParamKind.TENSOR,), what="an empty return")
+        after: int | None = None
+        for i, row in enumerate(self.spec.errors):
+            path = ("errors", i, "after_empty_return")
+            if row.after_empty_return:
+                after = i if after is None else after
+                if row.check.kind == "not_null":
+                    self.report(path, "a null check must come before the empty-tensor return", "invalid")
+            elif after is not None:
+                message = f"row {after} is checked after the empty-tensor return: the rows after it must be too"
+                self.report(path, message, "invalid")
 
     def check_host_params(self) -> None:
         """A string parameter is a pointer the error table must null-check; a parameter with `values` needs

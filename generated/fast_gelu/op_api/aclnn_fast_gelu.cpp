@@ -53,7 +53,7 @@ static aclnnStatus CheckParams(const aclTensor* self, aclTensor* out, uint64_t* 
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self or out is nullptr.");
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CanCast(self->GetDataType(), out->GetDataType())) {
+    if (out->GetDataType() != self->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self and out must be the same.");
         return ACLNN_ERR_PARAM_INVALID;
     }

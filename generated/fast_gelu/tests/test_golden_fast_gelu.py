@@ -222,8 +222,8 @@ def scalar(value, dtype):
 ERROR_CASES = [
     ("row0_notnull", lambda: ([None], {}, tensor((2, 3), "FLOAT16")), 161001, "self or out is nullptr."),
     (
-        "row1_castable",
-        lambda: ([tensor((2, 3), "FLOAT16")], {}, tensor((2, 3), "INT32")),
+        "row1_samedtype",
+        lambda: ([tensor((2, 3), "FLOAT16")], {}, tensor((2, 3), "FLOAT")),
         161002,
         "the dtype of self and out must be the same.",
     ),

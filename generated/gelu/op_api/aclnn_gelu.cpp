@@ -59,16 +59,16 @@ static aclnnStatus CheckParams(const aclTensor* self, aclTensor* out, uint64_t* 
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (!CanCast(self->GetDataType(), out->GetDataType())) {
+    if (out->GetDataType() != self->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of out must equal self's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (out->GetViewShape() != self->GetViewShape()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
         return ACLNN_ERR_PARAM_INVALID;
     }
     if (self->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;

@@ -69,6 +69,10 @@ static aclnnStatus CheckParams(const aclTensor* x, int64_t approximate, aclTenso
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of x and y differ.");
         return ACLNN_ERR_PARAM_INVALID;
     }
+    if (x->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of x is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
     if ((approximate != 0 && approximate != 1)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be 0 or 1.");
         return ACLNN_ERR_PARAM_INVALID;

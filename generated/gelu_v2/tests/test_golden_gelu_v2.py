@@ -254,7 +254,13 @@ ERROR_CASES = [
         "the shapes of x and y differ.",
     ),
     (
-        "row4_oneof",
+        "row4_maxrank",
+        lambda: ([tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT"), 0], {}, tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")),
+        161002,
+        "the dim of x is greater than 8.",
+    ),
+    (
+        "row5_oneof",
         lambda: ([tensor((2, 3), "FLOAT"), 2], {}, tensor((2, 3), "FLOAT")),
         161002,
         "approximate must be 0 or 1.",

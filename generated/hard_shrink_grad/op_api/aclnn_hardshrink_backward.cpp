@@ -107,14 +107,32 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
         return ACLNN_ERR_PARAM_INVALID;
     }
-    op::Shape broadcastShape2 = gradOutput->GetViewShape();
-    bool broadcastOk2 = true;
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
+        gradInput->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or gradInput is greater than 8.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+
+// The rows checked once no tensor is empty (an empty gradOutput or self returns success before them).
+static aclnnStatus CheckNonEmptyParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd,
+                                       aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    (void)gradOutput;
+    (void)self;
+    (void)lambd;
+    (void)gradInput;
+    (void)workspaceSize;
+    (void)executor;
+    op::Shape broadcastShape3 = gradOutput->GetViewShape();
+    bool broadcastOk3 = true;
     {
         op::Shape merged;
-        broadcastOk2 = broadcastOk2 && BroadcastInferShape(broadcastShape2, self->GetViewShape(), merged);
-        broadcastShape2 = merged;
+        broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, self->GetViewShape(), merged);
+        broadcastShape3 = merged;
     }
-    if (!broadcastOk2 || gradInput->GetViewShape() != broadcastShape2) {
+    if (!broadcastOk3 || gradInput->GetViewShape() != broadcastShape3) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID,
                 "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
         return ACLNN_ERR_PARAM_INVALID;
@@ -138,12 +156,14 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    // An empty output needs no launch: success with a zero workspace.
-    if (gradInput->IsEmpty()) {
+    // An empty gradOutput or self needs no launch: success with a zero workspace.
+    if (gradOutput->IsEmpty() || self->IsEmpty()) {
         *workspaceSize = 0;
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }
+    ret = CheckNonEmptyParams(gradOutput, self, lambd, gradInput, workspaceSize, executor);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     const op::DataType computeDtype = PromoteType(gradOutput->GetDataType(), self->GetDataType());
     const op::Shape& outShape = gradInput->GetViewShape();

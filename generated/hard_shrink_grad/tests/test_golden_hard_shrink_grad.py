@@ -283,7 +283,17 @@ ERROR_CASES = [
         "the dtype of gradOutput, self or gradInput is not supported.",
     ),
     (
-        "row2_broadcast",
+        "row2_maxrank",
+        lambda: (
+            [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "BFLOAT16"), tensor((2, 3), "BFLOAT16"), scalar(2.0, "FLOAT")],
+            {},
+            tensor((1, 1, 1, 1, 1, 1, 1, 2, 3), "BFLOAT16"),
+        ),
+        161002,
+        "the dim of gradOutput, self or gradInput is greater than 8.",
+    ),
+    (
+        "row3_broadcast",
         lambda: (
             [tensor((2, 3), "BFLOAT16"), tensor((4, 5), "BFLOAT16"), scalar(2.0, "FLOAT")],
             {},

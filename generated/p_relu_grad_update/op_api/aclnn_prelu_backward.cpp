@@ -10,6 +10,7 @@
 #include "aclnn_kernels/reshape.h"
 #include "level0/reduce_sum_op.h"
 #include "level0/broadcast_to.h"
+#include "level0/zero_op.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -133,9 +134,18 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor* gradOutput, cons
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    // An empty output needs no launch: success with a zero workspace.
-    if (gradInput->IsEmpty()) {
-        *workspaceSize = 0;
+    // An empty gradOutput or self or weight needs no kernel launch: success, and a sum of nothing is zero.
+    if (gradOutput->IsEmpty() || self->IsEmpty() || weight->IsEmpty()) {
+        if (!gradWeight->IsEmpty()) {
+            const aclTensor* gradWeightLike = uniqueExecutor.get()->AllocTensor(gradWeight->GetViewShape(),
+                                                                                gradWeight->GetDataType());
+            CHECK_RET(gradWeightLike != nullptr, ACLNN_ERR_INNER_NULLPTR);
+            auto gradWeightZeros = l0op::ZerosLike(gradWeightLike, uniqueExecutor.get());
+            CHECK_RET(gradWeightZeros != nullptr, ACLNN_ERR_INNER_NULLPTR);
+            auto gradWeightZerosCopy = l0op::ViewCopy(gradWeightZeros, gradWeight, uniqueExecutor.get());
+            CHECK_RET(gradWeightZerosCopy != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        }
+        *workspaceSize = uniqueExecutor->GetWorkspaceSize();
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }

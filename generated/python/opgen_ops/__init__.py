@@ -355,8 +355,8 @@ def gelu_tanh(self, *, out=None):
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
     """
     self = _rt.as_array(self)
     if out is None:
@@ -433,6 +433,7 @@ def gelu_v2(x, approximate=0, *, out=None):
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x和y的数据类型不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或y的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x和y的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x的维度大于8。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate的取值不是0或1（文档的返回值表未列出）。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     x = _rt.as_array(x)
@@ -499,7 +500,8 @@ def hardshrink_backward(grad_out, self, lambd, *, out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、lambd或gradInput是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和gradOutput的shape不满足broadcast条件，或gradInput的shape与self和gradOutput的broadcast结果不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、self或gradInput的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和gradOutput的shape不满足broadcast条件，或gradInput的shape与self和gradOutput的broadcast结果不一致。（gradOutput或self为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_out = _rt.as_array(grad_out)
     self = _rt.as_array(self)

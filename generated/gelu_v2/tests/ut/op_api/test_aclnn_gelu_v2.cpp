@@ -69,8 +69,20 @@ TEST_F(l2_gelu_v2_test, row3_sameshape)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): approximate must be 0 or 1.
-TEST_F(l2_gelu_v2_test, row4_oneof)
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of x is greater than 8.
+TEST_F(l2_gelu_v2_test, row4_maxrank)
+{
+    UtTensor x({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    const int64_t approximate = 0;
+    UtTensor y({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGeluV2GetWorkspaceSize(x.get(), approximate, y.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 5 (ACLNN_ERR_PARAM_INVALID): approximate must be 0 or 1.
+TEST_F(l2_gelu_v2_test, row5_oneof)
 {
     UtTensor x({2, 3}, ACL_FLOAT);
     const int64_t approximate = 2;

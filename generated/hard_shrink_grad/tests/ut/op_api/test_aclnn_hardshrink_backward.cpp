@@ -49,9 +49,23 @@ TEST_F(l2_hardshrink_backward_test, row1_dtypesupported)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): gradOutput and self cannot broadcast, or the broadcast shape differs from
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dim of gradOutput, self or gradInput is greater than 8.
+TEST_F(l2_hardshrink_backward_test, row2_maxrank)
+{
+    UtTensor gradOutput({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_BF16);
+    UtTensor self({2, 3}, ACL_BF16);
+    UtScalar lambd(2.0f, ACL_FLOAT);
+    UtTensor gradInput({1, 1, 1, 1, 1, 1, 1, 2, 3}, ACL_BF16);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnHardshrinkBackwardGetWorkspaceSize(gradOutput.get(), self.get(), lambd.get(),
+                                                              gradInput.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): gradOutput and self cannot broadcast, or the broadcast shape differs from
 // gradInput's shape.
-TEST_F(l2_hardshrink_backward_test, row2_broadcast)
+TEST_F(l2_hardshrink_backward_test, row3_broadcast)
 {
     UtTensor gradOutput({2, 3}, ACL_BF16);
     UtTensor self({4, 5}, ACL_BF16);
