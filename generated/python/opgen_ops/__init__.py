@@ -1244,18 +1244,18 @@ def sigmoid(self, *, out=None):
         out = sigmoid(input)
 
     Args:
-        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        out: 计算的出参。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL)
+        out: 计算的出参。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
-    """
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
-        out = _rt.new_output([self], [self])
+        out = _rt.new_output([self], [self], "float32")
     _rt.call("aclnnSigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
@@ -1268,14 +1268,14 @@ def sigmoid_(
         out = sigmoid(input)
 
     Args:
-        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
-    """
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     _rt.call("aclnnInplaceSigmoid", [_rt.Tensor(self, output=True)])
     return self

@@ -28,10 +28,10 @@ DTYPES.update(INTEGERS)
 DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
+INPUT_DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
-OUT_DTYPES = {}
+OUT_DTYPES = {"INT8": "FLOAT", "INT16": "FLOAT", "INT32": "FLOAT", "INT64": "FLOAT", "UINT8": "FLOAT", "BOOL": "FLOAT"}
 INTEGER_EXTREMES = True  # the integer dtypes' min and max among the inputs (golden.integer_extremes)
 SCALAR_KINDS = {}
 # dtype: (rtol, atol, max_fail_ratio, standard)
@@ -39,12 +39,19 @@ TOLERANCE = {
     "FLOAT16": (0.001, 0.001, 0.001, "双千分之一"),
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
+    "DOUBLE": (1e-12, 1e-15, 0.0, ""),
+    "INT8": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "INT16": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "INT32": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "INT64": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "UINT8": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "BOOL": (0.0001, 0.0001, 0.0001, "双万分之一"),
 }
 SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {}
 VALUE_RANGE = (-10.0, 10.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 20.0, -20.0, 90.0, -90.0]
-SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
+SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
 OUT_KEYWORD = "out"
 
 
@@ -255,7 +262,7 @@ ERROR_CASES = [
     ("row0_notnull", lambda: ([None], {}, tensor((2, 3), "FLOAT")), 161001, "self or out is nullptr."),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32")], {}, tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "UINT16")], {}, tensor((2, 3), "FLOAT")),
         161002,
         "the dtype of self or out is not supported.",
     ),
