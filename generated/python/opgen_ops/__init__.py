@@ -1556,10 +1556,10 @@ def threshold(self, threshold, value, *, out=None):
         out = where(self > threshold, self, value)
 
     Args:
-        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
         threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
         value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
+        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、threshold、value或out是空指针。
@@ -1593,7 +1593,7 @@ def threshold_(
         out = where(self > threshold, self, value)
 
     Args:
-        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
         threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
         value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
 
