@@ -1618,10 +1618,10 @@ def threshold_backward(grad_output, self, threshold, *, out=None):
         out = where(self > threshold, gradOutput, 0)
 
     Args:
-        grad_output: 表示反向传播过程中上一步输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
-        self: 表示正向的输入，公式中的self。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
-        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: FLOAT, BFLOAT16, FLOAT16)
-        out: 表示计算得到的梯度，公式中的out。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
+        grad_output: 表示反向传播过程中上一步输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
+        self: 表示正向的输入，公式中的self。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
+        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
+        out: 表示计算得到的梯度，公式中的out。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、threshold或out是空指针（ops-nn代码也校验threshold和out，文档只列出gradOutput和self）。

@@ -28,7 +28,7 @@ DTYPES.update(INTEGERS)
 DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["FLOAT", "BFLOAT16", "FLOAT16"]
+INPUT_DTYPES = ["FLOAT", "BFLOAT16", "FLOAT16", "INT8", "UINT8"]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
 OUT_DTYPES = {}
@@ -41,6 +41,8 @@ TOLERANCE = {
     "FLOAT16": (0.001, 0.001, 0.001, "双千分之一"),
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
+    "INT8": (0.0, 0.0, 0.0, ""),
+    "UINT8": (0.0, 0.0, 0.0, ""),
 }
 SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {"threshold": [0.0, 1.0, -0.5]}
