@@ -113,7 +113,8 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
                 value = code(cpp_scalar_value(attr.param))
             if _integer_scalars(spec):
                 # an integer tensor meets the scalar in its dtype (ops-nn converts it to a tensor of self's dtype)
-                value = code(f"(op::IsIntegralType(computeDtype) ? TruncatedToInteger({value}) : {value})")
+                in_dtype = f"ScalarInIntegerDtype({value}, computeDtype)"
+                value = code(f"(op::IsIntegralType(computeDtype) ? {in_dtype} : {value})")
             args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
         else:
             ctype = _L0_CTYPES[param.kind]

@@ -16,7 +16,7 @@ from opgen import formula as F
 from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.channel_broadcast import channel_sum
-from opgen.spec.dtypes import DType, promote_types
+from opgen.spec.dtypes import DType, promote_types, wrap_integer
 from opgen.spec.formula_binding import kernel_formula, reduction_of
 from opgen.spec.model import OpSpec
 
@@ -45,13 +45,15 @@ def _through_float(values: np.ndarray, dtype: DType) -> np.ndarray:
 _INTEGER_SCALAR_LIMIT = float(np.float32(9.2e18))  # the op_api's saturation bound (float32), inside int64
 
 
-def truncated_to_integer(value: float) -> float:
-    """The generated op_api's TruncatedToInteger: toward zero, NaN as 0, saturated inside int64's range."""
+def truncated_to_integer(value: float, dtype: DType = DType.INT64) -> float:
+    """The generated op_api's ScalarInIntegerDtype: toward zero, NaN as 0, saturated inside int64's range, then
+    wrapped into `dtype` (a float32 on the way, as the op_api returns it)."""
     if value != value:
         return 0.0
     if abs(value) >= _INTEGER_SCALAR_LIMIT:
         return _INTEGER_SCALAR_LIMIT if value > 0 else -_INTEGER_SCALAR_LIMIT
-    return float(np.float32(np.trunc(value)))
+    whole = float(np.trunc(value))
+    return float(np.float32(whole if dtype is DType.INT64 else wrap_integer(whole, dtype.numpy)))
 
 
 def aclnn_output(
@@ -83,7 +85,7 @@ def aclnn_output(
     given = {n: scalars.get(n, spec.param(n).null_default) for n in plan.scalars}
     attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}
     if compute.is_integral:  # the op_api converts the scalars to the integer compute dtype, as ops-nn does
-        attributes = {name: truncated_to_integer(value) for name, value in attributes.items()}
+        attributes = {name: truncated_to_integer(value, compute) for name, value in attributes.items()}
     if compute in aicore_dtypes(spec):
         program = plan.variant(compute, flags, attributes).program
         outputs = run_program_outputs(program, flat, attributes)

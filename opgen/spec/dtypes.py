@@ -164,6 +164,15 @@ _CPP_TYPE = {
 _CATEGORY = {d: (0 if d is DType.BOOL else 1 if d.is_integral else 2 if d.is_floating else 3) for d in DType}
 
 
+def wrap_integer(value: float, dtype: np.dtype) -> float:
+    """An integral `value` in integer `dtype` as a C++ conversion gives it: modulo 2**bits into its range (how
+    ops-nn's conversion of a scalar to a tensor of that dtype and torch's scalar conversion meet an integer
+    tensor: -1 in UINT8 is 255)."""
+    info = np.iinfo(dtype)
+    span = int(info.max) - int(info.min) + 1
+    return float((int(value) - int(info.min)) % span + int(info.min))
+
+
 def can_cast(src: DType, dst: DType) -> bool:
     """PyTorch `canCast`: no cast to a lower category (floating -> integral/bool, complex -> real)."""
     return _CATEGORY[src] <= _CATEGORY[dst]

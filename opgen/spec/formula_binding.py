@@ -12,6 +12,7 @@ from opgen import formula
 from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
 from opgen.spec.channel_broadcast import CHANNEL_SOURCE, REDUCE_SOURCE, channel_sum, channel_view
+from opgen.spec.dtypes import wrap_integer
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec
@@ -144,13 +145,16 @@ def evaluate_reference(
     """The spec's numpy reference of `output` (default: the first computed one): float64 inside, rounded once to
     `out_dtype` (None: float64 unrounded).
 
-    With integer tensors the scalar parameters are truncated to integers first: torch and ops-nn (ConvertToTensor
-    in self's dtype) both meet an integer tensor with the scalar in its dtype."""
+    With integer tensors the scalar parameters are truncated to integers and wrapped into the tensors' promoted
+    dtype first: torch and ops-nn (ConvertToTensor in self's dtype) both meet an integer tensor with the scalar in
+    its dtype."""
     env = aligned_values(spec, values)
-    if any(np.asarray(values[p.name]).dtype.kind in "iu" for p in spec.tensor_inputs if p.name in values):
+    kinds = [np.asarray(values[p.name]).dtype for p in spec.tensor_inputs if p.name in values]
+    if any(k.kind in "iu" for k in kinds):
+        integer = np.result_type(*(k for k in kinds if k.kind in "iu"))
         for p in spec.params:
             if p.kind is ParamKind.SCALAR and values.get(p.name) is not None:
-                env[p.name] = float(np.trunc(np.float64(values[p.name])))
+                env[p.name] = wrap_integer(float(np.trunc(np.float64(values[p.name]))), integer)
     for var, target in spec.formula.vars.items():
         env[var] = env[target]
     expr = parsed_formulas(spec)[output] if output is not None else parsed_formula(spec)

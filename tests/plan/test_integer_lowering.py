@@ -238,3 +238,15 @@ def test_an_integer_input_counts_as_float_in_the_promotion():
     assert (
         cpp.startswith("PromoteType(") and "IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT" in cpp
     )
+
+
+def test_scalars_meet_an_unsigned_tensor_wrapped_into_its_range():
+    # torch and ops-nn convert the scalar to self's dtype as C++ does: value -1 meets a UINT8 tensor as 255
+    spec = load_spec(ROOT / "specs" / "threshold.yaml").spec
+    x = np.array([0, 1, 2, 200, 255], np.uint8)
+    scalars = {"threshold": 1.0, "value": -1.5}
+    want = np.where(x > 1, x, 255).astype(np.uint8)
+    got = aclnn_output(spec, kernel_plan(spec), {"self": x}, {"self": DType.UINT8}, scalars, DType.UINT8)
+    assert got.tolist() == want.tolist()
+    assert evaluate_reference(spec, {"self": x, **scalars}, None).tolist() == want.tolist()
+    assert truncated_to_integer(-300.5, DType.INT8) == -44.0 and truncated_to_integer(-1.0, DType.UINT8) == 255.0

@@ -235,6 +235,19 @@ def assert_meets_standard(got, want, dtype, what):
     assert bad <= allowed, f"{what}: {bad} of {got.size} elements outside {TOLERANCE[dtype][3] or TOLERANCE[dtype][:2]}"
 
 
+def in_integer_dtype(scalars, dtype):
+    """The scalars as an integer tensor of `dtype` meets them: wrapped into its range as a C++ conversion does
+    (-1 in UINT8 is 255); others as they are."""
+    if dtype not in INTEGERS:
+        return scalars
+    info = np.iinfo(INTEGERS[dtype])
+    span = int(info.max) - int(info.min) + 1
+    return {
+        k: (int(v) - int(info.min)) % span + int(info.min) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v
+        for k, v in scalars.items()
+    }
+
+
 def cases(dtype):
     """(shape, scalar values, whether each channel input holds one value) of every case of one dtype."""
     return [
@@ -256,6 +269,14 @@ def check_case(dtype, shape, scalars, one_value):
         weight,
     ]
     call_kwargs = {}
+    # the references meet an integer tensor with each scalar in its dtype (wrapped, as torch and ops-nn convert it)
+    ref_scalars = in_integer_dtype(scalars, dtype)
+    ref_args = [
+        grad_output,
+        self,
+        weight,
+    ]
+    ref_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
@@ -263,8 +284,8 @@ def check_case(dtype, shape, scalars, one_value):
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
     results = opgen_ops._prelu_kernel_backward(*call_args, **call_kwargs)
-    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
-    wants = reference(*wide, **call_kwargs)
+    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in ref_args]
+    wants = reference(*wide, **ref_kwargs)
     if torch is not None:
         # the CANN golden: aten in float for half/bfloat16, in the dtype otherwise
         compute = torch.float64 if dtype == "DOUBLE" else torch.float32
@@ -282,7 +303,7 @@ def check_case(dtype, shape, scalars, one_value):
             torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a for a in targs
         ]
         theirs_all = torch.ops.aten._prelu_kernel_backward(*targs, **call_kwargs)
-    scales = sum_scales(*wide, **call_kwargs)
+    scales = sum_scales(*wide, **ref_kwargs)
     for index, ((label, position), want) in enumerate(zip(COMPUTED, wants, strict=True)):
         got = results[position]
         want = want.astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
@@ -307,7 +328,7 @@ def check_case(dtype, shape, scalars, one_value):
             theirs = theirs.astype(DTYPES[dtype])
             # compared everywhere (NaN, infinities and zeros included) except where the spec declares a difference
             declared = np.zeros(got.shape, dtype=bool)
-            for condition in differs_from_torch(*wide, **call_kwargs):
+            for condition in differs_from_torch(*wide, **ref_kwargs):
                 declared |= np.broadcast_to(condition, got.shape)
             assert_meets_standard(
                 got[~declared], theirs[~declared], dtype, f"{label} vs torch.ops.aten._prelu_kernel_backward"

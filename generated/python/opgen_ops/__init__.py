@@ -1246,18 +1246,18 @@ def sigmoid(self, *, out=None):
         out = sigmoid(input)
 
     Args:
-        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        out: 计算的出参。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL)
+        out: 计算的出参。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
-    """
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
-        out = _rt.new_output([self], [self])
+        out = _rt.new_output([self], [self], "float32")
     _rt.call("aclnnSigmoid", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
@@ -1270,14 +1270,14 @@ def sigmoid_(
         out = sigmoid(input)
 
     Args:
-        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
-    """
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     _rt.call("aclnnInplaceSigmoid", [_rt.Tensor(self, output=True)])
     return self
@@ -1558,10 +1558,10 @@ def threshold(self, threshold, value, *, out=None):
         out = where(self > threshold, self, value)
 
     Args:
-        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
         threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
         value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
+        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、threshold、value或out是空指针。
@@ -1595,7 +1595,7 @@ def threshold_(
         out = where(self > threshold, self, value)
 
     Args:
-        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, INT16)
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
         threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
         value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
 
@@ -1620,10 +1620,10 @@ def threshold_backward(grad_output, self, threshold, *, out=None):
         out = where(self > threshold, gradOutput, 0)
 
     Args:
-        grad_output: 表示反向传播过程中上一步输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
-        self: 表示正向的输入，公式中的self。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
-        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: FLOAT, BFLOAT16, FLOAT16)
-        out: 表示计算得到的梯度，公式中的out。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16)
+        grad_output: 表示反向传播过程中上一步输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
+        self: 表示正向的输入，公式中的self。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
+        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
+        out: 表示计算得到的梯度，公式中的out。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、threshold或out是空指针（ops-nn代码也校验threshold和out，文档只列出gradOutput和self）。

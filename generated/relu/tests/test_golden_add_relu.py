@@ -149,6 +149,19 @@ def assert_meets_standard(got, want, dtype, what):
     assert bad <= allowed, f"{what}: {bad} of {got.size} elements outside {TOLERANCE[dtype][3] or TOLERANCE[dtype][:2]}"
 
 
+def in_integer_dtype(scalars, dtype):
+    """The scalars as an integer tensor of `dtype` meets them: wrapped into its range as a C++ conversion does
+    (-1 in UINT8 is 255); others as they are."""
+    if dtype not in INTEGERS:
+        return scalars
+    info = np.iinfo(INTEGERS[dtype])
+    span = int(info.max) - int(info.min) + 1
+    return {
+        k: (int(v) - int(info.min)) % span + int(info.min) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v
+        for k, v in scalars.items()
+    }
+
+
 def cases(dtype):
     """(shape, scalar values) of every case of one dtype."""
     return [
@@ -170,6 +183,14 @@ def check_case(dtype, shape, scalars):
         scalars["alpha"],
     ]
     call_kwargs = {}
+    # the references meet an integer tensor with each scalar in its dtype (wrapped, as torch and ops-nn convert it)
+    ref_scalars = in_integer_dtype(scalars, dtype)
+    ref_args = [
+        self,
+        other,
+        ref_scalars["alpha"],
+    ]
+    ref_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
@@ -177,9 +198,9 @@ def check_case(dtype, shape, scalars):
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
     got = opgen_ops.add_relu(*call_args, **call_kwargs)
-    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
+    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in ref_args]
     out_dtype = OUT_DTYPES.get(dtype, dtype)
-    want = to_dtype(reference(*wide, **call_kwargs), out_dtype)
+    want = to_dtype(reference(*wide, **ref_kwargs), out_dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
 

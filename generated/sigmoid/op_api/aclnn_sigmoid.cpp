@@ -22,9 +22,14 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> kSelfDtypes = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16,  op::DataType::DT_DOUBLE,
+    op::DataType::DT_INT8,  op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64,
+    op::DataType::DT_UINT8, op::DataType::DT_BOOL};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE,
+    op::DataType::DT_INT8,  op::DataType::DT_INT16,   op::DataType::DT_INT32,
+    op::DataType::DT_INT64, op::DataType::DT_UINT8,   op::DataType::DT_BOOL};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& SelfDtypes()
@@ -44,8 +49,9 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
 }
 
 static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                               op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+                                                               op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                op::DataType::DT_DOUBLE};
 
 // out: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& OutDtypes()
@@ -113,7 +119,8 @@ aclnnStatus aclnnSigmoidGetWorkspaceSize(const aclTensor* self, aclTensor* out, 
         return ACLNN_SUCCESS;
     }
 
-    const op::DataType computeDtype = self->GetDataType();
+    const op::DataType computeDtype = (IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT :
+                                                                                   self->GetDataType());
     // self: contiguous, in the compute dtype
     auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -8,6 +8,7 @@
 #include "opdev/op_executor.h"
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
+#include "opdev/aicpu/aicpu_task.h"
 
 using namespace op;
 
@@ -33,8 +34,10 @@ const aclTensor* Sigmoid(const aclTensor* self, aclOpExecutor* executor)
                  return nullptr);
         return out;
     }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Sigmoid has no kernel for dtype %s.",
-            op::ToString(self->GetDataType()).GetString());
-    return nullptr;
+    static internal::AicpuTaskSpace space("Sigmoid");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(Sigmoid, OP_ATTR_NAMES({}), OP_INPUT(self), OP_OUTPUT(out));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Sigmoid ADD_TO_LAUNCHER_LIST_AICPU failed."),
+             return nullptr);
+    return out;
 }
 } // namespace l0op

@@ -21,6 +21,7 @@ constexpr KernelVariant kVariants[] = {
     {20, ge::DT_FLOAT16, 0, 2, 65, 128, 1}, // float16
     {10, ge::DT_FLOAT, 0, 4, 129, 64, 1},   // float
     {40, ge::DT_INT8, 0, 1, 49, 128, 1},    // int8
+    {50, ge::DT_UINT8, 0, 1, 49, 128, 1},   // uint8
     {60, ge::DT_INT16, 0, 2, 97, 64, 1},    // int16
 };
 

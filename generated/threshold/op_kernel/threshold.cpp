@@ -44,7 +44,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const ThresholdTilingData& tiling)
     {
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10 || KEY == 40 || KEY == 60) {
+        if constexpr (KEY == 30 || KEY == 20 || KEY == 10 || KEY == 40 || KEY == 50 || KEY == 60) {
             s0 = static_cast<C>(tiling.threshold);
             s1 = static_cast<C>(tiling.value);
         }
@@ -89,7 +89,7 @@ private:
             CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-        } else if constexpr (KEY == 40) { // int8: computed in half
+        } else if constexpr (KEY == 40 || KEY == 50) { // int8, uint8: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -160,6 +160,10 @@ extern "C" __global__ __aicore__ void threshold(GM_ADDR x, GM_ADDR y, GM_ADDR wo
         op.Process();
     } else if (TILING_KEY_IS(40)) {
         KernelThreshold<int8_t, half, 40, 1, 1> op;
+        op.Init(x, y, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(50)) {
+        KernelThreshold<uint8_t, half, 50, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(60)) {

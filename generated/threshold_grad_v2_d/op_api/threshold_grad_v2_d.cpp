@@ -15,7 +15,8 @@ namespace l0op {
 OP_TYPE_REGISTER(ThresholdGradV2D);
 
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
-    op::DataType::DT_FLOAT, op::DataType::DT_BF16, op::DataType::DT_FLOAT16};
+    op::DataType::DT_FLOAT, op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_INT8,
+    op::DataType::DT_UINT8};
 
 static bool IsAiCoreSupport(const aclTensor* tensor)
 {

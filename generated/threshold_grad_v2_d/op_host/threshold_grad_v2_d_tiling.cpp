@@ -20,6 +20,8 @@ constexpr KernelVariant kVariants[] = {
     {10, ge::DT_FLOAT, 0, 4, 193, 64, 1},   // float
     {30, ge::DT_BF16, 0, 2, 129, 64, 1},    // bfloat16
     {20, ge::DT_FLOAT16, 0, 2, 97, 128, 1}, // float16
+    {40, ge::DT_INT8, 0, 1, 65, 128, 1},    // int8
+    {50, ge::DT_UINT8, 0, 1, 65, 128, 1},   // uint8
 };
 
 constexpr int64_t kMinBytesPerCore = 4096;

@@ -47,7 +47,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const ThresholdGradV2DTilingData& tiling)
     {
-        if constexpr (KEY == 10 || KEY == 30 || KEY == 20) {
+        if constexpr (KEY == 10 || KEY == 30 || KEY == 20 || KEY == 40 || KEY == 50) {
             s0 = static_cast<C>(tiling.threshold);
         }
     }
@@ -97,6 +97,20 @@ private:
             CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, gradOutputLocal, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+        } else if constexpr (KEY == 40 || KEY == 50) { // int8, uint8: computed in half
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 127) / 128 * 128;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            CompareScalar(mask0, tmp0, s0, CMPMODE::GT, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
         }
         outQueue_.EnQue(outLocal);
         gradOutputQueue_.FreeTensor(gradOutputLocal);
@@ -143,6 +157,14 @@ extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradients, GM_
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelThresholdGradV2D<half, half, 20, 0, 1> op;
+        op.Init(gradients, features, backprops, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(40)) {
+        KernelThresholdGradV2D<int8_t, half, 40, 1, 1> op;
+        op.Init(gradients, features, backprops, tilingData);
+        op.Process();
+    } else if (TILING_KEY_IS(50)) {
+        KernelThresholdGradV2D<uint8_t, half, 50, 1, 1> op;
         op.Init(gradients, features, backprops, tilingData);
         op.Process();
     }

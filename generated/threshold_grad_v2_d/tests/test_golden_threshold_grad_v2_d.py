@@ -28,7 +28,7 @@ DTYPES.update(INTEGERS)
 DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["FLOAT", "BFLOAT16", "FLOAT16"]
+INPUT_DTYPES = ["FLOAT", "BFLOAT16", "FLOAT16", "INT8", "UINT8"]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
 OUT_DTYPES = {}
@@ -41,6 +41,8 @@ TOLERANCE = {
     "FLOAT16": (0.001, 0.001, 0.001, "双千分之一"),
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
+    "INT8": (0.0, 0.0, 0.0, ""),
+    "UINT8": (0.0, 0.0, 0.0, ""),
 }
 SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {"threshold": [0.0, 1.0, -0.5]}
@@ -159,6 +161,19 @@ def assert_meets_standard(got, want, dtype, what):
     assert bad <= allowed, f"{what}: {bad} of {got.size} elements outside {TOLERANCE[dtype][3] or TOLERANCE[dtype][:2]}"
 
 
+def in_integer_dtype(scalars, dtype):
+    """The scalars as an integer tensor of `dtype` meets them: wrapped into its range as a C++ conversion does
+    (-1 in UINT8 is 255); others as they are."""
+    if dtype not in INTEGERS:
+        return scalars
+    info = np.iinfo(INTEGERS[dtype])
+    span = int(info.max) - int(info.min) + 1
+    return {
+        k: (int(v) - int(info.min)) % span + int(info.min) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v
+        for k, v in scalars.items()
+    }
+
+
 def cases(dtype):
     """(shape, scalar values) of every case of one dtype."""
     return [
@@ -180,6 +195,14 @@ def check_case(dtype, shape, scalars):
         scalars["threshold"],
     ]
     call_kwargs = {}
+    # the references meet an integer tensor with each scalar in its dtype (wrapped, as torch and ops-nn convert it)
+    ref_scalars = in_integer_dtype(scalars, dtype)
+    ref_args = [
+        grad_output,
+        self,
+        ref_scalars["threshold"],
+    ]
+    ref_kwargs = {}
     rejection = rejected(**scalars)
     if rejection is not None:
         with pytest.raises(opgen_ops.AclnnError) as info:
@@ -187,9 +210,9 @@ def check_case(dtype, shape, scalars):
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
     got = opgen_ops.threshold_backward(*call_args, **call_kwargs)
-    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in call_args]
+    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in ref_args]
     out_dtype = OUT_DTYPES.get(dtype, dtype)
-    want = to_dtype(reference(*wide, **call_kwargs), out_dtype)
+    want = to_dtype(reference(*wide, **ref_kwargs), out_dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -211,7 +234,7 @@ def check_case(dtype, shape, scalars):
             )
         # compared everywhere (NaN, infinities and zeros included) except where the spec declares a difference
         declared = np.zeros(got.shape, dtype=bool)
-        for condition in differs_from_torch(*wide, **call_kwargs):
+        for condition in differs_from_torch(*wide, **ref_kwargs):
             declared |= np.broadcast_to(condition, got.shape)
         assert_meets_standard(got[~declared], theirs[~declared], dtype, "vs torch.ops.aten.threshold_backward")
 

@@ -3,8 +3,9 @@
 
 Writes input_<name>.bin for each tensor input and golden_out.bin: raw little-endian arrays of the dtype (BFLOAT16 as
 16-bit patterns). Inputs are uniform over the spec's value range, led by its special values. The golden is
-torch.ops.aten.sigmoid computed in float when torch is importable, else the spec's formula in numpy (float64); then
-it is rounded to the dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten golden.
+torch.ops.aten.sigmoid computed in float (double for DOUBLE) when torch is importable, else the spec's formula in
+numpy (float64); then it is rounded to the dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for
+the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 4099 --out-dir data
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
+DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"]
 VALUE_RANGE = (-10.0, 10.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 20.0, -20.0, 90.0, -90.0]
 TENSOR_INPUTS = ["self"]

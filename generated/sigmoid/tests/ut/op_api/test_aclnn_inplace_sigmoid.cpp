@@ -31,16 +31,6 @@ TEST_F(l2_inplace_sigmoid_test, row0_notnull)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
-// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
-TEST_F(l2_inplace_sigmoid_test, row1_dtypesupported)
-{
-    UtTensor selfRef({2, 3}, ACL_INT32);
-    uint64_t workspaceSize = 0;
-    aclOpExecutor* executor = nullptr;
-    aclnnStatus ret = aclnnInplaceSigmoidGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
-}
-
 // Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
 TEST_F(l2_inplace_sigmoid_test, row3_maxrank)
 {
@@ -115,4 +105,31 @@ TEST_F(l2_inplace_sigmoid_test, valid_bfloat16)
         0.5, 0.5, 1.0, 0.0, __builtin_nan(""), 1.0, 2.066371962428093e-09, 1.0, 8.265194654219209e-40, 0.9921875};
     // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.004, 0.004), 0u);
+}
+
+// Success: selfRef DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_inplace_sigmoid_test, valid_double)
+{
+    const std::vector<double> selfRefData = {
+        0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 20.0, -20.0, 90.0, -90.0, 5.0};
+    UtTensor selfRef({2, 5}, ACL_DOUBLE, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceSigmoidGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.5,
+                                          0.5,
+                                          1.0,
+                                          0.0,
+                                          __builtin_nan(""),
+                                          0.9999999979388463,
+                                          2.0611536181902037e-09,
+                                          1.0,
+                                          8.194012623990515e-40,
+                                          0.9933071490757153};
+    // precision standard: rtol 1e-12, atol 1e-15; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 1e-12, 1e-15), 0u);
 }

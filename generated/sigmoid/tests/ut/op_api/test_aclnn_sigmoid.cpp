@@ -35,8 +35,8 @@ TEST_F(l2_sigmoid_test, row0_notnull)
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
 TEST_F(l2_sigmoid_test, row1_dtypesupported)
 {
-    UtTensor self({2, 3}, ACL_INT32);
-    UtTensor out({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_UINT16);
+    UtTensor out({2, 3}, ACL_FLOAT);
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
@@ -132,4 +132,194 @@ TEST_F(l2_sigmoid_test, valid_bfloat16)
         0.5, 0.5, 1.0, 0.0, __builtin_nan(""), 1.0, 2.066371962428093e-09, 1.0, 8.265194654219209e-40, 0.9921875};
     // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
+}
+
+// Success: self DOUBLE, out DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_double)
+{
+    const std::vector<double> selfData = {
+        0.0, -0.0, __builtin_inf(), -__builtin_inf(), __builtin_nan(""), 20.0, -20.0, 90.0, -90.0, 5.0};
+    UtTensor self({2, 5}, ACL_DOUBLE, selfData);
+    UtTensor out({2, 5}, ACL_DOUBLE);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.5,
+                                          0.5,
+                                          1.0,
+                                          0.0,
+                                          __builtin_nan(""),
+                                          0.9999999979388463,
+                                          2.0611536181902037e-09,
+                                          1.0,
+                                          8.194012623990515e-40,
+                                          0.9933071490757153};
+    // precision standard: rtol 1e-12, atol 1e-15; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-12, 1e-15), 0u);
+}
+
+// Success: self INT8, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_int8)
+{
+    const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 20, -20, 90, -90, 5};
+    UtTensor self({2, 5}, ACL_INT8, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.0,
+                                          1.0,
+                                          0.2689414322376251,
+                                          0.5,
+                                          0.7310585975646973,
+                                          1.0,
+                                          2.06115369216775e-09,
+                                          1.0,
+                                          8.194008692231508e-40,
+                                          0.9933071732521057};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self INT16, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_int16)
+{
+    const std::vector<int16_t> selfData = {-32768, 32767, -1, 0, 1, 20, -20, 90, -90, 5};
+    UtTensor self({2, 5}, ACL_INT16, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.0,
+                                          1.0,
+                                          0.2689414322376251,
+                                          0.5,
+                                          0.7310585975646973,
+                                          1.0,
+                                          2.06115369216775e-09,
+                                          1.0,
+                                          8.194008692231508e-40,
+                                          0.9933071732521057};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self INT32, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_int32)
+{
+    const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 20, -20, 90, -90, 5};
+    UtTensor self({2, 5}, ACL_INT32, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.0,
+                                          1.0,
+                                          0.2689414322376251,
+                                          0.5,
+                                          0.7310585975646973,
+                                          1.0,
+                                          2.06115369216775e-09,
+                                          1.0,
+                                          8.194008692231508e-40,
+                                          0.9933071732521057};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self INT64, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_int64)
+{
+    const std::vector<int64_t> selfData = {(-9223372036854775807LL - 1), -1, 0, 1, 20, -20, 90, -90, -1, 5};
+    UtTensor self({2, 5}, ACL_INT64, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.0,
+                                          0.2689414322376251,
+                                          0.5,
+                                          0.7310585975646973,
+                                          1.0,
+                                          2.06115369216775e-09,
+                                          1.0,
+                                          8.194008692231508e-40,
+                                          0.2689414322376251,
+                                          0.9933071732521057};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self UINT8, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_uint8)
+{
+    const std::vector<uint8_t> selfData = {0, 255, 1, 20, 90, 6, 8, 2, 4, 8};
+    UtTensor self({2, 5}, ACL_UINT8, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.5,
+                                          1.0,
+                                          0.7310585975646973,
+                                          1.0,
+                                          1.0,
+                                          0.9975273609161377,
+                                          0.9996646642684937,
+                                          0.8807970881462097,
+                                          0.9820137619972229,
+                                          0.9996646642684937};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self BOOL, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_bool)
+{
+    const std::vector<uint8_t> selfData = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+    UtTensor self({2, 5}, ACL_BOOL, selfData);
+    UtTensor out({2, 5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.5,
+                                          0.5,
+                                          0.7310585975646973,
+                                          0.7310585975646973,
+                                          0.7310585975646973,
+                                          0.7310585975646973,
+                                          0.7310585975646973,
+                                          0.7310585975646973,
+                                          0.7310585975646973,
+                                          0.7310585975646973};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }

@@ -145,6 +145,26 @@ TEST_F(l2_inplace_threshold_test, valid_int8)
     EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }
 
+// Success: selfRef UINT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_threshold_test, valid_uint8)
+{
+    const std::vector<uint8_t> selfRefData = {0, 255, 1, 3, 1, 2, 3, 0, 1, 2};
+    UtTensor selfRef({2, 5}, ACL_UINT8, selfRefData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtScalar value(int64_t{-2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {254.0, 255.0, 254.0, 3.0, 254.0, 2.0, 3.0, 254.0, 254.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
 // Success: selfRef INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
 // when this file was generated.
 TEST_F(l2_inplace_threshold_test, valid_int16)

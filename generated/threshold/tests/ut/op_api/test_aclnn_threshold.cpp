@@ -180,6 +180,27 @@ TEST_F(l2_threshold_test, valid_int8)
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }
 
+// Success: self UINT8, out UINT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_threshold_test, valid_uint8)
+{
+    const std::vector<uint8_t> selfData = {0, 255, 1, 3, 1, 2, 3, 0, 1, 2};
+    UtTensor self({2, 5}, ACL_UINT8, selfData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtScalar value(int64_t{-2}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_UINT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnThresholdGetWorkspaceSize(self.get(), threshold.get(), value.get(), out.get(),
+                                                     &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {254.0, 255.0, 254.0, 3.0, 254.0, 2.0, 3.0, 254.0, 254.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
 // Success: self INT16, out INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
 TEST_F(l2_threshold_test, valid_int16)

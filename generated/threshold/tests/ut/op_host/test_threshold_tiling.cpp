@@ -36,6 +36,7 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT16, 0, 20, 2, 65, 128, 1}, // float16
     {ge::DT_FLOAT, 0, 10, 4, 129, 64, 1},   // float
     {ge::DT_INT8, 0, 40, 1, 49, 128, 1},    // int8
+    {ge::DT_UINT8, 0, 50, 1, 49, 128, 1},   // uint8
     {ge::DT_INT16, 0, 60, 2, 97, 64, 1},    // int16
 };
 
@@ -130,6 +131,19 @@ TEST(ThresholdTilingTest, ascend950_int8)
     }
 }
 
+TEST(ThresholdTilingTest, ascend950_uint8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 56, 17888, 17920},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[0], kVariants[4], plan);
+    }
+}
+
 TEST(ThresholdTilingTest, ascend950_int16)
 {
     const ExpectedPlan expected[] = {
@@ -139,7 +153,7 @@ TEST(ThresholdTilingTest, ascend950_int16)
         {1000003, 56, 17872, 17920},
     };
     for (const ExpectedPlan& plan : expected) {
-        CheckPlan(kSocs[0], kVariants[4], plan);
+        CheckPlan(kSocs[0], kVariants[5], plan);
     }
 }
 
@@ -195,6 +209,19 @@ TEST(ThresholdTilingTest, ascend910_93_int8)
     }
 }
 
+TEST(ThresholdTilingTest, ascend910_93_uint8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 48, 20864, 20864},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[1], kVariants[4], plan);
+    }
+}
+
 TEST(ThresholdTilingTest, ascend910_93_int16)
 {
     const ExpectedPlan expected[] = {
@@ -204,7 +231,7 @@ TEST(ThresholdTilingTest, ascend910_93_int16)
         {1000003, 48, 20848, 15488},
     };
     for (const ExpectedPlan& plan : expected) {
-        CheckPlan(kSocs[1], kVariants[4], plan);
+        CheckPlan(kSocs[1], kVariants[5], plan);
     }
 }
 
@@ -260,6 +287,19 @@ TEST(ThresholdTilingTest, ascend910b_int8)
     }
 }
 
+TEST(ThresholdTilingTest, ascend910b_uint8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 48, 20864, 20864},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[2], kVariants[4], plan);
+    }
+}
+
 TEST(ThresholdTilingTest, ascend910b_int16)
 {
     const ExpectedPlan expected[] = {
@@ -269,7 +309,7 @@ TEST(ThresholdTilingTest, ascend910b_int16)
         {1000003, 48, 20848, 15488},
     };
     for (const ExpectedPlan& plan : expected) {
-        CheckPlan(kSocs[2], kVariants[4], plan);
+        CheckPlan(kSocs[2], kVariants[5], plan);
     }
 }
 

@@ -167,3 +167,47 @@ TEST_F(l2_threshold_backward_test, valid_float16)
     // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
 }
+
+// Success: gradOutput INT8, self INT8, out INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's
+// precision path, computed when this file was generated.
+TEST_F(l2_threshold_backward_test, valid_int8)
+{
+    const std::vector<int8_t> gradOutputData = {-128, 127, -1, 0, 1, 0, 2, -2, 0, 2};
+    UtTensor gradOutput({2, 5}, ACL_INT8, gradOutputData);
+    const std::vector<int8_t> selfData = {-2, 0, -128, 127, -1, 0, 1, -2, 0, 2};
+    UtTensor self({2, 5}, ACL_INT8, selfData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_INT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnThresholdBackwardGetWorkspaceSize(gradOutput.get(), self.get(), threshold.get(), out.get(),
+                                                             &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnThresholdBackward, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: gradOutput UINT8, self UINT8, out UINT8, shape [2, 5]. Expected: the spec's formula through the kernel
+// plan's precision path, computed when this file was generated.
+TEST_F(l2_threshold_backward_test, valid_uint8)
+{
+    const std::vector<uint8_t> gradOutputData = {0, 255, 1, 3, 1, 2, 3, 0, 1, 2};
+    UtTensor gradOutput({2, 5}, ACL_UINT8, gradOutputData);
+    const std::vector<uint8_t> selfData = {0, 1, 0, 255, 1, 2, 3, 1, 2, 3};
+    UtTensor self({2, 5}, ACL_UINT8, selfData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_UINT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnThresholdBackwardGetWorkspaceSize(gradOutput.get(), self.get(), threshold.get(), out.get(),
+                                                             &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnThresholdBackward, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.0, 0.0, 0.0, 3.0, 0.0, 2.0, 3.0, 0.0, 1.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}

@@ -35,6 +35,8 @@ constexpr VariantFigures kVariants[] = {
     {ge::DT_FLOAT, 0, 10, 4, 193, 64, 1},   // float
     {ge::DT_BF16, 0, 30, 2, 129, 64, 1},    // bfloat16
     {ge::DT_FLOAT16, 0, 20, 2, 97, 128, 1}, // float16
+    {ge::DT_INT8, 0, 40, 1, 65, 128, 1},    // int8
+    {ge::DT_UINT8, 0, 50, 1, 65, 128, 1},   // uint8
 };
 
 struct ExpectedPlan {
@@ -115,6 +117,32 @@ TEST(ThresholdGradV2DTilingTest, ascend950_float16)
     }
 }
 
+TEST(ThresholdGradV2DTilingTest, ascend950_int8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 56, 17888, 17920},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[0], kVariants[3], plan);
+    }
+}
+
+TEST(ThresholdGradV2DTilingTest, ascend950_uint8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 56, 17888, 17920},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[0], kVariants[4], plan);
+    }
+}
+
 TEST(ThresholdGradV2DTilingTest, ascend910_93_float)
 {
     const ExpectedPlan expected[] = {
@@ -154,6 +182,32 @@ TEST(ThresholdGradV2DTilingTest, ascend910_93_float16)
     }
 }
 
+TEST(ThresholdGradV2DTilingTest, ascend910_93_int8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 48, 20864, 20864},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[1], kVariants[3], plan);
+    }
+}
+
+TEST(ThresholdGradV2DTilingTest, ascend910_93_uint8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 48, 20864, 20864},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[1], kVariants[4], plan);
+    }
+}
+
 TEST(ThresholdGradV2DTilingTest, ascend910b_float)
 {
     const ExpectedPlan expected[] = {
@@ -190,6 +244,32 @@ TEST(ThresholdGradV2DTilingTest, ascend910b_float16)
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[2], plan);
+    }
+}
+
+TEST(ThresholdGradV2DTilingTest, ascend910b_int8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 48, 20864, 20864},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[2], kVariants[3], plan);
+    }
+}
+
+TEST(ThresholdGradV2DTilingTest, ascend910b_uint8)
+{
+    const ExpectedPlan expected[] = {
+        {1, 1, 4096, 4096},
+        {33, 1, 4096, 4096},
+        {4099, 2, 4096, 4096},
+        {1000003, 48, 20864, 20864},
+    };
+    for (const ExpectedPlan& plan : expected) {
+        CheckPlan(kSocs[2], kVariants[4], plan);
     }
 }
 

@@ -1,0 +1,72 @@
+"""Dtypes ops-nn's op_api serves where the A2/A3 vector unit cannot compute them directly (issue 17, item 3),
+through the generated APIs on the twin, against torch: Sigmoid's integer self (cast to FLOAT first) and DOUBLE
+(AICPU kernel), Threshold's UINT8 (its scalars wrapped into UINT8, as torch converts them), ThresholdBackward's
+INT8 and UINT8 (threshold in self's dtype). Integer results must equal torch's exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+opgen_ops = pytest.importorskip("opgen_ops")
+
+pytestmark = pytest.mark.cxx
+
+
+def _integers(dtype) -> np.ndarray:
+    info = np.iinfo(dtype)
+    return (
+        np.array([info.min, info.min + 1, -3, -1, 0, 1, 2, 3, 100, info.max - 1, info.max], dtype=np.int64)
+        .clip(info.min, info.max)
+        .astype(dtype)
+    )
+
+
+@pytest.mark.parametrize("self_dtype", [np.int16, np.int8, np.int32, np.int64, np.uint8, np.bool_])
+@pytest.mark.parametrize("out_dtype", [np.float32, np.float16, np.float64])
+def test_sigmoid_of_an_integer_self_into_a_floating_out(self_dtype, out_dtype):
+    x = np.array([False, True, True]) if self_dtype == np.bool_ else _integers(self_dtype)
+    out = np.zeros(x.shape, out_dtype)
+    got = opgen_ops.sigmoid(x, out=out)
+    assert got is out
+    want = torch.sigmoid(torch.from_numpy(x).double()).numpy().astype(out_dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-3 if out_dtype == np.float16 else 1e-6, atol=1e-7)
+
+
+def test_sigmoid_of_an_integer_self_refuses_an_integer_out():
+    with pytest.raises(opgen_ops.AclnnError) as info:
+        opgen_ops.sigmoid(_integers(np.int16), out=np.zeros(11, np.int16))
+    assert info.value.status == 161002
+
+
+def test_sigmoid_in_double_on_the_aicpu_kernel():
+    x = np.array([-800.0, -40.0, -1.0, -1e-300, 0.0, 1e-9, 0.5, 37.0, 800.0, np.inf, -np.inf, np.nan])
+    want = torch.sigmoid(torch.from_numpy(x)).numpy()
+    got = opgen_ops.sigmoid(x)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
+    inplace = x.copy()
+    opgen_ops.sigmoid_(inplace)
+    np.testing.assert_allclose(inplace, want, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize(("threshold", "value"), [(0, 20), (1, 0), (100, -1), (-1, 7), (2.9, -2.5)])
+def test_threshold_on_uint8_equals_torch(threshold, value):
+    x = _integers(np.uint8)
+    want = torch.ops.aten.threshold(torch.from_numpy(x), int(threshold), int(value)).numpy()
+    got = opgen_ops.threshold(x, threshold, value)
+    assert got.dtype == np.uint8 and got.tolist() == want.tolist()
+    inplace = x.copy()
+    opgen_ops.threshold_(inplace, threshold, value)
+    assert inplace.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+@pytest.mark.parametrize("threshold", [0, -0.5, 1, 2.5, -1])
+def test_threshold_backward_on_small_integers_equals_torch(dtype, threshold):
+    x = _integers(dtype)
+    grad = x[::-1].copy()
+    want = torch.ops.aten.threshold_backward(torch.from_numpy(grad), torch.from_numpy(x), int(threshold)).numpy()
+    got = opgen_ops.threshold_backward(grad, x, threshold)
+    assert got.dtype == dtype and got.tolist() == want.tolist()
