@@ -51,7 +51,18 @@ def test_installed_wheel_builds_the_specs(wheel: Path, tmp_path: Path) -> None:
     [venv_site] = (venv / "lib").glob("python*/site-packages")
     (venv_site / "opgen_test_deps.pth").write_text("".join(f"{p}\n" for p in site.getsitepackages()))
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(venv_site), str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(venv_site),
+            str(wheel),
+        ],
         check=True,
     )
     out = tmp_path / "out"
