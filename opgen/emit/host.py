@@ -15,7 +15,7 @@ from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.tiling import BLOCK_BYTES, MIN_BYTES_PER_CORE
 from opgen.spec.dtypes import DType
-from opgen.spec.model import OpSpec, Param
+from opgen.spec.model import OpSpec
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,9 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "output_count": len(spec.outputs),  # an elementwise kernel's outputs all have the first one's shape
         # channel inputs (shape.channel_of): the tiling tells the kernel how many elements share each value
         "channels": [
-            {"name": ident(p.name), "index": opdef.input_index(p.name)} for p in spec.tensor_inputs if p.shape.channel_of
+            {"name": ident(p.name), "index": opdef.input_index(p.name)}
+            for p in spec.tensor_inputs
+            if p.shape.channel_of
         ],
         "min_bytes_per_core": MIN_BYTES_PER_CORE,
         "block_bytes": BLOCK_BYTES,

@@ -120,7 +120,9 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
             value = cpp.string(attr.texts[-1][1])
             for api, text in reversed(attr.texts[:-1]):
                 value = code(f"{attr.param} == {api} ? {cpp.string(text)} : {value}")
-            args.append({"name": attr.param, "ctype": Code("const char*"), "value": code(f"({value})"), "attr": attr.name})
+            args.append(
+                {"name": attr.param, "ctype": Code("const char*"), "value": code(f"({value})"), "attr": attr.name}
+            )
         else:
             ctype = _L0_CTYPES[param.kind]
             args.append({"name": attr.param, "ctype": ctype, "value": attr.param, "attr": attr.name})

@@ -15,9 +15,9 @@ import math
 from dataclasses import dataclass
 
 from opgen import formula as F
-from opgen.lang import Code, cpp, ident
-from opgen.plan.opdef import opdef_plan
+from opgen.lang import Code, ident
 from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower_outputs
+from opgen.plan.opdef import opdef_plan
 from opgen.spec.dtypes import AICORE_DTYPES, DType
 from opgen.spec.formula_binding import kernel_formulas
 from opgen.spec.model import OpSpec, Param, ParamKind

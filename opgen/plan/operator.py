@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from opgen import formula as F
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan
-from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.lowering import LoweringError
+from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.precision import PrecisionRow, measure_precision
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.aten import has_out_overload

@@ -136,7 +136,9 @@ class KernelHarness:
         self.inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
         self.scalars = [a for a in opdef.attrs if a.kind == "Float" and a.param is not None]
         read = iter(range(len(self.inputs)))
-        entry_args = [f"inputs[{next(read)}]" if i.param is not None else "static_cast<uint8_t*>(nullptr)" for i in opdef.inputs]
+        entry_args = [
+            f"inputs[{next(read)}]" if i.param is not None else "static_cast<uint8_t*>(nullptr)" for i in opdef.inputs
+        ]
         source = workdir / f"{op}_harness.cpp"
         scalar_lines = "\n".join(
             f"  tilingData->{a.param} = static_cast<float>(std::atof(argv[{8 + len(self.inputs) + i}]));"
