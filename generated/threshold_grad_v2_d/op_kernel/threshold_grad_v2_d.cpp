@@ -13,14 +13,14 @@ class KernelThresholdGradV2D {
  public:
   __aicore__ inline KernelThresholdGradV2D() {}
 
-  __aicore__ inline void Init(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
+  __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out,
                               const ThresholdGradV2DTilingData& tiling) {
     const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
     length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
     tileLength_ = tiling.tileLength;
-    gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradients) + start, length_);
-    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features) + start, length_);
-    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(backprops) + start, length_);
+    gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradOutput) + start, length_);
+    selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
+    outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + start, length_);
     pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
     pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
     pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -121,22 +121,22 @@ class KernelThresholdGradV2D {
 
 }  // namespace
 
-extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
+extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out,
                                                    GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
   REGISTER_TILING_DEFAULT(ThresholdGradV2DTilingData);
   GET_TILING_DATA_WITH_STRUCT(ThresholdGradV2DTilingData, tilingData, tiling);
   if (TILING_KEY_IS(10)) {
     KernelThresholdGradV2D<float, float, 10, 0, 1> op;
-    op.Init(gradients, features, backprops, tilingData);
+    op.Init(gradOutput, self, out, tilingData);
     op.Process();
   } else if (TILING_KEY_IS(30)) {
     KernelThresholdGradV2D<bfloat16_t, float, 30, 1, 1> op;
-    op.Init(gradients, features, backprops, tilingData);
+    op.Init(gradOutput, self, out, tilingData);
     op.Process();
   } else if (TILING_KEY_IS(20)) {
     KernelThresholdGradV2D<half, half, 20, 0, 1> op;
-    op.Init(gradients, features, backprops, tilingData);
+    op.Init(gradOutput, self, out, tilingData);
     op.Process();
   }
 }
