@@ -723,10 +723,11 @@ class _Checker:
                 seen.add(entry.param)
             if key == "outputs" and [e.param for e in entries] != [p.name for p in self.spec.outputs]:
                 order = ", ".join(p.name for p in self.spec.outputs)
-                self.report(("opdef", key), f"list every computed output, in order: {order}", "invalid")
+                self.report_key(("opdef", key), f"list every computed output, in order: {order}", "invalid")
             for p in role:
                 if key == "inputs" and p.name not in seen and p.name in used:
-                    self.report(("opdef", key), f"the kernel reads '{p.name}': the OpDef must carry it", "invalid")
+                    message = f"the kernel reads '{p.name}': the OpDef must carry it"
+                    self.report_key(("opdef", key), message, "invalid")
         if section.attrs is not None:
             self.check_opdef_attrs(used)
 
@@ -769,7 +770,7 @@ class _Checker:
         for param in self.spec.params:
             if not param.is_tensor and param.name in used and param.name not in carried:
                 message = f"the kernel reads '{param.name}': an attribute must carry it"
-                self.report(("opdef", "attrs"), message, "invalid")
+                self.report_key(("opdef", "attrs"), message, "invalid")
 
 
 def _cycle_through(start: str, depends: dict[str, set[str]]) -> list[str]:
