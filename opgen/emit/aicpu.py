@@ -14,8 +14,9 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     if not spec.routing.aicpu:
         return {}
     op = spec.operator.file_stem
-    inputs = spec.tensor_inputs
-    attrs = list(operator.attrs)
+    opdef = operator.opdef
+    inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
+    attrs = [a for a in opdef.attrs if a.param is not None]  # those the formula reads (a fixed one is not)
     expr = operator.kernel_formula
     names = {p.name: f"{p.name}Data[i]" for p in inputs}
     path = f"op_kernel/aicpu/{op}_aicpu.cpp"
@@ -25,7 +26,7 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             path,
             spec_name,
             op_type=ident(spec.operator.type),
-            inputs=[{"name": ident(p.name), "index": i} for i, p in enumerate(inputs)],
+            inputs=[{"name": ident(p.name), "index": opdef.input_index(p.name)} for p in inputs],
             attrs=attrs,
             element_expr=code(F.to_cpp(expr, names)),
             helpers=code(operator.cpp_helpers),

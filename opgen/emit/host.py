@@ -10,29 +10,32 @@ from dataclasses import dataclass
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
-from opgen.plan.kernel import KernelPlan, ModeAxis, OpDefAttr, aicore_dtypes, tiling_struct
+from opgen.plan.kernel import KernelPlan, ModeAxis, aicore_dtypes, tiling_struct
+from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.tiling import BLOCK_BYTES, MIN_BYTES_PER_CORE
 from opgen.spec.dtypes import DType
-from opgen.spec.model import OpSpec, Param
+from opgen.spec.model import OpSpec
 
 
 @dataclass(frozen=True)
 class OpDefParam:
     name: Code
+    param_type: Code  # REQUIRED or OPTIONAL
     dtypes: Code  # C++ initializer list body
     formats: Code
 
 
-def _param_row(param: Param, dtypes: list[DType]) -> OpDefParam:
+def _param_row(io: OpDefIO, dtypes: list[DType]) -> OpDefParam:
     return OpDefParam(
-        name=ident(param.opdef),
+        name=io.name,
+        param_type=io.param_type,
         dtypes=code(", ".join(d.ge_enum for d in dtypes)),
         formats=code(", ".join("ge::FORMAT_ND" for _ in dtypes)),
     )
 
 
-def soc_configs(spec: OpSpec, socs: tuple[str, ...]) -> list[dict]:
+def soc_configs(spec: OpSpec, opdef: OpDefPlan, socs: tuple[str, ...]) -> list[dict]:
     """One OpDef AddConfig per SoC the kernel is built for (OperatorPlan.kernel_socs)."""
     kernel_dtypes = set(aicore_dtypes(spec))
     configs = []
@@ -43,8 +46,8 @@ def soc_configs(spec: OpSpec, socs: tuple[str, ...]) -> list[dict]:
             {
                 "soc": ident(soc),
                 "var": ident("config" + "".join(part.capitalize() for part in soc.split("_"))),
-                "inputs": [_param_row(p, dtypes) for p in spec.tensor_inputs],
-                "outputs": [_param_row(p, dtypes) for p in spec.outputs],
+                "inputs": [_param_row(p, dtypes) for p in opdef.inputs],
+                "outputs": [_param_row(p, dtypes) for p in opdef.outputs],
             }
         )
     return configs
@@ -70,19 +73,18 @@ def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
     """How the tiling turns an int64/string attribute into its digit of the mode index; other values fail."""
     tests = []
     for position, value in enumerate(axis.values):
-        if isinstance(value, str):
-            test = f"std::strcmp({attr.param}, {cpp.string(value)}) == 0"
+        if attr.kind == "String":  # a string parameter, or an int64 one carried as its text
+            test = f"std::strcmp({attr.param}, {cpp.string(attr.text_of(value))}) == 0"
         else:
             test = f"*{attr.param} == {int(value)}"
         opening = Code("if" if position == 0 else "} else if")
         tests.append({"opening": opening, "test": code(test), "add": position * stride})
-    return {"attr": attr, "tests": tests, "string": any(isinstance(v, str) for v in axis.values)}
+    return {"attr": attr, "tests": tests, "string": attr.kind == "String"}
 
 
-def shape_rule(spec: OpSpec) -> dict:
+def shape_rule(spec: OpSpec, opdef: OpDefPlan) -> dict:
     out = spec.outputs[0]
-    inputs = [p.name for p in spec.tensor_inputs]
-    sources = [inputs.index(name) for name in spec.shape_sources(out)]
+    sources = [opdef.input_index(name) for name in spec.shape_sources(out)]
     return {"kind": "broadcast" if out.shape.broadcast_result_of else "copy", "sources": sources}  # kind: for tests
 
 
@@ -90,8 +92,9 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
     op = spec.operator.file_stem
     plan = operator.kernel
-    attrs = list(operator.attrs)
-    flags = [a for a in attrs if a.kind == "Bool"]
+    opdef = operator.opdef
+    attrs = list(opdef.attrs)
+    flags = [a for a in attrs if a.kind == "Bool" and a.param in plan.flags]
     strides = plan.strides()
     guard = plan.guard_stride
     # a power of two keeps the flags' bit arithmetic; int64/string modes count in their radix
@@ -102,8 +105,8 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "op_file": ident(operator.kernel_entry),
         "tiling_struct": tiling_struct(spec),
         "tiling_header": code(f"{op}_tiling_data.h"),
-        "inputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.tensor_inputs],
-        "outputs": [_param_row(p, aicore_dtypes(spec)) for p in spec.outputs],
+        "inputs": [_param_row(p, aicore_dtypes(spec)) for p in opdef.inputs],
+        "outputs": [_param_row(p, aicore_dtypes(spec)) for p in opdef.outputs],
         "attrs": attrs,
         # the tiling data holds floats: an int64 attribute is converted
         "scalar_attrs": [
@@ -115,16 +118,18 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "enum_modes": [
             _enum_mode(a, axis, strides[axis.name]) for axis in plan.enums for a in attrs if a.param == axis.name
         ],
-        "compares_strings": any(isinstance(v, str) for axis in plan.enums for v in axis.values),
+        "compares_strings": any(a.kind == "String" and a.param in plan.mode_names for a in attrs),
         "guard_attrs": [a for a in attrs if a.param in plan.guards],
         "guard_update": code(guard_update),
-        "configs": soc_configs(spec, operator.kernel_socs),
+        "configs": soc_configs(spec, opdef, operator.kernel_socs),
         "variants": _variant_rows(spec, plan),
-        "shape": shape_rule(spec),
+        "shape": shape_rule(spec, opdef),
         "output_count": len(spec.outputs),  # an elementwise kernel's outputs all have the first one's shape
         # channel inputs (shape.channel_of): the tiling tells the kernel how many elements share each value
         "channels": [
-            {"name": ident(p.name), "index": i} for i, p in enumerate(spec.tensor_inputs) if p.shape.channel_of
+            {"name": ident(p.name), "index": opdef.input_index(p.name)}
+            for p in spec.tensor_inputs
+            if p.shape.channel_of
         ],
         "min_bytes_per_core": MIN_BYTES_PER_CORE,
         "block_bytes": BLOCK_BYTES,

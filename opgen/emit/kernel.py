@@ -20,6 +20,7 @@ from opgen.plan.kernel import (
     tiling_struct,
 )
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
+from opgen.plan.opdef import OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
@@ -153,14 +154,14 @@ def branches(views: list[VariantView], same: Callable[[VariantView], object]) ->
     return result
 
 
-def output_views(spec: OpSpec, plan: KernelPlan) -> list[dict[str, Code]]:
+def output_views(plan: KernelPlan, opdef: OpDefPlan) -> list[dict[str, Code]]:
     """Each output's GM argument (its OpDef name), local tensor, queue and GM member, named as the lowered
     program's output buffers are: out* for the one output of a kernel, <output>* for each of several."""
     views = []
-    for name, param in zip(plan.outputs, spec.outputs, strict=True):
+    for name, output in zip(plan.outputs, opdef.outputs, strict=True):
         views.append(
             {
-                "gm": ident(param.opdef),
+                "gm": output.name,
                 "local": ident(f"{name}Local"),
                 "queue": ident(f"{name}Queue_"),
                 "gm_member": ident(f"{name}Gm_"),
@@ -173,6 +174,7 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
     plan = operator.kernel
     op = spec.operator.file_stem
+    gm = {i.param: i.name for i in operator.opdef.read_inputs}
     inputs = [spec.param(name) for name in plan.inputs]
     views = [variant_view(spec, plan, v) for v in plan.variants]
     context = {
@@ -181,10 +183,12 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         "tiling_struct": tiling_struct(spec),
         "tiling_header": code(f"{op}_tiling_data.h"),
         "inputs": [
-            {"name": ident(p.name), "gm": ident(p.opdef), "channel": p.shape.channel_of is not None} for p in inputs
+            {"name": ident(p.name), "gm": gm[p.name], "channel": p.shape.channel_of is not None} for p in inputs
         ],
+        # the entry takes every OpDef input in order; an optional one the API passes null is not read
+        "entry_inputs": [{"gm": i.name, "read": i.param is not None} for i in operator.opdef.inputs],
         "channels": any(p.shape.channel_of for p in inputs),
-        "outputs": output_views(spec, plan),
+        "outputs": output_views(plan, operator.opdef),
         "scalars": idents(plan.scalars),
         "variants": views,
         "compute_branches": branches(views, lambda v: (tuple(v.lines), v.temps, v.masks, v.uses_cmp_len, v.compute)),

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
-from opgen.plan.kernel import OpDefAttr, aicore_dtypes
+from opgen.plan.kernel import aicore_dtypes
+from opgen.plan.opdef import OpDefAttr, OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.plan.tiling import MIN_CHANNEL_RUN
@@ -101,9 +102,12 @@ def _integer_scalars(spec: OpSpec) -> bool:
 
 
 def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
-    """L0 parameters: tensors (kernel inputs), then the attributes the kernel needs, as plain values."""
+    """L0 parameters after the tensors: each attribute an API parameter carries, as a plain value (in the OpDef's
+    order); an attribute the API fixes is passed by the L0 op itself (`_launch_attrs`)."""
     args = []
     for attr in attrs:
+        if attr.param is None:
+            continue
         param = spec.param(attr.param)
         if param.kind is ParamKind.SCALAR:
             if param.null_default is not None:  # an optional scalar: a null pointer stands for its default
@@ -116,10 +120,36 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
                 in_dtype = f"ScalarInIntegerDtype({value}, computeDtype)"
                 value = code(f"(op::IsIntegralType(computeDtype) ? {in_dtype} : {value})")
             args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
+        elif attr.texts:  # an int64 parameter the OpDef carries as its text, e.g. approximate 0 -> "none"
+            value = cpp.string(attr.texts[-1][1])
+            for api, text in reversed(attr.texts[:-1]):
+                value = code(f"{attr.param} == {api} ? {cpp.string(text)} : {value}")
+            args.append(
+                {"name": attr.param, "ctype": Code("const char*"), "value": code(f"({value})"), "attr": attr.name}
+            )
         else:
             ctype = _L0_CTYPES[param.kind]
             args.append({"name": attr.param, "ctype": ctype, "value": attr.param, "attr": attr.name})
     return args
+
+
+def _launch_attrs(attrs: list[OpDefAttr]) -> list[Code]:
+    """What the L0 op passes for each OpDef attribute, in order: its parameter, or the value the API fixes."""
+    return [attr.param if attr.param is not None else _constant(attr) for attr in attrs]
+
+
+def _constant(attr: OpDefAttr) -> Code:
+    assert attr.constant is not None
+    if attr.kind == "Float":  # OP_ATTR takes a float as it is declared
+        return code(f"static_cast<float>({attr.constant})")
+    if attr.kind == "Int":
+        return code(f"static_cast<int64_t>({attr.constant})")
+    return attr.constant
+
+
+def _launch_inputs(opdef: OpDefPlan) -> list[Code]:
+    """The L0 op's launch inputs in the OpDef's order: its tensors, and null where the API has none."""
+    return [ident(i.param) if i.param is not None else Code("nullptr") for i in opdef.inputs]
 
 
 def render_op_api(operator: OperatorPlan) -> dict[str, str]:
@@ -133,7 +163,9 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     channels = any(p.shape.channel_of for p in inputs)
     # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape
     broadcast = operator.outputs[0].broadcast or channels
-    l0_args = _l0_args(spec, list(operator.attrs))
+    opdef = operator.opdef
+    l0_args = _l0_args(spec, list(opdef.attrs))
+    read = {str(i.param) for i in opdef.read_inputs}
     aicore = [cpp_dtype(d) for d in aicore_dtypes(spec)]
     common = {
         "op": ident(op),
@@ -160,7 +192,13 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
                 "channel_of": ident(p.shape.channel_of) if p.shape.channel_of else None,
             }
             for p in inputs
+            if p.name in read  # an API input the OpDef does not take (LogSigmoidBackward's buffer) is not passed
         ],
+        # the L0 op's tensors in the OpDef's order, and its launch inputs (None: an optional input passed null)
+        "l0_inputs": [ident(str(i.param)) for i in opdef.read_inputs],
+        "launch_inputs": _launch_inputs(opdef),
+        "launch_attrs": _launch_attrs(list(opdef.attrs)),
+        "attr_names": [a.name for a in opdef.attrs],
         "channels": channels,
         "min_channel_run": MIN_CHANNEL_RUN,
         "out": ident(out.name),
@@ -176,7 +214,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "aicore_dtypes": code(", ".join(aicore)),
         "aicpu": bool(spec.routing.aicpu),
         "integer_scalars": _integer_scalars(spec)
-        and any(spec.param(a.param).kind is ParamKind.SCALAR for a in operator.attrs),
+        and any(a.param is not None and spec.param(a.param).kind is ParamKind.SCALAR for a in opdef.attrs),
         "strings": any(p.kind is ParamKind.STRING for p in spec.params),  # the checks compare with std::strcmp
         "dfx_in": code(
             ", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input")

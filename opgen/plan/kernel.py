@@ -15,8 +15,9 @@ import math
 from dataclasses import dataclass
 
 from opgen import formula as F
-from opgen.lang import Code, cpp, ident
+from opgen.lang import Code, ident
 from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower_outputs
+from opgen.plan.opdef import opdef_plan
 from opgen.spec.dtypes import AICORE_DTYPES, DType
 from opgen.spec.formula_binding import kernel_formulas
 from opgen.spec.model import OpSpec, Param, ParamKind
@@ -261,7 +262,8 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     flags, enums = mode_axes(spec, every)
     axes = KernelPlan(flags, (), (), (), (), enums).axes
     names = [axis.name for axis in axes]
-    inputs = tuple(p.name for p in spec.tensor_inputs)
+    # the inputs the kernel reads, in the OpDef's order (an input the API passes null is not read)
+    inputs = tuple(str(i.param) for i in opdef_plan(spec).read_inputs)
     used = {name for expr in every for name in F.free_names(expr)}
     scalars = tuple(p.name for p in spec.params if _carried(p) and p.name in used)
 
@@ -294,46 +296,6 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
 def _carried(param: Param) -> bool:
     """A number the kernel reads from the tiling data (float): an aclScalar, or an int64 that is not a mode."""
     return param.kind is ParamKind.SCALAR or (param.kind is ParamKind.INT64 and not param.is_mode)
-
-
-FLOAT_CTYPE = Code("float")
-
-
-@dataclass(frozen=True)
-class OpDefAttr:
-    name: Code  # the OpDef attribute name
-    param: Code  # the API parameter
-    kind: Code  # "Float", "Bool", "Int" or "String"
-    default: Code  # C++ literal
-    index: int
-    ctype: Code = FLOAT_CTYPE  # the runtime attribute's C type (GetAttrPointer<ctype>)
-
-
-def opdef_attrs(spec: OpSpec) -> list[OpDefAttr]:
-    """Scalars, flags and int64/string parameters the kernel needs, in spec order; their position is the
-    runtime attr index."""
-    used = {name for expr in kernel_formulas(spec).values() for name in F.free_names(expr)}
-    attrs: list[OpDefAttr] = []
-    for param in spec.params:
-        if param.kind is ParamKind.TENSOR or param.name not in used:
-            continue
-        name, api = ident(param.opdef), ident(param.name)
-        if param.kind is ParamKind.SCALAR:
-            default_value = param.null_default if param.default is None else param.default
-            default = cpp.float_literal(float(default_value if default_value is not None else 0.0))
-            attrs.append(OpDefAttr(name, api, Code("Float"), default, len(attrs)))
-        elif param.kind is ParamKind.INT64:
-            first = param.values[0] if param.values else 0
-            number = int(param.default if param.default is not None else first)
-            attrs.append(OpDefAttr(name, api, Code("Int"), Code(str(number)), len(attrs), Code("int64_t")))
-        elif param.kind is ParamKind.STRING:
-            assert param.values is not None  # validated: a string parameter lists its values
-            text = str(param.default if param.default is not None else param.values[0])
-            attrs.append(OpDefAttr(name, api, Code("String"), cpp.string(text), len(attrs), Code("char")))
-        else:
-            flag = Code("true" if param.default else "false")
-            attrs.append(OpDefAttr(name, api, Code("Bool"), flag, len(attrs), Code("bool")))
-    return attrs
 
 
 def tiling_struct(spec: OpSpec) -> Code:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from opgen import formula as F
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
-from opgen.plan.kernel import KernelPlan, OpDefAttr, kernel_entry, kernel_plan, opdef_attrs
+from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan
 from opgen.plan.lowering import LoweringError
+from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.precision import PrecisionRow, measure_precision
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.aten import has_out_overload
@@ -85,7 +86,7 @@ class OperatorPlan:
     # the supported SoCs the AI Core kernel is built and registered for (CMake COMPUTE_UNIT, OpDef AddConfig)
     kernel_socs: tuple[str, ...]
     kernel_entry: str  # the kernel's entry function and the OpDef's opFile.value
-    attrs: tuple[OpDefAttr, ...]
+    opdef: OpDefPlan  # the graph interface: OpDef inputs, outputs and attributes in order
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
@@ -98,6 +99,10 @@ class OperatorPlan:
     @property
     def main(self) -> ApiSignature:
         return self.signatures[0]
+
+    @property
+    def attrs(self) -> tuple[OpDefAttr, ...]:
+        return self.opdef.attrs
 
     @property
     def inplace(self) -> ApiSignature | None:
@@ -170,7 +175,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         kernel=kernel,
         kernel_socs=kernel_socs(spec),
         kernel_entry=kernel_entry(spec),
-        attrs=tuple(opdef_attrs(spec)),
+        opdef=opdef_plan(spec),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),

@@ -308,6 +308,74 @@ class Param(_Strict):
         return self.kind is ParamKind.TENSOR
 
 
+# ---------------------------------------------------------------------------------------------- opdef
+
+AttrKind = Literal["Float", "Int", "Bool", "String"]
+# The attribute kind each host parameter kind is carried as, unless opdef.attrs says otherwise.
+ATTR_KINDS: dict[ParamKind, str] = {
+    ParamKind.SCALAR: "Float",
+    ParamKind.BOOL: "Bool",
+    ParamKind.INT64: "Int",
+    ParamKind.STRING: "String",
+}
+
+
+class OpDefTensor(_Strict):
+    """One input or output of the OpDef (the graph interface), in the OpDef's order."""
+
+    name: Identifier = Field(description="its name in the OpDef and the kernel signature, e.g. grads")
+    param: Identifier | None = Field(
+        None,
+        description="the API tensor it carries; none: an optional input ops-nn's kernel takes and the API has "
+        "none for (the L0 op passes a null pointer), e.g. MishGrad's tanhx",
+    )
+    optional: bool = Field(False, description="ParamType OPTIONAL (default REQUIRED)")
+
+    @model_validator(mode="after")
+    def _carried_or_optional(self) -> OpDefTensor:
+        if self.param is None and not self.optional:
+            raise FieldError("param", "name the API tensor it carries, or declare it 'optional: true' (passed null)")
+        return self
+
+
+class OpDefAttrSpec(_Strict):
+    """One attribute of the OpDef, in the OpDef's order."""
+
+    name: Identifier = Field(description="its name in the OpDef, e.g. negative_slope")
+    param: Identifier | None = Field(
+        None,
+        description="the API scalar, bool, int64 or string parameter it carries; none: the L0 op passes `default` "
+        "(an attribute ops-nn's kernel reads that the API fixes, e.g. HardSigmoidGrad's alpha)",
+    )
+    kind: AttrKind | None = Field(None, description="Float, Int, Bool or String; default: the parameter's kind")
+    default: bool | int | float | str | None = Field(
+        None,
+        description="the OpDef default; default: the parameter's; null: none is given (`Float()`, as CeluV2's alpha)",
+    )
+    required: bool = Field(False, description="AttrType REQUIRED (default OPTIONAL)")
+    values: dict[int, EnumValue] = Field(
+        default_factory=dict,
+        description="an int64 parameter carried as a String attribute: each API value -> the attribute's text, "
+        "e.g. {0: none, 1: tanh} (GeluV2's approximate; the op_api converts it for the L0 call)",
+    )
+
+    @property
+    def default_given(self) -> bool:
+        return "default" in self.model_fields_set
+
+
+class OpDefSection(_Strict):
+    """The operator's graph interface (ops-nn's op_host/<op>_def.cpp) where it differs from the API's: the OpDef,
+    shape inference, tiling, kernel signature and L0 op follow it. A list left out is derived from the API's
+    parameters (tensor inputs, computed outputs, and the host parameters the formula reads, in order)."""
+
+    inputs: list[OpDefTensor] | None = Field(
+        None, description="every OpDef input in order; API tensor inputs not listed are not passed to the kernel"
+    )
+    outputs: list[OpDefTensor] | None = Field(None, description="every computed output, in order, by its OpDef name")
+    attrs: list[OpDefAttrSpec] | None = Field(None, description="every OpDef attribute in order")
+
+
 # ---------------------------------------------------------------------------------------------- formula
 
 
@@ -605,6 +673,7 @@ class OpSpec(_Strict):
     example: Example
     golden: Golden
     kernel: Kernel = Field(default_factory=Kernel)
+    opdef: OpDefSection = Field(default_factory=OpDefSection)
 
     # ---- derived views used by every emitter
 

@@ -19,8 +19,8 @@ from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.dtypes import AICORE_DTYPES, AICPU_DTYPES, DType
-from opgen.spec.formula_binding import formula_symbols
-from opgen.spec.model import Direction, OpSpec, Param, ParamKind, ctype_base
+from opgen.spec.formula_binding import formula_symbols, kernel_formulas
+from opgen.spec.model import ATTR_KINDS, Direction, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
 from opgen.spec.socs import SOC_BY_NAME
 from opgen.spec.yaml_source import SourceDocument
@@ -88,6 +88,7 @@ class _Checker:
         self.check_example()
         self.check_golden()
         self.check_kernel()
+        self.check_opdef()
         if not self.problems:  # names are checked once they are known to be well-formed parameters
             self.check_identifiers()
         return self.problems
@@ -700,6 +701,92 @@ class _Checker:
                     f"unknown vector API '{api}'{suggest(api, formula.KERNEL_APIS)}",
                     "unknown-value",
                 )
+
+    def check_opdef(self) -> None:
+        """opdef: each entry names a parameter of its role once; the kernel's tensors and host parameters are all
+        carried; an attribute's kind, default and texts fit its parameter."""
+        section = self.spec.opdef
+        try:
+            used = {n for expr in kernel_formulas(self.spec).values() for n in formula.free_names(expr)}
+        except (formula.FormulaError, KeyError, ValueError):
+            used = set()  # check_formula reports the formula
+        inputs = self.spec.tensor_inputs
+        for key, entries, role in (
+            ("inputs", section.inputs, inputs),
+            ("outputs", section.outputs, self.spec.outputs),
+        ):
+            if entries is None:
+                continue
+            names = {p.name for p in role}
+            seen: set[str] = set()
+            for i, entry in enumerate(entries):
+                path: FieldPath = ("opdef", key, i)
+                if entry.name in {e.name for e in entries[:i]}:
+                    self.report(path + ("name",), f"'{entry.name}' is named twice in opdef.{key}", "duplicate")
+                if entry.param is None:
+                    if key == "outputs":
+                        self.report(path + ("param",), "an output carries a computed output tensor", "invalid")
+                    continue
+                if entry.param not in names:
+                    what = "a tensor input" if key == "inputs" else "a computed output"
+                    hint = suggest(entry.param, names)
+                    self.report(path + ("param",), f"'{entry.param}' is not {what}{hint}", "undefined-name")
+                elif entry.param in seen:
+                    self.report(path + ("param",), f"'{entry.param}' is carried twice", "duplicate")
+                elif self.spec.param(entry.param).opdef_name is not None:
+                    message = f"'{entry.param}' has an opdef_name; name it here only"
+                    self.report(path + ("name",), message, "duplicate")
+                seen.add(entry.param)
+            if key == "outputs" and [e.param for e in entries] != [p.name for p in self.spec.outputs]:
+                order = ", ".join(p.name for p in self.spec.outputs)
+                self.report_key(("opdef", key), f"list every computed output, in order: {order}", "invalid")
+            for p in role:
+                if key == "inputs" and p.name not in seen and p.name in used:
+                    message = f"the kernel reads '{p.name}': the OpDef must carry it"
+                    self.report_key(("opdef", key), message, "invalid")
+        if section.attrs is not None:
+            self.check_opdef_attrs(used)
+
+    def check_opdef_attrs(self, used: set[str]) -> None:
+        assert self.spec.opdef.attrs is not None
+        values = {"Float": (int, float), "Int": (int,), "Bool": (bool,), "String": (str,)}
+        carried = set()
+        for i, attr in enumerate(self.spec.opdef.attrs):
+            path: FieldPath = ("opdef", "attrs", i)
+            if attr.name in {a.name for a in self.spec.opdef.attrs[:i]}:
+                self.report(path + ("name",), f"'{attr.name}' is named twice in opdef.attrs", "duplicate")
+            kind: str | None = attr.kind
+            if attr.param is None:
+                if kind is None or attr.default is None:
+                    message = "an attribute no parameter carries needs its 'kind' and the 'default' the L0 op passes"
+                    self.report(path, message, "invalid")
+                    continue
+            else:
+                param = self.resolve(attr.param, path + ("param",), kinds=HOST_KINDS, what="an attribute")
+                if param is None:
+                    continue
+                carried.add(param.name)
+                natural = ATTR_KINDS[param.kind]
+                kind = kind or natural
+                as_text = kind == "String" and param.kind is ParamKind.INT64
+                if kind != natural and not as_text:
+                    message = f"a {param.kind.value} parameter is carried as a {natural} attribute, not {kind}"
+                    self.report(path + ("kind",), message, "wrong-kind")
+                    continue
+                if as_text and sorted(attr.values) != sorted(param.values or []):
+                    message = f"give the text of each of '{param.name}''s values {param.values}"
+                    self.report(path + ("values",), message, "invalid")
+                elif attr.values and not as_text:
+                    self.report(
+                        path + ("values",), "'values' applies to an int64 parameter carried as String", "invalid"
+                    )
+            if kind is not None and attr.default is not None and type(attr.default) not in values[kind]:
+                message = f"{attr.default!r} is not a default for a {kind} attribute"
+                self.report(path + ("default",), message, "wrong-kind")
+        for param in self.spec.params:
+            if not param.is_tensor and param.name in used and param.name not in carried:
+                message = f"the kernel reads '{param.name}': an attribute must carry it"
+                self.report_key(("opdef", "attrs"), message, "invalid")
 
 
 def _cycle_through(start: str, depends: dict[str, set[str]]) -> list[str]:

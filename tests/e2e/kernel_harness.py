@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from opgen.plan.kernel import opdef_attrs
+from opgen.plan.opdef import opdef_plan
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 from opgen.spec.socs import get_soc
@@ -131,8 +131,14 @@ class KernelHarness:
     def __init__(self, spec: OpSpec, twin_lib, workdir: Path):
         self.spec, self.workdir = spec, workdir
         op = spec.operator.file_stem  # the kernel entry and its files (a directory may hold several operators)
-        self.inputs = spec.tensor_inputs
-        self.scalars = [a for a in opdef_attrs(spec) if a.kind == "Float"]
+        opdef = opdef_plan(spec)
+        # the inputs the kernel reads, in the OpDef's (entry's) order; an optional one the API has none for is null
+        self.inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
+        self.scalars = [a for a in opdef.attrs if a.kind == "Float" and a.param is not None]
+        read = iter(range(len(self.inputs)))
+        entry_args = [
+            f"inputs[{next(read)}]" if i.param is not None else "static_cast<uint8_t*>(nullptr)" for i in opdef.inputs
+        ]
         source = workdir / f"{op}_harness.cpp"
         scalar_lines = "\n".join(
             f"  tilingData->{a.param} = static_cast<float>(std::atof(argv[{8 + len(self.inputs) + i}]));"
@@ -149,13 +155,13 @@ class KernelHarness:
                 op=op,
                 op_type=spec.operator.type,
                 tiling_struct=f"{spec.operator.type}TilingData",
-                gm_params=", ".join("GM_ADDR" for _ in range(len(self.inputs) + len(spec.outputs))),
+                gm_params=", ".join("GM_ADDR" for _ in range(len(entry_args) + len(spec.outputs))),
                 num_outputs=len(spec.outputs),
                 out_args=", ".join(f"outs[{i}]" for i in range(len(spec.outputs))),
                 min_args=8 + len(self.inputs) + len(self.scalars),
                 num_inputs=len(self.inputs),
                 scalar_lines=scalar_lines,
-                launch_args=", ".join(f"inputs[{i}]" for i in range(len(self.inputs))),
+                launch_args=", ".join(entry_args),
             )
         )
         package = GENERATED / spec.operator.dir

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from opgen.plan.opdef import opdef_plan
 from opgen.plan.operator import kernel_socs
 from opgen.spec.loader import load_spec_documents
 from opgen.twin.compiler import compile_program
@@ -33,7 +34,13 @@ def test_every_soc_config_names_the_kernel_file(spec_path: Path, tmp_path: Path)
     compile_program([source], tmp_path / "probe", ops_dirs=[ROOT / "generated" / specs[0].operator.dir])
     registry = json.loads(subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True, check=True).stdout)
     for spec in specs:  # every operator of the file: its own OpDef, kernel file named by its stem
-        configs = registry[spec.operator.type]["aicore_configs"]
+        registered = registry[spec.operator.type]
+        opdef = opdef_plan(spec)  # the graph interface as the plan states it, in the registered OpDef
+        for key, ios in (("inputs", opdef.inputs), ("outputs", opdef.outputs)):
+            assert [(p["name"], p["param_type"]) for p in registered[key]] == [(i.name, i.param_type) for i in ios]
+        attrs = [(a["name"], a["attr_type"], a["kind"]) for a in registered["attrs"]]
+        assert attrs == [(a.name, a.attr_type, a.kind) for a in opdef.attrs]
+        configs = registered["aicore_configs"]
         assert sorted(configs) == sorted(kernel_socs(spec))  # the supported SoCs the kernel runs on
         for config in configs.values():
             cfg = config["cfg"]

@@ -16,7 +16,7 @@ public:
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("alpha").AttrType(OPTIONAL).Float(1.0f);
+        this->Attr("alpha").AttrType(OPTIONAL).Float();
 
         OpAICoreConfig configAscend950;
         configAscend950.Input("x")

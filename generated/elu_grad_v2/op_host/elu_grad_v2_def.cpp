@@ -21,9 +21,9 @@ public:
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("alpha").AttrType(OPTIONAL).Float(0.0f);
-        this->Attr("scale").AttrType(OPTIONAL).Float(0.0f);
-        this->Attr("input_scale").AttrType(OPTIONAL).Float(0.0f);
+        this->Attr("alpha").AttrType(OPTIONAL).Float(1.0f);
+        this->Attr("scale").AttrType(OPTIONAL).Float(1.0f);
+        this->Attr("input_scale").AttrType(OPTIONAL).Float(1.0f);
         this->Attr("is_result").AttrType(OPTIONAL).Bool(false);
 
         OpAICoreConfig configAscend950;

@@ -13,13 +13,13 @@ class KernelErfinv {
 public:
     __aicore__ inline KernelErfinv() {}
 
-    __aicore__ inline void Init(GM_ADDR input_x, GM_ADDR output_y, const ErfinvTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ErfinvTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input_x) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output_y) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         for (uint32_t i = 0; i < TEMPS; ++i) {
@@ -307,22 +307,22 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void erfinv(GM_ADDR input_x, GM_ADDR output_y, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void erfinv(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(ErfinvTilingData);
     GET_TILING_DATA_WITH_STRUCT(ErfinvTilingData, tilingData, tiling);
     if (TILING_KEY_IS(10)) {
         KernelErfinv<float, float, 10, 4, 2> op;
-        op.Init(input_x, output_y, tilingData);
+        op.Init(x, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelErfinv<half, float, 20, 5, 2> op;
-        op.Init(input_x, output_y, tilingData);
+        op.Init(x, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(30)) {
         KernelErfinv<bfloat16_t, float, 30, 5, 2> op;
-        op.Init(input_x, output_y, tilingData);
+        op.Init(x, y, tilingData);
         op.Process();
     }
 }

@@ -13,15 +13,14 @@ class KernelGeluGradV2 {
 public:
     __aicore__ inline KernelGeluGradV2() {}
 
-    __aicore__ inline void Init(GM_ADDR grad_output, GM_ADDR self, GM_ADDR grad_input,
-                                const GeluGradV2TilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR dy, GM_ADDR x, GM_ADDR z, const GeluGradV2TilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_output) + start, length_);
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_input) + start, length_);
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dy) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(z) + start, length_);
         pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -245,35 +244,34 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void gelu_grad_v2(GM_ADDR grad_output, GM_ADDR self, GM_ADDR grad_input,
-                                                   GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void gelu_grad_v2(GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(GeluGradV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(GeluGradV2TilingData, tilingData, tiling);
     if (TILING_KEY_IS(20)) {
         KernelGeluGradV2<half, float, 20, 4, 0> op;
-        op.Init(grad_output, self, grad_input, tilingData);
+        op.Init(dy, x, z, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(21)) {
         KernelGeluGradV2<half, float, 21, 6, 0> op;
-        op.Init(grad_output, self, grad_input, tilingData);
+        op.Init(dy, x, z, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(30)) {
         KernelGeluGradV2<bfloat16_t, float, 30, 4, 0> op;
-        op.Init(grad_output, self, grad_input, tilingData);
+        op.Init(dy, x, z, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(31)) {
         KernelGeluGradV2<bfloat16_t, float, 31, 6, 0> op;
-        op.Init(grad_output, self, grad_input, tilingData);
+        op.Init(dy, x, z, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(10)) {
         KernelGeluGradV2<float, float, 10, 3, 0> op;
-        op.Init(grad_output, self, grad_input, tilingData);
+        op.Init(dy, x, z, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(11)) {
         KernelGeluGradV2<float, float, 11, 4, 0> op;
-        op.Init(grad_output, self, grad_input, tilingData);
+        op.Init(dy, x, z, tilingData);
         op.Process();
     }
 }

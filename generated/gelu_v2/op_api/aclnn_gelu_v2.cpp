@@ -109,7 +109,7 @@ aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor* x, int64_t approximate,
     auto xCasted = l0op::Cast(xContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(xCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto l0Result = l0op::GeluV2(xCasted, approximate, uniqueExecutor.get());
+    auto l0Result = l0op::GeluV2(xCasted, (approximate == 0 ? "none" : "tanh"), uniqueExecutor.get());
     CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto castOut = l0op::Cast(l0Result, y->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -22,7 +22,7 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
     return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* GeluV2(const aclTensor* x, int64_t approximate, aclOpExecutor* executor)
+const aclTensor* GeluV2(const aclTensor* x, const char* approximate, aclOpExecutor* executor)
 {
     L0_DFX(GeluV2, x, approximate);
     auto out = executor->AllocTensor(x->GetViewShape(), x->GetDataType());

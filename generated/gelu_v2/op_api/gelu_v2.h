@@ -7,7 +7,7 @@
 namespace l0op {
 // Runs GeluV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
-const aclTensor* GeluV2(const aclTensor* x, int64_t approximate, aclOpExecutor* executor);
+const aclTensor* GeluV2(const aclTensor* x, const char* approximate, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_GELU_V2_H_

@@ -16,7 +16,7 @@ public:
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("approximate").AttrType(OPTIONAL).Int(0);
+        this->Attr("approximate").AttrType(OPTIONAL).String("none");
 
         OpAICoreConfig configAscend950;
         configAscend950.Input("x")

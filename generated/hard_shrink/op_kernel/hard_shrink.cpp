@@ -13,13 +13,13 @@ class KernelHardShrink {
 public:
     __aicore__ inline KernelHardShrink() {}
 
-    __aicore__ inline void Init(GM_ADDR input_x, GM_ADDR output_y, const HardShrinkTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR self, GM_ADDR out, const HardShrinkTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input_x) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output_y) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + start, length_);
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         for (uint32_t i = 0; i < TEMPS; ++i) {
@@ -118,22 +118,22 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void hard_shrink(GM_ADDR input_x, GM_ADDR output_y, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void hard_shrink(GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardShrinkTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardShrinkTilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {
         KernelHardShrink<bfloat16_t, float, 30, 2, 1> op;
-        op.Init(input_x, output_y, tilingData);
+        op.Init(self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelHardShrink<half, float, 20, 2, 1> op;
-        op.Init(input_x, output_y, tilingData);
+        op.Init(self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(10)) {
         KernelHardShrink<float, float, 10, 1, 1> op;
-        op.Init(input_x, output_y, tilingData);
+        op.Init(self, out, tilingData);
         op.Process();
     }
 }

@@ -21,7 +21,7 @@ public:
             .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("lambd").AttrType(OPTIONAL).Float(0.0f);
+        this->Attr("lambd").AttrType(OPTIONAL).Float(0.5f);
 
         OpAICoreConfig configAscend950;
         configAscend950.Input("gradients")

@@ -28,7 +28,9 @@ const aclTensor* HardSigmoid(const aclTensor* self, aclOpExecutor* executor)
     auto out = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(self)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSigmoid, OP_INPUT(self), OP_OUTPUT(out));
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(
+            HardSigmoid, OP_INPUT(self), OP_OUTPUT(out),
+            OP_ATTR(static_cast<float>(0.16666666666666666f), static_cast<float>(0.5f)));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "HardSigmoid ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;

@@ -13,13 +13,13 @@ class KernelHardSigmoid {
 public:
     __aicore__ inline KernelHardSigmoid() {}
 
-    __aicore__ inline void Init(GM_ADDR self, GM_ADDR out, const HardSigmoidTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR input_x, GM_ADDR output_y, const HardSigmoidTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input_x) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output_y) + start, length_);
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         for (uint32_t i = 0; i < TEMPS; ++i) {
@@ -140,26 +140,26 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void hard_sigmoid(GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void hard_sigmoid(GM_ADDR input_x, GM_ADDR output_y, GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardSigmoidTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSigmoidTilingData, tilingData, tiling);
     if (TILING_KEY_IS(10)) {
         KernelHardSigmoid<float, float, 10, 1, 0> op;
-        op.Init(self, out, tilingData);
+        op.Init(input_x, output_y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelHardSigmoid<half, half, 20, 1, 0> op;
-        op.Init(self, out, tilingData);
+        op.Init(input_x, output_y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(30)) {
         KernelHardSigmoid<bfloat16_t, float, 30, 2, 0> op;
-        op.Init(self, out, tilingData);
+        op.Init(input_x, output_y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(70)) {
         KernelHardSigmoid<int32_t, float, 70, 2, 0> op;
-        op.Init(self, out, tilingData);
+        op.Init(input_x, output_y, tilingData);
         op.Process();
     }
 }

@@ -28,7 +28,9 @@ const aclTensor* HardSigmoidGrad(const aclTensor* gradOutput, const aclTensor* s
     auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(gradOutput)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSigmoidGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out));
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(
+            HardSigmoidGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out),
+            OP_ATTR(static_cast<float>(0.16666666666666666f), static_cast<float>(0.5f)));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "HardSigmoidGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
                  return nullptr);

@@ -21,6 +21,8 @@ public:
             .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("alpha").AttrType(OPTIONAL).Float(0.16666666666666666f);
+        this->Attr("beta").AttrType(OPTIONAL).Float(0.5f);
 
         OpAICoreConfig configAscend950;
         configAscend950.Input("grads")

@@ -13,14 +13,15 @@ class KernelHardSwishGrad {
 public:
     __aicore__ inline KernelHardSwishGrad() {}
 
-    __aicore__ inline void Init(GM_ADDR grad, GM_ADDR x, GM_ADDR y, const HardSwishGradTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR grad_output, GM_ADDR self, GM_ADDR grad_input,
+                                const HardSwishGradTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad) + start, length_);
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_output) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_input) + start, length_);
         pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -142,23 +143,23 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void hard_swish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR y, GM_ADDR workspace,
-                                                      GM_ADDR tiling)
+extern "C" __global__ __aicore__ void hard_swish_grad(GM_ADDR grad_output, GM_ADDR self, GM_ADDR grad_input,
+                                                      GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardSwishGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSwishGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {
         KernelHardSwishGrad<bfloat16_t, float, 30, 3, 2> op;
-        op.Init(grad, x, y, tilingData);
+        op.Init(grad_output, self, grad_input, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelHardSwishGrad<half, float, 20, 3, 2> op;
-        op.Init(grad, x, y, tilingData);
+        op.Init(grad_output, self, grad_input, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(10)) {
         KernelHardSwishGrad<float, float, 10, 1, 2> op;
-        op.Init(grad, x, y, tilingData);
+        op.Init(grad_output, self, grad_input, tilingData);
         op.Process();
     }
 }

@@ -157,7 +157,7 @@ aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclTensor* gradOutput, c
     auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto l0Result = l0op::HardtanhGrad(gradOutputCasted, selfCasted, min->ToFloat(), max->ToFloat(),
+    auto l0Result = l0op::HardtanhGrad(selfCasted, gradOutputCasted, min->ToFloat(), max->ToFloat(),
                                        uniqueExecutor.get());
     CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());

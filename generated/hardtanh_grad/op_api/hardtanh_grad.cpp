@@ -22,21 +22,21 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
     return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* HardtanhGrad(const aclTensor* gradOutput, const aclTensor* self, float min, float max,
+const aclTensor* HardtanhGrad(const aclTensor* self, const aclTensor* gradOutput, float min, float max,
                               aclOpExecutor* executor)
 {
-    L0_DFX(HardtanhGrad, gradOutput, self, min, max);
-    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    L0_DFX(HardtanhGrad, self, gradOutput, min, max);
+    auto out = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
-    if (IsAiCoreSupport(gradOutput)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardtanhGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out),
+    if (IsAiCoreSupport(self)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardtanhGrad, OP_INPUT(self, gradOutput), OP_OUTPUT(out),
                                                OP_ATTR(min, max));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "HardtanhGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;
     }
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "HardtanhGrad has no kernel for dtype %s.",
-            op::ToString(gradOutput->GetDataType()).GetString());
+            op::ToString(self->GetDataType()).GetString());
     return nullptr;
 }
 } // namespace l0op

@@ -7,7 +7,7 @@
 namespace l0op {
 // Runs HardtanhGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
 // op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT.
-const aclTensor* HardtanhGrad(const aclTensor* gradOutput, const aclTensor* self, float min, float max,
+const aclTensor* HardtanhGrad(const aclTensor* self, const aclTensor* gradOutput, float min, float max,
                               aclOpExecutor* executor);
 } // namespace l0op
 

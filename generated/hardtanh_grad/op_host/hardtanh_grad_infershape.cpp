@@ -4,7 +4,7 @@
 namespace ops {
 static ge::graphStatus InferShape4HardtanhGrad(gert::InferShapeContext* context)
 {
-    const gert::Shape* input = context->GetInputShape(1);
+    const gert::Shape* input = context->GetInputShape(0);
     gert::Shape* output = context->GetOutputShape(0);
     if (input == nullptr || output == nullptr) {
         return ge::GRAPH_FAILED;

@@ -13,16 +13,16 @@ class KernelHardtanhGrad {
 public:
     __aicore__ inline KernelHardtanhGrad() {}
 
-    __aicore__ inline void Init(GM_ADDR grad, GM_ADDR self, GM_ADDR y, const HardtanhGradTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR result, GM_ADDR grad, GM_ADDR y, const HardtanhGradTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(result) + start, length_);
         gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad) + start, length_);
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
         outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
-        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         for (uint32_t i = 0; i < TEMPS; ++i) {
             pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
@@ -56,18 +56,18 @@ private:
     {
         const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
         const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
-        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
-        gradOutputQueue_.EnQue(gradOutputLocal);
         LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
         DataCopyPad(selfLocal, selfGm_[offset], params, pad);
         selfQueue_.EnQue(selfLocal);
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
+        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
+        gradOutputQueue_.EnQue(gradOutputLocal);
     }
 
     __aicore__ inline void Compute(uint32_t len)
     {
-        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
         if constexpr (KEY == 30) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
@@ -123,8 +123,8 @@ private:
             Select(outLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
         }
         outQueue_.EnQue(outLocal);
-        gradOutputQueue_.FreeTensor(gradOutputLocal);
         selfQueue_.FreeTensor(selfLocal);
+        gradOutputQueue_.FreeTensor(gradOutputLocal);
     }
 
     __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
@@ -136,13 +136,13 @@ private:
     }
 
     TPipe pipe_;
-    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
     TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
     TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
     TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
     TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-    GlobalTensor<T> gradOutputGm_;
     GlobalTensor<T> selfGm_;
+    GlobalTensor<T> gradOutputGm_;
     GlobalTensor<T> outGm_;
     int64_t length_ = 0;
     int64_t tileLength_ = 0;
@@ -152,7 +152,7 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void hardtanh_grad(GM_ADDR grad, GM_ADDR self, GM_ADDR y, GM_ADDR workspace,
+extern "C" __global__ __aicore__ void hardtanh_grad(GM_ADDR result, GM_ADDR grad, GM_ADDR y, GM_ADDR workspace,
                                                     GM_ADDR tiling)
 {
     (void)workspace;
@@ -160,15 +160,15 @@ extern "C" __global__ __aicore__ void hardtanh_grad(GM_ADDR grad, GM_ADDR self, 
     GET_TILING_DATA_WITH_STRUCT(HardtanhGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {
         KernelHardtanhGrad<bfloat16_t, float, 30, 2, 2> op;
-        op.Init(grad, self, y, tilingData);
+        op.Init(result, grad, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelHardtanhGrad<half, half, 20, 2, 2> op;
-        op.Init(grad, self, y, tilingData);
+        op.Init(result, grad, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(10)) {
         KernelHardtanhGrad<float, float, 10, 2, 2> op;
-        op.Init(grad, self, y, tilingData);
+        op.Init(result, grad, y, tilingData);
         op.Process();
     }
 }

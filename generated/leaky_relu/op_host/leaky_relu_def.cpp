@@ -16,7 +16,7 @@ public:
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("negative_slope").AttrType(OPTIONAL).Float(0.01f);
+        this->Attr("negative_slope").AttrType(OPTIONAL).Float(0.0f);
 
         OpAICoreConfig configAscend950;
         configAscend950.Input("x")

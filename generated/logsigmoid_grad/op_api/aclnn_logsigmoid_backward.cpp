@@ -174,13 +174,8 @@ aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput,
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    // buffer: contiguous, in the compute dtype
-    auto bufferContiguous = l0op::Contiguous(buffer, uniqueExecutor.get());
-    CHECK_RET(bufferContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto bufferCasted = l0op::Cast(bufferContiguous, computeDtype, uniqueExecutor.get());
-    CHECK_RET(bufferCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto l0Result = l0op::LogSigmoidGrad(gradOutputCasted, selfCasted, bufferCasted, uniqueExecutor.get());
+    auto l0Result = l0op::LogSigmoidGrad(gradOutputCasted, selfCasted, uniqueExecutor.get());
     CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);

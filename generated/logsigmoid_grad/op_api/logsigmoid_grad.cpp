@@ -22,14 +22,13 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
     return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* LogSigmoidGrad(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
-                                aclOpExecutor* executor)
+const aclTensor* LogSigmoidGrad(const aclTensor* gradOutput, const aclTensor* self, aclOpExecutor* executor)
 {
-    L0_DFX(LogSigmoidGrad, gradOutput, self, buffer, );
+    L0_DFX(LogSigmoidGrad, gradOutput, self, );
     auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(gradOutput)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(LogSigmoidGrad, OP_INPUT(gradOutput, self, buffer), OP_OUTPUT(out));
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(LogSigmoidGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "LogSigmoidGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
                  return nullptr);

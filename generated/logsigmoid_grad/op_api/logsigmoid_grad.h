@@ -7,8 +7,7 @@
 namespace l0op {
 // Runs LogSigmoidGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
-const aclTensor* LogSigmoidGrad(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
-                                aclOpExecutor* executor);
+const aclTensor* LogSigmoidGrad(const aclTensor* gradOutput, const aclTensor* self, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_LOGSIGMOID_GRAD_H_

@@ -17,9 +17,9 @@ struct KernelVariant {
 };
 
 constexpr KernelVariant kVariants[] = {
-    {10, ge::DT_FLOAT, 0, 4, 320, 64, 0},   // float
-    {20, ge::DT_FLOAT16, 0, 2, 224, 64, 0}, // float16
-    {30, ge::DT_BF16, 0, 2, 224, 64, 0},    // bfloat16
+    {10, ge::DT_FLOAT, 0, 4, 256, 64, 0},   // float
+    {20, ge::DT_FLOAT16, 0, 2, 192, 64, 0}, // float16
+    {30, ge::DT_BF16, 0, 2, 192, 64, 0},    // bfloat16
 };
 
 constexpr int64_t kMinBytesPerCore = 4096;

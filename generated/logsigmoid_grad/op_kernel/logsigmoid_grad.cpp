@@ -13,19 +13,17 @@ class KernelLogSigmoidGrad {
 public:
     __aicore__ inline KernelLogSigmoidGrad() {}
 
-    __aicore__ inline void Init(GM_ADDR dy, GM_ADDR x, GM_ADDR buffer, GM_ADDR dx,
+    __aicore__ inline void Init(GM_ADDR grads, GM_ADDR features, GM_ADDR backprops,
                                 const LogSigmoidGradTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dy) + start, length_);
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-        bufferGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(buffer) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dx) + start, length_);
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grads) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(backprops) + start, length_);
         pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-        pipe_.InitBuffer(bufferQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         for (uint32_t i = 0; i < TEMPS; ++i) {
             pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
@@ -64,16 +62,12 @@ private:
         LocalTensor<T> selfLocal = selfQueue_.template AllocTensor<T>();
         DataCopyPad(selfLocal, selfGm_[offset], params, pad);
         selfQueue_.EnQue(selfLocal);
-        LocalTensor<T> bufferLocal = bufferQueue_.template AllocTensor<T>();
-        DataCopyPad(bufferLocal, bufferGm_[offset], params, pad);
-        bufferQueue_.EnQue(bufferLocal);
     }
 
     __aicore__ inline void Compute(uint32_t len)
     {
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
-        LocalTensor<T> bufferLocal = bufferQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
         if constexpr (KEY == 10) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -101,7 +95,6 @@ private:
         outQueue_.EnQue(outLocal);
         gradOutputQueue_.FreeTensor(gradOutputLocal);
         selfQueue_.FreeTensor(selfLocal);
-        bufferQueue_.FreeTensor(bufferLocal);
     }
 
     __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
@@ -115,13 +108,11 @@ private:
     TPipe pipe_;
     TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
     TQue<TPosition::VECIN, BUFFER_NUM> selfQueue_;
-    TQue<TPosition::VECIN, BUFFER_NUM> bufferQueue_;
     TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
     TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
     TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
     GlobalTensor<T> gradOutputGm_;
     GlobalTensor<T> selfGm_;
-    GlobalTensor<T> bufferGm_;
     GlobalTensor<T> outGm_;
     int64_t length_ = 0;
     int64_t tileLength_ = 0;
@@ -129,7 +120,7 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void logsigmoid_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR buffer, GM_ADDR dx,
+extern "C" __global__ __aicore__ void logsigmoid_grad(GM_ADDR grads, GM_ADDR features, GM_ADDR backprops,
                                                       GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
@@ -137,15 +128,15 @@ extern "C" __global__ __aicore__ void logsigmoid_grad(GM_ADDR dy, GM_ADDR x, GM_
     GET_TILING_DATA_WITH_STRUCT(LogSigmoidGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(10)) {
         KernelLogSigmoidGrad<float, float, 10, 2, 0> op;
-        op.Init(dy, x, buffer, dx, tilingData);
+        op.Init(grads, features, backprops, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelLogSigmoidGrad<half, float, 20, 3, 0> op;
-        op.Init(dy, x, buffer, dx, tilingData);
+        op.Init(grads, features, backprops, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(30)) {
         KernelLogSigmoidGrad<bfloat16_t, float, 30, 3, 0> op;
-        op.Init(dy, x, buffer, dx, tilingData);
+        op.Init(grads, features, backprops, tilingData);
         op.Process();
     }
 }

@@ -28,7 +28,7 @@ const aclTensor* MishGrad(const aclTensor* gradOutput, const aclTensor* self, ac
     auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(gradOutput)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(MishGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out));
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(MishGrad, OP_INPUT(gradOutput, self, nullptr), OP_OUTPUT(out));
         OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "MishGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
                  return nullptr);
         return out;

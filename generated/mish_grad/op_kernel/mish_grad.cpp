@@ -194,10 +194,11 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR x_grad, GM_ADDR workspace,
-                                                GM_ADDR tiling)
+extern "C" __global__ __aicore__ void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad,
+                                                GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
+    (void)tanhx; // an optional input this kernel does not read
     REGISTER_TILING_DEFAULT(MishGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(MishGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {

@@ -174,7 +174,7 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, co
         CHECK_RET(outputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
 
-    auto l0Result = l0op::SigmoidGrad(gradOutputCasted, outputCasted, uniqueExecutor.get());
+    auto l0Result = l0op::SigmoidGrad(outputCasted, gradOutputCasted, uniqueExecutor.get());
     CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto castOut = l0op::Cast(l0Result, gradInput->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);

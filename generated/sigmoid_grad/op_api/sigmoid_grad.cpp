@@ -23,19 +23,19 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
     return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* SigmoidGrad(const aclTensor* gradOutput, const aclTensor* output, aclOpExecutor* executor)
+const aclTensor* SigmoidGrad(const aclTensor* output, const aclTensor* gradOutput, aclOpExecutor* executor)
 {
-    L0_DFX(SigmoidGrad, gradOutput, output, );
-    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+    L0_DFX(SigmoidGrad, output, gradOutput, );
+    auto out = executor->AllocTensor(output->GetViewShape(), output->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
-    if (IsAiCoreSupport(gradOutput)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SigmoidGrad, OP_INPUT(gradOutput, output), OP_OUTPUT(out));
+    if (IsAiCoreSupport(output)) {
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SigmoidGrad, OP_INPUT(output, gradOutput), OP_OUTPUT(out));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SigmoidGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;
     }
     static internal::AicpuTaskSpace space("SigmoidGrad");
-    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SigmoidGrad, OP_ATTR_NAMES({}), OP_INPUT(gradOutput, output), OP_OUTPUT(out));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SigmoidGrad, OP_ATTR_NAMES({}), OP_INPUT(output, gradOutput), OP_OUTPUT(out));
     OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SigmoidGrad ADD_TO_LAUNCHER_LIST_AICPU failed."),
              return nullptr);
     return out;

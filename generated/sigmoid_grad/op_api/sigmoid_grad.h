@@ -7,7 +7,7 @@
 namespace l0op {
 // Runs SigmoidGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16, AICPU otherwise.
-const aclTensor* SigmoidGrad(const aclTensor* gradOutput, const aclTensor* output, aclOpExecutor* executor);
+const aclTensor* SigmoidGrad(const aclTensor* output, const aclTensor* gradOutput, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_SIGMOID_GRAD_H_

@@ -10,8 +10,8 @@ static ge::graphStatus InferShape4SigmoidGrad(gert::InferShapeContext* context)
         return ge::GRAPH_FAILED;
     }
     const gert::Shape* shapes[] = {
-        context->GetInputShape(0),
         context->GetInputShape(1),
+        context->GetInputShape(0),
     };
     size_t rank = 0;
     for (const gert::Shape* shape : shapes) {

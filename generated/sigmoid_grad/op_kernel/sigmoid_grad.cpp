@@ -13,16 +13,16 @@ class KernelSigmoidGrad {
 public:
     __aicore__ inline KernelSigmoidGrad() {}
 
-    __aicore__ inline void Init(GM_ADDR dy, GM_ADDR y, GM_ADDR z, const SigmoidGradTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR y, GM_ADDR dy, GM_ADDR z, const SigmoidGradTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dy) + start, length_);
         outputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dy) + start, length_);
         outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(z) + start, length_);
-        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         for (uint32_t i = 0; i < TEMPS; ++i) {
             pipe_.InitBuffer(tmpBuf_[i], tileLength_ * sizeof(C));
@@ -55,18 +55,18 @@ private:
     {
         const DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
         const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
-        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
-        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
-        gradOutputQueue_.EnQue(gradOutputLocal);
         LocalTensor<T> outputLocal = outputQueue_.template AllocTensor<T>();
         DataCopyPad(outputLocal, outputGm_[offset], params, pad);
         outputQueue_.EnQue(outputLocal);
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template AllocTensor<T>();
+        DataCopyPad(gradOutputLocal, gradOutputGm_[offset], params, pad);
+        gradOutputQueue_.EnQue(gradOutputLocal);
     }
 
     __aicore__ inline void Compute(uint32_t len)
     {
-        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> outputLocal = outputQueue_.template DeQue<T>();
+        LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
         if constexpr (KEY == 10) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -103,8 +103,8 @@ private:
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
         }
         outQueue_.EnQue(outLocal);
-        gradOutputQueue_.FreeTensor(gradOutputLocal);
         outputQueue_.FreeTensor(outputLocal);
+        gradOutputQueue_.FreeTensor(gradOutputLocal);
     }
 
     __aicore__ inline void CopyOut(int64_t offset, uint32_t len)
@@ -116,13 +116,13 @@ private:
     }
 
     TPipe pipe_;
-    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
     TQue<TPosition::VECIN, BUFFER_NUM> outputQueue_;
+    TQue<TPosition::VECIN, BUFFER_NUM> gradOutputQueue_;
     TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
     TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
     TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
-    GlobalTensor<T> gradOutputGm_;
     GlobalTensor<T> outputGm_;
+    GlobalTensor<T> gradOutputGm_;
     GlobalTensor<T> outGm_;
     int64_t length_ = 0;
     int64_t tileLength_ = 0;
@@ -130,22 +130,22 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void sigmoid_grad(GM_ADDR dy, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void sigmoid_grad(GM_ADDR y, GM_ADDR dy, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(SigmoidGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(SigmoidGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(10)) {
         KernelSigmoidGrad<float, float, 10, 2, 0> op;
-        op.Init(dy, y, z, tilingData);
+        op.Init(y, dy, z, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelSigmoidGrad<half, half, 20, 2, 0> op;
-        op.Init(dy, y, z, tilingData);
+        op.Init(y, dy, z, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(30)) {
         KernelSigmoidGrad<bfloat16_t, float, 30, 2, 0> op;
-        op.Init(dy, y, z, tilingData);
+        op.Init(y, dy, z, tilingData);
         op.Process();
     }
 }

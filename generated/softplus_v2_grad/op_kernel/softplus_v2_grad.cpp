@@ -13,15 +13,15 @@ class KernelSoftplusV2Grad {
 public:
     __aicore__ inline KernelSoftplusV2Grad() {}
 
-    __aicore__ inline void Init(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
+    __aicore__ inline void Init(GM_ADDR input_gradients, GM_ADDR input_features, GM_ADDR output_backprops,
                                 const SoftplusV2GradTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradients) + start, length_);
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(backprops) + start, length_);
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input_gradients) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input_features) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output_backprops) + start, length_);
         pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -135,23 +135,23 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void softplus_v2_grad(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
-                                                       GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void softplus_v2_grad(GM_ADDR input_gradients, GM_ADDR input_features,
+                                                       GM_ADDR output_backprops, GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(SoftplusV2GradTilingData);
     GET_TILING_DATA_WITH_STRUCT(SoftplusV2GradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(10)) {
         KernelSoftplusV2Grad<float, float, 10, 2, 1> op;
-        op.Init(gradients, features, backprops, tilingData);
+        op.Init(input_gradients, input_features, output_backprops, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelSoftplusV2Grad<half, float, 20, 3, 1> op;
-        op.Init(gradients, features, backprops, tilingData);
+        op.Init(input_gradients, input_features, output_backprops, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(30)) {
         KernelSoftplusV2Grad<bfloat16_t, float, 30, 3, 1> op;
-        op.Init(gradients, features, backprops, tilingData);
+        op.Init(input_gradients, input_features, output_backprops, tilingData);
         op.Process();
     }
 }

@@ -13,13 +13,13 @@ class KernelSquaredRelu {
 public:
     __aicore__ inline KernelSquaredRelu() {}
 
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const SquaredReluTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR input, GM_ADDR output, const SquaredReluTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        inputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
+        inputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(output) + start, length_);
         pipe_.InitBuffer(inputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         for (uint32_t i = 0; i < TEMPS; ++i) {
@@ -107,22 +107,22 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void squared_relu(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void squared_relu(GM_ADDR input, GM_ADDR output, GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(SquaredReluTilingData);
     GET_TILING_DATA_WITH_STRUCT(SquaredReluTilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {
         KernelSquaredRelu<bfloat16_t, float, 30, 1, 0> op;
-        op.Init(x, y, tilingData);
+        op.Init(input, output, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelSquaredRelu<half, half, 20, 1, 0> op;
-        op.Init(x, y, tilingData);
+        op.Init(input, output, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(10)) {
         KernelSquaredRelu<float, float, 10, 1, 0> op;
-        op.Init(x, y, tilingData);
+        op.Init(input, output, tilingData);
         op.Process();
     }
 }

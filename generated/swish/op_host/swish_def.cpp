@@ -16,7 +16,7 @@ public:
             .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("beta_optional").AttrType(OPTIONAL).Float(1.0f);
+        this->Attr("scale").AttrType(OPTIONAL).Float(1.0f);
 
         OpAICoreConfig configAscend950;
         configAscend950.Input("x")

@@ -13,14 +13,14 @@ class KernelSwishGrad {
 public:
     __aicore__ inline KernelSwishGrad() {}
 
-    __aicore__ inline void Init(GM_ADDR grad, GM_ADDR x, GM_ADDR x_grad, const SwishGradTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR grad, GM_ADDR x, GM_ADDR grad_x, const SwishGradTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
         gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad) + start, length_);
         selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x_grad) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(grad_x) + start, length_);
         pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -141,7 +141,7 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void swish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR x_grad, GM_ADDR workspace,
+extern "C" __global__ __aicore__ void swish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR grad_x, GM_ADDR workspace,
                                                  GM_ADDR tiling)
 {
     (void)workspace;
@@ -149,15 +149,15 @@ extern "C" __global__ __aicore__ void swish_grad(GM_ADDR grad, GM_ADDR x, GM_ADD
     GET_TILING_DATA_WITH_STRUCT(SwishGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {
         KernelSwishGrad<bfloat16_t, float, 30, 3, 0> op;
-        op.Init(grad, x, x_grad, tilingData);
+        op.Init(grad, x, grad_x, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelSwishGrad<half, float, 20, 3, 0> op;
-        op.Init(grad, x, x_grad, tilingData);
+        op.Init(grad, x, grad_x, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(10)) {
         KernelSwishGrad<float, float, 10, 3, 0> op;
-        op.Init(grad, x, x_grad, tilingData);
+        op.Init(grad, x, grad_x, tilingData);
         op.Process();
     }
 }

@@ -13,15 +13,14 @@ class KernelThresholdGradV2D {
 public:
     __aicore__ inline KernelThresholdGradV2D() {}
 
-    __aicore__ inline void Init(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
-                                const ThresholdGradV2DTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out, const ThresholdGradV2DTilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
-        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradients) + start, length_);
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features) + start, length_);
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(backprops) + start, length_);
+        gradOutputGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradOutput) + start, length_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(self) + start, length_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + start, length_);
         pipe_.InitBuffer(gradOutputQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -141,7 +140,7 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
+extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out,
                                                           GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
@@ -149,23 +148,23 @@ extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradients, GM_
     GET_TILING_DATA_WITH_STRUCT(ThresholdGradV2DTilingData, tilingData, tiling);
     if (TILING_KEY_IS(10)) {
         KernelThresholdGradV2D<float, float, 10, 0, 1> op;
-        op.Init(gradients, features, backprops, tilingData);
+        op.Init(gradOutput, self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(30)) {
         KernelThresholdGradV2D<bfloat16_t, float, 30, 1, 1> op;
-        op.Init(gradients, features, backprops, tilingData);
+        op.Init(gradOutput, self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
         KernelThresholdGradV2D<half, half, 20, 0, 1> op;
-        op.Init(gradients, features, backprops, tilingData);
+        op.Init(gradOutput, self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(40)) {
         KernelThresholdGradV2D<int8_t, half, 40, 1, 1> op;
-        op.Init(gradients, features, backprops, tilingData);
+        op.Init(gradOutput, self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(50)) {
         KernelThresholdGradV2D<uint8_t, half, 50, 1, 1> op;
-        op.Init(gradients, features, backprops, tilingData);
+        op.Init(gradOutput, self, out, tilingData);
         op.Process();
     }
 }

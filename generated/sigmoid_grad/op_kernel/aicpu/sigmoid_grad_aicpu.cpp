@@ -15,18 +15,18 @@ class SigmoidGradCpuKernel : public CpuKernel {
 public:
     uint32_t Compute(CpuKernelContext& ctx) override
     {
-        Tensor* gradOutput = ctx.Input(0);
-        Tensor* output = ctx.Input(1);
+        Tensor* output = ctx.Input(0);
+        Tensor* gradOutput = ctx.Input(1);
         Tensor* out = ctx.Output(0);
-        if (gradOutput == nullptr || output == nullptr || out == nullptr) {
+        if (output == nullptr || gradOutput == nullptr || out == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        if (out->GetDataType() != DT_DOUBLE || gradOutput->GetDataType() != DT_DOUBLE ||
-            output->GetDataType() != DT_DOUBLE) {
+        if (out->GetDataType() != DT_DOUBLE || output->GetDataType() != DT_DOUBLE ||
+            gradOutput->GetDataType() != DT_DOUBLE) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
         const double* outputData = static_cast<const double*>(output->GetData());
+        const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
         double* outData = static_cast<double*>(out->GetData());
         const int64_t count = out->NumElements();
         for (int64_t i = 0; i < count; ++i) {

@@ -1,0 +1,148 @@
+"""The spec's `opdef` section: mistakes reported at their file:line, and what a valid one makes the package do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from spec_list import GENERATED, SPEC_DIR
+
+from opgen.build import check_spec_text
+from opgen.spec.diagnostics import SpecError
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    spec: str
+    old: str  # text of the real spec the mistake replaces
+    new: str
+    marker: str  # text on the line the diagnostic must point at
+    fragment: str  # part of the message
+
+
+CASES = [
+    Case(
+        "input-names-no-tensor",
+        "mish_grad.yaml",
+        "{name: x, param: self}",
+        "{name: x, param: slef}",
+        "{name: x, param: slef}",
+        "'slef' is not a tensor input (did you mean 'self'?)",
+    ),
+    Case(
+        "input-read-by-kernel-left-out",
+        "sigmoid_grad.yaml",
+        "    - {name: dy, param: gradOutput}\n",
+        "",
+        "  inputs:",
+        "the kernel reads 'gradOutput'",
+    ),
+    Case(
+        "input-without-param-must-be-optional",
+        "mish_grad.yaml",
+        "{name: tanhx, optional: true}",
+        "{name: tanhx}",
+        "{name: tanhx}",
+        "declare it 'optional: true'",
+    ),
+    Case(
+        "input-named-twice-with-opdef-name",
+        "logsigmoid_grad.yaml",
+        "  - name: self\n",
+        "  - name: self\n    opdef_name: feats\n",
+        "{name: features, param: self}",
+        "has an opdef_name; name it here only",
+    ),
+    Case(
+        "outputs-in-order",
+        "sigmoid_grad.yaml",
+        "    - {name: z, param: gradInput}\n",
+        "    - {name: z, param: gradOutput}\n",
+        "{name: z, param: gradOutput}",
+        "is not a computed output",
+    ),
+    Case(
+        "attr-kind-fits-param",
+        "leaky_relu.yaml",
+        "{name: negative_slope, param: negativeSlope, default: 0.0}",
+        "{name: negative_slope, param: negativeSlope, kind: Int, default: 0}",
+        "kind: Int, default: 0}",
+        "a scalar parameter is carried as a Float attribute, not Int",
+    ),
+    Case(
+        "attr-texts-cover-values",
+        "gelu_v2.yaml",
+        "values: {0: none, 1: tanh}",
+        "values: {0: none}",
+        "values: {0: none}",
+        "give the text of each of 'approximate''s values [0, 1]",
+    ),
+    Case(
+        "attr-default-fits-kind",
+        "soft_shrink_grad.yaml",
+        "{name: lambd, param: lambd, default: 0.5}",
+        "{name: lambd, param: lambd, default: half}",
+        "default: half}",
+        "'half' is not a default for a Float attribute",
+    ),
+    Case(
+        "fixed-attr-needs-default",
+        "hard_sigmoid_grad.yaml",
+        "{name: beta, kind: Float, default: 0.5}",
+        "{name: beta, kind: Float}",
+        "{name: beta, kind: Float}",
+        "needs its 'kind' and the 'default' the L0 op passes",
+    ),
+    Case(
+        "attr-read-by-kernel-left-out",
+        "hardtanh_grad.yaml",
+        "    - {name: max_val, param: max, default: 1.0, required: true}\n",
+        "",
+        "  attrs:",
+        "the kernel reads 'max': an attribute must carry it",
+    ),
+]
+
+
+def _line_of(text: str, marker: str) -> int:
+    return text.count("\n", 0, text.index(marker)) + 1
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_opdef_mistakes_point_at_their_line(case: Case) -> None:
+    original = (SPEC_DIR / case.spec).read_text(encoding="utf-8")
+    assert case.old in original, f"case {case.id} no longer applies to {case.spec}"
+    mutated = original.replace(case.old, case.new, 1)
+    with pytest.raises(SpecError) as info:
+        check_spec_text(mutated, f"specs/{case.spec}", SPEC_DIR)
+    found = [d for d in info.value.diagnostics if case.fragment in d.message]
+    assert found, [str(d) for d in info.value.diagnostics]
+    assert found[0].location.line == _line_of(mutated, case.marker), str(found[0])
+
+
+def _read(op: str, name: str) -> str:
+    return (GENERATED / op / name).read_text(encoding="utf-8")
+
+
+def test_l0_follows_the_opdef() -> None:
+    """The L0 op takes the API's tensors in the OpDef's order and launches null for an input the API has none for;
+    an int64 carried as text is converted by the op_api; a fixed attribute is passed by the L0 op."""
+    mish = _read("mish_grad", "op_api/mish_grad.cpp")
+    assert "OP_INPUT(gradOutput, self, nullptr)" in mish
+    sigmoid = _read("sigmoid_grad", "op_api/sigmoid_grad.cpp")
+    assert "SigmoidGrad(const aclTensor* output, const aclTensor* gradOutput," in sigmoid
+    gelu = _read("gelu_v2", "op_api/aclnn_gelu_v2.cpp")
+    assert '(approximate == 0 ? "none" : "tanh")' in gelu
+    hard_sigmoid = _read("hard_sigmoid_grad", "op_api/hard_sigmoid_grad.cpp")
+    assert "OP_ATTR(static_cast<float>(0.16666666666666666f), static_cast<float>(0.5f))" in hard_sigmoid
+    log_sigmoid = _read("logsigmoid_grad", "op_api/logsigmoid_grad.cpp")
+    assert "OP_INPUT(gradOutput, self)" in log_sigmoid  # the API's buffer is not passed
+
+
+def test_kernel_entry_takes_every_opdef_input() -> None:
+    kernel = _read("mish_grad", "op_kernel/mish_grad.cpp")
+    assert "void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad," in kernel
+    assert "(void)tanhx;" in kernel
+    tiling = _read("gelu_v2", "op_host/gelu_v2_tiling.cpp")
+    assert 'std::strcmp(approximate, "tanh") == 0' in tiling
