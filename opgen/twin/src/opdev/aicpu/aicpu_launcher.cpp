@@ -5,8 +5,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "../../acl/device_memory.h"
 #include "../context_factory.h"
 #include "cpu_kernel.h"
 #include "opdev/aicpu/aicpu_task.h"
@@ -124,6 +126,16 @@ class AicpuLaunchTask : public op::internal::LaunchTask {
     if (kernel == nullptr) {
       LogError(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, kernelType_, "AICPU kernel vanished from the registry.");
       return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
+    }
+    // The memory behind a tensor is checked where it is touched (aclCreateTensor takes any storage size).
+    for (const auto& [verb, tensors] : {std::pair{"reads", &operands_.inputs}, std::pair{"writes", &operands_.outputs}}) {
+      for (const aclTensor* tensor : *tensors) {
+        const std::string overrun = ViewOverrun(tensor);
+        if (overrun.empty()) continue;
+        LogError(ACLNN_ERR_INNER, kernelType_,
+                 std::string("GM_OUT_OF_BOUNDS: AICPU kernel ") + verb + " " + overrun + ".");
+        return ACLNN_ERR_INNER;
+      }
     }
     aicpu::CpuKernelContext ctx(aicpu::DEVICE);
     ctx.SetOpType(kernelType_);
