@@ -7,7 +7,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "context_factory.h"
@@ -84,13 +83,10 @@ class AiCoreLaunchTask : public op::internal::LaunchTask {
     // A kernel may touch every element of its operands: memory their storage lacks (aclCreateTensor takes
     // any storage size, as CANN's does) is a fault of this launch. Inside the kernel, each GM access is
     // checked against its buffer as well.
-    for (const auto& [verb, tensors] : {std::pair{"reads", &operands_.inputs}, std::pair{"writes", &operands_.outputs}}) {
-      for (const aclTensor* tensor : *tensors) {
-        const std::string overrun = ViewOverrun(tensor);
-        if (overrun.empty()) continue;
-        LogError(ACLNN_ERR_INNER, opType_, "GM_OUT_OF_BOUNDS: kernel " + kernelName_ + " " + verb + " " + overrun + ".");
-        return ACLNN_ERR_INNER;
-      }
+    const std::string overrun = OperandOverrun(operands_);
+    if (!overrun.empty()) {
+      LogError(ACLNN_ERR_INNER, opType_, "GM_OUT_OF_BOUNDS: kernel " + kernelName_ + " " + overrun + ".");
+      return ACLNN_ERR_INNER;
     }
     std::vector<uint8_t*> args;
     for (const aclTensor* input : operands_.inputs) args.push_back(AddressOf(input));

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "../acl/device_memory.h"
 #include "register/op_def_registry.h"
 #include "../tiling/platform/twin_platform.h"
 
@@ -173,6 +174,18 @@ bool CollectOperands(op::OpArgContext& args, aclOpExecutor* executor, LaunchOper
   operands.attrs = *args.GetOpArg(op::OP_ATTR_ARG);
   return collect(*args.GetOpArg(op::OP_INPUT_ARG), operands.inputs) &&
          collect(*args.GetOpArg(op::OP_OUTPUT_ARG), operands.outputs);
+}
+
+std::string OperandOverrun(const LaunchOperands& operands) {
+  for (const aclTensor* input : operands.inputs) {
+    const std::string overrun = ViewOverrun(input);
+    if (!overrun.empty()) return "reads " + overrun;
+  }
+  for (const aclTensor* output : operands.outputs) {
+    const std::string overrun = ViewOverrun(output);
+    if (!overrun.empty()) return "writes " + overrun;
+  }
+  return "";
 }
 
 void ContextFactory::FillNode(gert::ExtendedKernelContext& ctx, const std::string& opType,

@@ -5,10 +5,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "../../acl/device_memory.h"
 #include "../context_factory.h"
 #include "cpu_kernel.h"
 #include "opdev/aicpu/aicpu_task.h"
@@ -128,14 +126,10 @@ class AicpuLaunchTask : public op::internal::LaunchTask {
       return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
     }
     // The memory behind a tensor is checked where it is touched (aclCreateTensor takes any storage size).
-    for (const auto& [verb, tensors] : {std::pair{"reads", &operands_.inputs}, std::pair{"writes", &operands_.outputs}}) {
-      for (const aclTensor* tensor : *tensors) {
-        const std::string overrun = ViewOverrun(tensor);
-        if (overrun.empty()) continue;
-        LogError(ACLNN_ERR_INNER, kernelType_,
-                 std::string("GM_OUT_OF_BOUNDS: AICPU kernel ") + verb + " " + overrun + ".");
-        return ACLNN_ERR_INNER;
-      }
+    const std::string overrun = OperandOverrun(operands_);
+    if (!overrun.empty()) {
+      LogError(ACLNN_ERR_INNER, kernelType_, "GM_OUT_OF_BOUNDS: AICPU kernel " + overrun + ".");
+      return ACLNN_ERR_INNER;
     }
     aicpu::CpuKernelContext ctx(aicpu::DEVICE);
     ctx.SetOpType(kernelType_);
