@@ -107,6 +107,16 @@ CASES = [
         ["reads bytes [800, 1056)", "allocation covers 1024 bytes"],
     ),
     (
+        # the size given to SetGlobalBuffer covers it, the buffer does not (before: an unchecked read far
+        # past the buffer's guard page)
+        "gm_far_oob",
+        "GM_OUT_OF_BOUNDS",
+        "gm_far_oob_kernel",
+        "0",
+        "DataCopy",
+        ["reads bytes [1048576, 1048832) of the GmAlloc buffer", "which has only 1024 bytes"],
+    ),
+    (
         "overlap",
         "GM_WRITE_OVERLAP",
         "overlap_kernel",

@@ -39,6 +39,7 @@ DT_UNDEFINED = 28
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
 ACLNN_ERR_RUNTIME_ERROR = 361001
+ACLNN_ERR_INNER = 561000
 
 
 @pytest.fixture(scope="module")
@@ -284,8 +285,19 @@ def test_create_tensor_refuses_views_outside_their_storage(probe):
     v = values(result)
     assert v["view_outside_storage"] == "0"
     assert v["negative_stride"] == "0"
-    assert v["storage_over_buffer"] == "0"
-    assert result.stderr.count("[ERROR]") >= 4
+    assert result.stderr.count("needs 16 + 10 storage elements, storage has 24") == 1
+    assert result.stderr.count("negative view stride") == 1
+
+
+def test_storage_beyond_its_buffer_faults_where_a_copy_touches_it(probe):
+    # aclCreateTensor takes a storage larger than its aclrtMalloc block (as CANN's does); a copy that reads
+    # only bytes the block has succeeds, one that reaches past it fails in phase 2 naming the bytes.
+    result = run(probe, "tensor")
+    v = values(result)
+    assert v["storage_over_buffer_offset_0"] == "1 phase1 1 run 0"
+    assert v["storage_over_buffer_offset_15"] == f"1 phase1 1 run {ACLNN_ERR_INNER}"
+    assert "GM_OUT_OF_BOUNDS: Contiguous reads bytes [60, 100) of the device buffer" in result.stderr
+    assert "which has only 96 bytes" in result.stderr
 
 
 def test_zero_dim_and_empty_tensors(probe):

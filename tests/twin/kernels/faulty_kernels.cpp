@@ -101,6 +101,18 @@ extern "C" __global__ __aicore__ void gm_allocation_oob_kernel(GM_ADDR x) {
   DataCopy(t, gm[200], 64);
 }
 
+// SetGlobalBuffer with a size far beyond the GmAlloc'd buffer (as a tensor describing more storage than its
+// block), then a read 1 MiB in: past the buffer and its guard page, and inside no buffer at all.
+extern "C" __global__ __aicore__ void gm_far_oob_kernel(GM_ADDR x) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 256);
+  GlobalTensor<float> gm;
+  gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), 1 << 20);
+  LocalTensor<float> t = buf.Get<float>();
+  DataCopy(t, gm[1 << 18], 64);
+}
+
 // Every core writes elements [0, 64) instead of its own slice.
 extern "C" __global__ __aicore__ void overlap_kernel(GM_ADDR y) {
   TPipe pipe;
@@ -265,6 +277,7 @@ int main(int argc, char** argv) {
   else if (name == "gm_getvalue_oob") ICPU_RUN_KF(gm_getvalue_oob_kernel, 1, x);
   else if (name == "gm_setvalue_oob") ICPU_RUN_KF(gm_setvalue_oob_kernel, 1, x);
   else if (name == "gm_allocation_oob") ICPU_RUN_KF(gm_allocation_oob_kernel, 1, x);
+  else if (name == "gm_far_oob") ICPU_RUN_KF(gm_far_oob_kernel, 1, x);
   else if (name == "overlap") ICPU_RUN_KF(overlap_kernel, 4, y);
   else if (name == "deque_empty") ICPU_RUN_KF(deque_empty_kernel, 1, x);
   else if (name == "enque_full") ICPU_RUN_KF(enque_full_kernel, 1, x);

@@ -11,6 +11,7 @@
 #include "acl/acl.h"
 #include "device_memory.h"
 #include "log/twin_log.h"
+#include "opdev/common_types.h"
 #include "opgen_twin/kernel_registry.h"
 
 namespace opgen_twin {
@@ -67,7 +68,9 @@ std::map<const char*, size_t, std::less<>>::const_iterator FindBuffer(const Runt
 bool InRange(const RuntimeState& state, const void* ptr, size_t bytes) {
   auto it = FindBuffer(state, ptr);
   if (it == state.deviceBuffers.end()) return false;
-  return static_cast<size_t>(static_cast<const char*>(ptr) - it->first) + bytes <= it->second;
+  size_t end = 0;
+  return !__builtin_add_overflow(static_cast<size_t>(static_cast<const char*>(ptr) - it->first), bytes, &end) &&
+         end <= it->second;
 }
 
 }  // namespace
@@ -102,6 +105,37 @@ bool IsDeviceRange(const void* ptr, size_t bytes) {
 bool IsDevicePointer(const void* ptr) {
   std::lock_guard<std::mutex> lock(State().mutex);
   return FindBuffer(State(), ptr) != State().deviceBuffers.end();
+}
+
+std::string DeviceOverrun(const void* storage, uint64_t first, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(State().mutex);
+  auto it = FindBuffer(State(), storage);
+  if (it == State().deviceBuffers.end()) return "";
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  const bool wraps = __builtin_add_overflow(static_cast<uint64_t>(static_cast<const char*>(storage) - it->first),
+                                            first, &begin) ||
+                     __builtin_add_overflow(begin, bytes, &end);
+  if (!wraps && end <= it->second) return "";
+  char base[32];
+  std::snprintf(base, sizeof(base), "%p", static_cast<const void*>(it->first));
+  const std::string range =
+      wraps ? std::string("bytes past 2^64") : "bytes [" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+  return range + " of the device buffer at " + base + ", which has only " + std::to_string(it->second) + " bytes";
+}
+
+std::string ViewOverrun(const aclTensor* view) {
+  if (view == nullptr || view->IsEmpty()) return "";
+  const uint64_t size = op::TypeSize(view->GetDataType());
+  const int64_t span = view->ViewSpanElements();
+  uint64_t first = 0;
+  uint64_t bytes = 0;
+  if (span < 0 || __builtin_mul_overflow(static_cast<uint64_t>(view->GetViewOffset()), size, &first) ||
+      __builtin_mul_overflow(static_cast<uint64_t>(span), size, &bytes)) {
+    return std::string("the extent of ") + view->ToString().GetString() +
+           " (negative dims, or more bytes than 2^63)";
+  }
+  return DeviceOverrun(view->GetStorageAddr(), first, bytes);
 }
 
 bool RuntimeReady() {

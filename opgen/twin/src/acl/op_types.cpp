@@ -1,6 +1,7 @@
 // Names, sizes and promotion rules of dtypes and formats.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "acl/acl_base.h"
@@ -150,7 +151,10 @@ void ToContiguousStrides(const Shape& shape, Strides& strides) {
   int64_t stride = 1;
   for (size_t i = shape.GetDimNum(); i-- > 0;) {
     strides[i] = stride;
-    stride *= std::max<int64_t>(shape.GetDim(i), 1);
+    // A shape beyond int64_t (aclCreateTensor takes any dims) saturates instead of overflowing.
+    if (__builtin_mul_overflow(stride, std::max<int64_t>(shape.GetDim(i), 1), &stride)) {
+      stride = std::numeric_limits<int64_t>::max();
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include "aclnn_kernels/cast.h"
 #include "aclnn_kernels/contiguous.h"
 #include "aclnn_kernels/reshape.h"
+#include "../acl/device_memory.h"
 #include "../aclnn/element_access.h"
 #include "opdev/op_dfx.h"
 #include "opdev/shape_utils.h"
@@ -71,9 +72,10 @@ bool IsDense(const aclTensor* tensor) {
   const op::Strides& strides = tensor->GetViewStrides();
   if (strides.size() != shape.GetDimNum()) return false;
   int64_t expected = 1;
+  bool beyond = false;  // the dims so far hold more elements than int64_t: no stride can match
   for (size_t i = shape.GetDimNum(); i-- > 0;) {
-    if (shape.GetDim(i) != 1 && strides[i] != expected) return false;
-    expected *= shape.GetDim(i);
+    if (shape.GetDim(i) != 1 && (beyond || strides[i] != expected)) return false;
+    beyond = beyond || __builtin_mul_overflow(expected, shape.GetDim(i), &expected);
   }
   return true;
 }
@@ -153,6 +155,7 @@ class ElementCopyTask : public op::internal::LaunchTask {
       OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "%s: tensor without storage.", name_);
       return ACLNN_ERR_INNER_NULLPTR;
     }
+    if (!InsideStorage(src_, "reads") || !InsideStorage(dst_, "writes")) return ACLNN_ERR_INNER;
     const op::DataType srcType = src_->GetDataType();
     const op::DataType dstType = dst_->GetDataType();
     const size_t srcSize = op::TypeSize(srcType);
@@ -198,6 +201,14 @@ class ElementCopyTask : public op::internal::LaunchTask {
   }
 
  private:
+  // The memory behind a tensor is checked where it is touched (aclCreateTensor takes any storage size).
+  bool InsideStorage(const aclTensor* view, const char* verb) const {
+    const std::string overrun = ViewOverrun(view);
+    if (overrun.empty()) return true;
+    OP_LOGE(ACLNN_ERR_INNER, "GM_OUT_OF_BOUNDS: %s %s %s.", name_, verb, overrun.c_str());
+    return false;
+  }
+
   const char* name_;
   const aclTensor* src_;
   const aclTensor* dst_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../acl/device_memory.h"
 #include "../aclnn/element_access.h"
 #include "opdev/op_log.h"
 
@@ -23,6 +24,15 @@ class ReduceSumTask : public op::internal::LaunchTask {
   }
   aclnnStatus Run(const op::internal::LaunchEnv& env) override {
     (void)env;
+    // The memory behind a tensor is checked where it is touched (aclCreateTensor takes any storage size).
+    for (const aclTensor* tensor : {x_, static_cast<const aclTensor*>(out_)}) {
+      const std::string overrun = opgen_twin::acl::ViewOverrun(tensor);
+      if (!overrun.empty()) {
+        OP_LOGE(ACLNN_ERR_INNER, "GM_OUT_OF_BOUNDS: ReduceSum %s %s.", tensor == x_ ? "reads" : "writes",
+                overrun.c_str());
+        return ACLNN_ERR_INNER;
+      }
+    }
     const op::Shape& shape = x_->GetViewShape();
     const size_t rank = shape.GetDimNum();
     const int64_t outCount = out_->Numel();

@@ -80,6 +80,14 @@ class AiCoreLaunchTask : public op::internal::LaunchTask {
   }
 
   aclnnStatus Run(const op::internal::LaunchEnv& env) override {
+    // A kernel may touch every element of its operands: memory their storage lacks (aclCreateTensor takes
+    // any storage size, as CANN's does) is a fault of this launch. Inside the kernel, each GM access is
+    // checked against its buffer as well.
+    const std::string overrun = OperandOverrun(operands_);
+    if (!overrun.empty()) {
+      LogError(ACLNN_ERR_INNER, opType_, "GM_OUT_OF_BOUNDS: kernel " + kernelName_ + " " + overrun + ".");
+      return ACLNN_ERR_INNER;
+    }
     std::vector<uint8_t*> args;
     for (const aclTensor* input : operands_.inputs) args.push_back(AddressOf(input));
     for (const aclTensor* output : operands_.outputs) args.push_back(AddressOf(output));

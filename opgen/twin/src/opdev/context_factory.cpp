@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "../acl/device_memory.h"
 #include "register/op_def_registry.h"
 #include "../tiling/platform/twin_platform.h"
 
@@ -120,6 +121,14 @@ void AppendUntyped(gert::RuntimeAttrs& attrs, const op::OpArg& arg) {
 }  // namespace
 
 bool CollectOperands(op::OpArgContext& args, aclOpExecutor* executor, LaunchOperands& operands, std::string& error) {
+  // Unknown (negative) dims or an element count beyond int64_t pass aclCreateTensor and any error table
+  // that does not name them; no shape inference, tiling or launch can be planned for them.
+  auto plannable = [&](const aclTensor* tensor) {
+    if (tensor == nullptr || tensor->Numel() >= 0) return true;
+    error = std::string("operand ") + tensor->ToString().GetString() +
+            " has negative dims or more elements than int64_t holds";
+    return false;
+  };
   auto collect = [&](const op::OpArgList& list, std::vector<const aclTensor*>& out) {
     for (const op::OpArg& arg : list.args) {
       bool hostValue = arg.type == op::OpArgType::OPARG_ACLSCALAR || arg.type == op::OpArgType::OPARG_INT_LIST ||
@@ -130,11 +139,15 @@ bool CollectOperands(op::OpArgContext& args, aclOpExecutor* executor, LaunchOper
       }
       switch (arg.type) {
         case op::OpArgType::OPARG_ACLTENSOR:
+          if (!plannable(static_cast<const aclTensor*>(arg.pointer))) return false;
           out.push_back(static_cast<const aclTensor*>(arg.pointer));
           break;
         case op::OpArgType::OPARG_ACLTENSOR_LIST: {
           auto* tensors = static_cast<const aclTensorList*>(arg.pointer);
-          for (uint64_t i = 0; tensors != nullptr && i < tensors->Size(); ++i) out.push_back((*tensors)[i]);
+          for (uint64_t i = 0; tensors != nullptr && i < tensors->Size(); ++i) {
+            if (!plannable((*tensors)[i])) return false;
+            out.push_back((*tensors)[i]);
+          }
           break;
         }
         case op::OpArgType::OPARG_ACLSCALAR: {
@@ -161,6 +174,18 @@ bool CollectOperands(op::OpArgContext& args, aclOpExecutor* executor, LaunchOper
   operands.attrs = *args.GetOpArg(op::OP_ATTR_ARG);
   return collect(*args.GetOpArg(op::OP_INPUT_ARG), operands.inputs) &&
          collect(*args.GetOpArg(op::OP_OUTPUT_ARG), operands.outputs);
+}
+
+std::string OperandOverrun(const LaunchOperands& operands) {
+  for (const aclTensor* input : operands.inputs) {
+    const std::string overrun = ViewOverrun(input);
+    if (!overrun.empty()) return "reads " + overrun;
+  }
+  for (const aclTensor* output : operands.outputs) {
+    const std::string overrun = ViewOverrun(output);
+    if (!overrun.empty()) return "writes " + overrun;
+  }
+  return "";
 }
 
 void ContextFactory::FillNode(gert::ExtendedKernelContext& ctx, const std::string& opType,

@@ -26,6 +26,10 @@ struct LaunchOperands {
 // False (with error set) if an argument cannot be a tensor operand.
 bool CollectOperands(op::OpArgContext& args, aclOpExecutor* executor, LaunchOperands& operands, std::string& error);
 
+// "reads <overrun>" / "writes <overrun>" for the first operand whose elements reach past its device buffer
+// (see ViewOverrun), else "": a launch checks what its kernel may touch when it runs, not at creation.
+std::string OperandOverrun(const LaunchOperands& operands);
+
 class ContextFactory {
  public:
   static std::unique_ptr<gert::TilingContext> MakeTiling(const std::string& opType, const LaunchOperands& operands,

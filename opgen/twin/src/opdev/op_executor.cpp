@@ -1,6 +1,8 @@
 // aclOpExecutor, UniqueExecutor and phase 2 (CommonOpExecutorRun); DFX context hooks.
 #include "opdev/op_executor.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -23,7 +25,18 @@ namespace {
 constexpr uint64_t kWorkspaceAlignment = 512;
 
 uint64_t AlignUp(uint64_t bytes) {
-  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+  constexpr uint64_t kMax = UINT64_MAX / kWorkspaceAlignment * kWorkspaceAlignment;
+  return bytes > kMax ? kMax : (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+}
+
+// Bytes of an intermediate's storage, saturated (a shape may describe more than memory holds).
+uint64_t StorageBytes(const aclTensor* tensor) {
+  const int64_t elements = std::max<int64_t>(tensor->GetStorageShape().GetShapeSize(), 0);
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(elements), op::TypeSize(tensor->GetDataType()), &bytes)) {
+    return UINT64_MAX;
+  }
+  return bytes;
 }
 
 struct LiveExecutors {
@@ -260,11 +273,13 @@ uint64_t aclOpExecutor::GetWorkspaceSize() const {
   auto it = opgen_twin::acl::StorageTable().find(this);
   if (it != opgen_twin::acl::StorageTable().end()) {
     for (const auto& item : it->second.pending) {
-      int64_t elements = std::max<int64_t>(item.tensor->GetStorageShape().GetShapeSize(), 0);
-      intermediate += AlignUp(static_cast<uint64_t>(elements) * op::TypeSize(item.tensor->GetDataType()));
+      if (__builtin_add_overflow(intermediate, AlignUp(opgen_twin::acl::StorageBytes(item.tensor)), &intermediate)) {
+        return UINT64_MAX;
+      }
     }
   }
-  return kernelWorkspaceBytes_ + intermediate;
+  uint64_t total = 0;
+  return __builtin_add_overflow(kernelWorkspaceBytes_, intermediate, &total) ? UINT64_MAX : total;
 }
 
 aclnnStatus aclOpExecutor::SetRepeatable() {
@@ -303,8 +318,7 @@ aclnnStatus aclOpExecutor::RunAll(void* workspace, uint64_t workspaceSize, aclrt
     std::lock_guard<std::mutex> lock(opgen_twin::acl::StorageMutex());
     for (auto& item : opgen_twin::acl::StorageTable()[this].pending) {
       if (item.buffer != nullptr) continue;
-      int64_t elements = std::max<int64_t>(item.tensor->GetStorageShape().GetShapeSize(), 0);
-      size_t bytes = static_cast<size_t>(elements) * op::TypeSize(item.tensor->GetDataType());
+      const uint64_t bytes = opgen_twin::acl::StorageBytes(item.tensor);
       if (bytes == 0) continue;
       item.buffer = opgen_twin::acl::AllocateDeviceBuffer(bytes);
       if (item.buffer == nullptr) {

@@ -59,9 +59,10 @@ bool IsContiguous(const aclTensor* tensor) {
   const Strides& strides = tensor->GetViewStrides();
   if (strides.size() != shape.GetDimNum()) return false;
   int64_t expected = 1;
+  bool beyond = false;  // the dims so far hold more elements than int64_t: no stride can match
   for (size_t i = shape.GetDimNum(); i-- > 0;) {
-    if (shape.GetDim(i) != 1 && strides[i] != expected) return false;
-    expected *= shape.GetDim(i);
+    if (shape.GetDim(i) != 1 && (beyond || strides[i] != expected)) return false;
+    beyond = beyond || __builtin_mul_overflow(expected, shape.GetDim(i), &expected);
   }
   return true;
 }

@@ -151,11 +151,14 @@ void CheckGmAccess(const char* api, const GmExtent& extent, const void* address,
                 static_cast<unsigned long long>(extent.end - extent.begin),
                 begin < extent.begin ? "before its start" : "past its end"));
   }
+  // The buffer the GlobalTensor was set on bounds every access through it, also one that starts past
+  // its end (a tensor describing more storage than its aclrtMalloc block: aclCreateTensor takes that).
   GmRegion region;
-  if (FindGmRegion(begin, &region) && end > region.base + region.bytes) {
+  if ((FindGmRegion(extent.begin, &region) || FindGmRegion(begin, &region)) &&
+      (begin < region.base || end > region.base + region.bytes)) {
     Fail("GM_OUT_OF_BOUNDS", api,
-         StringPrintf("%s bytes [%llu, %llu) of the %s buffer at %p, which has only %zu bytes", verb,
-                static_cast<unsigned long long>(begin - region.base), static_cast<unsigned long long>(end - region.base),
+         StringPrintf("%s bytes [%lld, %lld) of the %s buffer at %p, which has only %zu bytes", verb,
+                static_cast<long long>(begin - region.base), static_cast<long long>(end - region.base),
                 region.from_gm_alloc ? "GmAlloc" : "registered", reinterpret_cast<void*>(region.base), region.bytes));
   }
   if (write && bytes > 0) {

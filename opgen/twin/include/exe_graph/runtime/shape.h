@@ -32,12 +32,18 @@ class Shape {
     if (dimNum_ < kMaxDimNum) dims_[dimNum_++] = value;
     return *this;
   }
-  // Number of elements; a 0-d shape holds one element.
+  // Number of elements; a 0-d shape holds one element. -1 for a shape with a negative (unknown) dim or
+  // one whose element count does not fit int64_t (aclCreateTensor takes any dims, so both reach ops).
   int64_t GetShapeSize() const {
-    int64_t size = 1;
+    bool zero = false;
     for (size_t i = 0; i < dimNum_; ++i) {
       if (dims_[i] < 0) return -1;
-      size *= dims_[i];
+      zero = zero || dims_[i] == 0;
+    }
+    if (zero) return 0;
+    int64_t size = 1;
+    for (size_t i = 0; i < dimNum_; ++i) {
+      if (__builtin_mul_overflow(size, dims_[i], &size)) return -1;
     }
     return size;
   }

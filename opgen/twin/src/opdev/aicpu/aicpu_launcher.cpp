@@ -125,6 +125,12 @@ class AicpuLaunchTask : public op::internal::LaunchTask {
       LogError(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, kernelType_, "AICPU kernel vanished from the registry.");
       return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
     }
+    // The memory behind a tensor is checked where it is touched (aclCreateTensor takes any storage size).
+    const std::string overrun = OperandOverrun(operands_);
+    if (!overrun.empty()) {
+      LogError(ACLNN_ERR_INNER, kernelType_, "GM_OUT_OF_BOUNDS: AICPU kernel " + overrun + ".");
+      return ACLNN_ERR_INNER;
+    }
     aicpu::CpuKernelContext ctx(aicpu::DEVICE);
     ctx.SetOpType(kernelType_);
     for (const aclTensor* input : operands_.inputs) ctx.AddInput(KernelTensor(input));
