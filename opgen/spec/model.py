@@ -330,11 +330,18 @@ class OpDefTensor(_Strict):
         "none for (the L0 op passes a null pointer), e.g. MishGrad's tanhx",
     )
     optional: bool = Field(False, description="ParamType OPTIONAL (default REQUIRED)")
+    read: bool = Field(
+        True,
+        description="false: an input ops-nn's kernel takes but never reads; its L0 op fills it with `param`, a "
+        "tensor another input carries (GeluGrad's y gets gradOutput, SwishGrad's y gets x)",
+    )
 
     @model_validator(mode="after")
     def _carried_or_optional(self) -> OpDefTensor:
         if self.param is None and not self.optional:
             raise FieldError("param", "name the API tensor it carries, or declare it 'optional: true' (passed null)")
+        if self.param is None and not self.read:
+            raise FieldError("read", "an unread input names the tensor the L0 op fills it with ('param')")
         return self
 
 

@@ -23,8 +23,6 @@ PINNED = ROOT / "tests" / "fixtures" / "opdefs.md"
 
 # OpDefs still apart from ops-nn's, and why (the test fails once one matches, so the list stays true).
 KNOWN_DIFFERENCES = {
-    "GeluGrad": "ops-nn's kernel takes y = gelu(x) as a required input; the API has none to pass (TODO(opdef))",
-    "SwishGrad": "ops-nn's kernel takes y = swish(x) as a required input; the API has none to pass (TODO(opdef))",
     "Threshold": "ops-nn's OpDef has no value attribute; the generated kernel reads value from it (TODO(opdef))",
 }
 
