@@ -648,7 +648,19 @@ class Golden(_Strict):
     )
 
 
+class KernelRuns(_Strict):
+    """The API runs another operator's kernel, as ops-nn's op_api calls that OpType's L0 op (aclnnSilu runs Swish
+    with scale 1.0): no OpDef, tiling or kernel of its own is generated."""
+
+    type: CamelName = Field(description="the OpType whose kernel runs; another operator of this spec file")
+    attrs: dict[Identifier, bool | int | float | str] = Field(
+        default_factory=dict,
+        description="the value the op_api passes for each attribute of that OpType's L0 op, by its OpDef name",
+    )
+
+
 class Kernel(_Strict):
+    runs: KernelRuns | None = Field(None, description="run another operator's kernel instead of generating one")
     compute_in_float: list[DType] = Field(
         default_factory=lambda: [DType.BFLOAT16],
         description="dtypes the AI Core kernel upcasts to float (bf16 always where arithmetic lacks it)",
