@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -93,6 +93,8 @@ def emit_example(plan: OperatorPlan) -> dict[str, str]:
 
 
 def emit_op_kernel(plan: OperatorPlan) -> dict[str, str]:
+    if plan.runs is not None:  # it runs another operator's kernel
+        return {}
     return {**render_kernel(plan), **render_aicpu(plan)}
 
 
@@ -121,10 +123,12 @@ def render_operator(plan: OperatorPlan) -> dict[str, str]:
     return files
 
 
-def plan_loaded(item: LoadedSpec, notice: str) -> OperatorPlan:
-    """Plan one validated spec; raise SpecError with the plan's problems at their spec fields."""
+def plan_loaded(item: LoadedSpec, notice: str, loaded: Sequence[LoadedSpec] = ()) -> OperatorPlan:
+    """Plan one validated spec (`loaded`: the specs loaded with it; those of its file are its siblings); raise
+    SpecError with the plan's problems at their spec fields."""
+    siblings = [other.spec for other in loaded if other.path == item.path]
     try:
-        return plan_operator(item.spec, notice)
+        return plan_operator(item.spec, notice, siblings)
     except PlanError as exc:
         raise SpecError(
             [Diagnostic(item.source.location_of(p.path), p.path, p.message, p.kind) for p in exc.problems]
@@ -203,7 +207,7 @@ def plan_specs_of(loaded: list[LoadedSpec], notice: str) -> list[OperatorPlan]:
     problems: list[Diagnostic] = []
     for item in loaded:
         try:
-            plans.append(plan_loaded(item, notice))
+            plans.append(plan_loaded(item, notice, loaded))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
     if problems:
@@ -396,7 +400,7 @@ def plan_specs(loaded: list[LoadedSpec]) -> list[OperatorPlan]:
     problems: list[Diagnostic] = []
     for item in loaded:
         try:
-            plans.append(plan_loaded(item, item.source.file))
+            plans.append(plan_loaded(item, item.source.file, loaded))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
     if problems:

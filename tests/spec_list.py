@@ -50,6 +50,11 @@ def every_operator() -> dict[str, OpSpec]:
     return dict(sorted((spec.operator.file_stem, spec) for _, spec in _loaded()))
 
 
+def kernel_operators() -> dict[str, OpSpec]:
+    """every_operator() but those running another operator's kernel (kernel.runs: no OpDef, tiling or kernel)."""
+    return {stem: spec for stem, spec in every_operator().items() if spec.kernel.runs is None}
+
+
 def operators() -> list[str]:
     """The operator dirs, sorted: the parameter list (and the ids) of per-operator tests."""
     return list(specs())

@@ -14,7 +14,8 @@ def render_cmake(operator: OperatorPlan) -> dict[str, str]:
 def render_cmake_directory(operators: list[OperatorPlan]) -> dict[str, str]:
     """The directory's CMakeLists.txt: the SoCs any of its operators' kernels is built for, in the first one's
     order."""
-    socs = list(dict.fromkeys(soc for operator in operators for soc in operator.kernel_socs))
+    kernels = [operator for operator in operators if operator.runs is None] or operators
+    socs = list(dict.fromkeys(soc for operator in kernels for soc in operator.kernel_socs))
     return {
         "CMakeLists.txt": render(
             "op/CMakeLists.txt.j2",

@@ -89,6 +89,8 @@ def shape_rule(spec: OpSpec, opdef: OpDefPlan) -> dict:
 
 
 def render_host(operator: OperatorPlan) -> dict[str, str]:
+    if operator.runs is not None:  # another operator's OpDef and tiling serve it
+        return {}
     spec, spec_name = operator.spec, operator.source
     op = spec.operator.file_stem
     plan = operator.kernel

@@ -185,8 +185,9 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         "inputs": [
             {"name": ident(p.name), "gm": gm[p.name], "channel": p.shape.channel_of is not None} for p in inputs
         ],
-        # the entry takes every OpDef input in order; an optional one the API passes null is not read
-        "entry_inputs": [{"gm": i.name, "read": i.param is not None} for i in operator.opdef.inputs],
+        # the entry takes every OpDef input in order; one passed null, or filled with a tensor another input
+        # carries (GeluGrad's y), is not read
+        "entry_inputs": [{"gm": i.name, "read": i.read} for i in operator.opdef.inputs],
         "channels": any(p.shape.channel_of for p in inputs),
         "outputs": output_views(plan, operator.opdef),
         "scalars": idents(plan.scalars),

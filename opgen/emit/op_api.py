@@ -165,14 +165,18 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     broadcast = operator.outputs[0].broadcast or channels
     opdef = operator.opdef
     l0_args = _l0_args(spec, list(opdef.attrs))
+    runs = operator.runs
+    if runs is not None:  # the other operator's L0 op, with the attribute values the spec gives
+        l0_args = [{"value": value} for value in runs.args]
     read = {str(i.param) for i in opdef.read_inputs}
     aicore = [cpp_dtype(d) for d in aicore_dtypes(spec)]
     common = {
         "op": ident(op),
         "op_type": ident(spec.operator.type),
+        "l0_op": ident(runs.op_type if runs is not None else spec.operator.type),
         "header": code(header),
         "guard": ident(f"OP_API_INC_ACLNN_{spec.api.snake.upper()}_H_"),
-        "l0_header": code(f"{op}.h"),
+        "l0_header": code(runs.l0_header if runs is not None else f"{op}.h"),
         "apis": [_api_view(s) for s in sigs],
         "main": _api_view(main),
         "inplace": _inplace_view(sigs[1], main) if len(sigs) > 1 else None,
@@ -225,12 +229,13 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         ),
     }
     files = {}
-    for template, name in (
+    templates = [
         ("op/op_api/aclnn_api.h.j2", f"op_api/{header}"),
         ("op/op_api/aclnn_api.cpp.j2", f"op_api/{api_source_name(spec)}"),
-        ("op/op_api/l0.h.j2", f"op_api/{op}.h"),
-        ("op/op_api/l0.cpp.j2", f"op_api/{op}.cpp"),
-    ):
+    ]
+    if runs is None:  # an operator running another's kernel calls that one's L0 op
+        templates += [("op/op_api/l0.h.j2", f"op_api/{op}.h"), ("op/op_api/l0.cpp.j2", f"op_api/{op}.cpp")]
+    for template, name in templates:
         files[name] = render(template, name, spec_name, **common)
     return files
 

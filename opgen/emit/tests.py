@@ -600,8 +600,10 @@ def render_tests(operator: OperatorPlan) -> dict[str, str]:
     files[helper] = render("op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=guard)
     for test in api_tests(operator):
         files[test.path] = render("op/tests/ut/op_api/test_aclnn_api.cpp.j2", test.path, spec_name, test=test)
-    tiling = f"tests/ut/op_host/test_{op}_tiling.cpp"
-    files[tiling] = render("op/tests/ut/op_host/test_tiling.cpp.j2", tiling, spec_name, **_tiling_context(operator))
+    if operator.runs is None:  # an operator running another's kernel has no tiling of its own
+        tiling = f"tests/ut/op_host/test_{op}_tiling.cpp"
+        context = _tiling_context(operator)
+        files[tiling] = render("op/tests/ut/op_host/test_tiling.cpp.j2", tiling, spec_name, **context)
     golden = _golden_context(operator)
     # A directory's later operators (their own stem) keep their scripts in a folder of their own.
     folder = "tests/golden/" if op == spec.operator.dir else f"tests/golden/{op}/"

@@ -25,6 +25,7 @@ class OpDefIO:
     param: str | None  # the API tensor it carries; None: an optional input passed as a null pointer
     optional: bool = False
     index: int = 0  # its position among the OpDef's inputs (or outputs)
+    read: bool = True  # False: the kernel ignores it (passed null, or filled with a tensor another input carries)
 
     @property
     def param_type(self) -> Code:
@@ -61,11 +62,12 @@ class OpDefPlan:
 
     @property
     def read_inputs(self) -> tuple[OpDefIO, ...]:
-        """The inputs an API tensor fills (kernel and L0 argument order); the others are passed null."""
-        return tuple(i for i in self.inputs if i.param is not None)
+        """The inputs the kernel reads (kernel and L0 argument order); the others are passed null or a tensor an
+        input read here carries."""
+        return tuple(i for i in self.inputs if i.read)
 
     def input_index(self, param: str) -> int:
-        return next(i.index for i in self.inputs if i.param == param)
+        return next(i.index for i in self.read_inputs if i.param == param)
 
     def attr_of(self, param: str) -> OpDefAttr | None:
         return next((a for a in self.attrs if a.param == param), None)
@@ -95,7 +97,7 @@ def kernel_host_params(spec: OpSpec) -> list[Param]:
 
 
 def _io(tensor: OpDefTensor, index: int) -> OpDefIO:
-    return OpDefIO(ident(tensor.name), tensor.param, tensor.optional, index)
+    return OpDefIO(ident(tensor.name), tensor.param, tensor.optional, index, tensor.read and tensor.param is not None)
 
 
 def _declared_attr(spec: OpSpec, attr: OpDefAttrSpec, index: int) -> OpDefAttr:

@@ -9,6 +9,7 @@ fails here with a `PlanError` naming the spec field at fault.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opgen import formula as F
@@ -17,6 +18,7 @@ from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan
 from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.precision import PrecisionRow, measure_precision
+from opgen.plan.runs import RunsPlan, runs_plan
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.aten import has_out_overload
 from opgen.spec.checks import CheckRejectIf, CppCheck
@@ -95,6 +97,8 @@ class OperatorPlan:
     numpy_helpers: str  # the helper functions the generated Python (reference, rejections) calls, no other
     cpp_helpers: str  # the helper functions the AICPU kernel's formula calls, no other
     precision: tuple[PrecisionRow, ...]  # the docs' precision table: the modelled output vs float64, per dtype
+    # kernel.runs: the other operator's L0 op the op_api calls; None: this operator's own OpDef, tiling and kernel
+    runs: RunsPlan | None = None
 
     @property
     def main(self) -> ApiSignature:
@@ -122,8 +126,11 @@ class OperatorPlan:
         return any(check.rejects(self.spec, values) for check in checks if isinstance(check, CheckRejectIf))
 
 
-def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
+def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) -> OperatorPlan:
+    """The operator's plan; `siblings`: every operator of its spec file (an operator may run another's kernel)."""
     problems: list[PlanProblem] = []
+    runs, found = runs_plan(spec, siblings)
+    problems += [PlanProblem(p.path, p.message, "invalid") for p in found]
     if len(spec.outputs) > 1 and spec.routing.aicpu:
         # one AI Core kernel writes every output; the AICPU kernel computes one (TODO(outputs))
         names = ", ".join(p.name for p in spec.outputs)
@@ -196,6 +203,7 @@ def plan_operator(spec: OpSpec, source: str) -> OperatorPlan:
         ),
         cpp_helpers=F.cpp_helpers([formula]),
         precision=measure_precision(spec, kernel),
+        runs=runs,
     )
 
 

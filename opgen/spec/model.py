@@ -330,11 +330,18 @@ class OpDefTensor(_Strict):
         "none for (the L0 op passes a null pointer), e.g. MishGrad's tanhx",
     )
     optional: bool = Field(False, description="ParamType OPTIONAL (default REQUIRED)")
+    read: bool = Field(
+        True,
+        description="false: an input ops-nn's kernel takes but never reads; its L0 op fills it with `param`, a "
+        "tensor another input carries (GeluGrad's y gets gradOutput, SwishGrad's y gets x)",
+    )
 
     @model_validator(mode="after")
     def _carried_or_optional(self) -> OpDefTensor:
         if self.param is None and not self.optional:
             raise FieldError("param", "name the API tensor it carries, or declare it 'optional: true' (passed null)")
+        if self.param is None and not self.read:
+            raise FieldError("read", "an unread input names the tensor the L0 op fills it with ('param')")
         return self
 
 
@@ -641,7 +648,19 @@ class Golden(_Strict):
     )
 
 
+class KernelRuns(_Strict):
+    """The API runs another operator's kernel, as ops-nn's op_api calls that OpType's L0 op (aclnnSilu runs Swish
+    with scale 1.0): no OpDef, tiling or kernel of its own is generated."""
+
+    type: CamelName = Field(description="the OpType whose kernel runs; another operator of this spec file")
+    attrs: dict[Identifier, bool | int | float | str] = Field(
+        default_factory=dict,
+        description="the value the op_api passes for each attribute of that OpType's L0 op, by its OpDef name",
+    )
+
+
 class Kernel(_Strict):
+    runs: KernelRuns | None = Field(None, description="run another operator's kernel instead of generating one")
     compute_in_float: list[DType] = Field(
         default_factory=lambda: [DType.BFLOAT16],
         description="dtypes the AI Core kernel upcasts to float (bf16 always where arithmetic lacks it)",

@@ -731,12 +731,20 @@ class _Checker:
                     what = "a tensor input" if key == "inputs" else "a computed output"
                     hint = suggest(entry.param, names)
                     self.report(path + ("param",), f"'{entry.param}' is not {what}{hint}", "undefined-name")
+                elif not entry.read:
+                    # the L0 op passes again a tensor it takes for an input the kernel reads
+                    if key == "outputs":
+                        self.report(path + ("read",), "an output is always written", "invalid")
+                    elif entry.param not in {e.param for e in entries if e.read}:
+                        message = f"an unread input repeats a tensor a read input carries; none carries '{entry.param}'"
+                        self.report(path + ("param",), message, "invalid")
                 elif entry.param in seen:
                     self.report(path + ("param",), f"'{entry.param}' is carried twice", "duplicate")
                 elif self.spec.param(entry.param).opdef_name is not None:
                     message = f"'{entry.param}' has an opdef_name; name it here only"
                     self.report(path + ("name",), message, "duplicate")
-                seen.add(entry.param)
+                if entry.read:
+                    seen.add(entry.param)
             if key == "outputs" and [e.param for e in entries] != [p.name for p in self.spec.outputs]:
                 order = ", ".join(p.name for p in self.spec.outputs)
                 self.report_key(("opdef", key), f"list every computed output, in order: {order}", "invalid")

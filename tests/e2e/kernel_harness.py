@@ -132,13 +132,13 @@ class KernelHarness:
         self.spec, self.workdir = spec, workdir
         op = spec.operator.file_stem  # the kernel entry and its files (a directory may hold several operators)
         opdef = opdef_plan(spec)
-        # the inputs the kernel reads, in the OpDef's (entry's) order; an optional one the API has none for is null
+        # the inputs the kernel reads, in the OpDef's (entry's) order; an optional one the API has none for is null,
+        # an unread one gets the tensor of the read input carrying its param (as the L0 op passes it)
         self.inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
         self.scalars = [a for a in opdef.attrs if a.kind == "Float" and a.param is not None]
-        read = iter(range(len(self.inputs)))
-        entry_args = [
-            f"inputs[{next(read)}]" if i.param is not None else "static_cast<uint8_t*>(nullptr)" for i in opdef.inputs
-        ]
+        slot = {str(i.param): n for n, i in enumerate(opdef.read_inputs)}
+        null = "static_cast<uint8_t*>(nullptr)"
+        entry_args = [f"inputs[{slot[i.param]}]" if i.param is not None else null for i in opdef.inputs]
         source = workdir / f"{op}_harness.cpp"
         scalar_lines = "\n".join(
             f"  tilingData->{a.param} = static_cast<float>(std::atof(argv[{8 + len(self.inputs) + i}]));"

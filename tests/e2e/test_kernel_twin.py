@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 from kernel_harness import KernelHarness
-from spec_list import GENERATED, every_operator
+from spec_list import GENERATED, kernel_operators
 
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.kernel_model import run_program_outputs
@@ -23,11 +23,11 @@ SOCS = ["ascend910b", "ascend910_93", "ascend950"]
 SIZES = [1, 31, 32, 33, 4096 + 3, 1_000_003]
 
 
-@pytest.fixture(scope="module", params=list(every_operator()))
+@pytest.fixture(scope="module", params=list(kernel_operators()))
 def harness(request, tmp_path_factory, twin_lib):
-    """One harness program per operator (every operator of a directory), run on every SoC."""
+    """One harness program per kernel (every operator of a directory with its own), run on every SoC."""
     op = request.param
-    return KernelHarness(every_operator()[op], twin_lib, tmp_path_factory.mktemp(op))
+    return KernelHarness(kernel_operators()[op], twin_lib, tmp_path_factory.mktemp(op))
 
 
 def _inputs(spec, dtype, size, rng):

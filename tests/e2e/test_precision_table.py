@@ -35,8 +35,9 @@ def _bits(values: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("spec_path,index", SPECS, ids=[f"{p.stem}-{i}" if i else p.stem for p, i in SPECS])
 def test_the_precision_table_is_the_twins_output(spec_path: Path, index: int) -> None:
     opgen_ops = pytest.importorskip("opgen_ops")
-    loaded = load_spec_documents(spec_path)[index]
-    plan = plan_loaded(loaded, loaded.source.file)
+    documents = load_spec_documents(spec_path)
+    loaded = documents[index]
+    plan = plan_loaded(loaded, loaded.source.file, documents)
     spec = plan.spec
     binding = getattr(opgen_ops, plan.bindings[0])
     assert plan.precision, "every operator documents its precision"

@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from spec_list import GENERATED, every_operator
+from spec_list import GENERATED, kernel_operators
 
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.tiling import plan_tiling_on, ub_bytes
@@ -54,9 +54,9 @@ def _queries(variant_count: int) -> list[tuple[int, int, int, int]]:
     return queries
 
 
-@pytest.mark.parametrize("op", list(every_operator()))
+@pytest.mark.parametrize("op", list(kernel_operators()))
 def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_lib):
-    spec = every_operator()[op]
+    spec = kernel_operators()[op]
     plan = kernel_plan(spec)
     source = tmp_path / "driver.cpp"
     source.write_text(

@@ -55,6 +55,30 @@ CASES = [
         "has an opdef_name; name it here only",
     ),
     Case(
+        "unread-input-repeats-a-read-tensor",
+        "swish_grad.yaml",
+        "{name: x, param: self}",
+        "{name: x, param: gradOutput}",
+        "{name: y, param: self, read: false}",
+        "an unread input repeats a tensor a read input carries; none carries 'self'",
+    ),
+    Case(
+        "unread-input-names-its-tensor",
+        "gelu_grad.yaml",
+        "{name: y, param: gradOutput, read: false}",
+        "{name: y, optional: true, read: false}",
+        "{name: y, optional: true, read: false}",
+        "names the tensor the L0 op fills it with",
+    ),
+    Case(
+        "read-input-carried-twice",
+        "gelu_grad.yaml",
+        "{name: y, param: gradOutput, read: false}",
+        "{name: y, param: gradOutput}",
+        "{name: y, param: gradOutput}",
+        "'gradOutput' is carried twice",
+    ),
+    Case(
         "outputs-in-order",
         "sigmoid_grad.yaml",
         "    - {name: z, param: gradInput}\n",
@@ -138,11 +162,17 @@ def test_l0_follows_the_opdef() -> None:
     assert "OP_ATTR(static_cast<float>(0.16666666666666666f), static_cast<float>(0.5f))" in hard_sigmoid
     log_sigmoid = _read("logsigmoid_grad", "op_api/logsigmoid_grad.cpp")
     assert "OP_INPUT(gradOutput, self)" in log_sigmoid  # the API's buffer is not passed
+    # an input the kernel does not read gets the tensor ops-nn's L0 op passes (GeluGrad's y: gradOutput)
+    assert "OP_INPUT(gradOutput, self, gradOutput)" in _read("gelu_grad", "op_api/gelu_grad.cpp")
+    assert "OP_INPUT(gradOutput, self, self)" in _read("swish_grad", "op_api/swish_grad.cpp")
 
 
 def test_kernel_entry_takes_every_opdef_input() -> None:
     kernel = _read("mish_grad", "op_kernel/mish_grad.cpp")
     assert "void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad," in kernel
     assert "(void)tanhx;" in kernel
+    gelu_grad = _read("gelu_grad", "op_kernel/gelu_grad.cpp")
+    assert "void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z," in gelu_grad
+    assert "(void)y;" in gelu_grad
     tiling = _read("gelu_v2", "op_host/gelu_v2_tiling.cpp")
     assert 'std::strcmp(approximate, "tanh") == 0' in tiling

@@ -28,7 +28,7 @@ const aclTensor* GeluGrad(const aclTensor* gradOutput, const aclTensor* self, ac
     auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(gradOutput)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out));
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluGrad, OP_INPUT(gradOutput, self, gradOutput), OP_OUTPUT(out));
         OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "GeluGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
                  return nullptr);
         return out;

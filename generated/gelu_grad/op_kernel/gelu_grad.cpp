@@ -186,9 +186,11 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace,
+                                                GM_ADDR tiling)
 {
     (void)workspace;
+    (void)y; // an input this kernel does not read
     REGISTER_TILING_DEFAULT(GeluGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(GeluGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(10)) {

@@ -198,7 +198,7 @@ extern "C" __global__ __aicore__ void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR
                                                 GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
-    (void)tanhx; // an optional input this kernel does not read
+    (void)tanhx; // an input this kernel does not read
     REGISTER_TILING_DEFAULT(MishGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(MishGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {

@@ -29,7 +29,7 @@ const aclTensor* SwishGrad(const aclTensor* gradOutput, const aclTensor* self, f
     auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(gradOutput)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SwishGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(out),
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SwishGrad, OP_INPUT(gradOutput, self, self), OP_OUTPUT(out),
                                                OP_ATTR(betaOptional));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SwishGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);

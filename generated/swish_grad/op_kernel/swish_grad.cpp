@@ -141,10 +141,11 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void swish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR grad_x, GM_ADDR workspace,
+extern "C" __global__ __aicore__ void swish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR y, GM_ADDR grad_x, GM_ADDR workspace,
                                                  GM_ADDR tiling)
 {
     (void)workspace;
+    (void)y; // an input this kernel does not read
     REGISTER_TILING_DEFAULT(SwishGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(SwishGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {
