@@ -28,7 +28,7 @@ DTYPES.update(INTEGERS)
 DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["BFLOAT16", "FLOAT16", "FLOAT", "INT8", "UINT8", "INT16"]
+INPUT_DTYPES = ["BFLOAT16", "FLOAT16", "FLOAT", "INT8", "UINT8", "INT16", "INT32", "INT64"]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
 OUT_DTYPES = {}
@@ -45,6 +45,8 @@ TOLERANCE = {
     "INT8": (0.0, 0.0, 0.0, ""),
     "UINT8": (0.0, 0.0, 0.0, ""),
     "INT16": (0.0, 0.0, 0.0, ""),
+    "INT32": (0.0, 0.0, 0.0, ""),
+    "INT64": (0.0, 0.0, 0.0, ""),
 }
 SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {"threshold": [0.0, 1.0, -0.5], "value": [0.0, 20.0, -1.5]}
@@ -294,7 +296,7 @@ ERROR_CASES = [
     ),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), scalar(1.0, "FLOAT"), scalar(-2.0, "FLOAT")], {}, tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "UINT16"), scalar(1.0, "FLOAT"), scalar(-2.0, "FLOAT")], {}, tensor((2, 3), "UINT16")),
         161002,
         "the dtype of self is not supported.",
     ),

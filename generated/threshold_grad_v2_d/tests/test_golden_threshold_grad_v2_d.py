@@ -28,7 +28,7 @@ DTYPES.update(INTEGERS)
 DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["FLOAT", "BFLOAT16", "FLOAT16", "INT8", "UINT8"]
+INPUT_DTYPES = ["FLOAT", "BFLOAT16", "FLOAT16", "INT8", "UINT8", "INT32"]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
 OUT_DTYPES = {}
@@ -43,6 +43,7 @@ TOLERANCE = {
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
     "INT8": (0.0, 0.0, 0.0, ""),
     "UINT8": (0.0, 0.0, 0.0, ""),
+    "INT32": (0.0, 0.0, 0.0, ""),
 }
 SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {"threshold": [0.0, 1.0, -0.5]}
@@ -293,7 +294,11 @@ ERROR_CASES = [
     ),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")], {}, tensor((2, 3), "FLOAT")),
+        lambda: (
+            [tensor((2, 3), "UINT16"), tensor((2, 3), "FLOAT"), scalar(1.0, "FLOAT")],
+            {},
+            tensor((2, 3), "FLOAT"),
+        ),
         161002,
         "the dtype of gradOutput or self is not supported.",
     ),
