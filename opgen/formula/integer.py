@@ -9,6 +9,7 @@ else (division, powers, math functions, fractional constants, inf/nan) is refuse
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,7 +34,8 @@ from .ir import (
     is_string,
     walk,
 )
-from .source_printer import COMPARE_SYMBOLS
+from .numpy_source import NUMPY
+from .source_printer import COMPARE_SYMBOLS, print_source
 from .symbols import SymbolKind
 
 _INTEGER_OPS = ("add", "sub", "mul", "min", "max")
@@ -179,3 +181,21 @@ def _numpy_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any], 
     if isinstance(node, Select):
         return np.where(operands[0], operands[1], operands[2]).astype(dtype)
     raise TypeError(f"not an integer formula node: {node!r}")
+
+
+# numpy source: integer literals, so that numpy keeps the arrays' integer dtype (a Python int is a weak scalar) and
+# its integer arithmetic wraps as the kernel's does.
+def _python_int(value: float) -> str:
+    return f"({int(value)})" if value < 0 else str(int(value))
+
+
+_NUMPY_INTEGER = replace(NUMPY, literal=_python_int)
+
+
+def to_numpy_integer(expr: Expr, names: Mapping[str, str] | None = None) -> str:
+    """Python source computing `expr` with numpy over integer arrays of one dtype (scalars Python ints inside its
+    range), every step in that dtype."""
+    problem = integer_problem(expr)
+    if problem is not None:
+        raise ValueError(f"not an integer formula: {problem}")
+    return print_source(expr, _NUMPY_INTEGER, names)
