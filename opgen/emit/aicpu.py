@@ -24,7 +24,9 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     double = DType.DOUBLE in routed
     integers = [d for d in routed if d.is_integral]
     path = f"op_kernel/aicpu/{op}_aicpu.cpp"
-    cases = [{"enum": ident(d.ge_enum.replace("ge::", "")), "function": code("Double")} for d in routed if not d.is_integral]
+    cases = [
+        {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code("Double")} for d in routed if not d.is_integral
+    ]
     cases += [
         {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code(f"Integer<{d.cpp_type}>")} for d in integers
     ]

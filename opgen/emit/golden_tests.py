@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from opgen import formula as F
 from opgen.emit.templating import render
+from opgen.formula.integer import to_numpy_integer
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
-from opgen.formula.integer import to_numpy_integer
 from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names
 from opgen.spec.model import Direction, OpSpec, ParamKind
 

@@ -9,8 +9,8 @@ else (division, powers, math functions, fractional constants, inf/nan) is refuse
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np

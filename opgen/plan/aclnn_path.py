@@ -2,8 +2,9 @@
 
 The path: inputs are cast (through float) to the promoted compute dtype and broadcast to out's shape;
 the AI Core kernel's lowered vector program runs on them (`opgen.plan.kernel_model`), or, for dtypes routed
-to AICPU, the formula is evaluated in double (in the integer itself, wrapping, for an integer dtype); scalars reach the kernel as float32 attributes; the
-result is cast to out's dtype. The generated op_api tests bake these values in as expectations.
+to AICPU, the formula is evaluated in double (in the integer itself, wrapping, for an integer dtype); scalars
+reach the kernel as float32 attributes; the result is cast to out's dtype. The generated op_api tests bake these
+values in as expectations.
 """
 
 from __future__ import annotations

@@ -13,12 +13,12 @@ import numpy as np
 
 from opgen import formula
 from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
+from opgen.formula.integer import integer_problem
 from opgen.spec import aten_form
 from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
-from opgen.formula.integer import integer_problem
 from opgen.spec.dtypes import AICORE_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols, kernel_formulas
 from opgen.spec.model import ATTR_KINDS, Direction, OpSpec, Param, ParamKind, ctype_base

@@ -141,3 +141,136 @@ def test_routed_integers_are_modelled_in_the_integer_itself():
     wrapped = [(int(a) + 2 * int(b) + 128) % 256 - 128 for a, b in zip(x, y, strict=True)]
     assert got.tolist() == [max(v, 0) for v in wrapped]
     assert got.tolist() != np.clip(np.maximum(x.astype(float) + 2 * y, 0), -128, 127).astype(np.int8).tolist()
+
+
+def test_the_docs_say_where_integer_results_are_truncated():
+    hard_sigmoid = plan_operator(_hard_sigmoid(), "specs/hard_sigmoid.yaml")
+    assert hard_sigmoid.kernel.variant(DType.INT32, {}).truncates
+    readme = render_docs(hard_sigmoid, "", "examples/x.cpp")["README.md"]
+    assert "self为INT32时，在FLOAT中计算，结果向零截断为INT32。" in readme
+    relu = plan_operator(_relu(), "specs/relu.yaml")  # INT8 through FLOAT16 is exact: nothing to say
+    assert not any(v.truncates for v in relu.kernel.variants)
+    assert "截断" not in render_docs(relu, "", "examples/x.cpp")["README.md"]
+
+
+def test_scalars_meet_an_integer_tensor_truncated_to_integers():
+    # ops-nn converts threshold and value to tensors of self's dtype (torch converts them too): -0.5 -> 0, -1.5 -> -1
+    spec = load_spec(ROOT / "specs" / "threshold.yaml").spec
+    x = np.array([-128, -1, 0, 1, 2, 127], np.int8)
+    scalars = {"threshold": -0.5, "value": -1.5}
+    want = np.where(x > 0, x, -1).astype(np.int8)
+    got = aclnn_output(spec, kernel_plan(spec), {"self": x}, {"self": DType.INT8}, scalars, DType.INT8)
+    assert got.tolist() == want.tolist()
+    reference = evaluate_reference(spec, {"self": x, **scalars}, None)
+    assert reference.tolist() == want.tolist()
+
+
+def test_a_float16_carrier_is_a_view_of_a_float_temporary_with_barriers_around_it():
+    spec = load_spec(ROOT / "specs" / "selu.yaml").spec
+    variant = kernel_plan(spec).variant(DType.INT8, {})
+    lines = compute_lines(variant)
+    first, barrier, second = lines[:3]
+    assert (
+        first.startswith("Cast(tmp") and ".template ReinterpretCast<half>(), selfLocal, RoundMode::CAST_NONE" in first
+    )
+    # the float Cast reads the half view: one UB region, so the V pipe must finish the first Cast
+    assert barrier == "PipeBarrier<PIPE_V>();" and "ReinterpretCast<half>(), RoundMode::CAST_NONE" in second
+    assert lines[-1].startswith("Cast(outLocal, tmp") and lines[-1].endswith("RoundMode::CAST_TRUNC, len);")
+
+
+def _add_relu():
+    return load_spec_documents(ROOT / "specs" / "relu.yaml")[1].spec
+
+
+def test_add_relu_int16_wraps_like_integer_arithmetic():
+    # Muls, Add and Maxs in int16 itself: an overflowing sum wraps before the relu, as the code's integer Add and
+    # torch's add do (numpy's int16 arithmetic is the independent model)
+    spec = _add_relu()
+    variant = kernel_plan(spec).variant(DType.INT16, {})
+    assert variant.compute is DType.INT16 and {i.api for i in variant.program.instrs} == {"Muls", "Add", "Maxs"}
+    info = np.iinfo(np.int16)
+    a = np.array([info.max, info.min, 100, -7, 3, 0], np.int16)
+    b = np.array([info.max, -1, -60, 2, -2, info.min], np.int16)
+    dtypes = {"self": DType.INT16, "other": DType.INT16}
+    got = aclnn_output(spec, kernel_plan(spec), {"self": a, "other": b}, dtypes, {"alpha": 2.9}, DType.INT16)
+    with np.errstate(over="ignore"):
+        want = np.maximum(a + np.int16(2) * b, np.int16(0))  # alpha reaches the kernel truncated to 2
+    assert got.tolist() == want.tolist()
+
+
+def test_alpha_must_cast_to_the_promoted_dtype():
+    spec = _add_relu()
+    row = next(i for i, r in enumerate(spec.errors) if r.check.kind == "scalars_castable")
+    integer = valid_call(spec, DType.INT32).args
+    assert integer["alpha"].dtype is DType.INT64 and first_failing_row(spec, integer) is None
+    floating_alpha = {**integer, "alpha": replace(integer["alpha"], dtype=DType.FLOAT, value=2.5)}
+    assert first_failing_row(spec, floating_alpha) == row  # torch and ops-nn refuse it too
+    mixed = {**floating_alpha, "other": replace(integer["other"], dtype=DType.FLOAT)}  # promotes to FLOAT
+    assert spec.errors[row].check.fails(spec, mixed, (), "ascend910b") is False
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(2.9, 2.0), (-2.9, -2.0), (-0.5, 0.0), (float("nan"), 0.0), (1e30, 9.2e18), (-1e30, -9.2e18)],
+)
+def test_scalars_for_integer_tensors_are_truncated_without_undefined_conversions(value, expected):
+    # the op_api's TruncatedToInteger and its model: a float-to-int64 conversion of NaN or of a value beyond int64
+    # would be undefined in C++
+    assert truncated_to_integer(value) == float(np.float32(expected))
+
+
+def _erfinv():
+    return load_spec(ROOT / "specs" / "erfinv.yaml").spec
+
+
+def test_integers_as_float_casts_integer_inputs_before_the_kernel():
+    # ops-nn's Erfinv: integer self is cast to FLOAT by the op_api; the kernel has no integer variant, the result is
+    # FLOAT, so out must be castable from FLOAT (an INT32 out is refused)
+    spec = _erfinv()
+    plan = kernel_plan(spec)
+    assert {v.storage for v in plan.variants} == {DType.FLOAT, DType.FLOAT16, DType.BFLOAT16}
+    x = np.array([-(2**31), -1, 0, 1, 2], np.int32)
+    got = aclnn_output(spec, plan, {"self": x}, {"self": DType.INT32}, {}, DType.FLOAT)
+    with np.errstate(invalid="ignore"):
+        want = np.array([np.nan, -np.inf, 0.0, np.inf, np.nan], np.float32)  # erfinv at and beyond +-1
+    np.testing.assert_array_equal(got, want)
+    call = valid_call(spec, DType.INT64)
+    assert call.args["out"].dtype is DType.FLOAT and first_failing_row(spec, call.args) is None
+    integer_out = {**call.args, "out": replace(call.args["out"], dtype=DType.INT64)}
+    row = next(i for i, r in enumerate(spec.errors) if r.check.kind == "castable")
+    assert first_failing_row(spec, integer_out) == row
+    readme = render_docs(plan_operator(spec, "specs/erfinv.yaml"), "", "examples/x.cpp")["README.md"]
+    assert "self为INT8、INT16、INT32、INT64、UINT8、BOOL时，先转换为FLOAT再计算，结果的数据类型为FLOAT。" in readme
+
+
+def test_integers_as_must_be_a_floating_ai_core_dtype():
+    text = (
+        (ROOT / "specs" / "erfinv.yaml").read_text(encoding="utf-8").replace("integers_as: FLOAT", "integers_as: INT32")
+    )
+    with pytest.raises(SpecError) as info:
+        check_spec_text(text, "specs/erfinv.yaml")
+    assert "INT32 is not a floating AI Core dtype" in str(info.value.diagnostics)
+
+
+def test_an_integer_input_counts_as_float_in_the_promotion():
+    # SoftplusBackward: FLOAT16 gradOutput with INT32 self computes in FLOAT (torch's promotion would say FLOAT16;
+    # ops-nn casts the integer self to FLOAT first), in the model and in the generated C++
+    spec = load_spec(ROOT / "specs" / "softplus_v2_grad.yaml").spec
+    assert compute_dtype(spec, {"gradOutput": DType.FLOAT16, "self": DType.INT32}) is DType.FLOAT
+    assert compute_dtype(spec, {"gradOutput": DType.FLOAT16, "self": DType.FLOAT16}) is DType.FLOAT16
+    cpp = cpp_result_dtype(spec, ["gradOutput", "self"])
+    assert (
+        cpp.startswith("PromoteType(") and "IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT" in cpp
+    )
+
+
+def test_scalars_meet_an_unsigned_tensor_wrapped_into_its_range():
+    # torch and ops-nn convert the scalar to self's dtype as C++ does: value -1 meets a UINT8 tensor as 255
+    spec = load_spec(ROOT / "specs" / "threshold.yaml").spec
+    x = np.array([0, 1, 2, 200, 255], np.uint8)
+    scalars = {"threshold": 1.0, "value": -1.5}
+    want = np.where(x > 1, x, 255).astype(np.uint8)
+    got = aclnn_output(spec, kernel_plan(spec), {"self": x}, {"self": DType.UINT8}, scalars, DType.UINT8)
+    assert got.tolist() == want.tolist()
+    assert evaluate_reference(spec, {"self": x, **scalars}, None).tolist() == want.tolist()
+    assert truncated_to_integer(-300.5, DType.INT8) == -44.0 and truncated_to_integer(-1.0, DType.UINT8) == 255.0
