@@ -1,12 +1,14 @@
-"""The AICPU kernel (op_kernel/aicpu/<op>_aicpu.cpp): the formula as plain C++ over double, for the
-dtypes the spec routes away from AI Core (DOUBLE)."""
+"""The AICPU kernel (op_kernel/aicpu/<op>_aicpu.cpp): the formula as plain C++ per element, for the dtypes the
+spec routes away from AI Core: DOUBLE in double, the integers in the integer dtype itself (wrapping)."""
 
 from __future__ import annotations
 
 from opgen import formula as F
 from opgen.emit.templating import render
+from opgen.formula.integer import CPP_INTEGER_HELPERS, to_cpp_integer
 from opgen.lang import code, ident
 from opgen.plan.operator import OperatorPlan
+from opgen.spec.dtypes import DType
 
 
 def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
@@ -18,8 +20,17 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
     attrs = [a for a in opdef.attrs if a.param is not None]  # those the formula reads (a fixed one is not)
     expr = operator.kernel_formula
-    names = {p.name: f"{p.name}Data[i]" for p in inputs}
+    routed = spec.routing.aicpu
+    double = DType.DOUBLE in routed
+    integers = [d for d in routed if d.is_integral]
     path = f"op_kernel/aicpu/{op}_aicpu.cpp"
+    cases = [
+        {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code("Double")} for d in routed if not d.is_integral
+    ]
+    cases += [
+        {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code(f"Integer<{d.cpp_type}>")} for d in integers
+    ]
+    integer_names = {p.name: f"{p.name}Data[i]" for p in inputs}
     return {
         path: render(
             "op/op_kernel/aicpu/aicpu.cpp.j2",
@@ -27,9 +38,22 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             spec_name,
             op_type=ident(spec.operator.type),
             inputs=[{"name": ident(p.name), "index": opdef.input_index(p.name)} for p in inputs],
-            attrs=attrs,
-            element_expr=code(F.to_cpp(expr, names)),
-            helpers=code(operator.cpp_helpers),
-            dtypes=[ident(d.ge_enum.replace("ge::", "")) for d in spec.routing.aicpu],
+            attrs=[
+                {
+                    "name": a.name,
+                    "param": a.param,
+                    "scalar": a.kind == "Float",
+                    "ctype": code("double" if a.kind == "Float" else "bool"),
+                }
+                for a in attrs
+            ],
+            double=double,
+            double_expr=code(F.to_cpp(expr, integer_names)) if double else code(""),
+            helpers=code(operator.cpp_helpers if double else ""),
+            integers=[ident(d.value) for d in integers],
+            integer_expr=code(to_cpp_integer(expr, integer_names)) if integers else code(""),
+            integer_helpers=code(CPP_INTEGER_HELPERS if integers else ""),
+            dtypes=[ident(d.ge_enum.replace("ge::", "")) for d in routed],
+            cases=cases,
         )
     }

@@ -258,6 +258,7 @@ def _constraints(spec: OpSpec, api_names: list[str], operator: OperatorPlan) -> 
         compute = next(v.compute for v in operator.kernel.variants if v.storage is dtype)
         name = markdown.text(spec.tensor_inputs[0].name)
         lines.append(code(f"- {name}为{dtype.value}时，在{compute.value}中计算，结果向零截断为{dtype.value}。"))
+    lines.extend(_aicpu_integer_constraints(spec))
     if spec.constraints.deterministic:
         lines.append(Code("- 确定性计算："))
         lines.extend(code(f"    - {name}默认确定性实现。") for name in api_names)
@@ -277,6 +278,32 @@ def _constraints(spec: OpSpec, api_names: list[str], operator: OperatorPlan) -> 
         lines.append(code(f"- 与PyTorch（torch.ops.aten.{markdown.text(compared)}）的差异："))
         lines.extend(
             code("    - " + " ".join(markdown.text(d.note).splitlines())) for d in spec.golden.differs_from_torch
+        )
+    return lines
+
+
+# Scalars reach the kernels as float attributes: integers are exact up to 2**24 in magnitude.
+_FLOAT_EXACT_BITS = 24
+
+
+def _aicpu_integer_constraints(spec: OpSpec) -> list[Code]:
+    """Integer dtypes the AICPU kernel computes in the integer itself: wrapping, and where a scalar may round."""
+    routed = [d for d in spec.routing.aicpu if d.is_integral]
+    if not routed:
+        return []
+    first = spec.tensor_inputs[0]
+    promoted = [first.name, *first.dtype.promote_with]
+    name = markdown.text(f"{'与'.join(promoted)}推导后的数据类型" if len(promoted) > 1 else first.name)
+    names = "、".join(d.value for d in routed)
+    lines = [code(f"- {name}为{names}时，由AICPU kernel在该整数类型中计算，溢出按位宽回绕（与PyTorch一致）。")]
+    scalars = [markdown.text(p.name) for p in spec.params if p.kind is ParamKind.SCALAR]
+    wide = [d.value for d in routed if d.itemsize * 8 > _FLOAT_EXACT_BITS]
+    if scalars and wide:
+        lines.append(
+            code(
+                f"- {name}为{'、'.join(wide)}时，{'、'.join(scalars)}以FLOAT属性传入kernel："
+                f"绝对值大于2^{_FLOAT_EXACT_BITS}的整数可能被舍入。"
+            )
         )
     return lines
 

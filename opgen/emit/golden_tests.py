@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from opgen import formula as F
 from opgen.emit.templating import render
+from opgen.formula.integer import to_numpy_integer
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
@@ -84,6 +85,9 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
     formula_names = reference_names(spec)
     reference = F.to_numpy(operator.kernel_formula, formula_names)
+    # dtypes the AICPU kernel computes in the integer itself: their reference too, wrapping (not float64)
+    integer_dtypes = [d.value for d in spec.routing.aicpu if d.is_integral]
+    integer_reference = to_numpy_integer(operator.kernel_formula, formula_names) if integer_dtypes else ""
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # several computed outputs: each compared with its own formula and its own element of aten's tuple
     computed = (
@@ -161,6 +165,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),
+        integer_reference=code(integer_reference),
+        integer_reference_dtypes=python.literal(integer_dtypes),
         computed=computed,
         reduces=bool(spec.formula.reduce),
         aten_args=aten_args,

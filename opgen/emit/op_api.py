@@ -98,7 +98,8 @@ _L0_CTYPES = {ParamKind.BOOL: Code("bool"), ParamKind.INT64: Code("int64_t"), Pa
 
 def _integer_scalars(spec: OpSpec) -> bool:
     """Whether scalar attributes can meet an integer compute dtype (they are then truncated on the host)."""
-    return any(d.is_integral for d in aicore_dtypes(spec)) and any(p.kind is ParamKind.SCALAR for p in spec.params)
+    kernel_dtypes = [*aicore_dtypes(spec), *spec.routing.aicpu]
+    return any(d.is_integral for d in kernel_dtypes) and any(p.kind is ParamKind.SCALAR for p in spec.params)
 
 
 def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:

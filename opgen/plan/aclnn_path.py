@@ -2,8 +2,9 @@
 
 The path: inputs are cast (through float) to the promoted compute dtype and broadcast to out's shape;
 the AI Core kernel's lowered vector program runs on them (`opgen.plan.kernel_model`), or, for dtypes routed
-to AICPU, the formula is evaluated in double; scalars reach the kernel as float32 attributes; the
-result is cast to out's dtype. The generated op_api tests bake these values in as expectations.
+to AICPU, the formula is evaluated in double (in the integer itself, wrapping, for an integer dtype); scalars
+reach the kernel as float32 attributes; the result is cast to out's dtype. The generated op_api tests bake these
+values in as expectations.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from opgen import formula as F
+from opgen.formula.integer import evaluate_integer
 from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.channel_broadcast import channel_sum
@@ -90,6 +92,9 @@ def aclnn_output(
         program = plan.variant(compute, flags, attributes).program
         outputs = run_program_outputs(program, flat, attributes)
         result = outputs[output if len(plan.outputs) > 1 else "out"]
+    elif compute.is_integral:  # AICPU, an integer: the formula in that integer, wrapping as the kernel does
+        expr = specialise(kernel_formula(spec), flags)
+        result = evaluate_integer(expr, {**flat, **attributes}, compute.numpy)
     else:  # AICPU: the formula in double, with the attributes as float32
         expr = specialise(kernel_formula(spec), flags)
         result = F.evaluate(expr, {**flat, **attributes})

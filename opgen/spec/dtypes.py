@@ -86,8 +86,10 @@ AICORE_DTYPES = (
     DType.INT16,
     DType.INT32,
 )
-# What the AICPU kernel takes: it computes the formula in double over double tensors.
-AICPU_DTYPES = (DType.DOUBLE,)
+# What the AICPU kernel takes: DOUBLE (the formula in double) and the signed integers and UINT8 (the formula in the
+# integer itself, wrapping; only for formulas with an exact integer meaning, `opgen.formula.integer`).
+AICPU_INTEGER_DTYPES = (DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64)
+AICPU_DTYPES = (DType.DOUBLE, *AICPU_INTEGER_DTYPES)
 
 _ACL_VALUE = {
     DType.FLOAT: 0,

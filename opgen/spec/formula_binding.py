@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from opgen import formula
+from opgen.formula.integer import evaluate_integer
 from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
 from opgen.spec.channel_broadcast import CHANNEL_SOURCE, REDUCE_SOURCE, channel_sum, channel_view
@@ -143,13 +144,15 @@ def evaluate_reference(
     output: str | None = None,
 ) -> np.ndarray:
     """The spec's numpy reference of `output` (default: the first computed one): float64 inside, rounded once to
-    `out_dtype` (None: float64 unrounded).
+    `out_dtype` (None: float64 unrounded); for integer inputs in a dtype the spec routes to the AICPU kernel, in that
+    integer itself, wrapping (None: that integer dtype).
 
     With integer tensors the scalar parameters are truncated to integers and wrapped into the tensors' promoted
     dtype first: torch and ops-nn (ConvertToTensor in self's dtype) both meet an integer tensor with the scalar in
     its dtype."""
     env = aligned_values(spec, values)
     kinds = [np.asarray(values[p.name]).dtype for p in spec.tensor_inputs if p.name in values]
+    integer = None
     if any(k.kind in "iu" for k in kinds):
         integer = np.result_type(*(k for k in kinds if k.kind in "iu"))
         for p in spec.params:
@@ -159,6 +162,11 @@ def evaluate_reference(
         env[var] = env[target]
     expr = parsed_formulas(spec)[output] if output is not None else parsed_formula(spec)
     reduced = reduction_of(spec, output) if output is not None else None
+    routed = [d.numpy for d in spec.routing.aicpu if d.is_integral]
+    if reduced is None and integer is not None and all(k.kind in "iu" for k in kinds) and integer in routed:
+        # the AICPU kernel computes this dtype in the integer itself: so does its reference, wrapping
+        result = evaluate_integer(expr, env, integer)
+        return result if out_dtype is None else result.astype(out_dtype)
     if reduced is None:
         return formula.evaluate(expr, env, out_dtype)
     of, like = reduced

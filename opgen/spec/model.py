@@ -134,7 +134,12 @@ class SocSupport(_Strict):
 
 
 class Routing(_Strict):
-    aicpu: list[DType] = Field(default_factory=list, description="dtypes run by the AICPU kernel (e.g. DOUBLE)")
+    aicpu: list[DType] = Field(
+        default_factory=list,
+        description="dtypes run by the AICPU kernel: DOUBLE (computed in double), INT8/UINT8/INT16/INT32/INT64 "
+        "(computed in the integer itself, wrapping; the formula may use only + - * min max, comparisons, where and "
+        "integral constants)",
+    )
 
 
 # ---------------------------------------------------------------------------------------------- params

@@ -13,12 +13,13 @@ import numpy as np
 
 from opgen import formula
 from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
+from opgen.formula.integer import integer_problem
 from opgen.spec import aten_form
 from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
-from opgen.spec.dtypes import AICORE_DTYPES, AICPU_DTYPES, DType
+from opgen.spec.dtypes import AICORE_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols, kernel_formulas
 from opgen.spec.model import ATTR_KINDS, Direction, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
@@ -258,12 +259,31 @@ class _Checker:
             elif dtype not in AICPU_DTYPES:
                 self.report(
                     ("routing", "aicpu", j),
-                    f"the AICPU kernel computes in double over {'/'.join(d.value for d in AICPU_DTYPES)} tensors, "
-                    f"not {dtype.value}",
+                    f"the AICPU kernel takes {'/'.join(d.value for d in AICPU_DTYPES)} tensors, not {dtype.value}",
                     "invalid",
                 )
+            elif dtype in AICPU_INTEGER_DTYPES:
+                self.check_integer_formula(j, dtype)
         for first in self.spec.tensor_inputs[:1]:  # the tensor whose dtype picks the kernel
             self.check_kernel_dtypes(first)
+
+    def check_integer_formula(self, index: int, dtype: DType) -> None:
+        """The AICPU kernel computes a routed integer dtype in the integer itself: the formula must mean the same
+        there (no division, powers, math functions or fractional constants)."""
+        try:
+            exprs = kernel_formulas(self.spec)
+        except (formula.FormulaError, KeyError, ValueError):
+            return  # check_formula reports the formula
+        for name, expr in exprs.items():
+            problem = integer_problem(expr)
+            if problem is not None:
+                self.report(
+                    ("routing", "aicpu", index),
+                    f"the AICPU kernel computes {dtype.value} in {dtype.value} itself, and {name}'s formula cannot "
+                    f"be: {problem} (allowed: + - * min max, comparisons, where, integral constants)",
+                    "invalid",
+                )
+                return
 
     def check_kernel_dtypes(self, first: Param) -> None:
         integers_as = self.spec.kernel.integers_as

@@ -70,3 +70,59 @@ def test_threshold_backward_on_small_integers_equals_torch(dtype, threshold):
     want = torch.ops.aten.threshold_backward(torch.from_numpy(grad), torch.from_numpy(x), int(threshold)).numpy()
     got = opgen_ops.threshold_backward(grad, x, threshold)
     assert got.dtype == dtype and got.tolist() == want.tolist()
+
+
+# The AICPU kernel's integer dtypes: computed in the integer itself, each step wrapping as ops-nn's integer
+# arithmetic and torch do (a float carrier would saturate INT8 sums and round INT32/INT64 above 2**24).
+
+
+def _wide_integers(dtype) -> np.ndarray:
+    """The dtype's extremes and small values, plus values a float32 carrier would round (above 2**24)."""
+    info = np.iinfo(dtype)
+    big = [2**24 + 1, -(2**24) - 1, 2**31 - 1, -(2**31), 2**53 + 1, -(2**53) - 3]
+    values = [int(v) for v in _integers(dtype)] + [v for v in big if info.min <= v <= info.max]
+    return np.array(values, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64])
+@pytest.mark.parametrize("alpha", [1, 2, -1, 3])
+def test_add_relu_on_aicpu_integers_wraps_as_torch(dtype, alpha):
+    x = _wide_integers(dtype)
+    rng = np.random.default_rng(len(x) + alpha)
+    y = np.concatenate([x[::-1], rng.permutation(x)])
+    x = np.concatenate([x, x])
+    want = torch.relu(torch.from_numpy(x) + alpha * torch.from_numpy(y)).numpy()
+    got = opgen_ops.add_relu(x, y, alpha)
+    assert got.dtype == dtype and got.tolist() == want.tolist()
+    inplace = x.copy()
+    opgen_ops.inplace_add_relu(inplace, y, alpha)
+    assert inplace.tolist() == want.tolist()
+
+
+def test_add_relu_promotes_int8_with_int64_onto_the_aicpu_kernel():
+    x = _wide_integers(np.int8)
+    y = _wide_integers(np.int64)[: len(x)]
+    want = torch.relu(torch.from_numpy(x) + torch.from_numpy(y)).numpy()
+    got = opgen_ops.add_relu(x, y, 1)
+    assert got.dtype == np.int64 and got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize(("threshold", "value"), [(0, 20), (1, 0), (100, -1), (-1, 7), (2.9, -2.5), (2**24, -(2**23))])
+def test_threshold_on_aicpu_integers_equals_torch(dtype, threshold, value):
+    x = _wide_integers(dtype)
+    want = torch.ops.aten.threshold(torch.from_numpy(x), int(threshold), int(value)).numpy()
+    got = opgen_ops.threshold(x, threshold, value)
+    assert got.dtype == dtype and got.tolist() == want.tolist()
+    inplace = x.copy()
+    opgen_ops.threshold_(inplace, threshold, value)
+    assert inplace.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("threshold", [0, -0.5, 1, 2.5, -1, 2**24])
+def test_threshold_backward_on_int32_equals_torch(threshold):
+    x = _wide_integers(np.int32)
+    grad = x[::-1].copy()
+    want = torch.ops.aten.threshold_backward(torch.from_numpy(grad), torch.from_numpy(x), int(threshold)).numpy()
+    got = opgen_ops.threshold_backward(grad, x, threshold)
+    assert got.dtype == np.int32 and got.tolist() == want.tolist()

@@ -109,14 +109,38 @@ def _hard_sigmoid_text(dtypes: str, extra: str = "") -> str:
 
 def test_int64_is_refused_without_a_kernel_to_run_it():
     # A2/A3 have no int64 vector arithmetic and the kernel source is one for every SoC; the AICPU kernel computes
-    # in double over double tensors, so routing INT64 there is refused too
+    # INT64 in int64 itself, which hard_sigmoid's division cannot be, so routing INT64 there is refused too, at the
+    # routed dtype's line
     with pytest.raises(SpecError) as info:
         check_spec_text(_hard_sigmoid_text("FLOAT, INT32, INT64"), "specs/hard_sigmoid.yaml")
     assert "INT64 has no AI Core kernel" in str(info.value.diagnostics)
     routed = _hard_sigmoid_text("FLOAT, INT32, INT64", "routing: {aicpu: [INT64]}\n\n")
     with pytest.raises(SpecError) as info:
         check_spec_text(routed, "specs/hard_sigmoid.yaml")
-    assert "the AICPU kernel computes in double over DOUBLE tensors, not INT64" in str(info.value.diagnostics)
+    (problem,) = [d for d in info.value.diagnostics if d.path == ("routing", "aicpu", 0)]
+    assert "'/' has no exact integer meaning" in problem.message
+    assert str(problem).startswith("specs/hard_sigmoid.yaml:")
+
+
+def test_uint16_is_not_an_aicpu_dtype():
+    routed = _hard_sigmoid_text("FLOAT, INT32, UINT16", "routing: {aicpu: [UINT16]}\n\n")
+    with pytest.raises(SpecError) as info:
+        check_spec_text(routed, "specs/hard_sigmoid.yaml")
+    assert "the AICPU kernel takes DOUBLE/INT8/UINT8/INT16/INT32/INT64 tensors, not UINT16" in str(
+        info.value.diagnostics
+    )
+
+
+def test_routed_integers_are_modelled_in_the_integer_itself():
+    # AddRelu INT8 on the AICPU kernel: the sum wraps modulo 2**8 before the relu (127 + 2 * 1 is -127, so 0), where a
+    # float model would give 129 saturated to 127
+    spec = load_spec_documents(ROOT / "specs" / "relu.yaml")[1].spec
+    x, y = np.array([127, -128, 100, 3], np.int8), np.array([1, -1, 14, -1], np.int8)
+    dtypes = {"self": DType.INT8, "other": DType.INT8}
+    got = aclnn_output(spec, kernel_plan(spec), {"self": x, "other": y}, dtypes, {"alpha": 2.0}, DType.INT8)
+    wrapped = [(int(a) + 2 * int(b) + 128) % 256 - 128 for a, b in zip(x, y, strict=True)]
+    assert got.tolist() == [max(v, 0) for v in wrapped]
+    assert got.tolist() != np.clip(np.maximum(x.astype(float) + 2 * y, 0), -128, 127).astype(np.int8).tolist()
 
 
 def test_the_docs_say_where_integer_results_are_truncated():

@@ -1095,10 +1095,10 @@ def add_relu(self, other, alpha=1.0, *, out=None):
         out = max(self + alpha * other, 0)
 
     Args:
-        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
-        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
+        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16, INT32, INT64)
+        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16, INT32, INT64)
         alpha: 表示other的系数，公式中的alpha。 (scalar; dtypes: -)
-        out: 表示AddRelu的输出，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
+        out: 表示AddRelu的输出，公式中的out。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16, INT32, INT64)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、other、alpha或out是空指针。
@@ -1129,8 +1129,8 @@ def inplace_add_relu(
         out = max(self + alpha * other, 0)
 
     Args:
-        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
-        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT16, INT32)
+        self: 表示相加的第一个输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16, INT32, INT64)
+        other: 表示相加的第二个输入，公式中的other。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16, INT32, INT64)
         alpha: 表示other的系数，公式中的alpha。 (scalar; dtypes: -)
 
     Raises:
@@ -1558,10 +1558,10 @@ def threshold(self, threshold, value, *, out=None):
         out = where(self > threshold, self, value)
 
     Args:
-        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16, INT32, INT64)
         threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
         value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
-        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
+        out: 表示Threshold的输出。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16, INT32, INT64)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、threshold、value或out是空指针。
@@ -1595,7 +1595,7 @@ def threshold_(
         out = where(self > threshold, self, value)
 
     Args:
-        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16)
+        self: 表示Threshold的输入，公式中的self。 (tensor; dtypes: BFLOAT16, FLOAT16, FLOAT, INT8, UINT8, INT16, INT32, INT64)
         threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
         value: 表示self不大于threshold时的输出值，公式中的value。 (scalar; dtypes: BFLOAT16, FLOAT16, FLOAT)
 
@@ -1620,10 +1620,10 @@ def threshold_backward(grad_output, self, threshold, *, out=None):
         out = where(self > threshold, gradOutput, 0)
 
     Args:
-        grad_output: 表示反向传播过程中上一步输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
-        self: 表示正向的输入，公式中的self。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
-        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
-        out: 表示计算得到的梯度，公式中的out。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8)
+        grad_output: 表示反向传播过程中上一步输出的梯度，公式中的gradOutput。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8, INT32)
+        self: 表示正向的输入，公式中的self。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8, INT32)
+        threshold: 表示阈值，公式中的threshold。 (scalar; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8, INT32)
+        out: 表示计算得到的梯度，公式中的out。 (tensor; dtypes: FLOAT, BFLOAT16, FLOAT16, INT8, UINT8, INT32)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、self、threshold或out是空指针（ops-nn代码也校验threshold和out，文档只列出gradOutput和self）。

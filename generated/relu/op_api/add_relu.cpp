@@ -8,6 +8,7 @@
 #include "opdev/op_executor.h"
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
+#include "opdev/aicpu/aicpu_task.h"
 
 using namespace op;
 
@@ -34,8 +35,11 @@ const aclTensor* AddRelu(const aclTensor* self, const aclTensor* other, float al
                  return nullptr);
         return out;
     }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "AddRelu has no kernel for dtype %s.",
-            op::ToString(self->GetDataType()).GetString());
-    return nullptr;
+    static internal::AicpuTaskSpace space("AddRelu");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(AddRelu, OP_ATTR_NAMES({"alpha"}), OP_INPUT(self, other), OP_OUTPUT(out),
+                                          OP_ATTR(alpha));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "AddRelu ADD_TO_LAUNCHER_LIST_AICPU failed."),
+             return nullptr);
+    return out;
 }
 } // namespace l0op

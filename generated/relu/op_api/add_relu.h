@@ -6,7 +6,7 @@
 
 namespace l0op {
 // Runs AddRelu on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
-// op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32.
+// op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32, AICPU otherwise.
 const aclTensor* AddRelu(const aclTensor* self, const aclTensor* other, float alpha, aclOpExecutor* executor);
 } // namespace l0op
 

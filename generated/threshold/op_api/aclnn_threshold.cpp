@@ -48,12 +48,12 @@ static float ScalarInIntegerDtype(const float value, const op::DataType dtype)
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16,  op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_FLOAT, op::DataType::DT_INT8,
-                                                                op::DataType::DT_UINT8, op::DataType::DT_INT16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
-                                                                 op::DataType::DT_INT8, op::DataType::DT_UINT8,
-                                                                 op::DataType::DT_INT16};
+static const std::initializer_list<op::DataType> kSelfDtypes = {
+    op::DataType::DT_BF16,  op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8,
+    op::DataType::DT_UINT8, op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
+static const std::initializer_list<op::DataType> kSelfDtypes1 = {
+    op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8, op::DataType::DT_UINT8,
+    op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& SelfDtypes()

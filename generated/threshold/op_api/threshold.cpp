@@ -8,6 +8,7 @@
 #include "opdev/op_executor.h"
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
+#include "opdev/aicpu/aicpu_task.h"
 
 using namespace op;
 
@@ -34,8 +35,11 @@ const aclTensor* Threshold(const aclTensor* self, float threshold, float value, 
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Threshold ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;
     }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Threshold has no kernel for dtype %s.",
-            op::ToString(self->GetDataType()).GetString());
-    return nullptr;
+    static internal::AicpuTaskSpace space("Threshold");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(Threshold, OP_ATTR_NAMES({"threshold", "value"}), OP_INPUT(self),
+                                          OP_OUTPUT(out), OP_ATTR(threshold, value));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Threshold ADD_TO_LAUNCHER_LIST_AICPU failed."),
+             return nullptr);
+    return out;
 }
 } // namespace l0op

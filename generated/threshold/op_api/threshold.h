@@ -7,7 +7,7 @@
 namespace l0op {
 // Runs Threshold on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
 // op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8, op::DataType::DT_UINT8,
-// op::DataType::DT_INT16.
+// op::DataType::DT_INT16, AICPU otherwise.
 const aclTensor* Threshold(const aclTensor* self, float threshold, float value, aclOpExecutor* executor);
 } // namespace l0op
 

@@ -28,7 +28,7 @@ DTYPES.update(INTEGERS)
 DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["BFLOAT16", "FLOAT16", "FLOAT", "INT8", "UINT8", "INT16"]
+INPUT_DTYPES = ["BFLOAT16", "FLOAT16", "FLOAT", "INT8", "UINT8", "INT16", "INT32", "INT64"]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
 OUT_DTYPES = {}
@@ -45,6 +45,8 @@ TOLERANCE = {
     "INT8": (0.0, 0.0, 0.0, ""),
     "UINT8": (0.0, 0.0, 0.0, ""),
     "INT16": (0.0, 0.0, 0.0, ""),
+    "INT32": (0.0, 0.0, 0.0, ""),
+    "INT64": (0.0, 0.0, 0.0, ""),
 }
 SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {"threshold": [0.0, 1.0, -0.5], "value": [0.0, 20.0, -1.5]}
@@ -60,6 +62,20 @@ def reference(
     value,
 ):
     """The spec's formula in float64."""
+    with np.errstate(all="ignore"):
+        return np.where(self > threshold, self, value)
+
+
+# dtypes the AICPU kernel computes in the integer itself (routing.aicpu): their reference is computed so too
+INTEGER_REFERENCE = ["INT32", "INT64"]
+
+
+def reference_in_integer(
+    self,
+    threshold,
+    value,
+):
+    """The spec's formula in the inputs' integer dtype, every step wrapping as the kernel's does."""
     with np.errstate(all="ignore"):
         return np.where(self > threshold, self, value)
 
@@ -215,7 +231,10 @@ def check_case(dtype, shape, scalars):
     got = opgen_ops.threshold(*call_args, **call_kwargs)
     wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in ref_args]
     out_dtype = OUT_DTYPES.get(dtype, dtype)
-    want = to_dtype(reference(*wide, **ref_kwargs), out_dtype)
+    if dtype in INTEGER_REFERENCE:
+        want = np.asarray(reference_in_integer(*ref_args, **ref_kwargs)).astype(DTYPES[out_dtype])
+    else:
+        want = to_dtype(reference(*wide, **ref_kwargs), out_dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert_meets_standard(got, want, dtype, "vs the spec reference")
     if torch is not None:
@@ -294,7 +313,7 @@ ERROR_CASES = [
     ),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), scalar(1.0, "FLOAT"), scalar(-2.0, "FLOAT")], {}, tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "UINT16"), scalar(1.0, "FLOAT"), scalar(-2.0, "FLOAT")], {}, tensor((2, 3), "UINT16")),
         161002,
         "the dtype of self is not supported.",
     ),

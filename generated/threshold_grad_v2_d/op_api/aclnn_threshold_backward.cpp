@@ -49,11 +49,12 @@ static float ScalarInIntegerDtype(const float value, const op::DataType dtype)
     }
 }
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_BF16,
+static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT,   op::DataType::DT_BF16,
                                                                       op::DataType::DT_FLOAT16, op::DataType::DT_INT8,
-                                                                      op::DataType::DT_UINT8};
+                                                                      op::DataType::DT_UINT8,   op::DataType::DT_INT32};
 static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                       op::DataType::DT_INT8, op::DataType::DT_UINT8};
+                                                                       op::DataType::DT_INT8, op::DataType::DT_UINT8,
+                                                                       op::DataType::DT_INT32};
 
 // gradOutput: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& GradOutputDtypes()
@@ -72,11 +73,12 @@ static const std::initializer_list<op::DataType>& GradOutputDtypes()
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_BF16,
+static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT,   op::DataType::DT_BF16,
                                                                 op::DataType::DT_FLOAT16, op::DataType::DT_INT8,
-                                                                op::DataType::DT_UINT8};
+                                                                op::DataType::DT_UINT8,   op::DataType::DT_INT32};
 static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                 op::DataType::DT_INT8, op::DataType::DT_UINT8};
+                                                                 op::DataType::DT_INT8, op::DataType::DT_UINT8,
+                                                                 op::DataType::DT_INT32};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& SelfDtypes()

@@ -8,6 +8,7 @@
 #include "opdev/op_executor.h"
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
+#include "opdev/aicpu/aicpu_task.h"
 
 using namespace op;
 
@@ -37,8 +38,11 @@ const aclTensor* ThresholdGradV2D(const aclTensor* gradOutput, const aclTensor* 
                  return nullptr);
         return out;
     }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "ThresholdGradV2D has no kernel for dtype %s.",
-            op::ToString(gradOutput->GetDataType()).GetString());
-    return nullptr;
+    static internal::AicpuTaskSpace space("ThresholdGradV2D");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(ThresholdGradV2D, OP_ATTR_NAMES({"threshold"}), OP_INPUT(gradOutput, self),
+                                          OP_OUTPUT(out), OP_ATTR(threshold));
+    OP_CHECK(ret == ACLNN_SUCCESS,
+             OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "ThresholdGradV2D ADD_TO_LAUNCHER_LIST_AICPU failed."), return nullptr);
+    return out;
 }
 } // namespace l0op

@@ -6,7 +6,7 @@
 
 namespace l0op {
 // Runs ThresholdGradV2D on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
-// op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_INT8, op::DataType::DT_UINT8.
+// op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_INT8, op::DataType::DT_UINT8, AICPU otherwise.
 const aclTensor* ThresholdGradV2D(const aclTensor* gradOutput, const aclTensor* self, float threshold,
                                   aclOpExecutor* executor);
 } // namespace l0op

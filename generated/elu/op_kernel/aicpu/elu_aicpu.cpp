@@ -7,10 +7,24 @@
 
 namespace {
 const char* const kElu = "Elu";
+
+// DOUBLE: the spec's formula per element in double.
+uint32_t ComputeEluDouble(const aicpu::Tensor* self, aicpu::Tensor* out, const double alpha, const double scale,
+                          const double inputScale)
+{
+    const double* selfData = static_cast<const double*>(self->GetData());
+    double* outData = static_cast<double*>(out->GetData());
+    const int64_t count = out->NumElements();
+    for (int64_t i = 0; i < count; ++i) {
+        outData[i] = ((selfData[i] > 0.0) ? (scale * selfData[i]) :
+                                            ((alpha * scale) * std::expm1(selfData[i] * inputScale)));
+    }
+    return aicpu::KERNEL_STATUS_OK;
+}
 } // namespace
 
 namespace aicpu {
-// Elu for DT_DOUBLE: the spec's formula evaluated per element in double.
+// Elu for DT_DOUBLE, the dtypes the op_api routes away from AI Core.
 class EluCpuKernel : public CpuKernel {
 public:
     uint32_t Compute(CpuKernelContext& ctx) override
@@ -20,7 +34,8 @@ public:
         if (self == nullptr || out == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        if (out->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
+        const DataType dtype = out->GetDataType();
+        if (self->GetDataType() != dtype) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
         AttrValue* alphaAttr = ctx.GetAttr("alpha");
@@ -38,14 +53,12 @@ public:
             return KERNEL_STATUS_PARAM_INVALID;
         }
         const double inputScale = static_cast<double>(inputScaleAttr->GetFloat());
-        const double* selfData = static_cast<const double*>(self->GetData());
-        double* outData = static_cast<double*>(out->GetData());
-        const int64_t count = out->NumElements();
-        for (int64_t i = 0; i < count; ++i) {
-            outData[i] = ((selfData[i] > 0.0) ? (scale * selfData[i]) :
-                                                ((alpha * scale) * std::expm1(selfData[i] * inputScale)));
+        switch (dtype) {
+            case DT_DOUBLE:
+                return ComputeEluDouble(self, out, alpha, scale, inputScale);
+            default:
+                return KERNEL_STATUS_PARAM_INVALID;
         }
-        return KERNEL_STATUS_OK;
     }
 };
 

@@ -7,10 +7,22 @@
 
 namespace {
 const char* const kLeakyRelu = "LeakyRelu";
+
+// DOUBLE: the spec's formula per element in double.
+uint32_t ComputeLeakyReluDouble(const aicpu::Tensor* self, aicpu::Tensor* out, const double negativeSlope)
+{
+    const double* selfData = static_cast<const double*>(self->GetData());
+    double* outData = static_cast<double*>(out->GetData());
+    const int64_t count = out->NumElements();
+    for (int64_t i = 0; i < count; ++i) {
+        outData[i] = ((selfData[i] > 0.0) ? selfData[i] : (selfData[i] * negativeSlope));
+    }
+    return aicpu::KERNEL_STATUS_OK;
+}
 } // namespace
 
 namespace aicpu {
-// LeakyRelu for DT_DOUBLE: the spec's formula evaluated per element in double.
+// LeakyRelu for DT_DOUBLE, the dtypes the op_api routes away from AI Core.
 class LeakyReluCpuKernel : public CpuKernel {
 public:
     uint32_t Compute(CpuKernelContext& ctx) override
@@ -20,7 +32,8 @@ public:
         if (self == nullptr || out == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        if (out->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
+        const DataType dtype = out->GetDataType();
+        if (self->GetDataType() != dtype) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
         AttrValue* negativeSlopeAttr = ctx.GetAttr("negative_slope");
@@ -28,13 +41,12 @@ public:
             return KERNEL_STATUS_PARAM_INVALID;
         }
         const double negativeSlope = static_cast<double>(negativeSlopeAttr->GetFloat());
-        const double* selfData = static_cast<const double*>(self->GetData());
-        double* outData = static_cast<double*>(out->GetData());
-        const int64_t count = out->NumElements();
-        for (int64_t i = 0; i < count; ++i) {
-            outData[i] = ((selfData[i] > 0.0) ? selfData[i] : (selfData[i] * negativeSlope));
+        switch (dtype) {
+            case DT_DOUBLE:
+                return ComputeLeakyReluDouble(self, out, negativeSlope);
+            default:
+                return KERNEL_STATUS_PARAM_INVALID;
         }
-        return KERNEL_STATUS_OK;
     }
 };
 

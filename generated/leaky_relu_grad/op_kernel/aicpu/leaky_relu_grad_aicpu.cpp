@@ -7,10 +7,24 @@
 
 namespace {
 const char* const kLeakyReluGrad = "LeakyReluGrad";
+
+// DOUBLE: the spec's formula per element in double.
+uint32_t ComputeLeakyReluGradDouble(const aicpu::Tensor* gradOutput, const aicpu::Tensor* self, aicpu::Tensor* out,
+                                    const double negativeSlope)
+{
+    const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
+    const double* selfData = static_cast<const double*>(self->GetData());
+    double* outData = static_cast<double*>(out->GetData());
+    const int64_t count = out->NumElements();
+    for (int64_t i = 0; i < count; ++i) {
+        outData[i] = ((selfData[i] > 0.0) ? gradOutputData[i] : (gradOutputData[i] * negativeSlope));
+    }
+    return aicpu::KERNEL_STATUS_OK;
+}
 } // namespace
 
 namespace aicpu {
-// LeakyReluGrad for DT_DOUBLE: the spec's formula evaluated per element in double.
+// LeakyReluGrad for DT_DOUBLE, the dtypes the op_api routes away from AI Core.
 class LeakyReluGradCpuKernel : public CpuKernel {
 public:
     uint32_t Compute(CpuKernelContext& ctx) override
@@ -21,8 +35,8 @@ public:
         if (gradOutput == nullptr || self == nullptr || out == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        if (out->GetDataType() != DT_DOUBLE || gradOutput->GetDataType() != DT_DOUBLE ||
-            self->GetDataType() != DT_DOUBLE) {
+        const DataType dtype = out->GetDataType();
+        if (gradOutput->GetDataType() != dtype || self->GetDataType() != dtype) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
         AttrValue* negativeSlopeAttr = ctx.GetAttr("negative_slope");
@@ -30,14 +44,12 @@ public:
             return KERNEL_STATUS_PARAM_INVALID;
         }
         const double negativeSlope = static_cast<double>(negativeSlopeAttr->GetFloat());
-        const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
-        const double* selfData = static_cast<const double*>(self->GetData());
-        double* outData = static_cast<double*>(out->GetData());
-        const int64_t count = out->NumElements();
-        for (int64_t i = 0; i < count; ++i) {
-            outData[i] = ((selfData[i] > 0.0) ? gradOutputData[i] : (gradOutputData[i] * negativeSlope));
+        switch (dtype) {
+            case DT_DOUBLE:
+                return ComputeLeakyReluGradDouble(gradOutput, self, out, negativeSlope);
+            default:
+                return KERNEL_STATUS_PARAM_INVALID;
         }
-        return KERNEL_STATUS_OK;
     }
 };
 

@@ -7,10 +7,22 @@
 
 namespace {
 const char* const kSigmoid = "Sigmoid";
+
+// DOUBLE: the spec's formula per element in double.
+uint32_t ComputeSigmoidDouble(const aicpu::Tensor* self, aicpu::Tensor* out)
+{
+    const double* selfData = static_cast<const double*>(self->GetData());
+    double* outData = static_cast<double*>(out->GetData());
+    const int64_t count = out->NumElements();
+    for (int64_t i = 0; i < count; ++i) {
+        outData[i] = (1.0 / (1.0 + std::exp(-(selfData[i]))));
+    }
+    return aicpu::KERNEL_STATUS_OK;
+}
 } // namespace
 
 namespace aicpu {
-// Sigmoid for DT_DOUBLE: the spec's formula evaluated per element in double.
+// Sigmoid for DT_DOUBLE, the dtypes the op_api routes away from AI Core.
 class SigmoidCpuKernel : public CpuKernel {
 public:
     uint32_t Compute(CpuKernelContext& ctx) override
@@ -20,16 +32,16 @@ public:
         if (self == nullptr || out == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        if (out->GetDataType() != DT_DOUBLE || self->GetDataType() != DT_DOUBLE) {
+        const DataType dtype = out->GetDataType();
+        if (self->GetDataType() != dtype) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        const double* selfData = static_cast<const double*>(self->GetData());
-        double* outData = static_cast<double*>(out->GetData());
-        const int64_t count = out->NumElements();
-        for (int64_t i = 0; i < count; ++i) {
-            outData[i] = (1.0 / (1.0 + std::exp(-(selfData[i]))));
+        switch (dtype) {
+            case DT_DOUBLE:
+                return ComputeSigmoidDouble(self, out);
+            default:
+                return KERNEL_STATUS_PARAM_INVALID;
         }
-        return KERNEL_STATUS_OK;
     }
 };
 

@@ -7,10 +7,23 @@
 
 namespace {
 const char* const kSigmoidGrad = "SigmoidGrad";
+
+// DOUBLE: the spec's formula per element in double.
+uint32_t ComputeSigmoidGradDouble(const aicpu::Tensor* output, const aicpu::Tensor* gradOutput, aicpu::Tensor* out)
+{
+    const double* outputData = static_cast<const double*>(output->GetData());
+    const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
+    double* outData = static_cast<double*>(out->GetData());
+    const int64_t count = out->NumElements();
+    for (int64_t i = 0; i < count; ++i) {
+        outData[i] = ((gradOutputData[i] * outputData[i]) * (1.0 - outputData[i]));
+    }
+    return aicpu::KERNEL_STATUS_OK;
+}
 } // namespace
 
 namespace aicpu {
-// SigmoidGrad for DT_DOUBLE: the spec's formula evaluated per element in double.
+// SigmoidGrad for DT_DOUBLE, the dtypes the op_api routes away from AI Core.
 class SigmoidGradCpuKernel : public CpuKernel {
 public:
     uint32_t Compute(CpuKernelContext& ctx) override
@@ -21,18 +34,16 @@ public:
         if (output == nullptr || gradOutput == nullptr || out == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        if (out->GetDataType() != DT_DOUBLE || output->GetDataType() != DT_DOUBLE ||
-            gradOutput->GetDataType() != DT_DOUBLE) {
+        const DataType dtype = out->GetDataType();
+        if (output->GetDataType() != dtype || gradOutput->GetDataType() != dtype) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        const double* outputData = static_cast<const double*>(output->GetData());
-        const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
-        double* outData = static_cast<double*>(out->GetData());
-        const int64_t count = out->NumElements();
-        for (int64_t i = 0; i < count; ++i) {
-            outData[i] = ((gradOutputData[i] * outputData[i]) * (1.0 - outputData[i]));
+        switch (dtype) {
+            case DT_DOUBLE:
+                return ComputeSigmoidGradDouble(output, gradOutput, out);
+            default:
+                return KERNEL_STATUS_PARAM_INVALID;
         }
-        return KERNEL_STATUS_OK;
     }
 };
 

@@ -7,10 +7,26 @@
 
 namespace {
 const char* const kSoftplusV2Grad = "SoftplusV2Grad";
+
+// DOUBLE: the spec's formula per element in double.
+uint32_t ComputeSoftplusV2GradDouble(const aicpu::Tensor* gradOutput, const aicpu::Tensor* self, aicpu::Tensor* out,
+                                     const double beta, const double threshold)
+{
+    const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
+    const double* selfData = static_cast<const double*>(self->GetData());
+    double* outData = static_cast<double*>(out->GetData());
+    const int64_t count = out->NumElements();
+    for (int64_t i = 0; i < count; ++i) {
+        outData[i] = (((beta * selfData[i]) > threshold) ?
+                          gradOutputData[i] :
+                          (gradOutputData[i] * (1.0 / (1.0 + std::exp(-(beta * selfData[i]))))));
+    }
+    return aicpu::KERNEL_STATUS_OK;
+}
 } // namespace
 
 namespace aicpu {
-// SoftplusV2Grad for DT_DOUBLE: the spec's formula evaluated per element in double.
+// SoftplusV2Grad for DT_DOUBLE, the dtypes the op_api routes away from AI Core.
 class SoftplusV2GradCpuKernel : public CpuKernel {
 public:
     uint32_t Compute(CpuKernelContext& ctx) override
@@ -21,8 +37,8 @@ public:
         if (gradOutput == nullptr || self == nullptr || out == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        if (out->GetDataType() != DT_DOUBLE || gradOutput->GetDataType() != DT_DOUBLE ||
-            self->GetDataType() != DT_DOUBLE) {
+        const DataType dtype = out->GetDataType();
+        if (gradOutput->GetDataType() != dtype || self->GetDataType() != dtype) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
         AttrValue* betaAttr = ctx.GetAttr("beta");
@@ -35,16 +51,12 @@ public:
             return KERNEL_STATUS_PARAM_INVALID;
         }
         const double threshold = static_cast<double>(thresholdAttr->GetFloat());
-        const double* gradOutputData = static_cast<const double*>(gradOutput->GetData());
-        const double* selfData = static_cast<const double*>(self->GetData());
-        double* outData = static_cast<double*>(out->GetData());
-        const int64_t count = out->NumElements();
-        for (int64_t i = 0; i < count; ++i) {
-            outData[i] = (((beta * selfData[i]) > threshold) ?
-                              gradOutputData[i] :
-                              (gradOutputData[i] * (1.0 / (1.0 + std::exp(-(beta * selfData[i]))))));
+        switch (dtype) {
+            case DT_DOUBLE:
+                return ComputeSoftplusV2GradDouble(gradOutput, self, out, beta, threshold);
+            default:
+                return KERNEL_STATUS_PARAM_INVALID;
         }
-        return KERNEL_STATUS_OK;
     }
 };
 

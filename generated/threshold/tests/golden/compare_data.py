@@ -21,6 +21,8 @@ TOLERANCE = {
     "INT8": (0.0, 0.0, 0.0, ""),
     "UINT8": (0.0, 0.0, 0.0, ""),
     "INT16": (0.0, 0.0, 0.0, ""),
+    "INT32": (0.0, 0.0, 0.0, ""),
+    "INT64": (0.0, 0.0, 0.0, ""),
 }
 STORAGE = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "DOUBLE": np.float64}
 

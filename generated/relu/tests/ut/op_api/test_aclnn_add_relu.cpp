@@ -38,7 +38,7 @@ TEST_F(l2_add_relu_test, row0_notnull)
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or other is not supported.
 TEST_F(l2_add_relu_test, row1_dtypesupported)
 {
-    UtTensor self({2, 3}, ACL_INT8);
+    UtTensor self({2, 3}, ACL_UINT16);
     UtTensor other({2, 3}, ACL_BF16);
     UtScalar alpha(2.0f, ACL_FLOAT);
     UtTensor out({2, 3}, ACL_BF16);
@@ -201,6 +201,50 @@ TEST_F(l2_add_relu_test, valid_float)
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
+// Success: self INT8, other INT8, out INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's
+// precision path, computed when this file was generated.
+TEST_F(l2_add_relu_test, valid_int8)
+{
+    const std::vector<int8_t> selfData = {-128, 127, -1, 0, 1, 1, 6, -6, -1, 4};
+    UtTensor self({2, 5}, ACL_INT8, selfData);
+    const std::vector<int8_t> otherData = {-6, -1, -128, 127, -1, 0, 1, -4, 1, 6};
+    UtTensor other({2, 5}, ACL_INT8, otherData);
+    UtScalar alpha(int64_t{2}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_INT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnAddReluGetWorkspaceSize(self.get(), other.get(), alpha.get(), out.get(), &workspaceSize,
+                                                   &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {116.0, 125.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: self UINT8, other UINT8, out UINT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's
+// precision path, computed when this file was generated.
+TEST_F(l2_add_relu_test, valid_uint8)
+{
+    const std::vector<uint8_t> selfData = {0, 255, 1, 8, 2, 4, 7, 1, 4, 6};
+    UtTensor self({2, 5}, ACL_UINT8, selfData);
+    const std::vector<uint8_t> otherData = {1, 4, 0, 255, 1, 5, 8, 2, 4, 7};
+    UtTensor other({2, 5}, ACL_UINT8, otherData);
+    UtScalar alpha(int64_t{2}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_UINT8);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnAddReluGetWorkspaceSize(self.get(), other.get(), alpha.get(), out.get(), &workspaceSize,
+                                                   &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {2.0, 7.0, 1.0, 6.0, 4.0, 14.0, 23.0, 5.0, 12.0, 20.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
 // Success: self INT16, other INT16, out INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's
 // precision path, computed when this file was generated.
 TEST_F(l2_add_relu_test, valid_int16)
@@ -241,6 +285,28 @@ TEST_F(l2_add_relu_test, valid_int32)
     ASSERT_EQ(RunPhaseTwo(aclnnAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {2147483636.0, 2147483645.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: self INT64, other INT64, out INT64, shape [2, 5]. Expected: the spec's formula through the kernel plan's
+// precision path, computed when this file was generated.
+TEST_F(l2_add_relu_test, valid_int64)
+{
+    const std::vector<int64_t> selfData = {(-9223372036854775807LL - 1), -1, 0, 1, -4, 1, 6, -6, -1, 4};
+    UtTensor self({2, 5}, ACL_INT64, selfData);
+    const std::vector<int64_t> otherData = {-6, -1, (-9223372036854775807LL - 1), -1, 0, 1, 7, -4, 1, 6};
+    UtTensor other({2, 5}, ACL_INT64, otherData);
+    UtScalar alpha(int64_t{2}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnAddReluGetWorkspaceSize(self.get(), other.get(), alpha.get(), out.get(), &workspaceSize,
+                                                   &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {9.223372036854776e+18, 0.0, 0.0, 0.0, 0.0, 3.0, 20.0, 0.0, 1.0, 16.0};
     // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -152,6 +152,48 @@ TEST_F(l2_inplace_add_relu_test, valid_float)
     EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
 }
 
+// Success: selfRef INT8, other INT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_inplace_add_relu_test, valid_int8)
+{
+    const std::vector<int8_t> selfRefData = {-128, 127, -1, 0, 1, 1, 6, -6, -1, 4};
+    UtTensor selfRef({2, 5}, ACL_INT8, selfRefData);
+    const std::vector<int8_t> otherData = {-6, -1, -128, 127, -1, 0, 1, -4, 1, 6};
+    UtTensor other({2, 5}, ACL_INT8, otherData);
+    UtScalar alpha(int64_t{2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {116.0, 125.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef UINT8, other UINT8, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_inplace_add_relu_test, valid_uint8)
+{
+    const std::vector<uint8_t> selfRefData = {0, 255, 1, 8, 2, 4, 7, 1, 4, 6};
+    UtTensor selfRef({2, 5}, ACL_UINT8, selfRefData);
+    const std::vector<uint8_t> otherData = {1, 4, 0, 255, 1, 5, 8, 2, 4, 7};
+    UtTensor other({2, 5}, ACL_UINT8, otherData);
+    UtScalar alpha(int64_t{2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {2.0, 7.0, 1.0, 6.0, 4.0, 14.0, 23.0, 5.0, 12.0, 20.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
 // Success: selfRef INT16, other INT16, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
 // path, computed when this file was generated.
 TEST_F(l2_inplace_add_relu_test, valid_int16)
@@ -190,6 +232,27 @@ TEST_F(l2_inplace_add_relu_test, valid_int32)
     ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {2147483636.0, 2147483645.0, 0.0, 0.0, 0.0, 1.0, 8.0, 0.0, 1.0, 16.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef INT64, other INT64, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_inplace_add_relu_test, valid_int64)
+{
+    const std::vector<int64_t> selfRefData = {(-9223372036854775807LL - 1), -1, 0, 1, -4, 1, 6, -6, -1, 4};
+    UtTensor selfRef({2, 5}, ACL_INT64, selfRefData);
+    const std::vector<int64_t> otherData = {-6, -1, (-9223372036854775807LL - 1), -1, 0, 1, 7, -4, 1, 6};
+    UtTensor other({2, 5}, ACL_INT64, otherData);
+    UtScalar alpha(int64_t{2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceAddReluGetWorkspaceSize(selfRef.get(), other.get(), alpha.get(), &workspaceSize,
+                                                          &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceAddRelu, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {9.223372036854776e+18, 0.0, 0.0, 0.0, 0.0, 3.0, 20.0, 0.0, 1.0, 16.0};
     // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }

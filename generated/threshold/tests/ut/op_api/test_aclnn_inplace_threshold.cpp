@@ -37,7 +37,7 @@ TEST_F(l2_inplace_threshold_test, row0_notnull)
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
 TEST_F(l2_inplace_threshold_test, row1_dtypesupported)
 {
-    UtTensor selfRef({2, 3}, ACL_INT32);
+    UtTensor selfRef({2, 3}, ACL_UINT16);
     UtScalar threshold(1.0f, ACL_FLOAT);
     UtScalar value(-2.0f, ACL_FLOAT);
     uint64_t workspaceSize = 0;
@@ -181,6 +181,46 @@ TEST_F(l2_inplace_threshold_test, valid_int16)
     ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {-2.0, 32767.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_threshold_test, valid_int32)
+{
+    const std::vector<int32_t> selfRefData = {-2147483648, 2147483647, -1, 0, 1, 0, 2, -2, 0, 2};
+    UtTensor selfRef({2, 5}, ACL_INT32, selfRefData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtScalar value(int64_t{-2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {-2.0, 2147483647.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: selfRef INT64, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path, computed
+// when this file was generated.
+TEST_F(l2_inplace_threshold_test, valid_int64)
+{
+    const std::vector<int64_t> selfRefData = {(-9223372036854775807LL - 1), -1, 0, 1, -2, 0, 2, -2, 0, 2};
+    UtTensor selfRef({2, 5}, ACL_INT64, selfRefData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtScalar value(int64_t{-2}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceThresholdGetWorkspaceSize(selfRef.get(), threshold.get(), value.get(), &workspaceSize,
+                                                            &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
     // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -38,10 +38,10 @@ TEST_F(l2_threshold_test, row0_notnull)
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
 TEST_F(l2_threshold_test, row1_dtypesupported)
 {
-    UtTensor self({2, 3}, ACL_INT32);
+    UtTensor self({2, 3}, ACL_UINT16);
     UtScalar threshold(1.0f, ACL_FLOAT);
     UtScalar value(-2.0f, ACL_FLOAT);
-    UtTensor out({2, 3}, ACL_INT32);
+    UtTensor out({2, 3}, ACL_UINT16);
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnThresholdGetWorkspaceSize(self.get(), threshold.get(), value.get(), out.get(),
@@ -218,6 +218,48 @@ TEST_F(l2_threshold_test, valid_int16)
     ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {-2.0, 32767.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: self INT32, out INT32, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_threshold_test, valid_int32)
+{
+    const std::vector<int32_t> selfData = {-2147483648, 2147483647, -1, 0, 1, 0, 2, -2, 0, 2};
+    UtTensor self({2, 5}, ACL_INT32, selfData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtScalar value(int64_t{-2}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnThresholdGetWorkspaceSize(self.get(), threshold.get(), value.get(), out.get(),
+                                                     &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {-2.0, 2147483647.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: self INT64, out INT64, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_threshold_test, valid_int64)
+{
+    const std::vector<int64_t> selfData = {(-9223372036854775807LL - 1), -1, 0, 1, -2, 0, 2, -2, 0, 2};
+    UtTensor self({2, 5}, ACL_INT64, selfData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtScalar value(int64_t{-2}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_INT64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnThresholdGetWorkspaceSize(self.get(), threshold.get(), value.get(), out.get(),
+                                                     &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnThreshold, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {-2.0, -2.0, -2.0, -2.0, -2.0, -2.0, 2.0, -2.0, -2.0, 2.0};
     // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }

@@ -38,7 +38,7 @@ TEST_F(l2_threshold_backward_test, row0_notnull)
 // Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of gradOutput or self is not supported.
 TEST_F(l2_threshold_backward_test, row1_dtypesupported)
 {
-    UtTensor gradOutput({2, 3}, ACL_INT32);
+    UtTensor gradOutput({2, 3}, ACL_UINT16);
     UtTensor self({2, 3}, ACL_FLOAT);
     UtScalar threshold(1.0f, ACL_FLOAT);
     UtTensor out({2, 3}, ACL_FLOAT);
@@ -208,6 +208,28 @@ TEST_F(l2_threshold_backward_test, valid_uint8)
     ASSERT_EQ(RunPhaseTwo(aclnnThresholdBackward, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {0.0, 0.0, 0.0, 3.0, 0.0, 2.0, 3.0, 0.0, 1.0, 2.0};
+    // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
+}
+
+// Success: gradOutput INT32, self INT32, out INT32, shape [2, 5]. Expected: the spec's formula through the kernel
+// plan's precision path, computed when this file was generated.
+TEST_F(l2_threshold_backward_test, valid_int32)
+{
+    const std::vector<int32_t> gradOutputData = {-2147483648, 2147483647, -1, 0, 1, 0, 2, -2, 0, 2};
+    UtTensor gradOutput({2, 5}, ACL_INT32, gradOutputData);
+    const std::vector<int32_t> selfData = {-2, 0, -2147483648, 2147483647, -1, 0, 1, -2, 0, 2};
+    UtTensor self({2, 5}, ACL_INT32, selfData);
+    UtScalar threshold(int64_t{1}, ACL_INT64);
+    UtTensor out({2, 5}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnThresholdBackwardGetWorkspaceSize(gradOutput.get(), self.get(), threshold.get(), out.get(),
+                                                             &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnThresholdBackward, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0};
     // precision standard: rtol 0, atol 0; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0, 0.0), 0u);
 }
