@@ -24,6 +24,13 @@ def shared_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def torch():  # type: ignore[no-untyped-def]
+    """torch, for the tests that compare with it; they skip where it is not installed (tests/test_tree.py runs
+    the formula and spec layers without it)."""
+    return pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="session")
 def twin_lib():  # type: ignore[no-untyped-def]
     """The twin and every generated package compiled once per session (see tests/twin_session.py)."""
     from twin_session import build_twin_library

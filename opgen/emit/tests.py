@@ -5,7 +5,8 @@
   mode) whose output is checked against values computed here from the kernel plan's precision path;
 - `tests/ut/op_host/test_<op>_tiling.cpp`: `Plan<OpType>Tiling` per SoC x kernel variant x size, checked
   against `opgen.plan.tiling` and against the tiling's invariants (cores, 32-byte blocks, UB budget);
-- `tests/ut/opgen_ut.h` (a header-only gtest-compatible shim) and `tests/ut/op_api/op_api_ut.h`;
+- `tests/ut/op_api/op_api_ut.h`, the helpers the op_api tests share; the tests include "gtest/gtest.h" as
+  ops-nn's do, which on the twin is `opgen/twin/include/gtest/gtest.h` (one stand-in, not a copy per package);
 - `tests/golden/gen_data.py` and `compare_data.py`: standalone CANN-style input/golden generation and
   comparison under the spec's precision standard.
 """
@@ -594,10 +595,9 @@ def _golden_context(operator: OperatorPlan) -> dict:
 def render_tests(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
     op = spec.operator.file_stem
-    files = {"tests/ut/opgen_ut.h": render("op/tests/ut/opgen_ut.h.j2", "tests/ut/opgen_ut.h", spec_name)}
     helper = "tests/ut/op_api/op_api_ut.h"
     guard = ident(f"{spec.operator.dir.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")  # one header per directory
-    files[helper] = render("op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=guard)
+    files = {helper: render("op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=guard)}
     for test in api_tests(operator):
         files[test.path] = render("op/tests/ut/op_api/test_aclnn_api.cpp.j2", test.path, spec_name, test=test)
     if operator.runs is None:  # an operator running another's kernel has no tiling of its own

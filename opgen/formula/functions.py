@@ -26,7 +26,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .grammar import Prec
+from .grammar import CALL_ARITY, Prec
 from .ir import Binary, Call, Compare, Const, Expr, Select, Unary
 
 # ---------------------------------------------------------------------------------------------------- records
@@ -77,8 +77,7 @@ class Composition:
 
 @dataclass(frozen=True)
 class MathFunction:
-    name: str
-    arity: int
+    name: str  # one of grammar.CALL_ARITY, which gives its arity
     doc: str  # one line: what it computes
     evaluate: Callable[..., np.ndarray]  # float64 numpy evaluation (the reference, also constant folding)
     numpy: str  # source template for generated numpy scripts; `{}` is the argument
@@ -93,6 +92,10 @@ class MathFunction:
     # lowering is not available for that compute dtype. Measured by tests/plan/test_function_precision.py.
     max_error: Mapping[str, float | None] = field(default_factory=dict)
 
+    @property
+    def arity(self) -> int:
+        return CALL_ARITY[self.name]
+
     def precise_in(self, dtype: str) -> bool:
         """Whether the lowering computed in `dtype` ("float32", "float16", "bfloat16") passes the ops-nn element
         test for that dtype everywhere (max error <= ELEMENT_TOLERANCE); if not, kernels compute it in float."""
@@ -101,7 +104,7 @@ class MathFunction:
 
 
 # The per-element threshold of the ops-nn precision standards: 双万分之一 (float32), 双千分之一 (float16), and
-# the 4e-3 commonly used for bfloat16 (ascend-facts.md section 5).
+# the 4e-3 commonly used for bfloat16 (CANN's operator precision standards).
 ELEMENT_TOLERANCE: Mapping[str, float] = {"float32": 1e-4, "float16": 1e-3, "bfloat16": 4e-3}
 
 
@@ -352,7 +355,6 @@ _UNARY_HEADER = "basic_api/kernel_operator_vec_unary_intf.h"
 _TABLE: tuple[MathFunction, ...] = (
     MathFunction(
         name="exp",
-        arity=1,
         doc="e to the power x",
         evaluate=np.exp,
         numpy="np.exp({})",
@@ -364,7 +366,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="expm1",
-        arity=1,
         doc="exp(x) - 1, accurate near 0",
         evaluate=np.expm1,
         numpy="np.expm1({})",
@@ -379,7 +380,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="log",
-        arity=1,
         doc="natural logarithm",
         evaluate=np.log,
         numpy="np.log({})",
@@ -391,7 +391,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="log1p",
-        arity=1,
         doc="log(1 + x), accurate near 0",
         evaluate=np.log1p,
         numpy="np.log1p({})",
@@ -406,7 +405,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="sqrt",
-        arity=1,
         doc="square root",
         evaluate=np.sqrt,
         numpy="np.sqrt({})",
@@ -418,7 +416,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="rsqrt",
-        arity=1,
         doc="1 / sqrt(x)",
         evaluate=_rsqrt,
         numpy="(1.0 / np.sqrt({}))",
@@ -430,7 +427,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="reciprocal",
-        arity=1,
         doc="1 / x",
         evaluate=_reciprocal,
         numpy="(1.0 / {})",
@@ -442,7 +438,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="tanh",
-        arity=1,
         doc="hyperbolic tangent",
         evaluate=np.tanh,
         numpy="np.tanh({})",
@@ -454,7 +449,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="erf",
-        arity=1,
         doc="error function",
         evaluate=_erf,
         numpy="_erf({})",
@@ -467,7 +461,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="erfinv",
-        arity=1,
         doc="inverse error function: erf(erfinv(x)) = x on [-1, 1]",
         evaluate=_erfinv,
         numpy="_erfinv({})",
@@ -486,7 +479,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="sigmoid",
-        arity=1,
         doc="logistic function 1 / (1 + exp(-x))",
         evaluate=_sigmoid,
         numpy="_sigmoid({})",
@@ -506,7 +498,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="softplus",
-        arity=1,
         doc="log(1 + exp(x)) (torch's beta/threshold form is written with where())",
         evaluate=_softplus,
         numpy="_softplus({})",
@@ -523,7 +514,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="abs",
-        arity=1,
         doc="absolute value",
         evaluate=np.abs,
         numpy="np.abs({})",
@@ -535,7 +525,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="sign",
-        arity=1,
         doc="-1, 0 or 1 by the sign of x; 0 for NaN (torch.sign)",
         evaluate=_sign,
         numpy="_sign({})",
@@ -551,7 +540,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="floor",
-        arity=1,
         doc="largest integer <= x",
         evaluate=np.floor,
         numpy="np.floor({})",
@@ -563,7 +551,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="trunc",
-        arity=1,
         doc="x rounded toward zero to an integer",
         evaluate=np.trunc,
         numpy="np.trunc({})",
@@ -575,7 +562,6 @@ _TABLE: tuple[MathFunction, ...] = (
     ),
     MathFunction(
         name="square",
-        arity=1,
         doc="x * x",
         evaluate=_square,
         numpy="np.square({})",

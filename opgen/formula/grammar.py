@@ -4,12 +4,19 @@ and the printers so that the three can never disagree."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from enum import IntEnum
 
 KEYWORDS = frozenset({"and", "or", "not", "true", "false"})
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 # Names a symbol table may not bind: they would make the text ambiguous.
 RESERVED = KEYWORDS | frozenset(CONSTANTS)
+
+# The math functions a formula calls (a Call node of the IR) and their arity. What each computes, how it lowers
+# and differentiates is functions.py's table, which defines exactly these names (tests/formula/test_functions.py).
+_CALLS = ("exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "reciprocal", "tanh", "erf", "erfinv", "sigmoid",
+          "softplus", "abs", "sign", "floor", "trunc", "square")  # fmt: skip
+CALL_ARITY: Mapping[str, int] = dict.fromkeys(_CALLS, 1)
 
 ARITH_TOKENS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow"}
 COMPARE_TOKENS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}

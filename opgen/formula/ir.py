@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar, dataclass_transform
 
+from .grammar import CALL_ARITY
 from .symbols import SymbolKind
 
 ARITH_OPS = frozenset({"add", "sub", "mul", "div", "pow", "min", "max"})
@@ -196,16 +197,13 @@ class Logical(Expr):
 
 @_node
 class Call(Expr):
-    func: str  # a name of the function table (functions.FUNCTIONS)
+    func: str  # a function of the language (grammar.CALL_ARITY; functions.FUNCTIONS says what it computes)
     args: tuple[Expr, ...]
 
     def __post_init__(self) -> None:
-        # Looked up at construction: the table builds IR (derivatives, lowerings), so it imports this module.
-        from .functions import FUNCTIONS
-
-        _check_op(self.func, FUNCTIONS, "Call")
+        _check_op(self.func, CALL_ARITY, "Call")
         object.__setattr__(self, "args", tuple(self.args))
-        arity = FUNCTIONS[self.func].arity
+        arity = CALL_ARITY[self.func]
         if len(self.args) != arity:
             plural = "argument" if arity == 1 else "arguments"
             raise ValueError(f"{self.func}() takes {arity} {plural}, got {len(self.args)}")

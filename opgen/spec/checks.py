@@ -31,7 +31,7 @@ from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType, can_cast, promote_types
-from opgen.spec.formula_binding import parse_condition
+from opgen.spec.formula_binding import formula_symbols, parse_condition
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec, Param
@@ -774,8 +774,6 @@ class CheckRejectIf(CheckKind):
         return parse_condition(spec, self.reject_if)
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
-        from opgen.spec.formula_binding import formula_symbols
-
         resolver.parse(
             self.reject_if, path + ("reject_if",), formula_symbols(resolver.spec, tensors=False), "condition"
         )

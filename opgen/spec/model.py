@@ -127,7 +127,7 @@ class ApiInfo(_Strict):
 
 
 class SocSupport(_Strict):
-    soc: str = Field(description="CANN SoC name, e.g. ascend910b (see opgen/socs.py)")
+    soc: str = Field(description="CANN SoC name, e.g. ascend910b (see opgen/spec/socs.py)")
     supported: bool = Field(description="√ or × in the product table")
     exclude_dtypes: list[DType] = Field(default_factory=list, description="dtypes this SoC lacks for every param")
     source: str | None = Field(None, description="where this fact comes from, e.g. an older doc")

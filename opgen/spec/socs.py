@@ -1,8 +1,8 @@
 """The SoC (chip) table: one record per CANN SoC name, the single source for product labels in docs,
 the platform figures the tiling reads, and the per-SoC vector-unit rules the CPU twin enforces.
 
-Figures come from `shared/reference/ascend-facts.md`; where a figure is not public (older parts,
-Kirin) it is marked `figures_certain=False` and chosen conservatively.
+Figures come from CANN's public product documentation and the open ops-nn and asc-devkit sources; where a figure is
+not public (older parts, Kirin) it is marked `figures_certain=False` and chosen conservatively.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class Soc:
     bf16_supported: bool  # whether the chip handles bfloat16 tensors at all (Cast to/from float)
     soc_version: str = ""  # op::SocVersion enumerator the aclnn layer sees
     # DataCopyPad (exact-byte GM<->UB moves), which every generated kernel uses: absent on the older training and
-    # inference parts (ascend-facts), where ops-nn serves these ops from its built-in kernels instead
+    # inference parts (CANN's Ascend C API reference), where ops-nn serves these ops from its built-in kernels instead
     data_copy_pad: bool = True
     figures_certain: bool = True
 

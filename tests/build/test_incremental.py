@@ -3,11 +3,9 @@ edited spec re-renders only its operator (and the shared artifacts), and the byt
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from spec_list import sample_spec_files
 
 import opgen.build
 import opgen.build_cache
@@ -17,16 +15,6 @@ from opgen.lang.python_format import FormatterError
 from opgen.spec.loader import load_spec_documents
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def specs(tmp_path: Path) -> Path:
-    """A few of the specs (a bounded sample: these builds must not grow with the spec count)."""
-    folder = tmp_path / "specs"
-    folder.mkdir()
-    for path in sample_spec_files():
-        shutil.copy(path, folder)
-    return folder
 
 
 def _dir_of(spec_file: Path) -> str:

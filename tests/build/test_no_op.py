@@ -6,14 +6,12 @@ as soon as what it stands for changes. Reads are observed by instrumenting, not 
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from spec_list import sample_spec_files
 from timing import deadline
 
 import opgen.build
@@ -25,16 +23,6 @@ from opgen.output_tree import LOCK, MANIFEST
 from opgen.spec.loader import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def specs(tmp_path: Path) -> Path:
-    """A few of the specs (a bounded sample: these builds must not grow with the spec count)."""
-    folder = tmp_path / "specs"
-    folder.mkdir()
-    for path in sample_spec_files():
-        shutil.copy(path, folder)
-    return folder
 
 
 @contextmanager

@@ -11,12 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
-import torch.nn.functional as TF
 
 from opgen import formula as F
-
-aten = torch.ops.aten
 
 
 def _activations():
@@ -25,10 +21,10 @@ def _activations():
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while being created
     spec.loader.exec_module(module)
-    return {a.name: a for a in module.ACTIVATIONS}, module.SYMBOLS
+    return {a.name: a for a in module.ACTIVATIONS}, module.SYMBOLS, module.torch_names
 
 
-ACTIVATIONS, SYMBOLS = _activations()
+ACTIVATIONS, SYMBOLS, torch_names = _activations()
 RNG = np.random.default_rng(17)
 
 
@@ -61,33 +57,33 @@ def _formula(name: str) -> str:
     return ACTIVATIONS[name].formula
 
 
-# name: (forward formula, the torch forward it must differentiate like, scalars)
+# name: (forward formula, the torch forward it must differentiate like (T: torch_names), scalars)
 AUTOGRAD = {
-    "relu": (_formula("relu"), TF.relu, {}),
-    "elu": (_formula("elu"), lambda x: aten.elu(x, 1.3, 1.1, 0.7), ACTIVATIONS["elu"].scalars),
-    "selu": (_formula("selu"), TF.selu, {}),
-    "gelu_erf": (_formula("gelu"), TF.gelu, {}),
-    "gelu_tanh": (_formula("gelu_tanh"), lambda x: TF.gelu(x, approximate="tanh"), {}),
-    "silu": (_formula("silu"), TF.silu, {}),
-    "mish": (_formula("mish"), TF.mish, {}),
-    "mish_softplus": ("x * tanh(softplus(x))", TF.mish, {}),
-    "softplus": (_formula("softplus"), lambda x: TF.softplus(x, 2.0, 15.0), ACTIVATIONS["softplus"].scalars),
-    "softplus_plain": ("softplus(x)", lambda x: TF.softplus(x, 1.0, 1e6), {}),
-    "hardswish": (_formula("hardswish"), TF.hardswish, {}),
-    "hardsigmoid": (_formula("hardsigmoid"), TF.hardsigmoid, {}),
-    "logsigmoid": ("-softplus(-x)", TF.logsigmoid, {}),
+    "relu": (_formula("relu"), lambda T, x: T.F.relu(x), {}),
+    "elu": (_formula("elu"), lambda T, x: T.aten.elu(x, 1.3, 1.1, 0.7), ACTIVATIONS["elu"].scalars),
+    "selu": (_formula("selu"), lambda T, x: T.F.selu(x), {}),
+    "gelu_erf": (_formula("gelu"), lambda T, x: T.F.gelu(x), {}),
+    "gelu_tanh": (_formula("gelu_tanh"), lambda T, x: T.F.gelu(x, approximate="tanh"), {}),
+    "silu": (_formula("silu"), lambda T, x: T.F.silu(x), {}),
+    "mish": (_formula("mish"), lambda T, x: T.F.mish(x), {}),
+    "mish_softplus": ("x * tanh(softplus(x))", lambda T, x: T.F.mish(x), {}),
+    "softplus": (_formula("softplus"), lambda T, x: T.F.softplus(x, 2.0, 15.0), ACTIVATIONS["softplus"].scalars),
+    "softplus_plain": ("softplus(x)", lambda T, x: T.F.softplus(x, 1.0, 1e6), {}),
+    "hardswish": (_formula("hardswish"), lambda T, x: T.F.hardswish(x), {}),
+    "hardsigmoid": (_formula("hardsigmoid"), lambda T, x: T.F.hardsigmoid(x), {}),
+    "logsigmoid": ("-softplus(-x)", lambda T, x: T.F.logsigmoid(x), {}),
 }
 KINKS = np.array([0.0, -3.0, 3.0, 7.5])  # relu/elu/selu at 0, hard* at +-3, softplus(beta 2, threshold 15) at 7.5
 
 
 @pytest.mark.parametrize("name", list(AUTOGRAD))
-def test_activation_derivatives_match_torch_autograd(name):
+def test_activation_derivatives_match_torch_autograd(name, torch):
     formula, forward, scalars = AUTOGRAD[name]
     derivative = F.differentiate(F.parse(formula, SYMBOLS), "x")
     x = np.concatenate([RNG.standard_normal(300) * 4, RNG.uniform(-30, 30, 300), [1e-6, -1e-6, 20.0, -20.0]])
     x = x[np.min(np.abs(x[:, None] - KINKS[None, :]), axis=1) > 1e-3]
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
-    (expected,) = torch.autograd.grad(forward(t).sum(), t)
+    (expected,) = torch.autograd.grad(forward(torch_names(torch), t).sum(), t)
     got = F.evaluate(derivative, {"x": x, **scalars})
     # PyTorch's hardsigmoid/hardswish backward multiply by a float32 1/6 and 1/3, even in float64
     rtol = 1e-7 if name.startswith("hard") else 1e-10

@@ -8,7 +8,6 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
-import torch
 from random_formulas import SYMBOLS
 
 from opgen.formula import evaluate, parse, round_to_dtype
@@ -21,7 +20,7 @@ def p(text: str):
     return parse(text, SYMBOLS)
 
 
-def test_where_takes_the_else_branch_for_nan_like_torch():
+def test_where_takes_the_else_branch_for_nan_like_torch(torch):
     x = np.array([NAN, 1.0, -1.0, 0.0])
     grad = np.array([2.0, 2.0, 2.0, 2.0])
     got = evaluate(p("where(x > 0, y, y * s)"), {"x": x, "y": grad, "s": 0.5}, np.float64)
@@ -30,7 +29,7 @@ def test_where_takes_the_else_branch_for_nan_like_torch():
     np.testing.assert_array_equal(got, want)
 
 
-def test_min_max_propagate_nan_like_torch():
+def test_min_max_propagate_nan_like_torch(torch):
     x = np.array([NAN, 1.0, -INF, 7.0])
     got = evaluate(p("clamp(x, 0, 6)"), {"x": x})
     want = torch.clamp(torch.from_numpy(x), 0, 6).numpy()
@@ -38,7 +37,7 @@ def test_min_max_propagate_nan_like_torch():
     assert np.isnan(got[0])
 
 
-def test_math_functions_match_torch_on_special_values():
+def test_math_functions_match_torch_on_special_values(torch):
     x = np.array([NAN, INF, -INF, 0.0, -0.0, 1e-300, -2.5, 0.75, 30.0, -800.0])
     functions = {
         "abs": torch.abs, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
@@ -51,7 +50,7 @@ def test_math_functions_match_torch_on_special_values():
         np.testing.assert_allclose(got, want, rtol=2e-15, atol=0, equal_nan=True, err_msg=name)
 
 
-def test_power_with_special_bases_matches_torch():
+def test_power_with_special_bases_matches_torch(torch):
     x = np.array([NAN, INF, -INF, 0.0, -0.0, -8.0, 2.0, 0.5])
     for exponent in (2.0, 0.5, -1.0, 3.0, 0.0, 1 / 3):
         got = evaluate(p(f"x ** {exponent!r}"), {"x": x}, np.float64)

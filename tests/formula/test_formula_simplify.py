@@ -7,7 +7,6 @@ import random
 
 import numpy as np
 import pytest
-import torch
 from random_formulas import SYMBOLS, random_bool, random_env, random_num, same_values
 
 from opgen.formula import (
@@ -118,7 +117,7 @@ def test_specialize_elu_grad_v2_picks_the_branch_of_each_mode():
 
 
 @pytest.mark.parametrize("is_result", [False, True])
-def test_specialised_elu_grad_v2_matches_torch(is_result):
+def test_specialised_elu_grad_v2_matches_torch(is_result, torch):
     expr = specialize(parse(ELU_GRAD_V2, ELU_SYMBOLS), {"isResult": is_result})
     rng = np.random.default_rng(3)
     alpha, scale, input_scale = 1.3, 1.1, 0.7

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from opgen import formula as F
 from opgen.cli import main as cli_main
 from opgen.formula import functions as table
 from opgen.formula.function_reference import DOC_PATH, render_function_reference
+from opgen.formula.grammar import CALL_ARITY
 
 ROOT = Path(__file__).resolve().parents[2]
 X = {"x": F.Symbol.tensor()}
@@ -43,6 +43,11 @@ def test_every_function_parses_prints_and_is_typed():
         F.Call("exp", ())
 
 
+def test_the_table_defines_exactly_the_functions_the_grammar_names():
+    assert list(F.FUNCTIONS) == list(CALL_ARITY)
+    assert all(function.arity == CALL_ARITY[name] for name, function in F.FUNCTIONS.items())
+
+
 def test_pow_is_the_power_operator():
     scalar = {"x": F.Symbol.tensor(), "s": F.Symbol.scalar()}
     assert F.parse("pow(x, s + 1)", scalar) == F.parse("x ** (s + 1)", scalar)
@@ -66,7 +71,7 @@ def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     return np.abs(got - want) / np.spacing(np.abs(want))
 
 
-def test_erfinv_is_within_an_ulp_or_two_of_torch_and_inverts_erf():
+def test_erfinv_is_within_an_ulp_or_two_of_torch_and_inverts_erf(torch):
     rng = np.random.default_rng(4)
     near_one = 1 - np.logspace(-16.3, -0.31, 4000)
     y = np.concatenate([rng.uniform(-1, 1, 20000), near_one, -near_one, np.logspace(-300, -1, 500), [0.5, 0.7]])

@@ -20,6 +20,7 @@ from opgen.plan.kernel import kernel_plan
 from opgen.plan.operator import kernel_socs
 from opgen.plan.signature import signatures
 from opgen.spec.model import OpSpec, snake_case
+from opgen.twin import INCLUDE_DIR
 
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 
@@ -71,8 +72,17 @@ def _expected_api_cases(spec: OpSpec, sig) -> tuple[str, dict[str, str]]:
 def test_every_package_has_its_test_files():
     for path in SPEC_OF:
         assert path.is_file(), path
+
+
+def test_packages_share_the_twins_gtest_stand_in_instead_of_a_copy():
+    # ops-nn's own tests include "gtest/gtest.h": in its tree that is real gtest, on the twin the stand-in
+    stand_in = INCLUDE_DIR / "gtest" / "gtest.h"
+    assert stand_in.is_file()
     for op in specs():
-        assert (GENERATED / op / "tests" / "ut" / "opgen_ut.h").is_file()
+        assert not list((GENERATED / op).rglob("opgen_ut.h")), op
+    for path in SPEC_OF:
+        includes = re.findall(r'^#include "([^"]+)"', path.read_text(encoding="utf-8"), re.M)
+        assert "gtest/gtest.h" in includes and not any(i.endswith("opgen_ut.h") for i in includes), path
 
 
 @pytest.mark.parametrize("op,source", PROGRAMS, ids=[f"{op}-{path.stem}" for op, path in PROGRAMS])

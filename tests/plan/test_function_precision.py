@@ -9,7 +9,7 @@ erfinv, the branch switches of the compositions). It is compared with the exact 
 same input.
 
 Error of an element: min(abs error, rel error), so that "every element passes abs <= t or rel <= t" is
-"max error <= t", with t from the ops-nn standard (ascend-facts.md section 5: 1e-4 float32, 双万分之一; 1e-3
+"max error <= t", with t from the ops-nn standard (CANN's precision standards: 1e-4 float32, 双万分之一; 1e-3
 float16, 双千分之一; 4e-3 bfloat16). A function whose error in a narrow dtype exceeds t is computed in float by
 the kernels (test_lowering.py checks that), so the standard holds for every generated kernel.
 """

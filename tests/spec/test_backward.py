@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.text import line_of
 
 from opgen import formula
 from opgen.spec.diagnostics import SpecError
@@ -30,10 +31,6 @@ def _edit(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, f"{old!r} not in {path.name}"
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def _line_of(path: Path, needle: str) -> int:
-    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if needle in line)
 
 
 def _problem(path: Path) -> str:
@@ -67,7 +64,7 @@ def test_a_wrong_backward_formula_is_an_error_at_its_line_naming_the_point(pair:
         "where(self > 1, gradOutput, gradOutput * negativeSlope)",
     )
     message = _problem(pair)
-    line = _line_of(pair, "where(self > 1")
+    line = line_of(pair.read_text(encoding="utf-8"), "where(self > 1")
     assert re.search(
         rf"leaky_relu_grad\.yaml:{line}:\d+: formula\.expr: the formula is not the derivative of leaky_relu", message
     )
@@ -110,7 +107,7 @@ def test_a_result_mode_backward_must_write_its_formula(pair: Path) -> None:
 
 def test_a_missing_forward_spec_is_named(pair: Path) -> None:
     (pair.parent / "leaky_relu.yaml").unlink()
-    line = _line_of(pair, "derivative_of:")
+    line = line_of(pair.read_text(encoding="utf-8"), "derivative_of:")
     assert re.search(
         rf":{line}:\d+: derivative_of\.forward: no forward spec leaky_relu\.yaml beside this one", _problem(pair)
     )
@@ -152,7 +149,7 @@ def test_mode_values_are_translated_between_forward_and_backward(gelu_pair: Path
     assert load_spec(gelu_pair).spec.derivative_of is not None  # the real mapping passes
     _edit(gelu_pair, "values: {approximate: {0: none, 1: tanh}}", "values: {approximate: {0: tanh, 1: none}}")
     message = _problem(gelu_pair)
-    line = _line_of(gelu_pair, "expr: >-")
+    line = line_of(gelu_pair.read_text(encoding="utf-8"), "expr: >-")
     assert re.search(
         rf"gelu_grad_v2\.yaml:{line}:\d+: formula\.expr: the formula is not the derivative of gelu_v2", message
     )

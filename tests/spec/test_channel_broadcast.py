@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.text import line_of
 
 from opgen.build import check_spec_text
 from opgen.plan.aclnn_path import aclnn_output
@@ -100,10 +101,6 @@ CASES = [
 ]
 
 
-def _line_of(text: str, marker: str) -> int:
-    return text.count("\n", 0, text.index(marker)) + 1
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_channel_errors_point_at_their_line(case: Case):
     original = (ROOT / PRELU).read_text(encoding="utf-8")
@@ -114,7 +111,7 @@ def test_channel_errors_point_at_their_line(case: Case):
     found = [d for d in info.value.diagnostics if case.fragment in d.message]
     assert found, [str(d) for d in info.value.diagnostics]
     assert found[0].location.file == PRELU
-    assert found[0].location.line == _line_of(mutated, case.marker), str(found[0])
+    assert found[0].location.line == line_of(mutated, case.marker), str(found[0])
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.text import line_of
 
 from opgen.build import check_spec_text
 from opgen.emit.docs import error_groups
@@ -21,17 +22,13 @@ HARDSHRINK = "specs/hard_shrink_grad.yaml"
 BROADCAST_ROW = "    after_empty_return: true\n    check: {broadcast: [gradOutput, self, gradInput]}\n"
 
 
-def _line_of(text: str, marker: str) -> int:
-    return text.count("\n", 0, text.index(marker)) + 1
-
-
 def _diagnostic(text: str, marker: str, fragment: str, *, above: int = 0) -> None:
     """The diagnostic containing `fragment` points at the line of `marker` (or `above` lines before it)."""
     with pytest.raises(SpecError) as info:
         check_spec_text(text, HARDSHRINK, ROOT / "specs")
     found = [d for d in info.value.diagnostics if fragment in d.message]
     assert found, [str(d) for d in info.value.diagnostics]
-    assert found[0].location.line == _line_of(text, marker) - above, str(found[0])
+    assert found[0].location.line == line_of(text, marker) - above, str(found[0])
 
 
 @pytest.fixture(scope="module")

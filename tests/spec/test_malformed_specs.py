@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.text import line_of
 
 from opgen.build import check_spec_text
 from opgen.cli import main
@@ -521,13 +522,6 @@ CASES = [
 ]
 
 
-def _line_of(text: str, marker: str, occurrence: int) -> int:
-    index = -1
-    for _ in range(occurrence):
-        index = text.index(marker, index + 1)
-    return text.count("\n", 0, index) + 1
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_malformed_spec_is_reported_at_its_line(case: Case):
     original = (SPECS / case.spec).read_text(encoding="utf-8")
@@ -536,7 +530,7 @@ def test_malformed_spec_is_reported_at_its_line(case: Case):
     with pytest.raises(SpecError) as info:
         check_spec_text(mutated, f"specs/{case.spec}", SPECS)
     diagnostics = info.value.diagnostics
-    expected_line = _line_of(mutated, case.marker, case.occurrence)
+    expected_line = line_of(mutated, case.marker, case.occurrence)
     matching = [d for d in diagnostics if d.kind == case.kind and case.fragment in d.message]
     assert matching, f"no {case.kind} diagnostic containing {case.fragment!r}; got: {[str(d) for d in diagnostics]}"
     assert matching[0].location.file == f"specs/{case.spec}"

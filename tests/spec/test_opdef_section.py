@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 from spec_list import GENERATED, SPEC_DIR
+from support.text import line_of
 
 from opgen.build import check_spec_text
 from opgen.spec.diagnostics import SpecError
@@ -129,10 +130,6 @@ CASES = [
 ]
 
 
-def _line_of(text: str, marker: str) -> int:
-    return text.count("\n", 0, text.index(marker)) + 1
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_opdef_mistakes_point_at_their_line(case: Case) -> None:
     original = (SPEC_DIR / case.spec).read_text(encoding="utf-8")
@@ -142,7 +139,7 @@ def test_opdef_mistakes_point_at_their_line(case: Case) -> None:
         check_spec_text(mutated, f"specs/{case.spec}", SPEC_DIR)
     found = [d for d in info.value.diagnostics if case.fragment in d.message]
     assert found, [str(d) for d in info.value.diagnostics]
-    assert found[0].location.line == _line_of(mutated, case.marker), str(found[0])
+    assert found[0].location.line == line_of(mutated, case.marker), str(found[0])
 
 
 def _read(op: str, name: str) -> str:

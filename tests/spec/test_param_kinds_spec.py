@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.text import line_of
 
 from opgen.build import check_spec_text
 from opgen.plan.cases import negative_calls
@@ -160,10 +161,6 @@ CASES = [
 ]
 
 
-def _line_of(text: str, marker: str) -> int:
-    return text.count("\n", 0, text.index(marker)) + 1
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_parameter_kind_errors_point_at_their_line(case: Case):
     original = (ROOT / case.spec).read_text(encoding="utf-8")
@@ -174,7 +171,7 @@ def test_parameter_kind_errors_point_at_their_line(case: Case):
     found = [d for d in info.value.diagnostics if case.fragment in d.message]
     assert found, [str(d) for d in info.value.diagnostics]
     assert found[0].location.file == case.spec
-    assert found[0].location.line == _line_of(mutated, case.marker), str(found[0])
+    assert found[0].location.line == line_of(mutated, case.marker), str(found[0])
 
 
 def _spec(name: str):

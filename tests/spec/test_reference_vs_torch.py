@@ -12,6 +12,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from spec_list import loaded
+from support.floats import ulp_error
 
 from opgen.plan.cases import negative_calls
 from opgen.plan.operator import binding_result_index
@@ -61,15 +62,6 @@ def scalar_cases(spec: OpSpec) -> list[dict[str, float | bool]]:
     names = [p.name for p in spec.params if p.kind is not ParamKind.TENSOR]
     options = [spec.golden.scalar_values.get(n, [spec.example.scalars[n]]) for n in names]
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*options)]
-
-
-def ulp_distance(a: np.ndarray, b: np.ndarray, dtype: DType) -> np.ndarray:
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    eps = {DType.FLOAT: 2.0**-23, DType.FLOAT16: 2.0**-10, DType.BFLOAT16: 2.0**-7, DType.DOUBLE: 2.0**-52}[dtype]
-    tiny = {DType.FLOAT: 2.0**-149, DType.FLOAT16: 2.0**-24, DType.BFLOAT16: 2.0**-133, DType.DOUBLE: 2.0**-1074}[dtype]
-    with np.errstate(all="ignore"):
-        scale = np.maximum(np.maximum(np.abs(a64), np.abs(b64)) * eps, tiny)
-        return np.where(a64 == b64, 0.0, np.abs(a64 - b64) / scale)
 
 
 def aten_call(spec: OpSpec, tensors: dict, scalars: dict):
@@ -128,7 +120,7 @@ def test_reference_agrees_with_aten(name, dtype):
         assert np.array_equal(ours64[~np.isfinite(ours64) & finite], theirs_wide[~np.isfinite(ours64) & finite])
         # one rounding into the dtype: at most 1 ulp apart; in DOUBLE nothing rounds the float64 results again, so
         # the two evaluation orders (e.g. g * y * (1 - y) and g * (1 - y) * y) may differ by a few ulps
-        ulps = ulp_distance(ours64[finite], theirs_wide[finite], dtype)
+        ulps = ulp_error(ours64[finite], theirs_wide[finite], dtype)
         # ...except where a result is tiny against its inputs: there a float64 evaluation cancels (1 + tanh(u) for
         # u near -17 keeps two digits), so either side may be off by far more than a float32 ulp; both must still
         # be within a few float64 ulps of the inputs' magnitude
@@ -148,7 +140,7 @@ def test_reference_agrees_with_aten(name, dtype):
         if spec.golden.derived_inputs:
             # torch in the dtype reads the derived inputs rounded to it (log_sigmoid_backward's buffer, which ops-nn
             # does not read): one rounding more, so one ulp more in BFLOAT16, whose standard is below one ulp
-            close |= ulp_distance(o, t, dtype) <= 1.0
+            close |= ulp_error(o, t, dtype) <= 1.0
         assert close.all(), (scalars, o[~close], t[~close])
         checked += 1
     assert checked >= min(2, len(scalar_cases(spec)))  # every accepted case (at least two where there are)
@@ -209,7 +201,7 @@ def test_integer_reference_agrees_with_aten(name, dtype):
             theirs = aten_call(spec, {k: torch.from_numpy(v) for k, v in tensors.items()}, scalars).numpy()
             assert theirs.dtype == result.numpy and np.array_equal(np.isnan(ours), np.isnan(theirs))
             kept = ~np.isnan(ours)
-            assert ulp_distance(ours[kept], theirs.astype(np.float64)[kept], result).max(initial=0.0) <= 1.0
+            assert ulp_error(ours[kept], theirs.astype(np.float64)[kept], result).max(initial=0.0) <= 1.0
             continue
         ours = _truncated(evaluate_reference(spec, {**tensors, **scalars}, None), dtype)
         if dtype in spec.golden.torch_refuses:

@@ -4,12 +4,11 @@ IMPL_OP_OPTILING, BEGIN_TILING_DATA_DEF serialisation and IMPL_OP_INFERSHAPE."""
 from __future__ import annotations
 
 import json
-import os
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
+from support.programs import run_program
 
 from opgen.spec.socs import SOCS, get_soc
 from opgen.twin.compiler import compile_program
@@ -27,15 +26,8 @@ def probe(tmp_path_factory) -> Path:
     return binary
 
 
-def run(probe: Path, *args: str, soc: str = "ascend910b") -> str:
-    env = dict(os.environ, OPGEN_SOC=soc)
-    result = subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60, env=env)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 def test_opdef_registry_describes_the_fixture(probe):
-    registry = json.loads(run(probe, "opdefs"))
+    registry = json.loads(run_program(probe, "opdefs", check=True).stdout)
     op = registry["AddScalarDemo"]
     assert [p["name"] for p in op["inputs"]] == ["x"] and [p["name"] for p in op["outputs"]] == ["y"]
     for param in op["inputs"] + op["outputs"]:
@@ -53,7 +45,9 @@ def test_opdef_registry_describes_the_fixture(probe):
 
 @pytest.mark.parametrize("soc", [soc.name for soc in SOCS])
 def test_platform_figures_follow_the_twin_soc(probe, soc):
-    figures = dict(line.split(" ", 1) for line in run(probe, "platform", soc=soc).splitlines())
+    figures = dict(
+        line.split(" ", 1) for line in run_program(probe, "platform", check=True, OPGEN_SOC=soc).stdout.splitlines()
+    )
     expected = get_soc(soc)
     assert int(figures["aiv"]) == expected.vector_cores
     assert int(figures["ub"]) == expected.ub_usable_bytes
@@ -93,7 +87,7 @@ def _expected_tiling(soc_name: str, dtype: int, count: int) -> tuple[int, tuple]
     ],
 )
 def test_fixture_tiling_uses_platform_figures_and_attrs(probe, soc, dtype, count):
-    out = run(probe, "tiling", str(dtype), str(count), soc=soc)
+    out = run_program(probe, "tiling", str(dtype), str(count), check=True, OPGEN_SOC=soc).stdout
     assert out.splitlines()[0].startswith("status 0 ")
     launch = next(line for line in out.splitlines() if " aicore " in line)
     fields = dict(item.split("=", 1) for item in launch.split()[3:])
@@ -106,7 +100,7 @@ def test_fixture_tiling_uses_platform_figures_and_attrs(probe, soc, dtype, count
 
 
 def test_tiling_data_def_serialises_packed_fields(probe):
-    values = dict(line.split(" ", 1) for line in run(probe, "tilingdata").splitlines())
+    values = dict(line.split(" ", 1) for line in run_program(probe, "tilingdata", check=True).stdout.splitlines())
     expected = struct.pack("<qIf3IHH", 0x0102030405060708, 77, 1.5, 10, 20, 30, 5, 9)
     assert int(values["size"]) == len(expected) == 32
     assert bytes(int(b) for b in values["bytes"].split()) == expected
@@ -121,4 +115,4 @@ def test_tiling_data_def_serialises_packed_fields(probe):
 
 
 def test_infer_shape_runs_the_registered_function(probe):
-    assert run(probe, "infershape").strip() == "infer 0 [3,5,7]"
+    assert run_program(probe, "infershape", check=True).stdout.strip() == "infer 0 [3,5,7]"

@@ -2,7 +2,7 @@
 
 Every case runs one API call inside a one-core kernel (tests/twin/kernels/api_harness.cpp). The models
 compute in float64 and round once to the element type, which is the correctly rounded result the
-hardware's half/float/bf16 arithmetic produces (ascend-facts.md section 3).
+hardware's half/float/bf16 arithmetic produces (as the Ascend C API reference describes it).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from support.floats import bits, ulps_between
 
 from opgen import formula as F
 from opgen.spec.socs import SOCS
@@ -111,10 +112,6 @@ def run_cases(harness: Path, cases: list[Case], work: Path, soc: str | None = No
     return cases
 
 
-def _bits(array: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(array).view(np.uint16 if array.itemsize == 2 else np.uint32)
-
-
 def assert_same_floats(actual: np.ndarray, expected: np.ndarray, what: str) -> None:
     """Bit-exact, except that any NaN matches any NaN."""
     expected = np.asarray(expected, dtype=actual.dtype)
@@ -123,22 +120,11 @@ def assert_same_floats(actual: np.ndarray, expected: np.ndarray, what: str) -> N
         nan_expected = np.isnan(expected.astype(np.float64))
     assert np.array_equal(nan_actual, nan_expected), f"{what}: NaN positions differ"
     keep = ~nan_expected
-    mismatch = np.nonzero(_bits(actual)[keep] != _bits(expected)[keep])[0]
+    mismatch = np.nonzero(bits(actual)[keep] != bits(expected)[keep])[0]
     assert mismatch.size == 0, (
         f"{what}: {mismatch.size} mismatches, first at {mismatch[0]}: "
         f"got {actual[keep][mismatch[0]]!r} want {expected[keep][mismatch[0]]!r}"
     )
-
-
-def ulp_distance(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """Distance in units in the last place between same-typed floats (same-sign ordering)."""
-
-    def ordered(array):
-        bits = _bits(array).astype(np.int64)
-        sign = 1 << (8 * array.itemsize - 1)
-        return np.where(bits & sign, sign - bits, bits + 0)
-
-    return np.abs(ordered(actual) - ordered(np.asarray(expected, dtype=actual.dtype)))
 
 
 def special_values(dtype) -> np.ndarray:
@@ -318,7 +304,7 @@ def test_unary_ops(harness, tmp_path):
             finite = np.isfinite(expected.astype(np.float64))
             assert np.array_equal(np.isnan(actual), np.isnan(expected)), case.api
             assert np.array_equal(actual[~finite & ~np.isnan(expected)], expected[~finite & ~np.isnan(expected)])
-            assert ulp_distance(actual[finite], expected[finite]).max() <= 1, f"{case.api}<{case.dtype}> > 1 ulp"
+            assert ulps_between(actual[finite], expected[finite]).max() <= 1, f"{case.api}<{case.dtype}> > 1 ulp"
         assert np.all(case.result[777:800] == 7)
 
 
@@ -353,7 +339,7 @@ def test_math_apis(harness, tmp_path):
             assert np.array_equal(np.isnan(actual), np.isnan(expected)), case.api
             special = ~np.isfinite(expected.astype(np.float64)) | (expected == 0)
             assert_same_floats(actual[special], expected[special], f"{case.api}<{case.dtype}> specials")
-            assert ulp_distance(actual[~special], expected[~special]).max() <= 1, f"{case.api}<{case.dtype}>"
+            assert ulps_between(actual[~special], expected[~special]).max() <= 1, f"{case.api}<{case.dtype}>"
         assert np.all(case.result[777:800] == 7), f"{case.api} wrote past count"
     ramp = np.linspace(-50, 50, 64, dtype=np.float32) + np.float32(0.3)
     (whole,) = run_cases(harness, [Case("TruncWholeTensor", "float", 64, ramp)], tmp_path / "whole")
@@ -378,7 +364,7 @@ def test_math_apis_refuse_overlap_bf16_and_socs_without_them(harness, tmp_path):
     assert "OPERAND_OVERLAP" in cases[1].error and "sharedTmpBuffer" in cases[1].error
     assert cases[2].error is None
     expected = round_to(MATH_ONE_ULP["Erf"](a.astype(np.float64)), np.float32)
-    assert ulp_distance(cases[2].result[:64], expected).max() <= 1
+    assert ulps_between(cases[2].result[:64], expected).max() <= 1
     assert "DTYPE_UNSUPPORTED" in cases[3].error
     # Atlas training (ascend910) has Sigmoid but none of the math APIs; Ascend 950 takes no bfloat16 here either
     legacy = run_cases(
@@ -589,7 +575,7 @@ def round_float_model(x64: np.ndarray, dtype, mode: str, nearest: np.ndarray) ->
         away = np.where(x64 < 0, below, above)
         result = np.where(tie & ~exact, away, nearest)
     elif mode == "CAST_ODD":
-        lsb = _bits(below) & 1
+        lsb = bits(below) & 1
         result = np.where(exact, nearest, np.where(lsb == 1, below, above))
     else:
         raise ValueError(mode)

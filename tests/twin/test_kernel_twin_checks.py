@@ -6,21 +6,14 @@ exits with status 3 (never a crash); in throw mode it raises opgen_twin::CheckEr
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 from pathlib import Path
 
 import pytest
+from support.programs import CHECK_EXIT_CODE, run_program, twin_failure
 
 from opgen.twin.compiler import compile_program
 
 KERNELS = Path(__file__).parent / "kernels"
-CHECK_EXIT_CODE = 3
-LINE = re.compile(
-    r"^opgen-twin: error: (?P<check>[A-Z_]+): kernel=(?P<kernel>\S+) core=(?P<core>\S+) api=(?P<api>\S+)"
-    r"(?: (?P<details>.*))?$"
-)
 
 
 @pytest.fixture(scope="module")
@@ -28,22 +21,6 @@ def faulty(tmp_path_factory) -> Path:
     program = tmp_path_factory.mktemp("faulty") / "faulty_kernels"
     compile_program([KERNELS / "faulty_kernels.cpp"], program, ops_dirs=[])
     return program
-
-
-def run(program: Path, case: str, **env_overrides: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPGEN_SOC", "OPGEN_TWIN_ON_ERROR", "OPGEN_TWIN_TRACE")}
-    env.update(env_overrides)
-    return subprocess.run([str(program), case], capture_output=True, text=True, env=env, timeout=60)
-
-
-def failure(program: Path, case: str, **env: str) -> dict[str, str]:
-    result = run(program, case, **env)
-    assert result.returncode == CHECK_EXIT_CODE, (case, result.returncode, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, lines
-    match = LINE.match(lines[0])
-    assert match, lines[0]
-    return match.groupdict()
 
 
 # case, check, kernel, core, api, fragments the details must contain
@@ -191,7 +168,7 @@ CASES = [
 
 @pytest.mark.parametrize("case, check, kernel, core, api, fragments", CASES, ids=[c[0] for c in CASES])
 def test_check_fires_with_details(faulty, case, check, kernel, core, api, fragments):
-    found = failure(faulty, case)
+    found = twin_failure(faulty, case)
     assert (found["check"], found["kernel"], found["core"], found["api"]) == (check, kernel, core, api)
     for fragment in fragments:
         assert fragment in (found["details"] or ""), (fragment, found["details"])
@@ -199,21 +176,21 @@ def test_check_fires_with_details(faulty, case, check, kernel, core, api, fragme
 
 def test_ub_limit_follows_the_soc(faulty):
     # 192,512 bytes of queue buffers exceed A2's 188,160 usable bytes but fit Ascend 950's 253,952.
-    assert failure(faulty, "oversubscribe")["check"] == "UB_OVERSUBSCRIBED"
-    assert run(faulty, "oversubscribe", OPGEN_SOC="ascend950").returncode == 0
-    details = failure(faulty, "oversubscribe", OPGEN_SOC="ascend910_93")["details"]
+    assert twin_failure(faulty, "oversubscribe")["check"] == "UB_OVERSUBSCRIBED"
+    assert run_program(faulty, "oversubscribe", OPGEN_SOC="ascend950").returncode == 0
+    details = twin_failure(faulty, "oversubscribe", OPGEN_SOC="ascend910_93")["details"]
     assert "soc=ascend910_93" in details
 
 
 def test_bf16_arithmetic_allowed_on_ascend950(faulty):
-    assert run(faulty, "dtype", OPGEN_SOC="ascend950").returncode == 0
+    assert run_program(faulty, "dtype", OPGEN_SOC="ascend950").returncode == 0
     # Without bfloat16 at all, even the Duplicate before Exp is refused.
-    found = failure(faulty, "dtype", OPGEN_SOC="ascend310p")
+    found = twin_failure(faulty, "dtype", OPGEN_SOC="ascend310p")
     assert (found["check"], found["api"]) == ("DTYPE_UNSUPPORTED", "Duplicate")
 
 
 def test_throw_mode_raises_check_error_and_recovers(faulty):
-    result = run(faulty, "throw_mode")
+    result = run_program(faulty, "throw_mode")
     assert result.returncode == 0, result.stderr
     assert "caught check=GM_WRITE_OVERLAP kernel=overlap_kernel core=2 api=DataCopy" in result.stdout
     assert "what=opgen-twin: error: GM_WRITE_OVERLAP: kernel=overlap_kernel core=2 api=DataCopy" in result.stdout
@@ -223,8 +200,8 @@ def test_throw_mode_raises_check_error_and_recovers(faulty):
 
 
 def test_env_selects_throw_mode(faulty):
-    result = run(faulty, "env_throw_mode", OPGEN_TWIN_ON_ERROR="throw")
+    result = run_program(faulty, "env_throw_mode", OPGEN_TWIN_ON_ERROR="throw")
     assert result.returncode == 0, result.stderr
     assert "caught check=GM_WRITE_OVERLAP" in result.stdout
     # Without the variable the same program stops at the check.
-    assert run(faulty, "env_throw_mode").returncode == CHECK_EXIT_CODE
+    assert run_program(faulty, "env_throw_mode").returncode == CHECK_EXIT_CODE

@@ -10,31 +10,30 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-import torch
+from support.programs import run_program
 
 from opgen.twin.compiler import compile_program
 
 PROGRAMS = Path(__file__).parent / "fixtures" / "programs"
 
-# aclDataType code -> (torch dtype, numpy dtype)
+# aclDataType code -> (torch dtype's name, numpy dtype)
 DTYPES = {
-    12: (torch.bool, np.dtype(np.bool_)),
-    4: (torch.uint8, np.dtype(np.uint8)),
-    2: (torch.int8, np.dtype(np.int8)),
-    6: (torch.int16, np.dtype(np.int16)),
-    3: (torch.int32, np.dtype(np.int32)),
-    9: (torch.int64, np.dtype(np.int64)),
-    1: (torch.float16, np.dtype(np.float16)),
-    27: (torch.bfloat16, np.dtype(ml_dtypes.bfloat16)),
-    0: (torch.float32, np.dtype(np.float32)),
-    11: (torch.float64, np.dtype(np.float64)),
-    16: (torch.complex64, np.dtype(np.complex64)),
-    17: (torch.complex128, np.dtype(np.complex128)),
-    7: (torch.uint16, np.dtype(np.uint16)),
-    8: (torch.uint32, np.dtype(np.uint32)),
-    10: (torch.uint64, np.dtype(np.uint64)),
+    12: ("bool", np.dtype(np.bool_)),
+    4: ("uint8", np.dtype(np.uint8)),
+    2: ("int8", np.dtype(np.int8)),
+    6: ("int16", np.dtype(np.int16)),
+    3: ("int32", np.dtype(np.int32)),
+    9: ("int64", np.dtype(np.int64)),
+    1: ("float16", np.dtype(np.float16)),
+    27: ("bfloat16", np.dtype(ml_dtypes.bfloat16)),
+    0: ("float32", np.dtype(np.float32)),
+    11: ("float64", np.dtype(np.float64)),
+    16: ("complex64", np.dtype(np.complex64)),
+    17: ("complex128", np.dtype(np.complex128)),
+    7: ("uint16", np.dtype(np.uint16)),
+    8: ("uint32", np.dtype(np.uint32)),
+    10: ("uint64", np.dtype(np.uint64)),
 }
-TORCH_TO_CODE = {torch_dtype: code for code, (torch_dtype, _) in DTYPES.items()}
 DT_UNDEFINED = 28
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
@@ -49,12 +48,6 @@ def probe(tmp_path_factory) -> Path:
     return binary
 
 
-def run(probe: Path, *args: str) -> subprocess.CompletedProcess:
-    result = subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    return result
-
-
 def values(result: subprocess.CompletedProcess) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in result.stdout.splitlines())
 
@@ -65,18 +58,19 @@ def values(result: subprocess.CompletedProcess) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def tables(probe) -> dict[tuple[str, int, int], int]:
     table = {}
-    for line in run(probe, "tables").stdout.splitlines():
+    for line in run_program(probe, "tables", check=True).stdout.splitlines():
         kind, a, b, r = line.split()
         table[(kind, int(a), int(b))] = int(r)
     return table
 
 
-def test_promote_type_follows_torch_promote_types(tables):
+def test_promote_type_follows_torch_promote_types(tables, torch):
+    code_of = {getattr(torch, name): code for code, (name, _) in DTYPES.items()}
     mismatches = []
     for a, (ta, _) in DTYPES.items():
         for b, (tb, _) in DTYPES.items():
             try:
-                expected = TORCH_TO_CODE[torch.promote_types(ta, tb)]
+                expected = code_of[torch.promote_types(getattr(torch, ta), getattr(torch, tb))]
             except RuntimeError:  # PyTorch refuses e.g. uint16 with int32
                 expected = DT_UNDEFINED
             if tables[("promote", a, b)] != expected:
@@ -89,12 +83,12 @@ def test_half_and_bfloat16_promote_to_float(tables):
     assert tables[("promote", 27, 1)] == 0
 
 
-def test_can_cast_follows_torch_can_cast(tables):
+def test_can_cast_follows_torch_can_cast(tables, torch):
     mismatches = [
         (ta, tb)
         for a, (ta, _) in DTYPES.items()
         for b, (tb, _) in DTYPES.items()
-        if tables[("cancast", a, b)] != int(torch.can_cast(ta, tb))
+        if tables[("cancast", a, b)] != int(torch.can_cast(getattr(torch, ta), getattr(torch, tb)))
     ]
     assert not mismatches
 
@@ -136,7 +130,7 @@ def _copy_case(
     src_file = tmp_path / "src.bin"
     dst_file = tmp_path / "dst.bin"
     src.tofile(src_file)
-    result = run(
+    result = run_program(
         probe,
         "copy",
         str(src_code),
@@ -150,6 +144,7 @@ def _copy_case(
         _csv(dst_strides),
         str(dst_offset),
         str(dst_storage),
+        check=True,
     )
     assert "phase1 1" in result.stdout and "run 0" in result.stdout, result.stdout + result.stderr
     dst_dtype = DTYPES[dst_code][1]
@@ -271,7 +266,7 @@ def test_empty_and_zero_dim_views(probe, tmp_path):
 
 
 def test_create_tensor_keeps_view_strides_offset_and_storage(probe):
-    v = values(run(probe, "tensor"))
+    v = values(run_program(probe, "tensor", check=True))
     assert v["view_created"] == "1"
     assert v["view_shape"] == "2 3" and v["view_strides"] == "1 4" and v["storage_shape"] == "24"
     assert v["view_offset"] == "5" and v["view_numel"] == "6"
@@ -281,7 +276,7 @@ def test_create_tensor_keeps_view_strides_offset_and_storage(probe):
 
 
 def test_create_tensor_refuses_views_outside_their_storage(probe):
-    result = run(probe, "tensor")
+    result = run_program(probe, "tensor", check=True)
     v = values(result)
     assert v["view_outside_storage"] == "0"
     assert v["negative_stride"] == "0"
@@ -301,7 +296,7 @@ def test_storage_beyond_its_buffer_faults_where_a_copy_touches_it(probe):
 
 
 def test_zero_dim_and_empty_tensors(probe):
-    v = values(run(probe, "tensor"))
+    v = values(run_program(probe, "tensor", check=True))
     assert v["zero_d_created"] == "1 numel 1 empty 0"
     assert v["empty_created"] == "1 empty 1 contiguous 1"
     assert v["destroy"] == "0"
@@ -310,7 +305,7 @@ def test_zero_dim_and_empty_tensors(probe):
 
 
 def test_scalar_conversions_match_numpy(probe):
-    v = values(run(probe, "scalar"))
+    v = values(run_program(probe, "scalar", check=True))
     assert v["create_null"] == "0"
     d = np.float64(-2.75)
     assert v["double"].split() == ["-2.75", "-2.75", str(int(np.trunc(d))), str(int(np.trunc(d))), "1"]
@@ -326,7 +321,7 @@ def test_scalar_conversions_match_numpy(probe):
 
 
 def test_broadcast_infer_shape_matches_numpy(probe):
-    for line in run(probe, "broadcast").stdout.splitlines():
+    for line in run_program(probe, "broadcast", check=True).stdout.splitlines():
         _, a, b, ok, shape, check = line.split()
         dims_a = [int(x) for x in a.strip("[]").split(",") if x]
         dims_b = [int(x) for x in b.strip("[]").split(",") if x]
@@ -343,7 +338,7 @@ def test_broadcast_infer_shape_matches_numpy(probe):
 
 
 def test_launches_are_deferred_to_phase_two(probe):
-    v = values(run(probe, "executor"))
+    v = values(run_program(probe, "executor", check=True))
     assert v["launches"] == "2 Contiguous ViewCopy"
     assert int(v["workspace"]) >= 24  # the contiguous intermediate lives in the workspace budget
     assert v["after_phase1"].split() == ["0"] * 6
@@ -353,7 +348,7 @@ def test_launches_are_deferred_to_phase_two(probe):
 
 
 def test_phase_two_misuse_returns_status_codes(probe):
-    result = run(probe, "executor")
+    result = run_program(probe, "executor", check=True)
     v = values(result)
     assert v["run_small_workspace"] == str(ACLNN_ERR_PARAM_INVALID)
     assert v["run_host_workspace"] == str(ACLNN_ERR_PARAM_INVALID)

@@ -12,14 +12,13 @@
 
 from __future__ import annotations
 
-import os
-import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.programs import CHECK_EXIT_CODE, clean_env, run_program, twin_failure
 
 from opgen.twin.compiler import compile_program
 
@@ -31,17 +30,6 @@ GENERATED = HERE.parents[1] / "generated"
 ACL_DT_UNDEFINED = -1
 ACLNN_SUCCESS = 0
 ACLNN_ERR_PARAM_INVALID = 161002
-CHECK_EXIT_CODE = 3
-LINE = re.compile(
-    r"^opgen-twin: error: (?P<check>[A-Z_]+): kernel=(?P<kernel>\S+) core=(?P<core>\S+) api=(?P<api>\S+)"
-    r"(?: (?P<details>.*))?$"
-)
-
-
-def clean_env(**overrides: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPGEN_SOC", "OPGEN_TWIN_ON_ERROR", "OPGEN_TWIN_TRACE")}
-    env.update(overrides)
-    return env
 
 
 # --- 1. ACL_DT_UNDEFINED tensors --------------------------------------------------------------------
@@ -105,23 +93,6 @@ def raw_pointer(tmp_path_factory) -> Path:
     program = tmp_path_factory.mktemp("raw_pointer") / "raw_pointer_kernels"
     compile_program([KERNELS / "raw_pointer_kernels.cpp"], program, ops_dirs=[], flags=["-Wall", "-Wextra"])
     return program
-
-
-def run_case(program: Path, case: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(program), case], check=False, capture_output=True, text=True, env=clean_env(**env), timeout=60
-    )
-
-
-def failure(program: Path, case: str) -> dict[str, str]:
-    result = run_case(program, case)
-    assert result.returncode == CHECK_EXIT_CODE, (case, result.returncode, result.stdout, result.stderr)
-    assert "finished" not in result.stdout
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, lines
-    match = LINE.match(lines[0])
-    assert match, lines[0]
-    return match.groupdict()
 
 
 # case, check, kernel, core, api, fragments the details must contain
@@ -188,7 +159,7 @@ RAW_CASES = [
 @pytest.mark.cxx
 @pytest.mark.parametrize("case, check, kernel, core, api, fragments", RAW_CASES, ids=[c[0] for c in RAW_CASES])
 def test_raw_pointer_fault_is_a_twin_error(raw_pointer, case, check, kernel, core, api, fragments):
-    found = failure(raw_pointer, case)
+    found = twin_failure(raw_pointer, case)
     assert (found["check"], found["kernel"], found["core"], found["api"]) == (check, kernel, core, api)
     for fragment in fragments:
         assert fragment in (found["details"] or ""), (fragment, found["details"])
@@ -197,14 +168,14 @@ def test_raw_pointer_fault_is_a_twin_error(raw_pointer, case, check, kernel, cor
 @pytest.mark.cxx
 def test_ub_guard_follows_the_soc(raw_pointer):
     # Ascend 950's UB is 256 KB: the guard sits after byte 262144 there.
-    result = run_case(raw_pointer, "ub_raw_write", OPGEN_SOC="ascend950")
+    result = run_program(raw_pointer, "ub_raw_write", OPGEN_SOC="ascend950")
     assert result.returncode == CHECK_EXIT_CODE, result.stderr
     assert "UB byte 262144" in result.stderr and "262144-byte UB" in result.stderr
 
 
 @pytest.mark.cxx
 def test_raw_pointer_faults_throw_and_the_runtime_recovers(raw_pointer):
-    result = run_case(raw_pointer, "throw_mode")
+    result = run_program(raw_pointer, "throw_mode")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "gm caught check=GM_OUT_OF_BOUNDS kernel=gm_raw_read_kernel core=1 api=GlobalTensor::GetPhyAddr" in out
@@ -218,17 +189,17 @@ def test_raw_pointer_faults_throw_and_the_runtime_recovers(raw_pointer):
 @pytest.mark.cxx
 def test_other_segfaults_keep_their_default_behaviour(raw_pointer):
     # A null pointer is no guard page: the process still dies of SIGSEGV (and is not turned into a hang).
-    result = run_case(raw_pointer, "null_read")
+    result = run_program(raw_pointer, "null_read")
     assert result.returncode == -signal.SIGSEGV, (result.returncode, result.stderr)
 
 
 @pytest.mark.cxx
 def test_guarded_buffers_keep_their_alignment(raw_pointer):
-    result = run_case(raw_pointer, "alignment")
+    result = run_program(raw_pointer, "alignment")
     assert result.returncode == 0, result.stderr
     assert "gm_alloc_aligned_64 1" in result.stdout
     # aclrtMalloc guarantees a 64-byte aligned start (CANN docs); the twin keeps that
-    device = run_case(raw_pointer, "device_raw_read")
+    device = run_program(raw_pointer, "device_raw_read")
     assert "device_aligned_64 1" in device.stdout
 
 

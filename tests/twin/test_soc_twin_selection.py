@@ -1,13 +1,12 @@
-"""The twin's SoC models: the generated C++ table matches opgen/socs.py, selection order (SetSoc > env
+"""The twin's SoC models: the generated C++ table matches opgen/spec/socs.py, selection order (SetSoc > env
 OPGEN_SOC > `opgen cc --soc` > default), and the per-SoC API/dtype rules."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
+from support.programs import run_program
 
 from opgen.spec.socs import DEFAULT_SOC, SOCS
 from opgen.twin import soc_table
@@ -26,21 +25,14 @@ def probes(tmp_path_factory) -> dict[str, Path]:
     return built
 
 
-def run(program: Path, *args: str, soc_env: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPGEN_SOC", "OPGEN_TWIN_ON_ERROR", "OPGEN_TWIN_TRACE")}
-    if soc_env is not None:
-        env["OPGEN_SOC"] = soc_env
-    return subprocess.run([str(program), *args], capture_output=True, text=True, env=env, timeout=60)
-
-
 def test_committed_table_is_in_sync_with_socs_py():
     assert soc_table.INC_PATH.read_text(encoding="utf-8") == soc_table.render(), (
-        "run `python -m opgen.twin.soc_table` after changing opgen/socs.py"
+        "run `python -m opgen.twin.soc_table` after changing opgen/spec/socs.py"
     )
 
 
 def test_cpp_table_rows_match_socs_py(probes):
-    lines = run(probes[DEFAULT_SOC], "table").stdout.splitlines()
+    lines = run_program(probes[DEFAULT_SOC], "table").stdout.splitlines()
     expected = [
         f"{s.name} {s.arch} {s.vector_cores} {s.ub_physical_bytes} {s.ub_usable_bytes} "
         f"{int(s.bf16_vector_arith)} {int(s.bf16_supported)} {int(s.figures_certain)}"
@@ -50,22 +42,22 @@ def test_cpp_table_rows_match_socs_py(probes):
 
 
 def test_selection_order(probes):
-    assert run(probes[DEFAULT_SOC], "current").stdout.splitlines() == ["ascend910b"]
-    assert run(probes["ascend950"], "current").stdout.splitlines() == ["ascend950"]  # opgen cc --soc
-    assert run(probes["ascend950"], "current", soc_env="kirin9020").stdout.splitlines() == ["kirin9020"]
+    assert run_program(probes[DEFAULT_SOC], "current").stdout.splitlines() == ["ascend910b"]
+    assert run_program(probes["ascend950"], "current").stdout.splitlines() == ["ascend950"]  # opgen cc --soc
+    assert run_program(probes["ascend950"], "current", OPGEN_SOC="kirin9020").stdout.splitlines() == ["kirin9020"]
     kirinx90 = next(s for s in SOCS if s.name == "kirinx90")
-    out = run(probes["ascend950"], "current", "kirinx90", soc_env="kirin9020").stdout.splitlines()
+    out = run_program(probes["ascend950"], "current", "kirinx90", OPGEN_SOC="kirin9020").stdout.splitlines()
     assert out == ["kirin9020", f"kirinx90 {kirinx90.vector_cores} {kirinx90.ub_usable_bytes}"]
 
 
 def test_unknown_soc_in_env_is_an_error(probes):
-    result = run(probes[DEFAULT_SOC], "current", soc_env="ascend123")
+    result = run_program(probes[DEFAULT_SOC], "current", OPGEN_SOC="ascend123")
     assert result.returncode == 3
     assert result.stderr.startswith("opgen-twin: error: UNKNOWN_SOC: kernel=- core=- api=OPGEN_SOC soc=ascend123")
 
 
 def expected_rules(soc) -> dict[str, str]:
-    """From ascend-facts.md: no bf16 arithmetic on A2/A3 (950 adds it); bf16 data only where the chip has
+    """From the Ascend C API reference: no bf16 arithmetic on A2/A3 (950 adds it); bf16 data only where the chip has
     bf16; LeakyRelu half/float on A2/A3/950/Kirin; DataCopyPad absent on the older training/inference parts;
     Div takes no integers."""
     legacy = soc.arch in ("arch12", "arch20")
@@ -86,7 +78,7 @@ def expected_rules(soc) -> dict[str, str]:
 
 @pytest.mark.parametrize("soc", SOCS, ids=[s.name for s in SOCS])
 def test_api_dtype_rules_per_soc(probes, soc):
-    result = run(probes[DEFAULT_SOC], "rules", soc_env=soc.name)
+    result = run_program(probes[DEFAULT_SOC], "rules", OPGEN_SOC=soc.name)
     assert result.returncode == 0, result.stderr
     found = dict(line.split(" ", 1) for line in result.stdout.splitlines())
     assert found == expected_rules(soc)

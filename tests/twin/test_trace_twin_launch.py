@@ -4,12 +4,12 @@ opgen.twin.trace, plus the C++ accessors (LastLaunch, AllLaunches, ClearTraces).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support.programs import clean_env
 
 from opgen.twin.compiler import compile_program
 from opgen.twin.trace import ApiCount, LaunchTrace, read_trace
@@ -25,12 +25,6 @@ def programs(tmp_path_factory) -> dict[str, Path]:
         built[name] = directory / name
         compile_program([KERNELS / f"{name}.cpp"], built[name], ops_dirs=[])
     return built
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPGEN_SOC", "OPGEN_TWIN_ON_ERROR", "OPGEN_TWIN_TRACE")}
-    env.update(extra)
-    return env
 
 
 def core_ranges(n: int, block_dim: int, element_bytes: int) -> list[tuple[int, int]]:

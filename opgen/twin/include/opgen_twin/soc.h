@@ -1,4 +1,4 @@
-// The SoC the twin models. The table is generated from opgen/socs.py (soc_table.inc).
+// The SoC the twin models. The table is generated from opgen/spec/socs.py (soc_table.inc).
 //
 // Selection, strongest first: SetSoc("name"); env OPGEN_SOC; the compile-time default
 // -DOPGEN_TWIN_SOC="name" (set by `opgen cc --soc`); the table's default (ascend910b).

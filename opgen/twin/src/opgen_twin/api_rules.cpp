@@ -1,9 +1,8 @@
 // Which element types each API takes on each SoC, and which Cast conversions and rounding modes are legal.
 //
-// Sources: the Ascend C API reference's per-product type lists as summarised in
-// shared/reference/ascend-facts.md (A2/A3 never do bfloat16 arithmetic; Ascend 950 adds bfloat16 to most
-// arithmetic; LeakyRelu is half/float only; DataCopyPad is absent on the older training/inference parts) and, for
-// the advanced math APIs, the asc-devkit headers (adv_api/math/*.h, adv_api/activation/sigmoid.h).
+// Sources: the Ascend C API reference's per-product type lists (A2/A3 never do bfloat16 arithmetic; Ascend 950
+// adds bfloat16 to most arithmetic; LeakyRelu is half/float only; DataCopyPad is absent on the older
+// training/inference parts) and, for the advanced math APIs, the asc-devkit headers (adv_api/math/*.h, adv_api/activation/sigmoid.h).
 // Integer support of the arithmetic APIs follows the A2 lists (int16/int32 for Add..Min and the scalar
 // family, int32 for Relu; asc-devkit's Maxs list confirms half/int16_t/float/int32_t on A2/A3), and A2/A3
 // compare int32_t for CMPMODE::EQ only (asc-devkit's Compare and CompareScalar lists).
@@ -116,7 +115,7 @@ struct CastRule {
   uint8_t modes;
 };
 
-// A2/A3 rules (ascend-facts.md section 3 for the floating-point rows). The other SoCs use the same table;
+// A2/A3 rules (the floating-point rows from the Ascend C API reference's type lists). The other SoCs use the same table;
 // bfloat16 rows only where the SoC has bfloat16.
 constexpr CastRule kCastRules[] = {
     {DType::kHalf, DType::kFloat, kNone},

@@ -4,7 +4,7 @@
 // tile alignment, tiling key) and equal the plan of opgen's Python tiling model, computed at generation time.
 #include <cstdint>
 
-#include "../opgen_ut.h"
+#include "gtest/gtest.h"
 #include "../../../op_host/elu_grad_v2_tiling.h"
 
 namespace {

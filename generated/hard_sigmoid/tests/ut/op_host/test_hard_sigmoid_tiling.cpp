@@ -4,7 +4,7 @@
 // tile alignment, tiling key) and equal the plan of opgen's Python tiling model, computed at generation time.
 #include <cstdint>
 
-#include "../opgen_ut.h"
+#include "gtest/gtest.h"
 #include "../../../op_host/hard_sigmoid_tiling.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../opgen_ut.h"
+#include "gtest/gtest.h"
 #include "op_api_ut.h"
 #include "../../../op_api/aclnn_logsigmoid_backward.h"
 

@@ -1,6 +1,6 @@
 // platform_ascendc::PlatformAscendC: core counts, on-chip memory sizes and SoC version as a
 // tiling function sees them. In the twin these come from the current SoC of the twin
-// (OPGEN_SOC / opgen_twin::SetSoc), i.e. from opgen/socs.py.
+// (OPGEN_SOC / opgen_twin::SetSoc), i.e. from opgen/spec/socs.py.
 #ifndef OPGEN_TWIN_TILING_PLATFORM_PLATFORM_ASCENDC_H_
 #define OPGEN_TWIN_TILING_PLATFORM_PLATFORM_ASCENDC_H_
 

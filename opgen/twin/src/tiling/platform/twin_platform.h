@@ -1,5 +1,5 @@
 // The platform figures the aclnn layer and tiling functions see, derived from the twin's current
-// SoC (opgen_twin::CurrentSoc(), i.e. opgen/socs.py).
+// SoC (opgen_twin::CurrentSoc(), i.e. opgen/spec/socs.py).
 #ifndef OPGEN_TWIN_SRC_ACL_TWIN_PLATFORM_H_
 #define OPGEN_TWIN_SRC_ACL_TWIN_PLATFORM_H_
 

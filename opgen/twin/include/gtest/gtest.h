@@ -1,9 +1,10 @@
-// A header-only stand-in for the subset of GoogleTest these unit tests use (TEST, TEST_F, testing::Test,
-// EXPECT_*/ASSERT_* with `<<` messages), so they build with nothing but a C++17 compiler. With real gtest,
-// include "gtest/gtest.h" instead and link gtest_main. The built-in main runs every test in registration
-// order and ends with the line "N passed, M failed"; the exit status is 1 if any test failed.
-#ifndef OPGEN_UT_H_
-#define OPGEN_UT_H_
+// The twin's stand-in for the subset of GoogleTest the generated unit tests use (TEST, TEST_F, testing::Test,
+// EXPECT_*/ASSERT_* with `<<` messages), header-only so they build with nothing but a C++17 compiler. The
+// generated tests include "gtest/gtest.h" as ops-nn's do: `opgen cc` finds this file; in ops-nn's tree (or with
+// real gtest's -I first) they build against real gtest and gtest_main. The built-in main runs every test in
+// registration order and ends with the line "N passed, M failed"; the exit status is 1 if any test failed.
+#ifndef OPGEN_TWIN_GTEST_GTEST_H_
+#define OPGEN_TWIN_GTEST_GTEST_H_
 
 #include <cmath>
 #include <cstdio>
@@ -250,4 +251,4 @@ int main(int argc, char** argv) {
 }
 #endif
 
-#endif  // OPGEN_UT_H_
+#endif  // OPGEN_TWIN_GTEST_GTEST_H_
