@@ -175,4 +175,4 @@ def test_in_place_tensor_declared_const_still_compiles(tmp_path):
             text=True,
         )
         assert compiled.returncode == 0, compiled.stderr[-3000:]
-    assert "const aclTensor *selfRef" in (package / "op_api" / "aclnn_leaky_relu.h").read_text(encoding="utf-8")
+    assert "const aclTensor* selfRef" in (package / "op_api" / "aclnn_leaky_relu.h").read_text(encoding="utf-8")

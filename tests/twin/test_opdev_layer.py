@@ -287,7 +287,7 @@ def test_create_tensor_refuses_views_outside_their_storage(probe):
 def test_storage_beyond_its_buffer_faults_where_a_copy_touches_it(probe):
     # aclCreateTensor takes a storage larger than its aclrtMalloc block (as CANN's does); a copy that reads
     # only bytes the block has succeeds, one that reaches past it fails in phase 2 naming the bytes.
-    result = run(probe, "tensor")
+    result = run_program(probe, "tensor")
     v = values(result)
     assert v["storage_over_buffer_offset_0"] == "1 phase1 1 run 0"
     assert v["storage_over_buffer_offset_15"] == f"1 phase1 1 run {ACLNN_ERR_INNER}"

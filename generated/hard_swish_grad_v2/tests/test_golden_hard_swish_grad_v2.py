@@ -175,8 +175,6 @@ def check_case(dtype, shape, scalars):
         self,
     ]
     call_kwargs = {}
-    # the references meet an integer tensor with each scalar in its dtype (wrapped, as torch and ops-nn convert it)
-    ref_scalars = in_integer_dtype(scalars, dtype)
     ref_args = [
         grad_output,
         self,

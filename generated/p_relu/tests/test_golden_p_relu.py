@@ -210,8 +210,6 @@ def check_case(dtype, shape, scalars, one_value):
         weight,
     ]
     call_kwargs = {}
-    # the references meet an integer tensor with each scalar in its dtype (wrapped, as torch and ops-nn convert it)
-    ref_scalars = in_integer_dtype(scalars, dtype)
     ref_args = [
         self,
         weight,
