@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from opgen.plan.aclnn_path import aclnn_output  # noqa: E402
 from opgen.plan.kernel import aicore_dtypes, kernel_plan  # noqa: E402
-from opgen.plan.operator import binding_names, binding_out_keywords, binding_result_index  # noqa: E402
 from opgen.plan.opdef import opdef_plan  # noqa: E402
+from opgen.plan.operator import binding_names, binding_out_keywords, binding_result_index  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 from opgen.spec.formula_binding import evaluate_reference  # noqa: E402
 from opgen.spec.loader import load_spec_documents  # noqa: E402
