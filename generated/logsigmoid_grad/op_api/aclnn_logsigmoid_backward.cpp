@@ -22,119 +22,153 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT,
-                                                                       op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {op::DataType::DT_FLOAT,
+                                                                                              op::DataType::DT_FLOAT16};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_SELF = {op::DataType::DT_FLOAT,
+                                                                                       op::DataType::DT_FLOAT16};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST_SELF;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST_SELF;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST_SELF;
     }
 }
 
-static const std::initializer_list<op::DataType> kBufferDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                  op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kBufferDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_BUFFER = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_BUFFER = {op::DataType::DT_FLOAT,
+                                                                                         op::DataType::DT_FLOAT16};
 
 // buffer: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& BufferDtypes()
+static const std::initializer_list<op::DataType>& GetBufferDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kBufferDtypes;
+            return DTYPE_SUPPORT_LIST_BUFFER;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kBufferDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST_BUFFER;
         default:
-            return kBufferDtypes;
+            return DTYPE_SUPPORT_LIST_BUFFER;
     }
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                     op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_INPUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_INPUT = {op::DataType::DT_FLOAT,
+                                                                                             op::DataType::DT_FLOAT16};
 
 // gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
+static const std::initializer_list<op::DataType>& GetGradInputDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kGradInputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradInputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_INPUT;
         default:
-            return kGradInputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
     }
+}
+
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                                const aclTensor* gradInput)
+{
+    if (gradOutput == nullptr || self == nullptr || buffer == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, buffer or gradInput is nullptr.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckDtypeSupported(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                                       const aclTensor* gradInput)
+{
+    if (!CheckType(gradOutput->GetDataType(), GetGradOutputDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
+        !CheckType(buffer->GetDataType(), GetBufferDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetGradInputDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self, buffer or gradInput is not supported.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                              const aclTensor* gradInput)
+{
+    if (self->GetViewShape() != gradOutput->GetViewShape() || buffer->GetViewShape() != gradOutput->GetViewShape() ||
+        gradInput->GetViewShape() != gradOutput->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput, self, buffer and gradInput differ.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckDtypeSame(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                                  const aclTensor* gradInput)
+{
+    if (self->GetDataType() != gradOutput->GetDataType() || buffer->GetDataType() != gradOutput->GetDataType() ||
+        gradInput->GetDataType() != gradOutput->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self, buffer and gradInput differ.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
-                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               const aclTensor* gradInput)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)buffer;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
-    if (gradOutput == nullptr || self == nullptr || buffer == nullptr || gradInput == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, buffer or gradInput is nullptr.");
+    if (!CheckNotNull(gradOutput, self, buffer, gradInput)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(buffer->GetDataType(), BufferDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self, buffer or gradInput is not supported.");
+    if (!CheckDtypeSupported(gradOutput, self, buffer, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (self->GetViewShape() != gradOutput->GetViewShape() || buffer->GetViewShape() != gradOutput->GetViewShape() ||
-        gradInput->GetViewShape() != gradOutput->GetViewShape()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput, self, buffer and gradInput differ.");
+    if (!CheckShape(gradOutput, self, buffer, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (self->GetDataType() != gradOutput->GetDataType() || buffer->GetDataType() != gradOutput->GetDataType() ||
-        gradInput->GetDataType() != gradOutput->GetDataType()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self, buffer and gradInput differ.");
+    if (!CheckDtypeSame(gradOutput, self, buffer, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -145,7 +179,7 @@ aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput,
                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnLogSigmoidBackward, DFX_IN(gradOutput, self, buffer), DFX_OUT(gradInput));
-    auto ret = CheckParams(gradOutput, self, buffer, gradInput, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, buffer, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {
