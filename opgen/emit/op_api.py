@@ -24,6 +24,7 @@ from opgen.spec.checks import (
     cpp_result_dtype,
     cpp_scalar_value,
     dtype_list_function,
+    shares_dtype_lists,
 )
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import reduction_of
@@ -33,7 +34,7 @@ from opgen.spec.socs import get_soc, group_name
 
 @dataclass(frozen=True)
 class DtypeList:
-    param: Code
+    param: Code  # the parameter (or parameters, when they share the lists) it holds the dtypes of
     function: Code  # C++ function returning the list for the current SoC
     groups: list[tuple[list[Code], Code, Code]]  # (SocVersion enumerators, list variable, initializer body)
     default: Code  # list variable for SoCs the spec does not name
@@ -47,14 +48,15 @@ def _upper_snake(name: str) -> str:
 def dtype_lists(spec: OpSpec) -> list[DtypeList]:
     """Per-parameter dtype lists by SoC (a SoC's list is the param's minus what the SoC lacks), named for what they
     hold: DTYPE_SUPPORT_LIST_<PARAM> is the param's full list, <SOC>_DTYPE_SUPPORT_LIST_<PARAM> a SoC's narrower
-    one."""
+    one; one set (DTYPE_SUPPORT_LIST, ...) when every checked parameter has the same lists."""
     lists = []
     row_checks = [row.check for row in spec.errors]
     checked = {n for check in row_checks if isinstance(check, CheckDtypeSupported) for n in check.names()}
+    shared = shares_dtype_lists(spec)
     for param in spec.params:
         if param.name not in checked:  # only the lists a check reads (an unused one would warn)
             continue
-        base = "DTYPE_SUPPORT_LIST_" + _upper_snake(param.name)
+        base = "DTYPE_SUPPORT_LIST" if shared else "DTYPE_SUPPORT_LIST_" + _upper_snake(param.name)
         every = [support.soc for support in spec.socs]
         by_list: dict[tuple[DType, ...], list[str]] = {}
         for support in spec.socs:
@@ -70,8 +72,13 @@ def dtype_lists(spec: OpSpec) -> list[DtypeList]:
             groups.append((versions, ident(var), code(", ".join(cpp_dtype(d) for d in dtypes))))
         if full not in by_list:
             groups.append(([], ident(base), code(", ".join(cpp_dtype(d) for d in full))))
-        function = ident(dtype_list_function(param.name))
-        lists.append(DtypeList(ident(param.name), function, groups, ident(base)))
+        function = ident(dtype_list_function(spec, param.name))
+        what = (
+            code(", ".join(sorted(checked, key=[p.name for p in spec.params].index))) if shared else ident(param.name)
+        )
+        lists.append(DtypeList(what, function, groups, ident(base)))
+        if shared:  # one list serves every parameter
+            break
     return lists
 
 

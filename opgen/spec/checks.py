@@ -174,9 +174,22 @@ def scalar_value(value: float) -> float:
         return float(np.float32(value))
 
 
-def dtype_list_function(param: str) -> str:
-    """The op_api function returning a parameter's dtypes on the current SoC (ops-nn: GetDtypeSupportList)."""
+def dtype_list_function(spec: OpSpec, param: str) -> str:
+    """The op_api function returning a parameter's dtypes on the current SoC: GetDtypeSupportList when every
+    parameter a dtype row checks has the same lists (as ops-nn's op_api files share one), else one per parameter."""
+    if shares_dtype_lists(spec):
+        return "GetDtypeSupportList"
     return "Get" + param[0].upper() + param[1:] + "DtypeSupportList"
+
+
+def shares_dtype_lists(spec: OpSpec) -> bool:
+    """Whether every parameter a dtype_supported row checks accepts the same dtypes on every SoC."""
+    checked = {n for row in spec.errors if isinstance(row.check, CheckDtypeSupported) for n in row.check.names()}
+    lists = {
+        (tuple(spec.param(n).dtypes), *(tuple(spec.dtypes_on(spec.param(n), s.soc)) for s in spec.socs))
+        for n in checked
+    }
+    return len(lists) <= 1
 
 
 def _any(names: list[str], fmt: str) -> str:
@@ -297,7 +310,7 @@ class CheckDtypeSupported(CheckKind):
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(
-                _given(spec, n, f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())")
+                _given(spec, n, f"!CheckType({n}->GetDataType(), {dtype_list_function(spec, n)}())")
                 for n in self.dtype_supported
             )
         )

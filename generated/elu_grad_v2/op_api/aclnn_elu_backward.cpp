@@ -22,35 +22,19 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList()
+// gradOutput, selfOrResult: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF_OR_RESULT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
-
-// selfOrResult: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetSelfOrResultDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-            return DTYPE_SUPPORT_LIST_SELF_OR_RESULT;
-        default:
-            return DTYPE_SUPPORT_LIST_SELF_OR_RESULT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -74,8 +58,8 @@ static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclScalar*
                                    const aclScalar* inputScale, const aclTensor* selfOrResult,
                                    const aclTensor* gradInput)
 {
-    if (!CheckType(gradOutput->GetDataType(), GetGradOutputDtypeSupportList()) ||
-        !CheckType(selfOrResult->GetDataType(), GetSelfOrResultDtypeSupportList())) {
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(selfOrResult->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or selfOrResult is not supported.");
         return false;
     }

@@ -22,11 +22,11 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
+                                                                       op::DataType::DT_BF16};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -35,9 +35,9 @@ static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return DTYPE_SUPPORT_LIST_SELF;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_SELF;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -56,7 +56,7 @@ static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self and out must be the same.");
         return false;
     }
-    if (!CheckType(self->GetDataType(), GetSelfDtypeSupportList())) {
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
         return false;
     }

@@ -22,11 +22,11 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_INPUT = {
-    op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
+                                                                       op::DataType::DT_BF16};
 
 // gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradInputDtypeSupportList()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -35,9 +35,9 @@ static const std::initializer_list<op::DataType>& GetGradInputDtypeSupportList()
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -56,7 +56,7 @@ static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor*
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and gradInput must equal self's dtype.");
         return false;
     }
-    if (!CheckType(gradInput->GetDataType(), GetGradInputDtypeSupportList())) {
+    if (!CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradInput is not supported.");
         return false;
     }

@@ -22,25 +22,25 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_SELF = {op::DataType::DT_FLOAT,
-                                                                                       op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                  op::DataType::DT_FLOAT16};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return DTYPE_SUPPORT_LIST_SELF;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return ASCEND310P_DTYPE_SUPPORT_LIST_SELF;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_SELF;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -55,7 +55,7 @@ static inline bool CheckNotNull(const aclTensor* self, const aclTensor* out)
 
 static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
 {
-    if (!CheckType(self->GetDataType(), GetSelfDtypeSupportList())) {
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
         return false;
     }

@@ -22,25 +22,25 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_X = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_X = {op::DataType::DT_FLOAT,
-                                                                                    op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                  op::DataType::DT_FLOAT16};
 
 // x: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetXDtypeSupportList()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return DTYPE_SUPPORT_LIST_X;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return ASCEND310P_DTYPE_SUPPORT_LIST_X;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_X;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -59,7 +59,7 @@ static inline bool CheckDtypeValid(const aclTensor* x, const aclTensor* y)
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of x and y differ.");
         return false;
     }
-    if (!CheckType(x->GetDataType(), GetXDtypeSupportList())) {
+    if (!CheckType(x->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of x is not supported.");
         return false;
     }

@@ -22,69 +22,25 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> ASCEND310B_DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {op::DataType::DT_FLOAT16,
-                                                                                              op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310B_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList()
+// gradOutput, self, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return ASCEND310B_DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return ASCEND310B_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> ASCEND310B_DTYPE_SUPPORT_LIST_SELF = {op::DataType::DT_FLOAT16,
-                                                                                       op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-            return DTYPE_SUPPORT_LIST_SELF;
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return ASCEND310B_DTYPE_SUPPORT_LIST_SELF;
-        default:
-            return DTYPE_SUPPORT_LIST_SELF;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_OUT = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> ASCEND310B_DTYPE_SUPPORT_LIST_OUT = {op::DataType::DT_FLOAT16,
-                                                                                      op::DataType::DT_FLOAT};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetOutDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-            return DTYPE_SUPPORT_LIST_OUT;
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return ASCEND310B_DTYPE_SUPPORT_LIST_OUT;
-        default:
-            return DTYPE_SUPPORT_LIST_OUT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -100,9 +56,9 @@ static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* se
 
 static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
 {
-    if (!CheckType(gradOutput->GetDataType(), GetGradOutputDtypeSupportList()) ||
-        !CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
-        !CheckType(out->GetDataType(), GetOutDtypeSupportList())) {
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or out is not supported.");
         return false;
     }

@@ -23,11 +23,11 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_INPUT = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_FLOAT};
 
-// input: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetInputDtypeSupportList()
+// input, values, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -36,47 +36,9 @@ static const std::initializer_list<op::DataType>& GetInputDtypeSupportList()
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return DTYPE_SUPPORT_LIST_INPUT;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_INPUT;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_VALUES = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// values: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetValuesDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return DTYPE_SUPPORT_LIST_VALUES;
-        default:
-            return DTYPE_SUPPORT_LIST_VALUES;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_OUT = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetOutDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return DTYPE_SUPPORT_LIST_OUT;
-        default:
-            return DTYPE_SUPPORT_LIST_OUT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -91,9 +53,9 @@ static inline bool CheckNotNull(const aclTensor* input, const aclTensor* values,
 
 static inline bool CheckDtypeValid(const aclTensor* input, const aclTensor* values, const aclTensor* out)
 {
-    if (!CheckType(input->GetDataType(), GetInputDtypeSupportList()) ||
-        !CheckType(values->GetDataType(), GetValuesDtypeSupportList()) ||
-        !CheckType(out->GetDataType(), GetOutDtypeSupportList())) {
+    if (!CheckType(input->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(values->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of input, values or out is not supported.");
         return false;
     }

@@ -22,13 +22,13 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_SELF = {op::DataType::DT_FLOAT16,
-                                                                                      op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                 op::DataType::DT_FLOAT};
 
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
+// self, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -36,33 +36,11 @@ static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return DTYPE_SUPPORT_LIST_SELF;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return ASCEND910_DTYPE_SUPPORT_LIST_SELF;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_SELF;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_OUT = {
-    op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_OUT = {op::DataType::DT_FLOAT16,
-                                                                                     op::DataType::DT_FLOAT};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetOutDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return DTYPE_SUPPORT_LIST_OUT;
-        case SocVersion::ASCEND910:
-            return ASCEND910_DTYPE_SUPPORT_LIST_OUT;
-        default:
-            return DTYPE_SUPPORT_LIST_OUT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -77,8 +55,8 @@ static inline bool CheckNotNull(const aclTensor* self, const aclTensor* out)
 
 static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
 {
-    if (!CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
-        !CheckType(out->GetDataType(), GetOutDtypeSupportList())) {
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
         return false;
     }

@@ -49,14 +49,14 @@ static float ScalarInIntegerDtype(const float value, const op::DataType dtype)
     }
 }
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16,
-    op::DataType::DT_INT32};
-static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_SELF = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_FLOAT, op::DataType::DT_INT16,
+                                                                       op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
 
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
+// self, other: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -64,34 +64,11 @@ static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return DTYPE_SUPPORT_LIST_SELF;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return ASCEND910_DTYPE_SUPPORT_LIST_SELF;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_SELF;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_OTHER = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16,
-    op::DataType::DT_INT32};
-static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_OTHER = {
-    op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT16, op::DataType::DT_INT32};
-
-// other: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetOtherDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return DTYPE_SUPPORT_LIST_OTHER;
-        case SocVersion::ASCEND910:
-            return ASCEND910_DTYPE_SUPPORT_LIST_OTHER;
-        default:
-            return DTYPE_SUPPORT_LIST_OTHER;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -108,8 +85,8 @@ static inline bool CheckNotNull(const aclTensor* self, const aclTensor* other, c
 static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* other, const aclScalar* alpha,
                                    const aclTensor* out)
 {
-    if (!CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
-        !CheckType(other->GetDataType(), GetOtherDtypeSupportList())) {
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(other->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or other is not supported.");
         return false;
     }

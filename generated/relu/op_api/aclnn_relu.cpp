@@ -22,15 +22,15 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16,
-    op::DataType::DT_INT8,  op::DataType::DT_UINT8,   op::DataType::DT_INT32};
-static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_SELF = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16,  op::DataType::DT_INT8,
+                                                                       op::DataType::DT_UINT8, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT8, op::DataType::DT_UINT8,
     op::DataType::DT_INT32};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -38,11 +38,11 @@ static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return DTYPE_SUPPORT_LIST_SELF;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return ASCEND910_DTYPE_SUPPORT_LIST_SELF;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_SELF;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -57,7 +57,7 @@ static inline bool CheckNotNull(const aclTensor* self, const aclTensor* out)
 
 static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
 {
-    if (!CheckType(self->GetDataType(), GetSelfDtypeSupportList())) {
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
         return false;
     }

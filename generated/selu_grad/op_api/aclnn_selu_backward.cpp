@@ -22,72 +22,26 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32,
-    op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16, op::DataType::DT_INT32,
+                                                                       op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT32, op::DataType::DT_INT8};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList()
+// gradOutput, result, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_RESULT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32,
-    op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_RESULT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT32, op::DataType::DT_INT8};
-
-// result: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetResultDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return DTYPE_SUPPORT_LIST_RESULT;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return ASCEND310P_DTYPE_SUPPORT_LIST_RESULT;
-        default:
-            return DTYPE_SUPPORT_LIST_RESULT;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_INPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32,
-    op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_INPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT32, op::DataType::DT_INT8};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradInputDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_INPUT;
-        default:
-            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -106,9 +60,9 @@ static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor*
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, result and gradInput differ.");
         return false;
     }
-    if (!CheckType(gradOutput->GetDataType(), GetGradOutputDtypeSupportList()) ||
-        !CheckType(result->GetDataType(), GetResultDtypeSupportList()) ||
-        !CheckType(gradInput->GetDataType(), GetGradInputDtypeSupportList())) {
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(result->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, result or gradInput is not supported.");
         return false;
     }

@@ -23,69 +23,25 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList()
+// gradOutput, output, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_OUTPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_OUTPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
-
-// output: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetOutputDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return DTYPE_SUPPORT_LIST_OUTPUT;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return ASCEND310P_DTYPE_SUPPORT_LIST_OUTPUT;
-        default:
-            return DTYPE_SUPPORT_LIST_OUTPUT;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_INPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_INPUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradInputDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return ASCEND310P_DTYPE_SUPPORT_LIST_GRAD_INPUT;
-        default:
-            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -100,9 +56,9 @@ static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* ou
 
 static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* output, const aclTensor* gradInput)
 {
-    if (!CheckType(gradOutput->GetDataType(), GetGradOutputDtypeSupportList()) ||
-        !CheckType(output->GetDataType(), GetOutputDtypeSupportList()) ||
-        !CheckType(gradInput->GetDataType(), GetGradInputDtypeSupportList())) {
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(output->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, output or gradInput is not supported.");
         return false;
     }

@@ -22,13 +22,13 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {op::DataType::DT_FLOAT16,
-                                                                                             op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                 op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList()
+// gradOutput, self, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -36,55 +36,11 @@ static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList(
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return ASCEND910_DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_SELF = {op::DataType::DT_FLOAT16,
-                                                                                      op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return DTYPE_SUPPORT_LIST_SELF;
-        case SocVersion::ASCEND910:
-            return ASCEND910_DTYPE_SUPPORT_LIST_SELF;
-        default:
-            return DTYPE_SUPPORT_LIST_SELF;
-    }
-}
-
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_INPUT = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_GRAD_INPUT = {op::DataType::DT_FLOAT16,
-                                                                                            op::DataType::DT_FLOAT};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetGradInputDtypeSupportList()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
-        case SocVersion::ASCEND910:
-            return ASCEND910_DTYPE_SUPPORT_LIST_GRAD_INPUT;
-        default:
-            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -104,9 +60,9 @@ static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* se
 
 static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    if (!CheckType(gradOutput->GetDataType(), GetGradOutputDtypeSupportList()) ||
-        !CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
-        !CheckType(gradInput->GetDataType(), GetGradInputDtypeSupportList())) {
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
         return false;
     }

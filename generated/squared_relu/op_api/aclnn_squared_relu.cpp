@@ -22,11 +22,11 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_INPUT = {
-    op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_FLOAT};
 
 // input: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GetInputDtypeSupportList()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -35,9 +35,9 @@ static const std::initializer_list<op::DataType>& GetInputDtypeSupportList()
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return DTYPE_SUPPORT_LIST_INPUT;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return DTYPE_SUPPORT_LIST_INPUT;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
@@ -52,7 +52,7 @@ static inline bool CheckNotNull(const aclTensor* input, const aclTensor* out)
 
 static inline bool CheckDtypeValid(const aclTensor* input)
 {
-    if (!CheckType(input->GetDataType(), GetInputDtypeSupportList())) {
+    if (!CheckType(input->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of input is not supported.");
         return false;
     }
