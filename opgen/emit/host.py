@@ -10,12 +10,13 @@ from dataclasses import dataclass
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
-from opgen.plan.kernel import KernelPlan, ModeAxis, aicore_dtypes, tiling_struct
+from opgen.plan.kernel import BLOCK_BYTES, BUFFER_NUM, REPEAT_BYTES, KernelPlan, ModeAxis, aicore_dtypes, tiling_struct
 from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
-from opgen.plan.tiling import BLOCK_BYTES, MIN_BYTES_PER_CORE
+from opgen.plan.tiling import MIN_BYTES_PER_CORE
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
+from opgen.spec.socs import group_name
 
 
 @dataclass(frozen=True)
@@ -36,37 +37,60 @@ def _param_row(io: OpDefIO, dtypes: list[DType]) -> OpDefParam:
 
 
 def soc_configs(spec: OpSpec, opdef: OpDefPlan, socs: tuple[str, ...]) -> list[dict]:
-    """One OpDef AddConfig per SoC the kernel is built for (OperatorPlan.kernel_socs)."""
+    """The OpDef's AI Core configs: one per distinct dtype list, added for each SoC the kernel is built for
+    (OperatorPlan.kernel_socs) that takes it, as ops-nn's def.cpp files add one config to several SoCs. The config
+    of the first SoC is `aicoreConfig`; another is named after its SoCs (`kirinConfig`)."""
     kernel_dtypes = set(aicore_dtypes(spec))
-    configs = []
+    first = spec.tensor_inputs[0]
+    by_dtypes: dict[tuple[DType, ...], list[str]] = {}
     for soc in socs:
-        first = spec.tensor_inputs[0]
-        dtypes = [d for d in spec.dtypes_on(first, soc) if d in kernel_dtypes]
+        dtypes = tuple(d for d in spec.dtypes_on(first, soc) if d in kernel_dtypes)
+        by_dtypes.setdefault(dtypes, []).append(soc)
+    configs: list[dict] = []
+    for dtypes, members in by_dtypes.items():
+        if not configs:
+            var = "aicoreConfig"
+        else:
+            # distinct: a SoC is in one group, and a family's name is taken only by a group holding all of it
+            var = group_name(members, socs)
+            var = f"{var}Config" if var.isalpha() else "config" + "".join(p.capitalize() for p in var.split("_"))
         configs.append(
             {
-                "soc": ident(soc),
-                "var": ident("config" + "".join(part.capitalize() for part in soc.split("_"))),
-                "inputs": [_param_row(p, dtypes) for p in opdef.inputs],
-                "outputs": [_param_row(p, dtypes) for p in opdef.outputs],
+                "socs": [ident(soc) for soc in members],
+                "var": ident(var),
+                "inputs": [_param_row(p, list(dtypes)) for p in opdef.inputs],
+                "outputs": [_param_row(p, list(dtypes)) for p in opdef.outputs],
             }
         )
     return configs
 
 
 def _variant_rows(spec: OpSpec, plan: KernelPlan) -> list[dict]:
-    return [
-        {
-            "key": v.key,
-            "dtype": code(v.storage.ge_enum),
-            "mode": v.mode_index,
-            "item_size": v.storage.itemsize,
-            "bits_per_element": v.bits_per_element,
-            "align": v.align_elements,
-            "masks": len(v.program.masks),
-            "name": ident(v.name),
-        }
-        for v in plan.variants
-    ]
+    """Each kernel variant's figures, from which the tiling computes its UB cost per element in the kernel's own
+    terms (queues, temporary and mask buffers), so it reads as the kernel allocates."""
+    rows = []
+    for v in plan.variants:
+        program = v.program
+        bits = (BUFFER_NUM * _queue_num(plan) * v.storage.itemsize + len(program.temps) * v.compute.itemsize) * 8
+        assert bits + len(program.masks) == v.bits_per_element, "the tiling's UB cost must be the kernel plan's"
+        rows.append(
+            {
+                "key": ident(v.key_name),
+                "dtype": code(v.storage.ge_enum),
+                "mode": v.mode_index,
+                "item_size": v.storage.itemsize,
+                "compute_size": v.compute.itemsize,
+                "temps": len(program.temps),
+                "masks": len(program.masks),
+                "name": ident(v.name),
+            }
+        )
+    return rows
+
+
+def _queue_num(plan: KernelPlan) -> int:
+    """The kernel's queues: one per input it reads and one per output."""
+    return len(plan.inputs) + len(plan.outputs)
 
 
 def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
@@ -135,6 +159,8 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         ],
         "min_bytes_per_core": MIN_BYTES_PER_CORE,
         "block_bytes": BLOCK_BYTES,
+        "repeat_bytes": REPEAT_BYTES,
+        "queue_num": _queue_num(plan),
     }
     files = {}
     for template, name in (

@@ -105,6 +105,7 @@ def compute_lines(variant: KernelVariant) -> list[str]:
 @dataclass(frozen=True)
 class VariantView:
     key: int
+    key_name: Code  # its named constant (tiling-data header)
     name: Code
     storage: Code
     compute: Code
@@ -121,6 +122,7 @@ def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> Vari
     program = variant.program
     return VariantView(
         key=variant.key,
+        key_name=ident(variant.key_name),
         name=ident(variant.name),
         storage=code(variant.storage.cpp_type),
         compute=code(variant.compute.cpp_type),
@@ -137,7 +139,7 @@ def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> Vari
 class BranchView:
     """Tiling keys whose code is identical (e.g. fp16 and bf16 both computed in float) share one branch."""
 
-    condition: Code  # "KEY == 20 || KEY == 30"
+    condition: Code  # "KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16"
     comment: Code
     body: VariantView
 
@@ -148,7 +150,7 @@ def branches(views: list[VariantView], same: Callable[[VariantView], object]) ->
         groups.setdefault(same(view), []).append(view)
     result = []
     for members in groups.values():
-        condition = code(" || ".join(f"KEY == {v.key}" for v in members))
+        condition = code(" || ".join(f"KEY == {v.key_name}" for v in members))
         comment = cpp.comment(f"{', '.join(v.name for v in members)}: computed in {members[0].compute}")
         result.append(BranchView(condition, comment, members[0]))
     return result
@@ -177,6 +179,7 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     gm = {i.param: i.name for i in operator.opdef.read_inputs}
     inputs = [spec.param(name) for name in plan.inputs]
     views = [variant_view(spec, plan, v) for v in plan.variants]
+    assert len({v.key_name for v in views}) == len(views), "each tiling key has its own name"
     context = {
         "op_type": ident(spec.operator.type),
         "kernel": ident(operator.kernel_entry),

@@ -8,6 +8,7 @@ are made contiguous, promoted, broadcast, the L0 op runs, the result is cast to 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from opgen.emit.templating import render
@@ -15,7 +16,7 @@ from opgen.lang import Code, code, cpp, ident
 from opgen.plan.kernel import aicore_dtypes
 from opgen.plan.opdef import OpDefAttr, OpDefPlan
 from opgen.plan.operator import OperatorPlan
-from opgen.plan.signature import ApiSignature
+from opgen.plan.signature import ApiSignature, CParam
 from opgen.plan.tiling import MIN_CHANNEL_RUN
 from opgen.spec.checks import (
     CheckDtypeSupported,
@@ -23,43 +24,61 @@ from opgen.spec.checks import (
     cpp_result_dtype,
     cpp_scalar_value,
     dtype_list_function,
+    shares_dtype_lists,
 )
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import reduction_of
 from opgen.spec.model import OpSpec, ParamKind
-from opgen.spec.socs import get_soc
+from opgen.spec.socs import get_soc, group_name
 
 
 @dataclass(frozen=True)
 class DtypeList:
-    param: Code
+    param: Code  # the parameter (or parameters, when they share the lists) it holds the dtypes of
     function: Code  # C++ function returning the list for the current SoC
     groups: list[tuple[list[Code], Code, Code]]  # (SocVersion enumerators, list variable, initializer body)
     default: Code  # list variable for SoCs the spec does not name
 
 
+def _upper_snake(name: str) -> str:
+    """gradOutput -> GRAD_OUTPUT (constants are named as ops-nn names them)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
+
+
 def dtype_lists(spec: OpSpec) -> list[DtypeList]:
-    """Per-parameter dtype lists by SoC (a SoC's list is the param's minus what the SoC lacks)."""
+    """Per-parameter dtype lists by SoC (a SoC's list is the param's minus what the SoC lacks), named for what they
+    hold: DTYPE_SUPPORT_LIST_<PARAM> is the param's full list, <SOC>_DTYPE_SUPPORT_LIST_<PARAM> a SoC's narrower
+    one; one set (DTYPE_SUPPORT_LIST, ...) when every checked parameter has the same lists."""
     lists = []
     row_checks = [row.check for row in spec.errors]
     checked = {n for check in row_checks if isinstance(check, CheckDtypeSupported) for n in check.names()}
+    shared = shares_dtype_lists(spec)
     for param in spec.params:
         if param.name not in checked:  # only the lists a check reads (an unused one would warn)
             continue
-        base = "k" + param.name[0].upper() + param.name[1:] + "Dtypes"
-        by_list: dict[tuple[DType, ...], list[Code]] = {}
+        base = "DTYPE_SUPPORT_LIST" if shared else "DTYPE_SUPPORT_LIST_" + _upper_snake(param.name)
+        every = [support.soc for support in spec.socs]
+        by_list: dict[tuple[DType, ...], list[str]] = {}
         for support in spec.socs:
-            soc_version = ident(get_soc(support.soc).soc_version)
-            by_list.setdefault(tuple(spec.dtypes_on(param, support.soc)), []).append(soc_version)
+            by_list.setdefault(tuple(spec.dtypes_on(param, support.soc)), []).append(support.soc)
         full = tuple(param.dtypes)
         groups = []
-        for i, (dtypes, socs) in enumerate(by_list.items()):
-            var = ident(base if dtypes == full else f"{base}{i}")
-            groups.append((socs, var, code(", ".join(cpp_dtype(d) for d in dtypes))))
+        taken: set[str] = set()
+        for dtypes, socs in by_list.items():
+            var = base if dtypes == full else f"{group_name(socs, every).upper()}_{base}"
+            var = var if var not in taken else f"{socs[0].upper()}_{base}"
+            taken.add(var)
+            versions = [ident(get_soc(soc).soc_version) for soc in socs]
+            groups.append((versions, ident(var), code(", ".join(cpp_dtype(d) for d in dtypes))))
         if full not in by_list:
             groups.append(([], ident(base), code(", ".join(cpp_dtype(d) for d in full))))
-        function = ident(dtype_list_function(param.name))
-        lists.append(DtypeList(ident(param.name), function, groups, ident(base)))
+        function = ident(dtype_list_function(spec, param.name))
+        what = (
+            code(", ".join(sorted(checked, key=[p.name for p in spec.params].index))) if shared else ident(param.name)
+        )
+        lists.append(DtypeList(what, function, groups, ident(base)))
+        if shared:  # one list serves every parameter
+            break
     return lists
 
 
@@ -70,19 +89,83 @@ class CheckView:
     setup: list[Code]
     message: Code  # a printf format literal that prints the row's message as written
     after_empty_return: bool  # checked once no tensor of the empty return is empty
+    helper: tuple[str, str]  # the row's check kind's helper: its group's name, its own
 
 
 def checks(operator: OperatorPlan) -> list[CheckView]:
     return [
         CheckView(
             ident(row.status.value),
-            code(check.condition),
+            code(cpp.without_outer_parentheses(check.condition)),
             [code(line) for line in check.setup],
             cpp.format_string(row.message),
             row.after_empty_return,
+            row.check.cpp_helper,
         )
         for row, check in zip(operator.spec.errors, operator.checks, strict=True)
     ]
+
+
+@dataclass(frozen=True)
+class CheckHelper:
+    """A run of consecutive error rows of one group and one status: a static bool function that logs the failing
+    row's message, called from CheckParams, which returns the status."""
+
+    name: Code
+    status: Code
+    params: Code  # the declarations of what its rows read, in the API's order
+    args: Code
+    rows: list[CheckView]
+
+
+def _reads(text: str, name: str) -> bool:
+    """Whether generated C++ reads the variable `name` (not a member or a qualified name spelled the same)."""
+    return re.search(rf"(?<![\w:.>]){re.escape(name)}\b(?!\s*::)", text) is not None
+
+
+def _params_read(sig: ApiSignature, rows: list[CheckView]) -> list[CParam]:
+    text = "\n".join([*(c.condition for c in rows), *(line for c in rows for line in c.setup)])
+    return [p for p in sig.params if _reads(text, p.name)]
+
+
+def _declarations(params: list[CParam]) -> Code:
+    """Parameters of a check: they only read, so what one pointer points to is const (`const aclTensor* out`)."""
+    return code(
+        ", ".join(
+            f"{'const ' if p.stars == '*' and not p.ctype.startswith('const ') else ''}{p.ctype}{p.stars} {p.name}"
+            for p in params
+        )
+    )
+
+
+def check_helpers(sig: ApiSignature, rows: list[CheckView], taken: set[str]) -> list[CheckHelper]:
+    """The helpers of `rows`, in order; `taken` holds the names already given (each helper's is unique)."""
+    runs: list[list[CheckView]] = []
+    for row in rows:
+        if runs and runs[-1][0].helper[0] == row.helper[0] and runs[-1][0].status == row.status:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    groups = [run[0].helper[0] for run in runs]
+    helpers = []
+    for run, group in zip(runs, groups, strict=True):
+        name = group if groups.count(group) == 1 and group not in taken else run[0].helper[1]
+        stem, number = name, 2
+        while name in taken:
+            name, number = f"{stem}{number}", number + 1
+        taken.add(name)
+        params = _params_read(sig, run)
+        helpers.append(
+            CheckHelper(ident(name), run[0].status, _declarations(params), code(", ".join(p.name for p in params)), run)
+        )
+    return helpers
+
+
+def _caller(sig: ApiSignature, helpers: list[CheckHelper]) -> dict[str, Code]:
+    """CheckParams' (or CheckNonEmptyParams') parameters: what its helpers read, in the API's order."""
+    read = {p for h in helpers for p in h.args.split(", ") if p}
+    params = [p for p in sig.params if p.name in read]
+    return {"params": _declarations(params), "args": code(", ".join(p.name for p in params))}
 
 
 def _compute_dtype_expr(spec: OpSpec) -> Code:
@@ -171,6 +254,10 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         l0_args = [{"value": value} for value in runs.args]
     read = {str(i.param) for i in opdef.read_inputs}
     aicore = [cpp_dtype(d) for d in aicore_dtypes(spec)]
+    taken: set[str] = set()
+    views = checks(operator)
+    helpers = check_helpers(main, [c for c in views if not c.after_empty_return], taken)
+    late_helpers = check_helpers(main, [c for c in views if c.after_empty_return], taken)
     common = {
         "op": ident(op),
         "op_type": ident(spec.operator.type),
@@ -182,9 +269,12 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "main": _api_view(main),
         "inplace": _inplace_view(sigs[1], main) if len(sigs) > 1 else None,
         "dtype_lists": dtype_lists(spec),
-        "checks": [c for c in checks(operator) if not c.after_empty_return],
-        # rows ops-nn checks after returning on an empty tensor (errors[].after_empty_return)
-        "late_checks": [c for c in checks(operator) if c.after_empty_return],
+        # the error table's rows in helpers per check group: those checked first, and those ops-nn checks after
+        # returning on an empty tensor (errors[].after_empty_return)
+        "helpers": helpers,
+        "late_helpers": late_helpers,
+        "check_params": _caller(main, helpers),
+        "late_params": _caller(main, late_helpers),
         # the empty-tensor return: its condition, and what the comments call it
         "empty_condition": code(" || ".join(f"{n}->IsEmpty()" for n in spec.empty_return_tensors)),
         "empty_what": code(" or ".join(spec.empty_return) if spec.empty_return else "output"),

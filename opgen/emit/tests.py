@@ -26,10 +26,10 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
 from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.cases import Arg, Call, valid_call
-from opgen.plan.kernel import KernelPlan
+from opgen.plan.kernel import BLOCK_BYTES, KernelPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
-from opgen.plan.tiling import BLOCK_BYTES, plan_tiling
+from opgen.plan.tiling import plan_tiling
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case

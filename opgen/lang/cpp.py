@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from opgen.lang import Code
+from opgen.lang import Code, python
 
 _NAMED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "?": "\\?"}
 
@@ -324,3 +324,9 @@ def reserved_reason(name: str) -> str | None:
     if name.startswith("_") or "__" in name:
         return "is reserved in C++ (leading underscore or double underscore)"
     return None
+
+
+def without_outer_parentheses(expression: str) -> str:
+    """`expression` without a pair of parentheses around all of it (`if ((a && b))` reads `if (a && b)`); C++
+    parentheses and string literals follow Python's rule."""
+    return python.without_outer_parentheses(expression)

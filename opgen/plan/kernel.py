@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass
 
 from opgen import formula as F
@@ -24,6 +25,8 @@ from opgen.spec.model import OpSpec, Param, ParamKind
 from opgen.spec.socs import get_soc
 
 BUFFER_NUM = 2  # double-buffered queues
+REPEAT_BYTES = 256  # one repeat of a vector instruction
+BLOCK_BYTES = 32  # DataCopy moves whole 32-byte blocks
 # The dtype digit of the tiling key: every storage dtype an AI Core kernel takes, in their order.
 _DTYPE_CODE = {dtype: code for code, dtype in enumerate(AICORE_DTYPES, start=1)}
 # Integer dtypes the vector unit computes in directly, with the APIs that take them on A2/A3 (the Ascend C API
@@ -74,11 +77,17 @@ class KernelVariant:
     @property
     def align_elements(self) -> int:
         """Tile lengths are whole 256-byte repeats of the compute type and whole 32-byte blocks of storage."""
-        return max(256 // self.compute.itemsize, 32 // self.storage.itemsize)
+        return max(REPEAT_BYTES // self.compute.itemsize, BLOCK_BYTES // self.storage.itemsize)
 
     @property
     def bits_per_element(self) -> int:
         return int(self.program.ub_bytes_per_element(BUFFER_NUM) * 8)
+
+    @property
+    def key_name(self) -> str:
+        """The named constant of its tiling key, shared by the host tiling and the kernel: TILING_KEY_FLOAT16,
+        TILING_KEY_FLOAT_IS_RESULT1."""
+        return "TILING_KEY_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", self.name).upper()
 
     @property
     def name(self) -> str:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.plan.kernel import KernelVariant
+from opgen.plan.kernel import BLOCK_BYTES, KernelVariant
 from opgen.spec.socs import Soc
 
 MIN_BYTES_PER_CORE = 4096  # below this, splitting over more cores costs more than it gains
 # A channel input whose value runs (elements sharing one value) are shorter than this reaches the kernel expanded to
 # the output's shape by the aclnn API; longer runs, the kernel fills each tile with its run's value.
 MIN_CHANNEL_RUN = 1024
-BLOCK_BYTES = 32
 
 
 @dataclass(frozen=True)

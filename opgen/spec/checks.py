@@ -174,9 +174,22 @@ def scalar_value(value: float) -> float:
         return float(np.float32(value))
 
 
-def dtype_list_function(param: str) -> str:
-    """The op_api function returning a parameter's dtypes on the current SoC."""
-    return param[0].upper() + param[1:] + "Dtypes"
+def dtype_list_function(spec: OpSpec, param: str) -> str:
+    """The op_api function returning a parameter's dtypes on the current SoC: GetDtypeSupportList when every
+    parameter a dtype row checks has the same lists (as ops-nn's op_api files share one), else one per parameter."""
+    if shares_dtype_lists(spec):
+        return "GetDtypeSupportList"
+    return "Get" + param[0].upper() + param[1:] + "DtypeSupportList"
+
+
+def shares_dtype_lists(spec: OpSpec) -> bool:
+    """Whether every parameter a dtype_supported row checks accepts the same dtypes on every SoC."""
+    checked = {n for row in spec.errors if isinstance(row.check, CheckDtypeSupported) for n in row.check.names()}
+    lists = {
+        (tuple(spec.param(n).dtypes), *(tuple(spec.dtypes_on(spec.param(n), s.soc)) for s in spec.socs))
+        for n in checked
+    }
+    return len(lists) <= 1
 
 
 def _any(names: list[str], fmt: str) -> str:
@@ -216,6 +229,9 @@ class CheckKind(Strict):
 
     kind: ClassVar[str]
     relational: ClassVar[bool] = False
+    # The op_api helper its rows are checked in, as ops-nn groups its checks (CheckNotNull, CheckDtypeValid,
+    # CheckShape, CheckAttributeValue), and its own name for where another group's rows split that group's.
+    cpp_helper: ClassVar[tuple[str, str]]
 
     @property
     def case_name(self) -> str:
@@ -246,6 +262,7 @@ class CheckKind(Strict):
 
 class CheckNotNull(CheckKind):
     kind: ClassVar[str] = "not_null"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckNotNull", "CheckNotNull")
     not_null: list[Identifier] = Field(description="pointer arguments that must not be null")
 
     def inplace_doc(self, names: list[str]) -> str | None:
@@ -280,6 +297,7 @@ class CheckNotNull(CheckKind):
 
 class CheckDtypeSupported(CheckKind):
     kind: ClassVar[str] = "dtype_supported"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckDtypeValid", "CheckDtypeSupported")
     dtype_supported: list[Identifier] = Field(description="dtype must be in the param's per-SoC list")
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
@@ -292,7 +310,7 @@ class CheckDtypeSupported(CheckKind):
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         return CppCheck(
             " || ".join(
-                _given(spec, n, f"!CheckType({n}->GetDataType(), {dtype_list_function(n)}())")
+                _given(spec, n, f"!CheckType({n}->GetDataType(), {dtype_list_function(spec, n)}())")
                 for n in self.dtype_supported
             )
         )
@@ -324,6 +342,7 @@ class CheckDtypeSupported(CheckKind):
 
 class CheckSameDtype(CheckKind):
     kind: ClassVar[str] = "same_dtype"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckDtypeValid", "CheckDtypeSame")
     relational: ClassVar[bool] = True
     same_dtype: list[Identifier] = Field(min_length=2)
 
@@ -351,6 +370,7 @@ class CheckSameDtype(CheckKind):
 
 class CheckPromotable(CheckKind):
     kind: ClassVar[str] = "promotable"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckDtypeValid", "CheckPromoteType")
     relational: ClassVar[bool] = True
     promotable: list[Identifier] = Field(
         min_length=2, description="these dtypes (tensors and scalars, e.g. aclnnThreshold's) must promote"
@@ -405,6 +425,7 @@ class CastableSpec(Strict):
 
 class CheckCastable(CheckKind):
     kind: ClassVar[str] = "castable"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckDtypeValid", "CheckDtypeCastable")
     relational: ClassVar[bool] = True
     castable: CastableSpec
 
@@ -446,6 +467,7 @@ class CheckPromotedDtype(CheckKind):
     than `castable`, for an op_api that computes in the promoted dtype and does not cast the result."""
 
     kind: ClassVar[str] = "promoted_dtype"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckDtypeValid", "CheckPromotedDtype")
     relational: ClassVar[bool] = True
     promoted_dtype: PromotedDtypeSpec
 
@@ -475,6 +497,7 @@ class CheckPromotedDtype(CheckKind):
 
 class CheckScalarsCastable(CheckKind):
     kind: ClassVar[str] = "scalars_castable"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckDtypeValid", "CheckScalarDtype")
     scalars_castable: list[Identifier] = Field(description="scalars that must be castable to their castable_to")
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
@@ -539,6 +562,7 @@ class CheckScalarsCastable(CheckKind):
 
 class CheckMaxRank(CheckKind):
     kind: ClassVar[str] = "max_rank"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckMaxDim")
     max_rank: list[Identifier] = Field(description="tensors whose rank must be within their 'rank' range")
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
@@ -578,17 +602,21 @@ class CheckMaxRank(CheckKind):
         return candidates
 
 
-def broadcast_locals(row: int) -> tuple[str, str]:
-    """The C++ locals (broadcast shape, success flag) the broadcast check of error row `row` declares."""
-    return f"broadcastShape{row}", f"broadcastOk{row}"
+def broadcast_locals(spec: OpSpec, row: int) -> tuple[str, str]:
+    """The C++ locals (broadcast shape, success flag) the broadcast check of error row `row` declares: plain
+    `broadcastShape`/`broadcastOk`, numbered by the row only when the table has several broadcast rows."""
+    rows = [i for i, r in enumerate(spec.errors) if isinstance(r.check, CheckBroadcast)]
+    suffix = "" if len(rows) <= 1 else str(row)
+    return f"broadcastShape{suffix}", f"broadcastOk{suffix}"
 
 
 # Matches every name broadcast_locals gives, so a parameter cannot take one.
-BROADCAST_LOCAL = re.compile(r"broadcast(Shape|Ok)[0-9]+")
+BROADCAST_LOCAL = re.compile(r"broadcast(Shape|Ok)[0-9]*")
 
 
 class CheckBroadcast(CheckKind):
     kind: ClassVar[str] = "broadcast"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckBroadcastShape")
     relational: ClassVar[bool] = True
     broadcast: list[Identifier] = Field(
         description="inputs must broadcast; outputs listed must have the broadcast shape", min_length=2
@@ -605,7 +633,7 @@ class CheckBroadcast(CheckKind):
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         inputs, outputs = self._split(spec)
-        shape, ok = broadcast_locals(row)  # per row: a spec may have several broadcast rows
+        shape, ok = broadcast_locals(spec, row)
         setup = [f"op::Shape {shape} = {cpp_shape(inputs[0])};", f"bool {ok} = true;"]
         for name in inputs[1:]:
             setup += [
@@ -637,6 +665,7 @@ class CheckBroadcast(CheckKind):
 
 class CheckSameShape(CheckKind):
     kind: ClassVar[str] = "same_shape"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckShapeSame")
     relational: ClassVar[bool] = True
     same_shape: list[Identifier] = Field(min_length=2)
 
@@ -657,6 +686,7 @@ class CheckSameShape(CheckKind):
 
 class CheckChannelSize(CheckKind):
     kind: ClassVar[str] = "channel_size"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckChannelSize")
     relational: ClassVar[bool] = True
     channel_size: list[Identifier] = Field(
         min_length=1,
@@ -701,6 +731,7 @@ class CheckChannelSize(CheckKind):
 
 class CheckChannelSumShape(CheckKind):
     kind: ClassVar[str] = "channel_sum_shape"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckChannelSumShape")
     relational: ClassVar[bool] = True
     channel_sum_shape: list[Identifier] = Field(
         min_length=1,
@@ -768,6 +799,7 @@ def _condition_values(param: Param) -> list[float | bool | int | str]:
 
 class CheckRejectIf(CheckKind):
     kind: ClassVar[str] = "reject_if"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckAttributeValue", "CheckAttributeValue")
     reject_if: str = Field(description="formula-language condition over scalars and bool params", max_length=4096)
 
     def condition(self, spec: OpSpec) -> F.Expr:
@@ -834,6 +866,7 @@ class CheckRejectIf(CheckKind):
 
 class CheckOneOf(CheckKind):
     kind: ClassVar[str] = "one_of"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckAttributeValue", "CheckAttributeValue")
     one_of: list[Identifier] = Field(min_length=1, description="int64/string parameters: the value is in 'values'")
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
@@ -895,3 +928,8 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckOneOf,
 )
 CHECK_MODELS: dict[str, type[CheckKind]] = {kind.kind: kind for kind in CHECK_KINDS}
+# The op_api's check functions (no parameter may take one of these names).
+CHECK_FUNCTION_NAMES = frozenset(name for kind in CHECK_KINDS for name in kind.cpp_helper) | {
+    "CheckParams",
+    "CheckNonEmptyParams",
+}

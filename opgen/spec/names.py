@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.lang import cpp, python
-from opgen.spec.checks import BROADCAST_LOCAL
+from opgen.spec.checks import BROADCAST_LOCAL, CHECK_FUNCTION_NAMES
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.model import Direction, OpSpec, snake_case
 from opgen.spec.yaml_source import SourceDocument
@@ -68,7 +68,9 @@ class NameProblem:
 
 def _cpp(name: str, what: str) -> str | None:
     reason = cpp.reserved_reason(name)
-    if reason is None and (name in GENERATED_CPP_NAMES or BROADCAST_LOCAL.fullmatch(name)):
+    if reason is None and (
+        name in GENERATED_CPP_NAMES or name in CHECK_FUNCTION_NAMES or BROADCAST_LOCAL.fullmatch(name)
+    ):
         reason = "is a name the generated C++ uses for its own variables"
     return f"{what} '{name}' {reason}" if reason else None
 

@@ -7,6 +7,7 @@ not public (older parts, Kirin) it is marked `figures_certain=False` and chosen 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -146,3 +147,13 @@ def get_soc(name: str) -> Soc:
         return SOC_BY_NAME[name]
     except KeyError:
         raise KeyError(f"unknown SoC {name!r}; known: {', '.join(SOC_BY_NAME)}") from None
+
+
+def group_name(members: list[str], every: list[str] | tuple[str, ...]) -> str:
+    """What generated code calls SoCs `members` (of `every` SoC in play) that share a config or a dtype list: their
+    family (the letters their names start with, `kirin`) when they are all of it there, else the first one."""
+    families = {re.split(r"[^a-z]", soc)[0] for soc in members}
+    family = families.pop() if len(families) == 1 else ""
+    if len(members) > 1 and family and all(soc in members for soc in every if soc.startswith(family)):
+        return family
+    return members[0]

@@ -86,8 +86,16 @@ def test_the_op_api_checks_the_late_rows_after_the_return(spec):
     plan = check_spec_text((ROOT / HARDSHRINK).read_text(encoding="utf-8"), HARDSHRINK, ROOT / "specs")
     source = render_op_api(plan)["op_api/aclnn_hardshrink_backward.cpp"]
     empty = source.index("if (gradOutput->IsEmpty() || self->IsEmpty()) {")
-    late = source.index("ret = CheckNonEmptyParams(gradOutput, self, lambd, gradInput, workspaceSize, executor);")
-    assert source.index("static aclnnStatus CheckNonEmptyParams(") < source.index("BroadcastInferShape(")
+    late = source.index("ret = CheckNonEmptyParams(gradOutput, self, gradInput);")
+    # the broadcast row's helper is called by CheckNonEmptyParams only
+    helper = source[source.index("static inline bool CheckBroadcastShape(") :]
+    assert "BroadcastInferShape(" in helper[: helper.index("return true;")]
+    early = source[
+        source.index("static aclnnStatus CheckParams(") : source.index("static aclnnStatus CheckNonEmptyParams(")
+    ]
+    late_rows = source[source.index("static aclnnStatus CheckNonEmptyParams(") : empty]
+    assert "CheckBroadcastShape(" not in early
+    assert "if (!CheckBroadcastShape(gradOutput, self, gradInput)) {" in late_rows
     assert source.index("auto ret = CheckParams(") < empty < late < source.index("l0op::HardShrinkGrad(")
 
 

@@ -22,12 +22,13 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                 op::DataType::DT_FLOAT16};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -35,54 +36,81 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* alpha, aclTensor* out, uint64_t* workspaceSize,
-                               aclOpExecutor** executor)
+static inline bool CheckNotNull(const aclTensor* self, const aclScalar* alpha, const aclTensor* out,
+                                const uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)alpha;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (workspaceSize == nullptr || executor == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
     if (self == nullptr || alpha == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, alpha or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclScalar* alpha, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be cast to FLOAT.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (!CanCast(self->GetDataType(), out->GetDataType())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self cannot be cast to out's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* out)
+{
     if (self->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckAttributeValue(const aclScalar* alpha)
+{
+    if (!((alpha->ToFloat() > 0.0) || (alpha->ToFloat() < 0.0))) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be 0 for CELU.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* alpha, const aclTensor* out,
+                               const uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    if (!CheckNotNull(self, alpha, out, workspaceSize, executor)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(self, alpha, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((!((alpha->ToFloat() > 0.0) || (alpha->ToFloat() < 0.0)))) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be 0 for CELU.");
+    if (!CheckShape(self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckAttributeValue(alpha)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;

@@ -5,35 +5,53 @@
 
 namespace optiling {
 namespace {
-// One row per kernel variant (dtype x mode): its UB cost per element, from the lowered vector program.
+constexpr int64_t MIN_BYTES_PER_CORE = 4096;
+constexpr int64_t BLOCK_BYTES = 32;   // DataCopy moves whole 32-byte blocks
+constexpr int64_t REPEAT_BYTES = 256; // one repeat of a vector instruction
+constexpr int64_t BITS_PER_BYTE = 8;
+constexpr int64_t QUEUE_NUM = 2; // the kernel's queues: one per input, one per output
+
+// One row per kernel variant (dtype x mode): the buffers its lowered vector program allocates.
 struct KernelVariant {
     uint64_t key;
     ge::DataType dtype;
     uint32_t mode;
-    int64_t itemSize;
-    int64_t bitsPerElement; // double-buffered queues + temporaries + compare-mask bits
-    int64_t alignElements;  // whole 256-byte repeats of the compute type, whole 32-byte blocks of storage
-    int64_t masks;
+    int64_t itemSize;    // bytes of the stored dtype
+    int64_t computeSize; // bytes of the dtype it computes in
+    int64_t tmpBufNum;   // temporary buffers of the compute dtype
+    int64_t maskBufNum;  // compare masks, one bit per element
 };
 
-constexpr KernelVariant kVariants[] = {
-    {10, ge::DT_FLOAT, 0, 4, 291, 64, 3},   // float
-    {20, ge::DT_FLOAT16, 0, 2, 227, 64, 3}, // float16
-    {30, ge::DT_BF16, 0, 2, 227, 64, 3},    // bfloat16
+constexpr KernelVariant KERNEL_VARIANTS[] = {
+    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 4, 5, 3},     // float
+    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 4, 5, 3}, // float16
+    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 4, 5, 3},   // bfloat16
 };
-
-constexpr int64_t kMinBytesPerCore = 4096;
-constexpr int64_t kBlockBytes = 32;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t AlignUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+// UB bits one element of a tile costs: the double-buffered queues, the temporaries and the mask bits.
+int64_t BitsPerElement(const KernelVariant& variant)
+{
+    return (BUFFER_NUM * QUEUE_NUM * variant.itemSize + variant.tmpBufNum * variant.computeSize) * BITS_PER_BYTE +
+           variant.maskBufNum;
+}
+
+// Tiles are whole repeats of the compute dtype and whole blocks of the stored one.
+int64_t AlignElements(const KernelVariant& variant)
+{
+    const int64_t repeat = REPEAT_BYTES / variant.computeSize;
+    const int64_t block = BLOCK_BYTES / variant.itemSize;
+    return repeat > block ? repeat : block;
+}
 } // namespace
 
 bool PlanEluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
                    EluTilingPlan& plan)
 {
     const KernelVariant* variant = nullptr;
-    for (const KernelVariant& candidate : kVariants) {
+    for (const KernelVariant& candidate : KERNEL_VARIANTS) {
         if (candidate.dtype == dtype && candidate.mode == mode) {
             variant = &candidate;
         }
@@ -41,15 +59,16 @@ bool PlanEluTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataTyp
     if (variant == nullptr || total <= 0 || coreNum == 0) {
         return false;
     }
-    // Per-core chunks are whole 32-byte blocks (aligned GM offsets) and at least kMinBytesPerCore.
-    const int64_t blockElements = kBlockBytes / variant->itemSize;
+    // Per-core chunks are whole 32-byte blocks (aligned GM offsets) and at least MIN_BYTES_PER_CORE.
+    const int64_t blockElements = BLOCK_BYTES / variant->itemSize;
     int64_t perCore = AlignUp(CeilDiv(total, static_cast<int64_t>(coreNum)), blockElements);
-    const int64_t minPerCore = kMinBytesPerCore / variant->itemSize;
+    const int64_t minPerCore = MIN_BYTES_PER_CORE / variant->itemSize;
     perCore = perCore < minPerCore ? minPerCore : perCore;
     // Each mask buffer may be rounded up by one 32-byte block; the rest of the UB is shared per element.
-    const int64_t budget = static_cast<int64_t>(ubSize) - variant->masks * kBlockBytes;
-    int64_t tile = budget * 8 / variant->bitsPerElement / variant->alignElements * variant->alignElements;
-    const int64_t usefulTile = AlignUp(perCore, variant->alignElements);
+    const int64_t budget = static_cast<int64_t>(ubSize) - variant->maskBufNum * BLOCK_BYTES;
+    const int64_t alignElements = AlignElements(*variant);
+    int64_t tile = budget * BITS_PER_BYTE / BitsPerElement(*variant) / alignElements * alignElements;
+    const int64_t usefulTile = AlignUp(perCore, alignElements);
     tile = tile < usefulTile ? tile : usefulTile;
     if (tile <= 0) {
         return false;

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelElu {
 public:
@@ -44,7 +42,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const EluTilingData& tiling)
     {
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
             s0 = static_cast<C>(tiling.scale);
             s1 = static_cast<C>((tiling.alpha * tiling.scale));
             s2 = static_cast<C>(tiling.inputScale);
@@ -64,7 +62,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -100,7 +98,8 @@ private:
             Muls(tmp4, tmp1, s1, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp0, tmp4, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
+                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -175,16 +174,16 @@ extern "C" __global__ __aicore__ void elu(GM_ADDR x, GM_ADDR y, GM_ADDR workspac
     (void)workspace;
     REGISTER_TILING_DEFAULT(EluTilingData);
     GET_TILING_DATA_WITH_STRUCT(EluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelElu<float, float, 10, 5, 3> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelElu<float, float, TILING_KEY_FLOAT, 5, 3> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelElu<half, float, 20, 5, 3> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelElu<half, float, TILING_KEY_FLOAT16, 5, 3> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelElu<bfloat16_t, float, 30, 5, 3> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelElu<bfloat16_t, float, TILING_KEY_BFLOAT16, 5, 3> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

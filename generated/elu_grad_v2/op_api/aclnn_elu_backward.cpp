@@ -22,93 +22,103 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, selfOrResult: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfOrResultDtypes = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
-
-// selfOrResult: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfOrResultDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclScalar* alpha, const aclScalar* scale,
+                                const aclScalar* inputScale, const aclTensor* selfOrResult, const aclTensor* gradInput,
+                                const uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-            return kSelfOrResultDtypes;
-        default:
-            return kSelfOrResultDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclScalar* alpha, const aclScalar* scale,
-                               const aclScalar* inputScale, bool isResult, const aclTensor* selfOrResult,
-                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)alpha;
-    (void)scale;
-    (void)inputScale;
-    (void)isResult;
-    (void)selfOrResult;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
     if (workspaceSize == nullptr || executor == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
     if (gradOutput == nullptr || alpha == nullptr || scale == nullptr || inputScale == nullptr ||
         selfOrResult == nullptr || gradInput == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, alpha, scale, inputScale, selfOrResult or gradInput is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) ||
-        !CheckType(selfOrResult->GetDataType(), SelfOrResultDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclScalar* alpha, const aclScalar* scale,
+                                   const aclScalar* inputScale, const aclTensor* selfOrResult,
+                                   const aclTensor* gradInput)
+{
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(selfOrResult->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or selfOrResult is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (selfOrResult->GetDataType() != gradOutput->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and selfOrResult differ.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (!CanCast(alpha->GetDataType(), op::DataType::DT_FLOAT) ||
         !CanCast(scale->GetDataType(), op::DataType::DT_FLOAT) ||
         !CanCast(inputScale->GetDataType(), op::DataType::DT_FLOAT)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha, scale or inputScale cannot be cast to FLOAT.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (!CanCast(gradOutput->GetDataType(), gradInput->GetDataType())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput cannot be cast to gradInput's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* selfOrResult, const aclTensor* gradInput)
+{
     if (selfOrResult->GetViewShape() != gradOutput->GetViewShape() ||
         gradInput->GetViewShape() != gradOutput->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of selfOrResult and gradInput must equal gradOutput's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (gradOutput->GetViewShape().GetDimNum() > 8 || selfOrResult->GetViewShape().GetDimNum() > 8 ||
         gradInput->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, selfOrResult or gradInput is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckAttributeValue(const aclScalar* alpha, bool isResult)
+{
+    if (isResult && (alpha->ToFloat() < 0.0)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must not be negative when isResult is true.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclScalar* alpha, const aclScalar* scale,
+                               const aclScalar* inputScale, bool isResult, const aclTensor* selfOrResult,
+                               const aclTensor* gradInput, const uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    if (!CheckNotNull(gradOutput, alpha, scale, inputScale, selfOrResult, gradInput, workspaceSize, executor)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(gradOutput, alpha, scale, inputScale, selfOrResult, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((isResult && (alpha->ToFloat() < 0.0))) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must not be negative when isResult is true.");
+    if (!CheckShape(gradOutput, selfOrResult, gradInput)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckAttributeValue(alpha, isResult)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;

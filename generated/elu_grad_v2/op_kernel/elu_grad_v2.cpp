@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelEluGradV2 {
 public:
@@ -46,11 +44,13 @@ public:
 private:
     __aicore__ inline void InitScalars(const EluGradV2TilingData& tiling)
     {
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT_IS_RESULT0 || KEY == TILING_KEY_FLOAT16_IS_RESULT0 ||
+                      KEY == TILING_KEY_BFLOAT16_IS_RESULT0) {
             s0 = static_cast<C>(tiling.scale);
             s1 = static_cast<C>(((tiling.inputScale * tiling.alpha) * tiling.scale));
             s2 = static_cast<C>(tiling.inputScale);
-        } else if constexpr (KEY == 11 || KEY == 21 || KEY == 31) {
+        } else if constexpr (KEY == TILING_KEY_FLOAT_IS_RESULT1 || KEY == TILING_KEY_FLOAT16_IS_RESULT1 ||
+                             KEY == TILING_KEY_BFLOAT16_IS_RESULT1) {
             s0 = static_cast<C>(tiling.scale);
             s1 = static_cast<C>(tiling.inputScale);
             s2 = static_cast<C>((tiling.alpha * tiling.scale));
@@ -74,7 +74,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float_isResult0: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_IS_RESULT0) { // float_isResult0: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -91,7 +91,7 @@ private:
             Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp1, len);
-        } else if constexpr (KEY == 11) { // float_isResult1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_IS_RESULT1) { // float_isResult1: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -106,7 +106,9 @@ private:
             Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp1, len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16_isResult0, bfloat16_isResult0: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_IS_RESULT0 ||
+                             KEY == TILING_KEY_BFLOAT16_IS_RESULT0) { // float16_isResult0, bfloat16_isResult0: computed
+                                                                      // in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -130,7 +132,9 @@ private:
             Mul(tmp1, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 21 || KEY == 31) { // float16_isResult1, bfloat16_isResult1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_IS_RESULT1 ||
+                             KEY == TILING_KEY_BFLOAT16_IS_RESULT1) { // float16_isResult1, bfloat16_isResult1: computed
+                                                                      // in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -190,28 +194,28 @@ extern "C" __global__ __aicore__ void elu_grad_v2(GM_ADDR grads, GM_ADDR activat
     (void)workspace;
     REGISTER_TILING_DEFAULT(EluGradV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(EluGradV2TilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelEluGradV2<float, float, 10, 2, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT_IS_RESULT0)) {
+        KernelEluGradV2<float, float, TILING_KEY_FLOAT_IS_RESULT0, 2, 1> op;
         op.Init(grads, activations, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(11)) {
-        KernelEluGradV2<float, float, 11, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT_IS_RESULT1)) {
+        KernelEluGradV2<float, float, TILING_KEY_FLOAT_IS_RESULT1, 2, 1> op;
         op.Init(grads, activations, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelEluGradV2<half, float, 20, 3, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16_IS_RESULT0)) {
+        KernelEluGradV2<half, float, TILING_KEY_FLOAT16_IS_RESULT0, 3, 1> op;
         op.Init(grads, activations, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(21)) {
-        KernelEluGradV2<half, float, 21, 3, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16_IS_RESULT1)) {
+        KernelEluGradV2<half, float, TILING_KEY_FLOAT16_IS_RESULT1, 3, 1> op;
         op.Init(grads, activations, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelEluGradV2<bfloat16_t, float, 30, 3, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16_IS_RESULT0)) {
+        KernelEluGradV2<bfloat16_t, float, TILING_KEY_BFLOAT16_IS_RESULT0, 3, 1> op;
         op.Init(grads, activations, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(31)) {
-        KernelEluGradV2<bfloat16_t, float, 31, 3, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16_IS_RESULT1)) {
+        KernelEluGradV2<bfloat16_t, float, TILING_KEY_BFLOAT16_IS_RESULT1, 3, 1> op;
         op.Init(grads, activations, y, tilingData);
         op.Process();
     }

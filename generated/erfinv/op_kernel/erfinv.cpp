@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelErfinv {
 public:
@@ -45,7 +43,7 @@ private:
     __aicore__ inline void InitScalars(const ErfinvTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -62,7 +60,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -169,7 +167,8 @@ private:
             Select(tmp0, mask1, tmp1, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp2, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
+                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -312,16 +311,16 @@ extern "C" __global__ __aicore__ void erfinv(GM_ADDR x, GM_ADDR y, GM_ADDR works
     (void)workspace;
     REGISTER_TILING_DEFAULT(ErfinvTilingData);
     GET_TILING_DATA_WITH_STRUCT(ErfinvTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelErfinv<float, float, 10, 4, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelErfinv<float, float, TILING_KEY_FLOAT, 4, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelErfinv<half, float, 20, 5, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelErfinv<half, float, TILING_KEY_FLOAT16, 5, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelErfinv<bfloat16_t, float, 30, 5, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelErfinv<bfloat16_t, float, TILING_KEY_BFLOAT16, 5, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelFastGelu {
 public:
@@ -45,7 +43,7 @@ private:
     __aicore__ inline void InitScalars(const FastGeluTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 20 || KEY == 10 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -62,7 +60,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
@@ -76,7 +74,7 @@ private:
             Div(tmp0, tmp0, tmp1, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Muls(tmp0, selfLocal, static_cast<float>(-1.702f), len);
             PipeBarrier<PIPE_V>();
@@ -116,16 +114,16 @@ extern "C" __global__ __aicore__ void fast_gelu(GM_ADDR x, GM_ADDR y, GM_ADDR wo
     (void)workspace;
     REGISTER_TILING_DEFAULT(FastGeluTilingData);
     GET_TILING_DATA_WITH_STRUCT(FastGeluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(20)) {
-        KernelFastGelu<half, float, 20, 2, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelFastGelu<half, float, TILING_KEY_FLOAT16, 2, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelFastGelu<float, float, 10, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelFastGelu<float, float, TILING_KEY_FLOAT, 1, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelFastGelu<bfloat16_t, float, 30, 2, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelFastGelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

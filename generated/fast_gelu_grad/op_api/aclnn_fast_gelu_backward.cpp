@@ -22,11 +22,11 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
-                                                                     op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
+                                                                       op::DataType::DT_BF16};
 
 // gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -35,40 +35,57 @@ static const std::initializer_list<op::DataType>& GradInputDtypes()
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradInputDtypes;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return kGradInputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
-                               uint64_t* workspaceSize, aclOpExecutor** executor)
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
     if (gradOutput == nullptr || self == nullptr || gradInput == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or gradInput is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
     if (gradOutput->GetDataType() != self->GetDataType() || gradInput->GetDataType() != self->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and gradInput must equal self's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
-    if (!CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+    if (!CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradInput is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
     if (gradOutput->GetViewShape() != self->GetViewShape() || gradInput->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput and gradInput must equal self's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (self->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    if (!CheckNotNull(gradOutput, self, gradInput)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(gradOutput, self, gradInput)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -79,7 +96,7 @@ aclnnStatus aclnnFastGeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, c
                                                   aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnFastGeluBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
-    auto ret = CheckParams(gradOutput, self, gradInput, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelGelu {
 public:
@@ -45,7 +43,7 @@ private:
     __aicore__ inline void InitScalars(const GeluTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -62,7 +60,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -82,7 +80,8 @@ private:
             Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
+                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -137,16 +136,16 @@ extern "C" __global__ __aicore__ void gelu(GM_ADDR x, GM_ADDR y, GM_ADDR workspa
     (void)workspace;
     REGISTER_TILING_DEFAULT(GeluTilingData);
     GET_TILING_DATA_WITH_STRUCT(GeluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelGelu<float, float, 10, 3, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelGelu<float, float, TILING_KEY_FLOAT, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelGelu<half, float, 20, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelGelu<half, float, TILING_KEY_FLOAT16, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelGelu<bfloat16_t, float, 30, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelGelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelGeluGrad {
 public:
@@ -47,7 +45,7 @@ private:
     __aicore__ inline void InitScalars(const GeluGradTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -68,7 +66,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -109,7 +107,8 @@ private:
             Add(tmp2, tmp0, tmp1, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp2, len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
+                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -193,16 +192,16 @@ extern "C" __global__ __aicore__ void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR y
     (void)y; // an input this kernel does not read
     REGISTER_TILING_DEFAULT(GeluGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(GeluGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelGeluGrad<float, float, 10, 3, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelGeluGrad<float, float, TILING_KEY_FLOAT, 3, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelGeluGrad<half, float, 20, 5, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelGeluGrad<half, float, TILING_KEY_FLOAT16, 5, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelGeluGrad<bfloat16_t, float, 30, 5, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelGeluGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 5, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
     }

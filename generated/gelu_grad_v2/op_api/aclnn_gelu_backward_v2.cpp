@@ -25,108 +25,101 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_BF16,
-                                                                      op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_BF16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_BF16,
-                                                                op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const char* approximate,
+                                const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kSelfDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
+    if (gradOutput == nullptr || self == nullptr || approximate == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, approximate or gradInput is nullptr.");
+        return false;
     }
+    return true;
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_BF16,
-                                                                     op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
+static inline bool CheckDtypeSupported(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kGradInputDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kGradInputDtypes1;
-        default:
-            return kGradInputDtypes;
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    op::Shape broadcastShape = gradOutput->GetViewShape();
+    bool broadcastOk = true;
+    {
+        op::Shape merged;
+        broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, self->GetViewShape(), merged);
+        broadcastShape = merged;
+    }
+    if (!broadcastOk || gradInput->GetViewShape() != broadcastShape) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckAttributeValue(const char* approximate)
+{
+    if (std::strcmp(approximate, "none") != 0 && std::strcmp(approximate, "tanh") != 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be \"none\" or \"tanh\".");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckPromotedDtype(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    if (PromoteType(gradOutput->GetDataType(), self->GetDataType()) != gradInput->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of gradOutput and self differs from gradInput's dtype.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, char* approximate,
-                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const char* approximate,
+                               const aclTensor* gradInput)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)approximate;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
-    if (gradOutput == nullptr || self == nullptr || approximate == nullptr || gradInput == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, approximate or gradInput is nullptr.");
+    if (!CheckNotNull(gradOutput, self, approximate, gradInput)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
+    if (!CheckDtypeSupported(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    op::Shape broadcastShape2 = gradOutput->GetViewShape();
-    bool broadcastOk2 = true;
-    {
-        op::Shape merged;
-        broadcastOk2 = broadcastOk2 && BroadcastInferShape(broadcastShape2, self->GetViewShape(), merged);
-        broadcastShape2 = merged;
-    }
-    if (!broadcastOk2 || gradInput->GetViewShape() != broadcastShape2) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-                "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
+    if (!CheckShape(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((std::strcmp(approximate, "none") != 0 && std::strcmp(approximate, "tanh") != 0)) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be \"none\" or \"tanh\".");
+    if (!CheckAttributeValue(approximate)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (PromoteType(gradOutput->GetDataType(), self->GetDataType()) != gradInput->GetDataType()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of gradOutput and self differs from gradInput's dtype.");
+    if (!CheckPromotedDtype(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -136,7 +129,7 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, con
                                                 aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnGeluBackwardV2, DFX_IN(gradOutput, self, approximate), DFX_OUT(gradInput));
-    auto ret = CheckParams(gradOutput, self, approximate, gradInput, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, approximate, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

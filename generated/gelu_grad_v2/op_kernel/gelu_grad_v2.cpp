@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelGeluGradV2 {
 public:
@@ -47,7 +45,9 @@ private:
     __aicore__ inline void InitScalars(const GeluGradV2TilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 20 || KEY == 21 || KEY == 30 || KEY == 31 || KEY == 10 || KEY == 11) {
+        if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_NONE || KEY == TILING_KEY_FLOAT16_APPROXIMATE_TANH ||
+                      KEY == TILING_KEY_BFLOAT16_APPROXIMATE_NONE || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_TANH ||
+                      KEY == TILING_KEY_FLOAT_APPROXIMATE_NONE || KEY == TILING_KEY_FLOAT_APPROXIMATE_TANH) {
         }
     }
 
@@ -68,8 +68,9 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 20 ||
-                      KEY == 30) { // float16_approximate_none, bfloat16_approximate_none: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_NONE ||
+                      KEY == TILING_KEY_BFLOAT16_APPROXIMATE_NONE) { // float16_approximate_none,
+                                                                     // bfloat16_approximate_none: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -103,8 +104,10 @@ private:
             Mul(tmp3, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 21 ||
-                             KEY == 31) { // float16_approximate_tanh, bfloat16_approximate_tanh: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_TANH ||
+                             KEY ==
+                                 TILING_KEY_BFLOAT16_APPROXIMATE_TANH) { // float16_approximate_tanh,
+                                                                         // bfloat16_approximate_tanh: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -149,7 +152,7 @@ private:
             Mul(tmp3, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float_approximate_none: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_NONE) { // float_approximate_none: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -177,7 +180,7 @@ private:
             Add(tmp2, tmp1, tmp0, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp2, len);
-        } else if constexpr (KEY == 11) { // float_approximate_tanh: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_TANH) { // float_approximate_tanh: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -249,28 +252,28 @@ extern "C" __global__ __aicore__ void gelu_grad_v2(GM_ADDR dy, GM_ADDR x, GM_ADD
     (void)workspace;
     REGISTER_TILING_DEFAULT(GeluGradV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(GeluGradV2TilingData, tilingData, tiling);
-    if (TILING_KEY_IS(20)) {
-        KernelGeluGradV2<half, float, 20, 4, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT16_APPROXIMATE_NONE)) {
+        KernelGeluGradV2<half, float, TILING_KEY_FLOAT16_APPROXIMATE_NONE, 4, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(21)) {
-        KernelGeluGradV2<half, float, 21, 6, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16_APPROXIMATE_TANH)) {
+        KernelGeluGradV2<half, float, TILING_KEY_FLOAT16_APPROXIMATE_TANH, 6, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelGeluGradV2<bfloat16_t, float, 30, 4, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16_APPROXIMATE_NONE)) {
+        KernelGeluGradV2<bfloat16_t, float, TILING_KEY_BFLOAT16_APPROXIMATE_NONE, 4, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(31)) {
-        KernelGeluGradV2<bfloat16_t, float, 31, 6, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16_APPROXIMATE_TANH)) {
+        KernelGeluGradV2<bfloat16_t, float, TILING_KEY_BFLOAT16_APPROXIMATE_TANH, 6, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelGeluGradV2<float, float, 10, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT_APPROXIMATE_NONE)) {
+        KernelGeluGradV2<float, float, TILING_KEY_FLOAT_APPROXIMATE_NONE, 3, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(11)) {
-        KernelGeluGradV2<float, float, 11, 4, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT_APPROXIMATE_TANH)) {
+        KernelGeluGradV2<float, float, TILING_KEY_FLOAT_APPROXIMATE_TANH, 4, 0> op;
         op.Init(dy, x, z, tilingData);
         op.Process();
     }

@@ -22,59 +22,85 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kXDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                             op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kXDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                  op::DataType::DT_FLOAT16};
 
 // x: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& XDtypes()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kXDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kXDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kXDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* x, int64_t approximate, aclTensor* y, uint64_t* workspaceSize,
-                               aclOpExecutor** executor)
+static inline bool CheckNotNull(const aclTensor* x, const aclTensor* y)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)x;
-    (void)approximate;
-    (void)y;
-    (void)workspaceSize;
-    (void)executor;
     if (x == nullptr || y == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "x or y is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* x, const aclTensor* y)
+{
     if (y->GetDataType() != x->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of x and y differ.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
-    if (!CheckType(x->GetDataType(), XDtypes())) {
+    if (!CheckType(x->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of x is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* x, const aclTensor* y)
+{
     if (y->GetViewShape() != x->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of x and y differ.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (x->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of x is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckAttributeValue(int64_t approximate)
+{
+    if (approximate != 0 && approximate != 1) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be 0 or 1.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* x, int64_t approximate, const aclTensor* y)
+{
+    if (!CheckNotNull(x, y)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(x, y)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((approximate != 0 && approximate != 1)) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be 0 or 1.");
+    if (!CheckShape(x, y)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckAttributeValue(approximate)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -84,7 +110,7 @@ aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor* x, int64_t approximate,
                                         aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnGeluV2, DFX_IN(x, approximate), DFX_OUT(y));
-    auto ret = CheckParams(x, approximate, y, workspaceSize, executor);
+    auto ret = CheckParams(x, approximate, y);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelGeluV2 {
 public:
@@ -45,7 +43,9 @@ private:
     __aicore__ inline void InitScalars(const GeluV2TilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 11 || KEY == 20 || KEY == 21 || KEY == 30 || KEY == 31) {
+        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_0 || KEY == TILING_KEY_FLOAT_APPROXIMATE_1 ||
+                      KEY == TILING_KEY_FLOAT16_APPROXIMATE_0 || KEY == TILING_KEY_FLOAT16_APPROXIMATE_1 ||
+                      KEY == TILING_KEY_BFLOAT16_APPROXIMATE_0 || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_1) {
         }
     }
 
@@ -62,7 +62,7 @@ private:
     {
         LocalTensor<T> xLocal = xQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float_approximate_0: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_0) { // float_approximate_0: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -76,7 +76,7 @@ private:
             Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == 11) { // float_approximate_1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_1) { // float_approximate_1: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -96,8 +96,9 @@ private:
             Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == 20 ||
-                             KEY == 30) { // float16_approximate_0, bfloat16_approximate_0: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_0 ||
+                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_0) { // float16_approximate_0,
+                                                                         // bfloat16_approximate_0: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -115,8 +116,9 @@ private:
             Mul(tmp2, tmp1, tmp0, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp2, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 21 ||
-                             KEY == 31) { // float16_approximate_1, bfloat16_approximate_1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_1 ||
+                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_1) { // float16_approximate_1,
+                                                                         // bfloat16_approximate_1: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -171,28 +173,28 @@ extern "C" __global__ __aicore__ void gelu_v2(GM_ADDR x, GM_ADDR y, GM_ADDR work
     (void)workspace;
     REGISTER_TILING_DEFAULT(GeluV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(GeluV2TilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelGeluV2<float, float, 10, 3, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT_APPROXIMATE_0)) {
+        KernelGeluV2<float, float, TILING_KEY_FLOAT_APPROXIMATE_0, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(11)) {
-        KernelGeluV2<float, float, 11, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT_APPROXIMATE_1)) {
+        KernelGeluV2<float, float, TILING_KEY_FLOAT_APPROXIMATE_1, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelGeluV2<half, float, 20, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16_APPROXIMATE_0)) {
+        KernelGeluV2<half, float, TILING_KEY_FLOAT16_APPROXIMATE_0, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(21)) {
-        KernelGeluV2<half, float, 21, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16_APPROXIMATE_1)) {
+        KernelGeluV2<half, float, TILING_KEY_FLOAT16_APPROXIMATE_1, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelGeluV2<bfloat16_t, float, 30, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16_APPROXIMATE_0)) {
+        KernelGeluV2<bfloat16_t, float, TILING_KEY_BFLOAT16_APPROXIMATE_0, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(31)) {
-        KernelGeluV2<bfloat16_t, float, 31, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16_APPROXIMATE_1)) {
+        KernelGeluV2<bfloat16_t, float, TILING_KEY_BFLOAT16_APPROXIMATE_1, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

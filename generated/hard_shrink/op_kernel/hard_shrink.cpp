@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHardShrink {
 public:
@@ -44,7 +42,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const HardShrinkTilingData& tiling)
     {
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
             s0 = static_cast<C>((tiling.lambd > 0.0f ? tiling.lambd : 0.0f));
         }
     }
@@ -62,7 +60,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30 || KEY == 20) { // bfloat16, float16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) { // bfloat16, float16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -79,7 +77,7 @@ private:
             Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -123,16 +121,16 @@ extern "C" __global__ __aicore__ void hard_shrink(GM_ADDR self, GM_ADDR out, GM_
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardShrinkTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardShrinkTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelHardShrink<bfloat16_t, float, 30, 2, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelHardShrink<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 1> op;
         op.Init(self, out, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelHardShrink<half, float, 20, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelHardShrink<half, float, TILING_KEY_FLOAT16, 2, 1> op;
         op.Init(self, out, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelHardShrink<float, float, 10, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelHardShrink<float, float, TILING_KEY_FLOAT, 1, 1> op;
         op.Init(self, out, tilingData);
         op.Process();
     }

@@ -23,13 +23,13 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                 op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -37,104 +37,82 @@ static const std::initializer_list<op::DataType>& GradOutputDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd,
+                                const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return kSelfDtypes;
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
+    if (gradOutput == nullptr || self == nullptr || lambd == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, lambd or gradInput is nullptr.");
+        return false;
     }
+    return true;
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                     op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return kGradInputDtypes;
-        case SocVersion::ASCEND910:
-            return kGradInputDtypes1;
-        default:
-            return kGradInputDtypes;
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
+        gradInput->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or gradInput is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckBroadcastShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    op::Shape broadcastShape = gradOutput->GetViewShape();
+    bool broadcastOk = true;
+    {
+        op::Shape merged;
+        broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, self->GetViewShape(), merged);
+        broadcastShape = merged;
+    }
+    if (!broadcastOk || gradInput->GetViewShape() != broadcastShape) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd,
-                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               const aclTensor* gradInput)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)lambd;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
-    if (gradOutput == nullptr || self == nullptr || lambd == nullptr || gradInput == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, lambd or gradInput is nullptr.");
+    if (!CheckNotNull(gradOutput, self, lambd, gradInput)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
+    if (!CheckDtypeValid(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
-        gradInput->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or gradInput is greater than 8.");
+    if (!CheckShape(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
 }
 
 // The rows checked once no tensor is empty (an empty gradOutput or self returns success before them).
-static aclnnStatus CheckNonEmptyParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd,
-                                       aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+static aclnnStatus CheckNonEmptyParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    (void)gradOutput;
-    (void)self;
-    (void)lambd;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
-    op::Shape broadcastShape3 = gradOutput->GetViewShape();
-    bool broadcastOk3 = true;
-    {
-        op::Shape merged;
-        broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, self->GetViewShape(), merged);
-        broadcastShape3 = merged;
-    }
-    if (!broadcastOk3 || gradInput->GetViewShape() != broadcastShape3) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-                "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
+    if (!CheckBroadcastShape(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -145,7 +123,7 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardshrinkBackward, DFX_IN(gradOutput, self, lambd), DFX_OUT(gradInput));
-    auto ret = CheckParams(gradOutput, self, lambd, gradInput, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, lambd, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {
@@ -162,7 +140,7 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }
-    ret = CheckNonEmptyParams(gradOutput, self, lambd, gradInput, workspaceSize, executor);
+    ret = CheckNonEmptyParams(gradOutput, self, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     const op::DataType computeDtype = PromoteType(gradOutput->GetDataType(), self->GetDataType());

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHardSigmoid {
 public:
@@ -45,7 +43,8 @@ private:
     __aicore__ inline void InitScalars(const HardSigmoidTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16 ||
+                      KEY == TILING_KEY_INT32) {
         }
     }
 
@@ -62,7 +61,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Duplicate(tmp0, static_cast<float>(6.0f), len);
             PipeBarrier<PIPE_V>();
@@ -73,7 +72,7 @@ private:
             Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Mins(outLocal, tmp0, static_cast<float>(1.0f), len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Duplicate(tmp0, static_cast<half>(6.0f), len);
             PipeBarrier<PIPE_V>();
@@ -84,7 +83,7 @@ private:
             Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Mins(outLocal, tmp0, static_cast<half>(1.0f), len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
@@ -99,7 +98,7 @@ private:
             Mins(tmp1, tmp0, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 70) { // int32: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
@@ -145,20 +144,20 @@ extern "C" __global__ __aicore__ void hard_sigmoid(GM_ADDR input_x, GM_ADDR outp
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardSigmoidTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSigmoidTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelHardSigmoid<float, float, 10, 1, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelHardSigmoid<float, float, TILING_KEY_FLOAT, 1, 0> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelHardSigmoid<half, half, 20, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelHardSigmoid<half, half, TILING_KEY_FLOAT16, 1, 0> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelHardSigmoid<bfloat16_t, float, 30, 2, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelHardSigmoid<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 0> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(70)) {
-        KernelHardSigmoid<int32_t, float, 70, 2, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT32)) {
+        KernelHardSigmoid<int32_t, float, TILING_KEY_INT32, 2, 0> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
     }

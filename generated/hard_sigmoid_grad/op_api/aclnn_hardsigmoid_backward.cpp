@@ -22,76 +22,90 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-            return kSelfDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, aclTensor* out,
-                               uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (gradOutput == nullptr || self == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeSupported(const aclTensor* gradOutput, const aclTensor* self)
+{
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or self is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShapeSame(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
     if (gradOutput->GetViewShape() != self->GetViewShape() || out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput and out must equal self's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckDtypeCastable(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
     if (!CanCast(PromoteType(gradOutput->GetDataType(), self->GetDataType()), out->GetDataType())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of gradOutput and self cannot be cast to out's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckMaxDim(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
     if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
         out->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or out is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckNotNull(gradOutput, self, out)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeSupported(gradOutput, self)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShapeSame(gradOutput, self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckDtypeCastable(gradOutput, self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckMaxDim(gradOutput, self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -101,7 +115,7 @@ aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput
                                                      uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardsigmoidBackward, DFX_IN(gradOutput, self), DFX_OUT(out));
-    auto ret = CheckParams(gradOutput, self, out, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

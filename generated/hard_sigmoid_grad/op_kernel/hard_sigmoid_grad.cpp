@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHardSigmoidGrad {
 public:
@@ -47,7 +45,7 @@ private:
     __aicore__ inline void InitScalars(const HardSigmoidGradTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
         }
     }
 
@@ -68,7 +66,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30) { // bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -90,7 +88,7 @@ private:
             Select(tmp0, mask0, tmp1, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -105,7 +103,7 @@ private:
             Select(tmp0, mask1, tmp0, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp0, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -155,16 +153,16 @@ extern "C" __global__ __aicore__ void hard_sigmoid_grad(GM_ADDR grads, GM_ADDR i
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardSigmoidGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSigmoidGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelHardSigmoidGrad<bfloat16_t, float, 30, 2, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelHardSigmoidGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 2> op;
         op.Init(grads, input_x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelHardSigmoidGrad<half, half, 20, 1, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelHardSigmoidGrad<half, half, TILING_KEY_FLOAT16, 1, 2> op;
         op.Init(grads, input_x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelHardSigmoidGrad<float, float, 10, 1, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelHardSigmoidGrad<float, float, TILING_KEY_FLOAT, 1, 2> op;
         op.Init(grads, input_x, y, tilingData);
         op.Process();
     }

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHardSwish {
 public:
@@ -45,7 +43,7 @@ private:
     __aicore__ inline void InitScalars(const HardSwishTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
         }
     }
 
@@ -62,7 +60,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30) { // bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -88,7 +86,7 @@ private:
             Select(tmp1, mask0, tmp0, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -109,7 +107,7 @@ private:
             Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -161,16 +159,16 @@ extern "C" __global__ __aicore__ void hard_swish(GM_ADDR x, GM_ADDR y, GM_ADDR w
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardSwishTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSwishTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelHardSwish<bfloat16_t, float, 30, 3, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelHardSwish<bfloat16_t, float, TILING_KEY_BFLOAT16, 3, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelHardSwish<half, half, 20, 2, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelHardSwish<half, half, TILING_KEY_FLOAT16, 2, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelHardSwish<float, float, 10, 2, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelHardSwish<float, float, TILING_KEY_FLOAT, 2, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

@@ -22,79 +22,77 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                 op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310P:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310P:
-            return kSelfDtypes;
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, aclTensor* out,
-                               uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (gradOutput == nullptr || self == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(gradOutput->GetDataType(), GradOutputDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradOutput->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or gradOutput is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (gradOutput->GetDataType() != self->GetDataType() || out->GetDataType() != self->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and out must equal self's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
     if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (gradOutput->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradOutput must equal self's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckNotNull(gradOutput, self, out)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(gradOutput, self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(gradOutput, self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -104,7 +102,7 @@ aclnnStatus aclnnHardswishBackwardV2GetWorkspaceSize(const aclTensor* gradOutput
                                                      uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardswishBackwardV2, DFX_IN(gradOutput, self), DFX_OUT(out));
-    auto ret = CheckParams(gradOutput, self, out, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

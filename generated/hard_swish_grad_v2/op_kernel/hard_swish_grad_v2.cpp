@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHardSwishGradV2 {
 public:
@@ -47,7 +45,7 @@ private:
     __aicore__ inline void InitScalars(const HardSwishGradV2TilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
         }
     }
 
@@ -68,7 +66,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30 || KEY == 20) { // bfloat16, float16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) { // bfloat16, float16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -94,7 +92,7 @@ private:
             Mul(tmp1, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -148,16 +146,16 @@ extern "C" __global__ __aicore__ void hard_swish_grad_v2(GM_ADDR gradOutput, GM_
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardSwishGradV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSwishGradV2TilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelHardSwishGradV2<bfloat16_t, float, 30, 3, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelHardSwishGradV2<bfloat16_t, float, TILING_KEY_BFLOAT16, 3, 2> op;
         op.Init(gradOutput, self, out, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelHardSwishGradV2<half, float, 20, 3, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelHardSwishGradV2<half, float, TILING_KEY_FLOAT16, 3, 2> op;
         op.Init(gradOutput, self, out, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelHardSwishGradV2<float, float, 10, 1, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelHardSwishGradV2<float, float, TILING_KEY_FLOAT, 1, 2> op;
         op.Init(gradOutput, self, out, tilingData);
         op.Process();
     }

@@ -22,101 +22,77 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310B_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310B_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* min,
+                                const aclScalar* max, const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-            return kSelfDtypes;
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
+    if (gradOutput == nullptr || self == nullptr || out == nullptr || min == nullptr || max == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, out, min or max is nullptr.");
+        return false;
     }
+    return true;
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                               op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes()
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-            return kOutDtypes;
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kOutDtypes1;
-        default:
-            return kOutDtypes;
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or out is not supported.");
+        return false;
     }
+    if (gradOutput->GetDataType() != self->GetDataType() || out->GetDataType() != self->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and out must equal self's dtype.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
+    if (gradOutput->GetViewShape() != self->GetViewShape() || out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput and out must equal self's shape.");
+        return false;
+    }
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* min,
-                               const aclScalar* max, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               const aclScalar* max, const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)min;
-    (void)max;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
-    if (gradOutput == nullptr || self == nullptr || out == nullptr || min == nullptr || max == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, out, min or max is nullptr.");
+    if (!CheckNotNull(gradOutput, self, min, max, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(out->GetDataType(), OutDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or out is not supported.");
+    if (!CheckDtypeValid(gradOutput, self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (gradOutput->GetDataType() != self->GetDataType() || out->GetDataType() != self->GetDataType()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and out must equal self's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (gradOutput->GetViewShape() != self->GetViewShape() || out->GetViewShape() != self->GetViewShape()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput and out must equal self's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
+    if (!CheckShape(gradOutput, self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -127,7 +103,7 @@ aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclTensor* gradOutput, c
                                                   uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardtanhBackward, DFX_IN(gradOutput, self, min, max), DFX_OUT(out));
-    auto ret = CheckParams(gradOutput, self, min, max, out, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, min, max, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

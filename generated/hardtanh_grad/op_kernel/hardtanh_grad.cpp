@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHardtanhGrad {
 public:
@@ -46,7 +44,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const HardtanhGradTilingData& tiling)
     {
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
             s0 = static_cast<C>(tiling.min);
             s1 = static_cast<C>(tiling.max);
         }
@@ -69,7 +67,7 @@ private:
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30) { // bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -91,7 +89,7 @@ private:
             Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -106,7 +104,7 @@ private:
             Duplicate(tmp1, static_cast<half>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -158,16 +156,16 @@ extern "C" __global__ __aicore__ void hardtanh_grad(GM_ADDR result, GM_ADDR grad
     (void)workspace;
     REGISTER_TILING_DEFAULT(HardtanhGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardtanhGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelHardtanhGrad<bfloat16_t, float, 30, 2, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelHardtanhGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 2> op;
         op.Init(result, grad, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelHardtanhGrad<half, half, 20, 2, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelHardtanhGrad<half, half, TILING_KEY_FLOAT16, 2, 2> op;
         op.Init(result, grad, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelHardtanhGrad<float, float, 10, 2, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelHardtanhGrad<float, float, TILING_KEY_FLOAT, 2, 2> op;
         op.Init(result, grad, y, tilingData);
         op.Process();
     }

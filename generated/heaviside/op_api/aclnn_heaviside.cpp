@@ -23,11 +23,11 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                 op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_FLOAT};
 
-// input: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& InputDtypes()
+// input, values, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -36,79 +36,59 @@ static const std::initializer_list<op::DataType>& InputDtypes()
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kInputDtypes;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return kInputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kValuesDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                  op::DataType::DT_FLOAT};
-
-// values: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& ValuesDtypes()
+static inline bool CheckNotNull(const aclTensor* input, const aclTensor* values, const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kValuesDtypes;
-        default:
-            return kValuesDtypes;
+    if (input == nullptr || values == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "input, values or out is nullptr.");
+        return false;
     }
+    return true;
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                               op::DataType::DT_FLOAT};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes()
+static inline bool CheckDtypeValid(const aclTensor* input, const aclTensor* values, const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kOutDtypes;
-        default:
-            return kOutDtypes;
+    if (!CheckType(input->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(values->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of input, values or out is not supported.");
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* input, const aclTensor* values, const aclTensor* out)
+{
+    op::Shape broadcastShape = input->GetViewShape();
+    bool broadcastOk = true;
+    {
+        op::Shape merged;
+        broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, values->GetViewShape(), merged);
+        broadcastShape = merged;
+    }
+    if (!broadcastOk || out->GetViewShape() != broadcastShape) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "input and values cannot broadcast, or the broadcast shape differs from out's shape.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* input, const aclTensor* values, aclTensor* out, uint64_t* workspaceSize,
-                               aclOpExecutor** executor)
+static aclnnStatus CheckParams(const aclTensor* input, const aclTensor* values, const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)input;
-    (void)values;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
-    if (input == nullptr || values == nullptr || out == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "input, values or out is nullptr.");
+    if (!CheckNotNull(input, values, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(input->GetDataType(), InputDtypes()) || !CheckType(values->GetDataType(), ValuesDtypes()) ||
-        !CheckType(out->GetDataType(), OutDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of input, values or out is not supported.");
+    if (!CheckDtypeValid(input, values, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    op::Shape broadcastShape2 = input->GetViewShape();
-    bool broadcastOk2 = true;
-    {
-        op::Shape merged;
-        broadcastOk2 = broadcastOk2 && BroadcastInferShape(broadcastShape2, values->GetViewShape(), merged);
-        broadcastShape2 = merged;
-    }
-    if (!broadcastOk2 || out->GetViewShape() != broadcastShape2) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-                "input and values cannot broadcast, or the broadcast shape differs from out's shape.");
+    if (!CheckShape(input, values, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -118,7 +98,7 @@ aclnnStatus aclnnHeavisideGetWorkspaceSize(const aclTensor* input, const aclTens
                                            uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHeaviside, DFX_IN(input, values), DFX_OUT(out));
-    auto ret = CheckParams(input, values, out, workspaceSize, executor);
+    auto ret = CheckParams(input, values, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

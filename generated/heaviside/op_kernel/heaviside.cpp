@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelHeaviside {
 public:
@@ -47,7 +45,7 @@ private:
     __aicore__ inline void InitScalars(const HeavisideTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
         }
     }
 
@@ -68,7 +66,7 @@ private:
         LocalTensor<T> inputLocal = inputQueue_.template DeQue<T>();
         LocalTensor<T> valuesLocal = valuesQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30) { // bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -88,7 +86,7 @@ private:
             Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -101,7 +99,7 @@ private:
             Select(tmp0, mask1, tmp0, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, valuesLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -149,16 +147,16 @@ extern "C" __global__ __aicore__ void heaviside(GM_ADDR input, GM_ADDR values, G
     (void)workspace;
     REGISTER_TILING_DEFAULT(HeavisideTilingData);
     GET_TILING_DATA_WITH_STRUCT(HeavisideTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelHeaviside<bfloat16_t, float, 30, 2, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelHeaviside<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 2> op;
         op.Init(input, values, output, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelHeaviside<half, half, 20, 1, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelHeaviside<half, half, TILING_KEY_FLOAT16, 1, 2> op;
         op.Init(input, values, output, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelHeaviside<float, float, 10, 1, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelHeaviside<float, float, TILING_KEY_FLOAT, 1, 2> op;
         op.Init(input, values, output, tilingData);
         op.Process();
     }

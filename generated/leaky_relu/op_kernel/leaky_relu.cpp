@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelLeakyRelu {
 public:
@@ -44,7 +42,9 @@ public:
 private:
     __aicore__ inline void InitScalars(const LeakyReluTilingData& tiling)
     {
-        if constexpr (KEY == 10 || KEY == 11 || KEY == 20 || KEY == 21 || KEY == 30 || KEY == 31) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT_NONFINITE || KEY == TILING_KEY_FLOAT16 ||
+                      KEY == TILING_KEY_FLOAT16_NONFINITE || KEY == TILING_KEY_BFLOAT16 ||
+                      KEY == TILING_KEY_BFLOAT16_NONFINITE) {
             s0 = static_cast<C>(tiling.negativeSlope);
         }
     }
@@ -62,9 +62,9 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LeakyRelu(outLocal, selfLocal, s0, len);
-        } else if constexpr (KEY == 11) { // float_nonfinite: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_NONFINITE) { // float_nonfinite: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -73,9 +73,9 @@ private:
             Muls(tmp0, selfLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             LeakyRelu(outLocal, selfLocal, s0, len);
-        } else if constexpr (KEY == 21) { // float16_nonfinite: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_NONFINITE) { // float16_nonfinite: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -84,14 +84,14 @@ private:
             Muls(tmp0, selfLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
             LeakyRelu(tmp0, tmp0, s0, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 31) { // bfloat16_nonfinite: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16_NONFINITE) { // bfloat16_nonfinite: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -137,28 +137,28 @@ extern "C" __global__ __aicore__ void leaky_relu(GM_ADDR x, GM_ADDR y, GM_ADDR w
     (void)workspace;
     REGISTER_TILING_DEFAULT(LeakyReluTilingData);
     GET_TILING_DATA_WITH_STRUCT(LeakyReluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelLeakyRelu<float, float, 10, 0, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelLeakyRelu<float, float, TILING_KEY_FLOAT, 0, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(11)) {
-        KernelLeakyRelu<float, float, 11, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT_NONFINITE)) {
+        KernelLeakyRelu<float, float, TILING_KEY_FLOAT_NONFINITE, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelLeakyRelu<half, half, 20, 0, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelLeakyRelu<half, half, TILING_KEY_FLOAT16, 0, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(21)) {
-        KernelLeakyRelu<half, half, 21, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16_NONFINITE)) {
+        KernelLeakyRelu<half, half, TILING_KEY_FLOAT16_NONFINITE, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelLeakyRelu<bfloat16_t, float, 30, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelLeakyRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 1, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(31)) {
-        KernelLeakyRelu<bfloat16_t, float, 31, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16_NONFINITE)) {
+        KernelLeakyRelu<bfloat16_t, float, TILING_KEY_BFLOAT16_NONFINITE, 2, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

@@ -23,117 +23,152 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                       op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
         case SocVersion::ASCEND910:
         case SocVersion::ASCEND310P:
-            return kGradOutputDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                 op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_SELF = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST_SELF;
         case SocVersion::ASCEND910:
         case SocVersion::ASCEND310P:
-            return kSelfDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST_SELF;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST_SELF;
     }
 }
 
-static const std::initializer_list<op::DataType> kNegativeSlopeDtypes = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_NEGATIVE_SLOPE = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_INT32,
     op::DataType::DT_INT64, op::DataType::DT_INT8,    op::DataType::DT_BOOL,   op::DataType::DT_INT16,
     op::DataType::DT_UINT8, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kNegativeSlopeDtypes1 = {
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_NEGATIVE_SLOPE = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE,
     op::DataType::DT_INT32, op::DataType::DT_INT64,   op::DataType::DT_INT8,
     op::DataType::DT_BOOL,  op::DataType::DT_INT16,   op::DataType::DT_UINT8};
 
 // negativeSlope: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& NegativeSlopeDtypes()
+static const std::initializer_list<op::DataType>& GetNegativeSlopeDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
-            return kNegativeSlopeDtypes;
+            return DTYPE_SUPPORT_LIST_NEGATIVE_SLOPE;
         case SocVersion::ASCEND910:
         case SocVersion::ASCEND310P:
-            return kNegativeSlopeDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST_NEGATIVE_SLOPE;
         default:
-            return kNegativeSlopeDtypes;
+            return DTYPE_SUPPORT_LIST_NEGATIVE_SLOPE;
     }
+}
+
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* negativeSlope,
+                                const aclTensor* out)
+{
+    if (gradOutput == nullptr || self == nullptr || negativeSlope == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, negativeSlope or out is nullptr.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckDtypeSupported(const aclTensor* gradOutput, const aclTensor* self,
+                                       const aclScalar* negativeSlope)
+{
+    if (!CheckType(gradOutput->GetDataType(), GetGradOutputDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
+        !CheckType(negativeSlope->GetDataType(), GetNegativeSlopeDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or negativeSlope is not supported.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
+        out->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or out is greater than 8.");
+        return false;
+    }
+    op::Shape broadcastShape = gradOutput->GetViewShape();
+    bool broadcastOk = true;
+    {
+        op::Shape merged;
+        broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, self->GetViewShape(), merged);
+        broadcastShape = merged;
+    }
+    if (!broadcastOk || out->GetViewShape() != broadcastShape) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckAttributeValue(const aclScalar* negativeSlope, bool selfIsResult)
+{
+    if (selfIsResult && (negativeSlope->ToFloat() < 0.0)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "negativeSlope must not be negative when selfIsResult is true.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckDtypeCastable(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
+    if (!CanCast(PromoteType(gradOutput->GetDataType(), self->GetDataType()), out->GetDataType())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of gradOutput and self cannot be cast to out's dtype.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* negativeSlope,
-                               bool selfIsResult, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               bool selfIsResult, const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)negativeSlope;
-    (void)selfIsResult;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
-    if (gradOutput == nullptr || self == nullptr || negativeSlope == nullptr || out == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, negativeSlope or out is nullptr.");
+    if (!CheckNotNull(gradOutput, self, negativeSlope, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(negativeSlope->GetDataType(), NegativeSlopeDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or negativeSlope is not supported.");
+    if (!CheckDtypeSupported(gradOutput, self, negativeSlope)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
-        out->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or out is greater than 8.");
+    if (!CheckShape(gradOutput, self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    op::Shape broadcastShape3 = gradOutput->GetViewShape();
-    bool broadcastOk3 = true;
-    {
-        op::Shape merged;
-        broadcastOk3 = broadcastOk3 && BroadcastInferShape(broadcastShape3, self->GetViewShape(), merged);
-        broadcastShape3 = merged;
-    }
-    if (!broadcastOk3 || out->GetViewShape() != broadcastShape3) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-                "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
+    if (!CheckAttributeValue(negativeSlope, selfIsResult)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((selfIsResult && (negativeSlope->ToFloat() < 0.0))) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "negativeSlope must not be negative when selfIsResult is true.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (!CanCast(PromoteType(gradOutput->GetDataType(), self->GetDataType()), out->GetDataType())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of gradOutput and self cannot be cast to out's dtype.");
+    if (!CheckDtypeCastable(gradOutput, self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -144,7 +179,7 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, 
                                                    uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnLeakyReluBackward, DFX_IN(gradOutput, self, negativeSlope, selfIsResult), DFX_OUT(out));
-    auto ret = CheckParams(gradOutput, self, negativeSlope, selfIsResult, out, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, negativeSlope, selfIsResult, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

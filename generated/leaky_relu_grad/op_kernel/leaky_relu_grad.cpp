@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelLeakyReluGrad {
 public:
@@ -47,7 +45,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const LeakyReluGradTilingData& tiling)
     {
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
             s0 = static_cast<C>(tiling.negativeSlope);
         }
     }
@@ -69,7 +67,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -78,7 +76,7 @@ private:
             Muls(tmp0, gradOutputLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -87,7 +85,7 @@ private:
             Muls(tmp0, gradOutputLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -140,16 +138,16 @@ extern "C" __global__ __aicore__ void leaky_relu_grad(GM_ADDR gradients, GM_ADDR
     (void)workspace;
     REGISTER_TILING_DEFAULT(LeakyReluGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(LeakyReluGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelLeakyReluGrad<float, float, 10, 1, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelLeakyReluGrad<float, float, TILING_KEY_FLOAT, 1, 1> op;
         op.Init(gradients, features, backprops, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelLeakyReluGrad<half, half, 20, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelLeakyReluGrad<half, half, TILING_KEY_FLOAT16, 1, 1> op;
         op.Init(gradients, features, backprops, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelLeakyReluGrad<bfloat16_t, float, 30, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelLeakyReluGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 1> op;
         op.Init(gradients, features, backprops, tilingData);
         op.Process();
     }

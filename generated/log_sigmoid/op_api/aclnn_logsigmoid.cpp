@@ -22,12 +22,13 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                 op::DataType::DT_FLOAT16};
 
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+// self, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -35,57 +36,56 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                               op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes()
+static inline bool CheckNotNull(const aclTensor* self, const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return kOutDtypes;
-        case SocVersion::ASCEND910:
-            return kOutDtypes1;
-        default:
-            return kOutDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (self == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(out->GetDataType(), OutDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (out->GetDataType() != self->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of self and out differ.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* out)
+{
     if (out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of self and out differ.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckNotNull(self, out)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -95,7 +95,7 @@ aclnnStatus aclnnLogSigmoidGetWorkspaceSize(const aclTensor* self, aclTensor* ou
                                             aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnLogSigmoid, DFX_IN(self), DFX_OUT(out));
-    auto ret = CheckParams(self, out, workspaceSize, executor);
+    auto ret = CheckParams(self, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

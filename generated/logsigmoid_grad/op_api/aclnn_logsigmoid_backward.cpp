@@ -22,119 +22,87 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT,
-                                                                       op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                  op::DataType::DT_FLOAT16};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self, buffer, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                                const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kSelfDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
+    if (gradOutput == nullptr || self == nullptr || buffer == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, buffer or gradInput is nullptr.");
+        return false;
     }
+    return true;
 }
 
-static const std::initializer_list<op::DataType> kBufferDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                  op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kBufferDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// buffer: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& BufferDtypes()
+static inline bool CheckDtypeSupported(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                                       const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kBufferDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kBufferDtypes1;
-        default:
-            return kBufferDtypes;
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(buffer->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self, buffer or gradInput is not supported.");
+        return false;
     }
+    return true;
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                     op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                              const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kGradInputDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kGradInputDtypes1;
-        default:
-            return kGradInputDtypes;
+    if (self->GetViewShape() != gradOutput->GetViewShape() || buffer->GetViewShape() != gradOutput->GetViewShape() ||
+        gradInput->GetViewShape() != gradOutput->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput, self, buffer and gradInput differ.");
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckDtypeSame(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                                  const aclTensor* gradInput)
+{
+    if (self->GetDataType() != gradOutput->GetDataType() || buffer->GetDataType() != gradOutput->GetDataType() ||
+        gradInput->GetDataType() != gradOutput->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self, buffer and gradInput differ.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
-                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               const aclTensor* gradInput)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)buffer;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
-    if (gradOutput == nullptr || self == nullptr || buffer == nullptr || gradInput == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, buffer or gradInput is nullptr.");
+    if (!CheckNotNull(gradOutput, self, buffer, gradInput)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(buffer->GetDataType(), BufferDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self, buffer or gradInput is not supported.");
+    if (!CheckDtypeSupported(gradOutput, self, buffer, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (self->GetViewShape() != gradOutput->GetViewShape() || buffer->GetViewShape() != gradOutput->GetViewShape() ||
-        gradInput->GetViewShape() != gradOutput->GetViewShape()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput, self, buffer and gradInput differ.");
+    if (!CheckShape(gradOutput, self, buffer, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (self->GetDataType() != gradOutput->GetDataType() || buffer->GetDataType() != gradOutput->GetDataType() ||
-        gradInput->GetDataType() != gradOutput->GetDataType()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self, buffer and gradInput differ.");
+    if (!CheckDtypeSame(gradOutput, self, buffer, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -145,7 +113,7 @@ aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput,
                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnLogSigmoidBackward, DFX_IN(gradOutput, self, buffer), DFX_OUT(gradInput));
-    auto ret = CheckParams(gradOutput, self, buffer, gradInput, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, buffer, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelLogSigmoidGrad {
 public:
@@ -48,7 +46,7 @@ private:
     __aicore__ inline void InitScalars(const LogSigmoidGradTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -69,7 +67,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Muls(tmp0, selfLocal, static_cast<float>(-1.0f), len);
@@ -77,7 +75,8 @@ private:
             Sigmoid(tmp1, tmp0, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp1, len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
+                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -126,16 +125,16 @@ extern "C" __global__ __aicore__ void logsigmoid_grad(GM_ADDR grads, GM_ADDR fea
     (void)workspace;
     REGISTER_TILING_DEFAULT(LogSigmoidGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(LogSigmoidGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelLogSigmoidGrad<float, float, 10, 2, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelLogSigmoidGrad<float, float, TILING_KEY_FLOAT, 2, 0> op;
         op.Init(grads, features, backprops, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelLogSigmoidGrad<half, float, 20, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelLogSigmoidGrad<half, float, TILING_KEY_FLOAT16, 3, 0> op;
         op.Init(grads, features, backprops, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelLogSigmoidGrad<bfloat16_t, float, 30, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelLogSigmoidGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 3, 0> op;
         op.Init(grads, features, backprops, tilingData);
         op.Process();
     }

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelMish {
 public:
@@ -45,7 +43,7 @@ private:
     __aicore__ inline void InitScalars(const MishTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 20 || KEY == 10 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -62,7 +60,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -100,7 +98,7 @@ private:
             Mul(tmp1, tmp0, tmp4, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -164,16 +162,16 @@ extern "C" __global__ __aicore__ void mish(GM_ADDR x, GM_ADDR y, GM_ADDR workspa
     (void)workspace;
     REGISTER_TILING_DEFAULT(MishTilingData);
     GET_TILING_DATA_WITH_STRUCT(MishTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(20)) {
-        KernelMish<half, float, 20, 5, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelMish<half, float, TILING_KEY_FLOAT16, 5, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelMish<float, float, 10, 4, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelMish<float, float, TILING_KEY_FLOAT, 4, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelMish<bfloat16_t, float, 30, 5, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelMish<bfloat16_t, float, TILING_KEY_BFLOAT16, 5, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

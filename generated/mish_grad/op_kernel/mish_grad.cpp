@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelMishGrad {
 public:
@@ -47,7 +45,7 @@ private:
     __aicore__ inline void InitScalars(const MishGradTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
         }
     }
 
@@ -68,7 +66,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30 || KEY == 20) { // bfloat16, float16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) { // bfloat16, float16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -120,7 +118,7 @@ private:
             Mul(tmp4, tmp0, tmp1, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp4, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -201,16 +199,16 @@ extern "C" __global__ __aicore__ void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR
     (void)tanhx; // an input this kernel does not read
     REGISTER_TILING_DEFAULT(MishGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(MishGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelMishGrad<bfloat16_t, float, 30, 6, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelMishGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 6, 1> op;
         op.Init(grad, x, x_grad, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelMishGrad<half, float, 20, 6, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelMishGrad<half, float, TILING_KEY_FLOAT16, 6, 1> op;
         op.Init(grad, x, x_grad, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelMishGrad<float, float, 10, 4, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelMishGrad<float, float, TILING_KEY_FLOAT, 4, 1> op;
         op.Init(grad, x, x_grad, tilingData);
         op.Process();
     }

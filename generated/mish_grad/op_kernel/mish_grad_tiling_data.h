@@ -4,6 +4,14 @@
 
 #include <cstdint>
 
+// Tiling keys (dtype x mode), set by the host tiling and dispatched on by the kernel: macros, so the kernel's
+// TILING_KEY_IS sees numbers as ops-nn's kernels give it.
+#define TILING_KEY_BFLOAT16 30
+#define TILING_KEY_FLOAT16 20
+#define TILING_KEY_FLOAT 10
+
+constexpr int32_t BUFFER_NUM = 2; // double-buffered queues
+
 // Shared by the host tiling (op_host) and the kernel (GET_TILING_DATA_WITH_STRUCT).
 struct MishGradTilingData {
     int64_t totalLength;   // elements of the flattened output

@@ -24,105 +24,84 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                  op::DataType::DT_FLOAT16};
 
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+// self, weight, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kWeightDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                  op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kWeightDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// weight: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& WeightDtypes()
+static inline bool CheckNotNull(const aclTensor* self, const aclTensor* weight, const aclTensor* out,
+                                const uint64_t* workspaceSize)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kWeightDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kWeightDtypes1;
-        default:
-            return kWeightDtypes;
-    }
-}
-
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                               op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kOutDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kOutDtypes1;
-        default:
-            return kOutDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* weight, aclTensor* out, uint64_t* workspaceSize,
-                               aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)weight;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (workspaceSize == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
     if (self == nullptr || weight == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, weight or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(weight->GetDataType(), WeightDtypes()) ||
-        !CheckType(out->GetDataType(), OutDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* weight, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(weight->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self, weight or out is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* weight, const aclTensor* out)
+{
     if (self->GetViewShape().GetDimNum() > 8 || weight->GetViewShape().GetDimNum() > 8 ||
         out->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self, weight or out is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return false;
+    }
+    if (weight->GetViewShape().GetShapeSize() != 1 &&
+        weight->GetViewShape().GetShapeSize() !=
+            (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1))) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the element count of weight is neither 1 nor the channel count of self.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* weight, const aclTensor* out,
+                               const uint64_t* workspaceSize)
+{
+    if (!CheckNotNull(self, weight, out, workspaceSize)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(self, weight, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((weight->GetViewShape().GetShapeSize() != 1 &&
-         weight->GetViewShape().GetShapeSize() !=
-             (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1)))) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the element count of weight is neither 1 nor the channel count of self.");
+    if (!CheckShape(self, weight, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -132,7 +111,7 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor* self, const aclTensor* w
                                        uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnPrelu, DFX_IN(self, weight), DFX_OUT(out));
-    auto ret = CheckParams(self, weight, out, workspaceSize, executor);
+    auto ret = CheckParams(self, weight, out, workspaceSize);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

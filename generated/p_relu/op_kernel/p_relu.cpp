@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelPRelu {
 public:
@@ -60,7 +58,7 @@ private:
     __aicore__ inline void InitScalars(const PReluTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -90,7 +88,7 @@ private:
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> weightLocal = weightQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -99,7 +97,7 @@ private:
             Mul(tmp0, weightLocal, selfLocal, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -108,7 +106,7 @@ private:
             Mul(tmp0, weightLocal, selfLocal, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -161,16 +159,16 @@ extern "C" __global__ __aicore__ void p_relu(GM_ADDR x, GM_ADDR weight, GM_ADDR 
     (void)workspace;
     REGISTER_TILING_DEFAULT(PReluTilingData);
     GET_TILING_DATA_WITH_STRUCT(PReluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelPRelu<float, float, 10, 1, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelPRelu<float, float, TILING_KEY_FLOAT, 1, 1> op;
         op.Init(x, weight, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelPRelu<half, half, 20, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelPRelu<half, half, TILING_KEY_FLOAT16, 1, 1> op;
         op.Init(x, weight, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelPRelu<bfloat16_t, float, 30, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelPRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 1> op;
         op.Init(x, weight, y, tilingData);
         op.Process();
     }

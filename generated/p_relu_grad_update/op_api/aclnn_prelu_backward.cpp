@@ -28,12 +28,13 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                 op::DataType::DT_FLOAT16};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -41,78 +42,96 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight,
-                               aclTensor* gradInput, aclTensor* gradWeight, uint64_t* workspaceSize,
-                               aclOpExecutor** executor)
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight,
+                                const aclTensor* gradInput, const aclTensor* gradWeight)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)weight;
-    (void)gradInput;
-    (void)gradWeight;
-    (void)workspaceSize;
-    (void)executor;
     if (gradOutput == nullptr || self == nullptr || weight == nullptr || gradInput == nullptr ||
         gradWeight == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, weight, gradInput or gradWeight is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight,
+                                   const aclTensor* gradInput, const aclTensor* gradWeight)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (gradOutput->GetDataType() != self->GetDataType() || weight->GetDataType() != self->GetDataType() ||
         gradInput->GetDataType() != self->GetDataType() || gradWeight->GetDataType() != self->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID,
                 "the dtypes of gradOutput, weight, gradInput and gradWeight must equal self's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight,
+                              const aclTensor* gradInput, const aclTensor* gradWeight)
+{
     if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
         weight->GetViewShape().GetDimNum() > 8 || gradInput->GetViewShape().GetDimNum() > 8 ||
         gradWeight->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID,
                 "the dim of gradOutput, self, weight, gradInput or gradWeight is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (self->GetViewShape() != gradInput->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradInput must equal self's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
-    if ((weight->GetViewShape().GetShapeSize() != 1 &&
-         weight->GetViewShape().GetShapeSize() !=
-             (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1)))) {
+    if (weight->GetViewShape().GetShapeSize() != 1 &&
+        weight->GetViewShape().GetShapeSize() !=
+            (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1))) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the number of weight elements must be 1 or self channel size.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
-    if ((weight->GetViewShape().GetShapeSize() != 1 ?
-             (gradWeight->GetViewShape().GetDimNum() != 1 ||
-              gradWeight->GetViewShape().GetDim(0) !=
-                  (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1))) :
-             gradWeight->GetViewShape() != weight->GetViewShape())) {
+    if (weight->GetViewShape().GetShapeSize() != 1 ?
+            (gradWeight->GetViewShape().GetDimNum() != 1 ||
+             gradWeight->GetViewShape().GetDim(0) !=
+                 (self->GetViewShape().GetDimNum() < 2 ? 1 : self->GetViewShape().GetDim(1))) :
+            gradWeight->GetViewShape() != weight->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID,
                 "the shape of gradWeight must be [C] for C weight elements (C != 1), else weight's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
-    op::Shape broadcastShape7 = self->GetViewShape();
-    bool broadcastOk7 = true;
+    op::Shape broadcastShape = self->GetViewShape();
+    bool broadcastOk = true;
     {
         op::Shape merged;
-        broadcastOk7 = broadcastOk7 && BroadcastInferShape(broadcastShape7, gradOutput->GetViewShape(), merged);
-        broadcastShape7 = merged;
+        broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, gradOutput->GetViewShape(), merged);
+        broadcastShape = merged;
     }
-    if (!broadcastOk7 || gradInput->GetViewShape() != broadcastShape7) {
+    if (!broadcastOk || gradInput->GetViewShape() != broadcastShape) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID,
                 "gradOutput and self cannot broadcast, or the broadcast shape differs from self's shape.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight,
+                               const aclTensor* gradInput, const aclTensor* gradWeight)
+{
+    if (!CheckNotNull(gradOutput, self, weight, gradInput, gradWeight)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(gradOutput, self, weight, gradInput, gradWeight)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(gradOutput, self, weight, gradInput, gradWeight)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -123,7 +142,7 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor* gradOutput, cons
                                                uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnPreluBackward, DFX_IN(gradOutput, self, weight), DFX_OUT(gradInput, gradWeight));
-    auto ret = CheckParams(gradOutput, self, weight, gradInput, gradWeight, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, weight, gradInput, gradWeight);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

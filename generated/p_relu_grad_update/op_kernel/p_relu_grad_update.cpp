@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelPReluGradUpdate {
 public:
@@ -65,7 +63,7 @@ private:
     __aicore__ inline void InitScalars(const PReluGradUpdateTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -100,7 +98,7 @@ private:
         LocalTensor<T> weightLocal = weightQueue_.template DeQue<T>();
         LocalTensor<T> gradInputLocal = gradInputQueue_.template AllocTensor<T>();
         LocalTensor<T> gradWeightLocal = gradWeightQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -115,7 +113,7 @@ private:
             Duplicate(tmp1, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Select(gradWeightLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -130,7 +128,7 @@ private:
             Duplicate(tmp1, static_cast<half>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Select(gradWeightLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -203,16 +201,16 @@ extern "C" __global__ __aicore__ void p_relu_grad_update(GM_ADDR grads, GM_ADDR 
     (void)workspace;
     REGISTER_TILING_DEFAULT(PReluGradUpdateTilingData);
     GET_TILING_DATA_WITH_STRUCT(PReluGradUpdateTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelPReluGradUpdate<float, float, 10, 2, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelPReluGradUpdate<float, float, TILING_KEY_FLOAT, 2, 1> op;
         op.Init(grads, features, weights, dx, update, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelPReluGradUpdate<half, half, 20, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelPReluGradUpdate<half, half, TILING_KEY_FLOAT16, 2, 1> op;
         op.Init(grads, features, weights, dx, update, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelPReluGradUpdate<bfloat16_t, float, 30, 3, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelPReluGradUpdate<bfloat16_t, float, TILING_KEY_BFLOAT16, 3, 1> op;
         op.Init(grads, features, weights, dx, update, tilingData);
         op.Process();
     }

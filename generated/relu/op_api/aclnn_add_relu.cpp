@@ -49,15 +49,15 @@ static float ScalarInIntegerDtype(const float value, const op::DataType dtype)
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16,  op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8,
     op::DataType::DT_UINT8, op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8, op::DataType::DT_UINT8,
     op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
 
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+// self, other: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -65,79 +65,75 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kOtherDtypes = {
-    op::DataType::DT_BF16,  op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8,
-    op::DataType::DT_UINT8, op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
-static const std::initializer_list<op::DataType> kOtherDtypes1 = {
-    op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8, op::DataType::DT_UINT8,
-    op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
-
-// other: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OtherDtypes()
+static inline bool CheckNotNull(const aclTensor* self, const aclTensor* other, const aclScalar* alpha,
+                                const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return kOtherDtypes;
-        case SocVersion::ASCEND910:
-            return kOtherDtypes1;
-        default:
-            return kOtherDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* other, aclScalar* alpha, aclTensor* out,
-                               uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)other;
-    (void)alpha;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (self == nullptr || other == nullptr || alpha == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, other, alpha or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(other->GetDataType(), OtherDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* other, const aclScalar* alpha,
+                                   const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(other->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or other is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (!CanCast(alpha->GetDataType(), PromoteType(self->GetDataType(), other->GetDataType()))) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha cannot be cast to the promoted dtype of self and other.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (!CanCast(PromoteType(self->GetDataType(), other->GetDataType()), out->GetDataType())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of self and other cannot be cast to out's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* other, const aclTensor* out)
+{
     if (self->GetViewShape().GetDimNum() > 8 || other->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or other is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
-    op::Shape broadcastShape5 = self->GetViewShape();
-    bool broadcastOk5 = true;
+    op::Shape broadcastShape = self->GetViewShape();
+    bool broadcastOk = true;
     {
         op::Shape merged;
-        broadcastOk5 = broadcastOk5 && BroadcastInferShape(broadcastShape5, other->GetViewShape(), merged);
-        broadcastShape5 = merged;
+        broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, other->GetViewShape(), merged);
+        broadcastShape = merged;
     }
-    if (!broadcastOk5 || out->GetViewShape() != broadcastShape5) {
+    if (!broadcastOk || out->GetViewShape() != broadcastShape) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID,
                 "self and other cannot broadcast, or the broadcast shape differs from out's shape.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* other, const aclScalar* alpha,
+                               const aclTensor* out)
+{
+    if (!CheckNotNull(self, other, alpha, out)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(self, other, alpha, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(self, other, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -147,7 +143,7 @@ aclnnStatus aclnnAddReluGetWorkspaceSize(const aclTensor* self, const aclTensor*
                                          aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnAddRelu, DFX_IN(self, other, alpha), DFX_OUT(out));
-    auto ret = CheckParams(self, other, alpha, out, workspaceSize, executor);
+    auto ret = CheckParams(self, other, alpha, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

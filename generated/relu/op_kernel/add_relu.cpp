@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelAddRelu {
 public:
@@ -46,7 +44,8 @@ public:
 private:
     __aicore__ inline void InitScalars(const AddReluTilingData& tiling)
     {
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10 || KEY == 60 || KEY == 70) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT ||
+                      KEY == TILING_KEY_INT16 || KEY == TILING_KEY_INT32) {
             s0 = static_cast<C>(tiling.alpha);
         }
     }
@@ -68,7 +67,7 @@ private:
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> otherLocal = otherQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30 || KEY == 20) { // bfloat16, float16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) { // bfloat16, float16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
@@ -81,21 +80,21 @@ private:
             Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Muls(tmp0, otherLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Add(tmp0, selfLocal, tmp0, len);
             PipeBarrier<PIPE_V>();
             Maxs(outLocal, tmp0, static_cast<float>(0.0f), len);
-        } else if constexpr (KEY == 60) { // int16: computed in int16_t
+        } else if constexpr (KEY == TILING_KEY_INT16) { // int16: computed in int16_t
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Muls(tmp0, otherLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Add(tmp0, selfLocal, tmp0, len);
             PipeBarrier<PIPE_V>();
             Maxs(outLocal, tmp0, static_cast<int16_t>(0), len);
-        } else if constexpr (KEY == 70) { // int32: computed in int32_t
+        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in int32_t
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Muls(tmp0, otherLocal, s0, len);
             PipeBarrier<PIPE_V>();
@@ -137,24 +136,24 @@ extern "C" __global__ __aicore__ void add_relu(GM_ADDR x1, GM_ADDR x2, GM_ADDR y
     (void)workspace;
     REGISTER_TILING_DEFAULT(AddReluTilingData);
     GET_TILING_DATA_WITH_STRUCT(AddReluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelAddRelu<bfloat16_t, float, 30, 2, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelAddRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 0> op;
         op.Init(x1, x2, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelAddRelu<half, float, 20, 2, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelAddRelu<half, float, TILING_KEY_FLOAT16, 2, 0> op;
         op.Init(x1, x2, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelAddRelu<float, float, 10, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelAddRelu<float, float, TILING_KEY_FLOAT, 1, 0> op;
         op.Init(x1, x2, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(60)) {
-        KernelAddRelu<int16_t, int16_t, 60, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT16)) {
+        KernelAddRelu<int16_t, int16_t, TILING_KEY_INT16, 1, 0> op;
         op.Init(x1, x2, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(70)) {
-        KernelAddRelu<int32_t, int32_t, 70, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT32)) {
+        KernelAddRelu<int32_t, int32_t, TILING_KEY_INT32, 1, 0> op;
         op.Init(x1, x2, y, tilingData);
         op.Process();
     }

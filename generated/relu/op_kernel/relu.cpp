@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelRelu {
 public:
@@ -45,7 +43,8 @@ private:
     __aicore__ inline void InitScalars(const ReluTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 40 || KEY == 50 || KEY == 70) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16 ||
+                      KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8 || KEY == TILING_KEY_INT32) {
         }
     }
 
@@ -62,25 +61,25 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             Maxs(outLocal, selfLocal, static_cast<float>(0.0f), len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             Maxs(outLocal, selfLocal, static_cast<half>(0.0f), len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
             Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 40 || KEY == 50) { // int8, uint8: computed in half
+        } else if constexpr (KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8) { // int8, uint8: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
             Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-        } else if constexpr (KEY == 70) { // int32: computed in int32_t
+        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in int32_t
             Maxs(outLocal, selfLocal, static_cast<int32_t>(0), len);
         }
         outQueue_.EnQue(outLocal);
@@ -113,28 +112,28 @@ extern "C" __global__ __aicore__ void relu(GM_ADDR x, GM_ADDR y, GM_ADDR workspa
     (void)workspace;
     REGISTER_TILING_DEFAULT(ReluTilingData);
     GET_TILING_DATA_WITH_STRUCT(ReluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelRelu<float, float, 10, 0, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelRelu<float, float, TILING_KEY_FLOAT, 0, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelRelu<half, half, 20, 0, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelRelu<half, half, TILING_KEY_FLOAT16, 0, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelRelu<bfloat16_t, float, 30, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 1, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(40)) {
-        KernelRelu<int8_t, half, 40, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT8)) {
+        KernelRelu<int8_t, half, TILING_KEY_INT8, 1, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(50)) {
-        KernelRelu<uint8_t, half, 50, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_UINT8)) {
+        KernelRelu<uint8_t, half, TILING_KEY_UINT8, 1, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(70)) {
-        KernelRelu<int32_t, int32_t, 70, 0, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT32)) {
+        KernelRelu<int32_t, int32_t, TILING_KEY_INT32, 0, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

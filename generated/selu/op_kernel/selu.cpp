@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSelu {
 public:
@@ -45,7 +43,8 @@ private:
     __aicore__ inline void InitScalars(const SeluTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70 || KEY == 40) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16 ||
+                      KEY == TILING_KEY_INT32 || KEY == TILING_KEY_INT8) {
         }
     }
 
@@ -62,7 +61,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -97,7 +96,8 @@ private:
             Add(tmp3, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Muls(outLocal, tmp3, static_cast<float>(1.0507009873554805f), len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
+                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -137,7 +137,7 @@ private:
             Muls(tmp0, tmp3, static_cast<float>(1.0507009873554805f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 70) { // int32: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -177,7 +177,7 @@ private:
             Muls(tmp0, tmp3, static_cast<float>(1.0507009873554805f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-        } else if constexpr (KEY == 40) { // int8: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT8) { // int8: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -252,24 +252,24 @@ extern "C" __global__ __aicore__ void selu(GM_ADDR x, GM_ADDR y, GM_ADDR workspa
     (void)workspace;
     REGISTER_TILING_DEFAULT(SeluTilingData);
     GET_TILING_DATA_WITH_STRUCT(SeluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelSelu<float, float, 10, 4, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSelu<float, float, TILING_KEY_FLOAT, 4, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelSelu<half, float, 20, 5, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSelu<half, float, TILING_KEY_FLOAT16, 5, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelSelu<bfloat16_t, float, 30, 5, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 5, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(70)) {
-        KernelSelu<int32_t, float, 70, 5, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT32)) {
+        KernelSelu<int32_t, float, TILING_KEY_INT32, 5, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(40)) {
-        KernelSelu<int8_t, float, 40, 5, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT8)) {
+        KernelSelu<int8_t, float, TILING_KEY_INT8, 5, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

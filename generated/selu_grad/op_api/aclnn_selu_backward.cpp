@@ -22,101 +22,73 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_BF16, op::DataType::DT_INT32,
-                                                                      op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                       op::DataType::DT_INT32, op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16, op::DataType::DT_INT32,
+                                                                       op::DataType::DT_INT8};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT32, op::DataType::DT_INT8};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, result, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kResultDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                  op::DataType::DT_BF16, op::DataType::DT_INT32,
-                                                                  op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> kResultDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                   op::DataType::DT_INT32, op::DataType::DT_INT8};
-
-// result: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& ResultDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* result, const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kResultDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kResultDtypes1;
-        default:
-            return kResultDtypes;
-    }
-}
-
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                     op::DataType::DT_BF16, op::DataType::DT_INT32,
-                                                                     op::DataType::DT_INT8};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_INT32, op::DataType::DT_INT8};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kGradInputDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kGradInputDtypes1;
-        default:
-            return kGradInputDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* result, aclTensor* gradInput,
-                               uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)result;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
     if (gradOutput == nullptr || result == nullptr || gradInput == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, result or gradInput is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* result, const aclTensor* gradInput)
+{
     if (result->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, result and gradInput differ.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) ||
-        !CheckType(result->GetDataType(), ResultDtypes()) || !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(result->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, result or gradInput is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* result, const aclTensor* gradInput)
+{
     if (result->GetViewShape() != gradOutput->GetViewShape() ||
         gradInput->GetViewShape() != gradOutput->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of result and gradInput must equal gradOutput's shape.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* result, const aclTensor* gradInput)
+{
+    if (!CheckNotNull(gradOutput, result, gradInput)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(gradOutput, result, gradInput)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(gradOutput, result, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -126,7 +98,7 @@ aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const
                                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSeluBackward, DFX_IN(gradOutput, result), DFX_OUT(gradInput));
-    auto ret = CheckParams(gradOutput, result, gradInput, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, result, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

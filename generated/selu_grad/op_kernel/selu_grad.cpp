@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSeluGrad {
 public:
@@ -47,7 +45,8 @@ private:
     __aicore__ inline void InitScalars(const SeluGradTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30 || KEY == 70 || KEY == 40) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16 ||
+                      KEY == TILING_KEY_INT32 || KEY == TILING_KEY_INT8) {
         }
     }
 
@@ -68,7 +67,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> resultLocal = resultQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -81,7 +80,8 @@ private:
             Muls(tmp1, gradOutputLocal, static_cast<float>(1.0507009873554805f), len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
+                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -100,7 +100,7 @@ private:
             Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 70) { // int32: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -119,7 +119,7 @@ private:
             Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-        } else if constexpr (KEY == 40) { // int8: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT8) { // int8: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -181,24 +181,24 @@ extern "C" __global__ __aicore__ void selu_grad(GM_ADDR gradients, GM_ADDR outpu
     (void)workspace;
     REGISTER_TILING_DEFAULT(SeluGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(SeluGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelSeluGrad<float, float, 10, 2, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSeluGrad<float, float, TILING_KEY_FLOAT, 2, 1> op;
         op.Init(gradients, outputs, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelSeluGrad<half, float, 20, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSeluGrad<half, float, TILING_KEY_FLOAT16, 2, 1> op;
         op.Init(gradients, outputs, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelSeluGrad<bfloat16_t, float, 30, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSeluGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 1> op;
         op.Init(gradients, outputs, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(70)) {
-        KernelSeluGrad<int32_t, float, 70, 2, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT32)) {
+        KernelSeluGrad<int32_t, float, TILING_KEY_INT32, 2, 1> op;
         op.Init(gradients, outputs, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(40)) {
-        KernelSeluGrad<int8_t, float, 40, 3, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT8)) {
+        KernelSeluGrad<int8_t, float, TILING_KEY_INT8, 3, 1> op;
         op.Init(gradients, outputs, y, tilingData);
         op.Process();
     }

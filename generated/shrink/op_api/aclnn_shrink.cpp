@@ -22,10 +22,11 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                       op::DataType::DT_FLOAT16};
 
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+// self, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -34,55 +35,64 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes()
+static inline bool CheckNotNull(const aclTensor* self, const aclScalar* lambd, const aclScalar* bias,
+                                const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kOutDtypes;
-        default:
-            return kOutDtypes;
+    if (self == nullptr || lambd == nullptr || bias == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, lambd, bias or out is nullptr.");
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* out)
+{
+    if (out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckAttributeValue(const aclScalar* lambd)
+{
+    if (lambd->ToFloat() < 0.0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambd must not be negative.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* lambd, const aclScalar* bias, aclTensor* out,
-                               uint64_t* workspaceSize, aclOpExecutor** executor)
+static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* lambd, const aclScalar* bias,
+                               const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)lambd;
-    (void)bias;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
-    if (self == nullptr || lambd == nullptr || bias == nullptr || out == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, lambd, bias or out is nullptr.");
+    if (!CheckNotNull(self, lambd, bias, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(out->GetDataType(), OutDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
+    if (!CheckDtypeValid(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (out->GetViewShape() != self->GetViewShape()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+    if (!CheckShape(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((lambd->ToFloat() < 0.0)) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambd must not be negative.");
+    if (!CheckAttributeValue(lambd)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -92,7 +102,7 @@ aclnnStatus aclnnShrinkGetWorkspaceSize(const aclTensor* self, const aclScalar* 
                                         aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnShrink, DFX_IN(self, lambd, bias), DFX_OUT(out));
-    auto ret = CheckParams(self, lambd, bias, out, workspaceSize, executor);
+    auto ret = CheckParams(self, lambd, bias, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

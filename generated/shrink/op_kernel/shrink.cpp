@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelShrink {
 public:
@@ -44,7 +42,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const ShrinkTilingData& tiling)
     {
-        if constexpr (KEY == 10 || KEY == 20) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16) {
             s0 = static_cast<C>(tiling.lambd);
             s1 = static_cast<C>(tiling.bias);
             s2 = static_cast<C>((-tiling.bias));
@@ -65,7 +63,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -80,7 +78,7 @@ private:
             Select(tmp1, mask1, tmp1, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -130,12 +128,12 @@ extern "C" __global__ __aicore__ void shrink(GM_ADDR input_x, GM_ADDR output_y, 
     (void)workspace;
     REGISTER_TILING_DEFAULT(ShrinkTilingData);
     GET_TILING_DATA_WITH_STRUCT(ShrinkTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelShrink<float, float, 10, 2, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelShrink<float, float, TILING_KEY_FLOAT, 2, 2> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelShrink<half, half, 20, 2, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelShrink<half, half, TILING_KEY_FLOAT16, 2, 2> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
     }

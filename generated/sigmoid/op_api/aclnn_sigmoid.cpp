@@ -22,76 +22,96 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16,  op::DataType::DT_DOUBLE,
     op::DataType::DT_INT8,  op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64,
     op::DataType::DT_UINT8, op::DataType::DT_BOOL};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_SELF = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE,
     op::DataType::DT_INT8,  op::DataType::DT_INT16,   op::DataType::DT_INT32,
     op::DataType::DT_INT64, op::DataType::DT_UINT8,   op::DataType::DT_BOOL};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST_SELF;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST_SELF;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST_SELF;
     }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                               op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
-static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_OUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_OUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes()
+static const std::initializer_list<op::DataType>& GetOutDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kOutDtypes;
+            return DTYPE_SUPPORT_LIST_OUT;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kOutDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST_OUT;
         default:
-            return kOutDtypes;
+            return DTYPE_SUPPORT_LIST_OUT;
     }
 }
 
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+static inline bool CheckNotNull(const aclTensor* self, const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (self == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(out->GetDataType(), OutDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetOutDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* out)
+{
     if (out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (self->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckNotNull(self, out)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -101,7 +121,7 @@ aclnnStatus aclnnSigmoidGetWorkspaceSize(const aclTensor* self, aclTensor* out, 
                                          aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSigmoid, DFX_IN(self), DFX_OUT(out));
-    auto ret = CheckParams(self, out, workspaceSize, executor);
+    auto ret = CheckParams(self, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

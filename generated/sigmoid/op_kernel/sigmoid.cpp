@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSigmoid {
 public:
@@ -45,7 +43,7 @@ private:
     __aicore__ inline void InitScalars(const SigmoidTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -62,11 +60,11 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             Sigmoid(outLocal, selfLocal, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             Sigmoid(outLocal, selfLocal, len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
@@ -105,16 +103,16 @@ extern "C" __global__ __aicore__ void sigmoid(GM_ADDR x, GM_ADDR y, GM_ADDR work
     (void)workspace;
     REGISTER_TILING_DEFAULT(SigmoidTilingData);
     GET_TILING_DATA_WITH_STRUCT(SigmoidTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelSigmoid<float, float, 10, 0, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSigmoid<float, float, TILING_KEY_FLOAT, 0, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelSigmoid<half, half, 20, 0, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSigmoid<half, half, TILING_KEY_FLOAT16, 0, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelSigmoid<bfloat16_t, float, 30, 2, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSigmoid<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSigmoidGrad {
 public:
@@ -47,7 +45,7 @@ private:
     __aicore__ inline void InitScalars(const SigmoidGradTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
         }
     }
 
@@ -68,7 +66,7 @@ private:
         LocalTensor<T> outputLocal = outputQueue_.template DeQue<T>();
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Mul(tmp0, gradOutputLocal, outputLocal, len);
@@ -77,7 +75,7 @@ private:
             Adds(tmp1, tmp1, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Mul(tmp0, gradOutputLocal, outputLocal, len);
@@ -86,7 +84,7 @@ private:
             Adds(tmp1, tmp1, static_cast<half>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);
@@ -135,16 +133,16 @@ extern "C" __global__ __aicore__ void sigmoid_grad(GM_ADDR y, GM_ADDR dy, GM_ADD
     (void)workspace;
     REGISTER_TILING_DEFAULT(SigmoidGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(SigmoidGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelSigmoidGrad<float, float, 10, 2, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSigmoidGrad<float, float, TILING_KEY_FLOAT, 2, 0> op;
         op.Init(y, dy, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelSigmoidGrad<half, half, 20, 2, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSigmoidGrad<half, half, TILING_KEY_FLOAT16, 2, 0> op;
         op.Init(y, dy, z, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelSigmoidGrad<bfloat16_t, float, 30, 2, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSigmoidGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 0> op;
         op.Init(y, dy, z, tilingData);
         op.Process();
     }

@@ -22,13 +22,13 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                 op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -36,89 +36,67 @@ static const std::initializer_list<op::DataType>& GradOutputDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput,
+                                const uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return kSelfDtypes;
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
-    }
-}
-
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                     op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
-{
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-        case SocVersion::ASCEND310P:
-            return kGradInputDtypes;
-        case SocVersion::ASCEND910:
-            return kGradInputDtypes1;
-        default:
-            return kGradInputDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
-                               uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
     if (workspaceSize == nullptr || executor == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
     if (gradOutput == nullptr || self == nullptr || gradInput == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or gradInput is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (self->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self and gradInput differ.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
     if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (self->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput and self must equal gradInput's shape.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput,
+                               const uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    if (!CheckNotNull(gradOutput, self, gradInput, workspaceSize, executor)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(gradOutput, self, gradInput)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;

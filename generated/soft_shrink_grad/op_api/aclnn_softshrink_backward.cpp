@@ -23,112 +23,97 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
-                                                                      op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
-                                                                       op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self, gradInput: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd,
+                                const aclTensor* gradInput, const uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kSelfDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return false;
     }
+    if (gradOutput == nullptr || self == nullptr || lambd == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, lambd or gradInput is nullptr.");
+        return false;
+    }
+    return true;
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
-                                                                     op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kGradInputDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kGradInputDtypes1;
-        default:
-            return kGradInputDtypes;
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
+        return false;
+    }
+    op::Shape broadcastShape = gradOutput->GetViewShape();
+    bool broadcastOk = true;
+    {
+        op::Shape merged;
+        broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, self->GetViewShape(), merged);
+        broadcastShape = merged;
+    }
+    if (!broadcastOk || gradInput->GetViewShape() != broadcastShape) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckAttributeValue(const aclScalar* lambd)
+{
+    if ((lambd->ToFloat() < 0.0) && (lambd->ToFloat() == lambd->ToFloat())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambd should be greater or equal to 0.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd,
-                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               const aclTensor* gradInput, const uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)lambd;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
-    if (workspaceSize == nullptr || executor == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+    if (!CheckNotNull(gradOutput, self, lambd, gradInput, workspaceSize, executor)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (gradOutput == nullptr || self == nullptr || lambd == nullptr || gradInput == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, lambd or gradInput is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
-    }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
+    if (!CheckDtypeValid(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
+    if (!CheckShape(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    op::Shape broadcastShape4 = gradOutput->GetViewShape();
-    bool broadcastOk4 = true;
-    {
-        op::Shape merged;
-        broadcastOk4 = broadcastOk4 && BroadcastInferShape(broadcastShape4, self->GetViewShape(), merged);
-        broadcastShape4 = merged;
-    }
-    if (!broadcastOk4 || gradInput->GetViewShape() != broadcastShape4) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-                "gradOutput and self cannot broadcast, or the broadcast shape differs from gradInput's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (((lambd->ToFloat() < 0.0) && (lambd->ToFloat() == lambd->ToFloat()))) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambd should be greater or equal to 0.");
+    if (!CheckAttributeValue(lambd)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSoftShrinkGrad {
 public:
@@ -47,7 +45,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const SoftShrinkGradTilingData& tiling)
     {
-        if constexpr (KEY == 20 || KEY == 10 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_BFLOAT16) {
             s0 = static_cast<C>(tiling.lambd);
         }
     }
@@ -69,7 +67,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 20) { // float16: computed in half
+        if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -79,7 +77,7 @@ private:
             CompareScalar(mask0, tmp0, s0, CMPMODE::GT, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, gradOutputLocal, static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -89,7 +87,7 @@ private:
             CompareScalar(mask0, tmp0, s0, CMPMODE::GT, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, gradOutputLocal, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-        } else if constexpr (KEY == 30) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -141,16 +139,16 @@ extern "C" __global__ __aicore__ void soft_shrink_grad(GM_ADDR input_grad, GM_AD
     (void)workspace;
     REGISTER_TILING_DEFAULT(SoftShrinkGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(SoftShrinkGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(20)) {
-        KernelSoftShrinkGrad<half, half, 20, 1, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSoftShrinkGrad<half, half, TILING_KEY_FLOAT16, 1, 1> op;
         op.Init(input_grad, input_x, output_y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelSoftShrinkGrad<float, float, 10, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSoftShrinkGrad<float, float, TILING_KEY_FLOAT, 1, 1> op;
         op.Init(input_grad, input_x, output_y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelSoftShrinkGrad<bfloat16_t, float, 30, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSoftShrinkGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 1, 1> op;
         op.Init(input_grad, input_x, output_y, tilingData);
         op.Process();
     }

@@ -22,61 +22,81 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* beta, const aclScalar* threshold, aclTensor* out,
-                               uint64_t* workspaceSize, aclOpExecutor** executor)
+static inline bool CheckNotNull(const aclTensor* self, const aclScalar* beta, const aclScalar* threshold,
+                                const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)beta;
-    (void)threshold;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (self == nullptr || beta == nullptr || threshold == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, beta, threshold or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclScalar* beta, const aclScalar* threshold,
+                                   const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (!CanCast(beta->GetDataType(), op::DataType::DT_FLOAT) ||
         !CanCast(threshold->GetDataType(), op::DataType::DT_FLOAT)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of beta or threshold cannot be cast to self's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (!CanCast(self->GetDataType(), out->GetDataType())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self cannot be cast to out's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* out)
+{
     if (self->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* beta, const aclScalar* threshold,
+                               const aclTensor* out)
+{
+    if (!CheckNotNull(self, beta, threshold, out)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(self, beta, threshold, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -86,7 +106,7 @@ aclnnStatus aclnnSoftplusGetWorkspaceSize(const aclTensor* self, const aclScalar
                                           aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSoftplus, DFX_IN(self, beta, threshold), DFX_OUT(out));
-    auto ret = CheckParams(self, beta, threshold, out, workspaceSize, executor);
+    auto ret = CheckParams(self, beta, threshold, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSoftplusV2 {
 public:
@@ -44,7 +42,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const SoftplusV2TilingData& tiling)
     {
-        if constexpr (KEY == 20 || KEY == 10 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_BFLOAT16) {
             s0 = static_cast<C>(tiling.beta);
             s1 = static_cast<C>(tiling.threshold);
         }
@@ -63,7 +61,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -107,7 +105,7 @@ private:
             Select(tmp3, mask0, tmp0, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -179,16 +177,16 @@ extern "C" __global__ __aicore__ void softplus_v2(GM_ADDR x, GM_ADDR y, GM_ADDR 
     (void)workspace;
     REGISTER_TILING_DEFAULT(SoftplusV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(SoftplusV2TilingData, tilingData, tiling);
-    if (TILING_KEY_IS(20)) {
-        KernelSoftplusV2<half, float, 20, 5, 2> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSoftplusV2<half, float, TILING_KEY_FLOAT16, 5, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelSoftplusV2<float, float, 10, 4, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSoftplusV2<float, float, TILING_KEY_FLOAT, 4, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelSoftplusV2<bfloat16_t, float, 30, 5, 2> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSoftplusV2<bfloat16_t, float, TILING_KEY_BFLOAT16, 5, 2> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

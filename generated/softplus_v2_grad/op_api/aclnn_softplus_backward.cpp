@@ -22,13 +22,13 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_DOUBLE, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                       op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_GRAD_OUTPUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+static const std::initializer_list<op::DataType>& GetGradOutputDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -36,25 +36,25 @@ static const std::initializer_list<op::DataType>& GradOutputDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_OUTPUT;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
     op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_DOUBLE, op::DataType::DT_BF16,
     op::DataType::DT_INT8,    op::DataType::DT_INT16, op::DataType::DT_INT32,  op::DataType::DT_INT64,
     op::DataType::DT_UINT8,   op::DataType::DT_BOOL};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_SELF = {
     op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_DOUBLE,
     op::DataType::DT_INT8,    op::DataType::DT_INT16, op::DataType::DT_INT32,
     op::DataType::DT_INT64,   op::DataType::DT_UINT8, op::DataType::DT_BOOL};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -62,21 +62,21 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST_SELF;
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST_SELF;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST_SELF;
     }
 }
 
-static const std::initializer_list<op::DataType> kGradInputDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                     op::DataType::DT_DOUBLE, op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kGradInputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_GRAD_INPUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST_GRAD_INPUT = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // gradInput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradInputDtypes()
+static const std::initializer_list<op::DataType>& GetGradInputDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -84,43 +84,60 @@ static const std::initializer_list<op::DataType>& GradInputDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kGradInputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
         case SocVersion::ASCEND910:
-            return kGradInputDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST_GRAD_INPUT;
         default:
-            return kGradInputDtypes;
+            return DTYPE_SUPPORT_LIST_GRAD_INPUT;
     }
 }
 
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* beta,
-                               const aclScalar* threshold, aclTensor* gradInput, uint64_t* workspaceSize,
-                               aclOpExecutor** executor)
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* beta,
+                                const aclScalar* threshold, const aclTensor* gradInput)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)beta;
-    (void)threshold;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
     if (gradOutput == nullptr || self == nullptr || beta == nullptr || threshold == nullptr || gradInput == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, beta, threshold or gradInput is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes()) ||
-        !CheckType(gradInput->GetDataType(), GradInputDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    if (!CheckType(gradOutput->GetDataType(), GetGradOutputDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
+        !CheckType(gradInput->GetDataType(), GetGradInputDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput, self or gradInput is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
     if (gradOutput->GetViewShape() != self->GetViewShape() || gradInput->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput and gradInput must equal self's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
         gradInput->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or gradInput is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* beta,
+                               const aclScalar* threshold, const aclTensor* gradInput)
+{
+    if (!CheckNotNull(gradOutput, self, beta, threshold, gradInput)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(gradOutput, self, gradInput)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -132,7 +149,7 @@ aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(const aclTensor* gradOutput, c
                                                   aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSoftplusBackward, DFX_IN(gradOutput, self, beta, threshold), DFX_OUT(gradInput));
-    auto ret = CheckParams(gradOutput, self, beta, threshold, gradInput, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, beta, threshold, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSoftplusV2Grad {
 public:
@@ -47,7 +45,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const SoftplusV2GradTilingData& tiling)
     {
-        if constexpr (KEY == 10 || KEY == 20 || KEY == 30) {
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
             s0 = static_cast<C>(tiling.beta);
             s1 = static_cast<C>(tiling.threshold);
         }
@@ -70,7 +68,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 10) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -84,7 +82,8 @@ private:
             Mul(tmp0, gradOutputLocal, tmp1, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == 20 || KEY == 30) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
+                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -141,16 +140,16 @@ extern "C" __global__ __aicore__ void softplus_v2_grad(GM_ADDR input_gradients, 
     (void)workspace;
     REGISTER_TILING_DEFAULT(SoftplusV2GradTilingData);
     GET_TILING_DATA_WITH_STRUCT(SoftplusV2GradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(10)) {
-        KernelSoftplusV2Grad<float, float, 10, 2, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSoftplusV2Grad<float, float, TILING_KEY_FLOAT, 2, 1> op;
         op.Init(input_gradients, input_features, output_backprops, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelSoftplusV2Grad<half, float, 20, 3, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSoftplusV2Grad<half, float, TILING_KEY_FLOAT16, 3, 1> op;
         op.Init(input_gradients, input_features, output_backprops, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(30)) {
-        KernelSoftplusV2Grad<bfloat16_t, float, 30, 3, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSoftplusV2Grad<bfloat16_t, float, TILING_KEY_BFLOAT16, 3, 1> op;
         op.Init(input_gradients, input_features, output_backprops, tilingData);
         op.Process();
     }

@@ -22,80 +22,88 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                  op::DataType::DT_FLOAT16};
 
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+// self, out: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                               op::DataType::DT_BF16};
-static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-
-// out: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& OutDtypes()
+static inline bool CheckNotNull(const aclTensor* self, const aclScalar* lambd, const aclTensor* out,
+                                const uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kOutDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kOutDtypes1;
-        default:
-            return kOutDtypes;
-    }
-}
-
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* lambd, aclTensor* out, uint64_t* workspaceSize,
-                               aclOpExecutor** executor)
-{
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)lambd;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (workspaceSize == nullptr || executor == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
     if (self == nullptr || lambd == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, lambd or out is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return false;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(out->GetDataType(), OutDtypes())) {
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* out)
+{
     if (out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
-        return ACLNN_ERR_PARAM_INVALID;
+        return false;
     }
     if (self->GetViewShape().GetDimNum() > 8) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckAttributeValue(const aclScalar* lambd)
+{
+    if (lambd->ToFloat() < 0.0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambd should be greater or equal to 0.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* lambd, const aclTensor* out,
+                               const uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    if (!CheckNotNull(self, lambd, out, workspaceSize, executor)) {
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    if (!CheckDtypeValid(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((lambd->ToFloat() < 0.0)) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambd should be greater or equal to 0.");
+    if (!CheckShape(self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckAttributeValue(lambd)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;

@@ -22,11 +22,11 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kInputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                 op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
+                                                                       op::DataType::DT_FLOAT};
 
 // input: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& InputDtypes()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -35,27 +35,37 @@ static const std::initializer_list<op::DataType>& InputDtypes()
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kInputDtypes;
+            return DTYPE_SUPPORT_LIST;
         default:
-            return kInputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-// The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* input, const aclTensor* out, uint64_t* workspaceSize,
-                               aclOpExecutor** executor)
+static inline bool CheckNotNull(const aclTensor* input, const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)input;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
     if (input == nullptr || out == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "input or out is nullptr.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* input)
+{
+    if (!CheckType(input->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of input is not supported.");
+        return false;
+    }
+    return true;
+}
+
+// The error table of the spec, in its order: the first failing row decides the status.
+static aclnnStatus CheckParams(const aclTensor* input, const aclTensor* out)
+{
+    if (!CheckNotNull(input, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(input->GetDataType(), InputDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of input is not supported.");
+    if (!CheckDtypeValid(input)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -65,7 +75,7 @@ aclnnStatus aclnnSquaredReluGetWorkspaceSize(const aclTensor* input, const aclTe
                                              aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSquaredRelu, DFX_IN(input), DFX_OUT(out));
-    auto ret = CheckParams(input, out, workspaceSize, executor);
+    auto ret = CheckParams(input, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

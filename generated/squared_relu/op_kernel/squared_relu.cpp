@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSquaredRelu {
 public:
@@ -45,7 +43,7 @@ private:
     __aicore__ inline void InitScalars(const SquaredReluTilingData& tiling)
     {
         (void)tiling;
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
         }
     }
 
@@ -62,7 +60,7 @@ private:
     {
         LocalTensor<T> inputLocal = inputQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30) { // bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Cast(tmp0, inputLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
@@ -71,12 +69,12 @@ private:
             Mul(tmp0, tmp0, tmp0, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Maxs(tmp0, inputLocal, static_cast<half>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp0, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Maxs(tmp0, inputLocal, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
@@ -112,16 +110,16 @@ extern "C" __global__ __aicore__ void squared_relu(GM_ADDR input, GM_ADDR output
     (void)workspace;
     REGISTER_TILING_DEFAULT(SquaredReluTilingData);
     GET_TILING_DATA_WITH_STRUCT(SquaredReluTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelSquaredRelu<bfloat16_t, float, 30, 1, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSquaredRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 1, 0> op;
         op.Init(input, output, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelSquaredRelu<half, half, 20, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSquaredRelu<half, half, TILING_KEY_FLOAT16, 1, 0> op;
         op.Init(input, output, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelSquaredRelu<float, float, 10, 1, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSquaredRelu<float, float, TILING_KEY_FLOAT, 1, 0> op;
         op.Init(input, output, tilingData);
         op.Process();
     }

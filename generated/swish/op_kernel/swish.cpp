@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSwish {
 public:
@@ -44,7 +42,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const SwishTilingData& tiling)
     {
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
             s0 = static_cast<C>(tiling.betaOptional);
         }
     }
@@ -62,7 +60,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30 || KEY == 20) { // bfloat16, float16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) { // bfloat16, float16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -75,7 +73,7 @@ private:
             Mul(tmp1, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Muls(tmp0, selfLocal, s0, len);
@@ -115,16 +113,16 @@ extern "C" __global__ __aicore__ void swish(GM_ADDR x, GM_ADDR y, GM_ADDR worksp
     (void)workspace;
     REGISTER_TILING_DEFAULT(SwishTilingData);
     GET_TILING_DATA_WITH_STRUCT(SwishTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelSwish<bfloat16_t, float, 30, 3, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSwish<bfloat16_t, float, TILING_KEY_BFLOAT16, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelSwish<half, float, 20, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSwish<half, float, TILING_KEY_FLOAT16, 3, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelSwish<float, float, 10, 2, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSwish<float, float, TILING_KEY_FLOAT, 2, 0> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

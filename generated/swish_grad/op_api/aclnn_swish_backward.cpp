@@ -22,87 +22,86 @@ using namespace op;
 extern "C" {
 #endif
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                      op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT16,
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_FLOAT};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput,
+                                const uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kSelfDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
+    if (workspaceSize == nullptr || executor == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+        return false;
     }
+    if (gradOutput == nullptr || self == nullptr || gradInput == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or gradInput is nullptr.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* betaOptional,
+                                   const aclTensor* gradInput)
+{
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or self is not supported.");
+        return false;
+    }
+    if (betaOptional != nullptr && !CanCast(betaOptional->GetDataType(), op::DataType::DT_FLOAT)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "betaOptional cannot be cast to FLOAT.");
+        return false;
+    }
+    if (self->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self and gradInput differ.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+{
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
+        gradInput->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or gradInput is greater than 8.");
+        return false;
+    }
+    if (self->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput, self and gradInput differ.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* betaOptional,
-                               aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               const aclTensor* gradInput, const uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)betaOptional;
-    (void)gradInput;
-    (void)workspaceSize;
-    (void)executor;
-    if (workspaceSize == nullptr || executor == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
+    if (!CheckNotNull(gradOutput, self, gradInput, workspaceSize, executor)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (gradOutput == nullptr || self == nullptr || gradInput == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self or gradInput is nullptr.");
-        return ACLNN_ERR_PARAM_NULLPTR;
-    }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or self is not supported.");
+    if (!CheckDtypeValid(gradOutput, self, betaOptional, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if ((betaOptional != nullptr && !CanCast(betaOptional->GetDataType(), op::DataType::DT_FLOAT))) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "betaOptional cannot be cast to FLOAT.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (self->GetDataType() != gradOutput->GetDataType() || gradInput->GetDataType() != gradOutput->GetDataType()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput, self and gradInput differ.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8 ||
-        gradInput->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput, self or gradInput is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (self->GetViewShape() != gradOutput->GetViewShape() || gradInput->GetViewShape() != gradOutput->GetViewShape()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shapes of gradOutput, self and gradInput differ.");
+    if (!CheckShape(gradOutput, self, gradInput)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;

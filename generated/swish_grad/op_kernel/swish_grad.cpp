@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelSwishGrad {
 public:
@@ -46,7 +44,7 @@ public:
 private:
     __aicore__ inline void InitScalars(const SwishGradTilingData& tiling)
     {
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT) {
             s0 = static_cast<C>(tiling.betaOptional);
         }
     }
@@ -68,7 +66,7 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30 || KEY == 20) { // bfloat16, float16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) { // bfloat16, float16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -92,7 +90,7 @@ private:
             Mul(tmp1, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -148,16 +146,16 @@ extern "C" __global__ __aicore__ void swish_grad(GM_ADDR grad, GM_ADDR x, GM_ADD
     (void)y; // an input this kernel does not read
     REGISTER_TILING_DEFAULT(SwishGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(SwishGradTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelSwishGrad<bfloat16_t, float, 30, 3, 0> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelSwishGrad<bfloat16_t, float, TILING_KEY_BFLOAT16, 3, 0> op;
         op.Init(grad, x, grad_x, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelSwishGrad<half, float, 20, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelSwishGrad<half, float, TILING_KEY_FLOAT16, 3, 0> op;
         op.Init(grad, x, grad_x, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelSwishGrad<float, float, 10, 3, 0> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelSwishGrad<float, float, TILING_KEY_FLOAT, 3, 0> op;
         op.Init(grad, x, grad_x, tilingData);
         op.Process();
     }

@@ -48,15 +48,15 @@ static float ScalarInIntegerDtype(const float value, const op::DataType dtype)
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16,  op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8,
     op::DataType::DT_UINT8, op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8, op::DataType::DT_UINT8,
     op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
 
 // self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
@@ -64,43 +64,61 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
         case SocVersion::ASCEND310P:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND910:
-            return kSelfDtypes1;
+            return ASCEND910_DTYPE_SUPPORT_LIST;
         default:
-            return kSelfDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
+}
+
+static inline bool CheckNotNull(const aclTensor* self, const aclScalar* threshold, const aclScalar* value,
+                                const aclTensor* out)
+{
+    if (self == nullptr || threshold == nullptr || value == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, threshold, value or out is nullptr.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
+        return false;
+    }
+    if (!CanCast(self->GetDataType(), out->GetDataType())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self cannot be cast to out's dtype.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, const aclTensor* out)
+{
+    if (self->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or out is greater than 8.");
+        return false;
+    }
+    if (out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* self, const aclScalar* threshold, const aclScalar* value,
-                               aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)self;
-    (void)threshold;
-    (void)value;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
-    if (self == nullptr || threshold == nullptr || value == nullptr || out == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "self, threshold, value or out is nullptr.");
+    if (!CheckNotNull(self, threshold, value, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(self->GetDataType(), SelfDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
+    if (!CheckDtypeValid(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (!CanCast(self->GetDataType(), out->GetDataType())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self cannot be cast to out's dtype.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (self->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or out is greater than 8.");
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (out->GetViewShape() != self->GetViewShape()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+    if (!CheckShape(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -110,7 +128,7 @@ aclnnStatus aclnnThresholdGetWorkspaceSize(const aclTensor* self, const aclScala
                                            aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnThreshold, DFX_IN(self, threshold, value), DFX_OUT(out));
-    auto ret = CheckParams(self, threshold, value, out, workspaceSize, executor);
+    auto ret = CheckParams(self, threshold, value, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

@@ -6,8 +6,6 @@ using namespace AscendC;
 
 namespace {
 
-constexpr int32_t BUFFER_NUM = 2;
-
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelThreshold {
 public:
@@ -44,7 +42,8 @@ public:
 private:
     __aicore__ inline void InitScalars(const ThresholdTilingData& tiling)
     {
-        if constexpr (KEY == 30 || KEY == 20 || KEY == 10 || KEY == 40 || KEY == 50 || KEY == 60) {
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT ||
+                      KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8 || KEY == TILING_KEY_INT16) {
             s0 = static_cast<C>(tiling.threshold);
             s1 = static_cast<C>(tiling.value);
         }
@@ -63,7 +62,7 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == 30) { // bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -75,21 +74,21 @@ private:
             Select(tmp0, mask0, tmp0, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == 20) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-        } else if constexpr (KEY == 10) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-        } else if constexpr (KEY == 40 || KEY == 50) { // int8, uint8: computed in half
+        } else if constexpr (KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8) { // int8, uint8: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -101,7 +100,7 @@ private:
             Select(tmp0, mask0, tmp0, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-        } else if constexpr (KEY == 60) { // int16: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT16) { // int16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -146,28 +145,28 @@ extern "C" __global__ __aicore__ void threshold(GM_ADDR x, GM_ADDR y, GM_ADDR wo
     (void)workspace;
     REGISTER_TILING_DEFAULT(ThresholdTilingData);
     GET_TILING_DATA_WITH_STRUCT(ThresholdTilingData, tilingData, tiling);
-    if (TILING_KEY_IS(30)) {
-        KernelThreshold<bfloat16_t, float, 30, 1, 1> op;
+    if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
+        KernelThreshold<bfloat16_t, float, TILING_KEY_BFLOAT16, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(20)) {
-        KernelThreshold<half, half, 20, 0, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
+        KernelThreshold<half, half, TILING_KEY_FLOAT16, 0, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(10)) {
-        KernelThreshold<float, float, 10, 0, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
+        KernelThreshold<float, float, TILING_KEY_FLOAT, 0, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(40)) {
-        KernelThreshold<int8_t, half, 40, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT8)) {
+        KernelThreshold<int8_t, half, TILING_KEY_INT8, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(50)) {
-        KernelThreshold<uint8_t, half, 50, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_UINT8)) {
+        KernelThreshold<uint8_t, half, TILING_KEY_UINT8, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
-    } else if (TILING_KEY_IS(60)) {
-        KernelThreshold<int16_t, float, 60, 1, 1> op;
+    } else if (TILING_KEY_IS(TILING_KEY_INT16)) {
+        KernelThreshold<int16_t, float, TILING_KEY_INT16, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

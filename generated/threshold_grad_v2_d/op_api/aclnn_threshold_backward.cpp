@@ -49,91 +49,102 @@ static float ScalarInIntegerDtype(const float value, const op::DataType dtype)
     }
 }
 
-static const std::initializer_list<op::DataType> kGradOutputDtypes = {op::DataType::DT_FLOAT,   op::DataType::DT_BF16,
-                                                                      op::DataType::DT_FLOAT16, op::DataType::DT_INT8,
-                                                                      op::DataType::DT_UINT8,   op::DataType::DT_INT32};
-static const std::initializer_list<op::DataType> kGradOutputDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                       op::DataType::DT_INT8, op::DataType::DT_UINT8,
-                                                                       op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_BF16,  op::DataType::DT_FLOAT16,
+    op::DataType::DT_INT8,  op::DataType::DT_UINT8, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_INT8, op::DataType::DT_UINT8,
+    op::DataType::DT_INT32};
 
-// gradOutput: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& GradOutputDtypes()
+// gradOutput, self: dtypes accepted on the current SoC.
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
         case SocVersion::ASCEND950:
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
         case SocVersion::ASCEND310B:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
         case SocVersion::ASCEND310P:
         case SocVersion::ASCEND910:
-            return kGradOutputDtypes1;
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
-            return kGradOutputDtypes;
+            return DTYPE_SUPPORT_LIST;
     }
 }
 
-static const std::initializer_list<op::DataType> kSelfDtypes = {op::DataType::DT_FLOAT,   op::DataType::DT_BF16,
-                                                                op::DataType::DT_FLOAT16, op::DataType::DT_INT8,
-                                                                op::DataType::DT_UINT8,   op::DataType::DT_INT32};
-static const std::initializer_list<op::DataType> kSelfDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                 op::DataType::DT_INT8, op::DataType::DT_UINT8,
-                                                                 op::DataType::DT_INT32};
-
-// self: dtypes accepted on the current SoC.
-static const std::initializer_list<op::DataType>& SelfDtypes()
+static inline bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* threshold,
+                                const aclTensor* out)
 {
-    switch (GetCurrentPlatformInfo().GetSocVersion()) {
-        case SocVersion::ASCEND950:
-        case SocVersion::ASCEND910_93:
-        case SocVersion::ASCEND910B:
-        case SocVersion::ASCEND310B:
-            return kSelfDtypes;
-        case SocVersion::ASCEND310P:
-        case SocVersion::ASCEND910:
-            return kSelfDtypes1;
-        default:
-            return kSelfDtypes;
+    if (gradOutput == nullptr || self == nullptr || threshold == nullptr || out == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, threshold or out is nullptr.");
+        return false;
     }
+    return true;
+}
+
+static inline bool CheckDtypeSupported(const aclTensor* gradOutput, const aclTensor* self)
+{
+    if (!CheckType(gradOutput->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(self->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or self is not supported.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckMaxDim(const aclTensor* gradOutput, const aclTensor* self)
+{
+    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckDtypeSame(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
+    if (gradOutput->GetDataType() != self->GetDataType() || out->GetDataType() != self->GetDataType()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and out must equal self's dtype.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckBroadcastShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* out)
+{
+    op::Shape broadcastShape = gradOutput->GetViewShape();
+    bool broadcastOk = true;
+    {
+        op::Shape merged;
+        broadcastOk = broadcastOk && BroadcastInferShape(broadcastShape, self->GetViewShape(), merged);
+        broadcastShape = merged;
+    }
+    if (!broadcastOk || out->GetViewShape() != broadcastShape) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+                "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
+        return false;
+    }
+    return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* threshold,
-                               aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+                               const aclTensor* out)
 {
-    // Every argument is passed so that each row can check what it names; not every row names all.
-    (void)gradOutput;
-    (void)self;
-    (void)threshold;
-    (void)out;
-    (void)workspaceSize;
-    (void)executor;
-    if (gradOutput == nullptr || self == nullptr || threshold == nullptr || out == nullptr) {
-        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "gradOutput, self, threshold or out is nullptr.");
+    if (!CheckNotNull(gradOutput, self, threshold, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckType(gradOutput->GetDataType(), GradOutputDtypes()) || !CheckType(self->GetDataType(), SelfDtypes())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of gradOutput or self is not supported.");
+    if (!CheckDtypeSupported(gradOutput, self)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (gradOutput->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of gradOutput or self is greater than 8.");
+    if (!CheckMaxDim(gradOutput, self)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (gradOutput->GetDataType() != self->GetDataType() || out->GetDataType() != self->GetDataType()) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of gradOutput and out must equal self's dtype.");
+    if (!CheckDtypeSame(gradOutput, self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    op::Shape broadcastShape4 = gradOutput->GetViewShape();
-    bool broadcastOk4 = true;
-    {
-        op::Shape merged;
-        broadcastOk4 = broadcastOk4 && BroadcastInferShape(broadcastShape4, self->GetViewShape(), merged);
-        broadcastShape4 = merged;
-    }
-    if (!broadcastOk4 || out->GetViewShape() != broadcastShape4) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-                "gradOutput and self cannot broadcast, or the broadcast shape differs from out's shape.");
+    if (!CheckBroadcastShape(gradOutput, self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -144,7 +155,7 @@ aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor* gradOutput, 
                                                    aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnThresholdBackward, DFX_IN(gradOutput, self, threshold), DFX_OUT(out));
-    auto ret = CheckParams(gradOutput, self, threshold, out, workspaceSize, executor);
+    auto ret = CheckParams(gradOutput, self, threshold, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {
