@@ -9,16 +9,19 @@ namespace {
 constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
-class KernelThreshold {
+class KernelThresholdV2 {
 public:
-    __aicore__ inline KernelThreshold() {}
+    __aicore__ inline KernelThresholdV2() {}
 
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ThresholdTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR threshold, GM_ADDR value, GM_ADDR y,
+                                const ThresholdV2TilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
         selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        thresholdGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(threshold), 1); // one value, in T
+        valueGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(value), 1);         // one value, in T
         outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -42,11 +45,14 @@ public:
     }
 
 private:
-    __aicore__ inline void InitScalars(const ThresholdTilingData& tiling)
+    __aicore__ inline void InitScalars(const ThresholdV2TilingData& tiling)
     {
+        (void)tiling;
         if constexpr (KEY == 30 || KEY == 20 || KEY == 10 || KEY == 40 || KEY == 50 || KEY == 60) {
-            s0 = static_cast<C>(tiling.threshold);
-            s1 = static_cast<C>(tiling.value);
+            const T threshold = thresholdGm_.GetValue(0); // read once by the scalar unit
+            const T value = valueGm_.GetValue(0);         // read once by the scalar unit
+            s0 = static_cast<C>(threshold);
+            s1 = static_cast<C>(value);
         }
     }
 
@@ -132,6 +138,8 @@ private:
     TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
     TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
     GlobalTensor<T> selfGm_;
+    GlobalTensor<T> thresholdGm_;
+    GlobalTensor<T> valueGm_;
     GlobalTensor<T> outGm_;
     int64_t length_ = 0;
     int64_t tileLength_ = 0;
@@ -141,34 +149,35 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void threshold(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void threshold(GM_ADDR x, GM_ADDR threshold, GM_ADDR value, GM_ADDR y,
+                                                GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
-    REGISTER_TILING_DEFAULT(ThresholdTilingData);
-    GET_TILING_DATA_WITH_STRUCT(ThresholdTilingData, tilingData, tiling);
+    REGISTER_TILING_DEFAULT(ThresholdV2TilingData);
+    GET_TILING_DATA_WITH_STRUCT(ThresholdV2TilingData, tilingData, tiling);
     if (TILING_KEY_IS(30)) {
-        KernelThreshold<bfloat16_t, float, 30, 1, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<bfloat16_t, float, 30, 1, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(20)) {
-        KernelThreshold<half, half, 20, 0, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<half, half, 20, 0, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(10)) {
-        KernelThreshold<float, float, 10, 0, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<float, float, 10, 0, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(40)) {
-        KernelThreshold<int8_t, half, 40, 1, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<int8_t, half, 40, 1, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(50)) {
-        KernelThreshold<uint8_t, half, 50, 1, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<uint8_t, half, 50, 1, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(60)) {
-        KernelThreshold<int16_t, float, 60, 1, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<int16_t, float, 60, 1, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     }
 }
