@@ -65,7 +65,7 @@ def scalar_in_dtype(value: float, dtype: DType) -> float:
     element): rounded to nearest into a floating type; toward zero, NaN as 0, saturated at int64's range and
     wrapped into an integer type."""
     if dtype.is_floating:
-        return float(round_to_dtype(np.float64(value), dtype.numpy))
+        return float(round_to_dtype(np.array([value], np.float64), dtype.numpy)[0])
     if value != value:
         return 0.0
     whole = max(-(2**63), min(2**63 - 1, int(np.trunc(value)) if math.isfinite(value) else int(np.sign(value) * 2**63)))
