@@ -58,3 +58,19 @@ def test_softplus_backward_takes_an_integer_self_in_float(grad_dtype, self_dtype
 
 def _dtype(numpy_dtype) -> DType:
     return next(d for d in DType if d is not DType.BFLOAT16 and d.numpy == np.dtype(numpy_dtype))
+
+
+def test_threshold_meets_its_scalars_in_selfs_dtype():
+    """ops-nn's L0 op passes threshold and value to ThresholdV2 as one-element tensors of self's dtype: a BFLOAT16
+    self meets threshold 0.1 as BFLOAT16's 0.10009765625 (compared in float). Before, the kernel compared with the
+    float 0.1 from the tiling data, and kept the element equal to BFLOAT16's 0.1."""
+    import ml_dtypes
+
+    spec = spec_of("threshold")
+    x = np.array([0.1, 0.25, -1.0, 0.1001], np.float32).astype(ml_dtypes.bfloat16)
+    got = opgen_ops.threshold(x, 0.1, 0.3)
+    scalars = {"threshold": 0.1, "value": 0.3}
+    want = aclnn_output(spec, kernel_plan(spec), {"self": x}, {"self": DType.BFLOAT16}, scalars, DType.BFLOAT16)
+    assert got.astype(np.float32).tolist() == want.astype(np.float32).tolist()
+    value = float(np.float32(0.3).astype(ml_dtypes.bfloat16))  # value in BFLOAT16 too
+    assert got.astype(np.float32).tolist() == [value, 0.25, value, value]
