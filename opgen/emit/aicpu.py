@@ -31,6 +31,10 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
         {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code(f"Integer<{d.cpp_type}>")} for d in integers
     ]
     integer_names = {p.name: f"{p.name}Data[i]" for p in inputs}
+    # every input in the output's dtype; a scalar's tensor holds its one value
+    mismatch = [f"{p.name}->GetDataType() != dtype" for p in inputs]
+    for i in opdef.scalar_inputs:
+        mismatch += [f"{i.param}Tensor->GetDataType() != dtype", f"{i.param}Tensor->NumElements() != 1"]
     return {
         path: render(
             "op/op_kernel/aicpu/aicpu.cpp.j2",
@@ -38,6 +42,9 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             spec_name,
             op_type=ident(spec.operator.type),
             inputs=[{"name": ident(p.name), "index": opdef.input_index(p.name)} for p in inputs],
+            # scalars carried as one-element tensors of the kernel's dtype: read from their input
+            mismatch=code(" || ".join(mismatch)),
+            gm_scalars=[{"name": ident(str(i.param)), "index": i.index} for i in opdef.scalar_inputs],
             attrs=[
                 {
                     "name": a.name,

@@ -296,7 +296,8 @@ def _aicpu_integer_constraints(spec: OpSpec) -> list[Code]:
     name = markdown.text(f"{'与'.join(promoted)}推导后的数据类型" if len(promoted) > 1 else first.name)
     names = "、".join(d.value for d in routed)
     lines = [code(f"- {name}为{names}时，由AICPU kernel在该整数类型中计算，溢出按位宽回绕（与PyTorch一致）。")]
-    scalars = [markdown.text(p.name) for p in spec.params if p.kind is ParamKind.SCALAR]
+    as_tensors = {t.param for t in spec.opdef.inputs or []}  # those arrive as tensors of the dtype itself
+    scalars = [markdown.text(p.name) for p in spec.params if p.kind is ParamKind.SCALAR and p.name not in as_tensors]
     wide = [d.value for d in routed if d.itemsize * 8 > _FLOAT_EXACT_BITS]
     if scalars and wide:
         lines.append(

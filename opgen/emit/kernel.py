@@ -112,6 +112,7 @@ class VariantView:
     temps: int
     masks: int
     slots: list[tuple[Code, Code]]  # (variable, float C++ initialiser)
+    gm_reads: list[Code]  # the scalars carried as one-element tensors its slots read (from GM, once)
     lines: list[Code]
     uses_cmp_len: bool
     cmp_align: int  # elements in one 256-byte repeat of the compute type
@@ -119,7 +120,17 @@ class VariantView:
 
 def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> VariantView:
     fields = {name: f"tiling.{name}" for name in plan.scalars}
+    # a scalar carried as a tensor is a local of the storage type T, read from GM: float in arithmetic
+    fields |= {name: f"static_cast<float>({name})" for name in plan.gm_scalars}
     program = variant.program
+    slots = []
+    for slot in program.slots:
+        if isinstance(slot.expr, F.Name) and slot.expr.name in plan.gm_scalars:
+            init = slot.expr.name  # converted from T straight to the compute type, as ops-nn's kernels do
+        else:
+            init = uniform_cpp(slot.expr, fields)
+        slots.append((ident(slot.name), code(init)))
+    read = {name for slot in program.slots for name in F.free_names(slot.expr)}
     return VariantView(
         key=variant.key,
         key_name=ident(variant.key_name),
@@ -128,7 +139,8 @@ def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> Vari
         compute=code(variant.compute.cpp_type),
         temps=len(program.temps),
         masks=len(program.masks),
-        slots=[(ident(slot.name), code(uniform_cpp(slot.expr, fields))) for slot in program.slots],
+        slots=slots,
+        gm_reads=idents([name for name in plan.gm_scalars if name in read]),
         lines=[code(line) for line in compute_lines(variant)],
         uses_cmp_len=any(i.padded_count for i in program.instrs),
         cmp_align=256 // variant.compute.itemsize,
@@ -177,6 +189,7 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     plan = operator.kernel
     op = spec.operator.file_stem
     gm = {i.param: i.name for i in operator.opdef.read_inputs}
+    gm_scalar = {str(i.param): i.name for i in operator.opdef.scalar_inputs}
     inputs = [spec.param(name) for name in plan.inputs]
     views = [variant_view(spec, plan, v) for v in plan.variants]
     assert len({v.key_name for v in views}) == len(views), "each tiling key has its own name"
@@ -194,9 +207,11 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         "channels": any(p.shape.channel_of for p in inputs),
         "outputs": output_views(plan, operator.opdef),
         "scalars": idents(plan.scalars),
+        # scalars carried as one-element tensors: their GM argument (OpDef name) and GlobalTensor
+        "gm_scalars": [{"name": ident(name), "gm": gm_scalar[name]} for name in plan.gm_scalars],
         "variants": views,
         "compute_branches": branches(views, lambda v: (tuple(v.lines), v.temps, v.masks, v.uses_cmp_len, v.compute)),
-        "scalar_branches": branches(views, lambda v: tuple(v.slots)),
+        "scalar_branches": branches(views, lambda v: (tuple(v.slots), tuple(v.gm_reads))),
         "buffer_num": BUFFER_NUM,
         "max_slots": max((len(v.slots) for v in views), default=0),
     }

@@ -232,8 +232,20 @@ def _constant(attr: OpDefAttr) -> Code:
 
 
 def _launch_inputs(opdef: OpDefPlan) -> list[Code]:
-    """The L0 op's launch inputs in the OpDef's order: its tensors, and null where the API has none."""
-    return [ident(i.param) if i.param is not None else Code("nullptr") for i in opdef.inputs]
+    """The L0 op's launch inputs in the OpDef's order: its tensors, a scalar's one-element tensor, and null where
+    the API has none."""
+    return [
+        Code("nullptr") if i.param is None else ident(f"{i.param}Tensor") if i.scalar else ident(i.param)
+        for i in opdef.inputs
+    ]
+
+
+def _scalar_tensor_args(opdef: OpDefPlan) -> list[dict]:
+    """L0 parameters for the scalars the OpDef takes as tensors: the aclScalar itself (the L0 op converts it)."""
+    return [
+        {"name": ident(str(i.param)), "ctype": Code("const aclScalar*"), "value": ident(str(i.param)), "attr": None}
+        for i in opdef.scalar_inputs
+    ]
 
 
 def render_op_api(operator: OperatorPlan) -> dict[str, str]:
@@ -248,7 +260,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape
     broadcast = operator.outputs[0].broadcast or channels
     opdef = operator.opdef
-    l0_args = _l0_args(spec, list(opdef.attrs))
+    l0_args = _scalar_tensor_args(opdef) + _l0_args(spec, list(opdef.attrs))
     runs = operator.runs
     if runs is not None:  # the other operator's L0 op, with the attribute values the spec gives
         l0_args = [{"value": value} for value in runs.args]
@@ -292,6 +304,8 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         # the L0 op's tensors in the OpDef's order, and its launch inputs (None: an optional input passed null)
         "l0_inputs": [ident(str(i.param)) for i in opdef.read_inputs],
         "launch_inputs": _launch_inputs(opdef),
+        # scalars the OpDef takes as one-element tensors of the kernel's dtype (ConvertToTensor in the L0 op)
+        "scalar_tensors": [ident(str(i.param)) for i in opdef.scalar_inputs],
         "launch_attrs": _launch_attrs(list(opdef.attrs)),
         "attr_names": [a.name for a in opdef.attrs],
         "channels": channels,

@@ -9,12 +9,14 @@ values in as expectations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
 
 from opgen import formula as F
 from opgen.formula.integer import evaluate_integer
+from opgen.formula.reference import round_to_dtype
 from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.channel_broadcast import channel_sum
@@ -58,6 +60,18 @@ def truncated_to_integer(value: float, dtype: DType = DType.INT64) -> float:
     return float(np.float32(whole if dtype is DType.INT64 else wrap_integer(whole, dtype.numpy)))
 
 
+def scalar_in_dtype(value: float, dtype: DType) -> float:
+    """A scalar converted to a one-element tensor of `dtype` (the L0 op's ConvertToTensor, as the twin converts an
+    element): rounded to nearest into a floating type; toward zero, NaN as 0, saturated at int64's range and
+    wrapped into an integer type."""
+    if dtype.is_floating:
+        return float(round_to_dtype(np.array([value], np.float64), dtype.numpy)[0])
+    if value != value:
+        return 0.0
+    whole = max(-(2**63), min(2**63 - 1, int(np.trunc(value)) if math.isfinite(value) else int(np.sign(value) * 2**63)))
+    return wrap_integer(whole, dtype.numpy)
+
+
 def aclnn_output(
     spec: OpSpec,
     plan: KernelPlan,
@@ -88,6 +102,8 @@ def aclnn_output(
     attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}
     if compute.is_integral:  # the op_api converts the scalars to the integer compute dtype, as ops-nn does
         attributes = {name: truncated_to_integer(value, compute) for name, value in attributes.items()}
+    # scalars the OpDef takes as tensors: the aclScalar (a float32 here) converted to the L0 op's dtype
+    attributes |= {name: scalar_in_dtype(float(np.float32(scalars[name])), compute) for name in plan.gm_scalars}
     if compute in aicore_dtypes(spec):
         program = plan.variant(compute, flags, attributes).program
         outputs = run_program_outputs(program, flat, attributes)

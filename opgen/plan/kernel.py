@@ -112,6 +112,8 @@ class KernelPlan:
     # the computed outputs, kernel argument order after the inputs: ("out",) for one (written to its one output
     # parameter), else the output parameters' names
     outputs: tuple[str, ...] = ("out",)
+    # scalars carried as one-element tensor inputs (opdef.inputs): the kernel reads each value from GM once
+    gm_scalars: tuple[str, ...] = ()
 
     @property
     def axes(self) -> tuple[ModeAxis, ...]:
@@ -272,9 +274,11 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     axes = KernelPlan(flags, (), (), (), (), enums).axes
     names = [axis.name for axis in axes]
     # the inputs the kernel reads, in the OpDef's order (an input the API passes null is not read)
-    inputs = tuple(str(i.param) for i in opdef_plan(spec).read_inputs)
+    opdef = opdef_plan(spec)
+    inputs = tuple(str(i.param) for i in opdef.read_inputs)
+    gm_scalars = tuple(str(i.param) for i in opdef.scalar_inputs)
     used = {name for expr in every for name in F.free_names(expr)}
-    scalars = tuple(p.name for p in spec.params if _carried(p) and p.name in used)
+    scalars = tuple(p.name for p in spec.params if _carried(p) and p.name in used and p.name not in gm_scalars)
 
     def program(storage: DType, mode: dict[str, ModeValue], exact: bool = False) -> VectorProgram:
         compute = compute_dtype(spec, storage, every)
@@ -299,7 +303,7 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
                 and not all(_order_only(specialise(e, mode)) for e in exprs.values())
             )
             variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, chosen, exact, truncates))
-    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums, outputs)
+    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums, outputs, gm_scalars)
 
 
 def _carried(param: Param) -> bool:

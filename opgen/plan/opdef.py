@@ -26,6 +26,9 @@ class OpDefIO:
     optional: bool = False
     index: int = 0  # its position among the OpDef's inputs (or outputs)
     read: bool = True  # False: the kernel ignores it (passed null, or filled with a tensor another input carries)
+    # an API scalar carried as a one-element tensor of the kernel's dtype: the L0 op converts it (ConvertToTensor)
+    # and the kernel reads its one value from GM
+    scalar: bool = False
 
     @property
     def param_type(self) -> Code:
@@ -62,12 +65,20 @@ class OpDefPlan:
 
     @property
     def read_inputs(self) -> tuple[OpDefIO, ...]:
-        """The inputs the kernel reads (kernel and L0 argument order); the others are passed null or a tensor an
-        input read here carries."""
-        return tuple(i for i in self.inputs if i.read)
+        """The API tensors the kernel reads (kernel and L0 argument order); the other inputs are passed null, a
+        tensor an input read here carries, or a scalar (`scalar_inputs`)."""
+        return tuple(i for i in self.inputs if i.read and not i.scalar)
+
+    @property
+    def scalar_inputs(self) -> tuple[OpDefIO, ...]:
+        """The inputs carrying an API scalar as a one-element tensor, in the OpDef's order."""
+        return tuple(i for i in self.inputs if i.scalar)
 
     def input_index(self, param: str) -> int:
-        return next(i.index for i in self.read_inputs if i.param == param)
+        return next(i.index for i in self.inputs if i.read and i.param == param)
+
+    def carries_as_tensor(self, param: str) -> bool:
+        return any(i.param == param for i in self.scalar_inputs)
 
     def attr_of(self, param: str) -> OpDefAttr | None:
         return next((a for a in self.attrs if a.param == param), None)
@@ -76,7 +87,8 @@ class OpDefPlan:
 def opdef_plan(spec: OpSpec) -> OpDefPlan:
     section = spec.opdef
     if section.inputs is not None:
-        inputs = [_io(t, i) for i, t in enumerate(section.inputs)]
+        scalars = {p.name for p in spec.params if p.kind is ParamKind.SCALAR}
+        inputs = [_io(t, i, t.param in scalars) for i, t in enumerate(section.inputs)]
     else:
         inputs = [OpDefIO(ident(p.opdef), p.name, index=i) for i, p in enumerate(spec.tensor_inputs)]
     if section.outputs is not None:
@@ -91,13 +103,16 @@ def opdef_plan(spec: OpSpec) -> OpDefPlan:
 
 
 def kernel_host_params(spec: OpSpec) -> list[Param]:
-    """Scalars, flags and int64/string parameters the kernel's formulas read, in spec order."""
+    """Scalars, flags and int64/string parameters the kernel's formulas read and no OpDef input carries (those are
+    the attributes), in spec order."""
     used = {name for expr in kernel_formulas(spec).values() for name in F.free_names(expr)}
-    return [p for p in spec.params if p.kind is not ParamKind.TENSOR and p.name in used]
+    as_tensors = {t.param for t in spec.opdef.inputs or []}
+    return [p for p in spec.params if p.kind is not ParamKind.TENSOR and p.name in used and p.name not in as_tensors]
 
 
-def _io(tensor: OpDefTensor, index: int) -> OpDefIO:
-    return OpDefIO(ident(tensor.name), tensor.param, tensor.optional, index, tensor.read and tensor.param is not None)
+def _io(tensor: OpDefTensor, index: int, scalar: bool = False) -> OpDefIO:
+    read = tensor.read and tensor.param is not None
+    return OpDefIO(ident(tensor.name), tensor.param, tensor.optional, index, read, scalar)
 
 
 def _declared_attr(spec: OpSpec, attr: OpDefAttrSpec, index: int) -> OpDefAttr:

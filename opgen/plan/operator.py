@@ -146,6 +146,11 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         message = f"the AI Core kernel cannot be generated: {exc}"
         problems.append(PlanProblem(("formula", "expr"), message, "not-lowerable"))
     else:
+        for i, entry in enumerate(spec.opdef.inputs or []):
+            if entry.param in kernel.gm_scalars and entry.param in kernel.guards:
+                # the tiling picks the exact program by the scalar's value, which a tensor keeps on the device
+                message = f"a non-finite '{entry.param}' selects another kernel program: carry it as an attribute"
+                problems.append(PlanProblem(("opdef", "inputs", i, "param"), message, "invalid"))
         used = {instr.api for variant in kernel.variants for instr in variant.program.instrs}
         for j, api in enumerate(spec.kernel.vector_apis):
             if api not in used:

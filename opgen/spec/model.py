@@ -331,7 +331,9 @@ class OpDefTensor(_Strict):
     name: Identifier = Field(description="its name in the OpDef and the kernel signature, e.g. grads")
     param: Identifier | None = Field(
         None,
-        description="the API tensor it carries; none: an optional input ops-nn's kernel takes and the API has "
+        description="the API tensor it carries, or an API scalar carried as a one-element tensor of the kernel's "
+        "dtype (the L0 op converts it with ConvertToTensor and the kernel reads its one value from GM, as ops-nn's "
+        "ThresholdV2 takes threshold and value); none: an optional input ops-nn's kernel takes and the API has "
         "none for (the L0 op passes a null pointer), e.g. MishGrad's tanhx",
     )
     optional: bool = Field(False, description="ParamType OPTIONAL (default REQUIRED)")

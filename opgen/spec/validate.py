@@ -21,7 +21,7 @@ from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.dtypes import AICORE_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols, kernel_formulas
-from opgen.spec.model import ATTR_KINDS, Direction, OpSpec, Param, ParamKind, ctype_base
+from opgen.spec.model import ATTR_KINDS, Direction, OpDefTensor, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
 from opgen.spec.socs import SOC_BY_NAME
 from opgen.spec.yaml_source import SourceDocument
@@ -747,10 +747,20 @@ class _Checker:
                     if key == "outputs":
                         self.report(path + ("param",), "an output carries a computed output tensor", "invalid")
                     continue
+                carried = self.params.get(entry.param)
+                if key == "inputs" and carried is not None and carried.kind is ParamKind.SCALAR:
+                    # a scalar carried as a one-element tensor the kernel reads its value from
+                    self.check_scalar_input(entry, path, seen)
+                    seen.add(entry.param)
+                    continue
                 if entry.param not in names:
-                    what = "a tensor input" if key == "inputs" else "a computed output"
-                    hint = suggest(entry.param, names)
-                    self.report(path + ("param",), f"'{entry.param}' is not {what}{hint}", "undefined-name")
+                    what = "a tensor input or a scalar" if key == "inputs" else "a computed output"
+                    hint = suggest(entry.param, names | self.scalar_names() if key == "inputs" else names)
+                    if carried is not None and key == "inputs":
+                        message = f"'{entry.param}' is a {carried.kind.value} parameter: an input carries {what}"
+                        self.report(path + ("param",), message, "wrong-kind")
+                    else:
+                        self.report(path + ("param",), f"'{entry.param}' is not {what}{hint}", "undefined-name")
                 elif not entry.read:
                     # the L0 op passes again a tensor it takes for an input the kernel reads
                     if key == "outputs":
@@ -775,10 +785,31 @@ class _Checker:
         if section.attrs is not None:
             self.check_opdef_attrs(used)
 
+    def scalar_names(self) -> set[str]:
+        return {p.name for p in self.spec.params if p.kind is ParamKind.SCALAR}
+
+    def check_scalar_input(self, entry: OpDefTensor, path: FieldPath, seen: set[str]) -> None:
+        """An OpDef input carrying an API scalar: the L0 op converts it to a one-element tensor of the kernel's
+        dtype (ConvertToTensor) and the kernel reads that value once."""
+        assert entry.param is not None
+        param = self.spec.param(entry.param)
+        if not entry.read:
+            self.report(path + ("read",), "the kernel reads a scalar carried as a tensor", "invalid")
+        elif entry.param in seen:
+            self.report(path + ("param",), f"'{entry.param}' is carried twice", "duplicate")
+        elif param.null_default is not None:
+            # TODO(opdef): an optional scalar would need the L0 op to make its null_default a tensor
+            message = f"'{entry.param}' may be a null pointer (null_default): carry it as an attribute"
+            self.report(path + ("param",), message, "invalid")
+        elif param.opdef_name is not None:
+            self.report(path + ("name",), f"'{entry.param}' has an opdef_name; name it here only", "duplicate")
+
     def check_opdef_attrs(self, used: set[str]) -> None:
         assert self.spec.opdef.attrs is not None
         values = {"Float": (int, float), "Int": (int,), "Bool": (bool,), "String": (str,)}
-        carried = set()
+        # scalars opdef.inputs carries as one-element tensors
+        tensor_carried = {e.param for e in self.spec.opdef.inputs or [] if e.param in self.scalar_names()}
+        carried = set(tensor_carried)
         for i, attr in enumerate(self.spec.opdef.attrs):
             path: FieldPath = ("opdef", "attrs", i)
             if attr.name in {a.name for a in self.spec.opdef.attrs[:i]}:
@@ -792,6 +823,10 @@ class _Checker:
             else:
                 param = self.resolve(attr.param, path + ("param",), kinds=HOST_KINDS, what="an attribute")
                 if param is None:
+                    continue
+                if param.name in tensor_carried:
+                    message = f"opdef.inputs carries '{param.name}' as a tensor; an attribute cannot carry it too"
+                    self.report(path + ("param",), message, "duplicate")
                     continue
                 carried.add(param.name)
                 natural = ATTR_KINDS[param.kind]

@@ -44,7 +44,7 @@ static void ReadFile(const char* path, void* dst, size_t bytes) {{
 }}
 
 static int RunOne(int argc, char** argv) {{
-  // argv: total dtype mode coreNum ubSize itemSize out.bin in.bin... scalars...
+  // argv: total dtype mode coreNum ubSize itemSize out.bin in.bin... scalar.bin... scalars...
   if (argc < {min_args}) {{
     return 2;
   }}
@@ -65,6 +65,11 @@ static int RunOne(int argc, char** argv) {{
   for (int i = 0; i < {num_inputs}; ++i) {{
     inputs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(bytes)));
     ReadFile(argv[8 + i], inputs.back(), bytes);
+  }}
+  std::vector<uint8_t*> scalarInputs;  // scalars the OpDef takes as one-element tensors of the dtype
+  for (int i = 0; i < {num_gm_scalars}; ++i) {{
+    scalarInputs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(static_cast<size_t>(std::atoi(argv[6])))));
+    ReadFile(argv[8 + {num_inputs} + i], scalarInputs.back(), static_cast<size_t>(std::atoi(argv[6])));
   }}
   std::vector<uint8_t*> outs;  // every computed output, written one after the other into the result file
   for (int i = 0; i < {num_outputs}; ++i) {{
@@ -136,12 +141,16 @@ class KernelHarness:
         # an unread one gets the tensor of the read input carrying its param (as the L0 op passes it)
         self.inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
         self.scalars = [a for a in opdef.attrs if a.kind == "Float" and a.param is not None]
-        slot = {str(i.param): n for n, i in enumerate(opdef.read_inputs)}
+        # scalars the OpDef takes as one-element tensors: a file each, holding the value in the run's dtype
+        self.gm_scalars = [str(i.param) for i in opdef.scalar_inputs]
+        slot = {str(i.param): f"inputs[{n}]" for n, i in enumerate(opdef.read_inputs)}
+        slot |= {name: f"scalarInputs[{n}]" for n, name in enumerate(self.gm_scalars)}
         null = "static_cast<uint8_t*>(nullptr)"
-        entry_args = [f"inputs[{slot[i.param]}]" if i.param is not None else null for i in opdef.inputs]
+        entry_args = [slot[i.param] if i.param is not None else null for i in opdef.inputs]
         source = workdir / f"{op}_harness.cpp"
+        first_scalar = 8 + len(self.inputs) + len(self.gm_scalars)
         scalar_lines = "\n".join(
-            f"  tilingData->{a.param} = static_cast<float>(std::atof(argv[{8 + len(self.inputs) + i}]));"
+            f"  tilingData->{a.param} = static_cast<float>(std::atof(argv[{first_scalar + i}]));"
             for i, a in enumerate(self.scalars)
         )
         # a channel input here holds one value per element (as the aclnn API passes it when its runs are short)
@@ -158,8 +167,9 @@ class KernelHarness:
                 gm_params=", ".join("GM_ADDR" for _ in range(len(entry_args) + len(spec.outputs))),
                 num_outputs=len(spec.outputs),
                 out_args=", ".join(f"outs[{i}]" for i in range(len(spec.outputs))),
-                min_args=8 + len(self.inputs) + len(self.scalars),
+                min_args=first_scalar + len(self.scalars),
                 num_inputs=len(self.inputs),
+                num_gm_scalars=len(self.gm_scalars),
                 scalar_lines=scalar_lines,
                 launch_args=", ".join(entry_args),
             )
@@ -184,6 +194,10 @@ class KernelHarness:
             for param in self.inputs:
                 path = self.workdir / f"in{index}_{param.name}.bin"
                 path.write_bytes(np.ascontiguousarray(inputs[param.name]).reshape(-1).tobytes())
+                files.append(str(path))
+            for name in self.gm_scalars:  # the value as given: the caller converts it to the dtype
+                path = self.workdir / f"in{index}_{name}.bin"
+                path.write_bytes(np.array([scalars[name]], np.float64).astype(dtype.numpy).tobytes())
                 files.append(str(path))
             out_path = self.workdir / f"out{index}.bin"
             outputs.append((out_path, dtype))

@@ -1,8 +1,8 @@
 """Integer inputs through the generated aclnn API on the twin, where the golden tests (every input in one dtype)
-do not reach: scalars meeting integer tensors are truncated to integers by the op_api (ops-nn converts them to
-tensors of self's dtype) without an undefined float-to-int conversion; an integer input next to a floating one is
-cast to FLOAT first where the spec says so (kernel.integers_as). Results are the aclnn path's model
-(opgen.plan.aclnn_path) and, independently, torch."""
+do not reach: scalars meeting integer tensors are truncated to integers without an undefined float-to-int
+conversion, by the op_api or, where the OpDef takes them as tensors (Threshold), by ConvertToTensor; an integer
+input next to a floating one is cast to FLOAT first where the spec says so (kernel.integers_as). Results are the
+aclnn path's model (opgen.plan.aclnn_path) and, independently, torch."""
 
 from __future__ import annotations
 
@@ -26,8 +26,15 @@ def test_threshold_on_int8_meets_its_scalars_as_integers(threshold):
     scalars = {"threshold": threshold, "value": value}
     want = aclnn_output(spec, kernel_plan(spec), {"self": x}, {"self": DType.INT8}, scalars, DType.INT8)
     assert got.dtype == np.int8 and got.tolist() == want.tolist()
-    # independently: self > trunc(threshold) ? self : trunc(value), NaN as 0, huge thresholds beyond every int8
-    limit = 0.0 if threshold != threshold else float(np.clip(np.trunc(threshold), -1e19, 1e19))
+    # independently: self > threshold ? self : value, each a one-element INT8 tensor (ops-nn's ConvertToTensor, as
+    # the twin converts): toward zero, NaN as 0, saturated at int64's range, then wrapped (1e30 -> -1, -1e30 -> 0)
+    if threshold != threshold:
+        whole = 0
+    elif abs(threshold) < 2.0**63:
+        whole = int(np.trunc(threshold))
+    else:
+        whole = 2**63 - 1 if threshold > 0 else -(2**63)
+    limit = (whole + 128) % 256 - 128
     assert got.tolist() == np.where(x > limit, x, -7).tolist()
 
 
@@ -51,3 +58,19 @@ def test_softplus_backward_takes_an_integer_self_in_float(grad_dtype, self_dtype
 
 def _dtype(numpy_dtype) -> DType:
     return next(d for d in DType if d is not DType.BFLOAT16 and d.numpy == np.dtype(numpy_dtype))
+
+
+def test_threshold_meets_its_scalars_in_selfs_dtype():
+    """ops-nn's L0 op passes threshold and value to ThresholdV2 as one-element tensors of self's dtype: a BFLOAT16
+    self meets threshold 0.1 as BFLOAT16's 0.10009765625 (compared in float). Before, the kernel compared with the
+    float 0.1 from the tiling data, and kept the element equal to BFLOAT16's 0.1."""
+    import ml_dtypes
+
+    spec = spec_of("threshold")
+    x = np.array([0.1, 0.25, -1.0, 0.1001], np.float32).astype(ml_dtypes.bfloat16)
+    got = opgen_ops.threshold(x, 0.1, 0.3)
+    scalars = {"threshold": 0.1, "value": 0.3}
+    want = aclnn_output(spec, kernel_plan(spec), {"self": x}, {"self": DType.BFLOAT16}, scalars, DType.BFLOAT16)
+    assert got.astype(np.float32).tolist() == want.astype(np.float32).tolist()
+    value = float(np.float32(0.3).astype(ml_dtypes.bfloat16))  # value in BFLOAT16 too
+    assert got.astype(np.float32).tolist() == [value, 0.25, value, value]

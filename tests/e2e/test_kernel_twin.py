@@ -14,7 +14,8 @@ import pytest
 from kernel_harness import KernelHarness
 from spec_list import GENERATED, kernel_operators
 
-from opgen.plan.kernel import kernel_plan
+from opgen.plan.aclnn_path import scalar_in_dtype
+from opgen.plan.kernel import KernelPlan, KernelVariant, kernel_plan
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.dtypes import DType
 from opgen.spec.socs import get_soc
@@ -51,6 +52,11 @@ def _inputs(spec, dtype, size, rng):
     return values
 
 
+def _in(plan: KernelPlan, scalars: dict[str, float], variant: KernelVariant) -> dict[str, float]:
+    """The scalars as the kernel meets them: one carried as a tensor holds its value in the storage dtype."""
+    return scalars | {name: scalar_in_dtype(scalars[name], variant.storage) for name in plan.gm_scalars}
+
+
 @pytest.mark.parametrize("soc_name", SOCS)
 def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
     spec = harness.spec
@@ -59,16 +65,16 @@ def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
     soc = get_soc(soc_name)
     scalars = {
         name: float(spec.golden.scalar_values.get(name, [spec.example.scalars.get(name, 1.0)])[-1])
-        for name in plan.scalars
+        for name in plan.scalars + plan.gm_scalars
     }
     cases = []
     for variant in plan.variants:
         sizes = SIZES if variant.storage is DType.FLOAT and variant.mode_index == 0 else SIZES[:-1]
         cases += [(variant, size, _inputs(spec, variant.storage, size, rng)) for size in sizes]
-    runs = harness.run(soc_name, [(v.storage, v.mode_index, inputs, scalars) for v, _, inputs in cases])
+    runs = harness.run(soc_name, [(v.storage, v.mode_index, inputs, _in(plan, scalars, v)) for v, _, inputs in cases])
     for (variant, size, inputs), run in zip(cases, runs, strict=True):
         # every computed output (one kernel may write several), each bit-exact except NaN payloads
-        models = run_program_outputs(variant.program, inputs, scalars)
+        models = run_program_outputs(variant.program, inputs, _in(plan, scalars, variant))
         for (name, expected), got in zip(models.items(), run.outputs, strict=True):
             want = np.asarray(expected).astype(variant.storage.numpy)
             got_nan, want_nan = np.isnan(got.astype(np.float64)), np.isnan(want.astype(np.float64))
@@ -100,7 +106,7 @@ def test_every_soc_the_opdef_registers_runs_the_kernel(harness):
     assert set(registered) <= set(compute_units[1].split())
     plan = kernel_plan(spec)
     rng = np.random.default_rng(5)
-    scalars = dict.fromkeys(plan.scalars, 1.0)
+    scalars = dict.fromkeys(plan.scalars + plan.gm_scalars, 1.0)
     for soc_name in registered:
         # every dtype the SoC's config registers, in its first mode
         dtypes = set(spec.dtypes_on(spec.tensor_inputs[0], soc_name))

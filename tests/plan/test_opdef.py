@@ -22,11 +22,7 @@ REFERENCES = (ROOT.parent / "shared" / "reference", Path("/work/shared/reference
 PINNED = ROOT / "tests" / "fixtures" / "opdefs.md"
 
 # OpDefs still apart from ops-nn's, and why (the test fails once one matches, so the list stays true).
-KNOWN_DIFFERENCES = {
-    # ops-nn's aclnnThreshold launches OpType ThresholdV2 (l0op::Threshold, activation/common): inputs x, threshold
-    # and value (OPTIONAL), the scalars converted to tensors of self's dtype; no attributes (TODO(opdef))
-    "Threshold": "ops-nn's Threshold OpDef has no value attribute; aclnnThreshold runs ThresholdV2 (TODO(opdef))",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import pytest
 from spec_list import GENERATED, SPEC_DIR
 from support.text import line_of
 
-from opgen.build import check_spec_text
+from opgen.build import check_spec_text, render_operator
 from opgen.spec.diagnostics import SpecError
 
 
@@ -29,7 +29,7 @@ CASES = [
         "{name: x, param: self}",
         "{name: x, param: slef}",
         "{name: x, param: slef}",
-        "'slef' is not a tensor input (did you mean 'self'?)",
+        "'slef' is not a tensor input or a scalar (did you mean 'self'?)",
     ),
     Case(
         "input-read-by-kernel-left-out",
@@ -86,6 +86,46 @@ CASES = [
         "    - {name: z, param: gradOutput}\n",
         "{name: z, param: gradOutput}",
         "is not a computed output",
+    ),
+    Case(
+        "scalar-input-is-read",
+        "threshold.yaml",
+        "{name: value, param: value, optional: true}",
+        "{name: value, param: value, optional: true, read: false}",
+        "{name: value, param: value, optional: true, read: false}",
+        "the kernel reads a scalar carried as a tensor",
+    ),
+    Case(
+        "scalar-input-not-an-attribute-too",
+        "threshold.yaml",
+        "    - {name: value, param: value, optional: true}\n",
+        "    - {name: value, param: value, optional: true}\n  attrs:\n    - {name: value_attr, param: value}\n",
+        "{name: value_attr, param: value}",
+        "opdef.inputs carries 'value' as a tensor; an attribute cannot carry it too",
+    ),
+    Case(
+        "scalar-input-carried-twice",
+        "threshold.yaml",
+        "{name: value, param: value, optional: true}",
+        "{name: value, param: threshold, optional: true}",
+        "{name: value, param: threshold, optional: true}",
+        "'threshold' is carried twice",
+    ),
+    Case(
+        "optional-scalar-not-an-input",
+        "swish.yaml",
+        "  attrs:\n    - {name: scale, param: betaOptional, default: 1.0}\n",
+        "  inputs:\n    - {name: x, param: self}\n    - {name: scale, param: betaOptional}\n",
+        "{name: scale, param: betaOptional}",
+        "'betaOptional' may be a null pointer (null_default): carry it as an attribute",
+    ),
+    Case(
+        "input-carries-no-bool",
+        "elu_grad_v2.yaml",
+        "  attrs:\n    - {name: alpha, param: alpha, default: 1.0}\n",
+        "  inputs:\n    - {name: grads, param: isResult}\n  attrs:\n    - {name: alpha, param: alpha, default: 1.0}\n",
+        "{name: grads, param: isResult}",
+        "'isResult' is a bool parameter: an input carries a tensor input or a scalar",
     ),
     Case(
         "attr-kind-fits-param",
@@ -173,3 +213,71 @@ def test_kernel_entry_takes_every_opdef_input() -> None:
     assert "(void)y;" in gelu_grad
     tiling = _read("gelu_v2", "op_host/gelu_v2_tiling.cpp")
     assert 'std::strcmp(approximate, "tanh") == 0' in tiling
+
+
+def test_a_scalar_carried_as_a_tensor() -> None:
+    """Threshold's OpDef is ops-nn's ThresholdV2 (threshold and value as inputs, no attribute): the L0 op converts
+    each aclScalar to a one-element tensor of self's dtype and launches it; the kernel reads it from GM once and the
+    tiling data does not carry it; the AICPU kernel reads it from its input. Before: Float attributes."""
+    definition = _read("threshold", "op_host/threshold_def.cpp")
+    assert 'this->Input("threshold")' in definition and 'this->Input("value")' in definition
+    assert "Attr(" not in definition
+    l0 = _read("threshold", "op_api/threshold.cpp")
+    assert "ThresholdV2(const aclTensor* self, const aclScalar* threshold, const aclScalar* value," in l0
+    assert "executor->ConvertToTensor(threshold, self->GetDataType())" in l0
+    assert "OP_INPUT(self, thresholdTensor, valueTensor), OP_OUTPUT(out))" in " ".join(l0.split())
+    assert "l0op::ThresholdV2(selfCasted, threshold, value, uniqueExecutor.get())" in _read(
+        "threshold", "op_api/aclnn_threshold.cpp"
+    )
+    kernel = _read("threshold", "op_kernel/threshold.cpp")
+    assert "void threshold(GM_ADDR x, GM_ADDR threshold, GM_ADDR value, GM_ADDR y," in kernel
+    assert "const T threshold = thresholdGm_.GetValue(0);" in kernel
+    assert "tiling.threshold" not in kernel and "float threshold" not in _read(
+        "threshold", "op_kernel/threshold_tiling_data.h"
+    )
+    aicpu = _read("threshold", "op_kernel/aicpu/threshold_aicpu.cpp")
+    assert "ctx.Input(1)" in aicpu and "GetAttr" not in aicpu
+
+
+LEAKY = (SPEC_DIR / "leaky_relu.yaml").read_text(encoding="utf-8")
+HARDTANH_GRAD = (SPEC_DIR / "hardtanh_grad.yaml").read_text(encoding="utf-8")
+
+
+def test_any_scalar_can_be_carried_as_a_tensor() -> None:
+    """The mechanism is the spec's, not Threshold's: HardtanhGrad's max as an input instead of an attribute moves it
+    from the tiling data and the OpDef's attributes to a GM read, with the same kernel program."""
+    text = HARDTANH_GRAD.replace("    - {name: max_val, param: max, default: 1.0, required: true}\n", "", 1)
+    text = text.replace(
+        "    - {name: grad, param: gradOutput}\n",
+        "    - {name: grad, param: gradOutput}\n    - {name: max_val, param: max}\n",
+    )
+    plan = check_spec_text(text, "specs/hardtanh_grad.yaml", SPEC_DIR)
+    assert [(str(i.name), i.scalar) for i in plan.opdef.inputs] == [
+        ("result", False),
+        ("grad", False),
+        ("max_val", True),
+    ]
+    assert [str(a.name) for a in plan.opdef.attrs] == ["min_val"]
+    assert plan.kernel.scalars == ("min",) and plan.kernel.gm_scalars == ("max",)
+    before = check_spec_text(HARDTANH_GRAD, "specs/hardtanh_grad.yaml", SPEC_DIR)
+    assert [v.program for v in plan.kernel.variants] == [v.program for v in before.kernel.variants]
+    files = render_operator(plan)
+    kernel = files["hardtanh_grad/op_kernel/hardtanh_grad.cpp"]
+    assert "const T max = maxGm_.GetValue(0);" in kernel
+    assert "float max" not in files["hardtanh_grad/op_kernel/hardtanh_grad_tiling_data.h"]
+    assert "executor->ConvertToTensor(max, self->GetDataType())" in files["hardtanh_grad/op_api/hardtanh_grad.cpp"]
+
+
+def test_a_guarded_scalar_stays_an_attribute() -> None:
+    """A scalar whose non-finite value makes the tiling pick the exact program (LeakyRelu's negativeSlope) cannot be
+    a tensor: the tiling never sees a tensor's value."""
+    text = LEAKY.replace("    empty_tensor: true\n    opdef_name: x\n", "    empty_tensor: true\n", 1)
+    text = text.replace(
+        "  attrs:\n    - {name: negative_slope, param: negativeSlope, default: 0.0}\n",
+        "  inputs:\n    - {name: x, param: self}\n    - {name: negative_slope, param: negativeSlope}\n",
+    )
+    with pytest.raises(SpecError) as info:
+        check_spec_text(text, "specs/leaky_relu.yaml", SPEC_DIR)
+    (found,) = [d for d in info.value.diagnostics if "selects another kernel program" in d.message]
+    assert "'negativeSlope'" in found.message and "carry it as an attribute" in found.message
+    assert found.location.line == line_of(text, "{name: negative_slope, param: negativeSlope}")

@@ -22,32 +22,6 @@ using namespace op;
 extern "C" {
 #endif
 
-// A scalar meeting an integer tensor, in that integer dtype: truncated toward zero, NaN as 0, saturated inside
-// int64 (a float-to-integer conversion out of range would be undefined), then wrapped to the dtype's width as a
-// C++ conversion does (ops-nn converts it to a tensor of that dtype; torch's scalar conversion wraps too).
-static float ScalarInIntegerDtype(const float value, const op::DataType dtype)
-{
-    if (!(value == value)) {
-        return 0.0f;
-    }
-    if (value >= 9.2e18f || value <= -9.2e18f) {
-        return value > 0.0f ? 9.2e18f : -9.2e18f;
-    }
-    const int64_t whole = static_cast<int64_t>(value);
-    switch (dtype) {
-        case op::DataType::DT_INT8:
-            return static_cast<float>(static_cast<int8_t>(whole));
-        case op::DataType::DT_UINT8:
-            return static_cast<float>(static_cast<uint8_t>(whole));
-        case op::DataType::DT_INT16:
-            return static_cast<float>(static_cast<int16_t>(whole));
-        case op::DataType::DT_INT32:
-            return static_cast<float>(static_cast<int32_t>(whole));
-        default:
-            return static_cast<float>(whole);
-    }
-}
-
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16,  op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8,
     op::DataType::DT_UINT8, op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64};
@@ -153,12 +127,7 @@ aclnnStatus aclnnThresholdGetWorkspaceSize(const aclTensor* self, const aclScala
     auto selfCasted = l0op::Cast(selfContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto l0Result = l0op::Threshold(
-        selfCasted,
-        (op::IsIntegralType(computeDtype) ? ScalarInIntegerDtype(threshold->ToFloat(), computeDtype) :
-                                            threshold->ToFloat()),
-        (op::IsIntegralType(computeDtype) ? ScalarInIntegerDtype(value->ToFloat(), computeDtype) : value->ToFloat()),
-        uniqueExecutor.get());
+    auto l0Result = l0op::ThresholdV2(selfCasted, threshold, value, uniqueExecutor.get());
     CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -13,7 +13,7 @@
 using namespace op;
 
 namespace l0op {
-OP_TYPE_REGISTER(Threshold);
+OP_TYPE_REGISTER(ThresholdV2);
 
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
@@ -24,21 +24,27 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
     return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* Threshold(const aclTensor* self, float threshold, float value, aclOpExecutor* executor)
+const aclTensor* ThresholdV2(const aclTensor* self, const aclScalar* threshold, const aclScalar* value,
+                             aclOpExecutor* executor)
 {
-    L0_DFX(Threshold, self, threshold, value);
+    L0_DFX(ThresholdV2, self, threshold, value);
     auto out = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
+    const aclTensor* thresholdTensor = executor->ConvertToTensor(threshold, self->GetDataType());
+    CHECK_RET(thresholdTensor != nullptr, nullptr);
+    const aclTensor* valueTensor = executor->ConvertToTensor(value, self->GetDataType());
+    CHECK_RET(valueTensor != nullptr, nullptr);
     if (IsAiCoreSupport(self)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(Threshold, OP_INPUT(self), OP_OUTPUT(out), OP_ATTR(threshold, value));
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(ThresholdV2, OP_INPUT(self, thresholdTensor, valueTensor),
+                                               OP_OUTPUT(out));
         OP_CHECK(ret == ACLNN_SUCCESS,
-                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Threshold ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
+                 OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "ThresholdV2 ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;
     }
-    static internal::AicpuTaskSpace space("Threshold");
-    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(Threshold, OP_ATTR_NAMES({"threshold", "value"}), OP_INPUT(self),
-                                          OP_OUTPUT(out), OP_ATTR(threshold, value));
-    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "Threshold ADD_TO_LAUNCHER_LIST_AICPU failed."),
+    static internal::AicpuTaskSpace space("ThresholdV2");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(ThresholdV2, OP_ATTR_NAMES({}), OP_INPUT(self, thresholdTensor, valueTensor),
+                                          OP_OUTPUT(out));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "ThresholdV2 ADD_TO_LAUNCHER_LIST_AICPU failed."),
              return nullptr);
     return out;
 }

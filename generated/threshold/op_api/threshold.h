@@ -5,10 +5,11 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-// Runs Threshold on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
+// Runs ThresholdV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_BF16,
 // op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_INT8, op::DataType::DT_UINT8,
 // op::DataType::DT_INT16, AICPU otherwise.
-const aclTensor* Threshold(const aclTensor* self, float threshold, float value, aclOpExecutor* executor);
+const aclTensor* ThresholdV2(const aclTensor* self, const aclScalar* threshold, const aclScalar* value,
+                             aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_THRESHOLD_H_

@@ -2,7 +2,7 @@
 #include "register/op_impl_registry.h"
 
 namespace ops {
-static ge::graphStatus InferShape4Threshold(gert::InferShapeContext* context)
+static ge::graphStatus InferShape4ThresholdV2(gert::InferShapeContext* context)
 {
     const gert::Shape* input = context->GetInputShape(0);
     gert::Shape* output = context->GetOutputShape(0);
@@ -13,5 +13,5 @@ static ge::graphStatus InferShape4Threshold(gert::InferShapeContext* context)
     return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_INFERSHAPE(Threshold).InferShape(InferShape4Threshold);
+IMPL_OP_INFERSHAPE(ThresholdV2).InferShape(InferShape4ThresholdV2);
 } // namespace ops

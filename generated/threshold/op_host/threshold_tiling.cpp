@@ -50,8 +50,8 @@ int64_t AlignElements(const KernelVariant& variant)
 }
 } // namespace
 
-bool PlanThresholdTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                         ThresholdTilingPlan& plan)
+bool PlanThresholdV2Tiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
+                           ThresholdV2TilingPlan& plan)
 {
     const KernelVariant* variant = nullptr;
     for (const KernelVariant& candidate : KERNEL_VARIANTS) {
@@ -83,7 +83,7 @@ bool PlanThresholdTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::D
     return true;
 }
 
-static ge::graphStatus Tiling4Threshold(gert::TilingContext* context)
+static ge::graphStatus Tiling4ThresholdV2(gert::TilingContext* context)
 {
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
     const uint32_t coreNum = platform.GetCoreNumAiv();
@@ -98,28 +98,18 @@ static ge::graphStatus Tiling4Threshold(gert::TilingContext* context)
     }
     uint32_t mode = 0;
 
-    ThresholdTilingPlan plan{};
+    ThresholdV2TilingPlan plan{};
     const int64_t total = outShape->GetStorageShape().GetShapeSize();
-    if (!PlanThresholdTiling(total, coreNum, ubSize, inputDesc->GetDataType(), mode, plan)) {
+    if (!PlanThresholdV2Tiling(total, coreNum, ubSize, inputDesc->GetDataType(), mode, plan)) {
         return ge::GRAPH_FAILED;
     }
-    ThresholdTilingData* tiling = context->GetTilingData<ThresholdTilingData>();
+    ThresholdV2TilingData* tiling = context->GetTilingData<ThresholdV2TilingData>();
     if (tiling == nullptr) {
         return ge::GRAPH_FAILED;
     }
     tiling->totalLength = total;
     tiling->perCoreLength = plan.perCoreLength;
     tiling->tileLength = plan.tileLength;
-    const float* threshold = attrs->GetAttrPointer<float>(0);
-    if (threshold == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-    tiling->threshold = *threshold;
-    const float* value = attrs->GetAttrPointer<float>(1);
-    if (value == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-    tiling->value = *value;
     context->SetBlockDim(plan.blockDim);
     context->SetTilingKey(plan.tilingKey);
     size_t* workspaces = context->GetWorkspaceSizes(1);
@@ -130,11 +120,11 @@ static ge::graphStatus Tiling4Threshold(gert::TilingContext* context)
     return ge::GRAPH_SUCCESS;
 }
 
-static ge::graphStatus TilingParse4Threshold(gert::TilingParseContext* context)
+static ge::graphStatus TilingParse4ThresholdV2(gert::TilingParseContext* context)
 {
     (void)context;
     return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(Threshold).Tiling(Tiling4Threshold).TilingParse<ThresholdCompileInfo>(TilingParse4Threshold);
+IMPL_OP_OPTILING(ThresholdV2).Tiling(Tiling4ThresholdV2).TilingParse<ThresholdV2CompileInfo>(TilingParse4ThresholdV2);
 } // namespace optiling

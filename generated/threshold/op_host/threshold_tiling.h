@@ -8,17 +8,17 @@
 #include "threshold_tiling_data.h"
 
 namespace optiling {
-struct ThresholdCompileInfo {};
+struct ThresholdV2CompileInfo {};
 
 // Splits `total` elements over the vector cores and sizes the UB tile; pure, so tests can call it.
-struct ThresholdTilingPlan {
+struct ThresholdV2TilingPlan {
     uint64_t tilingKey;
     uint32_t blockDim;
     int64_t perCoreLength;
     int64_t tileLength;
 };
-bool PlanThresholdTiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
-                         ThresholdTilingPlan& plan);
+bool PlanThresholdV2Tiling(int64_t total, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype, uint32_t mode,
+                           ThresholdV2TilingPlan& plan);
 } // namespace optiling
 
 #endif // THRESHOLD_TILING_H_

@@ -7,16 +7,19 @@ using namespace AscendC;
 namespace {
 
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
-class KernelThreshold {
+class KernelThresholdV2 {
 public:
-    __aicore__ inline KernelThreshold() {}
+    __aicore__ inline KernelThresholdV2() {}
 
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ThresholdTilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR threshold, GM_ADDR value, GM_ADDR y,
+                                const ThresholdV2TilingData& tiling)
     {
         const int64_t start = tiling.perCoreLength * static_cast<int64_t>(GetBlockIdx());
         length_ = (GetBlockIdx() + 1 == GetBlockNum()) ? tiling.totalLength - start : tiling.perCoreLength;
         tileLength_ = tiling.tileLength;
         selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, length_);
+        thresholdGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(threshold), 1); // one value, in T
+        valueGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(value), 1);         // one value, in T
         outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, length_);
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
@@ -40,12 +43,15 @@ public:
     }
 
 private:
-    __aicore__ inline void InitScalars(const ThresholdTilingData& tiling)
+    __aicore__ inline void InitScalars(const ThresholdV2TilingData& tiling)
     {
+        (void)tiling;
         if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_FLOAT ||
                       KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8 || KEY == TILING_KEY_INT16) {
-            s0 = static_cast<C>(tiling.threshold);
-            s1 = static_cast<C>(tiling.value);
+            const T threshold = thresholdGm_.GetValue(0); // read once by the scalar unit
+            const T value = valueGm_.GetValue(0);         // read once by the scalar unit
+            s0 = static_cast<C>(threshold);
+            s1 = static_cast<C>(value);
         }
     }
 
@@ -131,6 +137,8 @@ private:
     TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
     TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
     GlobalTensor<T> selfGm_;
+    GlobalTensor<T> thresholdGm_;
+    GlobalTensor<T> valueGm_;
     GlobalTensor<T> outGm_;
     int64_t length_ = 0;
     int64_t tileLength_ = 0;
@@ -140,34 +148,35 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void threshold(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void threshold(GM_ADDR x, GM_ADDR threshold, GM_ADDR value, GM_ADDR y,
+                                                GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
-    REGISTER_TILING_DEFAULT(ThresholdTilingData);
-    GET_TILING_DATA_WITH_STRUCT(ThresholdTilingData, tilingData, tiling);
+    REGISTER_TILING_DEFAULT(ThresholdV2TilingData);
+    GET_TILING_DATA_WITH_STRUCT(ThresholdV2TilingData, tilingData, tiling);
     if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
-        KernelThreshold<bfloat16_t, float, TILING_KEY_BFLOAT16, 1, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<bfloat16_t, float, TILING_KEY_BFLOAT16, 1, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
-        KernelThreshold<half, half, TILING_KEY_FLOAT16, 0, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<half, half, TILING_KEY_FLOAT16, 0, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
-        KernelThreshold<float, float, TILING_KEY_FLOAT, 0, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<float, float, TILING_KEY_FLOAT, 0, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_INT8)) {
-        KernelThreshold<int8_t, half, TILING_KEY_INT8, 1, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<int8_t, half, TILING_KEY_INT8, 1, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_UINT8)) {
-        KernelThreshold<uint8_t, half, TILING_KEY_UINT8, 1, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<uint8_t, half, TILING_KEY_UINT8, 1, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_INT16)) {
-        KernelThreshold<int16_t, float, TILING_KEY_INT16, 1, 1> op;
-        op.Init(x, y, tilingData);
+        KernelThresholdV2<int16_t, float, TILING_KEY_INT16, 1, 1> op;
+        op.Init(x, threshold, value, y, tilingData);
         op.Process();
     }
 }

@@ -16,12 +16,10 @@
 constexpr int32_t BUFFER_NUM = 2; // double-buffered queues
 
 // Shared by the host tiling (op_host) and the kernel (GET_TILING_DATA_WITH_STRUCT).
-struct ThresholdTilingData {
+struct ThresholdV2TilingData {
     int64_t totalLength;   // elements of the flattened output
     int64_t perCoreLength; // elements per core; the last core takes the remainder
     int64_t tileLength;    // elements per UB tile (whole 256-byte repeats of the compute type)
-    float threshold;
-    float value;
 };
 
 #endif // THRESHOLD_TILING_DATA_H_

@@ -6,7 +6,7 @@
 #include "cpu_types.h"
 
 namespace {
-const char* const kThreshold = "Threshold";
+const char* const kThresholdV2 = "ThresholdV2";
 
 template <typename T>
 inline T IntegerAdd(T a, T b)
@@ -42,11 +42,11 @@ inline T IntegerMax(T a, T b)
 // INT32, INT64: the spec's formula per element in the integer dtype T itself, each step wrapping
 // modulo 2^bits (as ops-nn's integer arithmetic and torch do); a scalar arrives truncated and wrapped into T.
 template <typename T>
-uint32_t ComputeThresholdInteger(const aicpu::Tensor* self, aicpu::Tensor* out, const double thresholdValue,
-                                 const double valueValue)
+uint32_t ComputeThresholdV2Integer(const aicpu::Tensor* self, const aicpu::Tensor* thresholdTensor,
+                                   const aicpu::Tensor* valueTensor, aicpu::Tensor* out)
 {
-    const T threshold = static_cast<T>(static_cast<int64_t>(thresholdValue));
-    const T value = static_cast<T>(static_cast<int64_t>(valueValue));
+    const T threshold = *static_cast<const T*>(thresholdTensor->GetData()); // already in T
+    const T value = *static_cast<const T*>(valueTensor->GetData());         // already in T
     const T* selfData = static_cast<const T*>(self->GetData());
     T* outData = static_cast<T*>(out->GetData());
     const int64_t count = out->NumElements();
@@ -58,40 +58,34 @@ uint32_t ComputeThresholdInteger(const aicpu::Tensor* self, aicpu::Tensor* out, 
 } // namespace
 
 namespace aicpu {
-// Threshold for DT_INT32, DT_INT64, the dtypes the op_api routes away from AI Core.
-class ThresholdCpuKernel : public CpuKernel {
+// ThresholdV2 for DT_INT32, DT_INT64, the dtypes the op_api routes away from AI Core.
+class ThresholdV2CpuKernel : public CpuKernel {
 public:
     uint32_t Compute(CpuKernelContext& ctx) override
     {
         Tensor* self = ctx.Input(0);
+        Tensor* thresholdTensor = ctx.Input(1); // one value, in the output's dtype
+        Tensor* valueTensor = ctx.Input(2);     // one value, in the output's dtype
         Tensor* out = ctx.Output(0);
-        if (self == nullptr || out == nullptr) {
+        if (self == nullptr || thresholdTensor == nullptr || valueTensor == nullptr || out == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
         const DataType dtype = out->GetDataType();
-        if (self->GetDataType() != dtype) {
+        if (self->GetDataType() != dtype || thresholdTensor->GetDataType() != dtype ||
+            thresholdTensor->NumElements() != 1 || valueTensor->GetDataType() != dtype ||
+            valueTensor->NumElements() != 1) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        AttrValue* thresholdAttr = ctx.GetAttr("threshold");
-        if (thresholdAttr == nullptr) {
-            return KERNEL_STATUS_PARAM_INVALID;
-        }
-        const double threshold = static_cast<double>(thresholdAttr->GetFloat());
-        AttrValue* valueAttr = ctx.GetAttr("value");
-        if (valueAttr == nullptr) {
-            return KERNEL_STATUS_PARAM_INVALID;
-        }
-        const double value = static_cast<double>(valueAttr->GetFloat());
         switch (dtype) {
             case DT_INT32:
-                return ComputeThresholdInteger<int32_t>(self, out, threshold, value);
+                return ComputeThresholdV2Integer<int32_t>(self, thresholdTensor, valueTensor, out);
             case DT_INT64:
-                return ComputeThresholdInteger<int64_t>(self, out, threshold, value);
+                return ComputeThresholdV2Integer<int64_t>(self, thresholdTensor, valueTensor, out);
             default:
                 return KERNEL_STATUS_PARAM_INVALID;
         }
     }
 };
 
-REGISTER_CPU_KERNEL(kThreshold, ThresholdCpuKernel);
+REGISTER_CPU_KERNEL(kThresholdV2, ThresholdV2CpuKernel);
 } // namespace aicpu
