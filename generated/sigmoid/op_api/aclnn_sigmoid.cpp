@@ -23,13 +23,13 @@ extern "C" {
 #endif
 
 static const std::initializer_list<op::DataType> kSelfDtypes = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16,  op::DataType::DT_DOUBLE,
-    op::DataType::DT_INT8,  op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64,
-    op::DataType::DT_UINT8, op::DataType::DT_BOOL};
+    op::DataType::DT_FLOAT,     op::DataType::DT_FLOAT16,    op::DataType::DT_BF16,  op::DataType::DT_DOUBLE,
+    op::DataType::DT_COMPLEX64, op::DataType::DT_COMPLEX128, op::DataType::DT_INT8,  op::DataType::DT_INT16,
+    op::DataType::DT_INT32,     op::DataType::DT_INT64,      op::DataType::DT_UINT8, op::DataType::DT_BOOL};
 static const std::initializer_list<op::DataType> kSelfDtypes1 = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE,
-    op::DataType::DT_INT8,  op::DataType::DT_INT16,   op::DataType::DT_INT32,
-    op::DataType::DT_INT64, op::DataType::DT_UINT8,   op::DataType::DT_BOOL};
+    op::DataType::DT_FLOAT,      op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_COMPLEX64,
+    op::DataType::DT_COMPLEX128, op::DataType::DT_INT8,    op::DataType::DT_INT16,  op::DataType::DT_INT32,
+    op::DataType::DT_INT64,      op::DataType::DT_UINT8,   op::DataType::DT_BOOL};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& SelfDtypes()
@@ -48,10 +48,12 @@ static const std::initializer_list<op::DataType>& SelfDtypes()
     }
 }
 
-static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                               op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> kOutDtypes = {op::DataType::DT_FLOAT,     op::DataType::DT_FLOAT16,
+                                                               op::DataType::DT_BF16,      op::DataType::DT_DOUBLE,
+                                                               op::DataType::DT_COMPLEX64, op::DataType::DT_COMPLEX128};
 static const std::initializer_list<op::DataType> kOutDtypes1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                op::DataType::DT_DOUBLE};
+                                                                op::DataType::DT_DOUBLE, op::DataType::DT_COMPLEX64,
+                                                                op::DataType::DT_COMPLEX128};
 
 // out: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& OutDtypes()
@@ -84,6 +86,11 @@ static aclnnStatus CheckParams(const aclTensor* self, aclTensor* out, uint64_t* 
     }
     if (!CheckType(self->GetDataType(), SelfDtypes()) || !CheckType(out->GetDataType(), OutDtypes())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CanCast((IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT : self->GetDataType()),
+                 out->GetDataType())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self cannot be cast to the dtype of out.");
         return ACLNN_ERR_PARAM_INVALID;
     }
     if (out->GetViewShape() != self->GetViewShape()) {

@@ -28,7 +28,20 @@ DTYPES.update(INTEGERS)
 DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"]
+INPUT_DTYPES = [
+    "FLOAT",
+    "FLOAT16",
+    "BFLOAT16",
+    "DOUBLE",
+    "COMPLEX64",
+    "COMPLEX128",
+    "INT8",
+    "INT16",
+    "INT32",
+    "INT64",
+    "UINT8",
+    "BOOL",
+]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
 OUT_DTYPES = {"INT8": "FLOAT", "INT16": "FLOAT", "INT32": "FLOAT", "INT64": "FLOAT", "UINT8": "FLOAT", "BOOL": "FLOAT"}
@@ -40,6 +53,8 @@ TOLERANCE = {
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
     "DOUBLE": (1e-12, 1e-15, 0.0, ""),
+    "COMPLEX64": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "COMPLEX128": (1e-12, 1e-15, 0.0, ""),
     "INT8": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "INT16": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "INT32": (0.0001, 0.0001, 0.0001, "双万分之一"),
@@ -284,13 +299,19 @@ ERROR_CASES = [
         "the dtype of self or out is not supported.",
     ),
     (
-        "row2_sameshape",
+        "row2_castable",
+        lambda: ([tensor((2, 3), "COMPLEX64")], {}, tensor((2, 3), "FLOAT")),
+        161002,
+        "the dtype of self cannot be cast to the dtype of out.",
+    ),
+    (
+        "row3_sameshape",
         lambda: ([tensor((2, 3), "FLOAT")], {}, tensor((5,), "FLOAT")),
         161002,
         "the shape of out must equal self's shape.",
     ),
     (
-        "row3_maxrank",
+        "row4_maxrank",
         lambda: ([tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")], {}, tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")),
         161002,
         "the dim of self is greater than 8.",
