@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from opgen import formula as F
 from opgen.emit.templating import render
-from opgen.formula.complex import to_cpp_complex
+from opgen.formula.complex import CPP_COMPLEX_HELPERS, to_cpp_complex
 from opgen.formula.integer import CPP_INTEGER_HELPERS, to_cpp_integer
 from opgen.lang import code, ident
 from opgen.plan.operator import OperatorPlan
@@ -56,6 +56,7 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             double_expr=code(F.to_cpp(expr, integer_names)) if double else code(""),
             helpers=code(operator.cpp_helpers if double or complexes else ""),
             complexes=[ident(d.value) for d in complexes],
+            complex_helpers=code(CPP_COMPLEX_HELPERS if complexes else ""),
             complex_expr=code(to_cpp_complex(expr, complex_names)) if complexes else code(""),
             integers=[ident(d.value) for d in integers],
             integer_expr=code(to_cpp_integer(expr, integer_names)) if integers else code(""),

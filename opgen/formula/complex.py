@@ -5,8 +5,9 @@ Only + - * / (and negation), real constants, tensors and real scalars, and the f
 holomorphic where defined, with the principal branch numpy, std::complex and torch share. Comparisons, `where`,
 min/max, powers and functions without a complex definition (erf, abs, sign, ...) are refused by `complex_problem`.
 The kernel computes COMPLEX64 in std::complex<double> and rounds the result once, as DOUBLE's formula runs in
-double; the C++ spelling is the function table's (`FUNCTIONS[...].cpp`, e.g. sigmoid as 1 / (1 + exp(-z))), which
-std::complex<double> takes as it is (double constants meet std::complex<double> operands).
+double. sigmoid, rsqrt, reciprocal and square are written out (sigmoid as 1 / (1 + exp(-z))), and every division
+is Smith's, as numpy's and torch's scalar complex division (c10::complex): C's own complex division recovers
+infinities (1 / (inf + nan i) is 0 there, NaN in numpy and torch).
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .cpp import to_cpp
+from dataclasses import replace
+
+from .cpp import CPP
 from .functions import FUNCTIONS
-from .ir import Binary, Call, Const, Expr, Name, Unary, children, free_names, walk
+from .ir import Binary, Call, Const, Expr, Name, Unary, children, free_names, rewrite, walk
+from .source_printer import print_source
 from .symbols import SymbolKind
 
 _COMPLEX_OPS = ("add", "sub", "mul", "div")
@@ -44,21 +48,64 @@ def complex_problem(expr: Expr) -> str | None:
     return None
 
 
-def to_cpp_complex(expr: Expr, names: Mapping[str, str]) -> str:
-    """C++ source of `expr` over std::complex<double> values; `names` maps formula names to C++ variables (tensors
-    std::complex<double>, scalars double)."""
+def _one_over(x: Expr) -> Expr:
+    return Binary("div", Const(1.0), x)
+
+
+# The functions written out in + - * / and the ones left (exp, log, sqrt, tanh: std:: and numpy spell them alike).
+_WRITTEN_OUT = {
+    "sigmoid": lambda x: _one_over(Binary("add", Const(1.0), Call("exp", (Unary("neg", x),)))),
+    "rsqrt": lambda x: _one_over(Call("sqrt", (x,))),
+    "reciprocal": _one_over,
+    "square": lambda x: Binary("mul", x, x),
+}
+
+
+def complex_form(expr: Expr) -> Expr:
+    """`expr` with sigmoid, rsqrt, reciprocal and square written out, as the kernel and the model compute them."""
     problem = complex_problem(expr)
     if problem is not None:
         raise ValueError(f"not a complex formula: {problem}")
-    return to_cpp(expr, names)
+    return rewrite(expr, lambda n: _WRITTEN_OUT[n.func](n.args[0]) if isinstance(n, Call) and n.func in _WRITTEN_OUT else n)
+
+
+# Smith's division, as numpy's complex division and c10::complex's.
+CPP_COMPLEX_HELPERS = """\
+inline std::complex<double> ComplexDivide(const std::complex<double>& a, const std::complex<double>& b)
+{
+    const double c = b.real();
+    const double d = b.imag();
+    if (std::fabs(c) >= std::fabs(d)) {
+        if (c == 0.0 && d == 0.0) {
+            return {a.real() / std::fabs(c), a.imag() / std::fabs(c)};
+        }
+        const double ratio = d / c;
+        const double scale = 1.0 / (c + d * ratio);
+        return {(a.real() + a.imag() * ratio) * scale, (a.imag() - a.real() * ratio) * scale};
+    }
+    const double ratio = c / d;
+    const double scale = 1.0 / (d + c * ratio);
+    return {(a.real() * ratio + a.imag()) * scale, (a.imag() * ratio - a.real()) * scale};
+}
+"""
+_CPP_COMPLEX = replace(
+    CPP,
+    infix={op: text for op, text in CPP.infix.items() if op != "div"},
+    binary_calls={"div": "ComplexDivide({a}, {b})"},
+    calls={name: FUNCTIONS[name].cpp for name in ("exp", "log", "sqrt", "tanh")},
+)
+
+
+def to_cpp_complex(expr: Expr, names: Mapping[str, str]) -> str:
+    """C++ source of `expr` over std::complex<double> values (calling CPP_COMPLEX_HELPERS); `names` maps formula
+    names to C++ variables (tensors std::complex<double>, scalars double)."""
+    return print_source(complex_form(expr), _CPP_COMPLEX, names)
 
 
 def evaluate_complex(expr: Expr, env: Mapping[str, Any]) -> np.ndarray:
     """`expr` in complex128 (tensors converted to it, scalars real numbers), as the AICPU kernel computes it; the
     result is broadcast to the common shape of the tensors the formula uses."""
-    problem = complex_problem(expr)
-    if problem is not None:
-        raise ValueError(f"not a complex formula: {problem}")
+    expr = complex_form(expr)
     values: dict[Expr, np.ndarray] = {}
     with np.errstate(all="ignore"):  # inf/nan are values here
         for node in walk(expr, unique=True):

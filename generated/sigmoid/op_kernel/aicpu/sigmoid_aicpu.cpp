@@ -9,6 +9,23 @@
 namespace {
 const char* const kSigmoid = "Sigmoid";
 
+inline std::complex<double> ComplexDivide(const std::complex<double>& a, const std::complex<double>& b)
+{
+    const double c = b.real();
+    const double d = b.imag();
+    if (std::fabs(c) >= std::fabs(d)) {
+        if (c == 0.0 && d == 0.0) {
+            return {a.real() / std::fabs(c), a.imag() / std::fabs(c)};
+        }
+        const double ratio = d / c;
+        const double scale = 1.0 / (c + d * ratio);
+        return {(a.real() + a.imag() * ratio) * scale, (a.imag() - a.real() * ratio) * scale};
+    }
+    const double ratio = c / d;
+    const double scale = 1.0 / (d + c * ratio);
+    return {(a.real() * ratio + a.imag()) * scale, (a.imag() * ratio - a.real()) * scale};
+}
+
 // DOUBLE: the spec's formula per element in double.
 uint32_t ComputeSigmoidDouble(const aicpu::Tensor* self, aicpu::Tensor* out)
 {
@@ -31,7 +48,7 @@ uint32_t ComputeSigmoidComplex(const aicpu::Tensor* self, aicpu::Tensor* out)
     const int64_t count = out->NumElements();
     for (int64_t i = 0; i < count; ++i) {
         const std::complex<double> selfValue(selfData[i]);
-        outData[i] = static_cast<T>((1.0 / (1.0 + std::exp(-(selfValue)))));
+        outData[i] = static_cast<T>(ComplexDivide(1.0, 1.0 + std::exp(-selfValue)));
     }
     return aicpu::KERNEL_STATUS_OK;
 }
