@@ -27,7 +27,9 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     integers = [d for d in routed if d.is_integral]
     complexes = [d for d in routed if d.is_complex]
     path = f"op_kernel/aicpu/{op}_aicpu.cpp"
-    cases = [{"enum": ident(d.ge_enum.replace("ge::", "")), "function": code("Double")} for d in routed if d.is_floating]
+    cases = [
+        {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code("Double")} for d in routed if d.is_floating
+    ]
     cases += [
         {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code(f"Complex<{d.cpp_type}>")} for d in complexes
     ]

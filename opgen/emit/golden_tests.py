@@ -190,7 +190,9 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         integer_extremes=python.literal(spec.golden.integer_extremes),
         input_dtypes=python.literal(dtypes),
         complexes=code(
-            "{" + ", ".join(f'"{d.value}": np.{d.numpy.name}' for d in spec.tensor_inputs[0].dtypes if d.is_complex) + "}"
+            "{"
+            + ", ".join(f'"{d.value}": np.{d.numpy.name}' for d in spec.tensor_inputs[0].dtypes if d.is_complex)
+            + "}"
         ),
         out_dtypes=python.literal(
             {d.value: spec.result_dtype(d).value for d in spec.tensor_inputs[0].dtypes if spec.result_dtype(d) is not d}

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
-
-from dataclasses import replace
 
 from .cpp import CPP
 from .functions import FUNCTIONS
@@ -66,7 +65,9 @@ def complex_form(expr: Expr) -> Expr:
     problem = complex_problem(expr)
     if problem is not None:
         raise ValueError(f"not a complex formula: {problem}")
-    return rewrite(expr, lambda n: _WRITTEN_OUT[n.func](n.args[0]) if isinstance(n, Call) and n.func in _WRITTEN_OUT else n)
+    return rewrite(
+        expr, lambda n: _WRITTEN_OUT[n.func](n.args[0]) if isinstance(n, Call) and n.func in _WRITTEN_OUT else n
+    )
 
 
 # Smith's division, as numpy's complex division and c10::complex's.

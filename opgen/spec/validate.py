@@ -12,8 +12,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from opgen import formula
-from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
 from opgen.formula.complex import COMPLEX_FUNCTIONS, complex_problem
+from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
 from opgen.formula.integer import integer_problem
 from opgen.spec import aten_form
 from opgen.spec.channel_broadcast import accepts as channel_accepts
