@@ -1,10 +1,12 @@
 """The AICPU kernel (op_kernel/aicpu/<op>_aicpu.cpp): the formula as plain C++ per element, for the dtypes the
-spec routes away from AI Core: DOUBLE in double, the integers in the integer dtype itself (wrapping)."""
+spec routes away from AI Core: DOUBLE in double, the integers in the integer dtype itself (wrapping), the complex
+dtypes in std::complex<double>."""
 
 from __future__ import annotations
 
 from opgen import formula as F
 from opgen.emit.templating import render
+from opgen.formula.complex import CPP_COMPLEX_HELPERS, to_cpp_complex
 from opgen.formula.integer import CPP_INTEGER_HELPERS, to_cpp_integer
 from opgen.lang import code, ident
 from opgen.plan.operator import OperatorPlan
@@ -23,9 +25,13 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     routed = spec.routing.aicpu
     double = DType.DOUBLE in routed
     integers = [d for d in routed if d.is_integral]
+    complexes = [d for d in routed if d.is_complex]
     path = f"op_kernel/aicpu/{op}_aicpu.cpp"
     cases = [
-        {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code("Double")} for d in routed if not d.is_integral
+        {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code("Double")} for d in routed if d.is_floating
+    ]
+    cases += [
+        {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code(f"Complex<{d.cpp_type}>")} for d in complexes
     ]
     cases += [
         {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code(f"Integer<{d.cpp_type}>")} for d in integers
@@ -35,6 +41,7 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     mismatch = [f"{p.name}->GetDataType() != dtype" for p in inputs]
     for i in opdef.scalar_inputs:
         mismatch += [f"{i.param}Tensor->GetDataType() != dtype", f"{i.param}Tensor->NumElements() != 1"]
+    complex_names = {p.name: f"{p.name}Value" for p in inputs}
     return {
         path: render(
             "op/op_kernel/aicpu/aicpu.cpp.j2",
@@ -56,7 +63,10 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             ],
             double=double,
             double_expr=code(F.to_cpp(expr, integer_names)) if double else code(""),
-            helpers=code(operator.cpp_helpers if double else ""),
+            helpers=code(operator.cpp_helpers if double or complexes else ""),
+            complexes=[ident(d.value) for d in complexes],
+            complex_helpers=code(CPP_COMPLEX_HELPERS if complexes else ""),
+            complex_expr=code(to_cpp_complex(expr, complex_names)) if complexes else code(""),
             integers=[ident(d.value) for d in integers],
             integer_expr=code(to_cpp_integer(expr, integer_names)) if integers else code(""),
             integer_helpers=code(CPP_INTEGER_HELPERS if integers else ""),

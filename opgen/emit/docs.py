@@ -259,6 +259,15 @@ def _constraints(spec: OpSpec, api_names: list[str], operator: OperatorPlan) -> 
         name = markdown.text(spec.tensor_inputs[0].name)
         lines.append(code(f"- {name}为{dtype.value}时，在{compute.value}中计算，结果向零截断为{dtype.value}。"))
     lines.extend(_aicpu_integer_constraints(spec))
+    complexes = [d.value for d in spec.routing.aicpu if d.is_complex]
+    if complexes:
+        name = markdown.text(spec.tensor_inputs[0].name)
+        lines.append(
+            code(
+                f"- {name}为{'、'.join(complexes)}时，由AICPU kernel按复数定义计算（std::complex<double>，"
+                "结果的实部与虚部各舍入一次）；复数结果只能写入复数类型的输出。"
+            )
+        )
     if spec.constraints.deterministic:
         lines.append(Code("- 确定性计算："))
         lines.extend(code(f"    - {name}默认确定性实现。") for name in api_names)

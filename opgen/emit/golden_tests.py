@@ -17,7 +17,14 @@ from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
-_SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-7, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
+_SUBNORMALS = {
+    "FLOAT": 1e-40,
+    "FLOAT16": 1e-7,
+    "BFLOAT16": 1e-40,
+    "DOUBLE": 1e-310,
+    "COMPLEX64": 1e-40,  # of each part
+    "COMPLEX128": 1e-310,
+}
 
 
 def branch_points(expr: F.Expr) -> list[float]:
@@ -182,6 +189,11 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         torch_refuses=python.literal([d.value for d in spec.golden.torch_refuses]),
         integer_extremes=python.literal(spec.golden.integer_extremes),
         input_dtypes=python.literal(dtypes),
+        complexes=code(
+            "{"
+            + ", ".join(f'"{d.value}": np.{d.numpy.name}' for d in spec.tensor_inputs[0].dtypes if d.is_complex)
+            + "}"
+        ),
         out_dtypes=python.literal(
             {d.value: spec.result_dtype(d).value for d in spec.tensor_inputs[0].dtypes if spec.result_dtype(d) is not d}
         ),

@@ -56,8 +56,25 @@ def _tensor_data(values: np.ndarray, dtype: DType) -> tuple[list[str], str]:
         return _bits(flat), comment
     if dtype.is_integral or dtype is DType.BOOL:
         return [cpp.int_literal(int(v)) for v in flat], ""
+    if dtype.is_complex:  # the parts one after the other, as std::complex lays them out
+        ctype = _complex_part(dtype)
+        parts = np.stack([flat.real, flat.imag], axis=-1).reshape(-1).astype(np.float64)
+        return [cpp.float_literal(float(v), ctype) for v in parts], ""
     ctype = "float" if dtype is DType.FLOAT else "double"
     return [cpp.float_literal(float(v), ctype) for v in flat.astype(np.float64)], ""
+
+
+def _complex_part(dtype: DType) -> str:
+    return "float" if dtype is DType.COMPLEX64 else "double"
+
+
+def _expected_values(values: np.ndarray) -> np.ndarray:
+    """An output's expected values as UtTensor::Values reads them back: doubles, a complex element as its real and
+    imaginary parts one after the other."""
+    flat = values.reshape(-1)
+    if np.iscomplexobj(flat):
+        return np.stack([flat.real, flat.imag], axis=-1).reshape(-1).astype(np.float64)
+    return flat.astype(np.float64)
 
 
 def _value_text(value: float) -> str:
@@ -179,7 +196,7 @@ def _tensor_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
         return CaseArg([f"UtTensor {name}({_shape(arg.shape)}, {acl});"], f"{name}.get()")
     items, comment = _tensor_data(data, arg.dtype)
     lines = [f"// {comment}"] if comment else []
-    host = arg.dtype.host_cpp_type
+    host = _complex_part(arg.dtype) if arg.dtype.is_complex else arg.dtype.host_cpp_type
     lines += pack(items, f"const std::vector<{host}> {name}Data = {{", _INDENT * 2, "};", 120 - len(_INDENT))
     lines.append(f"UtTensor {name}({_shape(arg.shape)}, {acl}, {name}Data);")
     return CaseArg(lines, f"{name}.get()")
@@ -284,7 +301,12 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
     for index, param in enumerate(spec.tensor_inputs):
         arg = call.args[param.name]
         assert arg.dtype is not None
-        inputs[param.name] = sample_values(spec, index, int(np.prod(arg.shape)), arg.dtype).astype(arg.dtype.numpy)
+        count = int(np.prod(arg.shape))
+        values = sample_values(spec, index, count, arg.dtype)
+        if arg.dtype.is_complex:  # imaginary parts: the same values met in another order
+            values = values + 0j  # (values * 1j would turn an infinite part into NaN + inf j)
+            values.imag = sample_values(spec, index + 1, count, arg.dtype)
+        inputs[param.name] = values.astype(arg.dtype.numpy)
         inputs[param.name] = inputs[param.name].reshape(arg.shape)
         dtypes[param.name] = arg.dtype
     out = spec.outputs[0]
@@ -314,7 +336,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         f"Success: {tensors}, shape {list(call.args[out.name].shape)}. Expected: the spec's formula through the "
         "kernel plan's precision path, computed when this file was generated."
     )
-    items = [cpp.float_literal(float(v), "double") for v in expected.reshape(-1).astype(np.float64)]
+    items = [cpp.float_literal(float(v), "double") for v in _expected_values(expected)]
     allowed = math.floor(tolerance.max_fail_ratio * expected.size)
     standard = tolerance.standard or "precision standard"
     check = f"CountMismatches({output}.Values(), expected, {tolerance.rtol!r}, {tolerance.atol!r})"
@@ -343,7 +365,7 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         values = aclnn_output(spec, plan, inputs, dtypes, scalars, other_dtype, other.name)
         other_tolerance = spec.golden.tolerance[other_dtype]
         other_allowed = math.floor(other_tolerance.max_fail_ratio * values.size)
-        items = [cpp.float_literal(float(v), "double") for v in values.reshape(-1).astype(np.float64)]
+        items = [cpp.float_literal(float(v), "double") for v in _expected_values(values)]
         variable = f"expected_{other.name}"
         other_check = (
             f"CountMismatches({other.name}.Values(), {variable}, {other_tolerance.rtol!r}, {other_tolerance.atol!r})"

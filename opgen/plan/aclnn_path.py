@@ -2,7 +2,8 @@
 
 The path: inputs are cast (through float) to the promoted compute dtype and broadcast to out's shape;
 the AI Core kernel's lowered vector program runs on them (`opgen.plan.kernel_model`), or, for dtypes routed
-to AICPU, the formula is evaluated in double (in the integer itself, wrapping, for an integer dtype); scalars
+to AICPU, the formula is evaluated in double (in the integer itself, wrapping, for an integer dtype; in complex128
+for a complex one); scalars
 reach the kernel as float32 attributes; the result is cast to out's dtype. The generated op_api tests bake these
 values in as expectations.
 """
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from opgen import formula as F
+from opgen.formula.complex import evaluate_complex
 from opgen.formula.integer import evaluate_integer
 from opgen.formula.reference import round_to_dtype
 from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
@@ -42,6 +44,8 @@ def _through_float(values: np.ndarray, dtype: DType) -> np.ndarray:
     integer dtypes directly (via float32 an INT32 above 2**24 would round)."""
     if dtype.is_integral and np.asarray(values).dtype.kind in "iub":
         return np.asarray(values).astype(dtype.numpy)
+    if dtype.is_complex:  # each part rounded once (a real value gains a zero imaginary part)
+        return np.asarray(values).astype(np.complex128).astype(dtype.numpy)
     wide = np.float64 if dtype is DType.DOUBLE else np.float32
     return np.asarray(values).astype(wide).astype(dtype.numpy)
 
@@ -111,6 +115,9 @@ def aclnn_output(
     elif compute.is_integral:  # AICPU, an integer: the formula in that integer, wrapping as the kernel does
         expr = specialise(kernel_formula(spec), flags)
         result = evaluate_integer(expr, {**flat, **attributes}, compute.numpy)
+    elif compute.is_complex:  # AICPU, a complex dtype: the formula in complex128, as the kernel's complex<double>
+        expr = specialise(kernel_formula(spec), flags)
+        result = evaluate_complex(expr, {**flat, **attributes})
     else:  # AICPU: the formula in double, with the attributes as float32
         expr = specialise(kernel_formula(spec), flags)
         result = F.evaluate(expr, {**flat, **attributes})

@@ -6,7 +6,8 @@ same points; the reference is the formula in float64 on the very inputs the kern
 dtype), so the figures are the kernel's own error, not the inputs' rounding. The points are deterministic: a
 grid with a power-of-two step over the golden value range (so the integers and halves where branches switch
 are on it, e.g. ±3 for hardswish), each tensor in its own fixed shuffle, every special value, for each
-combination of golden scalar values the error table accepts.
+combination of golden scalar values the error table accepts. A complex dtype's points take such values as both
+parts, and its errors are moduli, |out - reference| (ulps and the smallest normal of its parts' format).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ _FORMAT = {
     DType.FLOAT: (23, -126),
     DType.DOUBLE: (52, -1022),
 }
+# A complex dtype's parts are in this floating dtype's format; its errors are measured as moduli (|out - reference|).
+_PARTS = {DType.COMPLEX64: DType.FLOAT, DType.COMPLEX128: DType.DOUBLE}
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ def measure_precision(spec: OpSpec, kernel: KernelPlan) -> tuple[PrecisionRow, .
         if output in spec.formula.reduce:
             continue  # a per-channel sum: its error depends on the shape summed over, not on the points
         for dtype in spec.tensor_inputs[0].dtypes:
-            if dtype in _FORMAT and dtype in spec.golden.tolerance:
+            if (dtype in _FORMAT or dtype in _PARTS) and dtype in spec.golden.tolerance:
                 rows.append(_measure(spec, kernel, dtype, output))
     return tuple(rows)
 
@@ -77,8 +80,16 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
         for other in names:
             extra = specials if other == name else rng.choice(grid, specials.size)
             columns[other] = np.concatenate([columns[other], extra])
+    if dtype.is_complex:  # imaginary parts: the same points in another shuffle, so each part meets every value
+        columns = {name: _complex(values, rng.permutation(values)) for name, values in columns.items()}
     channels = [p.name for p in spec.tensor_inputs if p.shape.channel_of]
     return pointwise({name: values.astype(dtype.numpy) for name, values in columns.items()}, channels)
+
+
+def _complex(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    values = real.astype(np.complex128)  # (real + 1j * imag would turn an infinite part into NaN)
+    values.imag = imag
+    return values
 
 
 def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
@@ -95,10 +106,16 @@ def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool | int | str]]
 
 
 def _ulp(reference: np.ndarray, dtype: DType) -> np.ndarray:
-    bits, min_exponent = _FORMAT[dtype]
+    bits, min_exponent = _FORMAT[_PARTS.get(dtype, dtype)]
     with np.errstate(divide="ignore"):
         exponent = np.floor(np.log2(np.abs(reference)))
     return np.exp2(np.maximum(exponent, min_exponent) - bits)
+
+
+def _parts(out: np.ndarray, reference: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    if np.iscomplexobj(out):
+        return [(out.real, reference.real), (out.imag, reference.imag)]
+    return [(out, reference)]
 
 
 def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> PrecisionRow:
@@ -109,17 +126,20 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> Pre
     abs_error = rel_error = ulp_error = 0.0
     mismatches = failing = total = 0
     for scalars in scalar_sets:
-        out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype, output).astype(np.float64)
-        reference = evaluate_reference(spec, {**inputs, **scalars}, None, output).astype(np.float64)
+        wide = np.complex128 if dtype.is_complex else np.float64
+        out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype, output).astype(wide)
+        reference = evaluate_reference(spec, {**inputs, **scalars}, None, output).astype(wide)
         total += out.size
-        finite = np.isfinite(out) & np.isfinite(reference)
-        same_special = (np.isnan(out) & np.isnan(reference)) | (~np.isnan(reference) & (out == reference))
+        finite = np.isfinite(out) & np.isfinite(reference)  # a complex value: both parts finite
+        same_special = np.ones(out.shape, dtype=bool)
+        for got, want in _parts(out, reference):  # a complex value: each part the same special value
+            same_special &= (np.isnan(got) & np.isnan(want)) | (~np.isnan(want) & (got == want))
         mismatches += int(np.count_nonzero(~finite & ~same_special))
         error = np.abs(out[finite] - reference[finite])
         magnitude = np.abs(reference)[finite]
         if error.size:
             abs_error = max(abs_error, float(error.max()))
-            normal = magnitude >= 2.0 ** _FORMAT[dtype][1]
+            normal = magnitude >= 2.0 ** _FORMAT[_PARTS.get(dtype, dtype)][1]
             if normal.any():
                 rel_error = max(rel_error, float((error[normal] / magnitude[normal]).max()))
             ulp_error = max(ulp_error, float((error / _ulp(reference[finite], dtype)).max()))

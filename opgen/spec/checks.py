@@ -454,7 +454,17 @@ class CheckCastable(CheckKind):
         if isinstance(target, DType):
             raise NoCaseError("casts to a fixed dtype are covered by the dtype rows")
         bad = unsupported_dtype([], castable_from=model.output_dtype(base))
-        return [({**base, target: replace(base[target], dtype=bad)}, ())]
+        mutations: list[Mutation] = [({**base, target: replace(base[target], dtype=bad)}, ())]
+        # Where the target accepts no dtype the first source's cannot cast to (a real out takes every real result),
+        # a source dtype of a higher category meets a target dtype it cannot cast to (a complex self, a real out).
+        spec = model.spec
+        first = self.castable.source[0]
+        for source in spec.param(first).dtypes:
+            for goal in spec.param(target).dtypes:
+                if not can_cast(spec.result_dtype(source), goal):
+                    args = {**base, first: replace(base[first], dtype=source)}
+                    mutations.append((model.with_outputs(args) | {target: replace(base[target], dtype=goal)}, ()))
+        return mutations
 
 
 class PromotedDtypeSpec(Strict):

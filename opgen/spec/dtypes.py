@@ -86,10 +86,13 @@ AICORE_DTYPES = (
     DType.INT16,
     DType.INT32,
 )
-# What the AICPU kernel takes: DOUBLE (the formula in double) and the signed integers and UINT8 (the formula in the
-# integer itself, wrapping; only for formulas with an exact integer meaning, `opgen.formula.integer`).
+# What the AICPU kernel takes: DOUBLE (the formula in double), the signed integers and UINT8 (the formula in the
+# integer itself, wrapping; only for formulas with an exact integer meaning, `opgen.formula.integer`) and the
+# complex dtypes (the formula in std::complex of the dtype; only for formulas with a complex meaning,
+# `opgen.formula.complex`).
 AICPU_INTEGER_DTYPES = (DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64)
-AICPU_DTYPES = (DType.DOUBLE, *AICPU_INTEGER_DTYPES)
+AICPU_COMPLEX_DTYPES = (DType.COMPLEX64, DType.COMPLEX128)
+AICPU_DTYPES = (DType.DOUBLE, *AICPU_INTEGER_DTYPES, *AICPU_COMPLEX_DTYPES)
 
 _ACL_VALUE = {
     DType.FLOAT: 0,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from opgen import formula
+from opgen.formula.complex import evaluate_complex
 from opgen.formula.integer import evaluate_integer
 from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
@@ -145,7 +146,7 @@ def evaluate_reference(
 ) -> np.ndarray:
     """The spec's numpy reference of `output` (default: the first computed one): float64 inside, rounded once to
     `out_dtype` (None: float64 unrounded); for integer inputs in a dtype the spec routes to the AICPU kernel, in that
-    integer itself, wrapping (None: that integer dtype).
+    integer itself, wrapping (None: that integer dtype); for complex inputs, in complex128 (None: unrounded).
 
     With integer tensors the scalar parameters are truncated to integers and wrapped into the tensors' promoted
     dtype first: torch and ops-nn (ConvertToTensor in self's dtype) both meet an integer tensor with the scalar in
@@ -166,6 +167,10 @@ def evaluate_reference(
     if reduced is None and integer is not None and all(k.kind in "iu" for k in kinds) and integer in routed:
         # the AICPU kernel computes this dtype in the integer itself: so does its reference, wrapping
         result = evaluate_integer(expr, env, integer)
+        return result if out_dtype is None else result.astype(out_dtype)
+    if reduced is None and any(k.kind == "c" for k in kinds):
+        # a complex input: the formula on complex values (validation admits only formulas with a complex meaning)
+        result = evaluate_complex(expr, env)
         return result if out_dtype is None else result.astype(out_dtype)
     if reduced is None:
         return formula.evaluate(expr, env, out_dtype)

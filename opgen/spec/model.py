@@ -138,7 +138,9 @@ class Routing(_Strict):
         default_factory=list,
         description="dtypes run by the AICPU kernel: DOUBLE (computed in double), INT8/UINT8/INT16/INT32/INT64 "
         "(computed in the integer itself, wrapping; the formula may use only + - * min max, comparisons, where and "
-        "integral constants)",
+        "integral constants), COMPLEX64/COMPLEX128 (computed in std::complex<double>; the formula may use only "
+        "+ - * /, real constants and functions with a complex definition: exp, log, sqrt, rsqrt, reciprocal, tanh, "
+        "sigmoid, square)",
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from opgen import formula
+from opgen.formula.complex import COMPLEX_FUNCTIONS, complex_problem
 from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
 from opgen.formula.integer import integer_problem
 from opgen.spec import aten_form
@@ -19,7 +20,7 @@ from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
-from opgen.spec.dtypes import AICORE_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
+from opgen.spec.dtypes import AICORE_DTYPES, AICPU_COMPLEX_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols, kernel_formulas
 from opgen.spec.model import ATTR_KINDS, Direction, OpDefTensor, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
@@ -264,6 +265,8 @@ class _Checker:
                 )
             elif dtype in AICPU_INTEGER_DTYPES:
                 self.check_integer_formula(j, dtype)
+            elif dtype in AICPU_COMPLEX_DTYPES:
+                self.check_complex_formula(j, dtype)
         for first in self.spec.tensor_inputs[:1]:  # the tensor whose dtype picks the kernel
             self.check_kernel_dtypes(first)
 
@@ -281,6 +284,24 @@ class _Checker:
                     ("routing", "aicpu", index),
                     f"the AICPU kernel computes {dtype.value} in {dtype.value} itself, and {name}'s formula cannot "
                     f"be: {problem} (allowed: + - * min max, comparisons, where, integral constants)",
+                    "invalid",
+                )
+                return
+
+    def check_complex_formula(self, index: int, dtype: DType) -> None:
+        """The AICPU kernel computes a routed complex dtype in std::complex: the formula must have a complex meaning
+        (no comparison, where, min/max, power or function without a complex definition)."""
+        try:
+            exprs = kernel_formulas(self.spec)
+        except (formula.FormulaError, KeyError, ValueError):
+            return  # check_formula reports the formula
+        for name, expr in exprs.items():
+            problem = complex_problem(expr)
+            if problem is not None:
+                self.report(
+                    ("routing", "aicpu", index),
+                    f"the AICPU kernel computes {dtype.value} on complex values, and {name}'s formula has no complex "
+                    f"meaning: {problem} (allowed: + - * /, real constants, {', '.join(COMPLEX_FUNCTIONS)})",
                     "invalid",
                 )
                 return

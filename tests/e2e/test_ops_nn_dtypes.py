@@ -1,7 +1,8 @@
 """Dtypes ops-nn's op_api serves where the A2/A3 vector unit cannot compute them directly (issue 17, item 3),
 through the generated APIs on the twin, against torch: Sigmoid's integer self (cast to FLOAT first) and DOUBLE
-(AICPU kernel), Threshold's UINT8 (its scalars wrapped into UINT8, as torch converts them), ThresholdBackward's
-INT8 and UINT8 (threshold in self's dtype). Integer results must equal torch's exactly."""
+(AICPU kernel), COMPLEX64 and COMPLEX128 (AICPU kernel, in std::complex<double>), Threshold's UINT8 (its scalars
+wrapped into UINT8, as torch converts them), ThresholdBackward's INT8 and UINT8 (threshold in self's dtype). Integer
+results must equal torch's exactly."""
 
 from __future__ import annotations
 
@@ -126,3 +127,46 @@ def test_threshold_backward_on_int32_equals_torch(threshold):
     want = torch.ops.aten.threshold_backward(torch.from_numpy(grad), torch.from_numpy(x), int(threshold)).numpy()
     got = opgen_ops.threshold_backward(grad, x, threshold)
     assert got.dtype == np.int32 and got.tolist() == want.tolist()
+
+
+def _complex_points(dtype) -> np.ndarray:
+    """Every pairing of real and imaginary parts among finite values and signed zeros (torch's result is defined
+    there), large ones included (exp(-z) overflows or vanishes)."""
+    parts = [-90.0, -20.0, -1.5, -0.0, 0.0, 0.25, 1.0, 3.0, 20.0, 90.0]
+    values = np.empty((len(parts), len(parts)), np.complex128)
+    values.real, values.imag = np.meshgrid(parts, parts)
+    return values.reshape(-1).astype(dtype)
+
+
+@pytest.mark.parametrize(("dtype", "tolerance"), [(np.complex64, 1e-6), (np.complex128, 1e-14)])
+def test_sigmoid_of_a_complex_self_on_the_aicpu_kernel_equals_torch(dtype, tolerance):
+    z = _complex_points(dtype)
+    got = opgen_ops.sigmoid(z)
+    assert got.dtype == dtype
+    # the kernel computes in complex128 (as DOUBLE in double): aten in complex128 everywhere, and aten in the dtype
+    # itself where its result is finite (in complex64, exp(90 + 90i) overflows and aten's reciprocal makes NaN)
+    wide = torch.sigmoid(torch.from_numpy(z.astype(np.complex128))).numpy().astype(dtype)
+    own = torch.sigmoid(torch.from_numpy(z)).numpy()
+    finite = np.isfinite(own)
+    assert finite.mean() > 0.9
+    for want, where in ((wide, np.ones(z.shape, bool)), (own, finite)):
+        for part in (np.real, np.imag):  # each part within the dtype's tolerance
+            np.testing.assert_allclose(part(got)[where], part(want)[where], rtol=tolerance, atol=tolerance)
+    out = np.zeros(z.shape, dtype)
+    assert opgen_ops.sigmoid(z, out=out) is out
+    np.testing.assert_array_equal(out, got)
+    inplace = z.copy()
+    opgen_ops.sigmoid_(inplace)
+    np.testing.assert_array_equal(inplace, got)
+
+
+def test_sigmoid_casts_a_real_result_into_a_complex_out_and_refuses_a_complex_result_into_a_real_out():
+    x = np.array([-3.0, -0.5, 0.0, 2.0], np.float32)
+    out = np.zeros(4, np.complex64)
+    opgen_ops.sigmoid(x, out=out)
+    np.testing.assert_allclose(out, torch.sigmoid(torch.from_numpy(x)).numpy().astype(np.complex64), rtol=1e-6)
+    with pytest.raises(RuntimeError):  # torch's canCast refuses complex -> float
+        torch.sigmoid(torch.from_numpy(x.astype(np.complex64)), out=torch.zeros(4))
+    with pytest.raises(opgen_ops.AclnnError) as info:
+        opgen_ops.sigmoid(x.astype(np.complex64), out=np.zeros(4, np.float32))
+    assert info.value.status == 161002

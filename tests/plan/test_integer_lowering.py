@@ -126,7 +126,7 @@ def test_uint16_is_not_an_aicpu_dtype():
     routed = _hard_sigmoid_text("FLOAT, INT32, UINT16", "routing: {aicpu: [UINT16]}\n\n")
     with pytest.raises(SpecError) as info:
         check_spec_text(routed, "specs/hard_sigmoid.yaml")
-    assert "the AICPU kernel takes DOUBLE/INT8/UINT8/INT16/INT32/INT64 tensors, not UINT16" in str(
+    assert "the AICPU kernel takes DOUBLE/INT8/UINT8/INT16/INT32/INT64/COMPLEX64/COMPLEX128 tensors, not UINT16" in str(
         info.value.diagnostics
     )
 
@@ -274,3 +274,14 @@ def test_scalars_meet_an_unsigned_tensor_wrapped_into_its_range():
     assert got.tolist() == want.tolist()
     assert evaluate_reference(spec, {"self": x, **scalars}, None).tolist() == want.tolist()
     assert truncated_to_integer(-300.5, DType.INT8) == -44.0 and truncated_to_integer(-1.0, DType.UINT8) == 255.0
+
+
+def test_complex_routing_needs_a_formula_with_a_complex_meaning():
+    # hard_sigmoid's min/max have no complex meaning: refused at the routed dtype's line, as ops-nn's AICPU kernel
+    # could not compute it the way torch does
+    routed = _hard_sigmoid_text("FLOAT, INT32, COMPLEX64", "routing: {aicpu: [COMPLEX64]}\n\n")
+    with pytest.raises(SpecError) as info:
+        check_spec_text(routed, "specs/hard_sigmoid.yaml")
+    (problem,) = [d for d in info.value.diagnostics if d.path == ("routing", "aicpu", 0)]
+    assert "computes COMPLEX64 on complex values" in problem.message and "has no complex meaning" in problem.message
+    assert str(problem).startswith("specs/hard_sigmoid.yaml:")

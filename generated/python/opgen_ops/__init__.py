@@ -1246,12 +1246,13 @@ def sigmoid(self, *, out=None):
         out = sigmoid(input)
 
     Args:
-        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL)
-        out: 计算的出参。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, COMPLEX64, COMPLEX128, INT8, INT16, INT32, INT64, UINT8, BOOL)
+        out: 计算的出参。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, COMPLEX64, COMPLEX128)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型无法转换为out的数据类型（复数结果不能写入实数类型的out）。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
@@ -1270,11 +1271,12 @@ def sigmoid_(
         out = sigmoid(input)
 
     Args:
-        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL)
+        self: 待进行Sigmoid计算的入参，公式中的input。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE, COMPLEX64, COMPLEX128, INT8, INT16, INT32, INT64, UINT8, BOOL)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型无法转换为out的数据类型（复数结果不能写入实数类型的out）。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)

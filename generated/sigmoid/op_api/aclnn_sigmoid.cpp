@@ -23,13 +23,13 @@ extern "C" {
 #endif
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16,  op::DataType::DT_DOUBLE,
-    op::DataType::DT_INT8,  op::DataType::DT_INT16,   op::DataType::DT_INT32, op::DataType::DT_INT64,
-    op::DataType::DT_UINT8, op::DataType::DT_BOOL};
+    op::DataType::DT_FLOAT,     op::DataType::DT_FLOAT16,    op::DataType::DT_BF16,  op::DataType::DT_DOUBLE,
+    op::DataType::DT_COMPLEX64, op::DataType::DT_COMPLEX128, op::DataType::DT_INT8,  op::DataType::DT_INT16,
+    op::DataType::DT_INT32,     op::DataType::DT_INT64,      op::DataType::DT_UINT8, op::DataType::DT_BOOL};
 static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_SELF = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE,
-    op::DataType::DT_INT8,  op::DataType::DT_INT16,   op::DataType::DT_INT32,
-    op::DataType::DT_INT64, op::DataType::DT_UINT8,   op::DataType::DT_BOOL};
+    op::DataType::DT_FLOAT,      op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_COMPLEX64,
+    op::DataType::DT_COMPLEX128, op::DataType::DT_INT8,    op::DataType::DT_INT16,  op::DataType::DT_INT32,
+    op::DataType::DT_INT64,      op::DataType::DT_UINT8,   op::DataType::DT_BOOL};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
@@ -49,9 +49,11 @@ static const std::initializer_list<op::DataType>& GetSelfDtypeSupportList()
 }
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST_OUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+    op::DataType::DT_FLOAT,  op::DataType::DT_FLOAT16,   op::DataType::DT_BF16,
+    op::DataType::DT_DOUBLE, op::DataType::DT_COMPLEX64, op::DataType::DT_COMPLEX128};
 static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST_OUT = {
-    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE, op::DataType::DT_COMPLEX64,
+    op::DataType::DT_COMPLEX128};
 
 // out: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& GetOutDtypeSupportList()
@@ -84,6 +86,11 @@ static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
     if (!CheckType(self->GetDataType(), GetSelfDtypeSupportList()) ||
         !CheckType(out->GetDataType(), GetOutDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
+        return false;
+    }
+    if (!CanCast((IsIntegralType(self->GetDataType(), true) ? op::DataType::DT_FLOAT : self->GetDataType()),
+                 out->GetDataType())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self cannot be cast to the dtype of out.");
         return false;
     }
     return true;

@@ -26,9 +26,25 @@ DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bflo
 INTEGERS = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64}
 DTYPES.update(INTEGERS)
 DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
+# complex dtypes: both parts from the value range and the special values, each part held to the dtype's tolerance
+COMPLEXES = {"COMPLEX64": np.complex64, "COMPLEX128": np.complex128}
+DTYPES.update(COMPLEXES)
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"]
+INPUT_DTYPES = [
+    "FLOAT",
+    "FLOAT16",
+    "BFLOAT16",
+    "DOUBLE",
+    "COMPLEX64",
+    "COMPLEX128",
+    "INT8",
+    "INT16",
+    "INT32",
+    "INT64",
+    "UINT8",
+    "BOOL",
+]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
 OUT_DTYPES = {"INT8": "FLOAT", "INT16": "FLOAT", "INT32": "FLOAT", "INT64": "FLOAT", "UINT8": "FLOAT", "BOOL": "FLOAT"}
@@ -40,6 +56,8 @@ TOLERANCE = {
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
     "DOUBLE": (1e-12, 1e-15, 0.0, ""),
+    "COMPLEX64": (0.0001, 0.0001, 0.0001, "双万分之一"),
+    "COMPLEX128": (1e-12, 1e-15, 0.0, ""),
     "INT8": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "INT16": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "INT32": (0.0001, 0.0001, 0.0001, "双万分之一"),
@@ -51,7 +69,14 @@ SHAPES = [(1,), (31,), (33,), (4099,)]
 SCALAR_VALUES = {}
 VALUE_RANGE = (-10.0, 10.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 20.0, -20.0, 90.0, -90.0]
-SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
+SUBNORMALS = {
+    "FLOAT": 1e-40,
+    "FLOAT16": 1e-07,
+    "BFLOAT16": 1e-40,
+    "DOUBLE": 1e-310,
+    "COMPLEX64": 1e-40,
+    "COMPLEX128": 1e-310,
+}
 OUT_KEYWORD = "out"
 
 
@@ -116,12 +141,33 @@ def to_dtype(values, dtype):
         with np.errstate(invalid="ignore"):
             whole = np.nan_to_num(np.trunc(np.asarray(values, np.float64)), nan=0.0)
         return np.clip(whole, info.min, info.max).astype(INTEGERS[dtype])
+    if dtype in COMPLEXES:  # the complex128 reference, each part rounded once
+        return np.asarray(values).astype(COMPLEXES[dtype])
     return np.asarray(values).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+
+
+def make_complex_inputs(dtype, shape, seed):
+    """Complex inputs: random parts over the value range, and every special value as a real part meeting every
+    special value as an imaginary part first."""
+    rng = np.random.default_rng(seed)
+    special = np.array(SPECIAL_VALUES + [SUBNORMALS[dtype], -SUBNORMALS[dtype]], dtype=np.float64)
+    inputs = []
+    for _ in range(1):
+        size = int(np.prod(shape))
+        data = np.empty(size, np.complex128)
+        data.real, data.imag = rng.uniform(*VALUE_RANGE, size), rng.uniform(*VALUE_RANGE, size)
+        count = min(size, len(special) ** 2)
+        data.real[:count] = np.tile(special, len(special))[:count]
+        data.imag[:count] = np.repeat(special, len(special))[:count]
+        inputs.append(data.astype(COMPLEXES[dtype]).reshape(shape))
+    return inputs
 
 
 def make_inputs(dtype, shape, seed):
     if dtype in INTEGERS or dtype == "BOOL":
         return make_integer_inputs(dtype, shape, seed)
+    if dtype in COMPLEXES:
+        return make_complex_inputs(dtype, shape, seed)
     rng = np.random.default_rng(seed)
     special = np.array(SPECIAL_VALUES + [SUBNORMALS[dtype], -SUBNORMALS[dtype]], dtype=np.float64)
     inputs = []
@@ -138,6 +184,9 @@ def make_inputs(dtype, shape, seed):
 def mismatches(got, want, dtype):
     """(special, other): masks of the elements whose NaN-ness or infinity differs (never allowed) and of the
     others outside the tolerance (allowed up to max_fail_ratio)."""
+    if np.iscomplexobj(got) or np.iscomplexobj(want):  # an element fails when either part does
+        real, imag = mismatches(np.real(got), np.real(want), dtype), mismatches(np.imag(got), np.imag(want), dtype)
+        return real[0] | imag[0], (real[1] | imag[1]) & ~(real[0] | imag[0])
     rtol, atol, _, _ = TOLERANCE[dtype]
     g, w = np.asarray(got, np.float64), np.asarray(want, np.float64)
     nan_g, nan_w = np.isnan(g), np.isnan(w)
@@ -203,7 +252,8 @@ def check_case(dtype, shape, scalars):
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
     got = opgen_ops.sigmoid(*call_args, **call_kwargs)
-    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in ref_args]
+    wide_dtype = np.complex128 if dtype in COMPLEXES else np.float64  # the reference's own precision
+    wide = [np.asarray(a, wide_dtype) if isinstance(a, np.ndarray) else a for a in ref_args]
     out_dtype = OUT_DTYPES.get(dtype, dtype)
     want = to_dtype(reference(*wide, **ref_kwargs), out_dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
@@ -216,6 +266,17 @@ def check_case(dtype, shape, scalars):
         elif dtype in INTEGERS or dtype == "BOOL":
             targs = [torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a for a in call_args]
             theirs = torch.ops.aten.sigmoid(*targs, **call_kwargs).numpy().astype(DTYPES[out_dtype])
+        elif dtype in COMPLEXES:  # aten in the dtype itself
+            targs = [torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a for a in call_args]
+            theirs = torch.ops.aten.sigmoid(*targs, **call_kwargs).numpy()
+            # where a part of aten's result is not finite, aten's own paths disagree (its vectorised complex
+            # reciprocal, conj(z) / |z|^2, makes NaN of what its scalar division makes 0): compared where it is finite
+            defined = np.isfinite(theirs)
+            got, theirs, wide = (
+                got[defined],
+                theirs[defined],
+                [a[defined] if isinstance(a, np.ndarray) else a for a in wide],
+            )
         else:
             compute = torch.float64 if dtype == "DOUBLE" else torch.float32
             targs = [
@@ -284,13 +345,19 @@ ERROR_CASES = [
         "the dtype of self or out is not supported.",
     ),
     (
-        "row2_sameshape",
+        "row2_castable",
+        lambda: ([tensor((2, 3), "COMPLEX64")], {}, tensor((2, 3), "FLOAT")),
+        161002,
+        "the dtype of self cannot be cast to the dtype of out.",
+    ),
+    (
+        "row3_sameshape",
         lambda: ([tensor((2, 3), "FLOAT")], {}, tensor((5,), "FLOAT")),
         161002,
         "the shape of out must equal self's shape.",
     ),
     (
-        "row3_maxrank",
+        "row4_maxrank",
         lambda: ([tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")], {}, tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")),
         161002,
         "the dim of self is greater than 8.",

@@ -31,8 +31,8 @@ TEST_F(l2_inplace_sigmoid_test, row0_notnull)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
-TEST_F(l2_inplace_sigmoid_test, row3_maxrank)
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
+TEST_F(l2_inplace_sigmoid_test, row4_maxrank)
 {
     UtTensor selfRef({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
     uint64_t workspaceSize = 0;
@@ -130,6 +130,116 @@ TEST_F(l2_inplace_sigmoid_test, valid_double)
                                           1.0,
                                           8.194012623990515e-40,
                                           0.9933071490757153};
+    // precision standard: rtol 1e-12, atol 1e-15; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 1e-12, 1e-15), 0u);
+}
+
+// Success: selfRef COMPLEX64, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_inplace_sigmoid_test, valid_complex64)
+{
+    const std::vector<float> selfRefData = {0.0f,
+                                            -90.0f,
+                                            0.0f,
+                                            -1.0f,
+                                            __builtin_inff(),
+                                            0.0f,
+                                            -__builtin_inff(),
+                                            -0.0f,
+                                            __builtin_nanf(""),
+                                            __builtin_inff(),
+                                            20.0f,
+                                            -__builtin_inff(),
+                                            -20.0f,
+                                            __builtin_nanf(""),
+                                            90.0f,
+                                            20.0f,
+                                            -90.0f,
+                                            -20.0f,
+                                            5.0f,
+                                            90.0f};
+    UtTensor selfRef({2, 5}, ACL_COMPLEX64, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceSigmoidGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.5,
+                                          -0.8098875880241394,
+                                          0.5,
+                                          -0.2731512486934662,
+                                          1.0,
+                                          0.0,
+                                          0.0,
+                                          0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          1.0,
+                                          7.480691721951603e-40,
+                                          3.3438344475104515e-40,
+                                          -7.480691721951603e-40,
+                                          1.0029916763305664,
+                                          0.006060018669813871};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: selfRef COMPLEX128, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
+// computed when this file was generated.
+TEST_F(l2_inplace_sigmoid_test, valid_complex128)
+{
+    const std::vector<double> selfRefData = {0.0,
+                                             -90.0,
+                                             0.0,
+                                             -1.0,
+                                             __builtin_inf(),
+                                             0.0,
+                                             -__builtin_inf(),
+                                             -0.0,
+                                             __builtin_nan(""),
+                                             __builtin_inf(),
+                                             20.0,
+                                             -__builtin_inf(),
+                                             -20.0,
+                                             __builtin_nan(""),
+                                             90.0,
+                                             20.0,
+                                             -90.0,
+                                             -20.0,
+                                             5.0,
+                                             90.0};
+    UtTensor selfRef({2, 5}, ACL_COMPLEX128, selfRefData);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnInplaceSigmoidGetWorkspaceSize(selfRef.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnInplaceSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.5000000000000001,
+                                          -0.8098875952719308,
+                                          0.5,
+                                          -0.27315124492189524,
+                                          1.0,
+                                          0.0,
+                                          0.0,
+                                          0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          1.0,
+                                          7.480684909474367e-40,
+                                          3.343829566123011e-40,
+                                          -7.480684909474367e-40,
+                                          1.0029916245328403,
+                                          0.006060018571298642};
     // precision standard: rtol 1e-12, atol 1e-15; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(selfRef.Values(), expected, 1e-12, 1e-15), 0u);
 }

@@ -43,8 +43,19 @@ TEST_F(l2_sigmoid_test, row1_dtypesupported)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
-TEST_F(l2_sigmoid_test, row2_sameshape)
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self cannot be cast to the dtype of out.
+TEST_F(l2_sigmoid_test, row2_castable)
+{
+    UtTensor self({2, 3}, ACL_COMPLEX64);
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
+TEST_F(l2_sigmoid_test, row3_sameshape)
 {
     UtTensor self({2, 3}, ACL_FLOAT);
     UtTensor out({5}, ACL_FLOAT);
@@ -54,8 +65,8 @@ TEST_F(l2_sigmoid_test, row2_sameshape)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
-TEST_F(l2_sigmoid_test, row3_maxrank)
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
+TEST_F(l2_sigmoid_test, row4_maxrank)
 {
     UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
     UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
@@ -158,6 +169,118 @@ TEST_F(l2_sigmoid_test, valid_double)
                                           1.0,
                                           8.194012623990515e-40,
                                           0.9933071490757153};
+    // precision standard: rtol 1e-12, atol 1e-15; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-12, 1e-15), 0u);
+}
+
+// Success: self COMPLEX64, out COMPLEX64, shape [2, 5]. Expected: the spec's formula through the kernel plan's
+// precision path, computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_complex64)
+{
+    const std::vector<float> selfData = {0.0f,
+                                         -90.0f,
+                                         0.0f,
+                                         -1.0f,
+                                         __builtin_inff(),
+                                         0.0f,
+                                         -__builtin_inff(),
+                                         -0.0f,
+                                         __builtin_nanf(""),
+                                         __builtin_inff(),
+                                         20.0f,
+                                         -__builtin_inff(),
+                                         -20.0f,
+                                         __builtin_nanf(""),
+                                         90.0f,
+                                         20.0f,
+                                         -90.0f,
+                                         -20.0f,
+                                         5.0f,
+                                         90.0f};
+    UtTensor self({2, 5}, ACL_COMPLEX64, selfData);
+    UtTensor out({2, 5}, ACL_COMPLEX64);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.5,
+                                          -0.8098875880241394,
+                                          0.5,
+                                          -0.2731512486934662,
+                                          1.0,
+                                          0.0,
+                                          0.0,
+                                          0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          1.0,
+                                          7.480691721951603e-40,
+                                          3.3438344475104515e-40,
+                                          -7.480691721951603e-40,
+                                          1.0029916763305664,
+                                          0.006060018669813871};
+    // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
+}
+
+// Success: self COMPLEX128, out COMPLEX128, shape [2, 5]. Expected: the spec's formula through the kernel plan's
+// precision path, computed when this file was generated.
+TEST_F(l2_sigmoid_test, valid_complex128)
+{
+    const std::vector<double> selfData = {0.0,
+                                          -90.0,
+                                          0.0,
+                                          -1.0,
+                                          __builtin_inf(),
+                                          0.0,
+                                          -__builtin_inf(),
+                                          -0.0,
+                                          __builtin_nan(""),
+                                          __builtin_inf(),
+                                          20.0,
+                                          -__builtin_inf(),
+                                          -20.0,
+                                          __builtin_nan(""),
+                                          90.0,
+                                          20.0,
+                                          -90.0,
+                                          -20.0,
+                                          5.0,
+                                          90.0};
+    UtTensor self({2, 5}, ACL_COMPLEX128, selfData);
+    UtTensor out({2, 5}, ACL_COMPLEX128);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSigmoidGetWorkspaceSize(self.get(), out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSigmoid, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.5000000000000001,
+                                          -0.8098875952719308,
+                                          0.5,
+                                          -0.27315124492189524,
+                                          1.0,
+                                          0.0,
+                                          0.0,
+                                          0.0,
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          __builtin_nan(""),
+                                          1.0,
+                                          7.480684909474367e-40,
+                                          3.343829566123011e-40,
+                                          -7.480684909474367e-40,
+                                          1.0029916245328403,
+                                          0.006060018571298642};
     // precision standard: rtol 1e-12, atol 1e-15; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-12, 1e-15), 0u);
 }

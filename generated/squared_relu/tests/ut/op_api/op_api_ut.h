@@ -72,7 +72,8 @@ public:
 
     aclTensor* get() const { return tensor_; }
 
-    // The tensor's elements read back to the host, as doubles (floating and integer tensors).
+    // The tensor's elements read back to the host, as doubles (floating and integer tensors; a complex element as
+    // its real and imaginary parts, one after the other).
     std::vector<double> Values() const
     {
         std::vector<uint8_t> bytes(ByteSize(), 0);
@@ -81,7 +82,8 @@ public:
             std::fprintf(stderr, "UtTensor: copy to host failed\n");
             std::exit(2);
         }
-        std::vector<double> values(Elements());
+        const bool complex = dtype_ == ACL_COMPLEX64 || dtype_ == ACL_COMPLEX128;
+        std::vector<double> values(complex ? 2 * Elements() : Elements());
         for (size_t i = 0; i < values.size(); ++i) {
             values[i] = Element(bytes.data(), i);
         }
@@ -117,9 +119,14 @@ private:
                                   shape_.size(), device_);
     }
 
+    // Value i: element i, or part i of a complex tensor's parts.
     double Element(const uint8_t* bytes, size_t i) const
     {
         switch (dtype_) {
+            case ACL_COMPLEX64:
+                return Load<float>(bytes, i);
+            case ACL_COMPLEX128:
+                return Load<double>(bytes, i);
             case ACL_FLOAT: {
                 float value;
                 std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
@@ -145,15 +152,15 @@ private:
                 return value;
             }
             case ACL_INT8:
-                return Integer<int8_t>(bytes, i);
+                return Load<int8_t>(bytes, i);
             case ACL_UINT8:
-                return Integer<uint8_t>(bytes, i);
+                return Load<uint8_t>(bytes, i);
             case ACL_INT16:
-                return Integer<int16_t>(bytes, i);
+                return Load<int16_t>(bytes, i);
             case ACL_INT32:
-                return Integer<int32_t>(bytes, i);
+                return Load<int32_t>(bytes, i);
             case ACL_INT64: // exact up to 2**53, beyond which the expectations are doubles too
-                return static_cast<double>(Integer<int64_t>(bytes, i));
+                return static_cast<double>(Load<int64_t>(bytes, i));
             default:
                 std::fprintf(stderr, "UtTensor: no host conversion for dtype %d\n", static_cast<int>(dtype_));
                 std::exit(2);
@@ -161,7 +168,7 @@ private:
     }
 
     template <typename T>
-    static T Integer(const uint8_t* bytes, size_t i)
+    static T Load(const uint8_t* bytes, size_t i)
     {
         T value;
         std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
