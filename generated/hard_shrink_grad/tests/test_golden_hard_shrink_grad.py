@@ -50,6 +50,12 @@ SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
 OUT_KEYWORD = "out"
 
 
+def _maximum(a, b):
+    # torch.maximum (and clamp's lower bound): NaN if either is NaN, else the larger; the first argument on a tie, so
+    # max(-0.0, 0.0) is -0.0 (np.maximum takes the second)
+    return np.where((a < b) | np.isnan(b), b, a)
+
+
 def reference(
     grad_out,
     self,
@@ -57,7 +63,7 @@ def reference(
 ):
     """The spec's formula in float64."""
     with np.errstate(all="ignore"):
-        return np.where(np.logical_or(self > np.maximum(lambd, 0.0), self < (-np.maximum(lambd, 0.0))), grad_out, 0.0)
+        return np.where(np.logical_or(self > _maximum(lambd, 0.0), self < (-_maximum(lambd, 0.0))), grad_out, 0.0)
 
 
 def differs_from_torch(

@@ -17,9 +17,9 @@ struct KernelVariant {
 };
 
 constexpr KernelVariant kVariants[] = {
-    {10, ge::DT_FLOAT, 0, 4, 160, 64, 0},   // float
-    {20, ge::DT_FLOAT16, 0, 2, 80, 128, 0}, // float16
-    {30, ge::DT_BF16, 0, 2, 128, 64, 0},    // bfloat16
+    {10, ge::DT_FLOAT, 0, 4, 193, 64, 1},   // float
+    {20, ge::DT_FLOAT16, 0, 2, 97, 128, 1}, // float16
+    {30, ge::DT_BF16, 0, 2, 129, 64, 1},    // bfloat16
     {70, ge::DT_INT32, 0, 4, 192, 64, 0},   // int32
 };
 

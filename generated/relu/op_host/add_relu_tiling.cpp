@@ -17,9 +17,9 @@ struct KernelVariant {
 };
 
 constexpr KernelVariant kVariants[] = {
-    {30, ge::DT_BF16, 0, 2, 160, 64, 0},    // bfloat16
-    {20, ge::DT_FLOAT16, 0, 2, 160, 64, 0}, // float16
-    {10, ge::DT_FLOAT, 0, 4, 224, 64, 0},   // float
+    {30, ge::DT_BF16, 0, 2, 161, 64, 1},    // bfloat16
+    {20, ge::DT_FLOAT16, 0, 2, 161, 64, 1}, // float16
+    {10, ge::DT_FLOAT, 0, 4, 257, 64, 1},   // float
     {60, ge::DT_INT16, 0, 2, 112, 128, 0},  // int16
     {70, ge::DT_INT32, 0, 4, 224, 64, 0},   // int32
 };

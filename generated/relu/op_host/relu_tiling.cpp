@@ -17,9 +17,9 @@ struct KernelVariant {
 };
 
 constexpr KernelVariant kVariants[] = {
-    {10, ge::DT_FLOAT, 0, 4, 128, 64, 0},   // float
-    {20, ge::DT_FLOAT16, 0, 2, 64, 128, 0}, // float16
-    {30, ge::DT_BF16, 0, 2, 96, 64, 0},     // bfloat16
+    {10, ge::DT_FLOAT, 0, 4, 161, 64, 1},   // float
+    {20, ge::DT_FLOAT16, 0, 2, 81, 128, 1}, // float16
+    {30, ge::DT_BF16, 0, 2, 129, 64, 1},    // bfloat16
     {40, ge::DT_INT8, 0, 1, 48, 128, 0},    // int8
     {50, ge::DT_UINT8, 0, 1, 48, 128, 0},   // uint8
     {70, ge::DT_INT32, 0, 4, 128, 64, 0},   // int32

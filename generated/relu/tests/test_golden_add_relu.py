@@ -55,6 +55,12 @@ SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
 OUT_KEYWORD = "out"
 
 
+def _maximum(a, b):
+    # torch.maximum (and clamp's lower bound): NaN if either is NaN, else the larger; the first argument on a tie, so
+    # max(-0.0, 0.0) is -0.0 (np.maximum takes the second)
+    return np.where((a < b) | np.isnan(b), b, a)
+
+
 def reference(
     self,
     other,
@@ -62,7 +68,7 @@ def reference(
 ):
     """The spec's formula in float64."""
     with np.errstate(all="ignore"):
-        return np.maximum(self + (alpha * other), 0.0)
+        return _maximum(self + (alpha * other), 0.0)
 
 
 # dtypes the AICPU kernel computes in the integer itself (routing.aicpu): their reference is computed so too

@@ -50,12 +50,23 @@ SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
 OUT_KEYWORD = "out"
 
 
+def _minimum(a, b):
+    # torch.minimum (and clamp's upper bound): NaN if either is NaN, else the smaller; the first argument on a tie
+    return np.where((b < a) | np.isnan(b), b, a)
+
+
+def _maximum(a, b):
+    # torch.maximum (and clamp's lower bound): NaN if either is NaN, else the larger; the first argument on a tie, so
+    # max(-0.0, 0.0) is -0.0 (np.maximum takes the second)
+    return np.where((a < b) | np.isnan(b), b, a)
+
+
 def reference(
     self,
 ):
     """The spec's formula in float64."""
     with np.errstate(all="ignore"):
-        return 1.0507009873554805 * (np.maximum(0.0, self) + np.minimum(0.0, 1.6732632423543772 * np.expm1(self)))
+        return 1.0507009873554805 * (_maximum(self, 0.0) + _minimum(1.6732632423543772 * np.expm1(self), 0.0))
 
 
 def differs_from_torch(
