@@ -144,7 +144,7 @@ def precision_misses(spec: OpSpec, rows: tuple[PrecisionRow, ...]) -> list[tuple
     golden tests would fail), with where the spec can fix it and how: a dtype the kernel computes in itself is
     computed in float by adding it to kernel.compute_in_float (the function table moves a dtype to float by itself
     only for a function imprecise in it, not for error the formula's own arithmetic accumulates)."""
-    misses = []
+    misses: list[tuple[FieldPath, str]] = []
     for row in rows:
         tolerance = spec.golden.tolerance.get(row.dtype)
         if tolerance is None or row.fail_ratio is None or row.fail_ratio <= tolerance.max_fail_ratio:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.text import line_of
 
 from opgen.build import check_spec_text
 from opgen.cli import main
 from opgen.spec.diagnostics import SpecError
-from support.text import line_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
