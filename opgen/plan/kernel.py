@@ -104,6 +104,10 @@ class KernelPlan:
     # parameter), else the output parameters' names
     outputs: tuple[str, ...] = ("out",)
 
+    def compute_of(self, storage: DType) -> DType | None:
+        """The dtype the kernel computes `storage` in (None: no AI Core kernel takes it, e.g. a routed DOUBLE)."""
+        return next((v.program.compute for v in self.variants if v.storage is storage), None)
+
     @property
     def axes(self) -> tuple[ModeAxis, ...]:
         return tuple(ModeAxis(f, (False, True)) for f in self.flags) + self.enums

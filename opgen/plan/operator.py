@@ -165,7 +165,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     if problems:
         raise PlanError(problems)
     precision = measure_precision(spec, kernel)
-    misses = precision_misses(spec, precision)
+    misses = precision_misses(spec, kernel, precision)
     if misses:
         raise PlanError([PlanProblem(path, message, "imprecise") for path, message in misses])
     formula = kernel_formula(spec)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from opgen.plan.aclnn_path import aclnn_output, compute_dtype
+from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.kernel import KernelPlan
 from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.diagnostics import FieldPath
@@ -139,7 +139,7 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> Pre
     )
 
 
-def precision_misses(spec: OpSpec, rows: tuple[PrecisionRow, ...]) -> list[tuple[FieldPath, str]]:
+def precision_misses(spec: OpSpec, kernel: KernelPlan, rows: tuple[PrecisionRow, ...]) -> list[tuple[FieldPath, str]]:
     """Each measured dtype whose points fail its golden tolerance more often than its max_fail_ratio allows (the
     golden tests would fail), with where the spec can fix it and how: a dtype the kernel computes in itself is
     computed in float by adding it to kernel.compute_in_float (the function table moves a dtype to float by itself
@@ -149,7 +149,7 @@ def precision_misses(spec: OpSpec, rows: tuple[PrecisionRow, ...]) -> list[tuple
         tolerance = spec.golden.tolerance.get(row.dtype)
         if tolerance is None or row.fail_ratio is None or row.fail_ratio <= tolerance.max_fail_ratio:
             continue
-        compute = compute_dtype(spec, dict.fromkeys((p.name for p in spec.tensor_inputs), row.dtype))
+        compute = kernel.compute_of(row.dtype) or row.dtype  # a routed dtype: the AICPU kernel computes it in itself
         output = f" of {row.output}" if len(spec.formula.computed) > 1 else ""
         standard = f"{tolerance.standard} " if tolerance.standard else ""
         found = (
