@@ -13,6 +13,7 @@ from opgen.formula.integer import to_numpy_integer
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
+from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
@@ -149,6 +150,13 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     points = sorted({point for expr in kernel_formulas(spec).values() for point in branch_points(expr)})
     special = [float(v) for v in spec.golden.special_values] + points
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
+    # the dtype the kernel computes each floating dtype in, where it is narrower than float64
+    compute_dtypes = {}
+    for d in spec.tensor_inputs[0].dtypes:
+        if d in (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16):
+            compute = operator.kernel.compute_of(d)
+            if compute in (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16):
+                compute_dtypes[d.value] = compute.value
     path = f"tests/test_golden_{spec.operator.file_stem}.py"
     text = render(
         "op/tests/test_golden_op.py.j2",
@@ -186,6 +194,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         special=python.literal(special),
         subnormals=python.literal({k: v for k, v in _SUBNORMALS.items() if k in dtypes}),
         tolerance=python.literal(tolerance),
+        compute_dtypes=python.literal(compute_dtypes),
         torch_refuses=python.literal([d.value for d in spec.golden.torch_refuses]),
         integer_extremes=python.literal(spec.golden.integer_extremes),
         input_dtypes=python.literal(dtypes),

@@ -281,5 +281,6 @@ def render_python(fragments: list[PythonFragment]) -> dict[str, str]:
         ),
         f"{PACKAGE}/__init__.pyi": render("python/opgen_ops/__init__.pyi.j2", "__init__.pyi", sources, functions=stub),
         f"{PACKAGE}/_runtime.py": render("python/opgen_ops/_runtime.py.j2", "_runtime.py", sources),
+        f"{PACKAGE}/golden.py": render("python/opgen_ops/golden.py.j2", "golden.py", sources),
         f"{PACKAGE}/py.typed": generated_notice("py.typed", sources) + "\n",
     }

@@ -40,6 +40,7 @@ from .ir import (
     is_string,
     replace_children,
     rewrite,
+    tie_operands,
     walk,
 )
 from .latex import describe_condition, to_latex
@@ -98,6 +99,7 @@ __all__ = [
     "round_to_dtype",
     "specialize",
     "substitute",
+    "tie_operands",
     "to_cpp",
     "to_latex",
     "to_numpy",

@@ -1,7 +1,8 @@
 """IR -> a scalar C++ expression (double arithmetic), for the AICPU kernel and host-side code.
 
 NaN behaviour follows the reference: comparisons with NaN are false, so `where` takes the else branch;
-min/max propagate NaN like PyTorch (the helpers come from `CPP_HELPERS`).
+min/max propagate NaN and keep their first argument on a tie (-0.0 vs 0.0), the printer putting first the operand
+PyTorch keeps (`tie_operands`; the helpers come from `CPP_HELPERS`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from .ir import Binary, Call, Expr, walk
 from .source_printer import Dialect, print_source
 
 _MIN_MAX = """\
-inline double FormulaMin(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a < b ? a : b); }
-inline double FormulaMax(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a > b ? a : b); }
+inline double FormulaMin(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (b < a ? b : a); }
+inline double FormulaMax(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a < b ? b : a); }
 """
 # min/max (structural) and every helper the function table's spellings call; a generated file takes `cpp_helpers`.
 CPP_HELPERS = _MIN_MAX + cpp_helper_source()

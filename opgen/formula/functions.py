@@ -181,6 +181,17 @@ def _sign(x):
     return np.where(x > 0, 1.0, np.where(x < 0, -1.0, 0.0))
 
 
+def _maximum(a, b):
+    # torch.maximum (and clamp's lower bound): NaN if either is NaN, else the larger; the first argument on a tie, so
+    # max(-0.0, 0.0) is -0.0 (np.maximum takes the second)
+    return np.where((a < b) | np.isnan(b), b, a)
+
+
+def _minimum(a, b):
+    # torch.minimum (and clamp's upper bound): NaN if either is NaN, else the smaller; the first argument on a tie
+    return np.where((b < a) | np.isnan(b), b, a)
+
+
 def _softplus(x):
     # log(1 + exp(x)) without overflow or cancellation: max(x, 0) + log1p(exp(-|x|)); NaN stays NaN
     return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
@@ -588,14 +599,29 @@ STRUCTURAL: Mapping[str, StructuralFunction] = {
         StructuralFunction(
             "select", 3, "the same as where", r"\begin{cases} a, &if\ c \\ b, &otherwise \end{cases}", "as where"
         ),
-        StructuralFunction("min", 2, "the smaller argument; NaN if either is NaN", r"\min(a, b)", "Min / Mins"),
-        StructuralFunction("max", 2, "the larger argument; NaN if either is NaN", r"\max(a, b)", "Max / Maxs"),
+        StructuralFunction(
+            "min",
+            2,
+            "the smaller argument; NaN if either is NaN; on a tie (-0.0 vs 0.0) the tensor against a host-known "
+            "bound (clamp), else the first (torch.minimum)",
+            r"\min(a, b)",
+            "Min / Mins; where a zero may tie, Compare(EQ) + Select keep that operand's sign of zero",
+        ),
+        StructuralFunction(
+            "max",
+            2,
+            "the larger argument; NaN if either is NaN; on a tie (-0.0 vs 0.0) the tensor against a host-known "
+            "bound (relu, clamp: max(0, -0.0) is -0.0), else the first (torch.maximum)",
+            r"\max(a, b)",
+            "Max / Maxs; where a zero may tie, Compare(EQ) + Select keep that operand's sign of zero",
+        ),
         StructuralFunction(
             "clamp",
             3,
-            "clamp(x, lo, hi) = min(max(x, lo), hi) (hi wins when lo > hi, as in PyTorch)",
+            "clamp(x, lo, hi) = min(max(x, lo), hi) (hi wins when lo > hi; x itself, -0.0 included, when within the "
+            "bounds, as in PyTorch)",
             r"\min(\max(x, lo), hi)",
-            "Maxs then Mins",
+            "Maxs then Mins (each as min / max)",
         ),
         StructuralFunction(
             "pow",
@@ -636,10 +662,17 @@ STRUCTURAL_APIS: tuple[str, ...] = (
 KERNEL_APIS: tuple[str, ...] = STRUCTURAL_APIS + tuple(VECTOR_APIS)
 
 
+# The numpy spellings of the structural min and max (torch's ties and NaN), by the name `used` gives them.
+MIN_MAX_HELPERS: Mapping[str, Callable[..., np.ndarray]] = {"min": _minimum, "max": _maximum}
+
+
 def numpy_helper_source(used: Collection[str] | None = None) -> str:
-    """The helper functions the numpy spellings of the functions `used` (default: all) call, as Python source
-    separated by two blank lines; empty when they call none."""
+    """The helper functions the numpy spellings of the functions `used` (default: all; `min`/`max` for the structural
+    ones) call, as Python source separated by two blank lines; empty when they call none."""
     seen: dict[str, str] = {}
+    for name, helper in MIN_MAX_HELPERS.items():
+        if used is None or name in used:
+            seen.setdefault(helper.__name__, inspect.getsource(helper).strip())
     for function in _TABLE:
         if used is None or function.name in used:
             for helper in function.numpy_helpers:

@@ -189,7 +189,10 @@ def _python_int(value: float) -> str:
     return f"({int(value)})" if value < 0 else str(int(value))
 
 
-_NUMPY_INTEGER = replace(NUMPY, literal=_python_int)
+# an integer has one zero, so numpy's min/max are torch's (and need no helper in the generated file)
+_NUMPY_INTEGER = replace(
+    NUMPY, literal=_python_int, binary_calls={"min": "np.minimum({a}, {b})", "max": "np.maximum({a}, {b})"}
+)
 
 
 def to_numpy_integer(expr: Expr, names: Mapping[str, str] | None = None) -> str:

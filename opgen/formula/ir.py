@@ -314,3 +314,13 @@ def is_string(node: Expr) -> bool:
 def flags_used(expr: Expr) -> tuple[str, ...]:
     """Mode flags `expr` depends on, in order of first appearance."""
     return free_names(expr, SymbolKind.FLAG)
+
+
+def tie_operands(node: Binary) -> tuple[Expr, Expr]:
+    """min/max's operands, the one it returns on a tie (-0.0 against 0.0) first: the tensor operand against a bound
+    known on the host (torch's clamp and relu keep x, so max(0, x) and max(x, 0) are relu alike), else the first
+    (torch.maximum/minimum). Every evaluation of min/max (reference, generated sources, kernel) takes this order."""
+    a, b = node.a, node.b
+    if not free_names(a, SymbolKind.TENSOR) and free_names(b, SymbolKind.TENSOR):
+        return b, a
+    return a, b

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 
 from opgen.lang import python
 
-from .functions import FUNCTIONS, numpy_helper_source
-from .ir import Call, Expr, walk
+from .functions import FUNCTIONS, MIN_MAX_HELPERS, numpy_helper_source
+from .ir import Binary, Call, Expr, walk
 from .source_printer import Dialect, print_source
 
 # Every helper function the spellings call (blank-line separated); a generated file takes `numpy_helpers`.
@@ -21,7 +21,14 @@ NUMPY_HELPERS = numpy_helper_source()
 
 def numpy_helpers(exprs: Iterable[Expr]) -> str:
     """Source of the helper functions `to_numpy` of these expressions calls, and no other ("" if none)."""
-    return numpy_helper_source({n.func for e in exprs for n in walk(e, unique=True) if isinstance(n, Call)})
+    used: set[str] = set()
+    for e in exprs:
+        for n in walk(e, unique=True):
+            if isinstance(n, Call):
+                used.add(n.func)
+            elif isinstance(n, Binary) and n.op in ("min", "max"):
+                used.add(n.op)
+    return numpy_helper_source(used)
 
 
 def _literal(value: float) -> str:
@@ -34,7 +41,7 @@ NUMPY = Dialect(
     true="True",
     false="False",
     infix={"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"},
-    binary_calls={"min": "np.minimum({a}, {b})", "max": "np.maximum({a}, {b})"},
+    binary_calls={op: f"{helper.__name__}({{a}}, {{b}})" for op, helper in MIN_MAX_HELPERS.items()},
     logical={"and": "np.logical_and({a}, {b})", "or": "np.logical_or({a}, {b})", "not": "np.logical_not({a})"},
     calls={name: function.numpy for name, function in FUNCTIONS.items()},
     select="np.where({c}, {a}, {b})",

@@ -2,8 +2,9 @@
 
 Everything is computed in float64 with numpy broadcasting and rounded once to the output dtype.
 Semantics follow PyTorch: comparisons with NaN are false (so `where` takes the else branch), `min`
-and `max` propagate NaN (torch.minimum/maximum, clamp); each math function is evaluated by its record in
-the function table (`functions.py`), e.g. `sign(nan)` is 0 (torch.sign).
+and `max` propagate NaN and, on a tie (-0.0 against 0.0), keep the tensor operand against a host-known bound (clamp,
+relu), else the first (torch.minimum/maximum); each math function is evaluated by its record in the function table
+(`functions.py`), e.g. `sign(nan)` is 0 (torch.sign).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .functions import FUNCTIONS
+from .functions import FUNCTIONS, MIN_MAX_HELPERS
 from .ir import (
     Binary,
     BoolConst,
@@ -30,6 +31,7 @@ from .ir import (
     children,
     free_names,
     is_string,
+    tie_operands,
     walk,
 )
 from .symbols import SymbolKind
@@ -40,8 +42,8 @@ BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "mul": np.multiply,
     "div": np.divide,
     "pow": np.power,
-    "min": np.minimum,
-    "max": np.maximum,
+    "min": MIN_MAX_HELPERS["min"],
+    "max": MIN_MAX_HELPERS["max"],
 }
 
 COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
@@ -139,6 +141,8 @@ def _evaluate_node(node: Expr, operands: list[np.ndarray], env: Mapping[str, Any
     if isinstance(node, Unary):
         return np.negative(operands[0])
     if isinstance(node, Binary):
+        if node.op in ("min", "max") and tie_operands(node)[0] is not node.a:
+            return BINARY[node.op](operands[1], operands[0])  # the operand kept on a tie first
         return BINARY[node.op](*operands)
     if isinstance(node, Compare):
         if is_string(node.a):  # two strings (the type rules): equal or not, one host-known answer

@@ -20,6 +20,7 @@ from .ir import (
     Unary,
     children,
     is_string,
+    tie_operands,
     walk,
 )
 
@@ -96,6 +97,8 @@ def _emit(node: Expr, operands: list[str], dialect: Dialect, names: Mapping[str,
         a, b = operands
         if node.op in dialect.infix:
             return f"({a} {dialect.infix[node.op]} {b})"
+        if node.op in ("min", "max") and tie_operands(node)[0] is not node.a:
+            a, b = b, a  # the operand kept on a tie first (min and max are symmetric otherwise)
         return _fill(dialect.binary_calls[node.op], a=a, b=b)
     if isinstance(node, Compare):
         if is_string(node.a):

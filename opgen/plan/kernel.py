@@ -115,6 +115,10 @@ class KernelPlan:
     # scalars carried as one-element tensor inputs (opdef.inputs): the kernel reads each value from GM once
     gm_scalars: tuple[str, ...] = ()
 
+    def compute_of(self, storage: DType) -> DType | None:
+        """The dtype the kernel computes `storage` in (None: no AI Core kernel takes it, e.g. a routed DOUBLE)."""
+        return next((v.program.compute for v in self.variants if v.storage is storage), None)
+
     @property
     def axes(self) -> tuple[ModeAxis, ...]:
         return tuple(ModeAxis(f, (False, True)) for f in self.flags) + self.enums

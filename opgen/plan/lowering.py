@@ -129,7 +129,9 @@ class _Lowerer:
         self.outputs = [Buffer("output", i, storage, name) for i, name in enumerate(outputs)]
         self.instrs: list[Instr] = []
         self.slots: dict[F.Expr, ScalarSlot] = {}
-        self.values: dict[F.Expr, Buffer | Scalar] = {}
+        # computed values by node; a min/max inside a composition by (node, True): see `first_on_tie`
+        self.values: dict[F.Expr | tuple[F.Expr, bool], Buffer | Scalar] = {}
+        self.in_composition = False
         self.virtual = 0
 
     # ---- helpers
@@ -173,10 +175,13 @@ class _Lowerer:
     # ---- lowering
 
     def value(self, node: F.Expr) -> Buffer | Scalar:
-        if node in self.values:
-            return self.values[node]
+        key: F.Expr | tuple[F.Expr, bool] = node
+        if self.in_composition and isinstance(node, F.Binary) and node.op in ("min", "max"):
+            key = (node, True)
+        if key in self.values:
+            return self.values[key]
         result = self.lower(node)
-        self.values[node] = result
+        self.values[key] = result
         return result
 
     def lower(self, node: F.Expr) -> Buffer | Scalar:
@@ -236,13 +241,13 @@ class _Lowerer:
             return self.power(node, a)
         if isinstance(a, Buffer) and isinstance(b, Buffer):
             api = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "min": "Min", "max": "Max"}[op]
-            return self.emit(api, self.temp(), a, b)
+            return self.first_on_tie(node, a, b, self.emit(api, self.temp(), a, b))
         tensor, scalar = (a, b) if isinstance(a, Buffer) else (b, a)
         tensor_first = isinstance(a, Buffer)
         assert isinstance(scalar, Scalar) and isinstance(tensor, Buffer)
         if op in ("add", "mul", "min", "max"):
             api = {"add": "Adds", "mul": "Muls", "min": "Mins", "max": "Maxs"}[op]
-            return self.emit(api, self.temp(), tensor, scalar=scalar)
+            return self.first_on_tie(node, a, b, self.emit(api, self.temp(), tensor, scalar=scalar))
         if op == "sub" and tensor_first:
             return self.emit("Adds", self.temp(), tensor, scalar=self.scalar(F.Unary("neg", scalar.expr)))
         if op == "sub":
@@ -251,6 +256,26 @@ class _Lowerer:
         # division keeps its rounding: the scalar is Duplicated rather than turned into a reciprocal
         spread = self.as_buffer(scalar)
         return self.emit("Div", self.temp(), *((tensor, spread) if tensor_first else (spread, tensor)))
+
+    def first_on_tie(self, node: F.Binary, a: Buffer | Scalar, b: Buffer | Scalar, result: Buffer) -> Buffer:
+        """min/max return the operand `F.tie_operands` puts first on a tie, as torch does: the tensor against a bound
+        (clamp, relu: relu6(-0.0) and hardtanh(-0.0, 0, 1) are -0.0), the first of two tensors (torch.maximum).
+        The documentation of Max/Maxs/Min/Mins does not say which zero they return, so where a zero can tie, that
+        operand is selected wherever the result equals it (whichever zero the API chose; NaN never equals, so it
+        stays). An integer has one zero (an integer output too, whatever the compute dtype); a nonzero constant
+        never ties at zero. A function's composition (softplus's max(x, 0) + log1p(...)) is written so its zeros'
+        signs do not matter and takes the API as it is."""
+        if node.op not in ("min", "max") or self.compute.is_integral or self.storage.is_integral:
+            return result
+        if self.in_composition:
+            return result
+        for side in (a, b):
+            if isinstance(side, Scalar) and side.constant is not None and side.constant != 0:
+                return result
+        kept = a if F.tie_operands(node)[0] is node.a else b
+        assert isinstance(kept, Buffer)  # a bound known on the host is never kept over a tensor
+        mask = self.emit("Compare", self.mask(), result, kept, mode="EQ", padded=True)
+        return self.emit("Select", self.temp(), mask, kept, result, mode="VSEL_TENSOR_TENSOR_MODE")
 
     def power(self, node: F.Binary, base: Buffer | Scalar) -> Buffer:
         exponent = F.fold_constants(node.b)
@@ -289,7 +314,11 @@ class _Lowerer:
         function = F.FUNCTIONS[node.func]
         lowering = function.lowering
         if isinstance(lowering, F.Composition):
-            rewritten = self.value(F.fold_constants(lowering.build(*node.args)))
+            outer, self.in_composition = self.in_composition, True
+            try:
+                rewritten = self.value(F.fold_constants(lowering.build(*node.args)))
+            finally:
+                self.in_composition = outer
             assert isinstance(rewritten, Buffer)  # it reads the (tensor) argument
             return rewritten
         if self.compute.cpp_type not in lowering.dtypes:

@@ -17,7 +17,7 @@ from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan
 from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
-from opgen.plan.precision import PrecisionRow, measure_precision
+from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
 from opgen.plan.runs import RunsPlan, runs_plan
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.aten import has_out_overload
@@ -169,6 +169,10 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
             problems.append(PlanProblem(("example", "tensors", name, "dtype"), message, "invalid"))
     if problems:
         raise PlanError(problems)
+    precision = measure_precision(spec, kernel)
+    misses = precision_misses(spec, kernel, precision)
+    if misses:
+        raise PlanError([PlanProblem(path, message, "imprecise") for path, message in misses])
     formula = kernel_formula(spec)
     checked = rejections(spec)
     # the golden tests compare with the aten op api.aten names; an aten form's differences serve its own test
@@ -207,7 +211,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
             reference_helpers(spec),
         ),
         cpp_helpers=F.cpp_helpers([formula]),
-        precision=measure_precision(spec, kernel),
+        precision=precision,
         runs=runs,
     )
 

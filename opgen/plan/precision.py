@@ -21,6 +21,7 @@ import numpy as np
 from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.kernel import KernelPlan
 from opgen.spec.channel_broadcast import pointwise
+from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
 from opgen.spec.model import OpSpec
@@ -156,3 +157,35 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> Pre
         fail_ratio=failing / total if tolerance is not None and total else None,
         output=output,
     )
+
+
+def precision_misses(spec: OpSpec, kernel: KernelPlan, rows: tuple[PrecisionRow, ...]) -> list[tuple[FieldPath, str]]:
+    """Each measured dtype whose points fail its golden tolerance more often than its max_fail_ratio allows (the
+    golden tests would fail), with where the spec can fix it and how: a dtype the kernel computes in itself is
+    computed in float by adding it to kernel.compute_in_float (the function table moves a dtype to float by itself
+    only for a function imprecise in it, not for error the formula's own arithmetic accumulates)."""
+    misses: list[tuple[FieldPath, str]] = []
+    for row in rows:
+        tolerance = spec.golden.tolerance.get(row.dtype)
+        if tolerance is None or row.fail_ratio is None or row.fail_ratio <= tolerance.max_fail_ratio:
+            continue
+        compute = kernel.compute_of(row.dtype) or row.dtype  # a routed dtype: the AICPU kernel computes it in itself
+        output = f" of {row.output}" if len(spec.formula.computed) > 1 else ""
+        standard = f"{tolerance.standard} " if tolerance.standard else ""
+        found = (
+            f"{row.dtype.value}{output} misses its standard {standard}(rtol {tolerance.rtol:g}, atol "
+            f"{tolerance.atol:g}, max_fail_ratio {tolerance.max_fail_ratio:g}): {row.fail_ratio:.2%} of the measured "
+            f"points fail it (max abs error {row.max_abs_error:.3g}, max rel error {row.max_rel_error:.3g})"
+        )
+        path: FieldPath
+        if compute is row.dtype and row.dtype in (DType.FLOAT16, DType.BFLOAT16):
+            path = ("kernel", "compute_in_float") if "kernel" in spec.model_fields_set else ("golden", "tolerance")
+            fix = f"the kernel computes it in {row.dtype.value}: add {row.dtype.value} to kernel.compute_in_float"
+        else:
+            path = ("golden", "tolerance", row.dtype.value)
+            fix = (
+                f"the kernel computes it in {compute.value}: rewrite the formula to lose less (e.g. a local name for a "
+                f"sub-expression that cancels), or state the standard it meets in golden.tolerance.{row.dtype.value}"
+            )
+        misses.append((path, f"{found}; {fix}"))
+    return misses

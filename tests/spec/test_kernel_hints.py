@@ -15,6 +15,7 @@ from opgen import formula as F
 from opgen.build import check_spec_text
 from opgen.plan.kernel import kernel_plan
 from opgen.spec.diagnostics import SpecError
+from opgen.spec.loader import load_spec_text
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMULA = "  expr: where(self > 0, self, self * negativeSlope)"
@@ -44,7 +45,8 @@ def test_an_api_the_lowering_never_emits_is_unknown() -> None:
 def test_the_lowering_emits_only_listed_apis() -> None:
     for name in sorted(F.FUNCTIONS):
         text = _spec(f"where(self > 1, {name}(self), max(self, negativeSlope) - 2 * self)", "")
-        plan = kernel_plan(check_spec_text(text, "specs/leaky_relu.yaml").spec)
+        # loaded and validated only: these made-up formulas need not meet LeakyRelu's precision standards
+        plan = kernel_plan(load_spec_text(text, "specs/leaky_relu.yaml").spec)
         assert {i.api for v in plan.variants for i in v.program.instrs} <= set(F.KERNEL_APIS), name
 
 

@@ -23,9 +23,9 @@ struct KernelVariant {
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
-    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 4, 1, 0},     // float
-    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 2, 1, 0}, // float16
-    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 4, 2, 0},   // bfloat16
+    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 4, 2, 1},     // float
+    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 2, 2, 1}, // float16
+    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 4, 2, 1},   // bfloat16
     {TILING_KEY_INT32, ge::DT_INT32, 0, 4, 4, 2, 0},     // int32
 };
 

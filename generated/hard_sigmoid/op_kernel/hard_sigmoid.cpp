@@ -62,30 +62,49 @@ private:
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
         if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             Duplicate(tmp0, static_cast<float>(6.0f), len);
             PipeBarrier<PIPE_V>();
             Div(tmp0, selfLocal, tmp0, len);
             PipeBarrier<PIPE_V>();
             Adds(tmp0, tmp0, static_cast<float>(0.5f), len);
             PipeBarrier<PIPE_V>();
-            Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
+            Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Mins(outLocal, tmp0, static_cast<float>(1.0f), len);
         } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             Duplicate(tmp0, static_cast<half>(6.0f), len);
             PipeBarrier<PIPE_V>();
             Div(tmp0, selfLocal, tmp0, len);
             PipeBarrier<PIPE_V>();
             Adds(tmp0, tmp0, static_cast<half>(0.5f), len);
             PipeBarrier<PIPE_V>();
-            Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
+            Maxs(tmp1, tmp0, static_cast<half>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Mins(outLocal, tmp0, static_cast<half>(1.0f), len);
         } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             Duplicate(tmp1, static_cast<float>(6.0f), len);
             PipeBarrier<PIPE_V>();
@@ -95,9 +114,13 @@ private:
             PipeBarrier<PIPE_V>();
             Maxs(tmp0, tmp1, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
-            Mins(tmp1, tmp0, static_cast<float>(1.0f), len);
+            Compare(mask0, tmp0, tmp1, CMPMODE::EQ, cmpLen);
             PipeBarrier<PIPE_V>();
-            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+            Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Mins(tmp0, tmp1, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
         } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
@@ -145,15 +168,15 @@ extern "C" __global__ __aicore__ void hard_sigmoid(GM_ADDR input_x, GM_ADDR outp
     REGISTER_TILING_DEFAULT(HardSigmoidTilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSigmoidTilingData, tilingData, tiling);
     if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
-        KernelHardSigmoid<float, float, TILING_KEY_FLOAT, 1, 0> op;
+        KernelHardSigmoid<float, float, TILING_KEY_FLOAT, 2, 1> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
-        KernelHardSigmoid<half, half, TILING_KEY_FLOAT16, 1, 0> op;
+        KernelHardSigmoid<half, half, TILING_KEY_FLOAT16, 2, 1> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
-        KernelHardSigmoid<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 0> op;
+        KernelHardSigmoid<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 1> op;
         op.Init(input_x, output_y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_INT32)) {

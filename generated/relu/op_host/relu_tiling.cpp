@@ -23,9 +23,9 @@ struct KernelVariant {
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
-    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 4, 0, 0},     // float
-    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 2, 0, 0}, // float16
-    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 4, 1, 0},   // bfloat16
+    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 4, 1, 1},     // float
+    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 2, 1, 1}, // float16
+    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 4, 2, 1},   // bfloat16
     {TILING_KEY_INT8, ge::DT_INT8, 0, 1, 2, 1, 0},       // int8
     {TILING_KEY_UINT8, ge::DT_UINT8, 0, 1, 2, 1, 0},     // uint8
     {TILING_KEY_INT32, ge::DT_INT32, 0, 4, 4, 0, 0},     // int32

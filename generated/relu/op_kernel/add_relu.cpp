@@ -68,8 +68,11 @@ private:
         LocalTensor<T> otherLocal = otherQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
         if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) { // bfloat16, float16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             Cast(tmp1, otherLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
@@ -79,14 +82,26 @@ private:
             PipeBarrier<PIPE_V>();
             Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
-            Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
+            Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
         } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             Muls(tmp0, otherLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Add(tmp0, selfLocal, tmp0, len);
             PipeBarrier<PIPE_V>();
-            Maxs(outLocal, tmp0, static_cast<float>(0.0f), len);
+            Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
         } else if constexpr (KEY == TILING_KEY_INT16) { // int16: computed in int16_t
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Muls(tmp0, otherLocal, s0, len);
@@ -137,15 +152,15 @@ extern "C" __global__ __aicore__ void add_relu(GM_ADDR x1, GM_ADDR x2, GM_ADDR y
     REGISTER_TILING_DEFAULT(AddReluTilingData);
     GET_TILING_DATA_WITH_STRUCT(AddReluTilingData, tilingData, tiling);
     if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
-        KernelAddRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 0> op;
+        KernelAddRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 1> op;
         op.Init(x1, x2, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
-        KernelAddRelu<half, float, TILING_KEY_FLOAT16, 2, 0> op;
+        KernelAddRelu<half, float, TILING_KEY_FLOAT16, 2, 1> op;
         op.Init(x1, x2, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
-        KernelAddRelu<float, float, TILING_KEY_FLOAT, 1, 0> op;
+        KernelAddRelu<float, float, TILING_KEY_FLOAT, 2, 1> op;
         op.Init(x1, x2, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_INT16)) {

@@ -62,14 +62,38 @@ private:
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
         if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
-            Maxs(outLocal, selfLocal, static_cast<float>(0.0f), len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
-            Maxs(outLocal, selfLocal, static_cast<half>(0.0f), len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Maxs(tmp0, selfLocal, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Compare(mask0, tmp0, selfLocal, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 127) / 128 * 128;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
+            Maxs(tmp0, selfLocal, static_cast<half>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Compare(mask0, tmp0, selfLocal, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+            // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
+            const uint32_t cmpLen = (len + 63) / 64 * 64;
+            LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
+            LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
-            Maxs(tmp0, tmp0, static_cast<float>(0.0f), len);
+            Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
         } else if constexpr (KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8) { // int8, uint8: computed in half
@@ -113,15 +137,15 @@ extern "C" __global__ __aicore__ void relu(GM_ADDR x, GM_ADDR y, GM_ADDR workspa
     REGISTER_TILING_DEFAULT(ReluTilingData);
     GET_TILING_DATA_WITH_STRUCT(ReluTilingData, tilingData, tiling);
     if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
-        KernelRelu<float, float, TILING_KEY_FLOAT, 0, 0> op;
+        KernelRelu<float, float, TILING_KEY_FLOAT, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
-        KernelRelu<half, half, TILING_KEY_FLOAT16, 0, 0> op;
+        KernelRelu<half, half, TILING_KEY_FLOAT16, 1, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
-        KernelRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 1, 0> op;
+        KernelRelu<bfloat16_t, float, TILING_KEY_BFLOAT16, 2, 1> op;
         op.Init(x, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_INT8)) {

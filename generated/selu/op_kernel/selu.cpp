@@ -71,6 +71,10 @@ private:
             LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             LocalTensor<uint8_t> mask1 = maskBuf_[1].template Get<uint8_t>();
             Maxs(tmp0, selfLocal, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Compare(mask0, tmp0, selfLocal, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(tmp0, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             Abs(tmp1, selfLocal, len);
             PipeBarrier<PIPE_V>();
             CompareScalar(mask0, tmp1, static_cast<float>(0.5f), CMPMODE::LT, cmpLen);
@@ -93,9 +97,13 @@ private:
             PipeBarrier<PIPE_V>();
             Mins(tmp2, tmp1, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
-            Add(tmp3, tmp0, tmp2, len);
+            Compare(mask1, tmp2, tmp1, CMPMODE::EQ, cmpLen);
             PipeBarrier<PIPE_V>();
-            Muls(outLocal, tmp3, static_cast<float>(1.0507009873554805f), len);
+            Select(tmp3, mask1, tmp1, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
+            PipeBarrier<PIPE_V>();
+            Add(tmp1, tmp0, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Muls(outLocal, tmp1, static_cast<float>(1.0507009873554805f), len);
         } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
                              KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
@@ -110,6 +118,10 @@ private:
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
             Maxs(tmp1, tmp0, static_cast<float>(0.0f), len);
+            PipeBarrier<PIPE_V>();
+            Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
+            PipeBarrier<PIPE_V>();
+            Select(tmp1, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             Abs(tmp2, tmp0, len);
             PipeBarrier<PIPE_V>();
             CompareScalar(mask0, tmp2, static_cast<float>(0.5f), CMPMODE::LT, cmpLen);
@@ -132,11 +144,15 @@ private:
             PipeBarrier<PIPE_V>();
             Mins(tmp2, tmp4, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
-            Add(tmp3, tmp1, tmp2, len);
+            Compare(mask1, tmp2, tmp4, CMPMODE::EQ, cmpLen);
             PipeBarrier<PIPE_V>();
-            Muls(tmp0, tmp3, static_cast<float>(1.0507009873554805f), len);
+            Select(tmp3, mask1, tmp4, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
-            Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
+            Add(tmp0, tmp1, tmp3, len);
+            PipeBarrier<PIPE_V>();
+            Muls(tmp4, tmp0, static_cast<float>(1.0507009873554805f), len);
+            PipeBarrier<PIPE_V>();
+            Cast(outLocal, tmp4, RoundMode::CAST_RINT, len);
         } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;

@@ -25,9 +25,20 @@ PARAMS = ["self", "alpha"]
 KEYWORD_ONLY = []  # passed to aten by name
 
 
+def _minimum(a, b):
+    # torch.minimum (and clamp's upper bound): NaN if either is NaN, else the smaller; the first argument on a tie
+    return np.where((b < a) | np.isnan(b), b, a)
+
+
+def _maximum(a, b):
+    # torch.maximum (and clamp's lower bound): NaN if either is NaN, else the larger; the first argument on a tie, so
+    # max(-0.0, 0.0) is -0.0 (np.maximum takes the second)
+    return np.where((a < b) | np.isnan(b), b, a)
+
+
 def reference(self, alpha):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
-    return np.maximum(0.0, self) + np.minimum(0.0, alpha * np.expm1(self / alpha))
+    return _maximum(self, 0.0) + _minimum(alpha * np.expm1(self / alpha), 0.0)
 
 
 def rejection(_given):

@@ -25,9 +25,15 @@ PARAMS = ["self", "lambd"]
 KEYWORD_ONLY = []  # passed to aten by name
 
 
+def _maximum(a, b):
+    # torch.maximum (and clamp's lower bound): NaN if either is NaN, else the larger; the first argument on a tie, so
+    # max(-0.0, 0.0) is -0.0 (np.maximum takes the second)
+    return np.where((a < b) | np.isnan(b), b, a)
+
+
 def reference(self, lambd):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
-    return np.where(np.abs(self) <= np.maximum(lambd, 0.0), 0.0, self)
+    return np.where(np.abs(self) <= _maximum(lambd, 0.0), 0.0, self)
 
 
 def rejection(_given):

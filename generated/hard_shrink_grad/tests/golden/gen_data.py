@@ -26,9 +26,15 @@ PARAMS = ["grad_out", "self", "lambd"]
 KEYWORD_ONLY = []  # passed to aten by name
 
 
+def _maximum(a, b):
+    # torch.maximum (and clamp's lower bound): NaN if either is NaN, else the larger; the first argument on a tie, so
+    # max(-0.0, 0.0) is -0.0 (np.maximum takes the second)
+    return np.where((a < b) | np.isnan(b), b, a)
+
+
 def reference(grad_out, self, lambd):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
-    return np.where(np.logical_or(self > np.maximum(lambd, 0.0), self < (-np.maximum(lambd, 0.0))), grad_out, 0.0)
+    return np.where(np.logical_or(self > _maximum(lambd, 0.0), self < (-_maximum(lambd, 0.0))), grad_out, 0.0)
 
 
 def differs_from_torch(grad_out, self, lambd):

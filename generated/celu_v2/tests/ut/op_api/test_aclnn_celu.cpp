@@ -140,7 +140,7 @@ TEST_F(l2_celu_test, valid_float)
     ASSERT_EQ(RunPhaseTwo(aclnnCelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {
-        0.0,  0.0, __builtin_inf(), -1.0, __builtin_nan(""), 9.999999747378752e-05, -9.999499889090657e-05, -1.0,
+        0.0,  -0.0, __builtin_inf(), -1.0, __builtin_nan(""), 9.999999747378752e-05, -9.999499889090657e-05, -1.0,
         -1.0, 5.0};
     // 双万分之一: rtol 0.0001, atol 0.0001; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.0001, 0.0001), 0u);
@@ -163,7 +163,7 @@ TEST_F(l2_celu_test, valid_float16)
     ASSERT_EQ(RunPhaseTwo(aclnnCelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {
-        0.0,  0.0, __builtin_inf(), -1.0, __builtin_nan(""), 0.00010001659393310547, -0.00010001659393310547, -1.0,
+        0.0,  -0.0, __builtin_inf(), -1.0, __builtin_nan(""), 0.00010001659393310547, -0.00010001659393310547, -1.0,
         -1.0, 5.0};
     // 双千分之一: rtol 0.001, atol 0.001; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.001, 0.001), 0u);
@@ -186,7 +186,7 @@ TEST_F(l2_celu_test, valid_bfloat16)
     ASSERT_EQ(RunPhaseTwo(aclnnCelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {
-        0.0,  0.0, __builtin_inf(), -1.0, __builtin_nan(""), 0.00010013580322265625, -0.00010013580322265625, -1.0,
+        0.0,  -0.0, __builtin_inf(), -1.0, __builtin_nan(""), 0.00010013580322265625, -0.00010013580322265625, -1.0,
         -1.0, 5.0};
     // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);

@@ -25,9 +25,15 @@ PARAMS = ["self", "other", "alpha"]
 KEYWORD_ONLY = []  # passed to aten by name
 
 
+def _maximum(a, b):
+    # torch.maximum (and clamp's lower bound): NaN if either is NaN, else the larger; the first argument on a tie, so
+    # max(-0.0, 0.0) is -0.0 (np.maximum takes the second)
+    return np.where((a < b) | np.isnan(b), b, a)
+
+
 def reference(self, other, alpha):
     """The spec's formula; tensors as float64 arrays, flags as bools."""
-    return np.maximum(self + (alpha * other), 0.0)
+    return _maximum(self + (alpha * other), 0.0)
 
 
 def rejection(_given):

@@ -32,9 +32,9 @@ struct VariantFigures {
 };
 
 constexpr VariantFigures kVariants[] = {
-    {ge::DT_BF16, 0, 30, 2, 160, 64, 0},    // bfloat16
-    {ge::DT_FLOAT16, 0, 20, 2, 160, 64, 0}, // float16
-    {ge::DT_FLOAT, 0, 10, 4, 224, 64, 0},   // float
+    {ge::DT_BF16, 0, 30, 2, 161, 64, 1},    // bfloat16
+    {ge::DT_FLOAT16, 0, 20, 2, 161, 64, 1}, // float16
+    {ge::DT_FLOAT, 0, 10, 4, 257, 64, 1},   // float
     {ge::DT_INT16, 0, 60, 2, 112, 128, 0},  // int16
     {ge::DT_INT32, 0, 70, 4, 224, 64, 0},   // int32
 };
@@ -84,7 +84,7 @@ TEST(AddReluTilingTest, ascend950_bfloat16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 56, 17872, 12672},
+        {1000003, 56, 17872, 12608},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[0], plan);
@@ -97,7 +97,7 @@ TEST(AddReluTilingTest, ascend950_float16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 56, 17872, 12672},
+        {1000003, 56, 17872, 12608},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[1], plan);
@@ -110,7 +110,7 @@ TEST(AddReluTilingTest, ascend950_float)
         {1, 1, 1024, 1024},
         {33, 1, 1024, 1024},
         {4099, 5, 1024, 1024},
-        {1000003, 56, 17864, 9024},
+        {1000003, 56, 17864, 7872},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[2], plan);
@@ -149,7 +149,7 @@ TEST(AddReluTilingTest, ascend910_93_bfloat16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 48, 20848, 9408},
+        {1000003, 48, 20848, 9344},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[0], plan);
@@ -162,7 +162,7 @@ TEST(AddReluTilingTest, ascend910_93_float16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 48, 20848, 9408},
+        {1000003, 48, 20848, 9344},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[1], plan);
@@ -175,7 +175,7 @@ TEST(AddReluTilingTest, ascend910_93_float)
         {1, 1, 1024, 1024},
         {33, 1, 1024, 1024},
         {4099, 5, 1024, 1024},
-        {1000003, 48, 20840, 6720},
+        {1000003, 48, 20840, 5824},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[2], plan);
@@ -214,7 +214,7 @@ TEST(AddReluTilingTest, ascend910b_bfloat16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 48, 20848, 9408},
+        {1000003, 48, 20848, 9344},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[0], plan);
@@ -227,7 +227,7 @@ TEST(AddReluTilingTest, ascend910b_float16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 48, 20848, 9408},
+        {1000003, 48, 20848, 9344},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[1], plan);
@@ -240,7 +240,7 @@ TEST(AddReluTilingTest, ascend910b_float)
         {1, 1, 1024, 1024},
         {33, 1, 1024, 1024},
         {4099, 5, 1024, 1024},
-        {1000003, 48, 20840, 6720},
+        {1000003, 48, 20840, 5824},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[2], plan);

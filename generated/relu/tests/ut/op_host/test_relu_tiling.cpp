@@ -32,9 +32,9 @@ struct VariantFigures {
 };
 
 constexpr VariantFigures kVariants[] = {
-    {ge::DT_FLOAT, 0, 10, 4, 128, 64, 0},   // float
-    {ge::DT_FLOAT16, 0, 20, 2, 64, 128, 0}, // float16
-    {ge::DT_BF16, 0, 30, 2, 96, 64, 0},     // bfloat16
+    {ge::DT_FLOAT, 0, 10, 4, 161, 64, 1},   // float
+    {ge::DT_FLOAT16, 0, 20, 2, 81, 128, 1}, // float16
+    {ge::DT_BF16, 0, 30, 2, 129, 64, 1},    // bfloat16
     {ge::DT_INT8, 0, 40, 1, 48, 128, 0},    // int8
     {ge::DT_UINT8, 0, 50, 1, 48, 128, 0},   // uint8
     {ge::DT_INT32, 0, 70, 4, 128, 64, 0},   // int32
@@ -85,7 +85,7 @@ TEST(ReluTilingTest, ascend950_float)
         {1, 1, 1024, 1024},
         {33, 1, 1024, 1024},
         {4099, 5, 1024, 1024},
-        {1000003, 56, 17864, 15872},
+        {1000003, 56, 17864, 12608},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[0], plan);
@@ -111,7 +111,7 @@ TEST(ReluTilingTest, ascend950_bfloat16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 56, 17872, 17920},
+        {1000003, 56, 17872, 15744},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[2], plan);
@@ -163,7 +163,7 @@ TEST(ReluTilingTest, ascend910_93_float)
         {1, 1, 1024, 1024},
         {33, 1, 1024, 1024},
         {4099, 5, 1024, 1024},
-        {1000003, 48, 20840, 11712},
+        {1000003, 48, 20840, 9344},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[0], plan);
@@ -176,7 +176,7 @@ TEST(ReluTilingTest, ascend910_93_float16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 48, 20848, 20864},
+        {1000003, 48, 20848, 18560},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[1], plan);
@@ -189,7 +189,7 @@ TEST(ReluTilingTest, ascend910_93_bfloat16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 48, 20848, 15680},
+        {1000003, 48, 20848, 11648},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[2], plan);
@@ -241,7 +241,7 @@ TEST(ReluTilingTest, ascend910b_float)
         {1, 1, 1024, 1024},
         {33, 1, 1024, 1024},
         {4099, 5, 1024, 1024},
-        {1000003, 48, 20840, 11712},
+        {1000003, 48, 20840, 9344},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[0], plan);
@@ -254,7 +254,7 @@ TEST(ReluTilingTest, ascend910b_float16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 48, 20848, 20864},
+        {1000003, 48, 20848, 18560},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[1], plan);
@@ -267,7 +267,7 @@ TEST(ReluTilingTest, ascend910b_bfloat16)
         {1, 1, 2048, 2048},
         {33, 1, 2048, 2048},
         {4099, 3, 2048, 2048},
-        {1000003, 48, 20848, 15680},
+        {1000003, 48, 20848, 11648},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[2], plan);

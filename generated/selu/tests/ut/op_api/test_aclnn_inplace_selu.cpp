@@ -63,7 +63,7 @@ TEST_F(l2_inplace_selu_test, valid_float)
     ASSERT_EQ(RunPhaseTwo(aclnnInplaceSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {0.0,
-                                          0.0,
+                                          -0.0,
                                           __builtin_inf(),
                                           -1.7580993175506592,
                                           __builtin_nan(""),
@@ -91,7 +91,7 @@ TEST_F(l2_inplace_selu_test, valid_float16)
     ASSERT_EQ(RunPhaseTwo(aclnnInplaceSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {0.0,
-                                          0.0,
+                                          -0.0,
                                           __builtin_inf(),
                                           -1.7578125,
                                           __builtin_nan(""),
@@ -119,7 +119,7 @@ TEST_F(l2_inplace_selu_test, valid_bfloat16)
     ASSERT_EQ(RunPhaseTwo(aclnnInplaceSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {0.0,
-                                          0.0,
+                                          -0.0,
                                           __builtin_inf(),
                                           -1.7578125,
                                           __builtin_nan(""),

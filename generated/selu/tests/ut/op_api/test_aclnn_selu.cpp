@@ -77,7 +77,7 @@ TEST_F(l2_selu_test, valid_float)
     ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {0.0,
-                                          0.0,
+                                          -0.0,
                                           __builtin_inf(),
                                           -1.7580993175506592,
                                           __builtin_nan(""),
@@ -106,7 +106,7 @@ TEST_F(l2_selu_test, valid_float16)
     ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {0.0,
-                                          0.0,
+                                          -0.0,
                                           __builtin_inf(),
                                           -1.7578125,
                                           __builtin_nan(""),
@@ -135,7 +135,7 @@ TEST_F(l2_selu_test, valid_bfloat16)
     ASSERT_EQ(RunPhaseTwo(aclnnSelu, workspaceSize, executor), ACLNN_SUCCESS);
 
     const std::vector<double> expected = {0.0,
-                                          0.0,
+                                          -0.0,
                                           __builtin_inf(),
                                           -1.7578125,
                                           __builtin_nan(""),
