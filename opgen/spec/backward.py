@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from opgen import formula
 from opgen.spec.diagnostics import FieldPath, SpecError
 from opgen.spec.formula_binding import formula_symbols, kernel_formula
@@ -66,8 +68,13 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
             actual = formula.substitute(written, {link.input: forward_at_x}) if takes_result else written
             difference = formula.first_difference(actual, expected, point_values, rtol=RTOL, atol=ATOL)
             if difference is not None:
-                where = ", ".join(f"{k}={v!r}" for k, v in {**difference.point, **point_values}.items())
+                point = {**difference.point, **point_values}
+                shown = {k: repr(v) for k, v in point.items()}
                 mode = f" ({link.input} holding {link.forward}'s result)" if takes_result else ""
+                if takes_result:  # the sample is the forward's input x; the backward's input held f(x)
+                    x = point[link.input]
+                    shown[link.input] = f"{_value_at(forward_at_x, point)!r} ({link.forward}'s result at {x!r})"
+                where = ", ".join(f"{k}={v}" for k, v in shown.items())
                 message = (
                     f"the formula is not the derivative of {link.forward}'s formula ({forward_file}){mode}: "
                     f"at {where} it gives {difference.first!r}, the derivative {difference.second!r}"
@@ -82,6 +89,12 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
 
 
 # ---------------------------------------------------------------------------------------------- internals
+
+
+def _value_at(expr: formula.Expr, point: Mapping[str, float | bool | int | str]) -> float:
+    """A formula's float64 value at one point (tensors as 0-d arrays)."""
+    env = {k: np.float64(v) if isinstance(v, float) else v for k, v in point.items()}
+    return float(np.asarray(formula.evaluate(expr, env), dtype=np.float64))
 
 
 class _Unlinked(Exception):

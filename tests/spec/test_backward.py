@@ -68,11 +68,11 @@ def test_a_wrong_backward_formula_is_an_error_at_its_line_naming_the_point(pair:
     assert re.search(
         rf"leaky_relu_grad\.yaml:{line}:\d+: formula\.expr: the formula is not the derivative of leaky_relu", message
     )
-    names = r"at gradOutput=(\S+), self=(\S+), negativeSlope=(\S+), selfIsResult=(\w+)"
-    point = re.search(names + r" it gives (\S+), the derivative (\S+)$", message)
+    # self is the value the backward saw: in the result mode the forward's result, with its input in parentheses
+    names = r"at gradOutput=(\S+), self=([^ ,]+)(?: \(leaky_relu's result at \S+\))?, negativeSlope=(\S+), "
+    point = re.search(names + r"selfIsResult=(\w+) it gives (\S+), the derivative (\S+)$", message)
     assert point is not None, message
-    self_value, slope = float(point[2].rstrip(",")), float(point[3].rstrip(","))
-    assert 0 < self_value <= 1 or (0 < slope * self_value <= 1 and point[4] == "True")  # where the edit differs
+    assert 0 < float(point[2]) <= 1  # where the edit differs, whichever mode
     assert point[5].rstrip(",") != point[6]
 
 
@@ -180,3 +180,21 @@ def test_another_forward_input_maps_to_the_backward_input_of_that_name(tmp_path:
     assert "the formula is not the derivative of p_relu's formula" in message
     point = re.search(r"weight=(\S+), self=(\S+)|self=(\S+), weight=(\S+)", message)
     assert point is not None, message
+
+
+def test_the_result_mode_names_the_value_the_backward_saw(tmp_path: Path) -> None:
+    """Before: `output=-1.38` was the forward's input, while the values shown were those at output = f(-1.38)."""
+    for name in ("sigmoid", "sigmoid_grad"):
+        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    backward = tmp_path / "sigmoid_grad.yaml"
+    _edit(backward, "expr: gradOutput * output * (1 - output)", "expr: gradOutput * output * (1 - output) * 1.5")
+    message = _problem(backward)
+    point = re.search(
+        r"at gradOutput=(\S+), output=(\S+) \(sigmoid's result at (\S+)\) it gives (\S+), the derivative (\S+)$",
+        message,
+    )
+    assert point is not None, message
+    grad, output, x, gives, derivative = (float(point[i].rstrip(",")) for i in range(1, 6))
+    assert output == pytest.approx(1 / (1 + np.exp(-x)), rel=1e-12)
+    assert gives == pytest.approx(grad * output * (1 - output) * 1.5, rel=1e-12)  # the written formula at output
+    assert derivative == pytest.approx(grad * output * (1 - output), rel=1e-12)
