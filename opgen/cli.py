@@ -121,7 +121,8 @@ def cmd_new(args: argparse.Namespace) -> int:
     from opgen.spec_skeleton import SkeletonError, render_skeleton, write_skeleton
 
     try:
-        text = render_skeleton(args.op_type, aten_name=args.aten, api_name=args.api)
+        folder = None if args.output == "-" else Path(args.output)
+        text = render_skeleton(args.op_type, aten_name=args.aten, api_name=args.api, folder=folder)
         if args.output == "-":
             sys.stdout.write(text)
             return 0

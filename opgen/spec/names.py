@@ -101,16 +101,23 @@ def identifier_problems(spec: OpSpec) -> list[NameProblem]:
     inplace = spec.api.inplace
     if inplace is not None:
         add(("api", "inplace", "param"), _cpp(inplace.param, "in-place parameter name"))
-    add(("operator", "dir"), _kernel_entry(spec.operator.dir))
+    entry_path: FieldPath = ("operator", "stem") if spec.operator.stem else ("operator", "dir")
+    add(entry_path, _kernel_entry(spec.operator.file_stem, spec.operator.stem is not None))
     add(("operator", "type"), _cpp(spec.operator.type, "OpType"))
     return problems
 
 
-def _kernel_entry(name: str) -> str | None:
+def _kernel_entry(name: str, is_stem: bool) -> str | None:
+    """The kernel's entry function is named after the file stem (operator.stem, by default operator.dir)."""
     reason = cpp.reserved_reason(name)
     if reason is None:
         return None
-    return f"operator.dir '{name}' names the kernel's entry function, and '{name}' {reason}"
+    field = "operator.stem" if is_stem else "operator.dir"
+    better = f"{name}_op" if cpp.reserved_reason(f"{name}_op") is None else f"{name}_kernel"
+    return (
+        f"{field} '{name}' names the kernel's entry function, and '{name}' {reason}: set `stem: {better}` under "
+        f"operator (it names the kernel entry and the op_host/op_kernel files; the directory keeps its name)"
+    )
 
 
 def _unique_keys(spec: OpSpec) -> list[tuple[str, str, FieldPath]]:
