@@ -12,16 +12,17 @@ modes are checked on the same footing. A backward spec may leave `formula.expr` 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from opgen import formula
-from opgen.spec.diagnostics import FieldPath, SpecError
+from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError
 from opgen.spec.formula_binding import formula_symbols, kernel_formula
 from opgen.spec.model import DerivativeOf, Direction, OpSpec, Param, ParamKind
+from opgen.spec.names import UNLINKED_BACKWARD, ClaimedName
 from opgen.spec.yaml_source import load_yaml
 
 # Scalar combinations checked per pair: the golden values' product, capped (first ones in order).
@@ -86,6 +87,27 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
                 )
                 return [LinkProblem(path, message)]
     return []
+
+
+def unlinked_backwards(specs: Sequence[tuple[Path, str, Sequence[ClaimedName]]]) -> list[Diagnostic]:
+    """A warning for each aten `X_backward` spec without derivative_of whose forward X has a spec in the same
+    folder: linked, `opgen check` would verify its formula against X's derivative. A warning, not an error, so that
+    adding a forward spec never makes a backward spec that passed fail. `specs`: (file, as shown, claimed names)."""
+    forwards = {(path.parent, name.value): path for path, _, names in specs for name in names if name.kind == "aten op"}
+    warnings = []
+    for path, shown, names in specs:
+        for name in names:
+            forward = forwards.get((path.parent, name.value.removesuffix("_backward")))
+            if name.kind != UNLINKED_BACKWARD or forward is None:
+                continue
+            message = (
+                f"warning: {name.value}'s forward {name.value.removesuffix('_backward')} is specified beside it "
+                f"({forward.name}): add `derivative_of: {{forward: {forward.stem}, grad: <the gradient input>, "
+                f"input: <the tensor holding the forward's input>}}` (`holds: result` where it holds the forward's "
+                "result), so that opgen check verifies this formula against its derivative"
+            )
+            warnings.append(Diagnostic(Location(shown, name.line, name.column), name.path, message, "unlinked"))
+    return warnings
 
 
 # ---------------------------------------------------------------------------------------------- internals

@@ -152,10 +152,19 @@ def _unique_keys(spec: OpSpec) -> list[tuple[str, str, FieldPath]]:
     return keys
 
 
+# Facts a spec records beside its names for cross-spec rules, which other specs may share (not claims).
+UNLINKED_BACKWARD = "unlinked backward"
+SHARED_KINDS = frozenset({UNLINKED_BACKWARD})
+
+
 def claimed_names(spec: OpSpec, source: SourceDocument) -> list[ClaimedName]:
-    """The names this spec's artifacts take, each with the YAML position of the field that gives it."""
+    """The names this spec's artifacts take, each with the YAML position of the field that gives it, and the
+    facts of SHARED_KINDS (an aten `..._backward` op without derivative_of: see backward.unlinked_backwards)."""
+    keys = _unique_keys(spec)
+    if spec.api.aten and spec.api.aten.endswith("_backward") and spec.derivative_of is None:
+        keys.append((UNLINKED_BACKWARD, spec.api.aten, ("api", "aten")))
     claimed = []
-    for kind, value, path in _unique_keys(spec):
+    for kind, value, path in keys:
         location = source.location_of(path)
         claimed.append(ClaimedName(kind, value, path, location.line, location.column))
     return claimed
