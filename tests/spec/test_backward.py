@@ -13,7 +13,7 @@ from support.text import line_of
 from opgen import formula
 from opgen.spec.diagnostics import SpecError
 from opgen.spec.formula_binding import kernel_formula
-from opgen.spec.loader import load_spec, load_spec_documents
+from opgen.spec.loader import load_spec
 from tests.conftest import ROOT
 
 SPECS = ROOT / "specs"
