@@ -42,10 +42,10 @@ from opgen.emit.torch_npu import render_torch_npu, torch_npu_fragment
 from opgen.lang.source_format import format_sources
 from opgen.output_tree import content_digest, safe_relative
 from opgen.plan.operator import OperatorPlan, PlanError, plan_operator
-from opgen.spec.backward import forward_dependency
+from opgen.spec.backward import forward_dependency, unlinked_backwards
 from opgen.spec.diagnostics import Diagnostic, Location, SpecError
 from opgen.spec.loader import LoadedSpec, load_spec_documents, load_spec_text
-from opgen.spec.names import claimed_names
+from opgen.spec.names import SHARED_KINDS, claimed_names
 from opgen.spec.yaml_source import MAX_SPEC_BYTES
 
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -301,6 +301,8 @@ def _duplicates(inputs: list[SpecInput], summaries: list[EntryMeta]) -> list[Dia
     for item, summary in zip(inputs, summaries, strict=True):
         seen: set[tuple[str, str]] = set()
         for name in summary.names:
+            if name.kind in SHARED_KINDS:
+                continue
             key = (name.kind, name.value)
             if key in seen:
                 continue
@@ -387,8 +389,15 @@ def build_tree(*spec_paths: Path, jobs: int | None = None, cache: BuildCache | N
 
 def check_specs(*spec_paths: Path, jobs: int | None = None) -> list[str]:
     """What `opgen check` runs: every spec loaded, validated and planned (or cached), or one SpecError."""
-    summaries, _ = build_operators(spec_inputs(spec_paths), jobs=jobs)
-    return [s.op for s in summaries]
+    return check_report(*spec_paths, jobs=jobs)[0]
+
+
+def check_report(*spec_paths: Path, jobs: int | None = None) -> tuple[list[str], list[Diagnostic]]:
+    """check_specs, and the warnings across specs: what `opgen check` prints without failing."""
+    inputs = spec_inputs(spec_paths)
+    summaries, _ = build_operators(inputs, jobs=jobs)
+    specs = [(item.path, item.shown, summary.names) for item, summary in zip(inputs, summaries, strict=True)]
+    return [s.op for s in summaries], unlinked_backwards(specs)
 
 
 # ---------------------------------------------------------------------------------------------- for tools and tests

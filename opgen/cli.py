@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from opgen import __version__
-from opgen.build import BuildResult, build_tree, check_specs
+from opgen.build import BuildResult, build_tree, check_report
 from opgen.build_cache import BuildCache
 from opgen.output_tree import OutputTreeError, UnsafePathError, diff_tree, write_tree
 from opgen.spec.diagnostics import SpecError
@@ -29,9 +29,11 @@ def _plural(count: int, word: str) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     try:
-        operators = check_specs(*args.specs, jobs=args.jobs)
+        operators, warnings = check_report(*args.specs, jobs=args.jobs)
     except SpecError as exc:
         return _report(exc)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
     if not operators:
         return _error(f"no specs (*.yaml, *.yml) in {', '.join(map(str, args.specs))}")
     if not args.quiet:
@@ -121,7 +123,8 @@ def cmd_new(args: argparse.Namespace) -> int:
     from opgen.spec_skeleton import SkeletonError, render_skeleton, write_skeleton
 
     try:
-        text = render_skeleton(args.op_type, aten_name=args.aten, api_name=args.api)
+        folder = None if args.output == "-" else Path(args.output)
+        text = render_skeleton(args.op_type, aten_name=args.aten, api_name=args.api, folder=folder)
         if args.output == "-":
             sys.stdout.write(text)
             return 0

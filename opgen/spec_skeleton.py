@@ -11,12 +11,16 @@ the formula is the literal `TODO`, so `opgen check` points at it until it is wri
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from opgen.lang import cpp
 from opgen.lang.data import hash_comment, yaml_text
 from opgen.spec import aten
 from opgen.spec.base import snake_case
+from opgen.spec.diagnostics import SpecError
+from opgen.spec.yaml_source import load_yaml_documents
 
 _CAMEL_TYPE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _FLOAT_DTYPES = "[FLOAT, FLOAT16, BFLOAT16]"
@@ -35,6 +39,36 @@ class SkeletonParam:
     default: str | None  # YAML text of the default
     output: bool = False
     keyword_only: bool = False  # after aten's `*`
+
+
+@dataclass(frozen=True)
+class FolderSpec:
+    """What a skeleton reads of a spec already in its folder (the raw YAML, not validated)."""
+
+    stem: str  # file stem: what derivative_of.forward names
+    op_type: str
+    aten: str
+    params: dict[str, str]  # Python (aten) name -> the spec's C name
+
+
+def folder_specs(folder: Path | None) -> list[FolderSpec]:
+    """The specs in `folder`, read leniently: a skeleton follows their names and links to their forward ops."""
+    found: list[FolderSpec] = []
+    for path in sorted(folder.glob("*.yaml")) if folder is not None and folder.is_dir() else []:
+        try:
+            documents = load_yaml_documents(path.read_text(encoding="utf-8"), path.name)
+        except (OSError, UnicodeDecodeError, SpecError):
+            continue
+        for document in documents:
+            data = document.data if isinstance(document.data, dict) else {}
+            operator, api = data.get("operator") or {}, data.get("api") or {}
+            params = {}
+            for param in data.get("params") or []:
+                if isinstance(param, dict) and isinstance(param.get("name"), str):
+                    params[str(param.get("py_name") or snake_case(param["name"]))] = param["name"]
+            if isinstance(operator, dict) and isinstance(api, dict):
+                found.append(FolderSpec(path.stem, str(operator.get("type", "")), str(api.get("aten") or ""), params))
+    return found
 
 
 def camel_case(snake: str) -> str:
@@ -76,12 +110,24 @@ def _kind(arg: aten.AtenArg) -> str:
     return ""
 
 
-def params_from_aten(op: aten.AtenOp) -> list[SkeletonParam]:
+def _c_name(aten_name: str, folder: Sequence[FolderSpec]) -> str:
+    """aten's argument name in camelCase, unless the folder's specs already spell it otherwise (hardtanh's
+    `min_val` is `min` in ops-nn's APIs): one operator family, one spelling."""
+    spellings = [spec.params[aten_name] for spec in folder if aten_name in spec.params]
+    return max(sorted(set(spellings)), key=spellings.count) if spellings else camel_case(aten_name)
+
+
+def params_from_aten(op: aten.AtenOp, folder: Sequence[FolderSpec] = ()) -> list[SkeletonParam]:
     schema = op.functional
     assert schema is not None
     params = [
         SkeletonParam(
-            camel_case(arg.name), arg.name, _kind(arg), arg.type, _yaml_default(arg), keyword_only=arg.kwarg_only
+            _c_name(arg.name, folder),
+            arg.name,
+            _kind(arg),
+            arg.type,
+            _yaml_default(arg),
+            keyword_only=arg.kwarg_only,
         )
         for arg in schema.args
     ]
@@ -91,7 +137,7 @@ def params_from_aten(op: aten.AtenOp) -> list[SkeletonParam]:
         out_names = ["grad_input" if op.name.endswith("_backward") else "out"]
     else:
         out_names = [r.name or f"out{i}" for i, r in enumerate(schema.returns)]
-    params += [SkeletonParam(camel_case(n), n, "tensor", "Tensor", None, output=True) for n in out_names]
+    params += [SkeletonParam(_c_name(n, folder), n, "tensor", "Tensor", None, output=True) for n in out_names]
     return params
 
 
@@ -99,8 +145,14 @@ def _q(text: str) -> str:
     return str(yaml_text(text))
 
 
-def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str | None = None) -> str:
-    """The skeleton's YAML text."""
+_GRAD_TYPE = re.compile(r"GradV\d+$|Grad$")
+
+
+def render_skeleton(
+    op_type: str, *, aten_name: str | None = None, api_name: str | None = None, folder: Path | None = None
+) -> str:
+    """The skeleton's YAML text; `folder` is the spec folder it goes to (its specs' parameter spellings are
+    followed, and a backward operator links to its forward spec there)."""
     if not _CAMEL_TYPE.match(op_type):
         raise SkeletonError(f"{op_type!r}: an OpType is CamelCase, e.g. HardSwish")
     api = api_name or default_api_name(op_type)
@@ -116,8 +168,16 @@ def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str
             + (f"; similar: {', '.join(hint)}" if hint else "")
         )
 
+    others = folder_specs(folder)
+    backward = aten_name.endswith("_backward") if aten_name else bool(_GRAD_TYPE.search(op_type))
     if op is not None:
-        params = params_from_aten(op)
+        params = params_from_aten(op, others)
+    elif backward:  # the incoming gradient, the forward's input, and the gradient it gives
+        params = [
+            SkeletonParam("gradOutput", "grad_output", "tensor", "Tensor", None),
+            SkeletonParam("self", "self", "tensor", "Tensor", None),
+            SkeletonParam("gradInput", "grad_input", "tensor", "Tensor", None, output=True),
+        ]
     else:
         params = [
             SkeletonParam("self", "self", "tensor", "Tensor", None),
@@ -129,15 +189,18 @@ def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str
     nullable = [p for p in params if p.kind in ("tensor", "scalar", "string")]
     enums = [p for p in params if p.kind == "string"]
 
+    directory = snake_case(op_type)
     lines = [
-        f"# {hash_comment(op_type)} / {hash_comment(api)}: skeleton written by `opgen new`. Fill in every TODO, then",
-        "# `opgen check specs/` (it points at what is left), `opgen build specs/` and the tests",
-        "# (see docs/adding-an-operator.md).",
+        f"# {hash_comment(op_type)} / {hash_comment(api)}: skeleton written by `opgen new`. Write the formula, check",
+        "# each line marked TODO (the values there are the usual ops-nn choices), then `opgen check specs/`,",
+        "# `opgen build specs/` and the tests (see docs/adding-an-operator.md).",
         "operator:",
         f"  type: {op_type}",
-        f"  dir: {snake_case(op_type)}",
+        f"  dir: {directory}",
+        *_stem_lines(directory),
         "  category: activation  # TODO: the ops-nn category directory",
-        f"  function: {_q('TODO: 算子功能 (one or two sentences, Chinese, as in the ops-nn docs)')}",
+        "  # TODO: the 算子功能 sentence of the doc (Chinese, as in the ops-nn docs)",
+        f"  function: {_q(_function_text(op_type, aten_name, backward))}",
         "",
         "api:",
         f"  name: {api}",
@@ -166,7 +229,9 @@ def render_skeleton(op_type: str, *, aten_name: str | None = None, api_name: str
         "params:",
     ]
     for param in params:
-        lines += _param_lines(param, inputs, output)
+        lines += _param_lines(param, inputs, output, op_type)
+    if backward:
+        lines += ["", *_derivative_lines(op_type, aten_name, params, others)]
     outputs = [p for p in params if p.output]
     lines += ["", "formula:"]
     if len(outputs) == 1:
@@ -256,7 +321,71 @@ def _example_value(param: SkeletonParam) -> str:
     return {"bool": "false", "int64": "0", "string": "TODO"}.get(param.kind, "1.0")
 
 
-def _param_lines(param: SkeletonParam, inputs: list[SkeletonParam], output: SkeletonParam) -> list[str]:
+def _stem_lines(directory: str) -> list[str]:
+    """The kernel's entry function is named after the file stem (the directory by default): where that is a C
+    library or Ascend C name (tanh, erf, exp), the operator gets a stem that is not, and keeps its directory."""
+    reason = cpp.reserved_reason(directory)
+    if reason is None:
+        return []
+    stem = f"{directory}_op"
+    while cpp.reserved_reason(stem) is not None:
+        stem += "_"
+    return [
+        f"  # the kernel's entry function takes the stem's name: '{directory}' {hash_comment(reason)}",
+        f"  stem: {stem}",
+    ]
+
+
+def _function_text(op_type: str, aten_name: str | None, backward: bool) -> str:
+    counterpart = f"（对应PyTorch的{aten_name}）" if aten_name else ""
+    return f"完成{op_type}的{'反向' if backward else ''}计算{counterpart}。"
+
+
+def _forward_of(op_type: str, aten_name: str | None, others: Sequence[FolderSpec]) -> tuple[str, FolderSpec | None]:
+    """The forward operator a backward one differentiates: its aten name (or OpType), and its spec in the folder."""
+    if aten_name:
+        name = aten_name.removesuffix("_backward")
+        return name, next((s for s in others if s.aten == name), None)
+    forward_type = _GRAD_TYPE.sub("", op_type)
+    return forward_type, next((s for s in others if s.op_type == forward_type), None)
+
+
+def _derivative_lines(
+    op_type: str, aten_name: str | None, params: list[SkeletonParam], others: Sequence[FolderSpec]
+) -> list[str]:
+    """`derivative_of` of a backward operator: `opgen check` then verifies the formula against the forward's.
+    Active where the forward's spec is in the folder, else commented out until it is."""
+    inputs = [p for p in params if p.kind == "tensor" and not p.output]
+    grad = next((p for p in inputs if p.aten_name.startswith("grad")), inputs[0])
+    held = [p for p in inputs if p is not grad]
+    x = held[0] if held else grad
+    fields = [f"grad: {grad.name}", f"input: {x.name}"]
+    flag = next((p for p in params if p.kind == "bool" and p.aten_name.endswith("is_result")), None)
+    if flag is not None:
+        fields.append(f"result_flag: {flag.name}")
+    elif x.aten_name in ("output", "result"):
+        fields.append("holds: result")
+    name, forward = _forward_of(op_type, aten_name, others)
+    if forward is None:
+        guess = name if aten_name else snake_case(name)
+        return [
+            f"# TODO: once the forward operator's spec ({hash_comment(name)}) is in this folder, link it (by its",
+            "# file stem) so that `opgen check` verifies the formula against its derivative:",
+            f"# derivative_of: {{{hash_comment(', '.join([f'forward: {guess}', *fields]))}}}",
+        ]
+    # the forward's parameters this spec spells otherwise (matched by their aten names)
+    ours = {p.aten_name: p.name for p in params if p.kind != "tensor"}
+    renamed = {theirs: ours[arg] for arg, theirs in forward.params.items() if ours.get(arg, theirs) != theirs}
+    if renamed:
+        fields.append("params: {" + ", ".join(f"{k}: {v}" for k, v in renamed.items()) + "}")
+    return [
+        f"# the forward operator ({hash_comment(forward.stem)}.yaml): `opgen check` verifies that the formula is "
+        f"{grad.name} times its derivative",
+        f"derivative_of: {{{', '.join([f'forward: {forward.stem}', *fields])}}}",
+    ]
+
+
+def _param_lines(param: SkeletonParam, inputs: list[SkeletonParam], output: SkeletonParam, op_type: str) -> list[str]:
     lines = [f"  - name: {param.name}"]
     if not param.kind:
         lines += [
@@ -268,7 +397,8 @@ def _param_lines(param: SkeletonParam, inputs: list[SkeletonParam], output: Skel
     lines.append(f"    kind: {param.kind}")
     if param.output:
         lines.append("    direction: output")
-    lines.append(f"    description: {_q('TODO: 参数说明')}")
+    what = "输出" if param.output else "输入" if param.kind == "tensor" else "参数"
+    lines.append(f"    description: {_q(f'表示{op_type}的{what}{param.name}。')}  # TODO: 参数说明 of the doc")
     if param.kind == "tensor":
         lines += [
             f"    dtypes: {_FLOAT_DTYPES}  # TODO: the doc's dtype column",
@@ -281,8 +411,6 @@ def _param_lines(param: SkeletonParam, inputs: list[SkeletonParam], output: Skel
         if param.output:
             lines.append(f"    dtype: {{castable_from: [{', '.join(p.name for p in inputs)}]}}")
             lines.append(f"    shape: {{same_as: {inputs[0].name}}}" if inputs else "")
-        if snake_case(param.name) != param.aten_name:
-            lines.append(f"    py_name: {param.aten_name}")
     elif param.kind == "scalar":
         lines.append("    dtype: {castable_to: FLOAT}")
         if param.default is not None:
@@ -299,6 +427,8 @@ def _param_lines(param: SkeletonParam, inputs: list[SkeletonParam], output: Skel
         lines.append("    ctype: const char*  # TODO: as the header spells it (char* in some ops-nn APIs)")
         if param.default is not None:
             lines.append(f"    default: {param.default}")
+    if snake_case(param.name) != param.aten_name:
+        lines.append(f"    py_name: {param.aten_name}")
     if param.keyword_only and not param.output:
         lines.append("    keyword_only: true  # after aten's `*`")
     return [line for line in lines if line]

@@ -184,3 +184,113 @@ def test_an_op_returning_several_tensors_gets_one_formula_per_output():
     spec = load_spec_text(filled, "log_sigmoid_forward.yaml").spec  # a valid spec (the plan decides the kernel)
     schema = aten.aten_op("log_sigmoid_forward").out
     assert [p.python for p in spec.outputs] == [a.name for a in schema.out_args]
+
+
+# torch.nn.functional's activations over aten's unary and binary ops, forward before backward: (OpType, aten op,
+# formula). A backward's formula None takes the derived one (derivative_of with no expr); those handed the forward's
+# result write theirs. rrelu_with_noise is left out: its `Generator?` argument has no parameter kind.
+ACTIVATIONS = [
+    ("Tanh", "tanh", "tanh(self)"),
+    ("TanhGrad", "tanh_backward", "gradOutput * (1 - output * output)"),
+    ("Hardtanh", "hardtanh", "min(max(self, minVal), maxVal)"),
+    ("HardtanhGrad", "hardtanh_backward", None),
+    ("Relu", "relu", "max(self, 0)"),
+    ("Relu6", "relu6", "min(max(self, 0), 6)"),
+    ("Elu", "elu", "where(self > 0, scale * self, scale * alpha * (exp(self * inputScale) - 1))"),
+    (
+        "EluGrad",
+        "elu_backward",
+        "where(selfOrResult > 0, gradOutput * scale, gradOutput * inputScale * where(isResult, selfOrResult + "
+        "scale * alpha, scale * alpha * exp(selfOrResult * inputScale)))",
+    ),
+    ("Celu", "celu", "where(self > 0, self, alpha * (exp(self / alpha) - 1))"),
+    ("Selu", "selu", "1.0507009873554805 * where(self > 0, self, 1.6732632423543772 * (exp(self) - 1))"),
+    ("Gelu", "gelu", "0.5 * self * (1 + erf(self * 0.7071067811865476))"),
+    ("GeluGrad", "gelu_backward", None),
+    ("Silu", "silu", "self * sigmoid(self)"),
+    ("SiluGrad", "silu_backward", None),
+    ("Mish", "mish", "self * tanh(softplus(self))"),
+    ("MishGrad", "mish_backward", None),
+    ("Hardsigmoid", "hardsigmoid", "min(max(self / 6 + 0.5, 0), 1)"),
+    ("HardsigmoidGrad", "hardsigmoid_backward", None),
+    ("Hardswish", "hardswish", "self * min(max(self + 3, 0), 6) / 6"),
+    ("HardswishGrad", "hardswish_backward", None),
+    ("LeakyRelu", "leaky_relu", "where(self > 0, self, self * negativeSlope)"),
+    ("LeakyReluGrad", "leaky_relu_backward", "where(self > 0, gradOutput, gradOutput * negativeSlope)"),
+    ("Softplus", "softplus", "where(self * beta > threshold, self, softplus(self * beta) / beta)"),
+    ("SoftplusGrad", "softplus_backward", None),
+    ("Softshrink", "softshrink", "where(self > lambd, self - lambd, where(self < -lambd, self + lambd, 0))"),
+    ("SoftshrinkGrad", "softshrink_backward", None),
+    ("Hardshrink", "hardshrink", "where(abs(self) > lambd, self, 0)"),
+    ("HardshrinkGrad", "hardshrink_backward", None),
+    ("LogSigmoid", "log_sigmoid", "-softplus(-self)"),
+    ("LogSigmoidGrad", "log_sigmoid_backward", None),
+    ("Sigmoid", "sigmoid", "sigmoid(self)"),
+    ("SigmoidGrad", "sigmoid_backward", "gradOutput * output * (1 - output)"),
+    ("Threshold", "threshold", "where(self > threshold, self, value)"),
+    ("ThresholdGrad", "threshold_backward", None),
+    ("Glu", "glu", "self * sigmoid(self)"),  # not elementwise in aten: any valid formula serves here
+    ("GluGrad", "glu_backward", None),
+    ("Prelu", "prelu", "where(self > 0, self, weight * self)"),
+]
+
+
+def test_every_activation_skeleton_passes_check_once_its_formula_is_written(tmp_path):
+    """Before: `opgen new Tanh --aten tanh` could never pass (its kernel entry 'tanh' is a libm name), a backward
+    skeleton had no derivative_of, and TODO texts were values that reached the docs."""
+    for op_type, aten_name, expr in ACTIVATIONS:
+        assert main(["new", op_type, "--aten", aten_name, "-o", str(tmp_path), "-q"]) == 0
+        path = next(p for p in tmp_path.glob("*.yaml") if f"  type: {op_type}\n" in p.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if aten_name.endswith("_backward"):
+            assert "\nderivative_of: {forward: " in text, text  # linked: its forward's spec is in the folder
+        text = _fill_formula(text, expr) if expr else text.replace("  expr: TODO\n", "")
+        path.write_text(text, encoding="utf-8")
+        try:
+            check_spec_text(text, path.name, tmp_path)
+        except SpecError as exc:
+            pytest.fail(f"{op_type}:\n{exc}")
+    assert main(["check", str(tmp_path), "-q", "-j", "1"]) == 0
+
+
+def test_a_backward_without_aten_gets_its_gradient_and_a_link(tmp_path):
+    """Before: `--aten ''` of a ...Grad operator had `self` and `out` only, no gradient input, no derivative_of."""
+    forward = _fill_formula(render_skeleton("SquarePlus", aten_name=""), "(self + sqrt(self * self + 4)) / 2")
+    (tmp_path / "square_plus.yaml").write_text(forward, encoding="utf-8")
+    text = render_skeleton("SquarePlusGrad", aten_name="", folder=tmp_path)
+    spec = yaml.safe_load(text)
+    assert [(p["name"], p.get("direction", "input")) for p in spec["params"]] == [
+        ("gradOutput", "input"),
+        ("self", "input"),
+        ("gradInput", "output"),
+    ]
+    assert spec["derivative_of"] == {"forward": "square_plus", "grad": "gradOutput", "input": "self"}
+    (tmp_path / "square_plus_grad.yaml").write_text(text.replace("  expr: TODO\n", ""), encoding="utf-8")
+    assert main(["check", str(tmp_path), "-q", "-j", "1"]) == 0
+    # without its forward's spec in the folder, the link is a comment saying what to do
+    alone = render_skeleton("SquarePlusGrad", aten_name="")
+    assert "derivative_of" not in yaml.safe_load(alone) and "# derivative_of: {forward: square_plus" in alone
+
+
+def test_a_skeleton_follows_the_spelling_of_the_specs_in_its_folder():
+    """Before: hardtanh's bounds were minVal/maxVal where the shipped hardtanh_grad spec says min/max."""
+    spec = yaml.safe_load(render_skeleton("Hardtanh", aten_name="hardtanh", folder=ROOT / "specs"))
+    names = {p["name"]: p.get("py_name") for p in spec["params"]}
+    assert names["min"] == "min_val" and names["max"] == "max_val"
+    alone = yaml.safe_load(render_skeleton("Hardtanh", aten_name="hardtanh"))
+    assert [p["name"] for p in alone["params"]][:3] == ["self", "minVal", "maxVal"]
+
+
+def test_a_kernel_entry_clash_names_the_field_and_the_value_that_work(tmp_path):
+    """Before: "operator.dir 'tanh' names the kernel's entry function ... libm name", and `stem` did not help."""
+    text = _fill_formula(render_skeleton("Tanh", aten_name="tanh"), "tanh(self)")
+    bare = text.replace("  stem: tanh_op\n", "")
+    assert bare != text
+    with pytest.raises(SpecError, match=r"operator\.dir: .*libm.*set `stem: tanh_op` under operator") as caught:
+        check_spec_text(bare, "tanh.yaml")
+    (problem,) = caught.value.diagnostics
+    assert problem.location.line == bare.splitlines().index("  dir: tanh") + 1
+    plan = check_spec_text(bare.replace("  dir: tanh\n", "  dir: tanh\n  stem: tanh_op\n"), "tanh.yaml")
+    assert plan.kernel_entry == "tanh_op" and plan.spec.operator.dir == "tanh"
+    with pytest.raises(SpecError, match=r"operator\.stem: operator\.stem 'exp' .*libm"):
+        check_spec_text(bare.replace("  dir: tanh\n", "  dir: tanh\n  stem: exp\n"), "tanh.yaml")

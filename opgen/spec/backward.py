@@ -12,14 +12,17 @@ modes are checked on the same footing. A backward spec may leave `formula.expr` 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from opgen import formula
-from opgen.spec.diagnostics import FieldPath, SpecError
+from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError
 from opgen.spec.formula_binding import formula_symbols, kernel_formula
 from opgen.spec.model import DerivativeOf, Direction, OpSpec, Param, ParamKind
+from opgen.spec.names import UNLINKED_BACKWARD, ClaimedName
 from opgen.spec.yaml_source import load_yaml
 
 # Scalar combinations checked per pair: the golden values' product, capped (first ones in order).
@@ -66,8 +69,13 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
             actual = formula.substitute(written, {link.input: forward_at_x}) if takes_result else written
             difference = formula.first_difference(actual, expected, point_values, rtol=RTOL, atol=ATOL)
             if difference is not None:
-                where = ", ".join(f"{k}={v!r}" for k, v in {**difference.point, **point_values}.items())
+                point = {**difference.point, **point_values}
+                shown = {k: repr(v) for k, v in point.items()}
                 mode = f" ({link.input} holding {link.forward}'s result)" if takes_result else ""
+                if takes_result:  # the sample is the forward's input x; the backward's input held f(x)
+                    x = point[link.input]
+                    shown[link.input] = f"{_value_at(forward_at_x, point)!r} ({link.forward}'s result at {x!r})"
+                where = ", ".join(f"{k}={v}" for k, v in shown.items())
                 message = (
                     f"the formula is not the derivative of {link.forward}'s formula ({forward_file}){mode}: "
                     f"at {where} it gives {difference.first!r}, the derivative {difference.second!r}"
@@ -81,7 +89,34 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
     return []
 
 
+def unlinked_backwards(specs: Sequence[tuple[Path, str, Sequence[ClaimedName]]]) -> list[Diagnostic]:
+    """A warning for each aten `X_backward` spec without derivative_of whose forward X has a spec in the same
+    folder: linked, `opgen check` would verify its formula against X's derivative. A warning, not an error, so that
+    adding a forward spec never makes a backward spec that passed fail. `specs`: (file, as shown, claimed names)."""
+    forwards = {(path.parent, name.value): path for path, _, names in specs for name in names if name.kind == "aten op"}
+    warnings = []
+    for path, shown, names in specs:
+        for name in names:
+            forward = forwards.get((path.parent, name.value.removesuffix("_backward")))
+            if name.kind != UNLINKED_BACKWARD or forward is None:
+                continue
+            message = (
+                f"warning: {name.value}'s forward {name.value.removesuffix('_backward')} is specified beside it "
+                f"({forward.name}): add `derivative_of: {{forward: {forward.stem}, grad: <the gradient input>, "
+                f"input: <the tensor holding the forward's input>}}` (`holds: result` where it holds the forward's "
+                "result), so that opgen check verifies this formula against its derivative"
+            )
+            warnings.append(Diagnostic(Location(shown, name.line, name.column), name.path, message, "unlinked"))
+    return warnings
+
+
 # ---------------------------------------------------------------------------------------------- internals
+
+
+def _value_at(expr: formula.Expr, point: Mapping[str, float | bool | int | str]) -> float:
+    """A formula's float64 value at one point (tensors as 0-d arrays)."""
+    env = {k: np.float64(v) if isinstance(v, float) else v for k, v in point.items()}
+    return float(np.asarray(formula.evaluate(expr, env), dtype=np.float64))
 
 
 class _Unlinked(Exception):

@@ -22,7 +22,7 @@ from opgen.spec.backward import check_backward, derived_formula_text, forward_sp
 from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError, suggest
 from opgen.spec.model import CHECK_MODELS, OpSpec
 from opgen.spec.names import claimed_names
-from opgen.spec.validate import check_spec
+from opgen.spec.validate import check_spec, todo_problems
 from opgen.spec.yaml_source import MAX_SPEC_BYTES, SourceDocument, load_yaml_documents, too_large
 
 
@@ -102,11 +102,18 @@ def _load_spec_text(text: str, name: str, path: Path | None) -> list[LoadedSpec]
 def _load_document(source: SourceDocument, name: str, path: Path | None) -> LoadedSpec:
     if not isinstance(source.data, dict):
         raise SpecError([Diagnostic(source.location_of(()), (), "the spec must be a mapping of sections", "type")])
+    # A value still TODO is reported once, as TODO (not also as the unknown name or kind it is elsewhere).
+    todos = todo_problems(source)
+    left = {d.path for d in todos}
+
+    def also(problems: list[Diagnostic]) -> list[Diagnostic]:
+        return todos + [d for d in problems if not any(d.path[: len(p)] == p for p in left)]
+
     try:
         spec = OpSpec.model_validate(source.data)
     except pydantic.ValidationError as exc:
-        raise SpecError([_diagnostic_for(error, source) for error in exc.errors()]) from None
-    problems = check_spec(spec, source)
+        raise SpecError(also([_diagnostic_for(error, source) for error in exc.errors()])) from None
+    problems = also(check_spec(spec, source))
     if problems:
         raise SpecError(problems)
     if spec.derivative_of is not None:

@@ -103,16 +103,23 @@ def identifier_problems(spec: OpSpec) -> list[NameProblem]:
     inplace = spec.api.inplace
     if inplace is not None:
         add(("api", "inplace", "param"), _cpp(inplace.param, "in-place parameter name"))
-    add(("operator", "dir"), _kernel_entry(spec.operator.dir))
+    entry_path: FieldPath = ("operator", "stem") if spec.operator.stem else ("operator", "dir")
+    add(entry_path, _kernel_entry(spec.operator.file_stem, spec.operator.stem is not None))
     add(("operator", "type"), _cpp(spec.operator.type, "OpType"))
     return problems
 
 
-def _kernel_entry(name: str) -> str | None:
+def _kernel_entry(name: str, is_stem: bool) -> str | None:
+    """The kernel's entry function is named after the file stem (operator.stem, by default operator.dir)."""
     reason = cpp.reserved_reason(name)
     if reason is None:
         return None
-    return f"operator.dir '{name}' names the kernel's entry function, and '{name}' {reason}"
+    field = "operator.stem" if is_stem else "operator.dir"
+    better = f"{name}_op" if cpp.reserved_reason(f"{name}_op") is None else f"{name}_kernel"
+    return (
+        f"{field} '{name}' names the kernel's entry function, and '{name}' {reason}: set `stem: {better}` under "
+        f"operator (it names the kernel entry and the op_host/op_kernel files; the directory keeps its name)"
+    )
 
 
 def _unique_keys(spec: OpSpec) -> list[tuple[str, str, FieldPath]]:
@@ -147,10 +154,19 @@ def _unique_keys(spec: OpSpec) -> list[tuple[str, str, FieldPath]]:
     return keys
 
 
+# Facts a spec records beside its names for cross-spec rules, which other specs may share (not claims).
+UNLINKED_BACKWARD = "unlinked backward"
+SHARED_KINDS = frozenset({UNLINKED_BACKWARD})
+
+
 def claimed_names(spec: OpSpec, source: SourceDocument) -> list[ClaimedName]:
-    """The names this spec's artifacts take, each with the YAML position of the field that gives it."""
+    """The names this spec's artifacts take, each with the YAML position of the field that gives it, and the
+    facts of SHARED_KINDS (an aten `..._backward` op without derivative_of: see backward.unlinked_backwards)."""
+    keys = _unique_keys(spec)
+    if spec.api.aten and spec.api.aten.endswith("_backward") and spec.derivative_of is None:
+        keys.append((UNLINKED_BACKWARD, spec.api.aten, ("api", "aten")))
     claimed = []
-    for kind, value, path in _unique_keys(spec):
+    for kind, value, path in keys:
         location = source.location_of(path)
         claimed.append(ClaimedName(kind, value, path, location.line, location.column))
     return claimed

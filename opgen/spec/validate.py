@@ -7,7 +7,9 @@ collected, so one `opgen check` run reports everything.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -904,3 +906,27 @@ def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
 
 def check_spec(spec: OpSpec, source: SourceDocument) -> list[Diagnostic]:
     return _Checker(spec, source).run()
+
+
+# `TODO` as a word (TODO, TODO:, TODO(kind)) in a value; YAML comments are not values and may keep theirs.
+_TODO = re.compile(r"\bTODO\b")
+
+
+def todo_problems(source: SourceDocument) -> list[Diagnostic]:
+    """Every text value that still says TODO (what `opgen new` leaves where only the writer knows the fact), at its
+    line: left there, it would reach the generated code and docs."""
+    problems: list[Diagnostic] = []
+
+    def walk(value: Any, path: FieldPath) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, (*path, key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, (*path, index))
+        elif isinstance(value, str) and _TODO.search(value):
+            message = f"still says TODO ({value[:60]!r}): write the real value here"
+            problems.append(Diagnostic(source.location_of(path), path, message, "todo"))
+
+    walk(source.data, ())
+    return problems

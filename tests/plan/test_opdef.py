@@ -130,17 +130,22 @@ def test_known_differences_still_differ() -> None:
 
 
 def test_every_opdef_is_pinned() -> None:
-    """tests/fixtures/opdefs.md holds every spec's OpDef, row for row as the plan makes it."""
-    rows = [pinned_row(s.operator.type, s.operator.dir, opdef_plan(s)) for s in OPERATORS.values()]
+    """tests/fixtures/opdefs.md holds the OpDef of every operator it names, row for row as the plan makes it, and
+    names no operator that is gone. An operator a user adds is not in it yet: its spec alone must not fail here."""
     pinned = [line for line in PINNED.read_text(encoding="utf-8").splitlines() if line.startswith("| ") and "`" in line]
-    assert sorted(rows) == sorted(pinned)
+    types = {spec.operator.type for spec in OPERATORS.values()}
+    listed = {line.split(" | ")[0].removeprefix("| ") for line in pinned}
+    rows = [pinned_row(s.operator.type, s.operator.dir, opdef_plan(s)) for s in OPERATORS.values()]
+    assert sorted(row for row in rows if row.split(" | ")[0].removeprefix("| ") in listed) == sorted(pinned)
+    assert listed <= types
 
 
 def test_pinned_rows_read_back() -> None:
     """The pinned table parses like the reference (one reader for both) into the plans' facts."""
     table = parse_table(PINNED)
     for spec in OPERATORS.values():
-        assert table[spec.operator.type] == plan_facts(opdef_plan(spec))
+        if spec.operator.type in table:  # an operator a user adds is not pinned yet
+            assert table[spec.operator.type] == plan_facts(opdef_plan(spec))
 
 
 def test_reference_parser_reads_defaults() -> None:

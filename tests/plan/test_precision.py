@@ -53,3 +53,19 @@ def test_rejected_scalar_values_are_not_measured() -> None:
     plan = check_spec_text(text, "specs/leaky_relu_grad.yaml", ROOT / "specs")
     sets = sweep_scalar_sets(plan.spec)
     assert sets and not any(s["selfIsResult"] and s["negativeSlope"] < 0 for s in sets)
+
+
+def test_special_values_beyond_a_dtypes_range_round_to_inf_without_numpy_warnings():
+    """Before: `RuntimeWarning: overflow encountered in cast` from the precision sweep and the C++ test cases, for a
+    special value (3e38, 70000) that FLOAT16 stores as inf."""
+    import warnings
+
+    from opgen.build import render_operator
+
+    spec = (ROOT / "specs" / "sigmoid.yaml").read_text(encoding="utf-8")
+    text = spec.replace("  special_values: [", "  special_values: [70000.0, 3.0e+38, ", 1)
+    assert text != spec
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        plan = check_spec_text(text, "sigmoid.yaml")
+        render_operator(plan)

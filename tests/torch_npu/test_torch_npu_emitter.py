@@ -56,8 +56,15 @@ def aten_ops(spec: OpSpec) -> list[str]:
 
 
 def torch_schemas(spec: OpSpec) -> list:
-    """Every overload PyTorch registers for the spec's aten ops (functional, out and in-place forms)."""
-    return [s for op in aten_ops(spec) for s in torch._C._jit_get_schemas_for_operator(f"aten::{op}")]
+    """Every tensor overload PyTorch registers for the spec's aten ops (functional, out and in-place forms): those
+    taking a tensor. TorchScript's scalar math under the same name (`tanh.float(float a) -> float`, `tanh.int`,
+    `tanh.Scalar`, `tanh.complex`) is no kernel op-plugin registers."""
+    return [
+        s
+        for op in aten_ops(spec)
+        for s in torch._C._jit_get_schemas_for_operator(f"aten::{op}")
+        if any(a.type.kind() == "TensorType" for a in s.arguments)
+    ]
 
 
 def key(schema) -> tuple[str, str]:
@@ -74,22 +81,43 @@ def cpp_name(schema) -> str:
     return base + "_out" if any(a.is_out for a in schema.arguments) else base
 
 
+# C++ types of aten's argument types in kernel signatures (at::native and op-plugin alike), by JIT type kind.
+CPP_TYPES = {
+    "NumberType": "at::Scalar",
+    "FloatType": "double",
+    "IntType": "int64_t",
+    "SymIntType": "int64_t",
+    "BoolType": "bool",
+    "StringType": "c10::string_view",
+    "ComplexType": "c10::complex<double>",
+    "GeneratorType": "at::Generator",
+    "ScalarTypeType": "at::ScalarType",
+}
+LIST_TYPES = {"IntType": "at::IntArrayRef", "SymIntType": "at::IntArrayRef", "TensorType": "at::TensorList"}
+BY_REFERENCE = ("at::Scalar", "at::Tensor")  # passed as const&; the rest by value
+
+
+def cpp_type(arg_type, written: bool = False) -> str:
+    """The C++ parameter type of one aten argument type: every kind a user's aten op may have (float, int, Scalar,
+    bool, str, lists, optionals of those, Generator), or a clear failure naming the type."""
+    kind = arg_type.kind()
+    if kind == "TensorType":
+        return "at::Tensor&" if written else "const at::Tensor&"
+    if kind == "OptionalType":
+        inner = cpp_type(arg_type.getElementType()).removeprefix("const ").removesuffix("&")
+        return f"const c10::optional<{inner}>&"
+    if kind == "ListType":
+        element = arg_type.getElementType()
+        inner = element.kind()
+        return LIST_TYPES.get(inner) or f"at::ArrayRef<{cpp_type(element).removeprefix('const ').removesuffix('&')}>"
+    if kind not in CPP_TYPES:
+        raise AssertionError(f"aten argument type {arg_type} ({kind}) has no C++ type in this test's table")
+    ctype = CPP_TYPES[kind]
+    return f"const {ctype}&" if ctype in BY_REFERENCE else ctype
+
+
 def cpp_params(schema) -> list[str]:
-    types = {
-        "NumberType": "const at::Scalar&",
-        "BoolType": "bool",
-        "IntType": "int64_t",
-        "StringType": "c10::string_view",
-    }
-    params = []
-    for arg in schema.arguments:
-        kind = arg.type.kind()
-        if kind == "TensorType":
-            ctype = "at::Tensor&" if is_write(arg.alias_info) else "const at::Tensor&"
-        else:
-            ctype = types[kind]
-        params.append(f"{ctype} {arg.name}")
-    return params
+    return [f"{cpp_type(arg.type, is_write(arg.alias_info))} {arg.name}" for arg in schema.arguments]
 
 
 def cpp_return(schema) -> str:
@@ -325,6 +353,35 @@ def describe(t: torch.Tensor) -> str:
     return "[" + ",".join(str(d) for d in t.shape) + "]:" + STUB_DTYPES[t.dtype]
 
 
+def host_value(arg):
+    """A value aten accepts for a non-tensor argument: its default where it has one ('none', 0, None), else 0.5
+    for a number, 1 for an int, False for a bool."""
+    kind = arg.type.kind()
+    if arg.has_default_value() or kind == "OptionalType":
+        return arg.default_value
+    if kind in ("NumberType", "FloatType"):
+        return 0.5
+    if kind in ("IntType", "SymIntType"):
+        return 1
+    if kind == "BoolType":
+        return False
+    raise AssertionError(f"no test value for aten argument {arg.name} of type {arg.type} without a default")
+
+
+def host_declaration(arg, value) -> str:
+    """A C++ local holding `value` for the argument, typed as the kernel signature takes it."""
+    ctype = cpp_type(arg.type).removeprefix("const ").removesuffix("&")
+    if value is None:
+        return f"{ctype} {arg.name} = c10::nullopt;"
+    if isinstance(value, str):
+        return f"{ctype} {arg.name}({json.dumps(value)});"
+    if isinstance(value, bool):
+        return f"{ctype} {arg.name} = {str(value).lower()};"
+    if isinstance(value, (list, tuple)):
+        return f"{ctype} {arg.name}({{{', '.join(map(str, value))}}});"
+    return f"{ctype} {arg.name}({value!r});"
+
+
 class Program:
     """One C++ program calling every adapter function: C++ statements and what PyTorch says should come out."""
 
@@ -350,10 +407,8 @@ class Program:
             if kind == "TensorType" and not arg.is_out:
                 shape, dtype = tensors[arg.name]
                 torch_args.append(torch.rand(shape, dtype=torch.float32).to(dtype))
-            elif kind in ("StringType", "IntType"):
-                torch_args.append(arg.default_value)  # a value aten accepts ('none', 0)
             elif kind != "TensorType":
-                torch_args.append(0.5 if kind == "NumberType" else False)
+                torch_args.append(host_value(arg))
         try:
             functional = op.default(*torch_args)
         except RuntimeError:
@@ -383,14 +438,8 @@ class Program:
                 scalar_type = STUB_DTYPES[value.dtype]
                 decls.append(f"at::Tensor {arg.name}(std::vector<int64_t>{{{dims}}}, at::ScalarType::{scalar_type});")
                 written = arg.name if is_write(arg.alias_info) else written
-            elif kind == "NumberType":
-                decls.append(f"at::Scalar {arg.name}({value});")
-            elif kind == "StringType":
-                decls.append(f"c10::string_view {arg.name}({json.dumps(value)});")
-            elif kind == "IntType":
-                decls.append(f"int64_t {arg.name} = {int(value)};")
             else:
-                decls.append(f"bool {arg.name} = {str(value).lower()};")
+                decls.append(host_declaration(arg, value))
             cpp_args.append(arg.name)
         cpp_args += [a.name for a in schema.arguments if a.is_out]
         call = f"op_api::{cpp_name(schema)}({', '.join(cpp_args)})"
@@ -548,3 +597,50 @@ def test_spec_without_aten_op_becomes_a_torch_npu_custom_op(tmp_path):
     source = tmp_path / Path(path).name
     source.write_text(text)
     compile_cpp([source], write_declarations(tmp_path, [schema]), STRICT)
+
+
+# ---------------------------------------------------------------------------------------------- any aten op
+
+
+def _renamed(aten: str) -> OpSpec:
+    """A shipped one-input spec standing for a user's spec of aten op `aten` (no in-place variant)."""
+    base = next(s for s in SPECS if len(s.tensor_inputs) == 1 and len(s.outputs) == 1 and s.api.inplace is None)
+    return base.model_copy(update={"api": base.api.model_copy(update={"aten": aten, "aten_form": None})})
+
+
+@needs_cxx
+def test_a_user_op_with_scalar_math_overloads_gets_its_tensor_overloads_only(tmp_path):
+    """Before: a spec naming aten `tanh` failed 79 tests here with KeyError 'FloatType': torch lists TorchScript's
+    `tanh.float(float a) -> float` (and .int, .Scalar, .complex) under the same name, which no kernel implements."""
+    spec = _renamed("tanh")
+    names = {key(s) for s in torch_schemas(spec)}
+    assert names == {("tanh", ""), ("tanh", "out")}
+    entries = yaml.safe_load(
+        render_torch_npu([torch_npu_fragment(plan_operator(spec, "specs/t.yaml"))])[FUNCTIONS_YAML]
+    )
+    assert {
+        (e["func"].split("(")[0].partition(".")[0], e["func"].split("(")[0].partition(".")[2])
+        for e in entries["official"]
+    } == names
+    source = tmp_path / "decls.cpp"
+    source.write_text('#include "torch_npu_test/op_api_declarations.h"\n')
+    compile_cpp([source], write_declarations(tmp_path, torch_schemas(spec)), ["-std=c++17"])
+
+
+# aten ops with every argument kind: float, int, Scalar, complex, bool, str, lists, optionals, Generator, SymInt
+KINDS_OPS = ["tanh", "clamp", "rrelu_with_noise", "sum", "upsample_nearest2d", "native_dropout", "glu", "gelu", "std"]
+
+
+@needs_cxx
+def test_every_aten_argument_kind_has_a_cpp_type_and_a_test_value(tmp_path):
+    schemas = [s for op in KINDS_OPS for s in torch._C._jit_get_schemas_for_operator(f"aten::{op}")]
+    kinds = {a.type.kind() for s in schemas for a in s.arguments}
+    assert {"FloatType", "IntType", "NumberType", "ComplexType", "ListType", "OptionalType", "StringType"} <= kinds
+    lines = ['#include "torch_npu_test/op_api_declarations.h"', "void locals() {"]
+    for schema in schemas:
+        for index, arg in enumerate(a for a in schema.arguments if a.type.kind() != "TensorType"):
+            if arg.has_default_value() or arg.type.kind() in ("NumberType", "FloatType", "IntType", "BoolType"):
+                lines.append("  { " + host_declaration(arg, host_value(arg)) + f" (void){arg.name}; }}  // {index}")
+    source = tmp_path / "kinds.cpp"
+    source.write_text("\n".join([*lines, "}"]) + "\n")
+    compile_cpp([source], write_declarations(tmp_path, schemas), ["-std=c++17"])

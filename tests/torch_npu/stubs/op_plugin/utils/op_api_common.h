@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <complex>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -58,11 +59,29 @@ class Scalar {
 using string_view = std::string_view;
 template <typename T>
 using optional = std::optional<T>;
+using std::nullopt;
+
+// The other argument kinds an aten op may have (`complex`, `float[]`, `bool[]`, `Tensor[]`, `Generator?`): only
+// declared, so that a user's aten op of any kind can be given a kernel signature.
+template <typename T>
+using complex = std::complex<T>;
+template <typename T>
+class ArrayRef {
+ public:
+  ArrayRef(std::initializer_list<T> values) : values_(values) {}  // NOLINT: implicit like the real one
+  const std::vector<T>& vec() const { return values_; }
+
+ private:
+  std::vector<T> values_;
+};
+class Generator {};
 
 }  // namespace c10
 
 namespace at {
 
+using c10::ArrayRef;
+using c10::Generator;
 using c10::IntArrayRef;
 using c10::Scalar;
 using c10::ScalarType;
@@ -107,6 +126,8 @@ class Tensor {
   std::vector<int64_t> sizes_;
   ScalarType dtype_ = ScalarType::Float;
 };
+
+using TensorList = ArrayRef<Tensor>;
 
 namespace native {
 
