@@ -145,6 +145,8 @@ def run(out_path: str, ops: list[str]) -> None:
         scalar_names = [p.name for p in spec.params if p.kind is not ParamKind.TENSOR]
         flag_names = [n for n in scalar_names if spec.param(n).kind is ParamKind.BOOL]
         for dtype in spec.tensor_inputs[0].dtypes:
+            if dtype.is_complex:  # real-valued inputs and comparisons here: the golden tests and
+                continue  # tests/e2e/test_ops_nn_dtypes.py run complex dtypes against torch
             np_dtype = NP_DTYPE[dtype]
             for flags in itertools.product((False, True), repeat=len(flag_names)):
                 scalars = {
