@@ -38,11 +38,11 @@ def test_the_docs_show_the_formula_with_its_names_then_each_definition(package: 
         text = doc.read_text(encoding="utf-8")
         section = text[text.index("计算公式") : text.index("## 参数说明") if "## 参数说明" in text else None]
         blocks = _math_blocks(section)
-        assert blocks[0].startswith("out = ") and "r - x" in blocks[0], blocks[0]
+        assert blocks[0].startswith("out = ") and "h - " in blocks[0], blocks[0]
         assert "其中" in section and section.index("其中") > section.index(blocks[0])
-        assert [b.split(" = ", 1)[0] for b in blocks[1:4]] == ["a", "m", "r"], blocks
-        assert blocks[3] == r"r = m*\sqrt{\left(\frac{a}{m}\right)^{2} + \frac{b}{m*m}}"
-        assert "3.0e+38" not in blocks[0] and r"\sqrt" not in blocks[0]  # the output formula stays short
+        assert [b.split(" = ", 1)[0] for b in blocks[1:4]] == ["a", "m", "h"], blocks
+        assert blocks[3] == r"h = \frac{m}{2}*\sqrt{\left(\frac{a}{m}\right)^{2} + \frac{b}{m*m}}"
+        assert "38" not in blocks[0] and r"\sqrt" not in blocks[0]  # the output formula stays short
 
 
 def test_the_generated_references_compute_each_name_once(package: Path) -> None:
@@ -50,10 +50,10 @@ def test_the_generated_references_compute_each_name_once(package: Path) -> None:
         text = path.read_text(encoding="utf-8")
         body = text[text.index("def reference(") :]
         body = body[: body.index("\ndef ", 1)]
-        for name in ("a", "m", "r"):
+        for name in ("a", "m", "h"):
             assert len(re.findall(rf"^\s+{let_local(name)} = ", body, re.M)) == 1, body
         returned = re.search(r"return (.*)", body)
-        assert returned and let_local("r") in returned[1] and "sqrt" not in returned[1], body
+        assert returned and let_local("h") in returned[1] and "sqrt" not in returned[1], body
 
 
 def test_the_reference_source_computes_what_the_reference_evaluates() -> None:

@@ -39,7 +39,7 @@ def test_the_program_is_the_let_free_expansions_and_computes_each_name_once() ->
     (expanded,) = load_spec_text_documents(expanded_text, "square_plus.yaml", FIXTURE)
     assert not expanded.spec.formula.let
     written = expanded_text.split("  expr: ", 1)[1].split("\n", 1)[0]
-    assert written.count("sqrt(") == 2 and written.count("abs(") == 10  # r twice, a five times in each r
+    assert written.count("sqrt(") == 2 and written.count("abs(") == 10  # h twice, a five times in each h
     with_lets, without = kernel_plan(spec), kernel_plan(expanded.spec)
     assert len(with_lets.variants) == len(without.variants) >= 3
     for mine, theirs in zip(with_lets.variants, without.variants, strict=True):
@@ -51,4 +51,4 @@ def test_the_program_is_the_let_free_expansions_and_computes_each_name_once() ->
     float_program = next(v.program for v in with_lets.variants if v.storage.value == "FLOAT")
     assert len(float_program.instrs) < _operations(tree, unique=False) / 2
     assert _operations(tree, unique=True) < _operations(tree, unique=False) / 2
-    assert set(let_definitions(spec)) == {"a", "m", "r"}
+    assert set(let_definitions(spec)) == {"a", "m", "h"}

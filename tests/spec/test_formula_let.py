@@ -30,7 +30,9 @@ from tests.conftest import ROOT
 FIXTURE = ROOT / "tests" / "fixtures" / "let" / "square_plus.yaml"
 TEXT = FIXTURE.read_text(encoding="utf-8")
 NAME = "tests/fixtures/let/square_plus.yaml"
-LETS = "    a: min(abs(self), 3.0e+38)\n    m: max(a, 1)\n    r: m * sqrt((a / m) ** 2 + b / (m * m))\n"
+LETS = (
+    "    a: min(abs(self), 3.4028234663852886e+38)\n    m: max(a, 1)\n    h: m / 2 * sqrt((a / m) ** 2 + b / (m * m))\n"
+)
 
 
 @dataclass(frozen=True)
@@ -45,20 +47,20 @@ CASES = [
     Case("unknown-name", (("    m: max(a, 1)", "    m: max(aa, 1)"),), "m: max(aa", "undefined name 'aa'"),
     Case(
         "forward-reference",
-        (("    a: min(abs(self), 3.0e+38)", "    a: min(abs(self), m)"),),
+        (("    a: min(abs(self), 3.4028234663852886e+38)", "    a: min(abs(self), m)"),),
         "a: min(abs(self), m)",
         "let 'a' uses 'm', which is defined after it",
     ),
     Case("uses-itself", (("    m: max(a, 1)", "    m: max(a, m)"),), "m: max(a, m)", "let 'm' uses itself"),
     Case(
         "shadows-a-parameter",
-        ((LETS, LETS + "    b: self * 2\n"), ("b / (2 * (r - self))", "b / (2 * (r - self)) + 0 * b")),
+        ((LETS, LETS + "    b: self * 2\n"), ("b / 4 / (h - self / 2)", "b / 4 / (h - self / 2) + 0 * b")),
         "    b: self * 2",
         "local name 'b' shadows a parameter",
     ),
     Case(
         "named-like-a-function",
-        ((LETS, LETS + "    tanh: self * 2\n"), ("(self + r) / 2", "(self + r) / 2 + 0 * tanh")),
+        ((LETS, LETS + "    tanh: self * 2\n"), ("self / 2 + h,", "self / 2 + h + 0 * tanh,")),
         "    tanh: self * 2",
         "'tanh' is a formula function",
     ),
@@ -78,9 +80,9 @@ CASES = [
     Case("unparsable", (("    m: max(a, 1)", "    m: max(a, 1"),), "m: max(a, 1", "let 'm': missing ')'"),
     Case(
         "undefined-in-the-output",
-        (("(self + r) / 2", "(self + rr) / 2"),),
+        (("self / 2 + h,", "self / 2 + hh,"),),
         "expr: where",
-        "undefined name 'rr'",
+        "undefined name 'hh'",
     ),
 ]
 
@@ -116,7 +118,7 @@ def test_one_mistake_is_reported_once() -> None:
 def test_the_kernel_formula_is_the_let_free_expansion() -> None:
     spec = load_spec(FIXTURE).spec
     written = parsed_formula(spec)
-    assert {"r", "self", "b"} == set(formula.free_names(written))
+    assert {"h", "self", "b"} == set(formula.free_names(written))
     symbols = output_symbols(spec)
     assert symbols["a"].kind is formula.SymbolKind.TENSOR  # a number per element
     expanded = kernel_formula(spec)
@@ -132,7 +134,7 @@ def test_the_kernel_formula_is_the_let_free_expansion() -> None:
     nodes = sum(1 for _ in formula.walk(expanded))
     distinct = sum(1 for _ in formula.walk(expanded, unique=True))
     assert distinct < nodes / 2
-    assert list(let_definitions(spec)) == ["a", "m", "r"]
+    assert list(let_definitions(spec)) == ["a", "m", "h"]
 
 
 def test_the_reference_is_squareplus_and_does_not_overflow() -> None:
