@@ -17,7 +17,7 @@ from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import kernel_formulas, let_definitions, parsed_formulas, reduction_of, reference_names
+from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names, sources_with_lets
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
@@ -49,28 +49,14 @@ class ReferenceSource:
         return [{"name": name, "expr": expr} for name, expr in self.locals]
 
 
-def let_local(name: str) -> str:
-    """The Python local holding formula.let `name` in generated references: `_let_` + the name, which no parameter
-    (their Python names do not start with '_') nor helper function takes."""
-    return f"_let_{name}"
-
-
 def reference_source(
     spec: OpSpec, names: Mapping[str, str], printer: Callable[[F.Expr, Mapping[str, str]], str] = F.to_numpy
 ) -> ReferenceSource:
     """Each computed output's reference as `printer` writes it (numpy in float64, or in the integer), over `names`
     (how the generated Python refers to each parameter); a formula with local names computes each once, into a
     local variable of its own."""
-    if not spec.formula.let:
-        return ReferenceSource((), {name: printer(expr, names) for name, expr in kernel_formulas(spec).items()})
-    known = dict(names) | {var: names[target] for var, target in spec.formula.vars.items()}
-    assigned: list[tuple[Code, Code]] = []
-    for name, expr in let_definitions(spec).items():
-        assigned.append((ident(let_local(name)), code(printer(expr, known))))
-        known[name] = let_local(name)
-    return ReferenceSource(
-        tuple(assigned), {name: printer(expr, known) for name, expr in parsed_formulas(spec).items()}
-    )
+    assigned, outputs = sources_with_lets(spec, names, printer)
+    return ReferenceSource(tuple((ident(name), code(text)) for name, text in assigned), outputs)
 
 
 def _python_names(spec: OpSpec) -> dict[str, str]:

@@ -13,8 +13,8 @@ import pytest
 
 from opgen.cli import main
 from opgen.emit.docs import formula_blocks
-from opgen.emit.golden_tests import let_local, reference_source
-from opgen.spec.formula_binding import evaluate_reference, parsed_formula, reference_names
+from opgen.emit.golden_tests import reference_source
+from opgen.spec.formula_binding import evaluate_reference, let_local, parsed_formula, reference_names
 from opgen.spec.loader import load_spec, load_spec_text_documents
 from tests.conftest import ROOT
 
@@ -54,6 +54,14 @@ def test_the_generated_references_compute_each_name_once(package: Path) -> None:
             assert len(re.findall(rf"^\s+{let_local(name)} = ", body, re.M)) == 1, body
         returned = re.search(r"return (.*)", body)
         assert returned and let_local("h") in returned[1] and "sqrt" not in returned[1], body
+
+
+def test_the_aicpu_kernel_computes_each_name_once_per_element(package: Path) -> None:
+    text = (package / "op_kernel" / "aicpu" / "square_plus_aicpu.cpp").read_text(encoding="utf-8")
+    loop = text[text.index("for (int64_t i = 0; i < count; ++i) {") :]
+    loop = loop[: loop.index("outData[i] = ")]
+    assert [re.search(rf"const double {let_local(n)} = ", loop) is not None for n in ("a", "m", "h")] == [True] * 3
+    assert text.count("std::sqrt") == 1, text
 
 
 def test_the_reference_source_computes_what_the_reference_evaluates() -> None:
