@@ -8,9 +8,10 @@ from opgen import formula as F
 from opgen.emit.templating import render
 from opgen.formula.complex import CPP_COMPLEX_HELPERS, to_cpp_complex
 from opgen.formula.integer import CPP_INTEGER_HELPERS, to_cpp_integer
-from opgen.lang import code, ident
+from opgen.lang import Code, code, ident
 from opgen.plan.operator import OperatorPlan
 from opgen.spec.dtypes import DType
+from opgen.spec.formula_binding import sources_with_lets
 
 
 def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
@@ -21,7 +22,6 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     opdef = operator.opdef
     inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
     attrs = [a for a in opdef.attrs if a.param is not None]  # those the formula reads (a fixed one is not)
-    expr = operator.kernel_formula
     routed = spec.routing.aicpu
     double = DType.DOUBLE in routed
     integers = [d for d in routed if d.is_integral]
@@ -42,6 +42,9 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     for i in opdef.scalar_inputs:
         mismatch += [f"{i.param}Tensor->GetDataType() != dtype", f"{i.param}Tensor->NumElements() != 1"]
     complex_names = {p.name: f"{p.name}Value" for p in inputs}
+    # a formula.let is a const local of the element loop, computed once per element
+    double_lets, double_outputs = sources_with_lets(spec, integer_names, F.to_cpp) if double else ([], {})
+    integer_lets, integer_outputs = sources_with_lets(spec, integer_names, to_cpp_integer) if integers else ([], {})
     return {
         path: render(
             "op/op_kernel/aicpu/aicpu.cpp.j2",
@@ -62,15 +65,21 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
                 for a in attrs
             ],
             double=double,
-            double_expr=code(F.to_cpp(expr, integer_names)) if double else code(""),
+            double_lets=_lets(double_lets),
+            double_expr=code(double_outputs[spec.formula.main_output]) if double else code(""),
             helpers=code(operator.cpp_helpers if double or complexes else ""),
             complexes=[ident(d.value) for d in complexes],
             complex_helpers=code(CPP_COMPLEX_HELPERS if complexes else ""),
             complex_expr=code(to_cpp_complex(expr, complex_names)) if complexes else code(""),
             integers=[ident(d.value) for d in integers],
-            integer_expr=code(to_cpp_integer(expr, integer_names)) if integers else code(""),
+            integer_lets=_lets(integer_lets),
+            integer_expr=code(integer_outputs[spec.formula.main_output]) if integers else code(""),
             integer_helpers=code(CPP_INTEGER_HELPERS if integers else ""),
             dtypes=[ident(d.ge_enum.replace("ge::", "")) for d in routed],
             cases=cases,
         )
     }
+
+
+def _lets(assigned: list[tuple[str, str]]) -> list[dict[str, Code]]:
+    return [{"name": ident(name), "expr": code(text)} for name, text in assigned]

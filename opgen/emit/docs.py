@@ -14,7 +14,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, markdown
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature, CParam
-from opgen.spec.formula_binding import latex_symbols, parsed_formulas
+from opgen.spec.formula_binding import latex_symbols, let_definitions, parsed_formulas
 from opgen.spec.model import (
     Direction,
     ErrorRow,
@@ -203,15 +203,27 @@ def _inplace_text(text: str, signature: ApiSignature) -> str:
 class FormulaBlock:
     title: Code | None  # e.g. "当isResult是True时："
     latex: Code
+    lets: tuple[Code, ...] = ()  # "u = ..." of each local name (formula.let) the formula uses, in the spec's order
+
+
+def _used_lets(expr: formula.Expr, lets: dict[str, formula.Expr]) -> list[str]:
+    """The local names `expr` uses, directly or through another local name, in the spec's order."""
+    used = set(formula.free_names(expr))
+    for name in reversed(lets):  # a let uses only those before it
+        if name in used:
+            used.update(formula.free_names(lets[name]))
+    return [name for name in lets if name in used]
 
 
 def formula_blocks(spec: OpSpec, expr: formula.Expr, output: str | None = None) -> list[FormulaBlock]:
     """One block per combination of the mode parameters the formula uses (e.g. isResult True / False, or each
-    value of an int64/string parameter with `values`); `output` (default: the first) is the left-hand side."""
-    used = set(formula.free_names(expr))
-    axes: list[tuple[str, tuple[bool | int | str, ...]]] = [
-        (flag, (True, False)) for flag in sorted(formula.flags_used(expr))
-    ]
+    value of an int64/string parameter with `values`); `output` (default: the first) is the left-hand side. A
+    formula written with local names (formula.let) shows them, each block followed by the definitions it uses."""
+    lets = let_definitions(spec)
+    scope = [expr, *(lets[name] for name in _used_lets(expr, lets))]
+    used = {name for part in scope for name in formula.free_names(part)}
+    flags = {flag for part in scope for flag in formula.flags_used(part)}
+    axes: list[tuple[str, tuple[bool | int | str, ...]]] = [(flag, (True, False)) for flag in sorted(flags)]
     axes += [(p.name, tuple(p.values)) for p in spec.params if p.values is not None and p.name in used]
     # The spec's TeX symbols are escaped for the math block; the printer builds the rest from the IR.
     symbols = {name: markdown.math(latex) for name, latex in latex_symbols(spec).items()}
@@ -220,18 +232,32 @@ def formula_blocks(spec: OpSpec, expr: formula.Expr, output: str | None = None) 
     sum_prefix = ""
     if output in spec.formula.reduce:  # a per-channel sum: over the elements i of channel c
         lhs, sum_prefix = f"{lhs}_{{c}}", "\\sum_{i \\in c} "
+
+    def block(title: Code | None, mode: dict[str, bool | int | str]) -> FormulaBlock:
+        def fixed(part: formula.Expr) -> formula.Expr:
+            return formula.fold_constants(formula.substitute(part, mode)) if mode else part
+
+        shown = fixed(expr)
+        local = {name: fixed(definition) for name, definition in lets.items()}
+        definitions = tuple(
+            code(
+                f"{formula.to_latex(formula.Name(name, formula.SymbolKind.TENSOR), symbols)} = "
+                f"{formula.to_latex(local[name], symbols)}"
+            )
+            for name in _used_lets(shown, local)
+        )
+        latex = formula.to_latex(shown, symbols)
+        return FormulaBlock(title, code(f"{lhs} = {sum_prefix}{_grouped(latex, sum_prefix)}"), definitions)
+
     if not axes:
-        return [
-            FormulaBlock(None, code(f"{lhs} = {sum_prefix}{_grouped(formula.to_latex(expr, symbols), sum_prefix)}"))
-        ]
+        return [block(None, {})]
     blocks = []
     for values in itertools.product(*(axis_values for _, axis_values in axes)):
         mode = dict(zip((name for name, _ in axes), values, strict=True))
         title = "，".join(
             f'{name}是"{value}"' if isinstance(value, str) else f"{name}是{value}" for name, value in mode.items()
         )
-        latex = formula.to_latex(formula.fold_constants(formula.substitute(expr, mode)), symbols)
-        blocks.append(FormulaBlock(code(f"当{title}时："), code(f"{lhs} = {sum_prefix}{_grouped(latex, sum_prefix)}")))
+        blocks.append(block(code(f"当{title}时："), mode))
     return blocks
 
 

@@ -7,6 +7,9 @@ the spec, so the file can run wherever `opgen_ops` runs (on the twin or on a rea
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
 from opgen import formula as F
 from opgen.emit.templating import render
 from opgen.formula.integer import to_numpy_integer
@@ -14,7 +17,7 @@ from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names
+from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names, sources_with_lets
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
@@ -38,6 +41,29 @@ def branch_points(expr: F.Expr) -> list[float]:
                 if isinstance(folded, F.Const):
                     points.add(folded.value)
     return sorted(points)
+
+
+@dataclass(frozen=True)
+class ReferenceSource:
+    """A generated reference function's body: `locals` (Python name, expression) assigned in order, one per
+    formula.let, then each computed output's expression over the parameters and those locals."""
+
+    locals: tuple[tuple[Code, Code], ...]
+    outputs: dict[str, str]
+
+    @property
+    def assignments(self) -> list[dict[str, Code]]:
+        return [{"name": name, "expr": expr} for name, expr in self.locals]
+
+
+def reference_source(
+    spec: OpSpec, names: Mapping[str, str], printer: Callable[[F.Expr, Mapping[str, str]], str] = F.to_numpy
+) -> ReferenceSource:
+    """Each computed output's reference as `printer` writes it (numpy in float64, or in the integer), over `names`
+    (how the generated Python refers to each parameter); a formula with local names computes each once, into a
+    local variable of its own."""
+    assigned, outputs = sources_with_lets(spec, names, printer)
+    return ReferenceSource(tuple((ident(name), code(text)) for name, text in assigned), outputs)
 
 
 def _python_names(spec: OpSpec) -> dict[str, str]:
@@ -70,11 +96,9 @@ def _arg_literal(arg: Arg) -> Code:
     return code(f"tensor({python.literal(tuple(arg.shape))}, {python.string(arg.dtype.value)})")
 
 
-def _computed_view(spec: OpSpec, name: str, expr: F.Expr, position: int) -> dict:
-    """One computed output for the golden test: its reference; a per-channel sum (formula.reduce) also its sum of
-    magnitudes and how aten's elementwise values are summed."""
-    names = reference_names(spec)
-    elementwise = F.to_numpy(expr, names)
+def _computed_view(spec: OpSpec, name: str, elementwise: str, position: int) -> dict:
+    """One computed output for the golden test: its reference (`elementwise`: its expression's source); a
+    per-channel sum (formula.reduce) also its sum of magnitudes and how aten's elementwise values are summed."""
     view = {"label": python.string(name), "position": position, "reference": code(elementwise), "scale": None}
     reduced = reduction_of(spec, name)
     if reduced is not None:
@@ -92,14 +116,15 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
     formula_names = reference_names(spec)
-    reference = F.to_numpy(operator.kernel_formula, formula_names)
+    source = reference_source(spec, formula_names)
+    reference = source.outputs[spec.formula.main_output]
     # dtypes the AICPU kernel computes in the integer itself: their reference too, wrapping (not float64)
     integer_dtypes = [d.value for d in spec.routing.aicpu if d.is_integral]
-    integer_reference = to_numpy_integer(operator.kernel_formula, formula_names) if integer_dtypes else ""
+    integer_source = reference_source(spec, formula_names, to_numpy_integer) if integer_dtypes else None
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # several computed outputs: each compared with its own formula and its own element of aten's tuple
     computed = (
-        [_computed_view(spec, name, expr, every_output.index(name)) for name, expr in kernel_formulas(spec).items()]
+        [_computed_view(spec, name, text, every_output.index(name)) for name, text in source.outputs.items()]
         if len(operator.outputs) > 1
         else []
     )
@@ -180,7 +205,9 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
         reference=code(reference),
-        integer_reference=code(integer_reference),
+        lets=source.assignments,
+        integer_reference=code(integer_source.outputs[spec.formula.main_output] if integer_source else ""),
+        integer_lets=integer_source.assignments if integer_source else [],
         integer_reference_dtypes=python.literal(integer_dtypes),
         computed=computed,
         reduces=bool(spec.formula.reduce),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from opgen import formula as F
-from opgen.emit.golden_tests import derived_input_context
+from opgen.emit.golden_tests import derived_input_context, reference_source
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
 from opgen.plan.aclnn_path import aclnn_output
@@ -31,7 +31,7 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
 from opgen.plan.tiling import plan_tiling
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names
+from opgen.spec.formula_binding import reduction_of, reference_names
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 from opgen.spec.socs import get_soc
 
@@ -529,7 +529,8 @@ def _golden_context(operator: OperatorPlan) -> dict:
         for p in inputs
         if p.kind is not ParamKind.TENSOR
     ]
-    reference = F.to_numpy(operator.kernel_formula, names)
+    source = reference_source(spec, names)
+    reference = source.outputs[spec.formula.main_output]
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # several computed outputs: a golden of each, from its formula or its element of aten's tuple
     computed = (
@@ -537,9 +538,9 @@ def _golden_context(operator: OperatorPlan) -> dict:
             {
                 "key": python.string(spec.param(name).python),
                 "position": every_output.index(name),
-                "reference": code(_reduced_reference(spec, name, F.to_numpy(expr, names))),
+                "reference": code(_reduced_reference(spec, name, text)),
             }
-            for name, expr in kernel_formulas(spec).items()
+            for name, text in source.outputs.items()
         ]
         if len(spec.outputs) > 1
         else []
@@ -596,6 +597,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "channels": python.literal([p.python for p in inputs if p.shape.channel_of]) if channels else None,
         "options": options,
         "reference": code(reference),
+        "lets": source.assignments,
         "computed": computed,
         "reduced": python.literal(reduced) if reduced else None,
         "aten_views": python.literal(aten_views),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -103,39 +103,120 @@ def latex_symbols(spec: OpSpec) -> dict[str, str]:
     return {p.name: p.latex for p in spec.params if p.latex}
 
 
+def let_symbol(expr: formula.Expr) -> formula.Symbol | None:
+    """What a local name (formula.let) stands for, by its expression's type: a number that varies per element is
+    a tensor, a host-known one a scalar; a boolean or a string cannot be named (None)."""
+    kind = formula.type_of(expr)
+    if kind.value is not formula.ValueType.NUM:
+        return None
+    return formula.Symbol.tensor() if kind.varies else formula.Symbol.scalar()
+
+
+def _local_table(spec: OpSpec) -> tuple[dict[str, formula.Symbol], dict[str, formula.Expr | None]]:
+    """The symbols an output expression may use (the parameters, the vars and every formula.let name) and each
+    let's expression as written, over the names before it (None where it does not parse or is not a number: such
+    a name still counts as a tensor, so that validation reports the let once, not at every use)."""
+    symbols = formula_symbols(spec)
+    definitions: dict[str, formula.Expr | None] = {}
+    for name, text in spec.formula.let.items():
+        expr: formula.Expr | None
+        try:
+            expr = parse_with(text, symbols)
+            symbol = let_symbol(expr)
+        except formula.FormulaError:
+            expr, symbol = None, None
+        definitions[name] = expr if symbol is not None else None
+        symbols = {**symbols, name: symbol or formula.Symbol.tensor()}
+    return symbols, definitions
+
+
+def output_symbols(spec: OpSpec) -> dict[str, formula.Symbol]:
+    """Names an output expression may use: `formula_symbols` and the formula.let names."""
+    return _local_table(spec)[0]
+
+
+def local_lets(spec: OpSpec) -> dict[str, formula.Expr | None]:
+    """Each formula.let as written, over the names before it; None where it does not parse or is not a number."""
+    return _local_table(spec)[1]
+
+
+def let_definitions(spec: OpSpec) -> dict[str, formula.Expr]:
+    """Each formula.let as written (over the parameters, the vars and the let names before it), in order."""
+    definitions = local_lets(spec)
+    for name, expr in definitions.items():
+        if expr is None:  # validation refuses the spec first; a caller that skipped it learns which let
+            raise formula.FormulaError(f"formula.let '{name}' is not a numeric expression of the names before it", 0)
+    return {name: expr for name, expr in definitions.items() if expr is not None}
+
+
+def _names_of_params(spec: OpSpec) -> dict[str, formula.Expr]:
+    """Each `formula.vars` alias and formula.let name -> its meaning over parameter names only (a let expanded:
+    equal subtrees are one value to the lowering and the references, so a let used twice is computed once)."""
+    symbols = formula_symbols(spec)
+    meaning: dict[str, formula.Expr] = {
+        var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()
+    }
+    for name, expr in let_definitions(spec).items():
+        meaning[name] = formula.substitute(expr, meaning)
+    return meaning
+
+
+def _over_params(spec: OpSpec, expr: formula.Expr) -> formula.Expr:
+    """`expr` over parameter names only: each `formula.vars` alias replaced by the parameter it names, each
+    formula.let name by its expression."""
+    if not spec.formula.vars and not spec.formula.let:
+        return expr
+    return formula.substitute(expr, _names_of_params(spec))
+
+
+def let_local(name: str) -> str:
+    """The local variable holding formula.let `name` in generated code (numpy references, AICPU C++): `_let_` and
+    the name, which no parameter's generated name (Python names do not start with '_') nor helper function takes."""
+    return f"_let_{name}"
+
+
+def sources_with_lets(
+    spec: OpSpec, names: Mapping[str, str], printer: Callable[[formula.Expr, Mapping[str, str]], str]
+) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """Generated source of each computed output, `printer` writing an expression over `names` (how the generated
+    code refers to each parameter): each formula.let's (local variable, source), in order, to be assigned once
+    before the outputs' sources, which use those variables (none without formula.let)."""
+    if not spec.formula.let:
+        return [], {name: printer(expr, names) for name, expr in kernel_formulas(spec).items()}
+    known = dict(names) | {var: names.get(target, target) for var, target in spec.formula.vars.items()}
+    assigned: list[tuple[str, str]] = []
+    for name, expr in let_definitions(spec).items():
+        assigned.append((let_local(name), printer(expr, known)))
+        known[name] = let_local(name)
+    return assigned, {name: printer(expr, known) for name, expr in parsed_formulas(spec).items()}
+
+
 def parsed_formula(spec: OpSpec) -> formula.Expr:
-    return parse_with(spec.formula.main_expr, formula_symbols(spec))
+    return parse_with(spec.formula.main_expr, output_symbols(spec))
 
 
 def parsed_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
-    """Each computed output's formula as written (with the spec's short variable names), in the outputs' order."""
-    symbols = formula_symbols(spec)
+    """Each computed output's formula as written (with the spec's short variable names and local names), in the
+    outputs' order."""
+    symbols = output_symbols(spec)
     return {name: parse_with(text, symbols) for name, text in spec.formula.computed.items()}
-
-
-def _without_aliases(spec: OpSpec, expr: formula.Expr) -> formula.Expr:
-    """`expr` over parameter names only: each `formula.vars` alias replaced by the parameter it names."""
-    if not spec.formula.vars:
-        return expr
-    symbols = formula_symbols(spec)
-    aliases = {var: formula.Name(target, symbols[target].kind) for var, target in spec.formula.vars.items()}
-    return formula.substitute(expr, aliases)
 
 
 def over_params(spec: OpSpec, text: str) -> formula.Expr:
     """Formula-language `text` of this spec (it may use the `formula.vars` aliases) over parameter names only."""
-    return _without_aliases(spec, parse_with(text, formula_symbols(spec)))
+    return _over_params(spec, parse_with(text, formula_symbols(spec)))
 
 
 def kernel_formula(spec: OpSpec) -> formula.Expr:
-    """The formula over parameter names only (`formula.vars` aliases replaced), as kernels see it."""
-    return _without_aliases(spec, parsed_formula(spec))
+    """The formula over parameter names only (`formula.vars` aliases and formula.let names replaced), as kernels
+    see it."""
+    return _over_params(spec, parsed_formula(spec))
 
 
 def kernel_formulas(spec: OpSpec) -> dict[str, formula.Expr]:
     """Each computed output's formula over parameter names only, in the outputs' order (the first is
     `kernel_formula`)."""
-    return {name: over_params(spec, text) for name, text in spec.formula.computed.items()}
+    return {name: _over_params(spec, expr) for name, expr in parsed_formulas(spec).items()}
 
 
 def evaluate_reference(
@@ -159,9 +240,8 @@ def evaluate_reference(
         for p in spec.params:
             if p.kind is ParamKind.SCALAR and values.get(p.name) is not None:
                 env[p.name] = wrap_integer(float(np.trunc(np.float64(values[p.name]))), integer)
-    for var, target in spec.formula.vars.items():
-        env[var] = env[target]
-    expr = parsed_formulas(spec)[output] if output is not None else parsed_formula(spec)
+    # over parameter names: a let used twice is one subtree, evaluated once
+    expr = kernel_formulas(spec)[output] if output is not None else kernel_formula(spec)
     reduced = reduction_of(spec, output) if output is not None else None
     routed = [d.numpy for d in spec.routing.aicpu if d.is_integral]
     if reduced is None and integer is not None and all(k.kind in "iu" for k in kinds) and integer in routed:

@@ -428,6 +428,14 @@ class Formula(_Strict):
         description="outputs (of formula.outputs) reduced from their elementwise expression, e.g. {gradWeight: "
         "{sum_over_channels_of: self}}; such an output has the shape of a channel input of that tensor (same_as)",
     )
+    let: dict[Identifier, FormulaText] = Field(
+        default_factory=dict,
+        description="local names, in order, each a numeric expression of the parameters, the vars and the local "
+        "names before it, usable by the output expressions; one per line (block style: the commas of an expression "
+        "would split a {...} mapping), e.g. 'm: max(abs(x), 1)' then 'h: m / 2 * sqrt((x / m) ** 2 + b / (m * m))'. "
+        "The docs show the formula with the names and then each definition, the numpy references compute each "
+        "once, and the kernel computes each once however often it is used",
+    )
     vars: dict[Identifier, Identifier] = Field(
         default_factory=dict, description="short names for parameters, e.g. {x: selfOrResult} (shown in docs)"
     )

@@ -23,7 +23,7 @@ from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.dtypes import AICORE_DTYPES, AICPU_COMPLEX_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
-from opgen.spec.formula_binding import formula_symbols, kernel_formulas
+from opgen.spec.formula_binding import formula_symbols, kernel_formulas, let_symbol, local_lets, output_symbols
 from opgen.spec.model import ATTR_KINDS, Direction, OpDefTensor, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
 from opgen.spec.socs import SOC_BY_NAME
@@ -384,15 +384,70 @@ class _Checker:
             if var in self.params:
                 self.report(("formula", "vars", var), f"variable '{var}' shadows a parameter", "duplicate-name")
             self.resolve(target, ("formula", "vars", var))
+        self.check_lets()
+        parsed: list[formula.Expr | None] = []
         for name, text in f.computed.items():
             if text:
-                self.parse(text, f.expr_path(name), formula_symbols(self.spec), "formula")
+                parsed.append(self.parse(text, f.expr_path(name), output_symbols(self.spec), "formula"))
             elif self.spec.derivative_of is None:
                 self.report(
                     ("formula",),
                     "formula.expr is missing (only a backward spec with derivative_of may leave it out)",
                     "missing",
                 )
+        if None not in parsed:
+            self.check_lets_used([expr for expr in parsed if expr is not None])
+
+    def check_lets(self) -> None:
+        """Each formula.let: a name free for it (no parameter, alias, function or formula word), a number computed
+        from the parameters, the vars and the let names before it (not itself, nor one after it)."""
+        lets = self.spec.formula.let
+        symbols = formula_symbols(self.spec)
+        functions = set(formula.FUNCTIONS) | set(formula.STRUCTURAL)
+        for i, (name, text) in enumerate(lets.items()):
+            path: FieldPath = ("formula", "let", name)
+            problem = formula_name_problem(name)
+            if problem is not None:
+                self.report_key(path, problem.replace("a parameter", "a local name"), "reserved-name")
+            elif name in functions:
+                self.report_key(path, f"'{name}' is a formula function; name the value otherwise", "reserved-name")
+            if name in self.params:
+                self.report_key(path, f"local name '{name}' shadows a parameter", "duplicate-name")
+            elif name in self.spec.formula.vars:
+                self.report_key(path, f"local name '{name}' is also a formula.vars alias", "duplicate-name")
+            later = list(lets)[i:]
+            # itself and the names after it parse (as tensors), to say what is wrong with using them
+            expr = self.parse(text, path, symbols | dict.fromkeys(later, formula.Symbol.tensor()), f"let '{name}'")
+            symbol = None
+            if expr is not None:
+                ahead = [n for n in formula.free_names(expr) if n in later]
+                if name in ahead:
+                    self.report(path, f"let '{name}' uses itself; a local name is computed once, from others", "cycle")
+                elif ahead:
+                    message = (
+                        f"let '{name}' uses '{ahead[0]}', which is defined after it: a local name may use only the "
+                        "local names before it (reorder formula.let)"
+                    )
+                    self.report(path, message, "cycle")
+                else:
+                    symbol = let_symbol(expr)
+                    if symbol is None:
+                        kind = "a boolean" if formula.type_of(expr).is_bool else "a string"
+                        self.report(path, f"let '{name}': {kind}; a local name stands for a number", "formula")
+            symbols = symbols | {name: symbol or formula.Symbol.tensor()}
+
+    def check_lets_used(self, outputs: list[formula.Expr]) -> None:
+        """Every formula.let is used by an output expression, directly or through a later let."""
+        used = {n for expr in outputs for n in formula.free_names(expr)}
+        definitions = local_lets(self.spec)
+        for name in reversed(self.spec.formula.let):
+            if name in used:
+                definition = definitions.get(name)
+                used.update(formula.free_names(definition) if definition is not None else ())
+        for name in self.spec.formula.let:
+            if name not in used:
+                message = f"local name '{name}' is never used by the output expressions (remove it or use it)"
+                self.report_key(("formula", "let", name), message, "unused")
 
     def check_reduction(self, name: str, of: str) -> None:
         """A reduced output is one of formula.outputs, summed over the channels of an input tensor, shaped like a
