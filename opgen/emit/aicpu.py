@@ -70,7 +70,7 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             helpers=code(operator.cpp_helpers if double or complexes else ""),
             complexes=[ident(d.value) for d in complexes],
             complex_helpers=code(CPP_COMPLEX_HELPERS if complexes else ""),
-            complex_expr=code(to_cpp_complex(expr, complex_names)) if complexes else code(""),
+            complex_expr=code(to_cpp_complex(operator.kernel_formula, complex_names)) if complexes else code(""),
             integers=[ident(d.value) for d in integers],
             integer_lets=_lets(integer_lets),
             integer_expr=code(integer_outputs[spec.formula.main_output]) if integers else code(""),
