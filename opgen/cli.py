@@ -1,18 +1,23 @@
-"""The `opgen` command line: check, build, schema, functions, cc."""
+"""The `opgen` command line: check, build, schema, functions, new, test, cc.
+
+Each command imports what it needs when it runs (the generator's layers, numpy, pydantic, the YAML loader
+take most of a second to import): `opgen --version` and `opgen cc` start without them
+(tests/test_cli.py counts the modules `opgen --version` imports).
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opgen import __version__
-from opgen.build import BuildResult, build_tree, check_specs
-from opgen.build_cache import BuildCache
-from opgen.output_tree import OutputTreeError, UnsafePathError, diff_tree, write_tree
-from opgen.spec.diagnostics import SpecError
+
+if TYPE_CHECKING:
+    from opgen.build import BuildResult
+    from opgen.spec.diagnostics import SpecError
 
 
 def _report(exc: SpecError) -> int:
@@ -28,6 +33,9 @@ def _plural(count: int, word: str) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from opgen.build import check_specs
+    from opgen.spec.diagnostics import SpecError
+
     try:
         operators = check_specs(*args.specs, jobs=args.jobs)
     except SpecError as exc:
@@ -55,6 +63,11 @@ def _selected(result: BuildResult, only: list[str]) -> tuple[dict[str, bytes], f
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from opgen.build import build_tree
+    from opgen.build_cache import BuildCache
+    from opgen.output_tree import OutputTreeError, diff_tree, write_tree
+    from opgen.spec.diagnostics import SpecError
+
     out = Path(args.output)
     started = time.perf_counter()
     try:
@@ -108,6 +121,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
     from opgen.spec.model import OpSpec  # only this command needs the schema
 
     schema = OpSpec.model_json_schema()
@@ -202,7 +217,14 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.func(args)
-    except (FileNotFoundError, UnsafePathError) as exc:
+    except FileNotFoundError as exc:
+        print(f"opgen: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        from opgen.output_tree import UnsafePathError  # imported by any command that can raise it
+
+        if not isinstance(exc, UnsafePathError):
+            raise
         print(f"opgen: error: {exc}", file=sys.stderr)
         return 2
 

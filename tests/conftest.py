@@ -6,9 +6,15 @@ seconds. `pytest -m "not cxx"` runs the pure-Python layers alone; `pytest tests/
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# The binding builds one library of the twin and every package (not one per package as they are first called):
+# the session's C++ test programs link against that library (tests/twin_session.py), and one link serves all.
+# `OPGEN_OPS_ALL=0 pytest ...` runs the binding's tests on the per-package libraries instead.
+os.environ.setdefault("OPGEN_OPS_ALL", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 # The workplace keeps the source documents beside the project; a user's clone has none.

@@ -509,9 +509,9 @@ class Plan:
 
     def units(self) -> list[Unit]:
         """User sources (never with the precompiled header), package sources, the twin, the shims; with
-        --twin-lib only the user sources and the SoC default (the library has the rest)."""
+        --twin-lib no twin (the library has it) and only the packages --ops names."""
         if self.options.twin_lib is not None:
-            return self._user_units() + [Unit(self.soc_unit, self.runtime_flags())]
+            return self._user_and_package_units() + self._generated_units()
         return self._user_and_package_units() + self._twin_units() + self._generated_units()
 
     def build_units(self, path_map: PathMap) -> list[Unit]:
