@@ -156,6 +156,25 @@ def cmd_functions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_test(args: argparse.Namespace) -> int:
+    """pytest on one operator's tests, in the opgen checkout (the working directory or one above it)."""
+    import subprocess
+
+    root = next((d for d in (Path.cwd(), *Path.cwd().parents) if (d / "tests" / "conftest.py").is_file()), None)
+    if root is None or not (root / "specs").is_dir():
+        return _error(
+            "opgen test runs the tests of an opgen checkout: run it inside one (tests/, specs/)"
+        )
+    missing = [op for op in args.operators if not (root / "generated" / op).is_dir()]
+    if missing:
+        return _error(f"no generated package {', '.join(missing)} in {root / 'generated'} (run `opgen build specs/`)")
+    command = [sys.executable, "-m", "pytest", "-q", "tests", *(f"generated/{op}" for op in args.operators)]
+    command += [arg for op in args.operators for arg in ("--operator", op)]
+    command += args.pytest_args
+    print("opgen:", " ".join(command[1:]), file=sys.stderr)
+    return subprocess.run(command, cwd=root).returncode
+
+
 def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
     loudness = command.add_mutually_exclusive_group()
@@ -203,6 +222,15 @@ def _parser() -> argparse.ArgumentParser:
         "functions", help="print the reference of the formula functions (docs/formula-functions.md)"
     )
     functions.set_defaults(func=cmd_functions)
+    test = sub.add_parser(
+        "test",
+        help="run one operator's tests: golden, C++ unit test programs, binding and per-operator checks (pytest)",
+        description="Runs `python -m pytest tests generated/OP --operator OP [PYTEST_ARGS]` in the opgen checkout: "
+        "the tests under generated/OP and every test parametrized with the operator (its operator.dir, or the file "
+        "stem of an operator it holds). Extra arguments go to pytest (e.g. -n 0, -x, --collect-only).",
+    )
+    test.add_argument("operators", metavar="OP", nargs="+", help="an operator's dir (generated/OP), e.g. leaky_relu")
+    test.set_defaults(func=cmd_test, pytest_args=[])
     sub.add_parser("cc", help="compile and link a C++ program against the CPU twin (see `opgen cc --help`)")
     return parser
 
@@ -214,7 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         from opgen.twin.compiler import main as cc_main
 
         return cc_main(argv[1:])
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "test":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    args.pytest_args = rest if args.command == "test" else []
     try:
         return args.func(args)
     except FileNotFoundError as exc:
