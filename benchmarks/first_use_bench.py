@@ -79,8 +79,8 @@ def main() -> int:
         units = _objects(cache) + sum(1 for _ in (cache / "pch").glob("*/*.gch"))
         every = _every_package_units()
         print(f"binding, first call of opgen_ops.{args.function} (fresh cache): {wall:.1f} s wall, {cpu:.1f} CPU-s;")
-        print(f"  {units} units compiled (libraries loaded: the twin's core, {proc.stdout.strip()}); the library of every")
-        print(f"  package is {every} units: {units / every:.0%} of them")
+        print(f"  {units} units compiled (libraries loaded: the twin's core, {proc.stdout.strip()});")
+        print(f"  the library of every package is {every} units: {units / every:.0%} of them")
 
         example = sorted((GENERATED / args.op / "examples").glob("*.cpp"))[0]
         output = Path(temporary) / "example"

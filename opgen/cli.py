@@ -162,9 +162,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
     root = next((d for d in (Path.cwd(), *Path.cwd().parents) if (d / "tests" / "conftest.py").is_file()), None)
     if root is None or not (root / "specs").is_dir():
-        return _error(
-            "opgen test runs the tests of an opgen checkout: run it inside one (tests/, specs/)"
-        )
+        return _error("opgen test runs the tests of an opgen checkout: run it inside one (tests/, specs/)")
     missing = [op for op in args.operators if not (root / "generated" / op).is_dir()]
     if missing:
         return _error(f"no generated package {', '.join(missing)} in {root / 'generated'} (run `opgen build specs/`)")
