@@ -2,9 +2,10 @@
 
 In the spirit of mpicc/nvcc: `opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR] [g++ flags]`
 compiles the user's sources, every .cpp of the twin runtime (`opgen/twin/src/**`), and for each operator
-package in the ops dirs its `op_api/*.cpp`, `op_host/**/*.cpp`, `op_kernel/*.cpp` and
-`op_kernel/aicpu/*.cpp`, plus a generated shim that registers every `extern "C" __global__ __aicore__`
-kernel with the twin's kernel registry; then links them (skipped when the output is already that link).
+package in the ops dirs that the sources include a header of (`includes`; all if they include none; `--ops`
+adds) its `op_api/*.cpp`, `op_host/**/*.cpp`, `op_kernel/*.cpp` and `op_kernel/aicpu/*.cpp`, plus a
+generated shim that registers every `extern "C" __global__ __aicore__` kernel of those packages with the
+twin's kernel registry; then links them (skipped when the output is already that link).
 The user's flags reach the user's sources; the twin and the packages take only those that change their
 objects (`cc_flags` states the rule), so a new -D or -W compiles the user's sources alone.
 
