@@ -290,3 +290,38 @@ def test_warnings_are_recorded_per_source_and_survive_the_cache(tmp_path):
     for result in (first, again):
         assert "unused" in result.warnings[noisy] and result.warnings[quiet] == ""
     assert noisy in again.cached
+
+
+GENERATED = Path(__file__).resolve().parents[2] / "generated"
+
+
+def _compiled_packages(tmp_path: Path, *extra: str) -> list[str]:
+    argv = [str(tmp_path / "main.cpp"), "-o", "out", "--ops-dir", str(GENERATED), "--cache-dir", str(tmp_path / "cache")]
+    plan = compiler.Plan(compiler.parse_args([*argv, *extra]))
+    return [package.root.name for package in plan.packages]
+
+
+def test_a_program_compiles_the_packages_it_includes(tmp_path):
+    """`opgen cc` compiles the packages whose headers the program includes (through its own headers too, and a
+    package's headers by relative path), not every package of the ops dir; --ops adds one, or all."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "mine.h").write_text('#pragma once\n#include "aclnn_elu.h"  // found on the packages\' -I\n')
+    (tmp_path / "main.cpp").write_text(
+        '#include <vector>\n#include "acl/acl.h"\n#include "aclnnop/aclnn_leaky_relu.h"\n#include "mine.h"\n'
+        f'#include "{GENERATED}/gelu/op_host/gelu_tiling.h"\nint main() {{ return 0; }}\n'
+    )
+    assert _compiled_packages(tmp_path, "-I", str(tmp_path / "inc")) == ["elu", "gelu", "leaky_relu"]
+    assert _compiled_packages(tmp_path, f"-I{tmp_path / 'inc'}", "--ops", "relu,selu") == [
+        "elu",
+        "gelu",
+        "leaky_relu",
+        "relu",
+        "selu",
+    ]
+    assert _compiled_packages(tmp_path) == ["gelu", "leaky_relu"], "mine.h is not found without -I"
+    every = sorted(path.name for path in GENERATED.iterdir() if (path / "op_api").is_dir())
+    assert _compiled_packages(tmp_path, "--ops=all") == every
+    (tmp_path / "main.cpp").write_text('#include "acl/acl.h"\nint main() { return 0; }\n')
+    assert _compiled_packages(tmp_path) == every, "a program that includes no package's header: all of them"
+    with pytest.raises(CcError, match="--ops no_such_op: no such package"):
+        _compiled_packages(tmp_path, "--ops", "no_such_op")
