@@ -296,7 +296,7 @@ GENERATED = Path(__file__).resolve().parents[2] / "generated"
 
 
 def _compiled_packages(tmp_path: Path, *extra: str) -> list[str]:
-    argv = [str(tmp_path / "main.cpp"), "-o", "out", "--ops-dir", str(GENERATED), "--cache-dir", str(tmp_path / "cache")]
+    argv = [str(tmp_path / "main.cpp"), "-o", "out", "--ops-dir", str(GENERATED), "--cache-dir", str(tmp_path)]
     plan = compiler.Plan(compiler.parse_args([*argv, *extra]))
     return [package.root.name for package in plan.packages]
 
