@@ -1,18 +1,23 @@
-"""The `opgen` command line: check, build, schema, functions, cc."""
+"""The `opgen` command line: check, build, schema, functions, new, test, cc.
+
+Each command imports what it needs when it runs (the generator's layers, numpy, pydantic, the YAML loader
+take most of a second to import): `opgen --version` and `opgen cc` start without them
+(tests/test_cli.py counts the modules `opgen --version` imports).
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opgen import __version__
-from opgen.build import BuildResult, build_tree, check_report
-from opgen.build_cache import BuildCache
-from opgen.output_tree import OutputTreeError, UnsafePathError, diff_tree, write_tree
-from opgen.spec.diagnostics import SpecError
+
+if TYPE_CHECKING:
+    from opgen.build import BuildResult
+    from opgen.spec.diagnostics import SpecError
 
 
 def _report(exc: SpecError) -> int:
@@ -28,6 +33,9 @@ def _plural(count: int, word: str) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from opgen.build import check_report
+    from opgen.spec.diagnostics import SpecError
+
     try:
         operators, warnings = check_report(*args.specs, jobs=args.jobs)
     except SpecError as exc:
@@ -57,6 +65,11 @@ def _selected(result: BuildResult, only: list[str]) -> tuple[dict[str, bytes], f
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from opgen.build import build_tree
+    from opgen.build_cache import BuildCache
+    from opgen.output_tree import OutputTreeError, diff_tree, write_tree
+    from opgen.spec.diagnostics import SpecError
+
     out = Path(args.output)
     started = time.perf_counter()
     try:
@@ -110,6 +123,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
     from opgen.spec.model import OpSpec  # only this command needs the schema
 
     schema = OpSpec.model_json_schema()
@@ -142,6 +157,23 @@ def cmd_functions(args: argparse.Namespace) -> int:
 
     print(render_function_reference(), end="")
     return 0
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    """pytest on one operator's tests, in the opgen checkout (the working directory or one above it)."""
+    import subprocess
+
+    root = next((d for d in (Path.cwd(), *Path.cwd().parents) if (d / "tests" / "conftest.py").is_file()), None)
+    if root is None or not (root / "specs").is_dir():
+        return _error("opgen test runs the tests of an opgen checkout: run it inside one (tests/, specs/)")
+    missing = [op for op in args.operators if not (root / "generated" / op).is_dir()]
+    if missing:
+        return _error(f"no generated package {', '.join(missing)} in {root / 'generated'} (run `opgen build specs/`)")
+    command = [sys.executable, "-m", "pytest", "-q", "tests", *(f"generated/{op}" for op in args.operators)]
+    command += [arg for op in args.operators for arg in ("--operator", op)]
+    command += args.pytest_args
+    print("opgen:", " ".join(command[1:]), file=sys.stderr)
+    return subprocess.run(command, cwd=root).returncode
 
 
 def _common(command: argparse.ArgumentParser) -> None:
@@ -191,6 +223,15 @@ def _parser() -> argparse.ArgumentParser:
         "functions", help="print the reference of the formula functions (docs/formula-functions.md)"
     )
     functions.set_defaults(func=cmd_functions)
+    test = sub.add_parser(
+        "test",
+        help="run one operator's tests: golden, C++ unit test programs, binding and per-operator checks (pytest)",
+        description="Runs `python -m pytest tests generated/OP --operator OP [PYTEST_ARGS]` in the opgen checkout: "
+        "the tests under generated/OP and every test parametrized with the operator (its operator.dir, or the file "
+        "stem of an operator it holds). Extra arguments go to pytest (e.g. -n 0, -x, --collect-only).",
+    )
+    test.add_argument("operators", metavar="OP", nargs="+", help="an operator's dir (generated/OP), e.g. leaky_relu")
+    test.set_defaults(func=cmd_test, pytest_args=[])
     sub.add_parser("cc", help="compile and link a C++ program against the CPU twin (see `opgen cc --help`)")
     return parser
 
@@ -202,10 +243,21 @@ def main(argv: list[str] | None = None) -> int:
         from opgen.twin.compiler import main as cc_main
 
         return cc_main(argv[1:])
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "test":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    args.pytest_args = rest if args.command == "test" else []
     try:
         return args.func(args)
-    except (FileNotFoundError, UnsafePathError) as exc:
+    except FileNotFoundError as exc:
+        print(f"opgen: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        from opgen.output_tree import UnsafePathError  # imported by any command that can raise it
+
+        if not isinstance(exc, UnsafePathError):
+            raise
         print(f"opgen: error: {exc}", file=sys.stderr)
         return 2
 

@@ -306,8 +306,8 @@ def render_skeleton(
         "    BFLOAT16: {rtol: 4.0e-3, atol: 4.0e-3, max_fail_ratio: 4.0e-3}",
         "",
         "kernel:",
-        "  # FLOAT16 and BFLOAT16 computed in float, as most ops-nn activation kernels do. Dropping FLOAT16 computes it",
-        "  # natively (faster); `opgen check` then measures its precision and says if it misses its standard.",
+        "  # FLOAT16 and BFLOAT16 computed in float, as most ops-nn activation kernels do. Dropping FLOAT16 computes",
+        "  # it natively (faster); `opgen check` then measures its precision and says if it misses its standard.",
         "  compute_in_float: [FLOAT16, BFLOAT16]",
     ]
     return "\n".join(lines) + "\n"

@@ -1,7 +1,9 @@
 """One twin library per test session: the CPU twin and every generated package, compiled once.
 
-The library is the `opgen_ops` binding's own (`opgen_ops._runtime.twin_library`), so the binding, the C++
-test programs (linked against it with `opgen cc --twin-lib`) and worker subprocesses share one build. The
+The library is the `opgen_ops` binding's own library of every package (`opgen_ops._runtime.twin_library`,
+which the binding loads because tests/conftest.py sets OPGEN_OPS_ALL=1; a user's binding builds one library per
+package on its first call instead), so the binding, the C++ test programs (linked against it with
+`opgen cc --twin-lib`) and worker subprocesses share one build. The
 binding builds it under a file lock: with xdist, the first worker compiles and the others wait for it, and
 a warm session finds it in the cache. The compiler's output per generated source (the packages are compiled
 with -Wall -Wextra) is read back from the object cache without linking, so tests that assert "no warnings"

@@ -2,9 +2,10 @@
 
 In the spirit of mpicc/nvcc: `opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR] [g++ flags]`
 compiles the user's sources, every .cpp of the twin runtime (`opgen/twin/src/**`), and for each operator
-package in the ops dirs its `op_api/*.cpp`, `op_host/**/*.cpp`, `op_kernel/*.cpp` and
-`op_kernel/aicpu/*.cpp`, plus a generated shim that registers every `extern "C" __global__ __aicore__`
-kernel with the twin's kernel registry; then links them (skipped when the output is already that link).
+package in the ops dirs that the sources include a header of (`includes`; all if they include none; `--ops`
+adds) its `op_api/*.cpp`, `op_host/**/*.cpp`, `op_kernel/*.cpp` and `op_kernel/aicpu/*.cpp`, plus a
+generated shim that registers every `extern "C" __global__ __aicore__` kernel of those packages with the
+twin's kernel registry; then links them (skipped when the output is already that link).
 The user's flags reach the user's sources; the twin and the packages take only those that change their
 objects (`cc_flags` states the rule), so a new -D or -W compiles the user's sources alone.
 
@@ -31,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen.spec.socs import DEFAULT_SOC, SOC_BY_NAME
-from opgen.twin import INCLUDE_DIR, SOURCE_DIR, TWIN_DIR, unity
+from opgen.twin import INCLUDE_DIR, SOURCE_DIR, TWIN_DIR, includes, unity
 from opgen.twin import pch as pch_module
 from opgen.twin.build_graph import BuildContext, Unit, UnitOutcome, compile_units
-from opgen.twin.cc_flags import PREPROCESSOR_VALUE_FLAGS, library_flags
+from opgen.twin.cc_flags import INCLUDE_FLAGS, PREPROCESSOR_VALUE_FLAGS, library_flags, pairs
 from opgen.twin.object_cache import CACHE_FORMAT, FileHashes, ObjectCache, PathMap, sha256, write_if_changed
 from opgen.twin.pch import PchBuilder
 from opgen.twin.progress import Progress
@@ -56,6 +57,14 @@ __all__ = [
 ]
 
 CXX_SUFFIXES = {".cpp", ".cc", ".cxx", ".c++", ".C"}
+# Without a -O of the user's: the user's sources compile quickly, the library (the twin and the packages) runs
+# fast. The library's level is the opgen_ops binding's and the test suite's, so they and `opgen cc` share
+# every object of the cache.
+DEFAULT_USER_OPT = "-O1"
+DEFAULT_LIBRARY_OPT = "-O2"
+# The packages are always compiled with these, so whatever builds them (a program, the binding, the test
+# suite, which checks that generated sources have no warnings) makes the same objects and sees their warnings.
+PACKAGE_WARNINGS = ["-Wall", "-Wextra"]
 LINK_INPUT_SUFFIXES = {".o", ".a", ".so"}
 
 
@@ -69,13 +78,18 @@ def _cores() -> int:
 DEFAULT_JOBS = _cores()
 
 USAGE = """\
-usage: opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR|none]... [--twin-lib LIB] [-j N] [-v]
-                [--ops-flag FLAG]... [g++ flags]
+usage: opgen cc SOURCES... -o OUT [--soc NAME] [--ops-dir DIR|none]... [--ops OP|all]... [--twin-lib LIB]
+                [-j N] [-v] [--ops-flag FLAG]... [g++ flags]
        opgen cc --print-flags [--soc NAME] [--ops-dir DIR|none]...
        opgen cc --print-sources [--ops-dir DIR|none]...
 Compiles and links a C++ program against the opgen CPU twin (Ascend C kernel API, ACL/aclnn runtime) and
-the operator packages in the ops dirs (default: ./generated if it exists).
+the operator packages in the ops dirs (default: ./generated if it exists) that it uses: those whose headers
+its sources include (e.g. aclnnop/aclnn_leaky_relu.h), all of them if it includes none.
+--ops OP (a package's folder name; repeatable, or comma-separated) compiles that package too; --ops all: every
+package in the ops dirs.
 Flags -D -U -I -O -W -g -f -m -std= pass to the compiler; -L -l -shared -Wl, pass to the linker.
+Without -O, your sources are compiled at -O1 and the twin and the packages at -O2 (as the opgen_ops binding
+and the test suite build them, so all share one object cache); the packages always get -Wall -Wextra.
 The twin and the packages (the library) are compiled once per SoC and per set of the flags below that reach
 them, and reused whatever else you pass:
   your sources only:  -D -U -I -iquote -isystem -idirafter -include -imacros -Wp, (preprocessor) and
@@ -86,7 +100,7 @@ them, and reused whatever else you pass:
   the packages only:  --ops-flag FLAG (e.g. --ops-flag=-Wall to see the packages' warnings)
 --twin-lib LIB links against LIB, a shared library already holding the twin and the packages of the ops dirs
 (e.g. `opgen cc anchor.cpp -shared -o LIB`), instead of compiling them: only SOURCES are compiled (LIB keeps
-the flags it was built with).
+the flags it was built with), and the packages --ops names (e.g. one package's library over a twin-only LIB).
 """
 
 
@@ -110,6 +124,8 @@ class Options:
     cache_dir: Path | None = None
     twin_lib: Path | None = None  # a prebuilt library with the twin and the packages: link, do not compile them
     ops_flags: list[str] = field(default_factory=list)  # --ops-flag: for the packages' sources only
+    # --ops: packages compiled besides those the sources include ("all": every one); see `Plan.selected`
+    ops: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -187,6 +203,9 @@ def parse_args(argv: list[str]) -> Options:
             options.print_sources = True
         elif arg == "--twin-lib" or arg.startswith("--twin-lib="):
             options.twin_lib = Path(arg.split("=", 1)[1] if "=" in arg else value(arg))
+        elif arg == "--ops" or arg.startswith("--ops="):
+            text = arg.split("=", 1)[1] if "=" in arg else value(arg)
+            options.ops += [name for name in text.split(",") if name]
         elif arg == "--ops-flag" or arg.startswith("--ops-flag="):
             options.ops_flags.append(arg.split("=", 1)[1] if "=" in arg else value(arg))
         elif arg == "--cache-dir" or arg.startswith("--cache-dir="):
@@ -356,11 +375,52 @@ class Plan:
         roots: list[Path] = []
         for ops_dir in ops_dirs:
             roots += find_packages(ops_dir)
-        self.packages = [load_package(root) for root in roots]
+        # Every package of the ops dirs: their headers are visible to the user's sources (aclnnop/, -I)
+        # whichever are compiled, so the flags (and the user's objects) do not depend on the selection.
+        self.all_packages = [load_package(root) for root in roots]
+        self.packages = self.selected()  # those compiled (and registered)
         self.kernels = self._collect_kernels()
         self.aclnnop_dir = self._write_aclnnop_headers()
         self.shim = self._write_shim()
         self.soc_unit = self._write_soc_default()
+
+    def selected(self) -> list[OperatorPackage]:
+        """The packages to compile: those the sources include a header of (all if they include none) and
+        those --ops names; with --twin-lib (whose library holds the packages) only those --ops names."""
+        by_name: dict[str, list[OperatorPackage]] = {}
+        for package in self.all_packages:
+            by_name.setdefault(package.root.name, []).append(package)
+        wanted = set(self.options.ops)
+        if "all" in wanted:
+            return list(self.all_packages)
+        unknown = sorted(wanted - set(by_name))
+        if unknown:
+            known = ", ".join(sorted(by_name)) or "none"
+            raise CcError(f"--ops {', '.join(unknown)}: no such package in the ops dirs (packages: {known})")
+        named = {package.root for name in wanted for package in by_name[name]}
+        if self.options.twin_lib is not None:
+            return [package for package in self.all_packages if package.root in named]
+        headers = {header.name: package.root for package in self.all_packages for header in package.aclnn_headers}
+        include_dirs: list[Path] = []
+        forced: list[Path] = []  # -include FILE: scanned as a source
+        for group in pairs(self.options.compile_flags):
+            for flag in INCLUDE_FLAGS:
+                if group[0] == flag and len(group) == 2:
+                    value = group[1]
+                elif group[0].startswith(flag) and len(group[0]) > len(flag):
+                    value = group[0][len(flag) :]
+                else:
+                    continue
+                (forced if flag in ("-include", "-imacros") else include_dirs).append(Path(value))
+                break
+        for package in self.all_packages:
+            include_dirs += [package.root / sub for sub in ("op_api", "op_host", "op_kernel")]
+        roots = [package.root for package in self.all_packages]
+        scanned = [*self.options.sources, *forced]
+        used = set(includes.needed_packages(scanned, roots, headers, include_dirs))
+        if not used and not named:
+            return list(self.all_packages)  # a program that includes no package header: a library of them all
+        return [package for package in self.all_packages if package.root in used | named]
 
     def _collect_kernels(self) -> list[tuple[str, int]]:
         kernels: dict[str, tuple[int, Path]] = {}
@@ -374,7 +434,7 @@ class Plan:
 
     def _write_aclnnop_headers(self) -> Path | None:
         headers: dict[str, Path] = {}
-        for package in self.packages:
+        for package in self.all_packages:
             for header in package.aclnn_headers:
                 if header.name in headers:
                     raise CcError(f"aclnnop/{header.name} is provided by both {headers[header.name]} and {header}")
@@ -408,12 +468,17 @@ class Plan:
 
     # Flags ---------------------------------------------------------------
 
-    def base_flags(self, with_soc: bool = True) -> list[str]:
+    def base_flags(self, with_soc: bool = True, library: bool = False) -> list[str]:
         flags = ["-std=c++17", "-fPIC"]
-        if not any(flag.startswith("-O") for flag in self.options.compile_flags):
-            flags.append("-O1")
+        levels = [flag for flag in self.options.compile_flags if flag.startswith("-O")]
+        if not library and not levels:
+            flags.append(DEFAULT_USER_OPT)
         if with_soc:
             flags.append(f'-DOPGEN_TWIN_SOC="{self.options.soc}"')
+        if library:
+            # One spelling whether the level is the default or the user's own (the last of theirs), so that
+            # `-O2` given or not makes the same objects (and the same direct keys).
+            flags.append(levels[-1] if levels else DEFAULT_LIBRARY_OPT)
         return flags
 
     def twin_include_flags(self, aclnnop: bool = True) -> list[str]:
@@ -425,24 +490,29 @@ class Plan:
     def user_flags(self) -> list[str]:
         """Flags for the user's own sources: user flags, every package's dirs, the twin."""
         flags = self.base_flags() + self.options.compile_flags
-        for package in self.packages:
+        for package in self.all_packages:
             flags += package.include_flags()
         return flags + self.twin_include_flags()
 
+    def _library_code_flags(self) -> list[str]:
+        return [flag for flag in self.library_flags if not flag.startswith("-O")]  # the level: `base_flags`
+
     def package_flags(self, package: OperatorPackage) -> list[str]:
-        flags = self.base_flags() + self.library_flags + self.options.ops_flags
+        extra = [flag for flag in self.options.ops_flags if flag not in PACKAGE_WARNINGS]
+        flags = self.base_flags(library=True) + self._library_code_flags() + PACKAGE_WARNINGS + extra
         return flags + package.include_flags() + self.twin_include_flags()
 
     def runtime_flags(self) -> list[str]:
         # The twin's own sources include no aclnnop/ header, so the aclnnop dir (which changes with the
         # packages) stays off; they take no --ops-flag.
-        return self.base_flags(with_soc=False) + self.library_flags + self.twin_include_flags(aclnnop=False)
+        flags = self.base_flags(with_soc=False, library=True) + self._library_code_flags()
+        return flags + self.twin_include_flags(aclnnop=False)
 
     def units(self) -> list[Unit]:
         """User sources (never with the precompiled header), package sources, the twin, the shims; with
-        --twin-lib only the user sources and the SoC default (the library has the rest)."""
+        --twin-lib no twin (the library has it) and only the packages --ops names."""
         if self.options.twin_lib is not None:
-            return self._user_units() + [Unit(self.soc_unit, self.runtime_flags())]
+            return self._user_and_package_units() + self._generated_units()
         return self._user_and_package_units() + self._twin_units() + self._generated_units()
 
     def build_units(self, path_map: PathMap) -> list[Unit]:
@@ -488,7 +558,7 @@ class Plan:
         if self.aclnnop_dir is not None:
             roots.append((self.aclnnop_dir, "@aclnnop"))
         seen: dict[str, int] = {}
-        for package in self.packages:
+        for package in self.all_packages:
             count = seen[package.root.name] = seen.get(package.root.name, 0) + 1
             roots.append((package.root, f"@pkg:{package.root.name}" + (f"#{count}" if count > 1 else "")))
         return roots

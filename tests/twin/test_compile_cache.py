@@ -62,19 +62,20 @@ def test_adding_a_package_compiles_only_its_units_and_the_shim(tmp_path):
     assert subprocess.run([str(out)], capture_output=True, text=True, check=True).stdout == "11 1\n"
 
     added = _make_package(ops, second_name, 20)
+    # A package the program does not include is neither compiled nor registered; the user's object stays.
     second = compile_program([source], out, ops_dirs=[ops])
-    assert second.kernels == sorted([first_name, second_name])
-    shims = [path for path in second.compiled if path.name.startswith("register_")]
-    assert len(shims) == 1, second.compiled
-    assert sorted(second.compiled) == sorted([*added, *shims]), "only the new package's units and the shim"
-    assert source in second.cached, "a new -I dir does not change the user's object"
-    assert len(second.cached) == len(first.compiled) + len(first.cached) - 1  # all but the old shim
-    assert second.linked
+    assert second.kernels == [first_name]
+    assert second.compiled == [], "a package the program does not use is not compiled"
+    assert sorted(second.cached) == sorted(first.compiled + first.cached)
 
-    # The program sees the new package (it includes its aclnnop header now).
+    # The program includes the new package's aclnnop header now: its units, the shim and the program compile.
     _program(tmp_path, [first_name, second_name])
     third = compile_program([source], out, ops_dirs=[ops])
-    assert third.compiled == [source]
+    assert third.kernels == sorted([first_name, second_name])
+    shims = [path for path in third.compiled if path.name.startswith("register_")]
+    assert len(shims) == 1, third.compiled
+    assert sorted(third.compiled) == sorted([source, *added, *shims]), "the new package's units, the shim"
+    assert len(third.cached) == len(second.cached) - 2  # all but the old shim and the program
     assert subprocess.run([str(out)], capture_output=True, text=True, check=True).stdout == "32 1\n"
 
     fourth = compile_program([source], out, ops_dirs=[ops])
@@ -262,15 +263,20 @@ def test_a_new_user_define_or_warning_compiles_only_the_users_sources(tmp_path):
     assert subprocess.run([str(out)], capture_output=True, text=True, check=True).stdout == "2 102\n"
 
 
-def test_ops_flag_reaches_the_packages_only(tmp_path):
+def test_packages_get_wall_wextra_and_ops_flag_reaches_the_packages_only(tmp_path):
     name = f"pw_{uuid.uuid4().hex[:8]}"
     ops = tmp_path / "ops"
-    sources = _make_package(ops, name, 1, "static int Unused() { int unused = 0; return 1; }\n")
+    shadowing = "int Shadowing(int x) { { int x = 2; return x; } }\n"
+    sources = _make_package(ops, name, 1, "static int Unused() { int unused = 0; return 1; }\n" + shadowing)
     kernel = [path for path in sources if path.parent.name == "op_kernel"]
     source = _program(tmp_path, [name])
-    argv = [str(source), "-o", str(tmp_path / "prog"), "--ops-dir", str(ops), "--ops-flag=-Wall"]
-    result, _ = compiler.compile_objects(compiler.parse_args(argv))
-    assert "unused" in result.warnings[kernel[0].resolve()]
-    assert not any(text for path, text in result.warnings.items() if "opgen/twin/src" in str(path))
-    quiet, _ = compiler.compile_objects(compiler.parse_args(argv[:-1] + ["-Wall"]))
-    assert quiet.warnings[kernel[0].resolve()] == "", "-Wall of the user does not reach the packages"
+    argv = [str(source), "-o", str(tmp_path / "prog"), "--ops-dir", str(ops)]
+    # -Wall -Wextra always (one object whoever builds the package: a program, the binding, the test suite)
+    plain, _ = compiler.compile_objects(compiler.parse_args(argv))
+    assert "unused" in plain.warnings[kernel[0].resolve()] and "shadows" not in plain.warnings[kernel[0].resolve()]
+    assert not any(text for path, text in plain.warnings.items() if "opgen/twin/src" in str(path))
+    shadow, _ = compiler.compile_objects(compiler.parse_args([*argv, "--ops-flag=-Wshadow"]))
+    assert "shadows" in shadow.warnings[kernel[0].resolve()]
+    assert not any(text for path, text in shadow.warnings.items() if "opgen/twin/src" in str(path))
+    quiet, _ = compiler.compile_objects(compiler.parse_args([*argv, "-Wshadow"]))
+    assert "shadows" not in quiet.warnings[kernel[0].resolve()], "-Wshadow of the user does not reach the packages"
