@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from opgen import cli, output_tree
+import opgen.build
+from opgen import output_tree
 from opgen.build import BuildResult, build_tree
 from opgen.cli import main
 from opgen.output_tree import (
@@ -50,7 +51,8 @@ def cached_build_tree(spec_dir: Path, *_more: Path, **_options: object) -> Build
 
 @pytest.fixture(autouse=True)
 def _fast_builds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "build_tree", cached_build_tree)
+    # the CLI imports build_tree from opgen.build when a build runs (lazy imports keep `opgen --version` fast)
+    monkeypatch.setattr(opgen.build, "build_tree", cached_build_tree)
 
 
 @pytest.fixture(scope="module")
