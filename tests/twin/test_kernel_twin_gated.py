@@ -109,7 +109,16 @@ def test_gather_mask_user_pattern_matches_model(gated, tmp_path, dtype, mask, re
     src.tofile(tmp_path / "src.bin")
     pattern.tofile(tmp_path / "pattern.bin")
     result = run_program(
-        gated, "gather_user", dtype, "0", str(mask), str(repeats), str(blk), str(rep), str(rep1), str(tmp_path),
+        gated,
+        "gather_user",
+        dtype,
+        "0",
+        str(mask),
+        str(repeats),
+        str(blk),
+        str(rep),
+        str(rep1),
+        str(tmp_path),
         check=True,
     )
     expected = gather_mask_model(src, pattern.tobytes(), mask, repeats, blk, rep, rep1)
