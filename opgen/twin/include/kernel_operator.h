@@ -17,6 +17,7 @@
 #include "opgen_twin/math_ops.h"
 #include "opgen_twin/compare_select.h"
 #include "opgen_twin/cast.h"
+#include "opgen_twin/gather_mask.h"
 #include "opgen_twin/tiling.h"
 
 namespace AscendC {

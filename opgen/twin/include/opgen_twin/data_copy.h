@@ -9,35 +9,48 @@
 
 namespace AscendC {
 
+// The structs are declared as asc-devkit's include/basic_api/kernel_struct_data_copy.h declares them for A2/A3
+// (no rsv default in DataCopyExtParams' constructor; one burst by default; DataCopyParams' srcGap/dstGap
+// share storage with the older srcStride/dstStride names).
+//
 // Strided DataCopy: lengths and strides in 32-byte blocks on both sides. DataCopyPad: blockLen in bytes,
 // GM-side stride in bytes, UB-side stride in 32-byte blocks.
+constexpr uint8_t DEFAULT_DATA_COPY_NBURST = 1;
+constexpr uint8_t DEFAULT_DATA_COPY_STRIDE = 0;
+
 struct DataCopyParams {
-  DataCopyParams() = default;
+  DataCopyParams() {}
   DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint16_t dstStrideIn)
       : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
-  uint16_t blockCount = 0;
+  uint16_t blockCount = DEFAULT_DATA_COPY_NBURST;
   uint16_t blockLen = 0;
-  uint16_t srcStride = 0;
-  uint16_t dstStride = 0;
+  union {
+    uint16_t srcGap = 0;
+    uint16_t srcStride;
+  };
+  union {
+    uint16_t dstGap = 0;
+    uint16_t dstStride;
+  };
 };
 
 struct DataCopyExtParams {
-  DataCopyExtParams() = default;
+  DataCopyExtParams() {}
   DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
-                    const uint32_t rsvIn = 0)
+                    const uint32_t rsvIn)
       : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
-  uint16_t blockCount = 0;
+  uint16_t blockCount = DEFAULT_DATA_COPY_NBURST;
   uint32_t blockLen = 0;
-  uint32_t srcStride = 0;
-  uint32_t dstStride = 0;
+  uint32_t srcStride = DEFAULT_DATA_COPY_STRIDE;
+  uint32_t dstStride = DEFAULT_DATA_COPY_STRIDE;
   uint32_t rsv = 0;
 };
 
 template <typename T>
 struct DataCopyPadExtParams {
-  DataCopyPadExtParams() = default;
-  DataCopyPadExtParams(const bool isPadIn, const uint8_t leftPadIn, const uint8_t rightPadIn, const T padValue)
-      : isPad(isPadIn), leftPadding(leftPadIn), rightPadding(rightPadIn), paddingValue(padValue) {}
+  DataCopyPadExtParams() {}
+  DataCopyPadExtParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue, T padValue)
+      : isPad(isPadValue), leftPadding(leftPadValue), rightPadding(rightPadValue), paddingValue(padValue) {}
   bool isPad = false;
   uint8_t leftPadding = 0;   // elements
   uint8_t rightPadding = 0;  // elements
@@ -45,9 +58,10 @@ struct DataCopyPadExtParams {
 };
 
 struct DataCopyPadParams {
-  DataCopyPadParams() = default;
-  DataCopyPadParams(const bool isPadIn, const uint8_t leftPadIn, const uint8_t rightPadIn, const uint64_t padValue)
-      : isPad(isPadIn), leftPadding(leftPadIn), rightPadding(rightPadIn), paddingValue(padValue) {}
+  DataCopyPadParams() {}
+  DataCopyPadParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue,
+                    const uint64_t padValue)
+      : isPad(isPadValue), leftPadding(leftPadValue), rightPadding(rightPadValue), paddingValue(padValue) {}
   bool isPad = false;
   uint8_t leftPadding = 0;
   uint8_t rightPadding = 0;
@@ -72,12 +86,42 @@ inline void CheckCopyLength(const char* api, uint64_t count, uint64_t element_by
   }
 }
 
-inline void CheckBlockCount(const char* api, uint64_t block_count, uint64_t block_len) {
+// The burst engine's documented ranges (asc-devkit's DataCopy and DataCopyPad references): blockCount in
+// [1, 4095] (a 12-bit field; hardware silently wraps a larger count), and DataCopyPad's byte blockLen at most
+// 2097151 (21 bits). `max_len` is 0 where the field's own type is the only limit (DataCopy's 16-bit blocks).
+constexpr uint64_t kMaxBlockCount = 4095;
+constexpr uint64_t kMaxPadBlockLen = 2097151;
+
+inline void CheckBlockCount(const char* api, uint64_t block_count, uint64_t block_len, uint64_t max_len = 0) {
   if (block_count == 0 || block_len == 0) {
     Fail("INVALID_ARGUMENT", api,
          StringPrintf("blockCount=%llu blockLen=%llu: both must be at least 1", static_cast<unsigned long long>(block_count),
                 static_cast<unsigned long long>(block_len)));
   }
+  if (block_count > kMaxBlockCount) {
+    Fail("DATACOPY_LIMIT", api,
+         StringPrintf("blockCount=%llu exceeds 4095, the most one instruction moves (split the copy)",
+                      static_cast<unsigned long long>(block_count)));
+  }
+  if (max_len != 0 && block_len > max_len) {
+    Fail("DATACOPY_LIMIT", api,
+         StringPrintf("blockLen=%llu bytes exceeds %llu, the longest block one instruction moves",
+                      static_cast<unsigned long long>(block_len), static_cast<unsigned long long>(max_len)));
+  }
+}
+
+// GM -> UB DataCopyPad moves whole elements: blockLen must be a multiple of sizeof(T).
+inline void CheckPadElementLength(const char* api, uint64_t block_len, uint64_t element_bytes) {
+  if (block_len % element_bytes != 0) {
+    Fail("DATACOPY_LENGTH", api,
+         StringPrintf("blockLen=%llu bytes is not a whole number of %llu-byte elements",
+                      static_cast<unsigned long long>(block_len), static_cast<unsigned long long>(element_bytes)));
+  }
+}
+
+// DataCopyPadParams' uint64_t paddingValue, and DataCopyPadExtParams' of a 64-bit type, may only be 0.
+inline void CheckZeroPadValue(const char* api, const char* what, bool nonzero) {
+  if (nonzero) Fail("INVALID_ARGUMENT", api, StringPrintf("%s: paddingValue must be 0", what));
 }
 
 inline uint64_t RoundUpToBlock(uint64_t bytes) { return (bytes + kUbBlockBytes - 1) / kUbBlockBytes * kUbBlockBytes; }
@@ -93,7 +137,8 @@ void DataCopyPadIn(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTens
                    uint64_t right_elements, const uint8_t* pad_value_bytes) {
   const char* api = "DataCopyPad";
   RequireDtype(Api::kDataCopyPad, kDTypeOf<T>);
-  CheckBlockCount(api, block_count, block_len);
+  CheckBlockCount(api, block_count, block_len, kMaxPadBlockLen);
+  CheckPadElementLength(api, block_len, sizeof(T));
   const uint64_t left_bytes = left_elements * sizeof(T);
   const uint64_t right_bytes = right_elements * sizeof(T);
   if (left_bytes > kUbBlockBytes || right_bytes > kUbBlockBytes) {
@@ -135,7 +180,7 @@ void DataCopyPadOut(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTen
                     uint64_t block_len, uint64_t src_stride, uint64_t dst_stride) {
   const char* api = "DataCopyPad";
   RequireDtype(Api::kDataCopyPad, kDTypeOf<T>);
-  CheckBlockCount(api, block_count, block_len);
+  CheckBlockCount(api, block_count, block_len, kMaxPadBlockLen);
   const uint64_t ub_pitch = RoundUpToBlock(block_len) + src_stride * kUbBlockBytes;
   CheckUbOperand(api, "src", src.twin_ref(), 0, (block_count - 1) * ub_pitch + block_len, true);
   const uint8_t* ub = src.twin_bytes();
@@ -239,6 +284,11 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
   static_assert(mode == PaddingMode::Normal, "the twin implements PaddingMode::Normal only");
   uint8_t pad_bytes[sizeof(T)];
   std::memcpy(pad_bytes, static_cast<const void*>(&padParams.paddingValue), sizeof(T));
+  if constexpr (sizeof(T) == sizeof(uint64_t)) {
+    uint64_t pad_bits = 0;
+    std::memcpy(&pad_bits, pad_bytes, sizeof(T));
+    opgen_twin::detail::CheckZeroPadValue("DataCopyPad", "DataCopyPadExtParams of a 64-bit type", pad_bits != 0);
+  }
   opgen_twin::detail::DataCopyPadIn(dst, src, params.blockCount, params.blockLen, params.srcStride, params.dstStride,
                                     padParams.isPad, padParams.leftPadding, padParams.rightPadding, pad_bytes);
 }
@@ -252,8 +302,9 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
 template <typename T>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params,
                         const DataCopyPadParams& padParams) {
+  opgen_twin::detail::CheckZeroPadValue("DataCopyPad", "DataCopyPadParams", padParams.paddingValue != 0);
   uint8_t pad_bytes[sizeof(uint64_t)];
-  std::memcpy(pad_bytes, &padParams.paddingValue, sizeof(uint64_t));  // little-endian: low bytes first
+  std::memcpy(pad_bytes, &padParams.paddingValue, sizeof(uint64_t));
   opgen_twin::detail::DataCopyPadIn(dst, src, params.blockCount, params.blockLen, params.srcStride, params.dstStride,
                                     padParams.isPad, padParams.leftPadding, padParams.rightPadding, pad_bytes);
 }

@@ -46,6 +46,7 @@ enum class Api : uint8_t {
   kSign,
   kFloor,
   kTrunc,
+  kGatherMask,
   kCount
 };
 

@@ -34,6 +34,12 @@ bool HasAdvancedMath(const SocInfo& soc) {
          std::strcmp(soc.arch, "arch35") == 0;
 }
 
+// GatherMask's reference lists A2/A3 (half, bfloat16_t, uint16_t, int16_t, float, uint32_t, int32_t);
+// asc-devkit also implements it for Ascend 950. The twin refuses it on the SoCs the reference does not name.
+bool HasGatherMask(const SocInfo& soc) {
+  return std::strcmp(soc.arch, "arch22") == 0 || std::strcmp(soc.arch, "arch35") == 0;
+}
+
 DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
   const DTypeMask bf16_arith = soc.bf16VectorArith ? DTypeBit(DType::kBfloat16) : 0u;
   const DTypeMask bf16_data = soc.bf16Supported ? DTypeBit(DType::kBfloat16) : 0u;
@@ -81,6 +87,8 @@ DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
     case Api::kCompareScalar:
     case Api::kSelect:
       return kHalfFloat | bf16_arith;
+    case Api::kGatherMask:
+      return HasGatherMask(soc) ? kAll16And32 | bf16_data : 0u;
     case Api::kCast:
     case Api::kCount:
       break;
