@@ -67,10 +67,12 @@ def example_result(spec: OpSpec, output: str | None = None) -> ExampleResult:
 
 
 def _host_value(param: Param, scalars: dict) -> dict[str, Code]:
-    """The C++ declaration parts of a bool, int64 or string argument: type, declarator suffix, value."""
+    """The C++ declaration parts of a bool, int64, double or string argument: type, declarator suffix, value."""
     value = scalars[param.name]
     if param.kind is ParamKind.INT64:
         return {"host_type": Code("int64_t"), "suffix": Code(""), "value": code(str(int(value)))}
+    if param.kind is ParamKind.DOUBLE:
+        return {"host_type": Code("double"), "suffix": Code(""), "value": cpp.float_literal(float(value), "double")}
     if param.kind is ParamKind.STRING:
         # an array: it passes as char* as well as const char*
         return {"host_type": Code("char"), "suffix": Code("[]"), "value": cpp.string(str(value))}

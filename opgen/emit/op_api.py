@@ -211,6 +211,9 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
             args.append(
                 {"name": attr.param, "ctype": Code("const char*"), "value": code(f"({value})"), "attr": attr.name}
             )
+        elif param.kind is ParamKind.DOUBLE:  # a Float attribute, as ops-nn's generated aclnn converts a double
+            value = code(f"static_cast<float>({attr.param})")
+            args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
         else:
             ctype = _L0_CTYPES[param.kind]
             args.append({"name": attr.param, "ctype": ctype, "value": attr.param, "attr": attr.name})

@@ -40,6 +40,7 @@ _SCHEMA_TYPES = {
     ParamKind.SCALAR: "Scalar",
     ParamKind.BOOL: "bool",
     ParamKind.INT64: "int",
+    ParamKind.DOUBLE: "float",
     ParamKind.STRING: "str",
 }
 _CPP_TYPES = {
@@ -47,6 +48,7 @@ _CPP_TYPES = {
     ParamKind.SCALAR: "const at::Scalar&",
     ParamKind.BOOL: "bool",
     ParamKind.INT64: "int64_t",
+    ParamKind.DOUBLE: "double",
     ParamKind.STRING: "c10::string_view",
 }
 # An optional scalar (null_default) is `Scalar?` in aten.

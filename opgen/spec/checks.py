@@ -48,7 +48,7 @@ TENSORS = (ParamKind.TENSOR,)
 class Arg:
     """One API argument: a tensor (shape, dtype), a scalar (value, dtype), a bool, or a null pointer."""
 
-    kind: str  # tensor / scalar / bool / int64 / string / null
+    kind: str  # tensor / scalar / bool / int64 / double / string / null
     shape: tuple[int, ...] = ()
     dtype: DType | None = None
     value: float | bool | int | str | None = None

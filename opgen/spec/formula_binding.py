@@ -23,6 +23,7 @@ _SYMBOL_KIND = {
     ParamKind.SCALAR: formula.SymbolKind.SCALAR,
     ParamKind.BOOL: formula.SymbolKind.FLAG,
     ParamKind.INT64: formula.SymbolKind.SCALAR,  # a host-known number (with `values`, a kernel mode)
+    ParamKind.DOUBLE: formula.SymbolKind.SCALAR,  # a host-known number
     ParamKind.STRING: formula.SymbolKind.STRING,  # compared with string literals only; a kernel mode
 }
 

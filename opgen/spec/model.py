@@ -157,6 +157,7 @@ CTYPE_BASES = {
     ParamKind.SCALAR: "aclScalar",
     ParamKind.BOOL: "bool",
     ParamKind.INT64: "int64_t",
+    ParamKind.DOUBLE: "double",
     ParamKind.STRING: "char",
 }
 
@@ -243,7 +244,7 @@ class Param(_Strict):
             for key in ("formats", "rank", "non_contiguous", "empty_tensor"):
                 if key in self.model_fields_set:
                     raise FieldError(key, f"'{key}' applies to tensor parameters only")
-        if self.kind in (ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING) and self.dtypes:
+        if self.kind in (ParamKind.BOOL, ParamKind.INT64, ParamKind.DOUBLE, ParamKind.STRING) and self.dtypes:
             raise FieldError("dtypes", f"a {self.kind.value} parameter has no 'dtypes'")
         self._check_values()
         if self.null_default is not None and self.kind is not ParamKind.SCALAR:
@@ -284,12 +285,15 @@ class Param(_Strict):
         expected = {
             ParamKind.BOOL: (bool,),
             ParamKind.INT64: (int,),
+            ParamKind.DOUBLE: (float,),
             ParamKind.STRING: (str,),
             ParamKind.SCALAR: (int, float),
             ParamKind.TENSOR: (int, float, bool),
         }[self.kind]
         if type(self.default) not in expected:
             raise FieldError("default", f"{self.default!r} is not a default for a {self.kind.value} parameter")
+        if self.kind is ParamKind.DOUBLE and not math.isfinite(self.default):  # type: ignore[arg-type]
+            raise FieldError("default", "a double parameter's default is a finite number")
         if self.values is not None and self.default not in self.values:
             raise FieldError("default", f"the default {self.default!r} is not one of 'values' {self.values}")
 
@@ -323,6 +327,7 @@ ATTR_KINDS: dict[ParamKind, str] = {
     ParamKind.SCALAR: "Float",
     ParamKind.BOOL: "Bool",
     ParamKind.INT64: "Int",
+    ParamKind.DOUBLE: "Float",  # ops-nn's OpDef declares a double as Float (the generated aclnn converts it)
     ParamKind.STRING: "String",
 }
 

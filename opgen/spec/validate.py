@@ -32,7 +32,7 @@ from opgen.spec.yaml_source import SourceDocument
 KNOWN_FORMATS = ("ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC", "FRACTAL_NZ", "NCDHW")
 SPECIAL_VALUES = ("inf", "-inf", "nan")
 # Parameters passed by value (not tensors): what examples and golden settings give values for.
-HOST_KINDS = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING)
+HOST_KINDS = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.DOUBLE, ParamKind.STRING)
 
 
 def formula_name_problem(name: str) -> str | None:
@@ -500,8 +500,7 @@ class _Checker:
             if link.holds == "result":
                 self.report(base + ("holds",), "holds: result and a result_flag contradict each other", "invalid")
         for forward_name, name in link.params.items():
-            kinds = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING)
-            self.resolve(name, base + ("params", forward_name), kinds=kinds)
+            self.resolve(name, base + ("params", forward_name), kinds=HOST_KINDS)
         for forward_name, mapping in link.values.items():
             param = self.resolve(
                 link.params.get(forward_name, forward_name),
@@ -627,6 +626,8 @@ class _Checker:
             problem = f"'{param.name}' is a bool parameter: use true or false"
         elif param.kind is ParamKind.INT64 and type(value) is not int:
             problem = f"'{param.name}' is an int64 parameter: use an integer"
+        elif param.kind is ParamKind.DOUBLE and (type(value) is not float or not math.isfinite(value)):
+            problem = f"'{param.name}' is a double parameter: use a finite number with a decimal point, e.g. 1.0"
         elif param.kind is ParamKind.STRING and type(value) is not str:
             problem = f"'{param.name}' is a string parameter: use one of {param.values}"
         elif param.kind is ParamKind.SCALAR and type(value) not in (int, float):
