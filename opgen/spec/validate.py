@@ -559,8 +559,11 @@ class _Checker:
         keyword: str | None = None
         for i, param in enumerate(self.spec.params):
             path = ("params", i)
-            if param.kind is ParamKind.STRING and param.name not in checked["not_null"]:
-                message = f"'{param.name}' is a string (a pointer): name it in a not_null error row (status 161001)"
+            if param.kind is ParamKind.STRING and not param.nullable and param.name not in checked["not_null"]:
+                message = (
+                    f"'{param.name}' is a string (a pointer): name it in a not_null error row (status 161001), or "
+                    "give it a null_default"
+                )
                 self.report(path + ("kind",), message, "missing-check")
             if param.values is not None and param.name not in checked["one_of"]:
                 message = f"'{param.name}' lists 'values': name it in a one_of error row, which rejects the others"

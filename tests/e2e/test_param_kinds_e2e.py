@@ -21,7 +21,7 @@ from opgen.twin.compiler import main as cc_main
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "param_kinds"
 SOC = "ascend910b"
-OPS = ("gelu_v2", "gelu_grad_v2", "swish", "add_relu", "squared_relu", "scale_int", "situ_act")
+OPS = ("gelu_v2", "gelu_grad_v2", "swish", "add_relu", "squared_relu", "scale_int", "situ_act", "gelu_opt")
 
 pytestmark = [pytest.mark.cxx, pytest.mark.slow]
 
@@ -172,6 +172,36 @@ def test_double_binding_matches_torch_and_takes_floats_only(tree, tmp_path):
     )
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     assert ran.stdout.split("\n").count("type-error") == 4
+
+
+def test_optional_string_binding_takes_none_as_its_default(tree, tmp_path):
+    """aclnnGeluMul's approximateOptional: None passes a null pointer, which means "none" (no 161001); a value
+    outside none/tanh is still refused (161002)."""
+    pytest.importorskip("torch")
+    ran = _python(
+        tree,
+        """
+        import numpy as np
+        import torch
+        import opgen_ops
+
+        x = np.linspace(-6, 6, 2049).astype(np.float32)
+        t = torch.from_numpy(x)
+        erf_form = torch.nn.functional.gelu(t, approximate="none").numpy()
+        tanh_form = torch.nn.functional.gelu(t, approximate="tanh").numpy()
+        np.testing.assert_allclose(opgen_ops.gelu_opt(x, approximate=None), erf_form, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(opgen_ops.gelu_opt(x), erf_form, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(opgen_ops.gelu_opt(x, approximate="tanh"), tanh_form, rtol=1e-4, atol=1e-5)
+        assert not np.allclose(erf_form, tanh_form, rtol=0, atol=1e-6)
+        try:
+            opgen_ops.gelu_opt(x, approximate="fast")
+        except opgen_ops.AclnnError as error:
+            print("bad-string", error.status)
+        """,
+        tmp_path,
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert "bad-string 161002" in ran.stdout.split("\n")
 
 
 @pytest.mark.parametrize("op", OPS)

@@ -34,6 +34,7 @@ GELU_V2 = "tests/fixtures/param_kinds/gelu_v2.yaml"
 GELU_GRAD_V2 = "tests/fixtures/param_kinds/gelu_grad_v2.yaml"
 SWISH = "tests/fixtures/param_kinds/swish.yaml"
 SITU_ACT = "tests/fixtures/param_kinds/situ_act.yaml"
+GELU_OPT = "tests/fixtures/param_kinds/gelu_opt.yaml"
 
 CASES = [
     Case(
@@ -101,7 +102,7 @@ CASES = [
         "    default: 0\n",
         "    default: 0\n    null_default: 1.0\n",
         "null_default: 1.0",
-        "applies to scalar parameters only",
+        "applies to scalar and string parameters only",
     ),
     Case(
         "optional-scalar-is-not-null-checked",
@@ -194,6 +195,38 @@ CASES = [
         "scalars: {beta: 2, linearBeta: 0.0}",
         "scalars: {beta: 2, linearBeta: 0.0}",
         "is a double parameter",
+    ),
+    Case(
+        "string-null-default-in-values",
+        GELU_OPT,
+        "null_default: none",
+        "null_default: fast",
+        "null_default: fast",
+        "is not one of 'values'",
+    ),
+    Case(
+        "string-null-default-is-a-string",
+        GELU_OPT,
+        "null_default: none",
+        "null_default: 1.0",
+        "null_default: 1.0",
+        "a string's null_default is one of its 'values'",
+    ),
+    Case(
+        "optional-string-is-not-null-checked",
+        GELU_OPT,
+        "{not_null: [input, out]}",
+        "{not_null: [input, approximateOptional, out]}",
+        "{not_null: [input, approximateOptional, out]}",
+        "is optional",
+    ),
+    Case(
+        "scalar-null-default-is-a-number",
+        SWISH,
+        "null_default: 1.0",
+        "null_default: one",
+        "null_default: one",
+        "a scalar's null_default is a number",
     ),
     Case(
         "double-golden-value-is-finite",
@@ -357,3 +390,20 @@ def test_double_is_a_float_attribute_read_from_the_tiling_data():
     assert attrs == {"beta": ("Float", "1.0f", "float"), "linear_beta": ("Float", "0.0f", "float")}
     assert set(kernel_plan(spec).scalars) == {"beta", "linearBeta"}
     assert "以FLOAT属性传入kernel，按float精度参与计算。" in usage_notes(spec, spec.param("beta"))
+
+
+def test_optional_string_means_its_default_in_checks_and_calls():
+    """GeluMul's approximateOptional: the value check lets a null pointer through, the valid call passes null,
+    and the value row is tripped by a string."""
+    from opgen.plan.cases import valid_call
+    from opgen.spec.checks import Arg
+    from opgen.spec.dtypes import DType
+
+    spec = _spec("gelu_opt.yaml")
+    row = spec.errors[2].check
+    assert row.cpp(spec, 2).condition.startswith("(approximateOptional != nullptr && (std::strcmp(")
+    assert not row.fails(spec, {"approximateOptional": Arg("null")}, (), "ascend910b")
+    assert row.fails(spec, {"approximateOptional": Arg("string", value="fast")}, (), "ascend910b")
+    assert valid_call(spec, DType.FLOAT).args["approximateOptional"].kind == "null"
+    bad = {c.row: c for c in negative_calls(spec)}[2].args["approximateOptional"]
+    assert bad.kind == "string" and bad.value not in ("none", "tanh")
