@@ -557,6 +557,7 @@ class _Checker:
                 checked[row.check.kind].update(row.check.names())
         positional_default: str | None = None
         keyword: str | None = None
+        integral = sorted({d.value for p in self.spec.tensor_inputs for d in p.dtypes if d.is_integral})
         for i, param in enumerate(self.spec.params):
             path = ("params", i)
             if param.kind is ParamKind.STRING and not param.nullable and param.name not in checked["not_null"]:
@@ -565,6 +566,13 @@ class _Checker:
                     "give it a null_default"
                 )
                 self.report(path + ("kind",), message, "missing-check")
+            if param.kind is ParamKind.DOUBLE and integral:
+                # the op_api converts only aclScalars to an integer compute dtype (ScalarInIntegerDtype)
+                message = (
+                    f"'{param.name}' is a double, which reaches the kernel as a float: the tensors' integer dtypes "
+                    f"({', '.join(integral)}) cannot take it"
+                )
+                self.report(path + ("kind",), message, "invalid")
             if param.values is not None and param.name not in checked["one_of"]:
                 message = f"'{param.name}' lists 'values': name it in a one_of error row, which rejects the others"
                 self.report(path + ("values",), message, "missing-check")

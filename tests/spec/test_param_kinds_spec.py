@@ -197,6 +197,16 @@ CASES = [
         "is a double parameter",
     ),
     Case(
+        "double-needs-floating-tensors",
+        SITU_ACT,
+        "    dtypes: [FLOAT, FLOAT16, BFLOAT16]\n    formats: [ND]\n    rank: [0, 8]\n    non_contiguous: true\n"
+        "    empty_tensor: true\n",
+        "    dtypes: [FLOAT, FLOAT16, BFLOAT16, INT32]\n    formats: [ND]\n    rank: [0, 8]\n"
+        "    non_contiguous: true\n    empty_tensor: true\n",
+        "kind: double",
+        "integer dtypes (INT32) cannot take it",
+    ),
+    Case(
         "string-null-default-in-values",
         GELU_OPT,
         "null_default: none",
