@@ -93,8 +93,12 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
     if param.values is not None:
         spelled = [f'"{v}"' if isinstance(v, str) else str(v) for v in param.values]
         notes.append(f"取值为{'、'.join(spelled)}，其他取值返回错误。")
-    if param.null_default is not None:
+    if isinstance(param.null_default, str):
+        notes.append(f'可以为空指针，此时取值为"{param.null_default}"。')
+    elif param.null_default is not None:
         notes.append(f"可以为空指针，此时取值为{param.null_default!r}。")
+    if param.kind is ParamKind.DOUBLE:  # the OpDef's Float attribute carries it (as ops-nn's generated aclnn does)
+        notes.append("以FLOAT属性传入kernel，按float精度参与计算。")
     if not param.written:
         notes.append("接口不校验、不写入该参数，调用前后其内容不变。")
     notes.extend(_soc_dtype_notes(spec, param))

@@ -55,8 +55,9 @@ def example_result(spec: OpSpec, output: str | None = None) -> ExampleResult:
         tensor = example.tensors[param.name]
         env[param.name] = np.asarray(tensor.data, dtype=tensor.dtype.numpy).reshape(tensor.shape)
     for name, value in example.scalars.items():
-        if value is None:  # an optional scalar left out
-            env[name] = float(spec.param(name).null_default or 0.0)
+        if value is None:  # an optional scalar or string left out: its null_default
+            default = spec.param(name).null_default
+            env[name] = default if isinstance(default, str) else float(default or 0.0)
             continue
         scalar_dtype = example.scalar_dtypes.get(name)
         env[name] = float(np.asarray(value, dtype=scalar_dtype.numpy)) if scalar_dtype else value
@@ -67,10 +68,12 @@ def example_result(spec: OpSpec, output: str | None = None) -> ExampleResult:
 
 
 def _host_value(param: Param, scalars: dict) -> dict[str, Code]:
-    """The C++ declaration parts of a bool, int64 or string argument: type, declarator suffix, value."""
+    """The C++ declaration parts of a bool, int64, double or string argument: type, declarator suffix, value."""
     value = scalars[param.name]
     if param.kind is ParamKind.INT64:
         return {"host_type": Code("int64_t"), "suffix": Code(""), "value": code(str(int(value)))}
+    if param.kind is ParamKind.DOUBLE:
+        return {"host_type": Code("double"), "suffix": Code(""), "value": cpp.float_literal(float(value), "double")}
     if param.kind is ParamKind.STRING:
         # an array: it passes as char* as well as const char*
         return {"host_type": Code("char"), "suffix": Code("[]"), "value": cpp.string(str(value))}
@@ -80,8 +83,10 @@ def _host_value(param: Param, scalars: dict) -> dict[str, Code]:
 def _call_arg(param: Param | None, name: str, scalars: dict) -> str:
     if param is None or param.kind is ParamKind.TENSOR:
         return name
+    if scalars[param.name] is None:  # an optional scalar or string left out
+        return "nullptr"
     if param.kind is ParamKind.SCALAR:
-        return "nullptr" if scalars[param.name] is None else name
+        return name
     return f"{name}Value"
 
 
@@ -109,8 +114,8 @@ def render_example(operator: OperatorPlan) -> str:
                 }
             )
             handles.append({"type": code("aclTensor"), "name": ident(param.name), "destroy": code("aclDestroyTensor")})
-        elif param.kind is ParamKind.SCALAR and example.scalars[param.name] is None:
-            continue  # an optional scalar left out: the call passes nullptr
+        elif example.scalars[param.name] is None:
+            continue  # an optional scalar or string left out: the call passes nullptr
         elif param.kind is ParamKind.SCALAR:
             dtype = example.scalar_dtypes.get(param.name, DType.FLOAT)
             value = example.scalars[param.name]

@@ -88,7 +88,7 @@ def _arg_literal(arg: Arg) -> Code:
         return Code("None")
     if arg.kind == "bool":
         return python.literal(bool(arg.value))
-    if arg.kind in ("int64", "string"):
+    if arg.kind in ("int64", "double", "string"):
         return python.literal(arg.value)
     assert arg.dtype is not None
     if arg.kind == "scalar":

@@ -195,7 +195,7 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
         param = spec.param(attr.param)
         if param.kind is ParamKind.SCALAR:
             if param.null_default is not None:  # an optional scalar: a null pointer stands for its default
-                default = cpp.float_literal(param.null_default)
+                default = cpp.float_literal(float(param.null_default))
                 value = code(f"{attr.param} == nullptr ? {default} : {cpp_scalar_value(attr.param)}")
             else:
                 value = code(cpp_scalar_value(attr.param))
@@ -211,6 +211,13 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
             args.append(
                 {"name": attr.param, "ctype": Code("const char*"), "value": code(f"({value})"), "attr": attr.name}
             )
+        elif param.kind is ParamKind.STRING and param.null_default is not None:
+            # an optional string: the attribute takes the value a null pointer stands for
+            value = code(f"({attr.param} == nullptr ? {cpp.string(str(param.null_default))} : {attr.param})")
+            args.append({"name": attr.param, "ctype": Code("const char*"), "value": value, "attr": attr.name})
+        elif param.kind is ParamKind.DOUBLE:  # a Float attribute, as ops-nn's generated aclnn converts a double
+            value = code(f"static_cast<float>({attr.param})")
+            args.append({"name": attr.param, "ctype": Code("float"), "value": value, "attr": attr.name})
         else:
             ctype = _L0_CTYPES[param.kind]
             args.append({"name": attr.param, "ctype": ctype, "value": attr.param, "attr": attr.name})

@@ -24,6 +24,7 @@ _ANNOTATION = {
     "scalar": Code("float | int | bool | np.generic | None"),
     "bool": Code("bool"),
     "int64": Code("int"),
+    "double": Code("float"),
     "string": Code("str"),
 }
 
@@ -106,6 +107,8 @@ def _input_call(param: Param, py: str) -> tuple[str, str]:
         return "scalar", f"_rt.Scalar({py}, real=True)" if real else f"_rt.Scalar({py})"
     if param.kind is ParamKind.INT64:
         return "int64", f"_rt.Int({py})"
+    if param.kind is ParamKind.DOUBLE:
+        return "double", f"_rt.Double({py})"
     if param.kind is ParamKind.STRING:
         return "string", f"_rt.String({py})"
     return "bool", f"_rt.Flag({py})"

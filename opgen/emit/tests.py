@@ -209,6 +209,8 @@ def _case_arg(name: str, arg: Arg, data: np.ndarray | None) -> CaseArg:
         return CaseArg([f"const bool {name} = {'true' if arg.value else 'false'};"], name)
     if arg.kind == "int64":
         return CaseArg([f"const int64_t {name} = {int(arg.value or 0)};"], name)
+    if arg.kind == "double":
+        return CaseArg([f"const double {name} = {cpp.float_literal(float(arg.value or 0.0), 'double')};"], name)
     if arg.kind == "string":
         # an array: it passes as char* as well as const char*, whichever the API declares
         return CaseArg([f"char {name}[] = {cpp.string(str(arg.value))};"], name)

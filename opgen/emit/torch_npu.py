@@ -40,6 +40,7 @@ _SCHEMA_TYPES = {
     ParamKind.SCALAR: "Scalar",
     ParamKind.BOOL: "bool",
     ParamKind.INT64: "int",
+    ParamKind.DOUBLE: "float",
     ParamKind.STRING: "str",
 }
 _CPP_TYPES = {
@@ -47,10 +48,14 @@ _CPP_TYPES = {
     ParamKind.SCALAR: "const at::Scalar&",
     ParamKind.BOOL: "bool",
     ParamKind.INT64: "int64_t",
+    ParamKind.DOUBLE: "double",
     ParamKind.STRING: "c10::string_view",
 }
-# An optional scalar (null_default) is `Scalar?` in aten.
-_OPTIONAL_SCALAR = ("Scalar?", "const c10::optional<at::Scalar>&")
+# An optional scalar or string (null_default) is `Scalar?` / `str?` in aten.
+_OPTIONAL = {
+    ParamKind.SCALAR: ("Scalar?", "const c10::optional<at::Scalar>&"),
+    ParamKind.STRING: ("str?", "c10::optional<c10::string_view>"),
+}
 
 
 class Variant(str, Enum):
@@ -69,7 +74,7 @@ class AtenArg:
     alias: str = "a"  # a mutable tensor's alias set: a, b, ... for the out tensors of several outputs
 
     def schema(self) -> str:
-        base = _OPTIONAL_SCALAR[0] if self.param.nullable else _SCHEMA_TYPES[self.param.kind]
+        base = _OPTIONAL[self.param.kind][0] if self.param.nullable else _SCHEMA_TYPES[self.param.kind]
         kind = base + (f"({self.alias}!)" if self.mutable else "")
         default = "" if self.mutable else _schema_default(self.param, self.aten_default)
         return f"{kind} {self.name}{default}"
@@ -77,7 +82,7 @@ class AtenArg:
     def cpp(self) -> str:
         if self.mutable:
             return f"at::Tensor& {self.name}"
-        ctype = _OPTIONAL_SCALAR[1] if self.param.nullable else _CPP_TYPES[self.param.kind]
+        ctype = _OPTIONAL[self.param.kind][1] if self.param.nullable else _CPP_TYPES[self.param.kind]
         return f"{ctype} {self.name}"
 
 
@@ -342,18 +347,27 @@ def _prepare_unwritten(spec: OpSpec, fn: AtenFunction) -> list[str]:
 
 def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
     """A string argument reaches the API as the C string its header declares (char* or const char*): a local
-    std::string keeps the bytes, with a terminating NUL, alive for the call."""
+    std::string keeps the bytes, with a terminating NUL, alive for the call; an optional string (null_default)
+    left out passes a null pointer."""
     lines, renamed = [], {}
     for cparam in fn.api.user_params:
         param = cparam.param
         if param is None or param.kind is not ParamKind.STRING:
             continue
         name = fn.c_names[cparam.name]
-        lines.append(f"{_INDENT}std::string {name}_str({name}.data(), {name}.size());")
-        if cparam.ctype.startswith("const"):
-            lines.append(f"{_INDENT}const char* {name}_ptr = {name}_str.c_str();")
+        if param.nullable:
+            lines.append(
+                f"{_INDENT}std::string {name}_str = {name}.has_value() ? std::string({name}->data(), {name}->size())"
+                " : std::string();"
+            )
+            text = f"{name}.has_value() ? {name}_str.c_str() : nullptr"
         else:
-            lines.append(f"{_INDENT}char* {name}_ptr = const_cast<char*>({name}_str.c_str());")
+            lines.append(f"{_INDENT}std::string {name}_str({name}.data(), {name}.size());")
+            text = f"{name}_str.c_str()"
+        if cparam.ctype.startswith("const"):
+            lines.append(f"{_INDENT}const char* {name}_ptr = {text};")
+        else:
+            lines.append(f"{_INDENT}char* {name}_ptr = const_cast<char*>({text});")
         renamed[cparam.name] = f"{name}_ptr"
     return lines, renamed
 

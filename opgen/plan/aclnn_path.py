@@ -98,8 +98,10 @@ def aclnn_output(
     }
     flags: dict[str, ModeValue] = {name: bool(scalars[name]) for name in plan.flags}
     for axis in plan.enums:
-        value = scalars[axis.name]
-        assert not isinstance(value, float)  # an int64 or string mode value
+        value = scalars.get(axis.name)
+        if value is None:  # an optional string left out (a null pointer) is its null_default
+            value = spec.param(axis.name).null_default
+        assert value is not None and not isinstance(value, float)  # an int64 or string mode value
         flags[axis.name] = value
     # an optional scalar left out (a null pointer) is its null_default
     given = {n: scalars.get(n, spec.param(n).null_default) for n in plan.scalars}

@@ -35,12 +35,12 @@ class Call:
 
 def _scalar_default(spec: OpSpec, param: Param) -> Arg:
     value = spec.example.scalars[param.name]
+    if value is None:  # an optional scalar or string left out: the API takes its null_default
+        return Arg("null")
     if param.kind is ParamKind.BOOL:
         return Arg("bool", value=bool(value))
-    if param.kind in (ParamKind.INT64, ParamKind.STRING):
+    if param.kind in (ParamKind.INT64, ParamKind.DOUBLE, ParamKind.STRING):
         return Arg(param.kind.value, value=value)
-    if value is None:  # an optional scalar left out: the API takes its null_default
-        return Arg("null")
     dtype = spec.example.scalar_dtypes.get(param.name, DType.FLOAT)
     return Arg("scalar", dtype=dtype, value=float(value))
 

@@ -311,8 +311,9 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
 
 
 def _carried(param: Param) -> bool:
-    """A number the kernel reads from the tiling data (float): an aclScalar, or an int64 that is not a mode."""
-    return param.kind is ParamKind.SCALAR or (param.kind is ParamKind.INT64 and not param.is_mode)
+    """A number the kernel reads from the tiling data (float): an aclScalar, a double, or an int64 that is not a
+    mode."""
+    return param.kind in (ParamKind.SCALAR, ParamKind.DOUBLE) or (param.kind is ParamKind.INT64 and not param.is_mode)
 
 
 def tiling_struct(spec: OpSpec) -> Code:

@@ -151,7 +151,7 @@ def _attr_of(param: Param, name: Code, index: int) -> OpDefAttr:
     """The attribute carrying an API parameter, with the parameter's default (or its null default)."""
     api = ident(param.name)
     kind = ATTR_KINDS[param.kind]
-    if param.kind is ParamKind.SCALAR:
+    if param.kind in (ParamKind.SCALAR, ParamKind.DOUBLE):
         default_value = param.null_default if param.default is None else param.default
         default = cpp.float_literal(float(default_value if default_value is not None else 0.0))
     elif param.kind is ParamKind.INT64:

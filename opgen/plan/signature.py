@@ -75,6 +75,7 @@ _DEFAULT_CTYPES = {
     ParamKind.SCALAR: "const aclScalar*",
     ParamKind.BOOL: "bool",
     ParamKind.INT64: "int64_t",
+    ParamKind.DOUBLE: "double",
     ParamKind.STRING: "const char*",
 }
 

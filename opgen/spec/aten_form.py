@@ -16,6 +16,7 @@ _ATEN_TYPES = {
     ParamKind.SCALAR: ("Scalar", "Scalar?", "float"),
     ParamKind.BOOL: ("bool",),
     ParamKind.INT64: ("int",),
+    ParamKind.DOUBLE: ("float",),
     ParamKind.STRING: ("str",),
 }
 

@@ -90,4 +90,5 @@ class ParamKind(str, Enum):
     SCALAR = "scalar"  # const aclScalar*
     BOOL = "bool"  # bool host argument (attribute / mode flag)
     INT64 = "int64"  # int64_t host argument (attribute; with `values`, a kernel mode)
+    DOUBLE = "double"  # double host argument (a Float attribute: a number in the tiling data, e.g. SituGlu's beta)
     STRING = "string"  # const char* / char* host argument from a fixed set of `values` (a kernel mode)

@@ -48,7 +48,7 @@ TENSORS = (ParamKind.TENSOR,)
 class Arg:
     """One API argument: a tensor (shape, dtype), a scalar (value, dtype), a bool, or a null pointer."""
 
-    kind: str  # tensor / scalar / bool / int64 / string / null
+    kind: str  # tensor / scalar / bool / int64 / double / string / null
     shape: tuple[int, ...] = ()
     dtype: DType | None = None
     value: float | bool | int | str | None = None
@@ -197,14 +197,15 @@ def _any(names: list[str], fmt: str) -> str:
 
 
 def _given(spec: OpSpec, name: str, condition: str) -> str:
-    """`condition` about what `name` points to; an optional scalar that is null passes (it takes its default)."""
+    """`condition` about what `name` points to; an optional scalar or string that is null passes (it takes its
+    default)."""
     if spec.param(name).nullable:
         return f"({name} != nullptr && {condition})"
     return condition
 
 
 def _absent(spec: OpSpec, args: Args, name: str) -> bool:
-    """An optional scalar passed as a null pointer: checks of its value do not apply."""
+    """An optional scalar or string passed as a null pointer: checks of its value do not apply."""
     return args[name].kind == "null" and spec.param(name).nullable
 
 
@@ -807,6 +808,13 @@ def _condition_values(param: Param) -> list[float | bool | int | str]:
     return [-1.5, 0.5, 0.0, 2.0]
 
 
+def _with_value(spec: OpSpec, arg: Arg, name: str, value: float | bool | int | str) -> Arg:
+    """`arg` holding `value`; an optional string left out (null) becomes a string."""
+    if arg.kind == "null" and spec.param(name).kind is ParamKind.STRING:
+        return Arg("string", value=value)
+    return replace(arg, value=value)
+
+
 class CheckRejectIf(CheckKind):
     kind: ClassVar[str] = "reject_if"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckAttributeValue", "CheckAttributeValue")
@@ -826,8 +834,10 @@ class CheckRejectIf(CheckKind):
             if p.kind is ParamKind.SCALAR:
                 read = cpp_scalar_value(p.name)
                 if p.null_default is not None:  # an optional scalar: a null pointer stands for its default
-                    read = f"({p.name} == nullptr ? {cpp_lang.float_literal(p.null_default)} : {read})"
+                    read = f"({p.name} == nullptr ? {cpp_lang.float_literal(float(p.null_default))} : {read})"
                 names[p.name] = read
+            elif p.kind is ParamKind.STRING and p.null_default is not None:  # null stands for its default
+                names[p.name] = f"({p.name} == nullptr ? {cpp_lang.string(str(p.null_default))} : {p.name})"
         return CppCheck(F.to_cpp(self.condition(spec), names))
 
     def python(self, spec: OpSpec) -> str:
@@ -837,10 +847,12 @@ class CheckRejectIf(CheckKind):
             if p.kind is ParamKind.SCALAR:
                 given = p.python
                 if p.null_default is not None:
-                    given = f"({python_lang.float_literal(p.null_default)} if {p.python} is None else {p.python})"
+                    given = f"({python_lang.literal(p.null_default)} if {p.python} is None else {p.python})"
                 names[p.name] = py_scalar_value(given)
             elif p.kind is not ParamKind.TENSOR:
                 names[p.name] = p.python
+                if p.null_default is not None:  # an optional string: None stands for its default
+                    names[p.name] = f"({python_lang.literal(p.null_default)} if {p.python} is None else {p.python})"
         return python_lang.without_outer_parentheses(F.to_numpy(self.condition(spec), names))
 
     def rejects(self, spec: OpSpec, values: Mapping[str, float | bool | int | str | None]) -> bool:
@@ -870,7 +882,7 @@ class CheckRejectIf(CheckKind):
         for combo in itertools.product(*options):
             env = dict(zip(names, combo, strict=True))
             if bool(F.evaluate(expr, env)):
-                found.append(({**base, **{n: replace(base[n], value=v) for n, v in env.items()}}, ()))
+                found.append(({**base, **{n: _with_value(spec, base[n], n, v) for n, v in env.items()}}, ()))
         return found
 
 
@@ -900,11 +912,11 @@ class CheckOneOf(CheckKind):
                 tests = [f"std::strcmp({name}, {cpp_lang.string(str(v))}) != 0" for v in values]
             else:
                 tests = [f"{name} != {int(v)}" for v in values]
-            parts.append("(" + " && ".join(tests) + ")")
+            parts.append(_given(spec, name, "(" + " && ".join(tests) + ")"))
         return CppCheck(" || ".join(parts))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        return any(args[n].value not in self._values(spec, n) for n in self.one_of)
+        return any(not _absent(spec, args, n) and args[n].value not in self._values(spec, n) for n in self.one_of)
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         candidates: list[Mutation] = []
@@ -917,7 +929,8 @@ class CheckOneOf(CheckKind):
                 )
             else:
                 bad = max(int(v) for v in values) + 1
-            candidates.append(({**base, name: replace(base[name], value=bad)}, ()))
+            # a value, even where the base call leaves an optional string out (a null pointer)
+            candidates.append(({**base, name: Arg(model.spec.param(name).kind.value, value=bad)}, ()))
         return candidates
 
 

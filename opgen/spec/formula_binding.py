@@ -23,6 +23,7 @@ _SYMBOL_KIND = {
     ParamKind.SCALAR: formula.SymbolKind.SCALAR,
     ParamKind.BOOL: formula.SymbolKind.FLAG,
     ParamKind.INT64: formula.SymbolKind.SCALAR,  # a host-known number (with `values`, a kernel mode)
+    ParamKind.DOUBLE: formula.SymbolKind.SCALAR,  # a host-known number
     ParamKind.STRING: formula.SymbolKind.STRING,  # compared with string literals only; a kernel mode
 }
 
@@ -60,11 +61,11 @@ def parse_condition(spec: OpSpec, text: str) -> formula.Expr:
 
 def reference_names(spec: OpSpec) -> dict[str, str]:
     """How generated Python refers to each parameter in formulas: its Python name; an optional scalar that
-    is None (a null pointer) stands for its null_default."""
+    or string that is None (a null pointer) stands for its null_default."""
     names = {p.name: p.python for p in spec.params}
     for p in spec.params:
         if p.null_default is not None:
-            names[p.name] = f"({p.python} if {p.python} is not None else {python.float_literal(p.null_default)})"
+            names[p.name] = f"({p.python} if {p.python} is not None else {python.literal(p.null_default)})"
         if p.shape.channel_of is not None:  # laid along dim 1 of the tensor it follows (CHANNEL_SOURCE)
             names[p.name] = f"channel_view({p.python}, {spec.param(p.shape.channel_of).python})"
     return names

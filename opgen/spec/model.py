@@ -157,6 +157,7 @@ CTYPE_BASES = {
     ParamKind.SCALAR: "aclScalar",
     ParamKind.BOOL: "bool",
     ParamKind.INT64: "int64_t",
+    ParamKind.DOUBLE: "double",
     ParamKind.STRING: "char",
 }
 
@@ -216,8 +217,10 @@ class Param(_Strict):
     ctype: CType | None = Field(
         None, description="C type exactly as the reference header spells it, e.g. 'char*' or 'aclScalar*'"
     )
-    null_default: FiniteFloat | None = Field(
-        None, description="(scalars) the value a null pointer stands for: the scalar is optional (e.g. betaOptional)"
+    null_default: FiniteFloat | EnumValue | None = Field(
+        None,
+        description="(scalars, strings) the value a null pointer stands for: the parameter is optional (e.g. Swish's "
+        "betaOptional; GeluMul's approximateOptional, where null means none)",
     )
     keyword_only: bool = Field(False, description="keyword-only in the Python binding (after aten's `*`)")
     written: bool = Field(
@@ -243,11 +246,10 @@ class Param(_Strict):
             for key in ("formats", "rank", "non_contiguous", "empty_tensor"):
                 if key in self.model_fields_set:
                     raise FieldError(key, f"'{key}' applies to tensor parameters only")
-        if self.kind in (ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING) and self.dtypes:
+        if self.kind in (ParamKind.BOOL, ParamKind.INT64, ParamKind.DOUBLE, ParamKind.STRING) and self.dtypes:
             raise FieldError("dtypes", f"a {self.kind.value} parameter has no 'dtypes'")
         self._check_values()
-        if self.null_default is not None and self.kind is not ParamKind.SCALAR:
-            raise FieldError("null_default", "'null_default' applies to scalar parameters only")
+        self._check_null_default()
         if self.ctype is not None:
             base = ctype_base(self.ctype)
             if base != CTYPE_BASES[self.kind]:
@@ -255,6 +257,21 @@ class Param(_Strict):
                     "ctype", f"a {self.kind.value} parameter is a {CTYPE_BASES[self.kind]}, not {self.ctype!r}"
                 )
         return self
+
+    def _check_null_default(self) -> None:
+        value = self.null_default
+        if value is None:
+            return
+        if self.kind is ParamKind.SCALAR:
+            if isinstance(value, str):
+                raise FieldError("null_default", f"a scalar's null_default is a number, not {value!r}")
+        elif self.kind is ParamKind.STRING:
+            if not isinstance(value, str):
+                raise FieldError("null_default", f"a string's null_default is one of its 'values', not {value!r}")
+            if self.values is not None and value not in self.values:
+                raise FieldError("null_default", f"the null_default {value!r} is not one of 'values' {self.values}")
+        else:
+            raise FieldError("null_default", "'null_default' applies to scalar and string parameters only")
 
     def _check_unwritten(self) -> None:
         if self.kind is not ParamKind.TENSOR or self.direction is not Direction.OUTPUT:
@@ -284,12 +301,15 @@ class Param(_Strict):
         expected = {
             ParamKind.BOOL: (bool,),
             ParamKind.INT64: (int,),
+            ParamKind.DOUBLE: (float,),
             ParamKind.STRING: (str,),
             ParamKind.SCALAR: (int, float),
             ParamKind.TENSOR: (int, float, bool),
         }[self.kind]
         if type(self.default) not in expected:
             raise FieldError("default", f"{self.default!r} is not a default for a {self.kind.value} parameter")
+        if self.kind is ParamKind.DOUBLE and not math.isfinite(self.default):  # type: ignore[arg-type]
+            raise FieldError("default", "a double parameter's default is a finite number")
         if self.values is not None and self.default not in self.values:
             raise FieldError("default", f"the default {self.default!r} is not one of 'values' {self.values}")
 
@@ -323,6 +343,7 @@ ATTR_KINDS: dict[ParamKind, str] = {
     ParamKind.SCALAR: "Float",
     ParamKind.BOOL: "Bool",
     ParamKind.INT64: "Int",
+    ParamKind.DOUBLE: "Float",  # ops-nn's OpDef declares a double as Float (the generated aclnn converts it)
     ParamKind.STRING: "String",
 }
 

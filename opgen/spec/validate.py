@@ -32,7 +32,7 @@ from opgen.spec.yaml_source import SourceDocument
 KNOWN_FORMATS = ("ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC", "FRACTAL_NZ", "NCDHW")
 SPECIAL_VALUES = ("inf", "-inf", "nan")
 # Parameters passed by value (not tensors): what examples and golden settings give values for.
-HOST_KINDS = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING)
+HOST_KINDS = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.DOUBLE, ParamKind.STRING)
 
 
 def formula_name_problem(name: str) -> str | None:
@@ -500,8 +500,7 @@ class _Checker:
             if link.holds == "result":
                 self.report(base + ("holds",), "holds: result and a result_flag contradict each other", "invalid")
         for forward_name, name in link.params.items():
-            kinds = (ParamKind.SCALAR, ParamKind.BOOL, ParamKind.INT64, ParamKind.STRING)
-            self.resolve(name, base + ("params", forward_name), kinds=kinds)
+            self.resolve(name, base + ("params", forward_name), kinds=HOST_KINDS)
         for forward_name, mapping in link.values.items():
             param = self.resolve(
                 link.params.get(forward_name, forward_name),
@@ -558,11 +557,22 @@ class _Checker:
                 checked[row.check.kind].update(row.check.names())
         positional_default: str | None = None
         keyword: str | None = None
+        integral = sorted({d.value for p in self.spec.tensor_inputs for d in p.dtypes if d.is_integral})
         for i, param in enumerate(self.spec.params):
             path = ("params", i)
-            if param.kind is ParamKind.STRING and param.name not in checked["not_null"]:
-                message = f"'{param.name}' is a string (a pointer): name it in a not_null error row (status 161001)"
+            if param.kind is ParamKind.STRING and not param.nullable and param.name not in checked["not_null"]:
+                message = (
+                    f"'{param.name}' is a string (a pointer): name it in a not_null error row (status 161001), or "
+                    "give it a null_default"
+                )
                 self.report(path + ("kind",), message, "missing-check")
+            if param.kind is ParamKind.DOUBLE and integral:
+                # the op_api converts only aclScalars to an integer compute dtype (ScalarInIntegerDtype)
+                message = (
+                    f"'{param.name}' is a double, which reaches the kernel as a float: the tensors' integer dtypes "
+                    f"({', '.join(integral)}) cannot take it"
+                )
+                self.report(path + ("kind",), message, "invalid")
             if param.values is not None and param.name not in checked["one_of"]:
                 message = f"'{param.name}' lists 'values': name it in a one_of error row, which rejects the others"
                 self.report(path + ("values",), message, "missing-check")
@@ -627,6 +637,8 @@ class _Checker:
             problem = f"'{param.name}' is a bool parameter: use true or false"
         elif param.kind is ParamKind.INT64 and type(value) is not int:
             problem = f"'{param.name}' is an int64 parameter: use an integer"
+        elif param.kind is ParamKind.DOUBLE and (type(value) is not float or not math.isfinite(value)):
+            problem = f"'{param.name}' is a double parameter: use a finite number with a decimal point, e.g. 1.0"
         elif param.kind is ParamKind.STRING and type(value) is not str:
             problem = f"'{param.name}' is a string parameter: use one of {param.values}"
         elif param.kind is ParamKind.SCALAR and type(value) not in (int, float):

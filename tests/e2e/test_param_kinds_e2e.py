@@ -1,4 +1,4 @@
-"""int64, string (char*), nullable-scalar and keyword-only parameters end to end, on the fixture specs of
+"""int64, double, string (char*), nullable-scalar and keyword-only parameters end to end, on the fixture specs of
 tests/fixtures/param_kinds: each is built into a fresh tree, its generated C++ unit tests and golden tests run on
 the twin, and its binding is compared with torch and driven through the error rows (nullptr string -> 161001,
 a value outside `values` -> 161002)."""
@@ -21,7 +21,7 @@ from opgen.twin.compiler import main as cc_main
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "param_kinds"
 SOC = "ascend910b"
-OPS = ("gelu_v2", "gelu_grad_v2", "swish", "add_relu", "squared_relu", "scale_int")
+OPS = ("gelu_v2", "gelu_grad_v2", "swish", "add_relu", "squared_relu", "scale_int", "situ_act", "gelu_opt")
 
 pytestmark = [pytest.mark.cxx, pytest.mark.slow]
 
@@ -41,10 +41,11 @@ def _python(tree: Path, source: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def test_generated_golden_tests_pass(tree):
+@pytest.mark.parametrize("op", OPS)
+def test_generated_golden_tests_pass(tree, op):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree / "python"), str(ROOT)])}
     ran = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(str(tree / op) for op in OPS)],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tree / op)],
         capture_output=True,
         text=True,
         cwd=tree.parent,
@@ -136,6 +137,71 @@ def test_bindings_match_torch_and_reject_bad_values(tree, tmp_path):
     assert "bad-string 161002" in lines
     assert "bad-int64 161002" in lines
     assert lines.count("type-error") == 4
+
+
+def test_double_binding_matches_torch_and_takes_floats_only(tree, tmp_path):
+    """A double reaches the kernel as the OpDef's Float attribute: the binding's float gives the torch result
+    computed with that value, the defaults are the spec's, and an int, a bool or text is refused (TypeError)."""
+    pytest.importorskip("torch")
+    ran = _python(
+        tree,
+        """
+        import numpy as np
+        import torch
+        import opgen_ops
+
+        x = np.linspace(-6, 6, 2049).astype(np.float32)
+        t = torch.from_numpy(x)
+
+        def want(beta, linear_beta):
+            return (beta * torch.tanh(t / beta) * torch.sigmoid(t) + linear_beta * t).numpy()
+
+        for beta, linear_beta in ((1.0, 0.0), (2.5, -1.25), (-0.75, 3.0)):
+            got = opgen_ops.situ_act(x, beta, linear_beta)
+            np.testing.assert_allclose(got, want(beta, linear_beta), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(opgen_ops.situ_act(x), want(1.0, 0.0), rtol=1e-4, atol=1e-5)
+        got = opgen_ops.situ_act(x, np.float64(2.5), linear_beta=np.float32(0.5))
+        np.testing.assert_allclose(got, want(2.5, 0.5), rtol=1e-4, atol=1e-5)
+        for bad in (2, True, "2.0", None):
+            try:
+                opgen_ops.situ_act(x, bad)
+            except TypeError:
+                print("type-error")
+        """,
+        tmp_path,
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert ran.stdout.split("\n").count("type-error") == 4
+
+
+def test_optional_string_binding_takes_none_as_its_default(tree, tmp_path):
+    """aclnnGeluMul's approximateOptional: None passes a null pointer, which means "none" (no 161001); a value
+    outside none/tanh is still refused (161002)."""
+    pytest.importorskip("torch")
+    ran = _python(
+        tree,
+        """
+        import numpy as np
+        import torch
+        import opgen_ops
+
+        x = np.linspace(-6, 6, 2049).astype(np.float32)
+        t = torch.from_numpy(x)
+        erf_form = torch.nn.functional.gelu(t, approximate="none").numpy()
+        tanh_form = torch.nn.functional.gelu(t, approximate="tanh").numpy()
+        np.testing.assert_allclose(opgen_ops.gelu_opt(x, approximate=None), erf_form, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(opgen_ops.gelu_opt(x), erf_form, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(opgen_ops.gelu_opt(x, approximate="tanh"), tanh_form, rtol=1e-4, atol=1e-5)
+        assert not np.allclose(erf_form, tanh_form, rtol=0, atol=1e-6)
+        try:
+            opgen_ops.gelu_opt(x, approximate="fast")
+        except opgen_ops.AclnnError as error:
+            print("bad-string", error.status)
+        """,
+        tmp_path,
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert "bad-string 161002" in ran.stdout.split("\n")
 
 
 @pytest.mark.parametrize("op", OPS)

@@ -33,6 +33,8 @@ class Case:
 GELU_V2 = "tests/fixtures/param_kinds/gelu_v2.yaml"
 GELU_GRAD_V2 = "tests/fixtures/param_kinds/gelu_grad_v2.yaml"
 SWISH = "tests/fixtures/param_kinds/swish.yaml"
+SITU_ACT = "tests/fixtures/param_kinds/situ_act.yaml"
+GELU_OPT = "tests/fixtures/param_kinds/gelu_opt.yaml"
 
 CASES = [
     Case(
@@ -100,7 +102,7 @@ CASES = [
         "    default: 0\n",
         "    default: 0\n    null_default: 1.0\n",
         "null_default: 1.0",
-        "applies to scalar parameters only",
+        "applies to scalar and string parameters only",
     ),
     Case(
         "optional-scalar-is-not-null-checked",
@@ -156,7 +158,93 @@ CASES = [
         "kind: int64",
         "kind: int",
         "kind: int",
-        "tensor, scalar, bool, int64, string",
+        "tensor, scalar, bool, int64, double, string",
+    ),
+    Case(
+        "double-default-is-a-float", SITU_ACT, "default: 1.0", "default: 1", "default: 1", "not a default for a double"
+    ),
+    Case("double-default-is-finite", SITU_ACT, "default: 1.0", "default: .inf", "default: .inf", "a finite number"),
+    Case(
+        "double-has-no-dtypes",
+        SITU_ACT,
+        "    default: 0.0\n",
+        "    default: 0.0\n    dtypes: [FLOAT]\n",
+        "dtypes: [FLOAT]",
+        "a double parameter has no 'dtypes'",
+    ),
+    Case(
+        "double-has-no-values",
+        SITU_ACT,
+        "    default: 0.0\n",
+        "    default: 0.0\n    values: [0, 1]\n",
+        "values: [0, 1]",
+        "applies to int64 and string parameters only",
+    ),
+    Case(
+        "double-ctype-is-double",
+        SITU_ACT,
+        "kind: double",
+        "kind: double\n    ctype: float",
+        "ctype: float",
+        "is a double",
+    ),
+    Case(
+        "double-example-value-is-a-float",
+        SITU_ACT,
+        "scalars: {beta: 2.0, linearBeta: 0.0}",
+        "scalars: {beta: 2, linearBeta: 0.0}",
+        "scalars: {beta: 2, linearBeta: 0.0}",
+        "is a double parameter",
+    ),
+    Case(
+        "double-needs-floating-tensors",
+        SITU_ACT,
+        "    dtypes: [FLOAT, FLOAT16, BFLOAT16]\n    formats: [ND]\n    rank: [0, 8]\n    non_contiguous: true\n"
+        "    empty_tensor: true\n",
+        "    dtypes: [FLOAT, FLOAT16, BFLOAT16, INT32]\n    formats: [ND]\n    rank: [0, 8]\n"
+        "    non_contiguous: true\n    empty_tensor: true\n",
+        "kind: double",
+        "integer dtypes (INT32) cannot take it",
+    ),
+    Case(
+        "string-null-default-in-values",
+        GELU_OPT,
+        "null_default: none",
+        "null_default: fast",
+        "null_default: fast",
+        "is not one of 'values'",
+    ),
+    Case(
+        "string-null-default-is-a-string",
+        GELU_OPT,
+        "null_default: none",
+        "null_default: 1.0",
+        "null_default: 1.0",
+        "a string's null_default is one of its 'values'",
+    ),
+    Case(
+        "optional-string-is-not-null-checked",
+        GELU_OPT,
+        "{not_null: [input, out]}",
+        "{not_null: [input, approximateOptional, out]}",
+        "{not_null: [input, approximateOptional, out]}",
+        "is optional",
+    ),
+    Case(
+        "scalar-null-default-is-a-number",
+        SWISH,
+        "null_default: 1.0",
+        "null_default: one",
+        "null_default: one",
+        "a scalar's null_default is a number",
+    ),
+    Case(
+        "double-golden-value-is-finite",
+        SITU_ACT,
+        "beta: [1.0, 2.5, -0.75]",
+        "beta: [1.0, .nan, -0.75]",
+        "beta: [1.0, .nan, -0.75]",
+        "is a double parameter",
     ),
 ]
 
@@ -190,6 +278,9 @@ def test_signatures_spell_the_reference_prototypes():
     assert "const aclTensor *other, aclScalar *alpha, aclTensor *out" in add_relu.parameter_list(", ")
     (squared,) = signatures(_spec("squared_relu.yaml"))
     assert squared.parameter_list(", ").startswith("const aclTensor *input, const aclTensor *out,")
+    # double, as aclnnSituGlu declares beta and linearBeta
+    (situ,) = signatures(_spec("situ_act.yaml"))
+    assert "const aclTensor *x, double beta, double linearBeta, aclTensor *out" in situ.parameter_list(", ")
 
 
 def test_mode_values_select_distinct_tiling_keys():
@@ -296,3 +387,33 @@ def test_reject_if_may_test_a_string_parameter():
     last = plan.negative_calls[-1]
     assert last.args["mode"].value == "fast" and last.args["alpha"].value < 0
     assert plan.rejects({"mode": "fast", "alpha": -1.0}) and not plan.rejects({"mode": "exact", "alpha": -1.0})
+
+
+def test_double_is_a_float_attribute_read_from_the_tiling_data():
+    """ops-nn's OpDef declares aclnnSituGlu's doubles as Float attributes: the kernel reads them as tiling numbers,
+    the docs say they compute in float."""
+    from opgen.emit.docs import usage_notes
+    from opgen.plan.opdef import opdef_plan
+
+    spec = _spec("situ_act.yaml")
+    attrs = {str(a.name): (str(a.kind), str(a.default), str(a.ctype)) for a in opdef_plan(spec).attrs}
+    assert attrs == {"beta": ("Float", "1.0f", "float"), "linear_beta": ("Float", "0.0f", "float")}
+    assert set(kernel_plan(spec).scalars) == {"beta", "linearBeta"}
+    assert "以FLOAT属性传入kernel，按float精度参与计算。" in usage_notes(spec, spec.param("beta"))
+
+
+def test_optional_string_means_its_default_in_checks_and_calls():
+    """GeluMul's approximateOptional: the value check lets a null pointer through, the valid call passes null,
+    and the value row is tripped by a string."""
+    from opgen.plan.cases import valid_call
+    from opgen.spec.checks import Arg
+    from opgen.spec.dtypes import DType
+
+    spec = _spec("gelu_opt.yaml")
+    row = spec.errors[2].check
+    assert row.cpp(spec, 2).condition.startswith("(approximateOptional != nullptr && (std::strcmp(")
+    assert not row.fails(spec, {"approximateOptional": Arg("null")}, (), "ascend910b")
+    assert row.fails(spec, {"approximateOptional": Arg("string", value="fast")}, (), "ascend910b")
+    assert valid_call(spec, DType.FLOAT).args["approximateOptional"].kind == "null"
+    bad = {c.row: c for c in negative_calls(spec)}[2].args["approximateOptional"]
+    assert bad.kind == "string" and bad.value not in ("none", "tanh")

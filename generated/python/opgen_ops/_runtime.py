@@ -597,6 +597,17 @@ class Int:
         self.value = int(value)
 
 
+class Double:
+    """A double argument: a Python or numpy float; ints, bools and text are refused, as Int refuses floats."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        if not isinstance(value, (float, np.floating)):
+            raise TypeError(f"expected a float, got {type(value).__name__} {value!r}")
+        self.value = float(value)
+
+
 class String:
     """A C string argument (char* / const char*): a str, or None for a null pointer; bytes and other objects are
     refused, and so is a NUL, which would cut the string short."""
@@ -722,6 +733,8 @@ def _call(lib: ctypes.CDLL, api: str, args: list, fresh: np.ndarray | None = Non
                 c_args.append(ctypes.c_bool(arg.value))
             elif kind is Int:
                 c_args.append(ctypes.c_int64(arg.value))
+            elif kind is Double:
+                c_args.append(ctypes.c_double(arg.value))
             elif kind is String:
                 c_args.append(arg.value)
             else:
