@@ -16,6 +16,7 @@ from opgen.lang import Code, code, cpp, ident
 from opgen.plan.kernel import aicore_dtypes
 from opgen.plan.opdef import OpDefAttr, OpDefPlan
 from opgen.plan.operator import OperatorPlan
+from opgen.plan.schedules import ChannelSum
 from opgen.plan.signature import ApiSignature, CParam
 from opgen.plan.tiling import MIN_CHANNEL_RUN
 from opgen.spec.checks import (
@@ -27,7 +28,6 @@ from opgen.spec.checks import (
     shares_dtype_lists,
 )
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import reduction_of
 from opgen.spec.model import OpSpec, ParamKind
 from opgen.spec.socs import get_soc, group_name
 
@@ -256,9 +256,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     header = spec.api.header_name
     out = operator.outputs[0].param
     inputs = spec.tensor_inputs
-    channels = any(p.shape.channel_of for p in inputs)
-    # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape
-    broadcast = operator.outputs[0].broadcast or channels
+    schedule = operator.schedule
     opdef = operator.opdef
     l0_args = _scalar_tensor_args(opdef) + _l0_args(spec, list(opdef.attrs))
     runs = operator.runs
@@ -288,15 +286,15 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "check_params": _caller(main, helpers),
         "late_params": _caller(main, late_helpers),
         # the empty-tensor return: its condition, and what the comments call it
-        "empty_condition": code(" || ".join(f"{n}->IsEmpty()" for n in spec.empty_return_tensors)),
+        "empty_condition": code(" || ".join(f"{n}->IsEmpty()" for n in schedule.empty_return)),
         "empty_what": code(" or ".join(spec.empty_return) if spec.empty_return else "output"),
         # a summed output of nothing holds zeros: the empty return writes them
-        "zeroed": [ident(n) for n in spec.formula.reduce],
+        "zeroed": [ident(n) for n in schedule.zeroed_on_empty],
         "inputs": [
             {
                 "name": ident(p.name),
                 "opdef": ident(p.opdef),
-                "channel_of": ident(p.shape.channel_of) if p.shape.channel_of else None,
+                "channel_of": ident(channel.of) if (channel := schedule.channel_of(p.name)) else None,
             }
             for p in inputs
             if p.name in read  # an API input the OpDef does not take (LogSigmoidBackward's buffer) is not passed
@@ -308,17 +306,16 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "scalar_tensors": [ident(str(i.param)) for i in opdef.scalar_inputs],
         "launch_attrs": _launch_attrs(list(opdef.attrs)),
         "attr_names": [a.name for a in opdef.attrs],
-        "channels": channels,
+        "channels": bool(schedule.channel_inputs),
         "min_channel_run": MIN_CHANNEL_RUN,
         "out": ident(out.name),
         # several computed outputs: the L0 op returns a tuple of them, in the operator's output order
-        "several": len(operator.outputs) > 1,
-        "outputs": [
-            {"name": ident(rule.param.name), "reduce": _reduce_view(spec, rule.param.name)} for rule in operator.outputs
-        ],
-        "reduces": bool(spec.formula.reduce),  # a reduced output (formula.reduce) is summed by l0op::ReduceSumOp
+        "several": schedule.several,
+        "outputs": [{"name": ident(name), "reduce": _reduce_view(schedule.sum_of(name))} for name in schedule.outputs],
+        "reduces": bool(schedule.sums),  # a per-channel sum is summed by l0op::ReduceSumOp
         "compute_dtype": _compute_dtype_expr(spec),
-        "broadcast": broadcast,
+        # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape
+        "broadcast": schedule.expands_inputs,
         "l0_args": l0_args,
         "aicore_dtypes": code(", ".join(aicore)),
         "aicpu": bool(spec.routing.aicpu),
@@ -345,12 +342,10 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     return files
 
 
-def _reduce_view(spec: OpSpec, output: str) -> dict[str, Code] | None:
-    reduced = reduction_of(spec, output)
+def _reduce_view(reduced: ChannelSum | None) -> dict[str, Code] | None:
     if reduced is None:
         return None
-    of, like = reduced
-    return {"of": ident(of), "like": ident(like)}
+    return {"of": ident(reduced.of), "like": ident(reduced.like)}
 
 
 def api_source_name(spec: OpSpec) -> str:

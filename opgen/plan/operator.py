@@ -19,6 +19,7 @@ from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
 from opgen.plan.runs import RunsPlan, runs_plan
+from opgen.plan.schedules import Schedule, schedule_for
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.aten import has_out_overload
 from opgen.spec.checks import CheckRejectIf, CppCheck
@@ -97,6 +98,7 @@ class OperatorPlan:
     numpy_helpers: str  # the helper functions the generated Python (reference, rejections) calls, no other
     cpp_helpers: str  # the helper functions the AICPU kernel's formula calls, no other
     precision: tuple[PrecisionRow, ...]  # the docs' precision table: the modelled output vs float64, per dtype
+    schedule: Schedule  # how the operator maps onto the hardware: shape rules, channel inputs, sums
     # kernel.runs: the other operator's L0 op the op_api calls; None: this operator's own OpDef, tiling and kernel
     runs: RunsPlan | None = None
 
@@ -212,6 +214,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         ),
         cpp_helpers=F.cpp_helpers([formula]),
         precision=precision,
+        schedule=schedule_for(spec),
         runs=runs,
     )
 
