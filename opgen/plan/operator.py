@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan
 from opgen.plan.lowering import LoweringError
@@ -99,6 +100,7 @@ class OperatorPlan:
     numpy_helpers: str  # the helper functions the generated Python (reference, rejections) calls, no other
     cpp_helpers: str  # the helper functions the AICPU kernel's formula calls, no other
     precision: tuple[PrecisionRow, ...]  # the docs' precision table: the modelled output vs float64, per dtype
+    aclnn: AclnnChecks  # the op_api's dtype lists per SoC, compute dtype, scalar reads
     schedule: Schedule  # how the operator maps onto the hardware: shape rules, channel inputs, sums
     success_calls: tuple[Call, ...]  # the C++ op_api tests' success calls (each dtype, each further kernel mode)
     tiling: TilingCases | None  # the C++ tiling tests' expected plans; None: the operator runs another's kernel
@@ -222,6 +224,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         ),
         cpp_helpers=F.cpp_helpers([formula]),
         precision=precision,
+        aclnn=aclnn_checks(spec),
         schedule=schedule_for(spec),
         success_calls=success_calls(spec, kernel, valid, rejects),
         tiling=tiling_cases(spec, kernel, socs) if runs is None else None,
