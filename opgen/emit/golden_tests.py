@@ -16,8 +16,9 @@ from opgen.formula.integer import to_numpy_integer
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
+from opgen.plan.schedules import Schedule
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import kernel_formulas, reduction_of, reference_names, sources_with_lets
+from opgen.spec.formula_binding import kernel_formulas, reference_names, sources_with_lets
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
@@ -96,16 +97,14 @@ def _arg_literal(arg: Arg) -> Code:
     return code(f"tensor({python.literal(tuple(arg.shape))}, {python.string(arg.dtype.value)})")
 
 
-def _computed_view(spec: OpSpec, name: str, elementwise: str, position: int) -> dict:
+def _computed_view(schedule: Schedule, name: str, elementwise: str, position: int) -> dict:
     """One computed output for the golden test: its reference (`elementwise`: its expression's source); a
-    per-channel sum (formula.reduce) also its sum of magnitudes and how aten's elementwise values are summed."""
+    per-channel sum also its sum of magnitudes and how aten's elementwise values are summed."""
     view = {"label": python.string(name), "position": position, "reference": code(elementwise), "scale": None}
-    reduced = reduction_of(spec, name)
-    if reduced is not None:
-        of, like = (spec.param(n).python for n in reduced)
-        view["reference"] = code(f"channel_sum({elementwise}, {of}, {like})")
-        view["scale"] = code(f"channel_sum(np.abs({elementwise}), {of}, {like})")
-        view["reduce_call"] = code(f"channel_sum(values, {of}, {like})")
+    if schedule.sum_of(name) is not None:
+        view["reference"] = code(schedule.reference(name, elementwise))
+        view["scale"] = code(schedule.reference(name, f"np.abs({elementwise})"))
+        view["reduce_call"] = code(schedule.reference(name, "values"))
     return view
 
 
@@ -123,9 +122,10 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     integer_source = reference_source(spec, formula_names, to_numpy_integer) if integer_dtypes else None
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # several computed outputs: each compared with its own formula and its own element of aten's tuple
+    schedule = operator.schedule
     computed = (
-        [_computed_view(spec, name, text, every_output.index(name)) for name, text in source.outputs.items()]
-        if len(operator.outputs) > 1
+        [_computed_view(schedule, name, text, every_output.index(name)) for name, text in source.outputs.items()]
+        if schedule.several
         else []
     )
     aten_args = []  # what aten's elementwise kernel takes, for an operator with a per-channel sum
@@ -134,10 +134,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
             continue
         if p.kind is not ParamKind.TENSOR:
             aten_args.append(code(f"scalars[{python.string(p.python)}]"))
-        elif p.shape.channel_of:
-            aten_args.append(code(f"channel_view({p.python}, {spec.param(p.shape.channel_of).python})"))
         else:
-            aten_args.append(ident(p.python))
+            aten_args.append(code(schedule.aten_arg(p.name, p.python)))
     rejections = [
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
@@ -210,7 +208,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         integer_lets=integer_source.assignments if integer_source else [],
         integer_reference_dtypes=python.literal(integer_dtypes),
         computed=computed,
-        reduces=bool(spec.formula.reduce),
+        reduces=bool(schedule.sums),
         aten_args=aten_args,
         differences=[code(F.to_numpy(c, formula_names)) for c in operator.torch_differences],
         helpers=code(operator.numpy_helpers),
@@ -236,11 +234,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         errors=errors,
         tensor_keys=python.literal(tensors),
         **derived_input_context(operator),
-        channels=[
-            {"name": ident(p.python), "of": ident(spec.param(p.shape.channel_of).python)}
-            for p in spec.tensor_inputs
-            if p.shape.channel_of
-        ],
+        channels=[{"name": ident(c.python), "of": ident(c.of_python)} for c in schedule.channel_inputs],
         out_keyword=python.string(out_keyword),
         result_index=operator.result_index,
         unwritten=[{"key": python.string(p.python), "name": ident(p.python)} for p in spec.unwritten_outputs]

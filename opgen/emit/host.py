@@ -13,6 +13,7 @@ from opgen.lang import Code, code, cpp, ident
 from opgen.plan.kernel import BLOCK_BYTES, BUFFER_NUM, REPEAT_BYTES, KernelPlan, ModeAxis, aicore_dtypes, tiling_struct
 from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
+from opgen.plan.schedules import Schedule
 from opgen.plan.tiling import MIN_BYTES_PER_CORE
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
@@ -106,10 +107,10 @@ def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
     return {"attr": attr, "tests": tests, "string": attr.kind == "String"}
 
 
-def shape_rule(spec: OpSpec, opdef: OpDefPlan) -> dict:
-    out = spec.outputs[0]
-    sources = [opdef.input_index(name) for name in spec.shape_sources(out)]
-    return {"kind": "broadcast" if out.shape.broadcast_result_of else "copy", "sources": sources}  # kind: for tests
+def shape_rule(schedule: Schedule, opdef: OpDefPlan) -> dict:
+    """The schedule's infershape rule, its sources as OpDef input indices."""
+    sources = [opdef.input_index(name) for name in schedule.shape_sources]
+    return {"kind": schedule.shape_kind, "sources": sources}  # kind: for tests
 
 
 def render_host(operator: OperatorPlan) -> dict[str, str]:
@@ -149,13 +150,11 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "guard_update": code(guard_update),
         "configs": soc_configs(spec, opdef, operator.kernel_socs),
         "variants": _variant_rows(spec, plan),
-        "shape": shape_rule(spec, opdef),
-        "output_count": len(spec.outputs),  # an elementwise kernel's outputs all have the first one's shape
-        # channel inputs (shape.channel_of): the tiling tells the kernel how many elements share each value
+        "shape": shape_rule(operator.schedule, opdef),
+        "output_count": len(operator.schedule.outputs),  # every output has the first one's shape
+        # channel inputs: the tiling tells the kernel how many elements share each value
         "channels": [
-            {"name": ident(p.name), "index": opdef.input_index(p.name)}
-            for p in spec.tensor_inputs
-            if p.shape.channel_of
+            {"name": ident(c.name), "index": opdef.input_index(c.name)} for c in operator.schedule.channel_inputs
         ],
         "min_bytes_per_core": MIN_BYTES_PER_CORE,
         "block_bytes": BLOCK_BYTES,

@@ -190,7 +190,6 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     op = spec.operator.file_stem
     gm = {i.param: i.name for i in operator.opdef.read_inputs}
     gm_scalar = {str(i.param): i.name for i in operator.opdef.scalar_inputs}
-    inputs = [spec.param(name) for name in plan.inputs]
     views = [variant_view(spec, plan, v) for v in plan.variants]
     assert len({v.key_name for v in views}) == len(views), "each tiling key has its own name"
     context = {
@@ -199,12 +198,13 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         "tiling_struct": tiling_struct(spec),
         "tiling_header": code(f"{op}_tiling_data.h"),
         "inputs": [
-            {"name": ident(p.name), "gm": gm[p.name], "channel": p.shape.channel_of is not None} for p in inputs
+            {"name": ident(name), "gm": gm[name], "channel": operator.schedule.channel_of(name) is not None}
+            for name in plan.inputs
         ],
         # the entry takes every OpDef input in order; one passed null, or filled with a tensor another input
         # carries (GeluGrad's y), is not read
         "entry_inputs": [{"gm": i.name, "read": i.read} for i in operator.opdef.inputs],
-        "channels": any(p.shape.channel_of for p in inputs),
+        "channels": bool(operator.schedule.channel_inputs),
         "outputs": output_views(plan, operator.opdef),
         "scalars": idents(plan.scalars),
         # scalars carried as one-element tensors: their GM argument (OpDef name) and GlobalTensor

@@ -13,73 +13,12 @@ from dataclasses import dataclass
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
-from opgen.plan.kernel import aicore_dtypes
 from opgen.plan.opdef import OpDefAttr, OpDefPlan
 from opgen.plan.operator import OperatorPlan
+from opgen.plan.schedules import ChannelSum
 from opgen.plan.signature import ApiSignature, CParam
 from opgen.plan.tiling import MIN_CHANNEL_RUN
-from opgen.spec.checks import (
-    CheckDtypeSupported,
-    cpp_dtype,
-    cpp_result_dtype,
-    cpp_scalar_value,
-    dtype_list_function,
-    shares_dtype_lists,
-)
-from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import reduction_of
 from opgen.spec.model import OpSpec, ParamKind
-from opgen.spec.socs import get_soc, group_name
-
-
-@dataclass(frozen=True)
-class DtypeList:
-    param: Code  # the parameter (or parameters, when they share the lists) it holds the dtypes of
-    function: Code  # C++ function returning the list for the current SoC
-    groups: list[tuple[list[Code], Code, Code]]  # (SocVersion enumerators, list variable, initializer body)
-    default: Code  # list variable for SoCs the spec does not name
-
-
-def _upper_snake(name: str) -> str:
-    """gradOutput -> GRAD_OUTPUT (constants are named as ops-nn names them)."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
-
-
-def dtype_lists(spec: OpSpec) -> list[DtypeList]:
-    """Per-parameter dtype lists by SoC (a SoC's list is the param's minus what the SoC lacks), named for what they
-    hold: DTYPE_SUPPORT_LIST_<PARAM> is the param's full list, <SOC>_DTYPE_SUPPORT_LIST_<PARAM> a SoC's narrower
-    one; one set (DTYPE_SUPPORT_LIST, ...) when every checked parameter has the same lists."""
-    lists = []
-    row_checks = [row.check for row in spec.errors]
-    checked = {n for check in row_checks if isinstance(check, CheckDtypeSupported) for n in check.names()}
-    shared = shares_dtype_lists(spec)
-    for param in spec.params:
-        if param.name not in checked:  # only the lists a check reads (an unused one would warn)
-            continue
-        base = "DTYPE_SUPPORT_LIST" if shared else "DTYPE_SUPPORT_LIST_" + _upper_snake(param.name)
-        every = [support.soc for support in spec.socs]
-        by_list: dict[tuple[DType, ...], list[str]] = {}
-        for support in spec.socs:
-            by_list.setdefault(tuple(spec.dtypes_on(param, support.soc)), []).append(support.soc)
-        full = tuple(param.dtypes)
-        groups = []
-        taken: set[str] = set()
-        for dtypes, socs in by_list.items():
-            var = base if dtypes == full else f"{group_name(socs, every).upper()}_{base}"
-            var = var if var not in taken else f"{socs[0].upper()}_{base}"
-            taken.add(var)
-            versions = [ident(get_soc(soc).soc_version) for soc in socs]
-            groups.append((versions, ident(var), code(", ".join(cpp_dtype(d) for d in dtypes))))
-        if full not in by_list:
-            groups.append(([], ident(base), code(", ".join(cpp_dtype(d) for d in full))))
-        function = ident(dtype_list_function(spec, param.name))
-        what = (
-            code(", ".join(sorted(checked, key=[p.name for p in spec.params].index))) if shared else ident(param.name)
-        )
-        lists.append(DtypeList(what, function, groups, ident(base)))
-        if shared:  # one list serves every parameter
-            break
-    return lists
 
 
 @dataclass(frozen=True)
@@ -168,26 +107,14 @@ def _caller(sig: ApiSignature, helpers: list[CheckHelper]) -> dict[str, Code]:
     return {"params": _declarations(params), "args": code(", ".join(p.name for p in params))}
 
 
-def _compute_dtype_expr(spec: OpSpec) -> Code:
-    inputs = spec.tensor_inputs
-    promoted = [p.name for p in inputs if p.dtype.promote_with] or [inputs[0].name]
-    names = list(dict.fromkeys(promoted + [n for p in inputs for n in p.dtype.promote_with]))
-    return code(cpp_result_dtype(spec, names))
-
-
 # The L0 parameter type of each host-value kind (scalars become float).
 _L0_CTYPES = {ParamKind.BOOL: Code("bool"), ParamKind.INT64: Code("int64_t"), ParamKind.STRING: Code("const char*")}
 
 
-def _integer_scalars(spec: OpSpec) -> bool:
-    """Whether scalar attributes can meet an integer compute dtype (they are then truncated on the host)."""
-    kernel_dtypes = [*aicore_dtypes(spec), *spec.routing.aicpu]
-    return any(d.is_integral for d in kernel_dtypes) and any(p.kind is ParamKind.SCALAR for p in spec.params)
-
-
-def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
+def _l0_args(operator: OperatorPlan, attrs: list[OpDefAttr]) -> list[dict]:
     """L0 parameters after the tensors: each attribute an API parameter carries, as a plain value (in the OpDef's
     order); an attribute the API fixes is passed by the L0 op itself (`_launch_attrs`)."""
+    spec, aclnn = operator.spec, operator.aclnn
     args = []
     for attr in attrs:
         if attr.param is None:
@@ -196,10 +123,10 @@ def _l0_args(spec: OpSpec, attrs: list[OpDefAttr]) -> list[dict]:
         if param.kind is ParamKind.SCALAR:
             if param.null_default is not None:  # an optional scalar: a null pointer stands for its default
                 default = cpp.float_literal(float(param.null_default))
-                value = code(f"{attr.param} == nullptr ? {default} : {cpp_scalar_value(attr.param)}")
+                value = code(f"{attr.param} == nullptr ? {default} : {aclnn.scalar_values[attr.param]}")
             else:
-                value = code(cpp_scalar_value(attr.param))
-            if _integer_scalars(spec):
+                value = aclnn.scalar_values[attr.param]
+            if aclnn.integer_scalars:
                 # an integer tensor meets the scalar in its dtype (ops-nn converts it to a tensor of self's dtype)
                 in_dtype = f"ScalarInIntegerDtype({value}, computeDtype)"
                 value = code(f"(op::IsIntegralType(computeDtype) ? {in_dtype} : {value})")
@@ -263,16 +190,13 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     header = spec.api.header_name
     out = operator.outputs[0].param
     inputs = spec.tensor_inputs
-    channels = any(p.shape.channel_of for p in inputs)
-    # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape
-    broadcast = operator.outputs[0].broadcast or channels
+    schedule = operator.schedule
     opdef = operator.opdef
-    l0_args = _scalar_tensor_args(opdef) + _l0_args(spec, list(opdef.attrs))
+    l0_args = _scalar_tensor_args(opdef) + _l0_args(operator, list(opdef.attrs))
     runs = operator.runs
     if runs is not None:  # the other operator's L0 op, with the attribute values the spec gives
         l0_args = [{"value": value} for value in runs.args]
     read = {str(i.param) for i in opdef.read_inputs}
-    aicore = [cpp_dtype(d) for d in aicore_dtypes(spec)]
     taken: set[str] = set()
     views = checks(operator)
     helpers = check_helpers(main, [c for c in views if not c.after_empty_return], taken)
@@ -287,7 +211,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "apis": [_api_view(s) for s in sigs],
         "main": _api_view(main),
         "inplace": _inplace_view(sigs[1], main) if len(sigs) > 1 else None,
-        "dtype_lists": dtype_lists(spec),
+        "dtype_lists": list(operator.aclnn.dtype_lists),
         # the error table's rows in helpers per check group: those checked first, and those ops-nn checks after
         # returning on an empty tensor (errors[].after_empty_return)
         "helpers": helpers,
@@ -295,15 +219,15 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "check_params": _caller(main, helpers),
         "late_params": _caller(main, late_helpers),
         # the empty-tensor return: its condition, and what the comments call it
-        "empty_condition": code(" || ".join(f"{n}->IsEmpty()" for n in spec.empty_return_tensors)),
+        "empty_condition": code(" || ".join(f"{n}->IsEmpty()" for n in schedule.empty_return)),
         "empty_what": code(" or ".join(spec.empty_return) if spec.empty_return else "output"),
         # a summed output of nothing holds zeros: the empty return writes them
-        "zeroed": [ident(n) for n in spec.formula.reduce],
+        "zeroed": [ident(n) for n in schedule.zeroed_on_empty],
         "inputs": [
             {
                 "name": ident(p.name),
                 "opdef": ident(p.opdef),
-                "channel_of": ident(p.shape.channel_of) if p.shape.channel_of else None,
+                "channel_of": ident(channel.of) if (channel := schedule.channel_of(p.name)) else None,
             }
             for p in inputs
             if p.name in read  # an API input the OpDef does not take (LogSigmoidBackward's buffer) is not passed
@@ -315,21 +239,20 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "scalar_tensors": [ident(str(i.param)) for i in opdef.scalar_inputs],
         "launch_attrs": _launch_attrs(list(opdef.attrs)),
         "attr_names": [a.name for a in opdef.attrs],
-        "channels": channels,
+        "channels": bool(schedule.channel_inputs),
         "min_channel_run": MIN_CHANNEL_RUN,
         "out": ident(out.name),
         # several computed outputs: the L0 op returns a tuple of them, in the operator's output order
-        "several": len(operator.outputs) > 1,
-        "outputs": [
-            {"name": ident(rule.param.name), "reduce": _reduce_view(spec, rule.param.name)} for rule in operator.outputs
-        ],
-        "reduces": bool(spec.formula.reduce),  # a reduced output (formula.reduce) is summed by l0op::ReduceSumOp
-        "compute_dtype": _compute_dtype_expr(spec),
-        "broadcast": broadcast,
+        "several": schedule.several,
+        "outputs": [{"name": ident(name), "reduce": _reduce_view(schedule.sum_of(name))} for name in schedule.outputs],
+        "reduces": bool(schedule.sums),  # a per-channel sum is summed by l0op::ReduceSumOp
+        "compute_dtype": operator.aclnn.compute_dtype,
+        # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape
+        "broadcast": schedule.expands_inputs,
         "l0_args": l0_args,
-        "aicore_dtypes": code(", ".join(aicore)),
+        "aicore_dtypes": operator.aclnn.aicore_dtypes,
         "aicpu": bool(spec.routing.aicpu),
-        "integer_scalars": _integer_scalars(spec)
+        "integer_scalars": operator.aclnn.integer_scalars
         and any(a.param is not None and spec.param(a.param).kind is ParamKind.SCALAR for a in opdef.attrs),
         "strings": any(p.kind is ParamKind.STRING for p in spec.params),  # the checks compare with std::strcmp
         "dfx_in": code(
@@ -352,12 +275,10 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     return files
 
 
-def _reduce_view(spec: OpSpec, output: str) -> dict[str, Code] | None:
-    reduced = reduction_of(spec, output)
+def _reduce_view(reduced: ChannelSum | None) -> dict[str, Code] | None:
     if reduced is None:
         return None
-    of, like = reduced
-    return {"of": ident(of), "like": ident(like)}
+    return {"of": ident(reduced.of), "like": ident(reduced.like)}
 
 
 def api_source_name(spec: OpSpec) -> str:

@@ -178,9 +178,9 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
     has_out = False
     returns: list[str] = []
     out_keywords: list[str] = []
-    # a per-channel sum (formula.reduce) as torch_npu computes it: the channel input it is shaped like passes
+    # a per-channel sum (the schedule's sums) as torch_npu computes it: the channel input it is shaped like passes
     # flattened (its [C] or [1], as the API's channel_sum_shape row wants), the sum returned in that input's shape
-    flattened = {p.shape.same_as: p.name for p in spec.outputs if p.name in spec.formula.reduce and p.shape.same_as}
+    flattened = {s.like: s.output for s in operator.schedule.sums}
     for cparam in sig.user_params:
         param = cparam.param
         assert param is not None

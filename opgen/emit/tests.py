@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,20 +25,16 @@ from opgen.emit.golden_tests import derived_input_context, reference_source
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
 from opgen.plan.aclnn_path import aclnn_output
-from opgen.plan.cases import Arg, Call, valid_call
+from opgen.plan.cases import Arg, Call
 from opgen.plan.kernel import BLOCK_BYTES, KernelPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
-from opgen.plan.tiling import plan_tiling
+from opgen.plan.unit_cases import LARGE_TILING_SIZE
 from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import reduction_of, reference_names
+from opgen.spec.formula_binding import reference_names
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
-from opgen.spec.socs import get_soc
 
-SUCCESS_SHAPE = (2, 5)  # room for the spec's special values next to ordinary ones
 UNWRITTEN_SENTINEL = 7.0  # what an output the API never writes holds before and after a success case
-TILING_SIZES = (1, 33, 4099, 1_000_003)
-LARGE_TILING_SIZE = TILING_SIZES[-1]
 
 
 # ---------------------------------------------------------------------------------------------- C++ literals
@@ -262,38 +258,6 @@ def _api_args(sig: ApiSignature, call: Call) -> dict[str, Arg] | None:
     return {p.name: call.args[p.name] for p in sig.user_params}
 
 
-def _mode_calls(operator: OperatorPlan) -> list[Call]:
-    """Success calls in the first dtype for every combination of the kernel's mode flags (the example's
-    combination is already covered), skipping combinations the error table rejects."""
-    spec, plan = operator.spec, operator.kernel
-    base = valid_call(spec, spec.tensor_inputs[0].dtypes[0], SUCCESS_SHAPE)
-    calls = []
-    axes = {axis.name: axis for axis in plan.axes}
-    for mode in plan.modes():
-        if all(base.args[flag].value == value for flag, value in mode.items()):
-            continue
-        args = {**base.args, **{flag: replace(base.args[flag], value=value) for flag, value in mode.items()}}
-        if operator.rejects({n: a.value for n, a in args.items()}):
-            continue
-        suffix = "_".join(axes[flag].label(value) for flag, value in mode.items())
-        calls.append(replace(base, name=f"{base.name}_{suffix}", args=args))
-    return calls
-
-
-def success_calls(operator: OperatorPlan) -> list[Call]:
-    """One success call per dtype of the first input, then one per extra kernel mode."""
-    spec = operator.spec
-    first = spec.tensor_inputs[0].name
-    dtypes = [call.args[first].dtype for call in operator.valid_calls]
-    calls = [valid_call(spec, dtype, SUCCESS_SHAPE) for dtype in dtypes if dtype is not None]
-    if spec.unwritten_outputs:  # never read either: a null pointer passes (ops-nn checks nothing of buffer)
-        base = calls[0]
-        nulls = {p.name: Arg("null") for p in spec.unwritten_outputs}
-        names = "_".join(p.name for p in spec.unwritten_outputs)
-        calls.append(replace(base, name=f"{base.name}_null_{names}", args={**base.args, **nulls}))
-    return calls + _mode_calls(operator)
-
-
 def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call) -> ApiCase | None:
     api_args = _api_args(sig, call)
     if api_args is None:
@@ -403,7 +367,7 @@ def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
     """The op_api test of one API: the error rows it can express, then the success cases."""
     spec, plan = operator.spec, operator.kernel
     cases = [case for call in operator.negative_calls if (case := _error_case(spec, sig, call))]
-    cases += [case for call in success_calls(operator) if (case := _success_case(spec, plan, sig, call))]
+    cases += [case for call in operator.success_calls if (case := _success_case(spec, plan, sig, call))]
     api_snake = snake_case(sig.name[len("aclnn") :])
     return ApiTest(
         path=f"tests/ut/op_api/test_aclnn_{api_snake}.cpp",
@@ -422,8 +386,9 @@ def api_tests(operator: OperatorPlan) -> list[ApiTest]:
 
 
 def _tiling_context(operator: OperatorPlan) -> dict:
-    spec, plan = operator.spec, operator.kernel
-    socs = [get_soc(soc) for soc in operator.kernel_socs]
+    spec, plan, tiling = operator.spec, operator.kernel, operator.tiling
+    assert tiling is not None  # an operator with its own kernel
+    socs = tiling.socs
     variants = [
         {
             "name": ident(v.name),
@@ -437,30 +402,18 @@ def _tiling_context(operator: OperatorPlan) -> dict:
         }
         for v in plan.variants
     ]
-    cases = []
-    for soc_index, soc in enumerate(socs):
-        for variant_index, variant in enumerate(plan.variants):
-            plans = []
-            for total in TILING_SIZES:
-                result = plan_tiling(total, variant, soc)
-                if result is None:
-                    raise ValueError(f"{spec.operator.type}: no tiling for {total} elements of {variant.name}")
-                plans.append(
-                    {
-                        "total": total,
-                        "block_dim": result.block_dim,
-                        "per_core": result.per_core_length,
-                        "tile": result.tile_length,
-                    }
-                )
-            cases.append(
-                {
-                    "test": ident(f"{soc.name}_{variant.name}"),
-                    "soc": soc_index,
-                    "variant": variant_index,
-                    "plans": plans,
-                }
-            )
+    cases = [
+        {
+            "test": ident(f"{socs[case.soc].name}_{plan.variants[case.variant].name}"),
+            "soc": case.soc,
+            "variant": case.variant,
+            "plans": [
+                {"total": total, "block_dim": r.block_dim, "per_core": r.per_core_length, "tile": r.tile_length}
+                for total, r in case.plans
+            ],
+        }
+        for case in tiling.cases
+    ]
     return {
         "op_type": ident(spec.operator.type),
         "tiling_header": code(f"{spec.operator.file_stem}_tiling.h"),
@@ -502,20 +455,12 @@ def _option(param: Param, default: object) -> dict[str, Code]:
     return {"argument": code(f"type=float, default={python.float_literal(float(default))}"), "convert": Code("")}
 
 
-def _reduced_reference(spec: OpSpec, output: str, elementwise: str) -> str:
-    """An output's numpy reference: its elementwise expression, summed per channel when formula.reduce says so."""
-    found = reduction_of(spec, output)
-    if found is None:
-        return elementwise
-    of, like = (spec.param(n).python for n in found)
-    return f"channel_sum({elementwise}, {of}, {like})"
-
-
 def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
     names = reference_names(spec)
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
-    channels = any(p.shape.channel_of for p in inputs)
+    schedule = operator.schedule
+    channels = [c.python for c in schedule.channel_inputs]
     rejections: list[dict[str, Code]] = []
     rejection_names: set[str] = set()
     for rejection in operator.rejections:
@@ -540,19 +485,15 @@ def _golden_context(operator: OperatorPlan) -> dict:
             {
                 "key": python.string(spec.param(name).python),
                 "position": every_output.index(name),
-                "reference": code(_reduced_reference(spec, name, text)),
+                "reference": code(schedule.reference(name, text)),
             }
             for name, text in source.outputs.items()
         ]
-        if len(spec.outputs) > 1
+        if schedule.several
         else []
     )
-    reduced = {
-        spec.param(name).python: tuple(spec.param(n).python for n in found)
-        for name in spec.formula.reduce
-        if (found := reduction_of(spec, name)) is not None
-    }
-    aten_views = {p.python: spec.param(p.shape.channel_of).python for p in spec.tensor_inputs if p.shape.channel_of}
+    reduced = {spec.param(s.output).python: (s.of_python, s.like_python) for s in schedule.sums}
+    aten_views = {c.python: c.of_python for c in schedule.channel_inputs}
     goldens = ", ".join(f"golden_{p.python}.bin" for p in spec.outputs)
     # the CANN-style scripts carry floating data (.bin files of float values); integer dtypes are covered by the
     # pytest golden tests and the C++ op_api tests
@@ -596,7 +537,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "params": idents([p.python for p in inputs]),
         "params_literal": python.literal([p.python for p in inputs]),
         "keyword_only": python.literal([p.python for p in inputs if p.keyword_only]),
-        "channels": python.literal([p.python for p in inputs if p.shape.channel_of]) if channels else None,
+        "channels": python.literal(channels) if channels else None,
         "options": options,
         "reference": code(reference),
         "lets": source.assignments,

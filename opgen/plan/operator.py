@@ -13,13 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan
 from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
 from opgen.plan.runs import RunsPlan, runs_plan
+from opgen.plan.schedules import Schedule, schedule_for
 from opgen.plan.signature import ApiSignature, signatures
+from opgen.plan.unit_cases import TilingCases, success_calls, tiling_cases
 from opgen.spec.aten import has_out_overload
 from opgen.spec.checks import CheckRejectIf, CppCheck
 from opgen.spec.diagnostics import FieldPath
@@ -97,6 +100,10 @@ class OperatorPlan:
     numpy_helpers: str  # the helper functions the generated Python (reference, rejections) calls, no other
     cpp_helpers: str  # the helper functions the AICPU kernel's formula calls, no other
     precision: tuple[PrecisionRow, ...]  # the docs' precision table: the modelled output vs float64, per dtype
+    aclnn: AclnnChecks  # the op_api's dtype lists per SoC, compute dtype, scalar reads
+    schedule: Schedule  # how the operator maps onto the hardware: shape rules, channel inputs, sums
+    success_calls: tuple[Call, ...]  # the C++ op_api tests' success calls (each dtype, each further kernel mode)
+    tiling: TilingCases | None  # the C++ tiling tests' expected plans; None: the operator runs another's kernel
     # kernel.runs: the other operator's L0 op the op_api calls; None: this operator's own OpDef, tiling and kernel
     runs: RunsPlan | None = None
 
@@ -122,8 +129,7 @@ class OperatorPlan:
 
     def rejects(self, values: dict[str, float | bool | int | str | None]) -> bool:
         """True when some error-table condition holds for these scalar and flag values."""
-        checks = (r.row.check for r in self.rejections)
-        return any(check.rejects(self.spec, values) for check in checks if isinstance(check, CheckRejectIf))
+        return rejected(self.spec, self.rejections, values)
 
 
 def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) -> OperatorPlan:
@@ -178,6 +184,12 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     # the golden tests compare with the aten op api.aten names; an aten form's differences serve its own test
     differences = tuple(torch_differences(spec)) if spec.api.aten else ()
     derived = tuple(derived_inputs(spec))
+    valid = tuple(valid_calls(spec))
+    socs = kernel_socs(spec)
+
+    def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
+        return rejected(spec, checked, values)
+
     return OperatorPlan(
         spec=spec,
         source=source,
@@ -189,13 +201,13 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         torch_differences=differences,
         derived_inputs=derived,
         kernel=kernel,
-        kernel_socs=kernel_socs(spec),
+        kernel_socs=socs,
         kernel_entry=kernel_entry(spec),
         opdef=opdef_plan(spec),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),
-        valid_calls=tuple(valid_calls(spec)),
+        valid_calls=valid,
         negative_calls=negatives,
         bindings=binding_names(spec),
         binding_out=spec.api.aten is None or has_out_overload(spec.api.aten),
@@ -212,6 +224,10 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         ),
         cpp_helpers=F.cpp_helpers([formula]),
         precision=precision,
+        aclnn=aclnn_checks(spec),
+        schedule=schedule_for(spec),
+        success_calls=success_calls(spec, kernel, valid, rejects),
+        tiling=tiling_cases(spec, kernel, socs) if runs is None else None,
         runs=runs,
     )
 
@@ -230,6 +246,12 @@ def rejections(spec: OpSpec) -> tuple[Rejection, ...]:
         if isinstance(check, CheckRejectIf):
             found.append(Rejection(row, index, check.condition(spec), check.python(spec)))
     return tuple(found)
+
+
+def rejected(spec: OpSpec, found: Sequence[Rejection], values: dict[str, float | bool | int | str | None]) -> bool:
+    """True when one of the error rows `found` (conditions over scalars and flags) holds for these values."""
+    checks = (r.row.check for r in found)
+    return any(check.rejects(spec, values) for check in checks if isinstance(check, CheckRejectIf))
 
 
 def binding_out_keywords(spec: OpSpec) -> dict[str, str]:

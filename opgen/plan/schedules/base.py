@@ -1,0 +1,112 @@
+"""The schedule base: how an operator maps onto the hardware, and what each artifact needs to know of it.
+
+A schedule is chosen once per operator (`opgen.plan.schedules.schedule_for`) and held by its plan
+(`OperatorPlan.schedule`). Emitters read its data and call its hooks instead of testing spec fields; a schedule
+subclass overrides the hooks where its operators differ (one module each, in this package).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from opgen.spec.model import OpSpec
+
+
+@dataclass(frozen=True)
+class ChannelInput:
+    """An input holding one value per channel (dim 1) of another input (`shape.channel_of`)."""
+
+    name: str
+    python: str  # its Python name
+    of: str  # the input whose channels it follows
+    of_python: str
+
+
+@dataclass(frozen=True)
+class ChannelSum:
+    """An output the API sums per channel after the kernel (`formula.reduce`)."""
+
+    output: str
+    of: str  # the tensor whose channels the sum keeps (the sum runs over its other axes)
+    like: str  # the channel input whose shape the sum takes
+    of_python: str
+    like_python: str
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The elementwise map over one flat buffer, the base every schedule refines.
+
+    Fields are plain data computed from the spec once; subclasses fill the ones their operators use."""
+
+    name: ClassVar[str] = ""
+    # the most specific schedule that applies is chosen: a higher rank refines a lower one
+    rank: ClassVar[int] = -1
+
+    outputs: tuple[str, ...]  # the computed outputs, in order
+    # the first output's shape: the (numpy-broadcast, when `broadcast`) shape of these inputs, or a copy of one
+    shape_sources: tuple[str, ...]
+    broadcast: bool
+    # the tensors whose emptiness makes the API return success (the kernel does not run)
+    empty_return: tuple[str, ...]
+    channel_inputs: tuple[ChannelInput, ...] = ()
+    sums: tuple[ChannelSum, ...] = ()
+
+    @classmethod
+    def applies(cls, spec: OpSpec) -> bool:
+        raise NotImplementedError
+
+    @classmethod
+    def from_spec(cls, spec: OpSpec) -> Schedule:
+        out = spec.outputs[0]
+        return cls(
+            outputs=tuple(p.name for p in spec.outputs),
+            shape_sources=tuple(spec.shape_sources(out)),
+            broadcast=bool(out.shape.broadcast_result_of),
+            empty_return=tuple(spec.empty_return_tensors),
+            **cls.refinements(spec),
+        )
+
+    @classmethod
+    def refinements(cls, spec: OpSpec) -> dict:
+        """The fields this schedule adds to the base's (channel inputs, sums)."""
+        return {}
+
+    # -- shape rules ------------------------------------------------------------------------------------------
+
+    @property
+    def several(self) -> bool:
+        """Several computed outputs: one kernel writes each; the L0 op returns a tuple of them."""
+        return len(self.outputs) > 1
+
+    @property
+    def shape_kind(self) -> str:
+        """The infershape rule of every output: `broadcast` of the sources, or `copy` of the first."""
+        return "broadcast" if self.broadcast else "copy"
+
+    @property
+    def expands_inputs(self) -> bool:
+        """Whether the aclnn API expands inputs to the output's shape before the kernel (numpy broadcast)."""
+        return self.broadcast
+
+    def channel_of(self, name: str) -> ChannelInput | None:
+        return next((c for c in self.channel_inputs if c.name == name), None)
+
+    def sum_of(self, output: str) -> ChannelSum | None:
+        return next((s for s in self.sums if s.output == output), None)
+
+    @property
+    def zeroed_on_empty(self) -> tuple[str, ...]:
+        """Outputs the empty-tensor return sets to zeros (a sum of nothing)."""
+        return tuple(s.output for s in self.sums)
+
+    # -- golden-test hooks: Python sources over the tensors' Python names --------------------------------------
+
+    def reference(self, output: str, elementwise: str) -> str:
+        """An output's numpy reference, from its elementwise expression's source."""
+        return elementwise
+
+    def aten_arg(self, name: str, python: str) -> str:
+        """How the golden test passes tensor input `name` (held in `python`) to aten's elementwise op."""
+        return python

@@ -1,0 +1,89 @@
+"""What the generated C++ unit tests run, decided with the rest of the plan: the op_api tests' success calls
+(one per dtype of the first input, an unwritten output passed null, one per further kernel mode) and the tiling
+tests' expected plans (per kernel SoC, variant and size), so the test emitter renders them without re-planning."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from opgen.plan.cases import Arg, Call, valid_call
+from opgen.plan.kernel import KernelPlan
+from opgen.plan.tiling import TilingPlan, plan_tiling
+from opgen.spec.model import OpSpec
+from opgen.spec.socs import Soc, get_soc
+
+SUCCESS_SHAPE = (2, 5)  # room for the spec's special values next to ordinary ones
+TILING_SIZES = (1, 33, 4099, 1_000_003)
+LARGE_TILING_SIZE = TILING_SIZES[-1]
+# whether the error table rejects these scalar and flag values (OperatorPlan.rejects)
+Rejects = Callable[[dict[str, float | bool | int | str | None]], bool]
+
+
+@dataclass(frozen=True)
+class TilingSoc:
+    name: str
+    vector_cores: int
+    ub_usable_bytes: int
+
+
+@dataclass(frozen=True)
+class TilingCase:
+    """The plans the C++ tiling must compute for one SoC (index into the socs) and kernel variant."""
+
+    soc: int
+    variant: int
+    plans: tuple[tuple[int, TilingPlan], ...]  # (total elements, the plan)
+
+
+@dataclass(frozen=True)
+class TilingCases:
+    socs: tuple[TilingSoc, ...]
+    cases: tuple[TilingCase, ...]
+
+
+def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...]) -> TilingCases:
+    socs: list[Soc] = [get_soc(soc) for soc in kernel_socs]
+    cases = []
+    for soc_index, soc in enumerate(socs):
+        for variant_index, variant in enumerate(kernel.variants):
+            plans = []
+            for total in TILING_SIZES:
+                result = plan_tiling(total, variant, soc)
+                if result is None:
+                    raise ValueError(f"{spec.operator.type}: no tiling for {total} elements of {variant.name}")
+                plans.append((total, result))
+            cases.append(TilingCase(soc_index, variant_index, tuple(plans)))
+    return TilingCases(tuple(TilingSoc(s.name, s.vector_cores, s.ub_usable_bytes) for s in socs), tuple(cases))
+
+
+def _mode_calls(spec: OpSpec, kernel: KernelPlan, rejects: Rejects) -> list[Call]:
+    """Success calls in the first dtype for every combination of the kernel's mode flags (the example's
+    combination is already covered), skipping combinations the error table rejects."""
+    base = valid_call(spec, spec.tensor_inputs[0].dtypes[0], SUCCESS_SHAPE)
+    calls = []
+    axes = {axis.name: axis for axis in kernel.axes}
+    for mode in kernel.modes():
+        if all(base.args[flag].value == value for flag, value in mode.items()):
+            continue
+        args = {**base.args, **{flag: replace(base.args[flag], value=value) for flag, value in mode.items()}}
+        if rejects({n: a.value for n, a in args.items()}):
+            continue
+        suffix = "_".join(axes[flag].label(value) for flag, value in mode.items())
+        calls.append(replace(base, name=f"{base.name}_{suffix}", args=args))
+    return calls
+
+
+def success_calls(
+    spec: OpSpec, kernel: KernelPlan, valid_calls: tuple[Call, ...], rejects: Rejects
+) -> tuple[Call, ...]:
+    """One success call per dtype of the first input, then one per extra kernel mode."""
+    first = spec.tensor_inputs[0].name
+    dtypes = [call.args[first].dtype for call in valid_calls]
+    calls = [valid_call(spec, dtype, SUCCESS_SHAPE) for dtype in dtypes if dtype is not None]
+    if spec.unwritten_outputs:  # never read either: a null pointer passes (ops-nn checks nothing of buffer)
+        base = calls[0]
+        nulls = {p.name: Arg("null") for p in spec.unwritten_outputs}
+        names = "_".join(p.name for p in spec.unwritten_outputs)
+        calls.append(replace(base, name=f"{base.name}_null_{names}", args={**base.args, **nulls}))
+    return tuple(calls + _mode_calls(spec, kernel, rejects))

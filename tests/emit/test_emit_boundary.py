@@ -1,0 +1,121 @@
+"""The emitters read the plan: none re-plans (tiling, valid calls, the op_api's checks and SoC tables) or branches
+on the spec fields a schedule owns (channel inputs, per-channel sums, several outputs).
+
+What still crosses the boundary is listed here, each name once: the lists must shrink, never grow, so a new
+import of `opgen.spec` (or of a planning function) by an emitter, or a paid-off one left listed, fails."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import opgen
+
+EMIT = Path(opgen.__file__).parent / "emit"
+
+# The planning modules an emitter may not call into for decisions (their constants and data types are fine).
+_PLANNING = {"opgen.plan.tiling": {"plan_tiling", "plan_tiling_on"}, "opgen.plan.cases": {"valid_call", "valid_calls"}}
+
+# opgen.spec imports still in emitters (TODO(issue 19): carry these in the plan); DType and the model's types are
+# the bulk, the formula_binding functions re-derive formula sources.
+REMAINING_SPEC_IMPORTS = {
+    "aicpu": {"opgen.spec.dtypes.DType", "opgen.spec.formula_binding.sources_with_lets"},
+    "docs": {
+        "opgen.spec.formula_binding.latex_symbols",
+        "opgen.spec.formula_binding.let_definitions",
+        "opgen.spec.formula_binding.parsed_formulas",
+        "opgen.spec.model.Direction",
+        "opgen.spec.model.ErrorRow",
+        "opgen.spec.model.OpSpec",
+        "opgen.spec.model.Param",
+        "opgen.spec.model.ParamKind",
+        "opgen.spec.socs.get_soc",
+    },
+    "example": {
+        "opgen.spec.dtypes.DType",
+        "opgen.spec.formula_binding.evaluate_reference",
+        "opgen.spec.model.ExampleTensor",
+        "opgen.spec.model.OpSpec",
+        "opgen.spec.model.Param",
+        "opgen.spec.model.ParamKind",
+    },
+    "golden_tests": {
+        "opgen.spec.dtypes.DType",
+        "opgen.spec.formula_binding.kernel_formulas",
+        "opgen.spec.formula_binding.reference_names",
+        "opgen.spec.formula_binding.sources_with_lets",
+        "opgen.spec.model.Direction",
+        "opgen.spec.model.OpSpec",
+        "opgen.spec.model.ParamKind",
+    },
+    "host": {"opgen.spec.dtypes.DType", "opgen.spec.model.OpSpec", "opgen.spec.socs.group_name"},
+    "kernel": {"opgen.spec.dtypes.DType", "opgen.spec.model.OpSpec"},
+    "op_api": {"opgen.spec.model.OpSpec", "opgen.spec.model.ParamKind"},
+    "python": {
+        "opgen.spec.aten_form",
+        "opgen.spec.model.Direction",
+        "opgen.spec.model.Param",
+        "opgen.spec.model.ParamKind",
+    },
+    "tests": {
+        "opgen.spec.dtypes.DType",
+        "opgen.spec.formula_binding.reference_names",
+        "opgen.spec.model.Direction",
+        "opgen.spec.model.OpSpec",
+        "opgen.spec.model.Param",
+        "opgen.spec.model.ParamKind",
+        "opgen.spec.model.snake_case",
+    },
+    "torch_npu": {
+        "opgen.spec.aten.aten_op",
+        "opgen.spec.model.Direction",
+        "opgen.spec.model.OpSpec",
+        "opgen.spec.model.Param",
+        "opgen.spec.model.ParamKind",
+    },
+}
+
+# Emitters still testing a schedule's spec fields themselves (TODO(issue 19): the docs' notes and the torch_npu
+# adapters' flattened channel input, to be asked of the schedule).
+_SCHEDULE_FIELDS = re.compile(
+    r"shape\.channel_of|formula\.reduce\b|empty_return_tensors|reduction_of|len\(spec\.outputs\)"
+)
+REMAINING_SCHEDULE_BRANCHES = {"docs", "torch_npu"}
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def _emitters() -> list[Path]:
+    return sorted(p for p in EMIT.glob("*.py") if p.stem != "__init__")
+
+
+def test_no_emitter_calls_a_planning_function():
+    for path in _emitters():
+        for module, names in _PLANNING.items():
+            called = {n for n in names if f"{module}.{n}" in _imports(path)}
+            assert not called, f"{path.name} re-plans with {module}: {sorted(called)}; read the plan instead"
+
+
+def test_spec_imports_by_emitters_only_shrink():
+    actual = {}
+    for path in _emitters():
+        spec = {name for name in _imports(path) if name == "opgen.spec" or name.startswith("opgen.spec.")}
+        if spec:
+            actual[path.stem] = spec
+    assert actual == REMAINING_SPEC_IMPORTS
+    # the op_api reads its dtype lists, compute dtype and SoC groups from the plan
+    assert not any(name.startswith(("opgen.spec.checks", "opgen.spec.socs")) for name in actual["op_api"])
+
+
+def test_schedule_fields_are_read_through_the_schedule():
+    branching = {path.stem for path in _emitters() if _SCHEDULE_FIELDS.search(path.read_text())}
+    assert branching == REMAINING_SCHEDULE_BRANCHES

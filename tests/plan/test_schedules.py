@@ -1,0 +1,78 @@
+"""Schedules: each operator's plan names one, chosen in one place (the most specific that applies); each is one
+module of `opgen.plan.schedules`, found by the registry, so adding a schedule is adding a module."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from spec_list import every_operator
+
+from opgen.plan import schedules
+from opgen.plan.operator import plan_operator
+from opgen.plan.schedules.channel_broadcast import ChannelBroadcast
+from opgen.plan.schedules.channel_sum import ChannelSummed
+from opgen.plan.schedules.elementwise import Elementwise
+from opgen.spec.loader import load_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_module_registers_its_schedule_by_rank():
+    found = schedules.registered()
+    modules = sorted(p.stem for p in Path(schedules.__file__).parent.glob("*.py") if p.stem not in ("__init__", "base"))
+    assert sorted(s.name for s in found) == modules
+    assert [s.rank for s in found] == sorted({s.rank for s in found})  # distinct, ascending
+    assert {Elementwise, ChannelBroadcast, ChannelSummed} <= set(found)
+
+
+@pytest.mark.parametrize("stem", list(every_operator()))
+def test_the_chosen_schedule_is_the_most_specific_that_applies(stem):
+    spec = every_operator()[stem]
+    chosen = schedules.schedule_for(spec)
+    applying = [s for s in schedules.registered() if s.applies(spec)]
+    assert type(chosen) is applying[-1]
+    assert chosen.outputs == tuple(p.name for p in spec.outputs)
+    # a schedule's data follows the spec fields it owns: channel inputs, per-channel sums
+    assert {c.name for c in chosen.channel_inputs} == {p.name for p in spec.tensor_inputs if p.shape.channel_of}
+    assert {s.output for s in chosen.sums} == set(spec.formula.reduce)
+
+
+def test_the_plan_names_its_schedule():
+    prelu = plan_operator(load_spec(ROOT / "specs" / "p_relu.yaml").spec, "specs/p_relu.yaml")
+    assert prelu.schedule.name == "channel_broadcast"
+    assert [c.name for c in prelu.schedule.channel_inputs] == ["weight"]
+    assert prelu.schedule.aten_arg("weight", "w") == "channel_view(w, self)"
+    assert prelu.schedule.aten_arg("self", "x") == "x"
+    assert prelu.schedule.expands_inputs and not prelu.schedule.sums
+    leaky = plan_operator(load_spec(ROOT / "specs" / "leaky_relu.yaml").spec, "specs/leaky_relu.yaml")
+    assert leaky.schedule.name == "elementwise" and not leaky.schedule.expands_inputs
+
+
+def test_a_new_schedule_is_one_module(tmp_path, monkeypatch):
+    """A module dropped into the package (here through its search path) is registered and chosen where it
+    applies, with nothing else changed."""
+    (tmp_path / "everything_twice.py").write_text(
+        "from opgen.plan.schedules.elementwise import Elementwise\n\n\n"
+        "class EverythingTwice(Elementwise):\n"
+        "    name = 'everything_twice'\n"
+        "    rank = 99\n\n"
+        "    @classmethod\n"
+        "    def applies(cls, spec):\n"
+        "        return spec.operator.dir == 'leaky_relu'\n\n\n"
+        "SCHEDULE = EverythingTwice\n"
+    )
+    monkeypatch.setattr(schedules, "__path__", [*schedules.__path__, str(tmp_path)])
+    schedules.registered.cache_clear()
+    try:
+        assert "everything_twice" in [s.name for s in schedules.registered()]
+        leaky = load_spec(ROOT / "specs" / "leaky_relu.yaml").spec
+        prelu = load_spec(ROOT / "specs" / "p_relu.yaml").spec
+        assert schedules.schedule_for(leaky).name == "everything_twice"
+        assert schedules.schedule_for(prelu).name == "channel_broadcast"
+    finally:
+        monkeypatch.undo()
+        schedules.registered.cache_clear()
+        sys.modules.pop("opgen.plan.schedules.everything_twice", None)
+    assert "everything_twice" not in [s.name for s in schedules.registered()]
