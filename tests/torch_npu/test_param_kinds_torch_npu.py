@@ -53,7 +53,7 @@ def test_custom_schemas_use_int_and_optional_scalar():
 def _stub_type(c) -> str:
     if c.ctype in ("char", "const char"):
         return "const char*"
-    if c.ctype == "int64_t" or c.ctype == "bool":
+    if c.ctype in ("int64_t", "bool", "double"):
         return c.ctype
     if c.ctype.endswith("aclScalar"):
         return "const c10::optional<at::Scalar>&" if c.param.nullable else "const at::Scalar&"

@@ -139,7 +139,7 @@ def aclnn_declarations(sigs: list[ApiSignature]) -> str:
     for sig in sigs:
         params = []
         for c in sig.user_params:
-            if c.ctype in ("bool", "int64_t"):
+            if c.ctype in ("bool", "int64_t", "double"):
                 ctype = c.ctype
             elif c.ctype.endswith("char"):
                 ctype = "const char*"

@@ -215,6 +215,7 @@ inline std::string describe(const at::Tensor& t) { return t.describe(); }
 inline std::string describe(const at::Scalar& s) { return "scalar:" + std::to_string(s.to_double()); }
 inline std::string describe(bool b) { return b ? "true" : "false"; }
 inline std::string describe(int64_t i) { return "int:" + std::to_string(i); }
+inline std::string describe(double d) { return "double:" + std::to_string(d); }
 inline std::string describe(const char* text) { return text == nullptr ? "str:null" : std::string("str:") + text; }
 inline std::string describe(const c10::optional<at::Scalar>& s) { return s ? describe(*s) : "scalar:null"; }
 
