@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen.lang import cpp
@@ -48,7 +48,8 @@ class FolderSpec:
     stem: str  # file stem: what derivative_of.forward names
     op_type: str
     aten: str
-    params: dict[str, str]  # Python (aten) name -> the spec's C name
+    params: dict[str, str]  # Python (aten) name -> the spec's C name, of the parameters that are not outputs
+    outputs: dict[str, str] = field(default_factory=dict)  # the same of its outputs
 
 
 def folder_specs(folder: Path | None) -> list[FolderSpec]:
@@ -62,12 +63,17 @@ def folder_specs(folder: Path | None) -> list[FolderSpec]:
         for document in documents:
             data = document.data if isinstance(document.data, dict) else {}
             operator, api = data.get("operator") or {}, data.get("api") or {}
-            params = {}
+            params: dict[str, str] = {}
+            outputs: dict[str, str] = {}
             for param in data.get("params") or []:
                 if isinstance(param, dict) and isinstance(param.get("name"), str):
-                    params[str(param.get("py_name") or snake_case(param["name"]))] = param["name"]
+                    # an output's spelling is not an input's: log_sigmoid's output `out` says `py_name: output`,
+                    # and tanh_backward's input `output` must not become `out`
+                    kind = outputs if param.get("direction") == "output" else params
+                    kind[str(param.get("py_name") or snake_case(param["name"]))] = param["name"]
             if isinstance(operator, dict) and isinstance(api, dict):
-                found.append(FolderSpec(path.stem, str(operator.get("type", "")), str(api.get("aten") or ""), params))
+                stem, op_type, aten_name = path.stem, str(operator.get("type", "")), str(api.get("aten") or "")
+                found.append(FolderSpec(stem, op_type, aten_name, params, outputs))
     return found
 
 
@@ -110,10 +116,11 @@ def _kind(arg: aten.AtenArg) -> str:
     return ""
 
 
-def _c_name(aten_name: str, folder: Sequence[FolderSpec]) -> str:
+def _c_name(aten_name: str, folder: Sequence[FolderSpec], *, output: bool = False) -> str:
     """aten's argument name in camelCase, unless the folder's specs already spell it otherwise (hardtanh's
-    `min_val` is `min` in ops-nn's APIs): one operator family, one spelling."""
-    spellings = [spec.params[aten_name] for spec in folder if aten_name in spec.params]
+    `min_val` is `min` in ops-nn's APIs): one operator family, one spelling (an output's of outputs only)."""
+    spelt = [spec.outputs if output else spec.params for spec in folder]
+    spellings = [names[aten_name] for names in spelt if aten_name in names]
     return max(sorted(set(spellings)), key=spellings.count) if spellings else camel_case(aten_name)
 
 
@@ -137,7 +144,9 @@ def params_from_aten(op: aten.AtenOp, folder: Sequence[FolderSpec] = ()) -> list
         out_names = ["grad_input" if op.name.endswith("_backward") else "out"]
     else:
         out_names = [r.name or f"out{i}" for i, r in enumerate(schema.returns)]
-    params += [SkeletonParam(_c_name(n, folder), n, "tensor", "Tensor", None, output=True) for n in out_names]
+    params += [
+        SkeletonParam(_c_name(n, folder, output=True), n, "tensor", "Tensor", None, output=True) for n in out_names
+    ]
     return params
 
 

@@ -281,6 +281,22 @@ def test_a_skeleton_follows_the_spelling_of_the_specs_in_its_folder():
     assert [p["name"] for p in alone["params"]][:3] == ["self", "minVal", "maxVal"]
 
 
+def test_an_output_spelling_does_not_rename_an_input(tmp_path):
+    """Before: in the shipped specs' folder, tanh_backward's input `output` became `out` (log_sigmoid's output says
+    `py_name: output`), which the generated kernel and L0 op also call their output: `opgen check` now refuses it
+    (tests/spec/test_names.py), and the build did not compile."""
+    for spec in (ROOT / "specs").glob("*.yaml"):
+        (tmp_path / spec.name).write_text(spec.read_text(encoding="utf-8"), encoding="utf-8")
+    tanh = _fill_formula(render_skeleton("Tanh", aten_name="tanh", folder=tmp_path), "tanh(self)")
+    (tmp_path / "tanh.yaml").write_text(tanh, encoding="utf-8")
+    text = render_skeleton("TanhGrad", aten_name="tanh_backward", folder=tmp_path)
+    spec = yaml.safe_load(text)
+    assert [p["name"] for p in spec["params"]] == ["gradOutput", "output", "gradInput"]
+    assert spec["derivative_of"]["input"] == "output"
+    filled = _fill_formula(text, "gradOutput * (1 - output * output)")
+    check_spec_text(filled, "tanh_grad.yaml", tmp_path)
+
+
 def test_a_kernel_entry_clash_names_the_field_and_the_value_that_work(tmp_path):
     """Before: "operator.dir 'tanh' names the kernel's entry function ... libm name", and `stem` did not help."""
     text = _fill_formula(render_skeleton("Tanh", aten_name="tanh"), "tanh(self)")

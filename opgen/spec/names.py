@@ -44,6 +44,10 @@ GENERATED_CPP_NAMES = frozenset(
         "i",
     ]
 )
+# What the generated kernel (outQueue_, outGm_, outLocal) and L0 op (`auto out`) call an operator's one computed
+# output, whatever its parameter's name (opgen/plan/kernel.py, templates/op/op_api/l0.cpp.j2): no other parameter
+# may take it.
+OUTPUT_LOCAL = "out"
 # Python names the generated bindings and golden tests use next to the parameters' names (the out= keyword above
 # all); other locals start with '_', which no parameter's Python name may.
 GENERATED_PY_NAMES = frozenset({"out", "args", "scalars", "shape", "dtype", "call_args", "rejection"})
@@ -93,6 +97,13 @@ def identifier_problems(spec: OpSpec) -> list[NameProblem]:
     for i, param in enumerate(spec.params):
         base = ("params", i)
         add(base + ("name",), _cpp(param.name, "parameter name"))
+        if param.name == OUTPUT_LOCAL and param.direction is not Direction.OUTPUT:
+            add(
+                base + ("name",),
+                f"parameter name '{OUTPUT_LOCAL}' is what the generated kernel and L0 op call the operator's output: "
+                f"rename this {'input' if param.is_tensor else 'parameter'} (e.g. 'output', aten's name for a "
+                "backward's forward result; `py_name` keeps the binding's keyword)",
+            )
         if param.opdef != param.name:
             opdef_path = base + ("opdef_name",) if param.opdef_name else base + ("name",)
             add(opdef_path, _cpp(param.opdef, "OpDef name"))
