@@ -507,9 +507,9 @@ def _golden_context(operator: OperatorPlan) -> dict:
     )
     golden_source = (
         f"torch.ops.aten.{spec.api.aten} computed in float{in_double} when torch is importable{declared}, else "
-        "the spec's formula in numpy (float64)"
+        f"the spec's formula in numpy, computed in float{in_double}"
         if spec.api.aten
-        else "the spec's formula in numpy (float64)"
+        else f"the spec's formula in numpy, computed in float{in_double}"
     )
     derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in operator.derived_inputs)
     anew = "; the torch golden derives them anew in its precision" if spec.api.aten else ""

@@ -3,8 +3,8 @@
 
 Writes input_<name>.bin for each tensor input and golden_y.bin: raw little-endian arrays of the dtype (BFLOAT16 as
 16-bit patterns). Inputs are uniform over the spec's value range, led by its special values. The golden is the
-spec's formula in numpy (float64); then it is rounded to the dtype (BFLOAT16 through float). Standalone: needs
-numpy, and torch for the aten golden.
+spec's formula in numpy, computed in float; then it is rounded to the dtype (BFLOAT16 through float). Standalone:
+needs numpy, and torch for the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 4099 --out-dir data
 """
@@ -30,7 +30,7 @@ def _erf(x):
 
 
 def reference(x, approximate):
-    """The spec's formula; tensors as float64 arrays, flags as bools."""
+    """The spec's formula; tensors as float arrays, flags as bools."""
     return np.where(
         approximate == 1.0,
         (0.5 * x) * (1.0 + np.tanh(np.sqrt(2.0 / 3.141592653589793) * (x + (0.044715 * (x**3.0))))),
@@ -79,10 +79,17 @@ def make_input(rng, shape, index):
     return data.reshape(shape)
 
 
+def in_compute_precision(values, dtype):
+    """The tensor inputs in the precision the golden is computed in: float for the half and float dtypes (as
+    the torch golden and the kernel compute them, so a float overflow is the kernel's too), double for DOUBLE."""
+    precision = np.float64 if dtype == "DOUBLE" else np.float32
+    return {n: np.asarray(v).astype(precision) if n in TENSOR_INPUTS else v for n, v in values.items()}
+
+
 def golden(values, dtype, use_torch):
     """The golden in float64 (rounded by the caller): aten in float/double, or the numpy formula."""
     with np.errstate(all="ignore"):
-        return np.asarray(reference(**values), dtype=np.float64)
+        return np.asarray(reference(**in_compute_precision(values, dtype)), dtype=np.float64)
 
 
 def torch_available():

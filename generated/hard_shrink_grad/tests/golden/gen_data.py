@@ -4,8 +4,8 @@
 Writes input_<name>.bin for each tensor input and golden_grad_input.bin: raw little-endian arrays of the dtype
 (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value range, led by its special values. The golden
 is torch.ops.aten.hardshrink_backward computed in float when torch is importable (the spec's formula where the spec
-declares that ops-nn differs from torch), else the spec's formula in numpy (float64); then it is rounded to the
-dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten golden.
+declares that ops-nn differs from torch), else the spec's formula in numpy, computed in float; then it is rounded to
+the dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 4099 --out-dir data
 """
@@ -33,7 +33,7 @@ def _maximum(a, b):
 
 
 def reference(grad_out, self, lambd):
-    """The spec's formula; tensors as float64 arrays, flags as bools."""
+    """The spec's formula; tensors as float arrays, flags as bools."""
     return np.where(np.logical_or(self > _maximum(lambd, 0.0), self < (-_maximum(lambd, 0.0))), grad_out, 0.0)
 
 
@@ -86,6 +86,13 @@ def make_input(rng, shape, index):
     return data.reshape(shape)
 
 
+def in_compute_precision(values, dtype):
+    """The tensor inputs in the precision the golden is computed in: float for the half and float dtypes (as
+    the torch golden and the kernel compute them, so a float overflow is the kernel's too), double for DOUBLE."""
+    precision = np.float64 if dtype == "DOUBLE" else np.float32
+    return {n: np.asarray(v).astype(precision) if n in TENSOR_INPUTS else v for n, v in values.items()}
+
+
 def golden(values, dtype, use_torch):
     """The golden in float64 (rounded by the caller): aten in float/double, or the numpy formula."""
     if use_torch:
@@ -104,9 +111,10 @@ def golden(values, dtype, use_torch):
             declared = np.zeros(theirs.shape, dtype=bool)
             for condition in differs_from_torch(**values):
                 declared |= np.broadcast_to(condition, theirs.shape)
-            return np.where(declared, np.asarray(reference(**values), dtype=np.float64), theirs)
+            ours = np.asarray(reference(**in_compute_precision(values, dtype)), dtype=np.float64)
+            return np.where(declared, ours, theirs)
     with np.errstate(all="ignore"):
-        return np.asarray(reference(**values), dtype=np.float64)
+        return np.asarray(reference(**in_compute_precision(values, dtype)), dtype=np.float64)
 
 
 def torch_available():

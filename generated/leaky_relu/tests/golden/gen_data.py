@@ -4,8 +4,8 @@
 Writes input_<name>.bin for each tensor input and golden_out.bin: raw little-endian arrays of the dtype (BFLOAT16 as
 16-bit patterns). Inputs are uniform over the spec's value range, led by its special values. The golden is
 torch.ops.aten.leaky_relu computed in float (double for DOUBLE) when torch is importable, else the spec's formula in
-numpy (float64); then it is rounded to the dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for
-the aten golden.
+numpy, computed in float (double for DOUBLE); then it is rounded to the dtype (BFLOAT16 through float). Standalone:
+needs numpy, and torch for the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 4099 --out-dir data
 """
@@ -27,7 +27,7 @@ KEYWORD_ONLY = []  # passed to aten by name
 
 
 def reference(self, negative_slope):
-    """The spec's formula; tensors as float64 arrays, flags as bools."""
+    """The spec's formula; tensors as float arrays, flags as bools."""
     return np.where(self > 0.0, self, self * negative_slope)
 
 
@@ -72,6 +72,13 @@ def make_input(rng, shape, index):
     return data.reshape(shape)
 
 
+def in_compute_precision(values, dtype):
+    """The tensor inputs in the precision the golden is computed in: float for the half and float dtypes (as
+    the torch golden and the kernel compute them, so a float overflow is the kernel's too), double for DOUBLE."""
+    precision = np.float64 if dtype == "DOUBLE" else np.float32
+    return {n: np.asarray(v).astype(precision) if n in TENSOR_INPUTS else v for n, v in values.items()}
+
+
 def golden(values, dtype, use_torch):
     """The golden in float64 (rounded by the caller): aten in float/double, or the numpy formula."""
     if use_torch:
@@ -86,7 +93,7 @@ def golden(values, dtype, use_torch):
         kwargs = {n: values[n] for n in KEYWORD_ONLY}
         return torch.ops.aten.leaky_relu(*args, **kwargs).numpy().astype(np.float64)
     with np.errstate(all="ignore"):
-        return np.asarray(reference(**values), dtype=np.float64)
+        return np.asarray(reference(**in_compute_precision(values, dtype)), dtype=np.float64)
 
 
 def torch_available():

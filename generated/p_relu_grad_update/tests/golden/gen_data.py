@@ -4,9 +4,9 @@
 Writes input_<name>.bin for each tensor input (a channel input holds one value per channel: dim 1 of the shape) and
 golden_grad_input.bin, golden_grad_weight.bin: raw little-endian arrays of the dtype (BFLOAT16 as 16-bit patterns).
 Inputs are uniform over the spec's value range, led by its special values. The golden is
-torch.ops.aten._prelu_kernel_backward computed in float when torch is importable, else the spec's formula in numpy
-(float64); then it is rounded to the dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten
-golden.
+torch.ops.aten._prelu_kernel_backward computed in float when torch is importable, else the spec's formula in numpy,
+computed in float; then it is rounded to the dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for
+the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 1,70,130 --out-dir data
 """
@@ -71,7 +71,7 @@ def channel_sum(values, of, like):
 
 
 def reference(grad_output, self, weight):
-    """The spec's formula of each computed output (OUTPUTS's order); tensors as float64 arrays, flags as bools."""
+    """The spec's formula of each computed output (OUTPUTS's order); tensors as float arrays, flags as bools."""
     return [
         np.where(self > 0.0, grad_output, channel_view(weight, self) * grad_output),
         channel_sum(np.where(self > 0.0, 0.0, grad_output * self), self, weight),
@@ -119,11 +119,18 @@ def make_input(rng, shape, index):
     return data.reshape(shape)
 
 
+def in_compute_precision(values, dtype):
+    """The tensor inputs in the precision the golden is computed in: float for the half and float dtypes (as
+    the torch golden and the kernel compute them, so a float overflow is the kernel's too), double for DOUBLE."""
+    precision = np.float64 if dtype == "DOUBLE" else np.float32
+    return {n: np.asarray(v).astype(precision) if n in TENSOR_INPUTS else v for n, v in values.items()}
+
+
 def golden(values, dtype, use_torch):
     """Each computed output's golden in float64 (OUTPUTS's order, rounded by the caller): aten in float/double, or
     the numpy formula."""
     with np.errstate(all="ignore"):
-        ours = [np.asarray(r, dtype=np.float64) for r in reference(**values)]
+        ours = [np.asarray(r, dtype=np.float64) for r in reference(**in_compute_precision(values, dtype))]
     if use_torch:
         import torch
 
