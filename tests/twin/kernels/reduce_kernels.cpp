@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     const size_t eq = arg.find('=');
     if (eq == std::string::npos || kv.count(arg.substr(0, eq)) == 0) return 2;
-    kv[arg.substr(0, eq)] = std::strtoll(arg.c_str() + eq + 1, nullptr, 0);
+    kv[arg.substr(0, eq)] = static_cast<long long>(std::strtoull(arg.c_str() + eq + 1, nullptr, 0));
   }
   ReduceArgs a{};
   a.api = api->second;
