@@ -77,9 +77,9 @@ def continuous(dtype: str, mask: int) -> np.ndarray:
 
 
 def bitwise(dtype: str, bits0: int, bits1: int) -> np.ndarray:
-    j = np.arange(lanes_per_repeat(dtype))
-    words = np.where(j < 64, bits0, bits1 if dtype == "half" else 0).astype(object)
-    return np.array([(int(w) >> (int(k) % 64)) & 1 for w, k in zip(words, j)], dtype=bool)
+    """Lane j is on if bit j of the mask words (least significant first) is set; a 32-bit type has one word."""
+    words = [bits0, bits1 if dtype == "half" else 0]
+    return np.array([(words[j // 64] >> (j % 64)) & 1 for j in range(lanes_per_repeat(dtype))], dtype=bool)
 
 
 def first_max(values: np.ndarray, active: np.ndarray) -> int:
