@@ -1,5 +1,6 @@
 // The twin declares the Ascend C APIs the gated kernels use exactly as asc-devkit's public headers declare them
-// for A2/A3 (include/basic_api/*.h, adv_api/activation/sigmoid.h): each function is named through a pointer of the
+// for A2/A3 (include/basic_api/*.h, adv_api/activation/sigmoid.h; the reductions as
+// kernel_operator_vec_reduce_intf.h declares them): each function is named through a pointer of the
 // header's exact type, which selects one overload or fails to compile; the structs' constructors and field types
 // are checked with static_assert. Compiling this file is the test; running it checks the field aliases.
 #include <cstdint>
@@ -44,6 +45,12 @@ static_assert(kSame<std::underlying_type_t<GatherMaskMode>, uint8_t>, "GatherMas
 static_assert(defaultGatherMaskMode == GatherMaskMode::VERSION_V2 && defaultGahterMaskMode == defaultGatherMaskMode,
               "A2/A3 default mode");
 
+static_assert(kSame<std::underlying_type_t<ReduceOrder>, uint8_t> && static_cast<int>(ReduceOrder::ORDER_VALUE_INDEX) == 0 &&
+                  static_cast<int>(ReduceOrder::ORDER_INDEX_VALUE) == 1 &&
+                  static_cast<int>(ReduceOrder::ORDER_ONLY_VALUE) == 2 &&
+                  static_cast<int>(ReduceOrder::ORDER_ONLY_INDEX) == 3,
+              "ReduceOrder : uint8_t, in the header's order");
+
 // --- functions: one pointer per declaration of the header ---
 template <typename T>
 void TakeAll() {
@@ -81,6 +88,37 @@ void TakeAll() {
   // adv_api/activation/sigmoid.h
   void (*sigmoid)(const L&, const L&, const LocalTensor<uint8_t>&, const uint32_t) = &Sigmoid<T>;
   void (*sigmoidCount)(const L&, const L&, const uint32_t) = &Sigmoid<T>;
+  // kernel_operator_vec_reduce_intf.h (A2/A3 declarations)
+  using I = int32_t;
+  void (*wholeMax)(const L&, const L&, const I, const I, const I, const I, const I, ReduceOrder) = &WholeReduceMax<T>;
+  void (*wholeMaxBits)(const L&, const L&, const uint64_t[], const I, const I, const I, const I, ReduceOrder) =
+      &WholeReduceMax<T>;
+  void (*wholeSum)(const L&, const L&, const I, const I, const I, const I, const I) = &WholeReduceSum<T>;
+  void (*wholeSumBits)(const L&, const L&, const uint64_t[], const I, const I, const I, const I) = &WholeReduceSum<T>;
+  void (*blockSum)(const L&, const L&, const I, const I, const I, const I, const I) = &BlockReduceSum<T>;
+  void (*blockSumBits)(const L&, const L&, const I, const uint64_t[], const I, const I, const I) = &BlockReduceSum<T>;
+  void (*blockMax)(const L&, const L&, const I, const I, const I, const I, const I) = &BlockReduceMax<T>;
+  void (*blockMaxBits)(const L&, const L&, const I, const uint64_t[], const I, const I, const I) = &BlockReduceMax<T>;
+  void (*pairSum)(const L&, const L&, const I, const I, const I, const I, const I) = &PairReduceSum<T>;
+  void (*pairSumBits)(const L&, const L&, const I, const uint64_t[], const I, const I, const I) = &PairReduceSum<T>;
+  void (*reduceMax0)(const L&, const L&, const L&, const I, const I, const I, bool) = &ReduceMax<T>;
+  void (*reduceMax0Bits)(const L&, const L&, const L&, const uint64_t[], const I, const I, bool) = &ReduceMax<T>;
+  void (*reduceSum0)(const L&, const L&, const L&, const I, const I, const I) = &ReduceSum<T>;
+  void (*reduceSum0Bits)(const L&, const L&, const L&, const uint64_t[], const I, const I) = &ReduceSum<T>;
+  void (*reduceMax2)(const L&, const L&, const L&, const I, bool) = &ReduceMax<T>;
+  void (*reduceSum2)(const L&, const L&, const L&, const I) = &ReduceSum<T, true>;
+  const void* reductions[] = {
+      reinterpret_cast<const void*>(wholeMax),     reinterpret_cast<const void*>(wholeMaxBits),
+      reinterpret_cast<const void*>(wholeSum),     reinterpret_cast<const void*>(wholeSumBits),
+      reinterpret_cast<const void*>(blockSum),     reinterpret_cast<const void*>(blockSumBits),
+      reinterpret_cast<const void*>(blockMax),     reinterpret_cast<const void*>(blockMaxBits),
+      reinterpret_cast<const void*>(pairSum),      reinterpret_cast<const void*>(pairSumBits),
+      reinterpret_cast<const void*>(reduceMax0),   reinterpret_cast<const void*>(reduceMax0Bits),
+      reinterpret_cast<const void*>(reduceSum0),   reinterpret_cast<const void*>(reduceSum0Bits),
+      reinterpret_cast<const void*>(reduceMax2),   reinterpret_cast<const void*>(reduceSum2)};
+  for (const void* p : reductions) {
+    if (p == nullptr) std::printf("null\n");
+  }
   const void* all[] = {reinterpret_cast<const void*>(copyIn),       reinterpret_cast<const void*>(copyOut),
                        reinterpret_cast<const void*>(copyInParams), reinterpret_cast<const void*>(copyOutParams),
                        reinterpret_cast<const void*>(padIn),        reinterpret_cast<const void*>(padOut),
@@ -107,6 +145,21 @@ void TakeOthers() {
   void (*barrier)() = &PipeBarrier<PIPE_V>;
   if (castUp == nullptr || setFlag == nullptr || waitFlag == nullptr || barrier == nullptr) std::printf("null\n");
 }
+
+// The reference's call spellings compile (default order and calIndex, a literal mask); never run.
+template <typename T>
+void ReductionCalls(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& tmp) {
+  uint64_t mask[2] = {UINT64_MAX, UINT64_MAX};
+  WholeReduceMax<T>(dst, src, 128, 4, 1, 1, 8);
+  WholeReduceMax<T>(dst, src, mask, 4, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+  WholeReduceSum<T>(dst, src, 128, 4, 1, 1, 8);
+  BlockReduceSum<T>(dst, src, 1, 128, 1, 1, 8);
+  ReduceMax<T>(dst, src, tmp, 128, 65, 8, true);
+  ReduceMax<T>(dst, src, tmp, 8320);
+  ReduceSum<T>(dst, src, tmp, 8320);
+  ReduceSum<T>(dst, src, tmp, mask, 65, 8);
+}
+template void ReductionCalls<half>(const LocalTensor<half>&, const LocalTensor<half>&, const LocalTensor<half>&);
 
 int main() {
   TakeAll<float>();

@@ -47,6 +47,13 @@ enum class Api : uint8_t {
   kFloor,
   kTrunc,
   kGatherMask,
+  kWholeReduceMax,
+  kWholeReduceSum,
+  kBlockReduceMax,
+  kBlockReduceSum,
+  kPairReduceSum,
+  kReduceMax,
+  kReduceSum,
   kCount
 };
 
@@ -101,6 +108,10 @@ void RequireDtype(Api api, DType type);
 void RequireCompareDtype(Api api, DType type, bool equality);
 // Fails with DTYPE_UNSUPPORTED / CAST_MODE_ILLEGAL for an unsupported conversion or rounding mode.
 void RequireCast(DType dst, DType src, int round_mode);
+// WholeReduceMax: fails with INVALID_ARGUMENT if the selected SoC lacks ReduceOrder `order`.
+void RequireReduceOrder(Api api, int order);
+// True where level-2 ReduceSum adds the repeats' sums in order (A2/A3); elsewhere as a tree.
+bool ReduceSumSequentialRepeats();
 
 // With `sized` false the extent is the allocation containing `base` (GmAlloc / RegisterGmRegion), if known.
 GmExtent MakeGmExtent(const void* base, uint64_t bytes, bool sized);

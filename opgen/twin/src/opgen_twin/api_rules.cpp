@@ -40,6 +40,12 @@ bool HasGatherMask(const SocInfo& soc) {
   return std::strcmp(soc.arch, "arch22") == 0 || std::strcmp(soc.arch, "arch35") == 0;
 }
 
+// The reductions (WholeReduce*, BlockReduce*, PairReduceSum, ReduceMax/ReduceSum) take half/float; the Atlas
+// training parts half only (WholeReduceMax's reference). Ascend 950's integer WholeReduceMax is not modelled.
+DTypeMask ReductionDtypes(const SocInfo& soc) {
+  return std::strcmp(soc.arch, "arch12") == 0 ? DTypeBit(DType::kHalf) : kHalfFloat;
+}
+
 DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
   const DTypeMask bf16_arith = soc.bf16VectorArith ? DTypeBit(DType::kBfloat16) : 0u;
   const DTypeMask bf16_data = soc.bf16Supported ? DTypeBit(DType::kBfloat16) : 0u;
@@ -89,6 +95,14 @@ DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
       return kHalfFloat | bf16_arith;
     case Api::kGatherMask:
       return HasGatherMask(soc) ? kAll16And32 | bf16_data : 0u;
+    case Api::kWholeReduceMax:
+    case Api::kWholeReduceSum:
+    case Api::kBlockReduceMax:
+    case Api::kBlockReduceSum:
+    case Api::kPairReduceSum:
+    case Api::kReduceMax:
+    case Api::kReduceSum:
+      return ReductionDtypes(soc);
     case Api::kCast:
     case Api::kCount:
       break;
@@ -175,6 +189,31 @@ void RequireDtype(Api api, DType type) {
        StringPrintf("dtype=%s soc=%s: %s takes %s here", DTypeName(type), soc.name, ApiName(api),
               DTypeList(allowed).c_str()));
 }
+
+// WholeReduceMax's ReduceOrder values per SoC (its reference): A2/A3 and Ascend 950 all four; Atlas 200I/500 A2
+// (arch30) VALUE_INDEX and ONLY_VALUE; Atlas inference (arch20) VALUE_INDEX and INDEX_VALUE; Atlas training
+// (arch12) VALUE_INDEX. Kirin is not listed there; the twin accepts all four.
+void RequireReduceOrder(Api api, int order) {
+  static const char* const kNames[] = {"ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE", "ORDER_ONLY_VALUE", "ORDER_ONLY_INDEX"};
+  const SocInfo& soc = ActiveSoc();
+  unsigned allowed = 0xfu;
+  if (std::strcmp(soc.arch, "arch30") == 0) allowed = 0x5u;
+  if (std::strcmp(soc.arch, "arch20") == 0) allowed = 0x3u;
+  if (std::strcmp(soc.arch, "arch12") == 0) allowed = 0x1u;
+  if (((allowed >> order) & 1u) != 0) return;
+  std::string names;
+  for (int o = 0; o < 4; ++o) {
+    if (((allowed >> o) & 1u) == 0) continue;
+    if (!names.empty()) names += ", ";
+    names += kNames[o];
+  }
+  Fail("INVALID_ARGUMENT", ApiName(api),
+       StringPrintf("order=%s soc=%s: this SoC takes %s", kNames[order], soc.name, names.c_str()));
+}
+
+// ReduceSum's reference: the count form adds the repeats' sums in order on A2/A3 ("mode 2"); the other forms and
+// SoCs reduce them as a tree ("mode 1").
+bool ReduceSumSequentialRepeats() { return std::strcmp(ActiveSoc().arch, "arch22") == 0; }
 
 void RequireCompareDtype(Api api, DType type, bool equality) {
   const SocInfo& soc = ActiveSoc();
