@@ -291,7 +291,12 @@ def render_python(fragments: list[PythonFragment]) -> dict[str, str]:
             acl_dtypes=acl_dtype_table(),
             promotions=promotion_table(),
         ),
-        f"{PACKAGE}/golden.py": render("python/opgen_ops/golden.py.j2", "golden.py", sources),
+        f"{PACKAGE}/golden.py": render(
+            "python/opgen_ops/golden.py.j2",
+            "golden.py",
+            sources,
+            dtypes=[(python.string(row.name), numpy_spelling(row)) for row in dtype_rows()],
+        ),
         f"{PACKAGE}/py.typed": generated_notice("py.typed", sources) + "\n",
     }
 
