@@ -97,10 +97,16 @@ def _arg_literal(arg: Arg) -> Code:
     return code(f"tensor({python.literal(tuple(arg.shape))}, {python.string(arg.dtype.value)})")
 
 
-def _computed_view(schedule: Schedule, name: str, elementwise: str, position: int) -> dict:
-    """One computed output for the golden test: its reference (`elementwise`: its expression's source); a
-    per-channel sum also its sum of magnitudes and how aten's elementwise values are summed."""
-    view = {"label": python.string(name), "position": position, "reference": code(elementwise), "scale": None}
+def _computed_view(schedule: Schedule, name: str, elementwise: str, position: int | None) -> dict:
+    """One computed output for the golden test: its reference (`elementwise`: its expression's source) and its
+    position among the results (None: the one result); a per-channel sum also its sum of magnitudes and how aten's
+    elementwise values are summed."""
+    view = {
+        "label": python.string(name),
+        "position": python.literal(position),
+        "reference": code(elementwise),
+        "scale": None,
+    }
     if schedule.sum_of(name) is not None:
         view["reference"] = code(schedule.reference(name, elementwise))
         view["scale"] = code(schedule.reference(name, f"np.abs({elementwise})"))
@@ -121,11 +127,19 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     integer_dtypes = [d.value for d in spec.routing.aicpu if d.is_integral]
     integer_source = reference_source(spec, formula_names, to_numpy_integer) if integer_dtypes else None
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
-    # several computed outputs: each compared with its own formula and its own element of aten's tuple
+    # each computed output compared with its own formula and its own result of the binding and of aten (one output:
+    # the N = 1 case, the binding's result itself, or its element result_index where aten returns several)
     schedule = operator.schedule
-    computed = (
-        [_computed_view(schedule, name, text, every_output.index(name)) for name, text in source.outputs.items()]
-        if schedule.several
+    if schedule.several:
+        computed = [
+            _computed_view(schedule, name, text, every_output.index(name)) for name, text in source.outputs.items()
+        ]
+    else:
+        main = spec.formula.main_output
+        computed = [_computed_view(schedule, main, reference, operator.result_index)]
+    integer_references = (
+        [code(integer_source.outputs[name]) for name in (source.outputs if schedule.several else [main])]
+        if integer_source
         else []
     )
     aten_args = []  # what aten's elementwise kernel takes, for an operator with a per-channel sum
@@ -202,9 +216,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         keywords=any(p.keyword_only for p in params),
         tensors=idents(tensors),
         scalar_names=idents([p.python for p in scalars]),
-        reference=code(reference),
         lets=source.assignments,
-        integer_reference=code(integer_source.outputs[spec.formula.main_output] if integer_source else ""),
+        integer_references=integer_references,
         integer_lets=integer_source.assignments if integer_source else [],
         integer_reference_dtypes=python.literal(integer_dtypes),
         computed=computed,
@@ -223,11 +236,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         torch_refuses=python.literal([d.value for d in spec.golden.torch_refuses]),
         integer_extremes=python.literal(spec.golden.integer_extremes),
         input_dtypes=python.literal(dtypes),
-        complexes=code(
-            "{"
-            + ", ".join(f'"{d.value}": np.{d.numpy.name}' for d in spec.tensor_inputs[0].dtypes if d.is_complex)
-            + "}"
-        ),
+        complexes=any(d.is_complex for d in spec.tensor_inputs[0].dtypes),
         out_dtypes=python.literal(
             {d.value: spec.result_dtype(d).value for d in spec.tensor_inputs[0].dtypes if spec.result_dtype(d) is not d}
         ),
@@ -236,7 +245,6 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         **derived_input_context(operator),
         channels=[{"name": ident(c.python), "of": ident(c.of_python)} for c in schedule.channel_inputs],
         out_keyword=python.string(out_keyword),
-        result_index=operator.result_index,
         unwritten=[{"key": python.string(p.python), "name": ident(p.python)} for p in spec.unwritten_outputs]
         if operator.binding_out
         else [],

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from opgen import formula as F
 from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python
+from opgen.plan.dtype_table import DtypeRow, dtype_rows, promotions
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.plan.signature import ApiSignature
 from opgen.spec import aten_form as aten_forms
@@ -283,7 +284,35 @@ def render_python(fragments: list[PythonFragment]) -> dict[str, str]:
             "python/opgen_ops/__init__.py.j2", "__init__.py", sources, functions=module, all_names=all_names
         ),
         f"{PACKAGE}/__init__.pyi": render("python/opgen_ops/__init__.pyi.j2", "__init__.pyi", sources, functions=stub),
-        f"{PACKAGE}/_runtime.py": render("python/opgen_ops/_runtime.py.j2", "_runtime.py", sources),
-        f"{PACKAGE}/golden.py": render("python/opgen_ops/golden.py.j2", "golden.py", sources),
+        f"{PACKAGE}/_runtime.py": render(
+            "python/opgen_ops/_runtime.py.j2",
+            "_runtime.py",
+            sources,
+            acl_dtypes=acl_dtype_table(),
+            promotions=promotion_table(),
+        ),
+        f"{PACKAGE}/golden.py": render(
+            "python/opgen_ops/golden.py.j2",
+            "golden.py",
+            sources,
+            dtypes=[(python.string(row.name), numpy_spelling(row)) for row in dtype_rows()],
+        ),
         f"{PACKAGE}/py.typed": generated_notice("py.typed", sources) + "\n",
     }
+
+
+def numpy_spelling(row: DtypeRow) -> Code:
+    """How the generated Python names a dtype's numpy type (bfloat16 comes from ml_dtypes)."""
+    if row.numpy == "bfloat16":
+        return Code("ml_dtypes.bfloat16")
+    return Code("np.bool_" if row.numpy == "bool" else f"np.{ident(row.numpy)}")
+
+
+def acl_dtype_table() -> list[tuple[Code, int]]:
+    """(numpy type, aclDataType value) of every dtype, by value: the runtime's ACL_DTYPE."""
+    return [(numpy_spelling(row), row.acl_value) for row in dtype_rows()]
+
+
+def promotion_table() -> list[tuple[Code, Code, Code]]:
+    """(dtype, other dtype, promoted dtype) as numpy-name literals: the runtime's _PROMOTED."""
+    return [(python.literal(a), python.literal(b), python.literal(c)) for a, b, c in promotions()]

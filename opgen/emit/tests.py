@@ -26,6 +26,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
 from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.cases import Arg, Call
+from opgen.plan.dtype_table import DtypeRow, dtype_rows
 from opgen.plan.kernel import BLOCK_BYTES, KernelPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.signature import ApiSignature
@@ -557,6 +558,31 @@ def _golden_context(operator: OperatorPlan) -> dict:
     }
 
 
+# ---------------------------------------------------------------------------------------------- op_api_ut.h
+
+
+def _host_element(row: DtypeRow) -> Code:
+    """C++ reading element `i` of a host copy of a tensor of dtype `row` (`bytes`) as a double: FLOAT16/BF16 travel
+    as bits, a complex element as two parts, 64-bit integers exact up to 2**53 (the expectations are doubles too)."""
+    if row.is_complex:
+        return code(f"Load<{'float' if row.itemsize == 8 else 'double'}>(bytes, i)")
+    if row.name == "FLOAT16":
+        return code("aclFloat16ToFloat(Load<uint16_t>(bytes, i))")
+    if row.name == "BFLOAT16":
+        return code("BFloat16ToFloat(Load<uint16_t>(bytes, i))")
+    load = f"Load<{row.host_cpp_type}>(bytes, i)"
+    return code(f"static_cast<double>({load})" if row.itemsize == 8 and row.is_integral else load)
+
+
+def _ut_helper_context() -> dict[str, object]:
+    """op_api_ut.h's dtype cases, one per dtype of the table (the enum is written in opgen.spec.dtypes only)."""
+    rows = dtype_rows()
+    return {
+        "host_elements": [(ident(row.acl_enum), _host_element(row)) for row in rows],
+        "complex_test": code(" || ".join(f"dtype_ == {row.acl_enum}" for row in rows if row.is_complex)),
+    }
+
+
 # ---------------------------------------------------------------------------------------------- entry point
 
 
@@ -565,7 +591,9 @@ def render_tests(operator: OperatorPlan) -> dict[str, str]:
     op = spec.operator.file_stem
     helper = "tests/ut/op_api/op_api_ut.h"
     guard = ident(f"{spec.operator.dir.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")  # one header per directory
-    files = {helper: render("op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=guard)}
+    files = {
+        helper: render("op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=guard, **_ut_helper_context())
+    }
     for test in api_tests(operator):
         files[test.path] = render("op/tests/ut/op_api/test_aclnn_api.cpp.j2", test.path, spec_name, test=test)
     if operator.runs is None:  # an operator running another's kernel has no tiling of its own

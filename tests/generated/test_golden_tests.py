@@ -128,3 +128,58 @@ def test_golden_cases_hold_channel_inputs_and_fail_on_numpy_broadcasting(op, mon
     with pytest.raises(AssertionError) as info:
         golden.test_golden("FLOAT")
     assert "vs the spec reference" in str(info.value) or "ValueError" in str(info.value)
+
+
+# One body for one output and several (issue 19): the several-output path (p_relu_grad_update: grad_input and a
+# per-channel sum) and the per-channel one (p_relu) run the same checks as the plain one. Before, the several-output
+# body ignored OUT_DTYPES and TORCH_REFUSES, and the per-channel body did not truncate integer scalars.
+SEVERAL = [op for op, spec in every_operator().items() if len(spec.formula.outputs) > 1]
+
+
+@pytest.mark.parametrize("op", SEVERAL)
+def test_several_outputs_take_the_out_dtypes(op, monkeypatch):
+    golden = _golden_module(op)
+    golden.test_golden("FLOAT")
+    monkeypatch.setattr(golden, "OUT_DTYPES", {"FLOAT": "DOUBLE"})  # as if the op computed FLOAT in double
+    with pytest.raises(AssertionError, match="cases failed"):
+        golden.test_golden("FLOAT")
+
+
+@pytest.mark.parametrize("op", SEVERAL)
+def test_several_outputs_take_torch_refuses(op, monkeypatch):
+    torch = pytest.importorskip("torch")
+    golden = _golden_module(op)
+    aten = getattr(torch.ops.aten, every_operator()[op].api.aten)
+    seen = set()
+
+    def spy(*args, **kwargs):
+        seen.update(a.dtype for a in args if isinstance(a, torch.Tensor))
+        return aten(*args, **kwargs)
+
+    class Ops:
+        class aten:  # torch's spelling
+            pass
+
+    setattr(Ops.aten, every_operator()[op].api.aten, staticmethod(spy))
+    monkeypatch.setattr(golden.torch, "ops", Ops, raising=True)
+    golden.test_golden("FLOAT")
+    assert seen == {torch.float32}  # the CANN golden: aten in float
+    seen.clear()
+    monkeypatch.setattr(golden, "TORCH_REFUSES", ["FLOAT"])  # aten's float64 result, rounded, is the golden
+    golden.test_golden("FLOAT")
+    assert seen == {torch.float64}
+
+
+@pytest.mark.parametrize("op", ["p_relu", *SEVERAL])
+def test_every_golden_body_truncates_integer_scalars(op, monkeypatch):
+    golden = _golden_module(op)
+    calls = []
+    truncate = golden.golden.truncated_scalars
+    monkeypatch.setattr(golden.golden, "truncated_scalars", lambda *a: calls.append(a[2]) or truncate(*a))
+    golden.test_golden("FLOAT")
+    assert calls and set(calls) == {"FLOAT"}
+    assert truncate({"alpha": 2.7, "flag": 1.5}, {"alpha": "scalar", "flag": "bool"}, "INT8") == {
+        "alpha": 2,
+        "flag": 1.5,
+    }
+    assert truncate({"alpha": 2.7}, {"alpha": "scalar"}, "FLOAT") == {"alpha": 2.7}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import math
 
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -22,11 +21,7 @@ try:
 except ImportError:  # the torch comparison is skipped, the reference comparison still runs
     torch = None
 
-DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64}
-# integer dtypes: integer inputs (no NaN or infinities), results truncated toward zero as the kernel does
-INTEGERS = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64}
-DTYPES.update(INTEGERS)
-DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
+DTYPES, INTEGERS, COMPLEXES = golden.DTYPES, golden.INTEGERS, golden.COMPLEXES
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
 INPUT_DTYPES = ["FLOAT16", "FLOAT", "BFLOAT16"]
@@ -57,12 +52,21 @@ def _softplus(x):
     return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
 
 
+# each computed output: its name and its position among the results the binding returns (aten's order; None: the
+# one result)
+COMPUTED = [
+    ("out", None),
+]
+
+
 def reference(
     self,
 ):
-    """The spec's formula in float64."""
+    """The spec's formula of each computed output (COMPUTED's order), in float64."""
     with np.errstate(all="ignore"):
-        return self * np.tanh(_softplus(self))
+        return [
+            (self * np.tanh(_softplus(self))),
+        ]
 
 
 def differs_from_torch(
@@ -106,17 +110,6 @@ def make_integer_inputs(dtype, shape, seed):
     return inputs
 
 
-def to_dtype(values, dtype):
-    """The float64 reference in `dtype`: rounded once through float32 (float64 for DOUBLE), or truncated toward
-    zero and saturated (NaN to 0) for an integer dtype, as the kernel's CAST_TRUNC does."""
-    if dtype in INTEGERS:
-        info = np.iinfo(INTEGERS[dtype])
-        with np.errstate(invalid="ignore"):
-            whole = np.nan_to_num(np.trunc(np.asarray(values, np.float64)), nan=0.0)
-        return np.clip(whole, info.min, info.max).astype(INTEGERS[dtype])
-    return np.asarray(values).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
-
-
 def make_inputs(dtype, shape, seed):
     if dtype in INTEGERS or dtype == "BOOL":
         return make_integer_inputs(dtype, shape, seed)
@@ -133,42 +126,18 @@ def make_inputs(dtype, shape, seed):
     return inputs
 
 
-def in_compute_dtype(args, dtype):
-    """The reference's tensor arguments in the dtype the kernel computes `dtype` in (others as they are), or None
-    where that is float64 (DOUBLE) or the dtype is not floating."""
-    if dtype not in COMPUTE_DTYPES:
-        return None
-    narrow = DTYPES[COMPUTE_DTYPES[dtype]]
-    return [np.asarray(a, np.float64).astype(narrow) if isinstance(a, np.ndarray) else a for a in args]
-
-
-def in_integer_dtype(scalars, dtype):
-    """The scalars as an integer tensor of `dtype` meets them: wrapped into its range as a C++ conversion does
-    (-1 in UINT8 is 255); others as they are."""
-    if dtype not in INTEGERS:
-        return scalars
-    info = np.iinfo(INTEGERS[dtype])
-    span = int(info.max) - int(info.min) + 1
-    return {
-        k: (int(v) - int(info.min)) % span + int(info.min) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v
-        for k, v in scalars.items()
-    }
-
-
 def cases(dtype):
-    """(shape, scalar values) of every case of one dtype."""
+    """(shape, scalar values, whether each channel input holds one value) of every case of one dtype."""
     return [
-        (shape, dict(zip(SCALAR_VALUES, values, strict=True)))
+        (shape, dict(zip(SCALAR_VALUES, values, strict=True)), one_value)
         for shape in SHAPES
+        for one_value in (False,)  # no channel input
         for values in itertools.product(*SCALAR_VALUES.values())
     ]
 
 
-def check_case(dtype, shape, scalars):
-    if dtype in INTEGERS:  # integer tensors take integer scalars (torch refuses a floating alpha; ops-nn truncates)
-        scalars = {
-            k: math.trunc(v) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v for k, v in scalars.items()
-        }
+def check_case(dtype, shape, scalars, one_value):
+    scalars = golden.truncated_scalars(scalars, SCALAR_KINDS, dtype)
     (self,) = make_inputs(dtype, shape, seed=sum(shape) * 31 + len(dtype))
     call_args = [
         self,
@@ -184,50 +153,65 @@ def check_case(dtype, shape, scalars):
             opgen_ops.mish(*call_args, **call_kwargs)
         assert info.value.status == rejection[0] and rejection[1] in info.value.message
         return
-    got = opgen_ops.mish(*call_args, **call_kwargs)
+    results = opgen_ops.mish(*call_args, **call_kwargs)
     inputs = {
         "self": self,
     }
-    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in ref_args]
+    wide_dtype = np.complex128 if dtype in COMPLEXES else np.float64  # the reference's own precision
+    wide = [np.asarray(a, wide_dtype) if isinstance(a, np.ndarray) else a for a in ref_args]
     out_dtype = OUT_DTYPES.get(dtype, dtype)
-    want = to_dtype(reference(*wide, **ref_kwargs), out_dtype)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    references = {"the spec reference (float64)": want}
-    narrow = in_compute_dtype(ref_args, dtype)
-    if narrow is not None:
-        references[f"the spec formula in {COMPUTE_DTYPES[dtype]}"] = to_dtype(
-            reference(*narrow, **ref_kwargs), out_dtype
-        )
-    golden.assert_meets_standard(
-        got, references, TOLERANCE[dtype], "vs the spec reference", inputs=inputs, scalars=scalars
-    )
+    wants = [golden.to_dtype(w, out_dtype) for w in reference(*wide, **ref_kwargs)]
+    narrow = golden.in_compute_dtype(ref_args, dtype, COMPUTE_DTYPES)
+    narrow_wants = reference(*narrow, **ref_kwargs) if narrow is not None else [None] * len(wants)
+    scales = [None] * len(wants)
     if torch is not None:
+        aten_args = call_args
         # the CANN golden: aten in float for half/bfloat16, in the dtype otherwise (integers too)
         if dtype in TORCH_REFUSES:
-            targs = [torch.from_numpy(np.asarray(a, np.float64)) if isinstance(a, np.ndarray) else a for a in call_args]
-            theirs = to_dtype(torch.ops.aten.mish(*targs, **call_kwargs).numpy(), out_dtype)
-        elif dtype in INTEGERS or dtype == "BOOL":
-            targs = [torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a for a in call_args]
-            theirs = torch.ops.aten.mish(*targs, **call_kwargs).numpy().astype(DTYPES[out_dtype])
+            targs = [torch.from_numpy(np.asarray(a, np.float64)) if isinstance(a, np.ndarray) else a for a in aten_args]
+        elif dtype in INTEGERS or dtype == "BOOL" or dtype in COMPLEXES:  # aten in the dtype itself
+            targs = [torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a for a in aten_args]
         else:
             compute = torch.float64 if dtype == "DOUBLE" else torch.float32
             targs = [
                 torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
-                for a in call_args
+                for a in aten_args
             ]
-            theirs = torch.ops.aten.mish(*targs, **call_kwargs).to(torch.float64).numpy().astype(DTYPES[dtype])
+        theirs_all = torch.ops.aten.mish(*targs, **call_kwargs)
+    for (label, position), want, narrow_want, scale in zip(COMPUTED, wants, narrow_wants, scales, strict=True):
+        got = results if position is None else results[position]
+        assert got.dtype == want.dtype and got.shape == want.shape, label
+        references = {"the spec reference (float64)": want}
+        if narrow_want is not None:
+            references[f"the spec formula in {COMPUTE_DTYPES[dtype]}"] = golden.to_dtype(narrow_want, out_dtype)
+        tolerance = TOLERANCE[dtype]
+        if scale is not None:
+            golden.assert_sum_meets_standard(got, want, scale, tolerance, f"{label} vs the spec reference")
+        else:
+            golden.assert_meets_standard(
+                got, references, tolerance, f"{label} vs the spec reference", inputs=inputs, scalars=scalars
+            )
+        if torch is None:
+            continue
+        theirs = theirs_all if position is None else theirs_all[position]
         # compared everywhere (NaN, infinities and zeros included) except where the spec declares a difference
         declared = np.zeros(got.shape, dtype=bool)
+        if dtype in TORCH_REFUSES:  # its float64 result, truncated as the kernel does, is the golden
+            theirs = golden.to_dtype(theirs.numpy(), out_dtype)
+        elif dtype in INTEGERS or dtype == "BOOL":
+            theirs = theirs.numpy().astype(DTYPES[out_dtype])
+        elif dtype in COMPLEXES:
+            theirs = theirs.numpy()
+            # where a part of aten's result is not finite, aten's own paths disagree (its vectorised complex
+            # reciprocal, conj(z) / |z|^2, makes NaN of what its scalar division makes 0): compared where it is finite
+            declared |= ~np.isfinite(theirs)
+        else:
+            theirs = theirs.to(torch.float64).numpy().astype(DTYPES[out_dtype])
         for condition in differs_from_torch(*wide, **ref_kwargs):
             declared |= np.broadcast_to(condition, got.shape)
+        what = f"{label} vs torch.ops.aten.mish"
         golden.assert_meets_standard(
-            got,
-            {"torch.ops.aten.mish": theirs},
-            TOLERANCE[dtype],
-            "vs torch.ops.aten.mish",
-            inputs=inputs,
-            scalars=scalars,
-            ignore=declared,
+            got, {"torch.ops.aten.mish": theirs}, tolerance, what, inputs=inputs, scalars=scalars, ignore=declared
         )
 
 
@@ -235,45 +219,22 @@ def check_case(dtype, shape, scalars):
 def test_golden(dtype):
     """Every shape x parameter value of one dtype; a failure lists each failing case by its shape and values."""
     failed = []
-    for shape, scalars in cases(dtype):
+    for shape, scalars, one_value in cases(dtype):
         try:
-            check_case(dtype, shape, scalars)
+            check_case(dtype, shape, scalars, one_value)
         except Exception as error:
-            failed.append(f"{dtype} shape={shape} {scalars}: {type(error).__name__}: {error}")
+            held = " (channel inputs of one value)" if one_value else ""
+            failed.append(f"{dtype} shape={shape} {scalars}{held}: {type(error).__name__}: {error}")
     assert not failed, f"{len(failed)} of {len(cases(dtype))} cases failed:\n" + "\n".join(failed)
 
 
 def tensor(shape, dtype):
     rng = np.random.default_rng(5)
-    return (
-        rng.uniform(-2, 2, shape)
-        .astype(np.float32)
-        .astype(
-            {
-                **DTYPES,
-                "INT32": np.int32,
-                "INT8": np.int8,
-                "INT64": np.int64,
-                "UINT16": np.uint16,
-                "BOOL": np.bool_,
-                "COMPLEX64": np.complex64,
-            }[dtype]
-        )
-    )
+    return rng.uniform(-2, 2, shape).astype(np.float32).astype(DTYPES[dtype])
 
 
 def scalar(value, dtype):
-    return np.asarray(value).astype(
-        {
-            **DTYPES,
-            "INT32": np.int32,
-            "INT64": np.int64,
-            "UINT16": np.uint16,
-            "BOOL": np.bool_,
-            "COMPLEX64": np.complex64,
-            "COMPLEX128": np.complex128,
-        }[dtype]
-    )[()]
+    return np.asarray(value).astype(DTYPES[dtype])[()]
 
 
 ERROR_CASES = [

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import math
 
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -22,11 +21,7 @@ try:
 except ImportError:  # the torch comparison is skipped, the reference comparison still runs
     torch = None
 
-DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64}
-# integer dtypes: integer inputs (no NaN or infinities), results truncated toward zero as the kernel does
-INTEGERS = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64}
-DTYPES.update(INTEGERS)
-DTYPES["BOOL"] = np.bool_  # BOOL inputs: False and True (the op_api casts them, kernel.integers_as)
+DTYPES, INTEGERS, COMPLEXES = golden.DTYPES, golden.INTEGERS, golden.COMPLEXES
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
 INPUT_DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
@@ -89,7 +84,8 @@ def channel_sum(values, of, like):
     return np.reshape(total, np.shape(like))
 
 
-# each computed output: its name and its position among the outputs the binding returns (aten's order)
+# each computed output: its name and its position among the results the binding returns (aten's order; None: the
+# one result)
 COMPUTED = [
     ("gradInput", 0),
     ("gradWeight", 1),
@@ -127,21 +123,6 @@ def sum_scales(
             None,
             channel_sum(np.abs(np.where(self > 0.0, 0.0, grad_output * self)), self, weight),
         ]
-
-
-def assert_sum_meets_standard(got, want, scale, dtype, what):
-    """A per-channel sum: NaN and infinities exactly, the rest within atol + rtol * (the sum of the magnitudes)."""
-    rtol, atol, _, _ = TOLERANCE[dtype]
-    g, w, s = np.asarray(got, np.float64), np.asarray(want, np.float64), np.asarray(scale, np.float64)
-    nan_g, nan_w = np.isnan(g), np.isnan(w)
-    special = (nan_g != nan_w) | ((np.isinf(g) | np.isinf(w)) & ~nan_g & ~nan_w & (g != w))
-    with np.errstate(invalid="ignore"):
-        close = (nan_g & nan_w) | (g == w) | (np.abs(g - w) <= atol + rtol * s)
-    bad = ~special & ~close
-    if special.any():
-        raise AssertionError(f"{what}: sums differ in NaN or infinity: {g[special]} vs {w[special]}")
-    if bad.any():
-        raise AssertionError(f"{what}: sums outside the standard: {g[bad]} vs {w[bad]} (scale {s[bad]})")
 
 
 def differs_from_torch(
@@ -187,17 +168,6 @@ def make_integer_inputs(dtype, shape, seed):
     return inputs
 
 
-def to_dtype(values, dtype):
-    """The float64 reference in `dtype`: rounded once through float32 (float64 for DOUBLE), or truncated toward
-    zero and saturated (NaN to 0) for an integer dtype, as the kernel's CAST_TRUNC does."""
-    if dtype in INTEGERS:
-        info = np.iinfo(INTEGERS[dtype])
-        with np.errstate(invalid="ignore"):
-            whole = np.nan_to_num(np.trunc(np.asarray(values, np.float64)), nan=0.0)
-        return np.clip(whole, info.min, info.max).astype(INTEGERS[dtype])
-    return np.asarray(values).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
-
-
 def make_inputs(dtype, shape, seed):
     if dtype in INTEGERS or dtype == "BOOL":
         return make_integer_inputs(dtype, shape, seed)
@@ -214,28 +184,6 @@ def make_inputs(dtype, shape, seed):
     return inputs
 
 
-def in_compute_dtype(args, dtype):
-    """The reference's tensor arguments in the dtype the kernel computes `dtype` in (others as they are), or None
-    where that is float64 (DOUBLE) or the dtype is not floating."""
-    if dtype not in COMPUTE_DTYPES:
-        return None
-    narrow = DTYPES[COMPUTE_DTYPES[dtype]]
-    return [np.asarray(a, np.float64).astype(narrow) if isinstance(a, np.ndarray) else a for a in args]
-
-
-def in_integer_dtype(scalars, dtype):
-    """The scalars as an integer tensor of `dtype` meets them: wrapped into its range as a C++ conversion does
-    (-1 in UINT8 is 255); others as they are."""
-    if dtype not in INTEGERS:
-        return scalars
-    info = np.iinfo(INTEGERS[dtype])
-    span = int(info.max) - int(info.min) + 1
-    return {
-        k: (int(v) - int(info.min)) % span + int(info.min) if SCALAR_KINDS.get(k) == "scalar" and v is not None else v
-        for k, v in scalars.items()
-    }
-
-
 def cases(dtype):
     """(shape, scalar values, whether each channel input holds one value) of every case of one dtype."""
     return [
@@ -247,6 +195,7 @@ def cases(dtype):
 
 
 def check_case(dtype, shape, scalars, one_value):
+    scalars = golden.truncated_scalars(scalars, SCALAR_KINDS, dtype)
     grad_output, self, weight = make_inputs(dtype, shape, seed=sum(shape) * 31 + len(dtype))
     # a channel input: one value per channel of the tensor it follows (dim 1), or one value; one more than the
     # special values apart, every special value in turn, whichever pattern its input was made with
@@ -275,68 +224,84 @@ def check_case(dtype, shape, scalars, one_value):
         "self": self,
         "weight": weight,
     }
-    wide = [np.asarray(a, np.float64) if isinstance(a, np.ndarray) else a for a in ref_args]
-    wants = reference(*wide, **ref_kwargs)
-    narrow = in_compute_dtype(ref_args, dtype)
+    wide_dtype = np.complex128 if dtype in COMPLEXES else np.float64  # the reference's own precision
+    wide = [np.asarray(a, wide_dtype) if isinstance(a, np.ndarray) else a for a in ref_args]
+    out_dtype = OUT_DTYPES.get(dtype, dtype)
+    wants = [golden.to_dtype(w, out_dtype) for w in reference(*wide, **ref_kwargs)]
+    narrow = golden.in_compute_dtype(ref_args, dtype, COMPUTE_DTYPES)
     narrow_wants = reference(*narrow, **ref_kwargs) if narrow is not None else [None] * len(wants)
+    scales = sum_scales(*wide, **ref_kwargs)
     if torch is not None:
-        # the CANN golden: aten in float for half/bfloat16, in the dtype otherwise
-        compute = torch.float64 if dtype == "DOUBLE" else torch.float32
-        targs = [
-            torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
-            for a in call_args
-        ]
         # aten's elementwise kernel: each channel input laid along dim 1; its per-channel outputs unreduced
-        targs = [
+        aten_args = [
             grad_output,
             self,
             channel_view(weight, self),
         ]
-        targs = [
-            torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a for a in targs
-        ]
+        # the CANN golden: aten in float for half/bfloat16, in the dtype otherwise (integers too)
+        if dtype in TORCH_REFUSES:
+            targs = [torch.from_numpy(np.asarray(a, np.float64)) if isinstance(a, np.ndarray) else a for a in aten_args]
+        elif dtype in INTEGERS or dtype == "BOOL" or dtype in COMPLEXES:  # aten in the dtype itself
+            targs = [torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a for a in aten_args]
+        else:
+            compute = torch.float64 if dtype == "DOUBLE" else torch.float32
+            targs = [
+                torch.from_numpy(np.asarray(a, np.float64)).to(compute) if isinstance(a, np.ndarray) else a
+                for a in aten_args
+            ]
         theirs_all = torch.ops.aten._prelu_kernel_backward(*targs, **call_kwargs)
-    scales = sum_scales(*wide, **ref_kwargs)
-    for index, ((label, position), want, narrow_want) in enumerate(zip(COMPUTED, wants, narrow_wants, strict=True)):
-        got = results[position]
-        want = want.astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    for (label, position), want, narrow_want, scale in zip(COMPUTED, wants, narrow_wants, scales, strict=True):
+        got = results if position is None else results[position]
         assert got.dtype == want.dtype and got.shape == want.shape, label
         references = {"the spec reference (float64)": want}
         if narrow_want is not None:
-            references[f"the spec formula in {COMPUTE_DTYPES[dtype]}"] = to_dtype(narrow_want, dtype)
-        if scales[index] is not None:
-            assert_sum_meets_standard(got, want, scales[index], dtype, f"{label} vs the spec reference")
+            references[f"the spec formula in {COMPUTE_DTYPES[dtype]}"] = golden.to_dtype(narrow_want, out_dtype)
+        tolerance = TOLERANCE[dtype]
+        if scale is not None:
+            golden.assert_sum_meets_standard(got, want, scale, tolerance, f"{label} vs the spec reference")
         else:
             golden.assert_meets_standard(
-                got, references, TOLERANCE[dtype], f"{label} vs the spec reference", inputs=inputs, scalars=scalars
+                got, references, tolerance, f"{label} vs the spec reference", inputs=inputs, scalars=scalars
             )
-        if torch is not None:
-            theirs = theirs_all[position].to(torch.float64).numpy()
-            if scales[index] is not None:  # summed per channel as the API does
-                with np.errstate(all="ignore"):
-                    theirs = REDUCED_LIKE[label](theirs, *wide)
-                assert_sum_meets_standard(
-                    got,
-                    theirs.astype(DTYPES[dtype]),
-                    scales[index],
-                    dtype,
-                    f"{label} vs torch.ops.aten._prelu_kernel_backward",
-                )
-                continue
-            theirs = theirs.astype(DTYPES[dtype])
-            # compared everywhere (NaN, infinities and zeros included) except where the spec declares a difference
-            declared = np.zeros(got.shape, dtype=bool)
-            for condition in differs_from_torch(*wide, **ref_kwargs):
-                declared |= np.broadcast_to(condition, got.shape)
-            golden.assert_meets_standard(
+        if torch is None:
+            continue
+        theirs = theirs_all if position is None else theirs_all[position]
+        if scale is not None:  # summed per channel as the API does
+            with np.errstate(all="ignore"):
+                theirs = REDUCED_LIKE[label](theirs.to(torch.float64).numpy(), *wide)
+            golden.assert_sum_meets_standard(
                 got,
-                {f"torch.ops.aten._prelu_kernel_backward (in {compute})": theirs},
-                TOLERANCE[dtype],
+                theirs.astype(DTYPES[out_dtype]),
+                scale,
+                tolerance,
                 f"{label} vs torch.ops.aten._prelu_kernel_backward",
-                inputs=inputs,
-                scalars=scalars,
-                ignore=declared,
             )
+            continue
+        # compared everywhere (NaN, infinities and zeros included) except where the spec declares a difference
+        declared = np.zeros(got.shape, dtype=bool)
+        if dtype in TORCH_REFUSES:  # its float64 result, truncated as the kernel does, is the golden
+            theirs = golden.to_dtype(theirs.numpy(), out_dtype)
+        elif dtype in INTEGERS or dtype == "BOOL":
+            theirs = theirs.numpy().astype(DTYPES[out_dtype])
+        elif dtype in COMPLEXES:
+            theirs = theirs.numpy()
+            # where a part of aten's result is not finite, aten's own paths disagree (its vectorised complex
+            # reciprocal, conj(z) / |z|^2, makes NaN of what its scalar division makes 0): compared where it is finite
+            declared |= ~np.isfinite(theirs)
+        else:
+            theirs = theirs.to(torch.float64).numpy().astype(DTYPES[out_dtype])
+        for condition in differs_from_torch(*wide, **ref_kwargs):
+            declared |= np.broadcast_to(condition, got.shape)
+        what = f"{label} vs torch.ops.aten._prelu_kernel_backward"
+        golden.assert_meets_standard(
+            got,
+            {"torch.ops.aten._prelu_kernel_backward": theirs},
+            tolerance,
+            what,
+            inputs=inputs,
+            scalars=scalars,
+            ignore=declared,
+        )
 
 
 @pytest.mark.parametrize("dtype", INPUT_DTYPES)  # a dtype these tests cannot make inputs for fails here
@@ -354,35 +319,11 @@ def test_golden(dtype):
 
 def tensor(shape, dtype):
     rng = np.random.default_rng(5)
-    return (
-        rng.uniform(-2, 2, shape)
-        .astype(np.float32)
-        .astype(
-            {
-                **DTYPES,
-                "INT32": np.int32,
-                "INT8": np.int8,
-                "INT64": np.int64,
-                "UINT16": np.uint16,
-                "BOOL": np.bool_,
-                "COMPLEX64": np.complex64,
-            }[dtype]
-        )
-    )
+    return rng.uniform(-2, 2, shape).astype(np.float32).astype(DTYPES[dtype])
 
 
 def scalar(value, dtype):
-    return np.asarray(value).astype(
-        {
-            **DTYPES,
-            "INT32": np.int32,
-            "INT64": np.int64,
-            "UINT16": np.uint16,
-            "BOOL": np.bool_,
-            "COMPLEX64": np.complex64,
-            "COMPLEX128": np.complex128,
-        }[dtype]
-    )[()]
+    return np.asarray(value).astype(DTYPES[dtype])[()]
 
 
 ERROR_CASES = [

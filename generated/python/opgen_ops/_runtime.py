@@ -36,7 +36,7 @@ ACL_MEMCPY_HOST_TO_DEVICE = 1
 ACL_MEMCPY_DEVICE_TO_HOST = 2
 ACL_FORMAT_ND = 2
 
-# numpy dtype -> aclDataType (the real enum values)
+# numpy dtype -> aclDataType (the real enum values; opgen.spec.dtypes renders them)
 ACL_DTYPE = {
     np.dtype(np.float32): 0,
     np.dtype(np.float16): 1,
@@ -775,30 +775,101 @@ def _call(lib: ctypes.CDLL, api: str, args: list, fresh: np.ndarray | None = Non
             cache[key] = tensor
 
 
-_FLOAT_RANK = {
-    np.dtype(np.float16): 1,
-    np.dtype(ml_dtypes.bfloat16): 1,
-    np.dtype(np.float32): 2,
-    np.dtype(np.float64): 3,
+# PyTorch's promoteTypes of two different dtypes, by numpy name (opgen.spec.dtypes.promote_types renders it); a
+# pair PyTorch refuses (uint16 with int8) is absent
+_PROMOTED = {
+    ("float32", "float16"): "float32",
+    ("float32", "int8"): "float32",
+    ("float32", "int32"): "float32",
+    ("float32", "uint8"): "float32",
+    ("float32", "int16"): "float32",
+    ("float32", "uint16"): "float32",
+    ("float32", "uint32"): "float32",
+    ("float32", "int64"): "float32",
+    ("float32", "uint64"): "float32",
+    ("float32", "float64"): "float64",
+    ("float32", "bool"): "float32",
+    ("float32", "complex64"): "complex64",
+    ("float32", "complex128"): "complex128",
+    ("float32", "bfloat16"): "float32",
+    ("float16", "int8"): "float16",
+    ("float16", "int32"): "float16",
+    ("float16", "uint8"): "float16",
+    ("float16", "int16"): "float16",
+    ("float16", "uint16"): "float16",
+    ("float16", "uint32"): "float16",
+    ("float16", "int64"): "float16",
+    ("float16", "uint64"): "float16",
+    ("float16", "float64"): "float64",
+    ("float16", "bool"): "float16",
+    ("float16", "complex64"): "complex64",
+    ("float16", "complex128"): "complex128",
+    ("float16", "bfloat16"): "float32",
+    ("int8", "int32"): "int32",
+    ("int8", "uint8"): "int16",
+    ("int8", "int16"): "int16",
+    ("int8", "int64"): "int64",
+    ("int8", "float64"): "float64",
+    ("int8", "bool"): "int8",
+    ("int8", "complex64"): "complex64",
+    ("int8", "complex128"): "complex128",
+    ("int8", "bfloat16"): "bfloat16",
+    ("int32", "uint8"): "int32",
+    ("int32", "int16"): "int32",
+    ("int32", "int64"): "int64",
+    ("int32", "float64"): "float64",
+    ("int32", "bool"): "int32",
+    ("int32", "complex64"): "complex64",
+    ("int32", "complex128"): "complex128",
+    ("int32", "bfloat16"): "bfloat16",
+    ("uint8", "int16"): "int16",
+    ("uint8", "int64"): "int64",
+    ("uint8", "float64"): "float64",
+    ("uint8", "bool"): "uint8",
+    ("uint8", "complex64"): "complex64",
+    ("uint8", "complex128"): "complex128",
+    ("uint8", "bfloat16"): "bfloat16",
+    ("int16", "int64"): "int64",
+    ("int16", "float64"): "float64",
+    ("int16", "bool"): "int16",
+    ("int16", "complex64"): "complex64",
+    ("int16", "complex128"): "complex128",
+    ("int16", "bfloat16"): "bfloat16",
+    ("uint16", "float64"): "float64",
+    ("uint16", "bfloat16"): "bfloat16",
+    ("uint32", "float64"): "float64",
+    ("uint32", "bfloat16"): "bfloat16",
+    ("int64", "float64"): "float64",
+    ("int64", "bool"): "int64",
+    ("int64", "complex64"): "complex64",
+    ("int64", "complex128"): "complex128",
+    ("int64", "bfloat16"): "bfloat16",
+    ("uint64", "float64"): "float64",
+    ("uint64", "bfloat16"): "bfloat16",
+    ("float64", "bool"): "float64",
+    ("float64", "complex64"): "complex128",
+    ("float64", "complex128"): "complex128",
+    ("float64", "bfloat16"): "float64",
+    ("bool", "complex64"): "complex64",
+    ("bool", "complex128"): "complex128",
+    ("bool", "bfloat16"): "bfloat16",
+    ("complex64", "complex128"): "complex128",
+    ("complex64", "bfloat16"): "complex64",
+    ("complex128", "bfloat16"): "complex128",
 }
+_BY_NAME = {dtype.name: dtype for dtype in ACL_DTYPE}
 
 
 def result_dtype(*arrays: np.ndarray | None) -> np.dtype:
-    """PyTorch's promotion of tensor dtypes (half with bfloat16 gives float32)."""
+    """PyTorch's promotion of tensor dtypes (half with bfloat16 gives float32); where PyTorch refuses a pair,
+    numpy's promotion (the API then reports the mismatch with its own status)."""
     dtypes = [a.dtype for a in arrays if a is not None]
     result = dtypes[0]
     for dtype in dtypes[1:]:
         if dtype == result:
             continue
-        if result in _FLOAT_RANK and dtype in _FLOAT_RANK:
-            if _FLOAT_RANK[result] == _FLOAT_RANK[dtype] == 1:
-                result = np.dtype(np.float32)
-            else:
-                result = result if _FLOAT_RANK[result] > _FLOAT_RANK[dtype] else dtype
-        elif result in _FLOAT_RANK or dtype in _FLOAT_RANK:
-            result = result if result in _FLOAT_RANK else dtype
-        else:
-            result = np.promote_types(result, dtype)
+        promoted = _PROMOTED.get((result.name, dtype.name)) or _PROMOTED.get((dtype.name, result.name))
+        result = _BY_NAME[promoted] if promoted is not None else np.promote_types(result, dtype)
     return np.dtype(result)
 
 

@@ -12,10 +12,96 @@ reference gives.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
+import ml_dtypes
 import numpy as np
+
+# dtype (as the aclnn docs name it) -> numpy type (opgen.spec.dtypes renders them)
+DTYPES: dict[str, Any] = {
+    "FLOAT": np.float32,
+    "FLOAT16": np.float16,
+    "INT8": np.int8,
+    "INT32": np.int32,
+    "UINT8": np.uint8,
+    "INT16": np.int16,
+    "UINT16": np.uint16,
+    "UINT32": np.uint32,
+    "INT64": np.int64,
+    "UINT64": np.uint64,
+    "DOUBLE": np.float64,
+    "BOOL": np.bool_,
+    "COMPLEX64": np.complex64,
+    "COMPLEX128": np.complex128,
+    "BFLOAT16": ml_dtypes.bfloat16,
+}
+# integer dtypes: integer inputs (no NaN or infinities), results truncated toward zero as the kernel does
+INTEGERS = {name: numpy_type for name, numpy_type in DTYPES.items() if np.dtype(numpy_type).kind in "iu"}
+# complex dtypes: both parts from the value range and the special values, each part held to the dtype's tolerance
+COMPLEXES = {name: numpy_type for name, numpy_type in DTYPES.items() if np.dtype(numpy_type).kind == "c"}
+
+
+def to_dtype(values: Any, dtype: str) -> np.ndarray:
+    """A float64 (complex128) reference in `dtype`: rounded once through float32 (float64 for DOUBLE; each part for
+    a complex dtype), or truncated toward zero and saturated (NaN to 0) for an integer dtype, as the kernel's
+    CAST_TRUNC does."""
+    if dtype in INTEGERS:
+        info = np.iinfo(INTEGERS[dtype])
+        with np.errstate(invalid="ignore"):
+            whole = np.nan_to_num(np.trunc(np.asarray(values, np.float64)), nan=0.0)
+        return np.clip(whole, info.min, info.max).astype(INTEGERS[dtype])
+    if dtype in COMPLEXES:
+        return np.asarray(values).astype(COMPLEXES[dtype])
+    return np.asarray(values).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+
+
+def truncated_scalars(scalars: Mapping[str, Any], kinds: Mapping[str, str], dtype: str) -> dict[str, Any]:
+    """Integer tensors take integer scalars (torch refuses a floating alpha; ops-nn truncates); others as they are."""
+    if dtype not in INTEGERS:
+        return dict(scalars)
+    return {k: math.trunc(v) if kinds.get(k) == "scalar" and v is not None else v for k, v in scalars.items()}
+
+
+def in_integer_dtype(scalars: Mapping[str, Any], kinds: Mapping[str, str], dtype: str) -> dict[str, Any]:
+    """The scalars as an integer tensor of `dtype` meets them: wrapped into its range as a C++ conversion does
+    (-1 in UINT8 is 255); others as they are."""
+    if dtype not in INTEGERS:
+        return dict(scalars)
+    info = np.iinfo(INTEGERS[dtype])
+    span = int(info.max) - int(info.min) + 1
+    return {
+        k: (int(v) - int(info.min)) % span + int(info.min) if kinds.get(k) == "scalar" and v is not None else v
+        for k, v in scalars.items()
+    }
+
+
+def in_compute_dtype(args: list[Any], dtype: str, compute_dtypes: Mapping[str, str]) -> list[Any] | None:
+    """The reference's tensor arguments in the dtype the kernel computes `dtype` in (others as they are), or None
+    where that is float64 (DOUBLE) or the dtype is not floating."""
+    if dtype not in compute_dtypes:
+        return None
+    narrow = DTYPES[compute_dtypes[dtype]]
+    return [np.asarray(a, np.float64).astype(narrow) if isinstance(a, np.ndarray) else a for a in args]
+
+
+def assert_sum_meets_standard(
+    got: Any, want: Any, scale: Any, tolerance: tuple[float, float, float, str], what: str
+) -> None:
+    """A per-channel sum: NaN and infinities exactly, the rest within atol + rtol * `scale` (the sum of its terms'
+    magnitudes, the scale of the error a sum of rounded terms may carry)."""
+    rtol, atol, _, _ = tolerance
+    g, w, s = np.asarray(got, np.float64), np.asarray(want, np.float64), np.asarray(scale, np.float64)
+    nan_g, nan_w = np.isnan(g), np.isnan(w)
+    special = (nan_g != nan_w) | ((np.isinf(g) | np.isinf(w)) & ~nan_g & ~nan_w & (g != w))
+    with np.errstate(invalid="ignore"):
+        close = (nan_g & nan_w) | (g == w) | (np.abs(g - w) <= atol + rtol * s)
+    bad = ~special & ~close
+    if special.any():
+        raise AssertionError(f"{what}: sums differ in NaN or infinity: {g[special]} vs {w[special]}")
+    if bad.any():
+        raise AssertionError(f"{what}: sums outside the standard: {g[bad]} vs {w[bad]} (scale {s[bad]})")
 
 
 def _flat(values: Any, shape: tuple[int, ...]) -> np.ndarray:

@@ -119,52 +119,53 @@ private:
                                   shape_.size(), device_);
     }
 
-    // Value i: element i, or part i of a complex tensor's parts.
+    // Value i: element i, or part i of a complex tensor's parts; a case per dtype of opgen.spec.dtypes.
     double Element(const uint8_t* bytes, size_t i) const
     {
         switch (dtype_) {
-            case ACL_COMPLEX64:
+            case ACL_FLOAT:
                 return Load<float>(bytes, i);
-            case ACL_COMPLEX128:
-                return Load<double>(bytes, i);
-            case ACL_FLOAT: {
-                float value;
-                std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
-                return value;
-            }
-            case ACL_DOUBLE: {
-                double value;
-                std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
-                return value;
-            }
-            case ACL_FLOAT16: {
-                uint16_t bits;
-                std::memcpy(&bits, bytes + i * sizeof(bits), sizeof(bits));
-                return aclFloat16ToFloat(bits);
-            }
-            case ACL_BF16: {
-                // bfloat16 is the upper half of a float.
-                uint16_t half;
-                std::memcpy(&half, bytes + i * sizeof(half), sizeof(half));
-                uint32_t bits = static_cast<uint32_t>(half) << 16;
-                float value;
-                std::memcpy(&value, &bits, sizeof(value));
-                return value;
-            }
+            case ACL_FLOAT16:
+                return aclFloat16ToFloat(Load<uint16_t>(bytes, i));
             case ACL_INT8:
                 return Load<int8_t>(bytes, i);
+            case ACL_INT32:
+                return Load<int32_t>(bytes, i);
             case ACL_UINT8:
                 return Load<uint8_t>(bytes, i);
             case ACL_INT16:
                 return Load<int16_t>(bytes, i);
-            case ACL_INT32:
-                return Load<int32_t>(bytes, i);
-            case ACL_INT64: // exact up to 2**53, beyond which the expectations are doubles too
+            case ACL_UINT16:
+                return Load<uint16_t>(bytes, i);
+            case ACL_UINT32:
+                return Load<uint32_t>(bytes, i);
+            case ACL_INT64:
                 return static_cast<double>(Load<int64_t>(bytes, i));
+            case ACL_UINT64:
+                return static_cast<double>(Load<uint64_t>(bytes, i));
+            case ACL_DOUBLE:
+                return Load<double>(bytes, i);
+            case ACL_BOOL:
+                return Load<uint8_t>(bytes, i);
+            case ACL_COMPLEX64:
+                return Load<float>(bytes, i);
+            case ACL_COMPLEX128:
+                return Load<double>(bytes, i);
+            case ACL_BF16:
+                return BFloat16ToFloat(Load<uint16_t>(bytes, i));
             default:
                 std::fprintf(stderr, "UtTensor: no host conversion for dtype %d\n", static_cast<int>(dtype_));
                 std::exit(2);
         }
+    }
+
+    // bfloat16 is the upper half of a float.
+    static float BFloat16ToFloat(uint16_t half)
+    {
+        uint32_t bits = static_cast<uint32_t>(half) << 16;
+        float value;
+        std::memcpy(&value, &bits, sizeof(value));
+        return value;
     }
 
     template <typename T>
