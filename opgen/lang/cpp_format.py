@@ -9,9 +9,9 @@ pyproject.toml because generated files are committed and must not change with th
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
 from pathlib import Path
+
+from opgen.lang.formatter_run import format_in_scratch
 
 CPP_SUFFIXES = (".cpp", ".h", ".hpp", ".cc")
 
@@ -101,24 +101,13 @@ def clang_format_executable() -> str:
 
 def format_cpp(files: dict[str, str]) -> dict[str, str]:
     """`files` (relative path -> source) with every C++ file formatted; other files unchanged."""
-    cpp = {rel: text for rel, text in files.items() if rel.endswith(CPP_SUFFIXES)}
-    if not cpp:
-        return dict(files)
-    with tempfile.TemporaryDirectory(prefix="opgen-clang-format-") as tmp:
-        root = Path(tmp)
-        style = root / STYLE_FILE_NAME
+
+    def command(scratch: Path, names: list[str]) -> list[str]:
+        style = scratch / STYLE_FILE_NAME
         style.write_text(style_file_text(), encoding="utf-8")
-        names = []
-        for index, (rel, text) in enumerate(cpp.items()):
-            # Flat names: paths in a build may repeat file names in different packages.
-            name = root / f"f{index}{Path(rel).suffix}"
-            name.write_text(text, encoding="utf-8")
-            names.append(str(name))
-        command = [clang_format_executable(), "-i", f"--style=file:{style}", *names]
-        proc = subprocess.run(command, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise CppFormatterError(f"clang-format failed on generated C++: {proc.stderr.strip()[-2000:]}")
-        formatted = {
-            rel: (root / f"f{index}{Path(rel).suffix}").read_text(encoding="utf-8") for index, rel in enumerate(cpp)
-        }
-    return {rel: formatted.get(rel, text) for rel, text in files.items()}
+        return [clang_format_executable(), "-i", f"--style=file:{style}", *names]
+
+    def error(stderr: str) -> Exception:
+        return CppFormatterError(f"clang-format failed on generated C++: {stderr}")
+
+    return format_in_scratch(files, CPP_SUFFIXES, command, error)

@@ -8,10 +8,9 @@ pinned in pyproject.toml, because generated files are committed and must not cha
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
 from pathlib import Path
 
+from opgen.lang.formatter_run import format_in_scratch
 from opgen.lang.python import LINE_LENGTH
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -31,15 +30,9 @@ def _ruff() -> str:
 
 def format_python(files: dict[str, str]) -> dict[str, str]:
     """`files` (relative path -> source) with every Python file formatted; other files unchanged."""
-    python = {rel: text for rel, text in files.items() if rel.endswith(PYTHON_SUFFIXES)}
-    if not python:
-        return dict(files)
-    with tempfile.TemporaryDirectory(prefix="opgen-format-") as tmp:
-        root = Path(tmp)
-        for index, (rel, text) in enumerate(python.items()):
-            # Flat names: paths in a build may repeat file names in different packages.
-            (root / f"f{index}{Path(rel).suffix}").write_text(text, encoding="utf-8")
-        command = [
+
+    def command(scratch: Path, names: list[str]) -> list[str]:
+        return [
             _ruff(),
             "format",
             "--isolated",  # no user or project configuration: the output depends on the input alone
@@ -49,12 +42,10 @@ def format_python(files: dict[str, str]) -> dict[str, str]:
             "--target-version",
             "py311",
             "--quiet",
-            str(root),
+            str(scratch),
         ]
-        proc = subprocess.run(command, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise FormatterError(f"ruff format failed on generated Python: {proc.stderr.strip()[-2000:]}")
-        formatted = {
-            rel: (root / f"f{index}{Path(rel).suffix}").read_text(encoding="utf-8") for index, rel in enumerate(python)
-        }
-    return {rel: formatted.get(rel, text) for rel, text in files.items()}
+
+    def error(stderr: str) -> Exception:
+        return FormatterError(f"ruff format failed on generated Python: {stderr}")
+
+    return format_in_scratch(files, PYTHON_SUFFIXES, command, error)
