@@ -109,9 +109,19 @@ def _reference() -> dict[str, Facts]:
 OPERATORS = kernel_operators()  # an operator running another's kernel (kernel.runs) has no OpDef of its own
 
 
-@pytest.mark.parametrize("stem", list(OPERATORS))
+def _pinned_types() -> set[str]:
+    rows = [line for line in PINNED.read_text(encoding="utf-8").splitlines() if line.startswith("| ") and "`" in line]
+    return {line.split(" | ")[0].removeprefix("| ") for line in rows}
+
+
+# The shipped operators (those tests/fixtures/opdefs.md pins). A user's new spec whose OpType ops-nn also defines
+# (relu6, softsign) is valid with its own graph interface: it must not fail the suite, so it is not held here.
+SHIPPED = {stem: spec for stem, spec in OPERATORS.items() if spec.operator.type in _pinned_types()}
+
+
+@pytest.mark.parametrize("stem", list(SHIPPED))
 def test_opdef_equals_ops_nn(stem: str) -> None:
-    spec = OPERATORS[stem]
+    spec = SHIPPED[stem]
     reference = _reference()
     op_type = spec.operator.type
     if op_type not in reference:
@@ -134,7 +144,7 @@ def test_every_opdef_is_pinned() -> None:
     names no operator that is gone. An operator a user adds is not in it yet: its spec alone must not fail here."""
     pinned = [line for line in PINNED.read_text(encoding="utf-8").splitlines() if line.startswith("| ") and "`" in line]
     types = {spec.operator.type for spec in OPERATORS.values()}
-    listed = {line.split(" | ")[0].removeprefix("| ") for line in pinned}
+    listed = _pinned_types()
     rows = [pinned_row(s.operator.type, s.operator.dir, opdef_plan(s)) for s in OPERATORS.values()]
     assert sorted(row for row in rows if row.split(" | ")[0].removeprefix("| ") in listed) == sorted(pinned)
     assert listed <= types
