@@ -23,7 +23,7 @@ def _torch_gradients(grad, x, weight):
     torch = pytest.importorskip("torch")
     c = weight.size
     view = (1, c) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (1,) * x.ndim
-    t = [torch.from_numpy(np.asarray(a, np.float32)) for a in (grad, x, weight.reshape(view) if c > 1 else weight)]
+    t = [torch.from_numpy(np.array(a, np.float32)) for a in (grad, x, weight.reshape(view) if c > 1 else weight)]
     grad_input, grad_weight = torch.ops.aten._prelu_kernel_backward(t[0].expand(t[1].shape), t[1], t[2])
     axes = tuple(a for a in range(x.ndim) if not (c > 1 and a == 1))
     summed = grad_weight.to(torch.float64).sum(dim=axes) if axes else grad_weight.to(torch.float64)

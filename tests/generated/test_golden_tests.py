@@ -5,6 +5,7 @@ every failing case by dtype, shape and values."""
 from __future__ import annotations
 
 import importlib.util
+import warnings
 
 import numpy as np
 import pytest
@@ -109,6 +110,14 @@ def test_nan_and_infinity_must_match_exactly_whatever_the_fail_ratio():
     negated[3] = -np.inf
     with pytest.raises(AssertionError, match="differ in NaN or infinity"):
         check(infinite, negated, "x")
+
+
+def test_a_reference_beyond_the_dtype_rounds_to_inf_without_a_warning():
+    # Before: FLOAT16 golden runs warned "overflow encountered in cast" where a reference passes 65504 (celu_v2).
+    golden = _golden_module("threshold").golden
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert golden.to_dtype(np.array([1e6, -1e6, 1.0]), "FLOAT16").tolist() == [np.inf, -np.inf, 1.0]
 
 
 CHANNELS = [op for op, spec in every_operator().items() if any(p.shape.channel_of for p in spec.tensor_inputs)]

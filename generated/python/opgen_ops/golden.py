@@ -54,7 +54,8 @@ def to_dtype(values: Any, dtype: str) -> np.ndarray:
         return np.clip(whole, info.min, info.max).astype(INTEGERS[dtype])
     if dtype in COMPLEXES:
         return np.asarray(values).astype(COMPLEXES[dtype])
-    return np.asarray(values).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
+    with np.errstate(over="ignore"):  # a value beyond the dtype's range rounds to inf, as the kernel stores it
+        return np.asarray(values).astype(np.float32 if dtype != "DOUBLE" else np.float64).astype(DTYPES[dtype])
 
 
 def truncated_scalars(scalars: Mapping[str, Any], kinds: Mapping[str, str], dtype: str) -> dict[str, Any]:
