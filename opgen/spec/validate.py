@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -275,37 +275,42 @@ class _Checker:
     def check_integer_formula(self, index: int, dtype: DType) -> None:
         """The AICPU kernel computes a routed integer dtype in the integer itself: the formula must mean the same
         there (no division, powers, math functions or fractional constants)."""
-        try:
-            exprs = kernel_formulas(self.spec)
-        except (formula.FormulaError, KeyError, ValueError):
-            return  # check_formula reports the formula
-        for name, expr in exprs.items():
-            problem = integer_problem(expr)
-            if problem is not None:
-                self.report(
-                    ("routing", "aicpu", index),
-                    f"the AICPU kernel computes {dtype.value} in {dtype.value} itself, and {name}'s formula cannot "
-                    f"be: {problem} (allowed: + - * min max, comparisons, where, integral constants)",
-                    "invalid",
-                )
-                return
+        self._check_routed_formula(
+            index,
+            integer_problem,
+            lambda name, problem: (
+                f"the AICPU kernel computes {dtype.value} in {dtype.value} itself, and {name}'s "
+                f"formula cannot be: {problem} (allowed: + - * min max, comparisons, where, integral constants)"
+            ),
+        )
 
     def check_complex_formula(self, index: int, dtype: DType) -> None:
         """The AICPU kernel computes a routed complex dtype in std::complex: the formula must have a complex meaning
         (no comparison, where, min/max, power or function without a complex definition)."""
+        self._check_routed_formula(
+            index,
+            complex_problem,
+            lambda name, problem: (
+                f"the AICPU kernel computes {dtype.value} on complex values, and {name}'s formula "
+                f"has no complex meaning: {problem} (allowed: + - * /, real constants, {', '.join(COMPLEX_FUNCTIONS)})"
+            ),
+        )
+
+    def _check_routed_formula(
+        self,
+        index: int,
+        problem_of: Callable[[formula.Expr], str | None],
+        message: Callable[[str, str], str],
+    ) -> None:
+        """Reports at routing.aicpu[index] the first output formula `problem_of` finds a problem in."""
         try:
             exprs = kernel_formulas(self.spec)
         except (formula.FormulaError, KeyError, ValueError):
             return  # check_formula reports the formula
         for name, expr in exprs.items():
-            problem = complex_problem(expr)
+            problem = problem_of(expr)
             if problem is not None:
-                self.report(
-                    ("routing", "aicpu", index),
-                    f"the AICPU kernel computes {dtype.value} on complex values, and {name}'s formula has no complex "
-                    f"meaning: {problem} (allowed: + - * /, real constants, {', '.join(COMPLEX_FUNCTIONS)})",
-                    "invalid",
-                )
+                self.report(("routing", "aicpu", index), message(name, problem), "invalid")
                 return
 
     def check_kernel_dtypes(self, first: Param) -> None:
