@@ -515,7 +515,7 @@ class Plan:
             return self._user_and_package_units() + self._generated_units()
         return self._user_and_package_units() + self._twin_units() + self._generated_units()
 
-    def build_units(self, path_map: PathMap) -> list[Unit]:
+    def build_units(self) -> list[Unit]:
         """`units()` with the twin's sources combined into a few unity units (see `unity`)."""
         if self.options.twin_lib is not None:
             return self.units()
@@ -528,8 +528,8 @@ class Plan:
                 if len(members) == 1:
                     twin += members
                     continue
-                source = unity.write_unity_source(self.cache_dir / "unity", chunk, path_map)
-                flags = self.runtime_flags() + unity.UNITY_FLAGS
+                source = unity.write_unity_source(self.cache_dir / "unity", chunk, TWIN_DIR)
+                flags = self.runtime_flags() + unity.flags(TWIN_DIR)
                 pch = all(member.pch for member in members)
                 twin.append(Unit(source, flags, pch, members, unity.failed_marker(source)))
         return self._user_and_package_units() + twin + self._generated_units()
@@ -626,7 +626,7 @@ def compile_objects(options: Options) -> tuple[BuildResult, list[Path]]:
     source's warnings) and the objects in link order. Raises CcError if a unit does not compile."""
     plan = Plan(options)
     context = _context(plan)
-    units = plan.build_units(context.path_map)
+    units = plan.build_units()
     result = BuildResult(output=options.output, kernels=[name for name, _ in plan.kernels])
     outcomes = compile_units(context, units, options.jobs, progress=lambda total: Progress(total))
     failed = False

@@ -198,10 +198,10 @@ def test_a_unity_unit_that_fails_is_compiled_source_by_source(tmp_path):
     plan = Plan(Options(ops_dirs=[]))
     context = compiler._context(plan)
     flags = plan.runtime_flags()
-    combined = unity.write_unity_source(tmp_path / "unity", members, context.path_map)
+    combined = unity.write_unity_source(tmp_path / "unity", members, tmp_path)
     chunk = Unit(
         combined,
-        flags + unity.UNITY_FLAGS,
+        flags + unity.flags(tmp_path),
         True,
         [Unit(m, flags, True) for m in members],
         unity.failed_marker(combined),
@@ -213,6 +213,31 @@ def test_a_unity_unit_that_fails_is_compiled_source_by_source(tmp_path):
     assert unity.failed_marker(combined).exists()
     second = compile_units(context, [chunk], jobs=2)
     assert [outcome.unit.source for outcome in second] == members and all(o.from_cache for o in second)
+
+
+def test_checkouts_sharing_a_cache_write_the_same_unity_source(tmp_path):
+    """Two checkouts of the same twin sources, building at once with one cache: each must compile its own
+    sources. A unity source naming one checkout's files under a name both use let the other compile (and
+    link) objects of foreign sources, e.g. without a function only its own checkout had."""
+    cache = tmp_path / "cache"
+    written = []
+    for checkout in ("one", "two"):
+        root = tmp_path / checkout / "twin"
+        members = [root / "src" / "acl" / "a.cpp", root / "src" / "log" / "b.cpp"]
+        for member in members:
+            member.parent.mkdir(parents=True, exist_ok=True)
+            member.write_text(f"int {member.stem}_{checkout}() {{ return 1; }}\n")
+        path = unity.write_unity_source(cache / "unity", members, root)
+        written.append((path, path.read_text()))
+    (first_path, first_text), (second_path, second_text) = written
+    assert first_path == second_path and first_text == second_text
+    assert str(tmp_path) not in first_text
+    # each checkout's flags resolve the includes to its own files
+    for checkout in ("one", "two"):
+        root = tmp_path / checkout / "twin"
+        command = [compiler.compiler(), "-E", *unity.flags(root), str(first_path)]
+        preprocessed = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        assert f"a_{checkout}()" in preprocessed and f"b_{checkout}()" in preprocessed
 
 
 @pytest.mark.slow
