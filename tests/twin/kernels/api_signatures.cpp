@@ -1,4 +1,4 @@
-// The twin declares the Ascend C APIs the gated kernels use exactly as asc-devkit's public headers declare them
+// The twin declares the Ascend C APIs the gated and softmax kernels use exactly as asc-devkit's public headers declare them
 // for A2/A3 (include/basic_api/*.h, adv_api/activation/sigmoid.h; the reductions as
 // kernel_operator_vec_reduce_intf.h declares them): each function is named through a pointer of the
 // header's exact type, which selects one overload or fails to compile; the structs' constructors and field types
@@ -78,6 +78,8 @@ void TakeAll() {
   void (*mul)(const L&, const L&, const L&, const int32_t&) = &Mul<T>;
   void (*div)(const L&, const L&, const L&, const int32_t&) = &Div<T>;
   void (*add)(const L&, const L&, const L&, const int32_t&) = &Add<T>;
+  void (*sub)(const L&, const L&, const L&, const int32_t&) = &Sub<T>;  // the softmax kernels' Sub/Max/Ln
+  void (*max)(const L&, const L&, const L&, const int32_t&) = &Max<T>;
   // The scalar family has a <T, isSetMask> and a <T, U, isSetMask> count form (as the header has): `&Muls<T>`
   // is ambiguous there too, so each is named by its own template arguments.
   void (*muls)(const L&, const L&, const T&, const int32_t&) = &Muls<T, true>;
@@ -85,6 +87,7 @@ void TakeAll() {
   void (*mins)(const L&, const L&, const T&, const int32_t&) = &Mins<T, true>;
   void (*mulsU)(const L&, const L&, const T&, const int32_t&) = &Muls<T, T, true>;
   void (*exp)(const L&, const L&, const int32_t&) = &Exp<T>;
+  void (*ln)(const L&, const L&, const int32_t&) = &Ln<T>;
   // adv_api/activation/sigmoid.h
   void (*sigmoid)(const L&, const L&, const LocalTensor<uint8_t>&, const uint32_t) = &Sigmoid<T>;
   void (*sigmoidCount)(const L&, const L&, const uint32_t) = &Sigmoid<T>;
@@ -126,7 +129,9 @@ void TakeAll() {
                        reinterpret_cast<const void*>(gatherUser),   reinterpret_cast<const void*>(gatherBuiltin),
                        reinterpret_cast<const void*>(duplicate),    reinterpret_cast<const void*>(duplicateMask),
                        reinterpret_cast<const void*>(mul),          reinterpret_cast<const void*>(div),
-                       reinterpret_cast<const void*>(add),          reinterpret_cast<const void*>(muls),
+                       reinterpret_cast<const void*>(add),          reinterpret_cast<const void*>(sub),
+                       reinterpret_cast<const void*>(max),          reinterpret_cast<const void*>(ln),
+                       reinterpret_cast<const void*>(muls),
                        reinterpret_cast<const void*>(adds),         reinterpret_cast<const void*>(mins),
                        reinterpret_cast<const void*>(mulsU),
                        reinterpret_cast<const void*>(exp),          reinterpret_cast<const void*>(sigmoid),
@@ -136,14 +141,24 @@ void TakeAll() {
   }
 }
 
-// kernel_operator_vec_vconv_intf.h (Cast), kernel_operator_sync_intf.h (SetFlag/WaitFlag/PipeBarrier)
+// kernel_operator_vec_vconv_intf.h (Cast), kernel_operator_sync_intf.h (SetFlag/WaitFlag/PipeBarrier),
+// kernel_tpipe.h (TPipe::FetchEventID, the softmax kernels' V_S / S_V handshakes)
 void TakeOthers() {
   void (*castUp)(const LocalTensor<float>&, const LocalTensor<half>&, const RoundMode&, const uint32_t) =
       &Cast<float, half>;
+  void (*castDown)(const LocalTensor<half>&, const LocalTensor<float>&, const RoundMode&, const uint32_t) =
+      &Cast<half, float>;
   void (*setFlag)(int32_t) = &SetFlag<HardEvent::MTE2_V>;
   void (*waitFlag)(int32_t) = &WaitFlag<HardEvent::MTE2_V>;
+  void (*setVS)(int32_t) = &SetFlag<HardEvent::V_S>;
+  void (*waitSV)(int32_t) = &WaitFlag<HardEvent::S_V>;
   void (*barrier)() = &PipeBarrier<PIPE_V>;
-  if (castUp == nullptr || setFlag == nullptr || waitFlag == nullptr || barrier == nullptr) std::printf("null\n");
+  TEventID (TPipe::*fetch)(HardEvent) = &TPipe::FetchEventID;
+  TEventID (TPipe::*fetchFor)() = &TPipe::FetchEventID<HardEvent::V_S>;
+  if (castUp == nullptr || castDown == nullptr || setFlag == nullptr || waitFlag == nullptr || setVS == nullptr ||
+      waitSV == nullptr || barrier == nullptr || fetch == nullptr || fetchFor == nullptr) {
+    std::printf("null\n");
+  }
 }
 
 // The reference's call spellings compile (default order and calIndex, a literal mask); never run.
