@@ -1,5 +1,5 @@
-// The twin declares the Ascend C APIs the gated and softmax kernels use exactly as asc-devkit's public headers declare them
-// for A2/A3 (include/basic_api/*.h, adv_api/activation/sigmoid.h; the reductions as
+// The twin declares the Ascend C APIs the gated and softmax kernels use exactly as asc-devkit's public headers
+// declare them for A2/A3 (include/basic_api/*.h, adv_api/activation/sigmoid.h; the reductions as
 // kernel_operator_vec_reduce_intf.h declares them): each function is named through a pointer of the
 // header's exact type, which selects one overload or fails to compile; the structs' constructors and field types
 // are checked with static_assert. Compiling this file is the test; running it checks the field aliases.
