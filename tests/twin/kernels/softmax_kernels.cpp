@@ -613,6 +613,11 @@ int main(int argc, char** argv) {
     const size_t eq = arg.find('=');
     keys[arg.substr(0, eq)] = std::stoll(arg.substr(eq + 1));
   }
+  if (keys["tile"] % kSumWidth != 0) {  // a chunk must hold whole groups of the fixed sum order
+    std::fprintf(stderr, "tile=%lld is not a multiple of %lld\n", static_cast<long long>(keys["tile"]),
+                 static_cast<long long>(kSumWidth));
+    return 2;
+  }
   const SoftmaxTiling tiling = MakeTiling(elem, std::stoll(argv[3]), std::stoll(argv[4]), std::stoll(argv[5]), keys);
   PrintTiling(tiling, elem);
   if (mode == "tiling") return 0;
