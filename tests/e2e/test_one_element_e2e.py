@@ -138,3 +138,16 @@ def test_the_kernels_read_the_one_element_as_torch_does(tree: Path) -> None:
     lines = ran.stdout.splitlines()
     for line in ("two 161002", "none 161002", "two-by-one 161002", "dtype 161002", "null 161001", "checked 128"):
         assert line in lines, ran.stdout[-2000:]
+
+
+def test_gen_data_writes_the_one_element_its_option_gives(tree: Path, tmp_path: Path) -> None:
+    import numpy as np
+
+    script = tree / "fatrelu" / "tests" / "golden" / "gen_data.py"
+    command = [sys.executable, str(script), "--dtype", "FLOAT16", "--shape", "4,33", "--out-dir", str(tmp_path)]
+    subprocess.run([*command, "--reference", "numpy", "--threshold", "0.25"], check=True, capture_output=True)
+    x = np.fromfile(tmp_path / "input_self.bin", np.float16).astype(np.float64)
+    threshold = np.fromfile(tmp_path / "input_threshold.bin", np.float16)
+    out = np.fromfile(tmp_path / "golden_out.bin", np.float16).astype(np.float64)
+    assert threshold.tolist() == [0.25] and x.size == out.size == 4 * 33
+    np.testing.assert_array_equal(out, np.where(x > 0.25, x, 0.0))
