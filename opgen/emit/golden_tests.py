@@ -154,7 +154,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
     ]
-    scalar_values = {
+    scalar_values: dict[str, list] = {
         p.python: list(spec.golden.scalar_values.get(p.name, [spec.example.scalars[p.name]])) for p in scalars
     }
     # one-element tensors: each case holds one of their golden values (iterated with the scalars' values)

@@ -826,7 +826,8 @@ class OpSpec(_Strict):
             given = self.golden.scalar_values.get(param.name)
             if param.is_tensor:  # a one-element tensor: the value it holds, by default the example's
                 held = self.example.tensors.get(param.name)
-                options[param.name] = list(given) if given else ([held.data[0]] if held is not None else [])
+                values = list(given or []) or ([held.data[0]] if held is not None else [])
+                options[param.name] = [value for value in values if value is not None]
                 continue
             example = self.example.scalars.get(param.name)
             chosen = list(given) if given else [example if example is not None else param.null_default]

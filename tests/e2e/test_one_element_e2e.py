@@ -108,7 +108,8 @@ def test_the_kernels_read_the_one_element_as_torch_does(tree: Path) -> None:
                     tx = torch.from_numpy(x.astype(np.float64))
                     tt = torch.from_numpy(held.astype(np.float64)).reshape(())
                     want = torch.where(tx > tt, tx, torch.zeros(()))
-                    np.testing.assert_array_equal(got.astype(np.float64), want.numpy(), err_msg=f"{dtype} {threshold} {shape}")
+                    what = f"{dtype} {threshold} {shape}"
+                    np.testing.assert_array_equal(got.astype(np.float64), want.numpy(), err_msg=what)
                     checked += 1
             # a 0-d self with a [1, 1] threshold: out keeps self's shape
             zero_d = np.asarray(2.0).astype(x.dtype)
@@ -116,7 +117,8 @@ def test_the_kernels_read_the_one_element_as_torch_does(tree: Path) -> None:
             # F.threshold keeps x where x > threshold (it keeps a NaN x, which where(x > t, x, 0) zeroes)
             finite = x[~np.isnan(x.astype(np.float64))]
             th = torch.nn.functional.threshold(torch.from_numpy(finite.astype(np.float64)), 0.5, 0.0).numpy()
-            np.testing.assert_array_equal(opgen_ops.fatrelu(finite, np.full((1,), 0.5).astype(x.dtype)).astype(np.float64), th)
+            got = opgen_ops.fatrelu(finite, np.full((1,), 0.5).astype(x.dtype))
+            np.testing.assert_array_equal(got.astype(np.float64), th)
 
         def status(call):
             try:
