@@ -233,7 +233,7 @@ class _Checker:
         elif param.dtype.same_as != first.name:
             # the kernel reads its one value as the storage type T of the first input (GlobalTensor<T>::GetValue)
             message = f"a one-element tensor is read in the kernel's dtype: give it dtype: {{same_as: {first.name}}}"
-            self.report(base + ("dtype",), message, "invalid")
+            self.report(base + ("dtype", "same_as") if param.dtype.same_as else path, message, "invalid")
         if param.empty_tensor:
             self.report(base + ("empty_tensor",), "a one-element tensor holds one value: it is never empty", "invalid")
 
