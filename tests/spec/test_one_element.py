@@ -146,3 +146,14 @@ def test_the_check_kind_refuses_any_count_but_one(plan) -> None:
 
 def math_prod(arg: Arg) -> int:
     return int(np.prod(arg.shape))
+
+
+def test_a_program_chosen_by_its_value_is_refused_at_its_line() -> None:
+    """LeakyRelu fuses where(x > 0, x, x * slope) only for a finite slope: the tiling would have to see the value,
+    which a one-element tensor keeps on the device."""
+    mutated = TEXT.replace("expr: where(self > threshold, self, 0)", "expr: where(self > 0, self, self * threshold)")
+    with pytest.raises(SpecError) as info:
+        check_spec_text(mutated, "tests/fixtures/one_element/fatrelu.yaml", FIXTURE.parent)
+    found = [d for d in info.value.diagnostics if "the tiling never sees the value" in d.message]
+    assert found, [str(d) for d in info.value.diagnostics]
+    assert found[0].location.line == line_of(mutated, "    shape: {one_element: true}"), str(found[0])
