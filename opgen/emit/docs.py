@@ -90,6 +90,8 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
             f"元素个数需要为1或等于{of}的通道数（{of}不足2维时通道数为1，否则为{of}.shape[1]），与shape无关；"
             f"第i个值作用于{of}第1维下标为i的全部元素，只有1个值时作用于全部元素。"
         )
+    if shape.one_element:
+        notes.append("只能包含1个元素，shape不限（如[]、[1]、[1, 1]），不参与broadcast，按标量参与计算。")
     if param.values is not None:
         spelled = [f'"{v}"' if isinstance(v, str) else str(v) for v in param.values]
         notes.append(f"取值为{'、'.join(spelled)}，其他取值返回错误。")

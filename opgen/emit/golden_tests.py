@@ -154,9 +154,13 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
     ]
-    scalar_values = {
+    scalar_values: dict[str, list] = {
         p.python: list(spec.golden.scalar_values.get(p.name, [spec.example.scalars[p.name]])) for p in scalars
     }
+    # one-element tensors: each case holds one of their golden values (iterated with the scalars' values)
+    held = [p for p in params if p.shape.one_element]
+    options = spec.golden_scalar_values()
+    scalar_values |= {p.python: options[p.name] for p in held}
     tolerance = {
         d.value: (t.rtol, t.atol, t.max_fail_ratio, t.standard or "") for d, t in spec.golden.tolerance.items()
     }
@@ -244,6 +248,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         tensor_keys=python.literal(tensors),
         **derived_input_context(operator),
         channels=[{"name": ident(c.python), "of": ident(c.of_python)} for c in schedule.channel_inputs],
+        held=[{"name": ident(p.python), "key": python.string(p.python)} for p in held],
+        held_keys=python.literal([p.python for p in held]),
         out_keyword=python.string(out_keyword),
         unwritten=[{"key": python.string(p.python), "name": ident(p.python)} for p in spec.unwritten_outputs]
         if operator.binding_out

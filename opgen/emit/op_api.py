@@ -169,15 +169,25 @@ def _launch_inputs(opdef: OpDefPlan) -> list[Code]:
     """The L0 op's launch inputs in the OpDef's order: its tensors, a scalar's one-element tensor, and null where
     the API has none."""
     return [
-        Code("nullptr") if i.param is None else ident(f"{i.param}Tensor") if i.scalar else ident(i.param)
+        Code("nullptr")
+        if i.param is None
+        else ident(f"{i.param}Tensor")
+        if i.scalar and not i.one_element
+        else ident(i.param)
         for i in opdef.inputs
     ]
 
 
 def _scalar_tensor_args(opdef: OpDefPlan) -> list[dict]:
-    """L0 parameters for the scalars the OpDef takes as tensors: the aclScalar itself (the L0 op converts it)."""
+    """L0 parameters for the values the OpDef takes as one-element tensors: the aclScalar itself (the L0 op converts
+    it), or the API's one-element tensor, contiguous and in the compute dtype (the L0 op passes it as it is)."""
     return [
-        {"name": ident(str(i.param)), "ctype": Code("const aclScalar*"), "value": ident(str(i.param)), "attr": None}
+        {
+            "name": ident(str(i.param)),
+            "ctype": Code("const aclTensor*" if i.one_element else "const aclScalar*"),
+            "value": ident(f"{i.param}Casted" if i.one_element else str(i.param)),
+            "attr": None,
+        }
         for i in opdef.scalar_inputs
     ]
 
@@ -197,6 +207,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     if runs is not None:  # the other operator's L0 op, with the attribute values the spec gives
         l0_args = [{"value": value} for value in runs.args]
     read = {str(i.param) for i in opdef.read_inputs}
+    held = {str(i.param) for i in opdef.scalar_inputs if i.one_element}  # API tensors of one element
     taken: set[str] = set()
     views = checks(operator)
     helpers = check_helpers(main, [c for c in views if not c.after_empty_return], taken)
@@ -228,15 +239,18 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
                 "name": ident(p.name),
                 "opdef": ident(p.opdef),
                 "channel_of": ident(channel.of) if (channel := schedule.channel_of(p.name)) else None,
+                # a one-element tensor is read as a scalar: never expanded to out's shape
+                "one_element": p.name in held,
             }
             for p in inputs
-            if p.name in read  # an API input the OpDef does not take (LogSigmoidBackward's buffer) is not passed
+            # an API input the OpDef does not take (LogSigmoidBackward's buffer) is not passed
+            if p.name in read or p.name in held
         ],
         # the L0 op's tensors in the OpDef's order, and its launch inputs (None: an optional input passed null)
         "l0_inputs": [ident(str(i.param)) for i in opdef.read_inputs],
         "launch_inputs": _launch_inputs(opdef),
         # scalars the OpDef takes as one-element tensors of the kernel's dtype (ConvertToTensor in the L0 op)
-        "scalar_tensors": [ident(str(i.param)) for i in opdef.scalar_inputs],
+        "scalar_tensors": [ident(str(i.param)) for i in opdef.scalar_inputs if not i.one_element],
         "launch_attrs": _launch_attrs(list(opdef.attrs)),
         "attr_names": [a.name for a in opdef.attrs],
         "channels": bool(schedule.channel_inputs),

@@ -477,6 +477,19 @@ def _golden_context(operator: OperatorPlan) -> dict:
         for p in inputs
         if p.kind is not ParamKind.TENSOR
     ]
+    # a one-element tensor: the value it holds, an option (default: its first golden value)
+    held = [p for p in inputs if p.shape.one_element]
+    golden_values = spec.golden_scalar_values()
+    options += [
+        {
+            "name": ident(p.python),
+            "key": python.string(p.python),
+            "option": code(p.python.replace("_", "-")),
+            "argument": code(f"type=float, default={python.float_literal(float(golden_values[p.name][0]))}"),
+            "convert": Code(""),
+        }
+        for p in held
+    ]
     source = reference_source(spec, names)
     reference = source.outputs[spec.formula.main_output]
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
@@ -515,9 +528,11 @@ def _golden_context(operator: OperatorPlan) -> dict:
     derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in operator.derived_inputs)
     anew = "; the torch golden derives them anew in its precision" if spec.api.aten else ""
     derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
-    held = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
+    held_doc = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
+    if held:
+        held_doc += f" (a one-element tensor holds the value of its option: {', '.join(p.python for p in held)})"
     doc = (
-        f"Writes input_<name>.bin for each tensor input{held} and {goldens}: raw "
+        f"Writes input_<name>.bin for each tensor input{held_doc} and {goldens}: raw "
         "little-endian arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value "
         f"range, led by its special values{derived_doc}. The golden is {golden_source}; then it is rounded to the "
         "dtype (BFLOAT16 through float). Standalone: needs numpy, and torch for the aten golden."
@@ -539,6 +554,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "params_literal": python.literal([p.python for p in inputs]),
         "keyword_only": python.literal([p.python for p in inputs if p.keyword_only]),
         "channels": python.literal(channels) if channels else None,
+        "held": python.literal([p.python for p in held]) if held else None,
         "options": options,
         "reference": code(reference),
         "lets": source.assignments,

@@ -108,8 +108,14 @@ def aclnn_output(
     attributes = {name: float(np.float32(value)) for name, value in given.items() if value is not None}
     if compute.is_integral:  # the op_api converts the scalars to the integer compute dtype, as ops-nn does
         attributes = {name: truncated_to_integer(value, compute) for name, value in attributes.items()}
-    # scalars the OpDef takes as tensors: the aclScalar (a float32 here) converted to the L0 op's dtype
-    attributes |= {name: scalar_in_dtype(float(np.float32(scalars[name])), compute) for name in plan.gm_scalars}
+    # scalars the OpDef takes as tensors: the aclScalar (a float32 here) converted to the L0 op's dtype; a
+    # one-element tensor's value as it is stored (the kernel converts its storage type to the compute type exactly)
+    attributes |= {
+        name: float(np.reshape(inputs[name], -1)[0])
+        if name in inputs
+        else scalar_in_dtype(float(np.float32(scalars[name])), compute)
+        for name in plan.gm_scalars
+    }
     if compute in aicore_dtypes(spec):
         program = plan.variant(compute, flags, attributes).program
         outputs = run_program_outputs(program, flat, attributes)

@@ -29,6 +29,8 @@ class OpDefIO:
     # an API scalar carried as a one-element tensor of the kernel's dtype: the L0 op converts it (ConvertToTensor)
     # and the kernel reads its one value from GM
     scalar: bool = False
+    # with `scalar`: an API tensor of one element (shape.one_element) the L0 op passes as it is, not an aclScalar
+    one_element: bool = False
 
     @property
     def param_type(self) -> Code:
@@ -71,7 +73,8 @@ class OpDefPlan:
 
     @property
     def scalar_inputs(self) -> tuple[OpDefIO, ...]:
-        """The inputs carrying an API scalar as a one-element tensor, in the OpDef's order."""
+        """The inputs carrying one value the kernel reads from GM, in the OpDef's order: an API scalar converted to a
+        one-element tensor, or an API tensor of one element."""
         return tuple(i for i in self.inputs if i.scalar)
 
     def input_index(self, param: str) -> int:
@@ -86,11 +89,15 @@ class OpDefPlan:
 
 def opdef_plan(spec: OpSpec) -> OpDefPlan:
     section = spec.opdef
+    one_element = {p.name for p in spec.tensor_inputs if p.shape.one_element}  # read as scalars, like the above
     if section.inputs is not None:
         scalars = {p.name for p in spec.params if p.kind is ParamKind.SCALAR}
-        inputs = [_io(t, i, t.param in scalars) for i, t in enumerate(section.inputs)]
+        inputs = [_io(t, i, t.param in scalars, t.param in one_element) for i, t in enumerate(section.inputs)]
     else:
-        inputs = [OpDefIO(ident(p.opdef), p.name, index=i) for i, p in enumerate(spec.tensor_inputs)]
+        inputs = [
+            OpDefIO(ident(p.opdef), p.name, index=i, scalar=p.shape.one_element, one_element=p.shape.one_element)
+            for i, p in enumerate(spec.tensor_inputs)
+        ]
     if section.outputs is not None:
         outputs = [_io(t, i) for i, t in enumerate(section.outputs)]
     else:
@@ -110,9 +117,9 @@ def kernel_host_params(spec: OpSpec) -> list[Param]:
     return [p for p in spec.params if p.kind is not ParamKind.TENSOR and p.name in used and p.name not in as_tensors]
 
 
-def _io(tensor: OpDefTensor, index: int, scalar: bool = False) -> OpDefIO:
+def _io(tensor: OpDefTensor, index: int, scalar: bool = False, one_element: bool = False) -> OpDefIO:
     read = tensor.read and tensor.param is not None
-    return OpDefIO(ident(tensor.name), tensor.param, tensor.optional, index, read, scalar)
+    return OpDefIO(ident(tensor.name), tensor.param, tensor.optional, index, read, scalar or one_element, one_element)
 
 
 def _declared_attr(spec: OpSpec, attr: OpDefAttrSpec, index: int) -> OpDefAttr:

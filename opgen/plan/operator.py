@@ -157,6 +157,13 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
                 # the tiling picks the exact program by the scalar's value, which a tensor keeps on the device
                 message = f"a non-finite '{entry.param}' selects another kernel program: carry it as an attribute"
                 problems.append(PlanProblem(("opdef", "inputs", i, "param"), message, "invalid"))
+        for i, param in enumerate(spec.params):
+            if param.shape.one_element and param.name in kernel.guards:  # the same, for a one-element tensor
+                message = (
+                    f"a non-finite '{param.name}' selects another kernel program, but the tiling never sees the value "
+                    "a one-element tensor holds"
+                )
+                problems.append(PlanProblem(("params", i, "shape", "one_element"), message, "invalid"))
         used = {instr.api for variant in kernel.variants for instr in variant.program.instrs}
         for j, api in enumerate(spec.kernel.vector_apis):
             if api not in used:

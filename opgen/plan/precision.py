@@ -75,7 +75,7 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
     grid = np.arange(math.ceil(lo / step), math.floor(hi / step) + 1, dtype=np.float64) * step
     specials = np.array([float(v) for v in spec.golden.special_values], dtype=np.float64)
     rng = np.random.default_rng(SEED)
-    names = [p.name for p in spec.tensor_inputs]
+    names = [p.name for p in spec.tensor_inputs if not p.shape.one_element]  # those hold a scalar set's value
     columns = {name: rng.permutation(grid) for name in names}
     for name in names:  # each special value in each tensor, the others at grid values
         for other in names:
@@ -123,12 +123,17 @@ def _parts(out: np.ndarray, reference: np.ndarray) -> list[tuple[np.ndarray, np.
 
 def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> PrecisionRow:
     inputs = sweep_inputs(spec, dtype)
-    dtypes = dict.fromkeys(inputs, dtype)
+    dtypes = dict.fromkeys([p.name for p in spec.tensor_inputs], dtype)
     tolerance = spec.golden.tolerance.get(dtype)
     scalar_sets = sweep_scalar_sets(spec)
     abs_error = rel_error = ulp_error = 0.0
     mismatches = failing = total = 0
-    for scalars in scalar_sets:
+    held = [p.name for p in spec.tensor_inputs if p.shape.one_element]
+    for values in scalar_sets:
+        # a one-element tensor holds its value of the set, stored in the dtype
+        with np.errstate(over="ignore"):
+            inputs |= {n: np.full((1,), float(values[n])).astype(dtype.numpy) for n in held}
+        scalars = {n: v for n, v in values.items() if n not in held}
         wide = np.complex128 if dtype.is_complex else np.float64
         out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype, output).astype(wide)
         reference = evaluate_reference(spec, {**inputs, **scalars}, None, output).astype(wide)

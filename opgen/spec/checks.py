@@ -740,6 +740,33 @@ class CheckChannelSize(CheckKind):
         ]
 
 
+class CheckOneElement(CheckKind):
+    kind: ClassVar[str] = "one_element"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckOneElement")
+    one_element: list[Identifier] = Field(
+        min_length=1,
+        description="one-element tensors (shape.one_element): exactly one element, whatever the shape ([], [1], "
+        "[1, 1]); the kernel reads that one value (ops-nn's FatreluMul threshold)",
+    )
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        for j, name in enumerate(self.one_element):
+            param = resolver.resolve(name, path + ("one_element", j), kinds=TENSORS, what="a one-element check")
+            if param is not None and not param.shape.one_element:
+                message = f"'{name}' has no 'shape.one_element': nothing says it holds one element"
+                resolver.report(path + ("one_element", j), message, "invalid")
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        return CppCheck(_any(self.one_element, cpp_shape("{}") + ".GetShapeSize() != 1"))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(math.prod(args[n].shape) != 1 for n in self.one_element)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        # two elements (one value too many), and none (an empty tensor holds no value to read)
+        return [({**base, n: replace(base[n], shape=shape)}, ()) for n in self.one_element for shape in ((2,), (0,))]
+
+
 class CheckChannelSumShape(CheckKind):
     kind: ClassVar[str] = "channel_sum_shape"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckChannelSumShape")
@@ -947,6 +974,7 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckSameShape,
     CheckChannelSize,
     CheckChannelSumShape,
+    CheckOneElement,
     CheckRejectIf,
     CheckOneOf,
 )

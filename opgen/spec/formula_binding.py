@@ -34,7 +34,9 @@ def formula_symbols(spec: OpSpec, *, tensors: bool = True) -> dict[str, formula.
     for param in spec.params:
         if param.kind is ParamKind.TENSOR:
             if tensors and param.direction is Direction.INPUT:
-                table[param.name] = formula.Symbol(formula.SymbolKind.TENSOR)
+                # a one-element tensor is one value, the same at every element: a scalar the kernel reads from GM
+                kind = formula.SymbolKind.SCALAR if param.shape.one_element else formula.SymbolKind.TENSOR
+                table[param.name] = formula.Symbol(kind)
         else:
             table[param.name] = formula.Symbol(_SYMBOL_KIND[param.kind])
     if tensors:
@@ -66,6 +68,8 @@ def reference_names(spec: OpSpec) -> dict[str, str]:
     for p in spec.params:
         if p.null_default is not None:
             names[p.name] = f"({p.python} if {p.python} is not None else {python.literal(p.null_default)})"
+        if p.shape.one_element:  # read as a scalar: its one value, whatever its shape
+            names[p.name] = f"np.reshape({p.python}, ())"
         if p.shape.channel_of is not None:  # laid along dim 1 of the tensor it follows (CHANNEL_SOURCE)
             names[p.name] = f"channel_view({p.python}, {spec.param(p.shape.channel_of).python})"
     return names
@@ -91,9 +95,12 @@ def reduction_of(spec: OpSpec, output: str) -> tuple[str, str] | None:
 def aligned_values(
     spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str]
 ) -> dict[str, np.ndarray | float | bool | str]:
-    """`values` with every channel input laid along dim 1 of the tensor it follows, to broadcast against it."""
+    """`values` with every channel input laid along dim 1 of the tensor it follows, to broadcast against it, and
+    every one-element tensor as its one value (0-d: a scalar, whatever its shape)."""
     aligned = dict(values)
     for p in spec.params:
+        if p.shape.one_element and p.name in values:
+            aligned[p.name] = np.reshape(values[p.name], ())
         of = p.shape.channel_of
         if of is not None and p.name in values and of in values:
             aligned[p.name] = channel_view(values[p.name], values[of])

@@ -178,6 +178,12 @@ class ShapeRelation(_Strict):
         "element count is 1 or that channel count, whatever the shape (e.g. aclnnPrelu's weight); a "
         "channel_size error row checks it",
     )
+    one_element: bool = Field(
+        False,
+        description="(inputs) a tensor of exactly one element, whatever its shape ([], [1], [1, 1]), that the formula "
+        "reads as a scalar: the kernel reads its one value from GM once (ops-nn's FatreluMul threshold); it takes "
+        "no part in the output's shape, and a one_element error row refuses any other element count",
+    )
 
 
 class DtypeRelation(_Strict):
@@ -773,6 +779,8 @@ class OpSpec(_Strict):
     def aligned_shape(self, name: str, shapes: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
         """The shape input `name` takes to broadcast against the others (numpy's rules), given every input's
         shape: its own, or for a channel input its values laid along dim 1 of the tensor it follows."""
+        if self.param(name).shape.one_element:  # read as a scalar: it broadcasts with anything, shaping nothing
+            return ()
         of = self.param(name).shape.channel_of
         if of is None:
             return shapes[name]
@@ -780,7 +788,9 @@ class OpSpec(_Strict):
 
     def input_shape(self, name: str, shape: tuple[int, ...], *, one_value: bool = False) -> tuple[int, ...]:
         """Input `name`'s shape in a call whose other inputs have `shape`: a channel input holds one value per
-        channel of it (or, one_value, a single value)."""
+        channel of it (or, one_value, a single value); a one-element tensor holds one value."""
+        if self.param(name).shape.one_element:
+            return (1,)
         if self.param(name).shape.channel_of is None:
             return shape
         return (1,) if one_value else (channel_count(shape),)
@@ -806,13 +816,19 @@ class OpSpec(_Strict):
         return [d for d in param.dtypes if d not in excluded]
 
     def golden_scalar_values(self, *, skip: tuple[str, ...] = ()) -> dict[str, list[float | bool | int | str]]:
-        """Each scalar and flag parameter's golden values: `golden.scalar_values`, else its example value (else
-        the default a null pointer stands for), in parameter order."""
+        """Each scalar and flag parameter's golden values, and the value each one-element tensor holds:
+        `golden.scalar_values`, else its example value (else the default a null pointer stands for), in parameter
+        order."""
         options: dict[str, list[float | bool | int | str]] = {}
         for param in self.params:
-            if param.is_tensor or param.name in skip:
+            if (param.is_tensor and not param.shape.one_element) or param.name in skip:
                 continue
             given = self.golden.scalar_values.get(param.name)
+            if param.is_tensor:  # a one-element tensor: the value it holds, by default the example's
+                held = self.example.tensors.get(param.name)
+                values = list(given or []) or ([held.data[0]] if held is not None else [])
+                options[param.name] = [value for value in values if value is not None]
+                continue
             example = self.example.scalars.get(param.name)
             chosen = list(given) if given else [example if example is not None else param.null_default]
             options[param.name] = [value for value in chosen if value is not None]

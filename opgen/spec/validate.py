@@ -153,6 +153,8 @@ class _Checker:
                 self.resolve(shape.same_as, base + ("shape", "same_as"), kinds=tensors, what="a shape relation")
             if shape.channel_of:
                 self.check_channel_of(param, base + ("shape", "channel_of"))
+            if shape.one_element:
+                self.check_one_element(param, base)
             self.resolve_all(
                 dtype.promote_with, base + ("dtype", "promote_with"), kinds=tensors, what="a dtype relation"
             )
@@ -178,7 +180,11 @@ class _Checker:
                     "wrong-kind",
                 )
             if param.kind is not ParamKind.TENSOR and (
-                shape.broadcast_with or shape.same_as or shape.broadcast_result_of or shape.channel_of
+                shape.broadcast_with
+                or shape.same_as
+                or shape.broadcast_result_of
+                or shape.channel_of
+                or shape.one_element
             ):
                 self.report(base + ("shape",), "shape relations apply to tensor parameters only", "wrong-kind")
         if not self.spec.outputs:
@@ -206,6 +212,30 @@ class _Checker:
         elif target.direction is not Direction.INPUT or target.shape.channel_of is not None:
             message = f"'{of}' must be an input tensor that is not itself a channel input"
             self.report(path, message, "invalid")
+
+    def check_one_element(self, param: Param, base: FieldPath) -> None:
+        """A one-element tensor is an input the kernel reads as a scalar, stored in the dtype of the input the kernel
+        computes from (it reads the value as that storage type)."""
+        path = base + ("shape", "one_element")
+        if param.kind is not ParamKind.TENSOR:
+            return  # reported with the other shape relations
+        if param.direction is not Direction.INPUT:
+            self.report(path, "'one_element' applies to input tensors (the kernel reads its one value)", "invalid")
+            return
+        shape = param.shape
+        if shape.broadcast_with or shape.same_as or shape.channel_of:
+            message = "a one-element tensor is read as a scalar: it has no other shape relation"
+            self.report(path, message, "invalid")
+        first = self.spec.tensor_inputs[0]
+        if first.name == param.name:
+            message = "the first input gives the kernel its dtype and shape: a one-element tensor cannot be it"
+            self.report(path, message, "invalid")
+        elif param.dtype.same_as != first.name:
+            # the kernel reads its one value as the storage type T of the first input (GlobalTensor<T>::GetValue)
+            message = f"a one-element tensor is read in the kernel's dtype: give it dtype: {{same_as: {first.name}}}"
+            self.report(base + ("dtype", "same_as") if param.dtype.same_as else path, message, "invalid")
+        if param.empty_tensor:
+            self.report(base + ("empty_tensor",), "a one-element tensor holds one value: it is never empty", "invalid")
 
     def check_channel_sources(self) -> None:
         """An output takes its shape from full tensors: a channel input holds only one value per channel."""
@@ -556,7 +586,13 @@ class _Checker:
     def check_host_params(self) -> None:
         """A string parameter is a pointer the error table must null-check; a parameter with `values` needs
         the table to reject the others (one_of); Python binding defaults and keyword-only order are valid."""
-        checked: dict[str, set[str]] = {"not_null": set(), "one_of": set(), "channel_size": set()}
+        checked: dict[str, set[str]] = {
+            "not_null": set(),
+            "one_of": set(),
+            "channel_size": set(),
+            "one_element": set(),
+            "same_dtype": set(),
+        }
         for row in self.spec.errors:
             if row.check.kind in checked:
                 checked[row.check.kind].update(row.check.names())
@@ -587,6 +623,18 @@ class _Checker:
                     "element count other than 1 or the channel count"
                 )
                 self.report(path + ("shape", "channel_of"), message, "missing-check")
+            if param.shape.one_element and param.name not in checked["one_element"]:
+                message = (
+                    f"'{param.name}' holds one element: name it in a one_element error row, which refuses any other "
+                    "element count"
+                )
+                self.report(path + ("shape", "one_element"), message, "missing-check")
+            if param.shape.one_element and param.name not in checked["same_dtype"]:
+                message = (
+                    f"'{param.name}' is read in the kernel's dtype: name it in a same_dtype error row with the input "
+                    "whose dtype it shares"
+                )
+                self.report(path + ("dtype",), message, "missing-check")
             if param.direction is Direction.OUTPUT:
                 continue
             has_default = param.default is not None or param.nullable
@@ -696,6 +744,13 @@ class _Checker:
     def check_golden(self) -> None:
         golden = self.spec.golden
         for name, values in golden.scalar_values.items():
+            held = self.params.get(name)
+            if held is not None and held.shape.one_element:  # the values a one-element tensor holds: numbers
+                for j, value in enumerate(values):
+                    if type(value) not in (int, float):
+                        message = f"'{name}' holds one number: use a number (.nan, .inf and -.inf too)"
+                        self.report(("golden", "scalar_values", name, j), message, "invalid")
+                continue
             param = self.resolve(name, ("golden", "scalar_values", name), kinds=HOST_KINDS, what="golden scalar values")
             for j, value in enumerate(values if param is not None else []):
                 assert param is not None
