@@ -55,9 +55,7 @@ class Row:
     shape: str | None = None
 
 
-def print_source(
-    expr: Expr, dialect: Dialect, names: Mapping[str, str] | None = None, row: Row | None = None
-) -> str:
+def print_source(expr: Expr, dialect: Dialect, names: Mapping[str, str] | None = None, row: Row | None = None) -> str:
     """Source of `expr`; `row` says where its reductions reduce (needed when it has any)."""
     names = names or {}
     # Bottom-up over the tree (operands first), so printing never recurses, however deep the formula.
