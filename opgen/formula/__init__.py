@@ -9,7 +9,7 @@ The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
 """
 
 from .cpp import CPP_HELPERS, cpp_helpers, to_cpp
-from .derivative import Difference, differentiate, first_difference
+from .derivative import Difference, differentiate, first_difference, first_row_difference, vjp
 from .errors import FormulaError
 from .functions import (
     ELEMENT_TOLERANCE,
@@ -92,6 +92,7 @@ __all__ = [
     "differentiate",
     "evaluate",
     "first_difference",
+    "first_row_difference",
     "flags_used",
     "fold_constants",
     "free_names",
@@ -113,5 +114,6 @@ __all__ = [
     "to_text",
     "type_of",
     "varies_along_row",
+    "vjp",
     "walk",
 ]
