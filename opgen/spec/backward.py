@@ -87,7 +87,7 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
                 if rows:  # a reduction: the backward is the gradient times the forward's Jacobian along the row
                     message = (
                         f"the formula is not the gradient times the Jacobian of {link.forward}'s formula along the row "
-                        f"({forward_file}){mode}: on the row {where} its element {difference.element} is "
+                        f"({forward_file}){mode}: on the row {where}, element {difference.element} is "
                         f"{difference.first!r}, the vector-Jacobian product's {difference.second!r}"
                     )
                 else:
