@@ -66,6 +66,14 @@ def test_check_refuses_a_reduction_in_a_local_name_at_its_line(tmp_path: Path, c
     assert err.count("error") <= 2 and "internal error" not in err  # once, not again where m is used
 
 
+def test_check_refuses_a_reduction_in_a_golden_expression_at_its_line(tmp_path: Path, capsys) -> None:
+    spec = _copy(tmp_path, "logsigmoid_grad")
+    _edit(spec, "derived_inputs: {buffer: exp(-abs(self))}", "derived_inputs: {buffer: exp(self - rowmax(self))}")
+    err = _check(spec, capsys)
+    line = line_of(spec.read_text(encoding="utf-8"), "rowmax(self)")
+    assert re.search(rf"logsigmoid_grad\.yaml:{line}:\d+: golden\.derived_inputs\.buffer: .*rowmax\(\) reduces", err)
+
+
 def test_a_backward_whose_forward_reduces_names_the_forwards_refusal(tmp_path: Path, capsys) -> None:
     forward = _copy(tmp_path, "leaky_relu")
     backward = _copy(tmp_path, "leaky_relu_grad")
