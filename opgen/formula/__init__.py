@@ -9,7 +9,7 @@ The grammar is documented in `parser.py`; the type rules in `typecheck.py`.
 """
 
 from .cpp import CPP_HELPERS, cpp_helpers, to_cpp
-from .derivative import Difference, differentiate, first_difference
+from .derivative import Difference, differentiate, first_difference, first_row_difference, vjp
 from .errors import FormulaError
 from .functions import (
     ELEMENT_TOLERANCE,
@@ -30,6 +30,7 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
@@ -37,10 +38,13 @@ from .ir import (
     depth,
     flags_used,
     free_names,
+    has_reduction,
     is_string,
+    reductions,
     replace_children,
     rewrite,
     tie_operands,
+    varies_along_row,
     walk,
 )
 from .latex import describe_condition, to_latex
@@ -73,6 +77,7 @@ __all__ = [
     "Logical",
     "MathFunction",
     "Name",
+    "Reduce",
     "Select",
     "Str",
     "Symbol",
@@ -87,13 +92,16 @@ __all__ = [
     "differentiate",
     "evaluate",
     "first_difference",
+    "first_row_difference",
     "flags_used",
     "fold_constants",
     "free_names",
+    "has_reduction",
     "is_constant",
     "is_string",
     "numpy_helpers",
     "parse",
+    "reductions",
     "replace_children",
     "rewrite",
     "round_to_dtype",
@@ -105,5 +113,7 @@ __all__ = [
     "to_numpy",
     "to_text",
     "type_of",
+    "varies_along_row",
+    "vjp",
     "walk",
 ]

@@ -21,7 +21,8 @@ import numpy as np
 
 from .cpp import CPP
 from .functions import FUNCTIONS
-from .ir import Binary, Call, Const, Expr, Name, Unary, children, free_names, rewrite, walk
+from .grammar import REDUCTION_SPELLING
+from .ir import Binary, Call, Const, Expr, Name, Reduce, Unary, children, free_names, rewrite, walk
 from .source_printer import print_source
 from .symbols import SymbolKind
 
@@ -40,6 +41,8 @@ def complex_problem(expr: Expr) -> str | None:
             return f"{node.func}() has no complex definition"
         if isinstance(node, Const) and not math.isfinite(node.value):
             return f"the constant {node.value!r} is not a finite number"
+        if isinstance(node, Reduce):
+            return f"{REDUCTION_SPELLING[node.op]}() (a reduction along dim) has no complex kernel"
         if isinstance(node, Name) and node.kind in (SymbolKind.FLAG, SymbolKind.STRING):
             return f"'{node.name}' selects a mode, which needs a comparison or where()"
         if not isinstance(node, (Binary, Call, Const, Name, Unary)):

@@ -46,6 +46,7 @@ CPP = Dialect(
     select="({c} ? {a} : {b})",
     string=lambda value: str(cpp.string(value)),
     string_compare={"eq": "(std::strcmp({a}, {b}) == 0)", "ne": "(std::strcmp({a}, {b}) != 0)"},
+    name="the AICPU kernel's C++ (one element at a time)",
 )
 
 

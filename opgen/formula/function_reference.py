@@ -101,7 +101,8 @@ def render_function_reference() -> str:
             "",
             "## Structural functions",
             "",
-            "They have their own IR (`where`/`select`, `min`, `max`, `pow`, which is `**`) or are rewritten (`clamp`).",
+            "They have their own IR (`where`/`select`, `min`, `max`, `pow`, which is `**`; the reductions along the "
+            "operator's dim `rowmax` and `rowsum`, which may nest) or are rewritten (`clamp`).",
             "",
             *structural,
             "",

@@ -26,7 +26,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .grammar import CALL_ARITY, Prec
+from .grammar import CALL_ARITY, REDUCTION_SPELLING, Prec
 from .ir import Binary, Call, Compare, Const, Expr, Select, Unary
 
 # ---------------------------------------------------------------------------------------------------- records
@@ -190,6 +190,25 @@ def _maximum(a, b):
 def _minimum(a, b):
     # torch.minimum (and clamp's upper bound): NaN if either is NaN, else the smaller; the first argument on a tie
     return np.where((b < a) | np.isnan(b), b, a)
+
+
+def _row_max(values, axis, shape=None):
+    # rowmax along axis, kept (length 1) so that it broadcasts back along the row: the values broadcast to `shape`
+    # first (the formula's tensors' shape); NaN propagates, an empty row's max is -inf, a 0-d value is its own row
+    values = np.asarray(values, dtype=np.float64)
+    values = values if shape is None else np.broadcast_to(values, shape)
+    if values.ndim == 0:
+        return values
+    return np.max(values, axis=axis, keepdims=True, initial=-np.inf)
+
+
+def _row_sum(values, axis, shape=None):
+    # rowsum along axis, kept (length 1) as _row_max; an empty row's sum is 0
+    values = np.asarray(values, dtype=np.float64)
+    values = values if shape is None else np.broadcast_to(values, shape)
+    if values.ndim == 0:
+        return values
+    return np.sum(values, axis=axis, keepdims=True)
 
 
 def _softplus(x):
@@ -631,6 +650,21 @@ STRUCTURAL: Mapping[str, StructuralFunction] = {
             "integer exponents up to 16: a Mul chain (x**3 = x * x * x), Reciprocal of it when negative; "
             "Sqrt for 0.5, Rsqrt for -0.5; x**0 is 1",
         ),
+        StructuralFunction(
+            "rowmax",
+            1,
+            "the largest element of x's row along the operator's dim (the elements sharing every other index), given "
+            "to every element of the row; NaN if the row holds one; an expression of tensors, and may hold reductions",
+            r"\max_{j} x_{j}",
+            "none yet: opgen check refuses it until the reduce-along-dim schedule exists (TODO(reduce-dim))",
+        ),
+        StructuralFunction(
+            "rowsum",
+            1,
+            "the sum of x's row along the operator's dim, given to every element of the row (0 for an empty row)",
+            r"\sum_{j} x_{j}",
+            "none yet: opgen check refuses it until the reduce-along-dim schedule exists (TODO(reduce-dim))",
+        ),
     )
 }
 
@@ -666,12 +700,20 @@ KERNEL_APIS: tuple[str, ...] = STRUCTURAL_APIS + tuple(VECTOR_APIS)
 MIN_MAX_HELPERS: Mapping[str, Callable[..., np.ndarray]] = {"min": _minimum, "max": _maximum}
 
 
+# The numpy spellings of the reductions along dim (a Reduce node's op): (values, axis, shape=None) -> kept axis.
+REDUCTION_HELPERS: Mapping[str, Callable[..., np.ndarray]] = {"max": _row_max, "sum": _row_sum}
+
+
 def numpy_helper_source(used: Collection[str] | None = None) -> str:
     """The helper functions the numpy spellings of the functions `used` (default: all; `min`/`max` for the structural
-    ones) call, as Python source separated by two blank lines; empty when they call none."""
+    ones, `rowmax`/`rowsum` for the reductions) call, as Python source separated by two blank lines; empty when they
+    call none."""
     seen: dict[str, str] = {}
     for name, helper in MIN_MAX_HELPERS.items():
         if used is None or name in used:
+            seen.setdefault(helper.__name__, inspect.getsource(helper).strip())
+    for op, helper in REDUCTION_HELPERS.items():
+        if used is None or REDUCTION_SPELLING[op] in used:
             seen.setdefault(helper.__name__, inspect.getsource(helper).strip())
     for function in _TABLE:
         if used is None or function.name in used:

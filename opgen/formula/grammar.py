@@ -18,6 +18,12 @@ _CALLS = ("exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "reciprocal", "tanh",
           "softplus", "abs", "sign", "floor", "trunc", "square")  # fmt: skip
 CALL_ARITY: Mapping[str, int] = dict.fromkeys(_CALLS, 1)
 
+# Reductions along the operator's `dim` (a Reduce node of the IR), each by its spelling: `rowmax(e)` is the largest
+# element of e's row (the elements that share every index but dim's), `rowsum(e)` their sum, broadcast back along
+# the row. `row` keeps them apart from the binary min(a, b) / max(a, b) and says what is reduced.
+REDUCTIONS: Mapping[str, str] = {"rowmax": "max", "rowsum": "sum"}
+REDUCTION_SPELLING: Mapping[str, str] = {op: spelling for spelling, op in REDUCTIONS.items()}
+
 ARITH_TOKENS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow"}
 COMPARE_TOKENS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 OP_SPELLING = {op: tok for tok, op in (ARITH_TOKENS | COMPARE_TOKENS).items()} | {

@@ -17,6 +17,7 @@ import numpy as np
 
 from opgen.lang import cpp
 
+from .grammar import REDUCTION_SPELLING
 from .ir import (
     Binary,
     BoolConst,
@@ -26,6 +27,7 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
@@ -49,6 +51,8 @@ def integer_problem(expr: Expr) -> str | None:
             return f"{_SPELLING.get(node.op, node.op)} has no exact integer meaning"
         if isinstance(node, Call):
             return f"{node.func}() has no exact integer meaning"
+        if isinstance(node, Reduce):
+            return f"{REDUCTION_SPELLING[node.op]}() (a reduction along dim) has no integer kernel"
         if isinstance(node, Const) and not (math.isfinite(node.value) and node.value.is_integer()):
             return f"the constant {node.value!r} is not an integer"
         if isinstance(node, Const) and abs(node.value) >= 2.0**63:

@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar, dataclass_transform
 
-from .grammar import CALL_ARITY
+from .grammar import CALL_ARITY, REDUCTION_SPELLING
 from .symbols import SymbolKind
 
 ARITH_OPS = frozenset({"add", "sub", "mul", "div", "pow", "min", "max"})
 COMPARE_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 LOGICAL_ARITY = {"and": 2, "or": 2, "not": 1}
 UNARY_OPS = frozenset({"neg"})
+REDUCE_OPS = frozenset(REDUCTION_SPELLING)
 
 
 class Expr:
@@ -216,6 +217,18 @@ class Select(Expr):
     b: Expr  # taken where cond is false (including comparisons with NaN, as in PyTorch)
 
 
+@_node
+class Reduce(Expr):
+    """A reduction of `x` along the operator's dim, broadcast back along it: every element of a row (the elements
+    sharing every index but dim's) gets the row's max or sum. Spelled rowmax(x) / rowsum(x)."""
+
+    op: str  # max sum
+    x: Expr
+
+    def __post_init__(self) -> None:
+        _check_op(self.op, REDUCE_OPS, "Reduce")
+
+
 def _check_op(op: str, allowed, node: str) -> None:
     if op not in allowed:
         raise ValueError(f"{node} op must be one of {sorted(allowed)}, got {op!r}")
@@ -225,7 +238,7 @@ def children(node: Expr) -> tuple[Expr, ...]:
     """Direct operands of `node`, left to right."""
     if isinstance(node, (Const, BoolConst, Str, Name)):
         return ()
-    if isinstance(node, Unary):
+    if isinstance(node, (Unary, Reduce)):
         return (node.x,)
     if isinstance(node, (Binary, Compare)):
         return (node.a, node.b)
@@ -253,6 +266,8 @@ def replace_children(node: Expr, new: tuple[Expr, ...] | list[Expr]) -> Expr:
         return Call(node.func, new)
     if isinstance(node, Select):
         return Select(*new)
+    if isinstance(node, Reduce):
+        return Reduce(node.op, *new)
     raise ValueError(f"{type(node).__name__} has no operands to replace")
 
 
@@ -304,6 +319,30 @@ def free_names(expr: Expr, kind: SymbolKind | None = None) -> tuple[str, ...]:
         if isinstance(node, Name) and (kind is None or node.kind is kind):
             found.setdefault(node.name)
     return tuple(found)
+
+
+def has_reduction(expr: Expr) -> bool:
+    """Whether `expr` reduces along the operator's dim anywhere (a Reduce node)."""
+    return any(isinstance(node, Reduce) for node in walk(expr, unique=True))
+
+
+def reductions(expr: Expr) -> tuple[Reduce, ...]:
+    """The reductions in `expr`, innermost first (each distinct one once)."""
+    return tuple(node for node in walk(expr, unique=True) if isinstance(node, Reduce))
+
+
+def varies_along_row(expr: Expr) -> bool:
+    """Whether `expr` may differ between the elements of a row: it reads a tensor outside every reduction. One that
+    does not (`rowsum(-labels * log(p))`) has one value per row, and may be an output with dim removed."""
+    along: dict[Expr, bool] = {}
+    for node in walk(expr, unique=True):
+        if isinstance(node, Reduce):
+            along[node] = False
+        elif isinstance(node, Name):
+            along[node] = node.kind is SymbolKind.TENSOR
+        else:
+            along[node] = any(along[c] for c in children(node))
+    return along[expr]
 
 
 def is_string(node: Expr) -> bool:

@@ -6,6 +6,11 @@ its condition explicitly: the negation of the `if` condition for a single where,
 wheres on one subject against constants (`where(x < -3, 0, where(x <= 3, ..., ...))`) each row gets
 the interval it really covers. Conditions are negated as in ordinary math (a NaN operand is not
 considered), which is what documentation readers expect.
+
+A formula with reductions along the operator's dim indexes its tensors: the output's element is i, and each
+reduction runs over its own index (j, then k inside it, ...):
+`\\max_{j} x_{j}`, `\\sum_{j} exp(x_{j} - \\max_{k} x_{k})`.
+An elementwise formula names tensors bare, as the ops-nn docs write them.
 """
 
 from __future__ import annotations
@@ -25,22 +30,27 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
+    has_reduction,
     walk,
 )
+from .symbols import SymbolKind
 
 _COMPARE_LATEX = {"lt": r"\lt", "le": r"\le", "gt": r"\gt", "ge": r"\ge", "eq": "=", "ne": r"\ne"}
 _NEGATED_COMPARE = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
 _MIRRORED_COMPARE = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 _MIRROR_LATEX = {r"\le": r"\ge", r"\lt": r"\gt"}  # "a <= x" read from x's side
 _TALL = (r"\frac", r"\begin{cases}", r"\sqrt")
+_REDUCE_LATEX = {"max": r"\max", "sum": r"\sum"}
+_INDICES = ("i", "j", "k", "l", "m", "n")  # the element's, then each nested reduction's
 
 
 def to_latex(expr: Expr, symbols: Mapping[str, str] | None = None) -> str:
     """LaTeX of `expr`; `symbols` maps a name to its LaTeX (e.g. alpha -> \\alpha), default the name."""
-    return _Latex(symbols or {}).render(expr)[0]
+    return _Latex(symbols or {}, indexed=has_reduction(expr)).render(expr)[0]
 
 
 def describe_condition(cond: Expr, symbols: Mapping[str, str] | None = None) -> str:
@@ -131,10 +141,23 @@ class _CallLatex:
         return _paren(text)
 
 
+def _index(level: int) -> str:
+    return _INDICES[level] if level < len(_INDICES) else f"j_{{{level}}}"
+
+
 class _Latex:
-    def __init__(self, symbols: Mapping[str, str]) -> None:
+    def __init__(self, symbols: Mapping[str, str], *, indexed: bool = False, level: int = 0) -> None:
         self.symbols = symbols
         self.rendered: dict[Expr, tuple[str, int]] = {}
+        self.indexed = indexed  # tensors carry the index of the element (a formula with reductions)
+        self.level = level  # how many reductions enclose what this printer renders
+        self._inner: _Latex | None = None
+
+    def inner(self) -> _Latex:
+        """The printer of a reduction's operand: one index deeper (its memo is its own, as the index differs)."""
+        if self._inner is None:
+            self._inner = _Latex(self.symbols, indexed=True, level=self.level + 1)
+        return self._inner
 
     def text(self, node: Expr) -> str:
         return self.render(node)[0]
@@ -163,7 +186,18 @@ class _Latex:
         if isinstance(node, Str):
             return r"\text{``" + node.value.replace("_", r"\_") + "''}", Prec.ATOM
         if isinstance(node, Name):
-            return self.symbols.get(node.name, node.name.replace("_", r"\_")), Prec.ATOM
+            symbol = self.symbols.get(node.name, node.name.replace("_", r"\_"))
+            if self.indexed and node.kind is SymbolKind.TENSOR:
+                base = f"{{{symbol}}}" if any(mark in symbol.replace(r"\_", "") for mark in "_^") else symbol
+                return f"{base}_{{{_index(self.level)}}}", Prec.ATOM
+            return symbol, Prec.ATOM
+        if isinstance(node, Reduce):
+            # \sum_{j} g_{j}*y_{j} reads as the sum of the product; a factor after it is constant in j, so
+            # reading it inside or outside gives one value. A sum of terms is bracketed.
+            text, prec = self.inner().render(node.x)
+            operand = text if prec >= Prec.MUL else _paren(text)
+            reduced = f"{_REDUCE_LATEX[node.op]}_{{{_index(self.level + 1)}}} {operand}"
+            return reduced, Prec.POW if prec >= Prec.POW else Prec.MUL
         if isinstance(node, Unary):
             return "-" + self.wrap(node.x, Prec.POW), Prec.UNARY
         if isinstance(node, Binary):

@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping
 
 from opgen.lang import python
 
-from .functions import FUNCTIONS, MIN_MAX_HELPERS, numpy_helper_source
-from .ir import Binary, Call, Expr, walk
-from .source_printer import Dialect, print_source
+from .functions import FUNCTIONS, MIN_MAX_HELPERS, REDUCTION_HELPERS, numpy_helper_source
+from .grammar import REDUCTION_SPELLING
+from .ir import Binary, Call, Expr, Reduce, walk
+from .source_printer import Dialect, Row, print_source
 
 # Every helper function the spellings call (blank-line separated); a generated file takes `numpy_helpers`.
 NUMPY_HELPERS = numpy_helper_source()
@@ -28,6 +29,8 @@ def numpy_helpers(exprs: Iterable[Expr]) -> str:
                 used.add(n.func)
             elif isinstance(n, Binary) and n.op in ("min", "max"):
                 used.add(n.op)
+            elif isinstance(n, Reduce):
+                used.add(REDUCTION_SPELLING[n.op])
     return numpy_helper_source(used)
 
 
@@ -47,9 +50,16 @@ NUMPY = Dialect(
     select="np.where({c}, {a}, {b})",
     string=lambda value: str(python.string(value)),
     string_compare={"eq": "({a} == {b})", "ne": "({a} != {b})"},
+    reductions={op: f"{helper.__name__}({{}}, {{a}})" for op, helper in REDUCTION_HELPERS.items()},
+    name="numpy",
 )
 
 
-def to_numpy(expr: Expr, names: Mapping[str, str] | None = None) -> str:
-    """Python source computing `expr` with numpy (operands float64 arrays or scalars, flags bools)."""
-    return print_source(expr, NUMPY, names)
+def to_numpy(
+    expr: Expr, names: Mapping[str, str] | None = None, *, axis: str | None = None, shape: str | None = None
+) -> str:
+    """Python source computing `expr` with numpy (operands float64 arrays or scalars, flags bools). A formula with
+    reductions needs `axis`, the source of the axis they reduce along (e.g. `dim`), and, where the formula's tensors
+    broadcast, `shape`, the source of their common shape, which each reduced operand is broadcast to first (as the
+    reference does); each reduction keeps its axis (length 1), so that it broadcasts back along the row."""
+    return print_source(expr, NUMPY, names, None if axis is None else Row(axis, shape))

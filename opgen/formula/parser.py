@@ -17,7 +17,8 @@ Grammar (loosest first; Python's precedence, but comparisons do not chain):
 A STRING ("tanh" or 'tanh') may only be compared, with == or !=, with a string parameter (typecheck.py).
 
 A call names a math function of the function table (`functions.py`: exp, log1p, erfinv, ...; a Call node)
-or a structural one (where/select, min, max, clamp, pow); an unknown name is an error that lists them all.
+or a structural one (where/select, min, max, clamp, pow, and the reductions along the operator's dim rowmax and
+rowsum, which may nest: a Reduce node); an unknown name is an error that lists them all.
 
 A '-' written directly before a number or a named constant folds into the constant (`-2` is
 Const(-2.0)); `-(2)` stays a negation, so every IR has a text that parses back to it.
@@ -43,6 +44,7 @@ from .grammar import (
     COMPARE_TOKENS,
     CONSTANTS,
     KEYWORDS,
+    REDUCTIONS,
     RESERVED,
     Prec,
 )
@@ -55,6 +57,7 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
@@ -331,6 +334,8 @@ class _Parser:
             return self._make(Select(*nodes), args, column, column)
         if func in ("min", "max", "pow"):
             return self._make(Binary(func, *nodes), args, column, column)
+        if func in REDUCTIONS:
+            return self._make(Reduce(REDUCTIONS[func], nodes[0]), args, column, column)
         if func == "clamp":
             # clamp(x, lo, hi) is min(max(x, lo), hi): PyTorch's definition, hi wins when lo > hi.
             x, lo, hi = args

@@ -4,7 +4,10 @@ Everything is computed in float64 with numpy broadcasting and rounded once to th
 Semantics follow PyTorch: comparisons with NaN are false (so `where` takes the else branch), `min`
 and `max` propagate NaN and, on a tie (-0.0 against 0.0), keep the tensor operand against a host-known bound (clamp,
 relu), else the first (torch.minimum/maximum); each math function is evaluated by its record in the function table
-(`functions.py`), e.g. `sign(nan)` is 0 (torch.sign).
+(`functions.py`), e.g. `sign(nan)` is 0 (torch.sign). A reduction (rowmax, rowsum) reduces its operand, broadcast to
+the shape of all the formula's tensors, along the `axis` the caller gives (the operator's dim) and keeps that axis
+(length 1), so it broadcasts back along the row; a 0-d tensor is one row of one element, and an empty row's max is
+-inf, its sum 0.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .functions import FUNCTIONS, MIN_MAX_HELPERS
+from .functions import FUNCTIONS, MIN_MAX_HELPERS, REDUCTION_HELPERS
 from .ir import (
     Binary,
     BoolConst,
@@ -25,13 +28,16 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
     children,
     free_names,
+    has_reduction,
     is_string,
     tie_operands,
+    varies_along_row,
     walk,
 )
 from .symbols import SymbolKind
@@ -86,23 +92,56 @@ def evaluate(
     expr: Expr,
     env: Mapping[str, np.ndarray | float | bool | str],
     out_dtype: Any = None,
+    *,
+    axis: int | None = None,
+    keepdims: bool = True,
 ) -> np.ndarray:
     """Value of `expr` for the inputs in `env`, computed in float64 and rounded once to `out_dtype`.
 
     Tensors (any numeric dtype, bfloat16 included) are upcast to float64; scalars are numbers; flags
     are bools. The result is broadcast to the common shape of all tensors the formula uses (0-d if
     it uses none). `out_dtype=None` returns the float64 values unrounded; boolean formulas give bool.
+
+    A formula with reductions needs `axis`, the dimension of that common shape they reduce along (negative counts
+    from the end). `keepdims=False` removes it from the result, for a formula with one value per row (it reads
+    tensors only inside reductions, as a loss per row): otherwise a ValueError.
     """
+    tensors = [np.shape(_lookup(env, n)) for n in free_names(expr, SymbolKind.TENSOR)]
+    shape = np.broadcast_shapes(*tensors)
+    if has_reduction(expr) or not keepdims:
+        axis = _row_axis(expr, shape, axis, keepdims)
     values: dict[Expr, np.ndarray] = {}
     with np.errstate(all="ignore"):  # inf/nan are values here, and where() computes both branches
         for node in walk(expr, unique=True):
-            values[node] = _evaluate_node(node, [values[c] for c in children(node)], env)
+            operands = [values[c] for c in children(node)]
+            if isinstance(node, Reduce):
+                assert axis is not None
+                values[node] = REDUCTION_HELPERS[node.op](operands[0], axis, shape)
+            else:
+                values[node] = _evaluate_node(node, operands, env)
     result = values[expr]
-    tensors = [np.shape(_lookup(env, n)) for n in free_names(expr, SymbolKind.TENSOR)]
-    result = np.array(np.broadcast_to(result, np.broadcast_shapes(np.shape(result), *tensors)))
+    if keepdims:
+        result = np.array(np.broadcast_to(result, np.broadcast_shapes(np.shape(result), shape)))
+    else:  # one value per row: the common shape with the row's axis of length 1, then without it
+        assert axis is not None
+        row = shape[:axis] + (1,) + shape[axis + 1 :] if shape else ()
+        result = np.array(np.broadcast_to(result, row))
+        result = np.squeeze(result, axis=axis) if shape else result
     if result.dtype == np.bool_:
         return result if out_dtype is None else result.astype(out_dtype)
     return result if out_dtype is None else round_to_dtype(result, out_dtype)
+
+
+def _row_axis(expr: Expr, shape: tuple[int, ...], axis: int | None, keepdims: bool) -> int:
+    """`axis` as an index into `shape` (a 0-d shape: 0, one row of one element), checked."""
+    if axis is None:
+        raise ValueError("evaluate: the formula reduces along the operator's dim (rowmax/rowsum): give the axis")
+    rank = max(len(shape), 1)
+    if not -rank <= axis < rank:
+        raise ValueError(f"evaluate: axis {axis} is outside the {len(shape)}-d shape {shape}")
+    if not keepdims and varies_along_row(expr):
+        raise ValueError("evaluate: keepdims=False needs one value per row (tensors read only inside reductions)")
+    return axis % rank
 
 
 def _lookup(env: Mapping[str, Any], name: str) -> Any:

@@ -2,7 +2,9 @@
 
 Folding is IEEE-exact: constant subexpressions are computed in float64 exactly as the reference does,
 and only identities that hold for every float (NaN, inf and -0.0 included) are applied: x*1, 1*x,
-x/1, x-0, x**1, -(-x), not(not c), where(true/false, a, b), where(c, a, a), and/or with a constant.
+x/1, x-0, x**1, -(-x), not(not c), where(true/false, a, b), where(c, a, a), and/or with a constant, and the
+max of a row whose elements are all one value (rowmax(rowsum(x)) is rowsum(x): a row with elements; an empty row
+has no element to take it).
 Nothing is reassociated, so folding never changes a result.
 """
 
@@ -22,10 +24,12 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
     rewrite,
+    varies_along_row,
 )
 from .reference import BINARY, COMPARE
 from .symbols import SymbolKind
@@ -66,6 +70,8 @@ def _fold_node(node: Expr) -> Expr:
             return node
     if isinstance(node, Logical):
         return _fold_logical(node)
+    if isinstance(node, Reduce) and node.op == "max" and not varies_along_row(node.x):
+        return node.x
     if isinstance(node, Select):
         if isinstance(node.cond, BoolConst):
             return node.a if node.cond.value else node.b

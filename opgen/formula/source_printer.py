@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .ir import (
     Binary,
@@ -15,6 +15,7 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
@@ -39,15 +40,43 @@ class Dialect:
     select: str  # template over {c}, {a}, {b}
     string: Callable[[str], str]  # a string literal
     string_compare: Mapping[str, str]  # == / != of two strings, templates over {a} and {b}
+    # reductions along dim by op (max, sum), templates over {} (the operand) and {a} (the axis, and the shape the
+    # operand is broadcast to when the caller gives one); a language without them has none
+    reductions: Mapping[str, str] = field(default_factory=dict)
+    name: str = "this language"  # in the error for a node the dialect cannot write
 
 
-def print_source(expr: Expr, dialect: Dialect, names: Mapping[str, str] | None = None) -> str:
+@dataclass(frozen=True)
+class Row:
+    """Where a printed reduction reduces: the source of the axis and, optionally, of the shape its operand is
+    broadcast to first (the formula's tensors' common shape; without it the operand's own)."""
+
+    axis: str
+    shape: str | None = None
+
+
+def print_source(expr: Expr, dialect: Dialect, names: Mapping[str, str] | None = None, row: Row | None = None) -> str:
+    """Source of `expr`; `row` says where its reductions reduce (needed when it has any)."""
     names = names or {}
     # Bottom-up over the tree (operands first), so printing never recurses, however deep the formula.
     emitted: dict[Expr, str] = {}
     for node in walk(expr, unique=True):
-        emitted[node] = _emit(node, [emitted[c] for c in children(node)], dialect, names)
+        operands = [emitted[c] for c in children(node)]
+        if isinstance(node, Reduce):
+            emitted[node] = _reduction(node, operands[0], dialect, row)
+        else:
+            emitted[node] = _emit(node, operands, dialect, names)
     return emitted[expr]
+
+
+def _reduction(node: Reduce, operand: str, dialect: Dialect, row: Row | None) -> str:
+    template = dialect.reductions.get(node.op)
+    if template is None:
+        raise ValueError(f"{dialect.name} has no reduction along dim ({node.op} of a row)")
+    if row is None:
+        raise ValueError("the formula reduces along the operator's dim: give the row's axis (Row)")
+    axis = row.axis if row.shape is None else f"{row.axis}, shape={row.shape}"
+    return _fill(template, _=operand, a=axis)
 
 
 _PLACEHOLDER = re.compile(r"\{(\w?)\}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .grammar import ARITH_PREC, ARITH_TOKENS, COMPARE_TOKENS, Prec
+from .grammar import ARITH_PREC, ARITH_TOKENS, COMPARE_TOKENS, REDUCTION_SPELLING, Prec
 from .ir import (
     Binary,
     BoolConst,
@@ -18,6 +18,7 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
@@ -104,6 +105,8 @@ def _format(node: Expr, printed: dict[Expr, tuple[str, Prec]]) -> tuple[str, Pre
         return f"{wrap(left, prec)} {node.op} {wrap(right, prec + 1)}", prec
     if isinstance(node, Call):
         return f"{node.func}({', '.join(text(a) for a in node.args)})", Prec.ATOM
+    if isinstance(node, Reduce):
+        return f"{REDUCTION_SPELLING[node.op]}({text(node.x)})", Prec.ATOM
     if isinstance(node, Select):
         return f"where({text(node.cond)}, {text(node.a)}, {text(node.b)})", Prec.ATOM
     raise TypeError(f"not a formula IR node: {node!r}")

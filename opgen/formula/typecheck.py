@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .errors import FormulaError
-from .grammar import OP_SPELLING
+from .grammar import OP_SPELLING, REDUCTION_SPELLING
 from .ir import (
     Binary,
     BoolConst,
@@ -22,6 +22,7 @@ from .ir import (
     Expr,
     Logical,
     Name,
+    Reduce,
     Select,
     Str,
     Unary,
@@ -89,6 +90,8 @@ def _describe(node: Expr) -> str:
         return f"{node.func}()"
     if isinstance(node, Select):
         return "where()"
+    if isinstance(node, Reduce):
+        return f"{REDUCTION_SPELLING[node.op]}()"
     if isinstance(node, (Binary, Logical)):
         return f"'{OP_SPELLING.get(node.op, node.op)}'"
     return "'-'"
@@ -155,6 +158,19 @@ def node_type(node: Expr, operand_types: Sequence[ExprType]) -> ExprType:
                 which = "argument" if len(operand_types) == 1 else _ORDINALS[i]
                 raise TypeMismatch(f"{which} of {node.func}() must be a number, got a boolean", i)
         return ExprType(ValueType.NUM, varies)
+    if isinstance(node, Reduce):
+        # Nested reductions are allowed (softmax's sum reduces exp(x - rowmax(x))); the argument must be tensor data,
+        # since a host-known value has no row to reduce.
+        spelled = REDUCTION_SPELLING[node.op]
+        if operand_types[0].is_bool:
+            raise TypeMismatch(f"argument of {spelled}() must be a number, got a boolean", 0)
+        if not operand_types[0].varies:
+            raise TypeMismatch(
+                f"{spelled}() reduces tensor data along the operator's dim, but its argument is host-known"
+                " (it reads no tensor)",
+                0,
+            )
+        return NUM_VARYING
     if isinstance(node, Select):
         cond, a, b = operand_types
         if not cond.is_bool:

@@ -7,6 +7,11 @@ points and points either side of every branch boundary) for each combination of 
 values that its error table accepts. When the backward is handed the forward's result instead of its input
 (`holds: result`, or a `result_flag` that is true), its formula is evaluated at `y = f(x)`, so `isResult`-style
 modes are checked on the same footing. A backward spec may leave `formula.expr` out and take the derived one.
+
+A forward that reduces along dim (rowmax, rowsum: softmax) makes each output element depend on its row: the
+backward must compute the gradient times the forward's Jacobian along the row (formula.vjp, derived symbolically),
+compared over sample rows (formula.first_row_difference: rows of 1, 2, 3 and 5 elements, random and either side of
+every branch boundary, including where the row's maximum moves to another element).
 """
 
 from __future__ import annotations
@@ -67,19 +72,29 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
             if backward.rejects_scalars(point_values):  # the pair need not agree where the API refuses
                 continue
             actual = formula.substitute(written, {link.input: forward_at_x}) if takes_result else written
-            difference = formula.first_difference(actual, expected, point_values, rtol=RTOL, atol=ATOL)
+            rows = formula.has_reduction(actual) or formula.has_reduction(expected)
+            compare = formula.first_row_difference if rows else formula.first_difference
+            difference = compare(actual, expected, point_values, rtol=RTOL, atol=ATOL)
             if difference is not None:
                 point = {**difference.point, **point_values}
                 shown = {k: repr(v) for k, v in point.items()}
                 mode = f" ({link.input} holding {link.forward}'s result)" if takes_result else ""
                 if takes_result:  # the sample is the forward's input x; the backward's input held f(x)
                     x = point[link.input]
-                    shown[link.input] = f"{_value_at(forward_at_x, point)!r} ({link.forward}'s result at {x!r})"
+                    held = _row_at(forward_at_x, point) if rows else _value_at(forward_at_x, point)  # type: ignore[arg-type]
+                    shown[link.input] = f"{held!r} ({link.forward}'s result at {x!r})"
                 where = ", ".join(f"{k}={v}" for k, v in shown.items())
-                message = (
-                    f"the formula is not the derivative of {link.forward}'s formula ({forward_file}){mode}: "
-                    f"at {where} it gives {difference.first!r}, the derivative {difference.second!r}"
-                )
+                if rows:  # a reduction: the backward is the gradient times the forward's Jacobian along the row
+                    message = (
+                        f"the formula is not the gradient times the Jacobian of {link.forward}'s formula along the row "
+                        f"({forward_file}){mode}: on the row {where}, element {difference.element} is "
+                        f"{difference.first!r}, the vector-Jacobian product's {difference.second!r}"
+                    )
+                else:
+                    message = (
+                        f"the formula is not the derivative of {link.forward}'s formula ({forward_file}){mode}: "
+                        f"at {where} it gives {difference.first!r}, the derivative {difference.second!r}"
+                    )
                 path: FieldPath = (
                     backward.formula.expr_path(backward.formula.main_output)
                     if backward.formula.main_expr
@@ -119,6 +134,12 @@ def _value_at(expr: formula.Expr, point: Mapping[str, float | bool | int | str])
     return float(np.asarray(formula.evaluate(expr, env), dtype=np.float64))
 
 
+def _row_at(expr: formula.Expr, point: Mapping[str, tuple[float, ...] | float | bool | int | str]) -> tuple[float, ...]:
+    """A formula's float64 values on one row (tensors as the row's elements; reductions along it)."""
+    env = {k: np.array(v) if isinstance(v, tuple) else v for k, v in point.items()}
+    return tuple(float(v) for v in np.atleast_1d(formula.evaluate(expr, env, axis=-1)))
+
+
 class _Unlinked(Exception):
     def __init__(self, path: FieldPath, message: str):
         super().__init__(message)
@@ -143,6 +164,8 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
     names: dict[str, formula.Expr] = {wrt: formula.Name(link.input, formula.SymbolKind.TENSOR)}
     forward_expr = kernel_formula(forward)
     needed = set(formula.free_names(formula.differentiate(forward_expr, wrt)))
+    if formula.has_reduction(forward_expr):  # the Jacobian along the row reads what the vector-Jacobian product does
+        needed = set(formula.free_names(formula.vjp(forward_expr, wrt, formula.Const(1.0))))
     if link.holds == "result" or link.result_flag is not None:  # the forward's result is computed too
         needed |= set(formula.free_names(forward_expr))
     symbols = formula_symbols(forward)
@@ -205,8 +228,12 @@ def _translated(backward: OpSpec, mine: Param, theirs: Param, mapping: Mapping[i
 
 def _expected(backward: OpSpec, forward: OpSpec, wrt: str, names: Mapping[str, formula.Expr]) -> formula.Expr:
     link = _link(backward)
-    slope = formula.substitute(formula.differentiate(kernel_formula(forward), wrt), names)
     grad = formula.Name(link.grad, formula.SymbolKind.TENSOR)
+    forward_expr = kernel_formula(forward)
+    if formula.has_reduction(forward_expr):
+        # each element depends on its whole row: the gradient times the forward's Jacobian along the row
+        return formula.vjp(formula.substitute(forward_expr, names), link.input, grad)
+    slope = formula.substitute(formula.differentiate(forward_expr, wrt), names)
     return formula.fold_constants(formula.Binary("mul", grad, slope))
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from opgen import formula
 from opgen.formula.complex import COMPLEX_FUNCTIONS, complex_problem
-from opgen.formula.grammar import CONSTANTS, KEYWORDS, RESERVED
+from opgen.formula.grammar import CONSTANTS, KEYWORDS, REDUCTION_SPELLING, RESERVED
 from opgen.formula.integer import integer_problem
 from opgen.spec import aten_form
 from opgen.spec.channel_broadcast import accepts as channel_accepts
@@ -42,6 +42,17 @@ def formula_name_problem(name: str) -> str | None:
     if name in KEYWORDS:
         return f"'{name}' is a formula keyword; a formula could not refer to a parameter of that name"
     return None
+
+
+def reduction_missing(expr: formula.Expr) -> str:
+    """Why a formula reducing along dim is refused: the rest of the pipeline cannot compute it yet."""
+    spelled = sorted({REDUCTION_SPELLING[node.op] + "()" for node in formula.reductions(expr)})
+    verb = "reduces" if len(spelled) == 1 else "reduce"
+    return (
+        f"{' and '.join(spelled)} {verb} along the operator's dim, and opgen has no reduce-along-dim kernel schedule "
+        "yet (nor its tiling, AICPU kernel and golden tests) to generate it (TODO(reduce-dim)); the formula language, "
+        "its reference, LaTeX and derivative check do understand it"
+    )
 
 
 class _Checker:
@@ -386,10 +397,14 @@ class _Checker:
         # Names a formula cannot bind (e.g. a parameter called 'pi') are reported at the name itself.
         symbols = {name: symbol for name, symbol in symbols.items() if name not in RESERVED}
         try:
-            return formula.parse(text, symbols)
+            expr = formula.parse(text, symbols)
         except formula.FormulaError as exc:
             self.report(path, f"{what}: {exc.message} (at column {exc.column + 1} of the expression)", "formula")
             return None
+        if formula.has_reduction(expr):
+            self.report(path, f"{what}: {reduction_missing(expr)}", "unsupported")
+            return None
+        return expr
 
     def check_formula(self) -> None:
         f = self.spec.formula

@@ -1,0 +1,176 @@
+"""A spec formula reducing along dim (rowmax, rowsum): `opgen check` refuses it at its line, naming the missing
+reduce-along-dim schedule, never crashing; the derivative check of a backward whose forward reduces compares it with
+the vector-Jacobian product over sample rows (the specs are built without the refusal, as that schedule will)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.text import line_of
+
+from opgen import formula
+from opgen.cli import main
+from opgen.plan.precision import measure_precision
+from opgen.spec.backward import check_backward, derived_formula_text
+from opgen.spec.formula_binding import kernel_formula
+from opgen.spec.model import OpSpec
+from opgen.spec.yaml_source import load_yaml
+from tests.conftest import ROOT
+
+SPECS = ROOT / "specs"
+SOFTMAX = "exp(self - rowmax(self)) / rowsum(exp(self - rowmax(self)))"
+LOG_SOFTMAX = "self - rowmax(self) - log(rowsum(exp(self - rowmax(self))))"
+ELEMENTWISE_FORWARD = "where(self > 0, self, self * negativeSlope)"
+ELEMENTWISE_BACKWARD = "where(self > 0, gradOutput, gradOutput * negativeSlope)"
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    return tmp_path / f"{name}.yaml"
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path.name}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _check(path: Path, capsys) -> str:
+    assert main(["check", str(path), "-j", "1"]) == 1
+    return capsys.readouterr().err
+
+
+def test_check_refuses_a_reducing_formula_at_its_line_naming_the_missing_schedule(tmp_path: Path, capsys) -> None:
+    spec = _copy(tmp_path, "leaky_relu")
+    _edit(spec, ELEMENTWISE_FORWARD, SOFTMAX)
+    err = _check(spec, capsys)
+    line = line_of(spec.read_text(encoding="utf-8"), SOFTMAX)
+    assert re.search(
+        rf"leaky_relu\.yaml:{line}:\d+: formula\.expr: formula: rowmax\(\) and rowsum\(\) reduce along the "
+        r"operator's dim, and opgen has no reduce-along-dim kernel schedule yet .*\(TODO\(reduce-dim\)\)",
+        err,
+    ), err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_check_refuses_a_reduction_in_a_local_name_at_its_line(tmp_path: Path, capsys) -> None:
+    spec = _copy(tmp_path, "leaky_relu")
+    _edit(spec, f"  expr: {ELEMENTWISE_FORWARD}", "  let:\n    m: rowsum(self)\n  expr: self - m")
+    err = _check(spec, capsys)
+    line = line_of(spec.read_text(encoding="utf-8"), "m: rowsum(self)")
+    assert re.search(rf"leaky_relu\.yaml:{line}:\d+: formula\.let\.m: let 'm': rowsum\(\) reduces along", err), err
+    assert err.count("error") <= 2 and "internal error" not in err  # once, not again where m is used
+
+
+def test_check_refuses_a_reduction_in_a_golden_expression_at_its_line(tmp_path: Path, capsys) -> None:
+    spec = _copy(tmp_path, "logsigmoid_grad")
+    _edit(spec, "derived_inputs: {buffer: exp(-abs(self))}", "derived_inputs: {buffer: exp(self - rowmax(self))}")
+    err = _check(spec, capsys)
+    line = line_of(spec.read_text(encoding="utf-8"), "rowmax(self)")
+    assert re.search(rf"logsigmoid_grad\.yaml:{line}:\d+: golden\.derived_inputs\.buffer: .*rowmax\(\) reduces", err)
+
+
+def test_a_backward_whose_forward_reduces_names_the_forwards_refusal(tmp_path: Path, capsys) -> None:
+    forward = _copy(tmp_path, "leaky_relu")
+    backward = _copy(tmp_path, "leaky_relu_grad")
+    _edit(forward, ELEMENTWISE_FORWARD, SOFTMAX)
+    err = _check(backward, capsys)
+    assert "derivative_of.forward: the forward spec does not load" in err and "reduce-along-dim" in err, err
+
+
+# ------------------------------------------------------------------- the derivative check along the row
+
+
+def _spec(name: str, old: str, new: str) -> OpSpec:
+    """specs/<name>.yaml with its formula edited, as a model (cross-reference checks, which refuse a reduction
+    until the schedule exists, are not run)."""
+    text = (SPECS / f"{name}.yaml").read_text(encoding="utf-8")
+    assert old in text
+    return OpSpec.model_validate(load_yaml(text.replace(old, new, 1), f"{name}.yaml").data)
+
+
+def _forward(expr: str) -> OpSpec:
+    return _spec("leaky_relu", ELEMENTWISE_FORWARD, expr)
+
+
+def _backward(on_result: str, on_input: str) -> OpSpec:
+    """leaky_relu_grad's formula: `on_result` where self holds the forward's result (selfIsResult), else `on_input`."""
+    return _spec("leaky_relu_grad", ELEMENTWISE_BACKWARD, f"where(selfIsResult, {on_result}, {on_input})")
+
+
+def _at(text: str, value: str) -> str:
+    """`text` with `self` replaced by `value`: the backward on the forward's input, y computed from it."""
+    return re.sub(r"\bself\b", f"({value})", text)
+
+
+SOFTMAX_BACKWARD = "self * (gradOutput - rowsum(gradOutput * self))"  # self: the forward's result
+LOG_SOFTMAX_BACKWARD = "gradOutput - exp(self) * rowsum(gradOutput)"
+
+
+@pytest.mark.parametrize(("forward", "backward"), [(SOFTMAX, SOFTMAX_BACKWARD), (LOG_SOFTMAX, LOG_SOFTMAX_BACKWARD)])
+def test_the_softmax_backwards_are_the_vjp_of_their_forwards(forward: str, backward: str) -> None:
+    spec = _backward(backward, _at(backward, forward))
+    assert check_backward(spec, _forward(forward), "leaky_relu.yaml") == []
+
+
+@pytest.mark.parametrize(
+    ("forward", "wrong", "mode"),
+    [
+        (SOFTMAX, "self * (gradOutput - rowsum(gradOutput))", " (self holding leaky_relu's result)"),
+        (LOG_SOFTMAX, "gradOutput - self * rowsum(gradOutput)", " (self holding leaky_relu's result)"),
+    ],
+)
+def test_a_wrong_backward_is_named_with_the_row_and_element_where_it_differs(forward: str, wrong: str, mode) -> None:
+    right = SOFTMAX_BACKWARD if forward == SOFTMAX else LOG_SOFTMAX_BACKWARD
+    spec = _backward(wrong, _at(right, forward))  # wrong only where self holds the result
+    [problem] = check_backward(spec, _forward(forward), "leaky_relu.yaml")
+    assert problem.path == ("formula", "expr")
+    found = re.search(
+        r"^the formula is not the gradient times the Jacobian of leaky_relu's formula along the row "
+        r"\(leaky_relu\.yaml\)"
+        + re.escape(mode)
+        + r": on the row gradOutput=\(([^)]*)\), self=\(([^)]*)\) \(leaky_relu's result at \(([^)]*)\)\), "
+        r".*selfIsResult=True, element (\d+) is (\S+), the vector-Jacobian product's (\S+)$",
+        problem.message,
+    )
+    assert found is not None, problem.message
+    g, y, x = (np.array([float(v) for v in part.split(",") if v.strip()]) for part in found.groups()[:3])
+    assert len(g) == len(y) == len(x) >= 1
+    # the row shown is the one that differs: the forward's result at x, and the wrong formula's value there
+    result = formula.evaluate(formula.parse(forward, {"self": formula.Symbol.tensor()}), {"self": x}, axis=-1)
+    np.testing.assert_allclose(y, result, rtol=1e-15)
+    element = int(found[4])
+    symbols = {"self": formula.Symbol.tensor(), "gradOutput": formula.Symbol.tensor()}
+    ours = formula.evaluate(formula.parse(wrong, symbols), {"self": y, "gradOutput": g}, axis=-1)
+    assert float(found[5]) == pytest.approx(ours[element], rel=1e-12)
+    assert float(found[5]) != pytest.approx(float(found[6]), rel=1e-7, abs=1e-10)
+
+
+def test_an_elementwise_backward_of_a_reducing_forward_is_refused() -> None:
+    # leaky_relu's own backward is not softmax's: with the forward reducing, the check compares rows
+    spec = _spec("leaky_relu_grad", "derivative_of", "derivative_of")
+    [problem] = check_backward(spec, _forward(SOFTMAX), "leaky_relu.yaml")
+    assert "along the row" in problem.message and "vector-Jacobian product" in problem.message
+
+
+def test_a_backward_of_a_reducing_forward_may_take_the_derived_formula() -> None:
+    spec = _spec("leaky_relu_grad", ", result_flag: selfIsResult}", "}")
+    derived = derived_formula_text(spec, _forward(SOFTMAX))
+    assert "rowsum(" in derived
+    taken = spec.model_copy(update={"formula": spec.formula.model_copy(update={"expr": derived})})
+    assert check_backward(taken, _forward(SOFTMAX), "leaky_relu.yaml") == []
+    rng = np.random.default_rng(0)
+    x, g = rng.uniform(-4, 4, (3, 5)), rng.uniform(-4, 4, (3, 5))
+    y = formula.evaluate(kernel_formula(_forward(SOFTMAX)), {"self": x, "negativeSlope": 0.0}, axis=1)
+    expected = y * (g - (g * y).sum(axis=1, keepdims=True))
+    ours = formula.evaluate(kernel_formula(taken), {"self": x, "gradOutput": g, "negativeSlope": 0.0}, axis=1)
+    np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_precision_refuses_a_reducing_formula_naming_the_schedule() -> None:
+    with pytest.raises(ValueError, match="reduces along dim; its precision is measured over sample rows by the"):
+        measure_precision(_forward(SOFTMAX), None)  # type: ignore[arg-type]  # refused before the kernel is read
