@@ -483,7 +483,7 @@ def glu(self, dim=-1, *, out=None):
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
-        out = _rt.new_output([self], [self])
+        out = _rt.new_output([self], [self], split_dim=dim)
     _rt.call("aclnnGlu", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
     return out
 
