@@ -48,6 +48,7 @@ class Schedule:
     tiling_data_template: ClassVar[str] = "op/op_kernel/tiling_data.h.j2"
     tiling_template: ClassVar[str] = "op/op_host/tiling.cpp.j2"
     tiling_header_template: ClassVar[str] = "op/op_host/tiling.h.j2"
+    tiling_test_template: ClassVar[str] = "op/tests/ut/op_host/test_tiling.cpp.j2"
 
     outputs: tuple[str, ...]  # the computed outputs, in order
     # the first output's shape: the (numpy-broadcast, when `broadcast`) shape of these inputs, or a copy of one

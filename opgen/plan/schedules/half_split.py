@@ -32,6 +32,7 @@ class HalfSplit(Schedule):
     tiling_data_template = "op/op_kernel/half_split_tiling_data.h.j2"
     tiling_template = "op/op_host/half_split_tiling.cpp.j2"
     tiling_header_template = "op/op_host/half_split_tiling.h.j2"
+    tiling_test_template = "op/tests/ut/op_host/half_split_test_tiling.cpp.j2"
 
     split_tensor: str = ""
     split_dim: str | int = -1  # the int64 parameter, or a literal dim
