@@ -108,9 +108,7 @@ def _split_view(operator: OperatorPlan) -> dict | None:
     return {
         "dim_key": python.string(schedule.dim_python) if named else python.literal(None),
         "dim_default": code(str(schedule.split_dim)) if not named else code("None"),
-        "half_inputs": [
-            ident(p.python) for p in operator.spec.tensor_inputs if p.name in schedule.half_size
-        ],
+        "half_inputs": [ident(p.python) for p in operator.spec.tensor_inputs if p.name in schedule.half_size],
     }
 
 

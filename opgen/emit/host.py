@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
+from opgen.plan.half_split_tiling import MAX_BLOCK_COUNT, MAX_STRIDE_BYTES
 from opgen.plan.kernel import BLOCK_BYTES, BUFFER_NUM, REPEAT_BYTES, KernelPlan, ModeAxis, aicore_dtypes, tiling_struct
 from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
-from opgen.plan.half_split_tiling import MAX_BLOCK_COUNT, MAX_STRIDE_BYTES
 from opgen.plan.schedules import Schedule
 from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.tiling import MIN_BYTES_PER_CORE
@@ -112,7 +112,7 @@ def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
 def shape_rule(schedule: Schedule, opdef: OpDefPlan) -> dict:
     """The schedule's infershape rule, its sources as OpDef input indices."""
     sources = [opdef.input_index(name) for name in schedule.shape_sources]
-    rule = {"kind": schedule.shape_kind, "sources": sources}  # kind: for tests
+    rule: dict[str, object] = {"kind": schedule.shape_kind, "sources": sources}  # kind: for tests
     if isinstance(schedule, HalfSplit):
         rule |= {"split": split_view(schedule, opdef), "full": [schedule.output_full(o) for o in schedule.outputs]}
     return rule

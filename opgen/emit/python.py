@@ -9,8 +9,8 @@ from opgen import formula as F
 from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python
 from opgen.plan.dtype_table import DtypeRow, dtype_rows, promotions
-from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
+from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.signature import ApiSignature
 from opgen.spec import aten_form as aten_forms
 from opgen.spec.model import Direction, Param, ParamKind

@@ -92,7 +92,7 @@ def aclnn_output(
     if spec.split is not None:  # the program reads each half of the split tensor and the half-size inputs
         streams = aligned_values(spec, {**inputs, **scalars})
         out_shape = np.shape(streams[plan.program_inputs[0]])
-        flat = {name: _through_float(streams[name], compute).reshape(-1) for name in plan.program_inputs}
+        flat = {name: _through_float(np.asarray(streams[name]), compute).reshape(-1) for name in plan.program_inputs}
     else:
         shapes = {p.name: np.shape(inputs[p.name]) for p in spec.tensor_inputs}
         aligned = {p.name: np.reshape(inputs[p.name], spec.aligned_shape(p.name, shapes)) for p in spec.tensor_inputs}

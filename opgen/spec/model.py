@@ -532,7 +532,7 @@ class Formula(_Strict):
     def main_expr(self) -> str:
         return next(iter(self.computed.values()))
 
-    def expr_path(self, output: str) -> tuple[str, ...]:
+    def expr_path(self, output: str) -> tuple[str | int, ...]:
         """Where an output's expression is written in the spec."""
         for name, (first, second) in self.per_half.items():
             if output in (first, second):

@@ -103,7 +103,7 @@ class Schedule:
     def l0_shapes(self, first: str) -> tuple[list[str], dict[str, str]]:
         """The L0 op's C++ allocating its outputs: statements computing shapes, and each output's shape
         expression, given its first tensor (every output takes that one's shape)."""
-        return [], {out: f"{first}->GetViewShape()" for out in self.outputs}
+        return [], dict.fromkeys(self.outputs, f"{first}->GetViewShape()")
 
     def channel_of(self, name: str) -> ChannelInput | None:
         return next((c for c in self.channel_inputs if c.name == name), None)
