@@ -17,6 +17,7 @@ from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.plan.schedules import Schedule
+from opgen.plan.schedules.half_split import HalfSplit
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import kernel_formulas, reference_names, sources_with_lets
 from opgen.spec.model import Direction, OpSpec, ParamKind
@@ -95,6 +96,20 @@ def _arg_literal(arg: Arg) -> Code:
     if arg.kind == "scalar":
         return code(f"scalar({python.literal(arg.value)}, {python.string(arg.dtype.value)})")
     return code(f"tensor({python.literal(tuple(arg.shape))}, {python.string(arg.dtype.value)})")
+
+
+def _split_view(operator: OperatorPlan) -> dict | None:
+    """A half-split operator's golden cases: the dim's key among the scalars (or its literal) and the half-size
+    inputs, made as a half of a full-size array."""
+    schedule = operator.schedule
+    if not isinstance(schedule, HalfSplit):
+        return None
+    named = isinstance(schedule.split_dim, str)
+    return {
+        "dim_key": python.string(schedule.dim_python) if named else python.literal(None),
+        "dim_default": code(str(schedule.split_dim)) if not named else code("None"),
+        "half_inputs": [ident(p.python) for p in operator.spec.tensor_inputs if p.name in schedule.half_size],
+    }
 
 
 def _computed_view(schedule: Schedule, name: str, elementwise: str, position: int | None) -> dict:
@@ -250,6 +265,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         channels=[{"name": ident(c.python), "of": ident(c.of_python)} for c in schedule.channel_inputs],
         held=[{"name": ident(p.python), "key": python.string(p.python)} for p in held],
         held_keys=python.literal([p.python for p in held]),
+        split=_split_view(operator),
         out_keyword=python.string(out_keyword),
         unwritten=[{"key": python.string(p.python), "name": ident(p.python)} for p in spec.unwritten_outputs]
         if operator.binding_out

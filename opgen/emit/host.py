@@ -10,10 +10,12 @@ from dataclasses import dataclass
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
+from opgen.plan.half_split_tiling import MAX_BLOCK_COUNT, MAX_STRIDE_BYTES
 from opgen.plan.kernel import BLOCK_BYTES, BUFFER_NUM, REPEAT_BYTES, KernelPlan, ModeAxis, aicore_dtypes, tiling_struct
 from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
+from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.tiling import MIN_BYTES_PER_CORE
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
@@ -90,8 +92,8 @@ def _variant_rows(spec: OpSpec, plan: KernelPlan) -> list[dict]:
 
 
 def _queue_num(plan: KernelPlan) -> int:
-    """The kernel's queues: one per input it reads and one per output."""
-    return len(plan.inputs) + len(plan.outputs)
+    """The kernel's queues: one per buffer its program reads and one per output."""
+    return len(plan.program_inputs) + len(plan.outputs)
 
 
 def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
@@ -110,7 +112,17 @@ def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
 def shape_rule(schedule: Schedule, opdef: OpDefPlan) -> dict:
     """The schedule's infershape rule, its sources as OpDef input indices."""
     sources = [opdef.input_index(name) for name in schedule.shape_sources]
-    return {"kind": schedule.shape_kind, "sources": sources}  # kind: for tests
+    rule: dict[str, object] = {"kind": schedule.shape_kind, "sources": sources}  # kind: for tests
+    if isinstance(schedule, HalfSplit):
+        rule |= {"split": split_view(schedule, opdef), "full": [schedule.output_full(o) for o in schedule.outputs]}
+    return rule
+
+
+def split_view(schedule: HalfSplit, opdef: OpDefPlan) -> dict:
+    """Where the host finds the split: the split tensor's OpDef input, and the dim's attribute (or the literal)."""
+    dim = schedule.split_dim
+    attr = opdef.attr_of(dim) if isinstance(dim, str) else None
+    return {"input": opdef.input_index(schedule.split_tensor), "dim_attr": attr.index if attr else None, "dim": dim}
 
 
 def render_host(operator: OperatorPlan) -> dict[str, str]:
@@ -160,13 +172,18 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "block_bytes": BLOCK_BYTES,
         "repeat_bytes": REPEAT_BYTES,
         "queue_num": _queue_num(plan),
+        "max_block_count": MAX_BLOCK_COUNT,
+        "max_stride_bytes": MAX_STRIDE_BYTES,
     }
+    schedule = operator.schedule
+    if isinstance(schedule, HalfSplit):
+        context["split"] = split_view(schedule, opdef)
     files = {}
     for template, name in (
         ("op/op_host/def.cpp.j2", f"op_host/{op}_def.cpp"),
         ("op/op_host/infershape.cpp.j2", f"op_host/{op}_infershape.cpp"),
-        ("op/op_host/tiling.h.j2", f"op_host/{op}_tiling.h"),
-        ("op/op_host/tiling.cpp.j2", f"op_host/{op}_tiling.cpp"),
+        (schedule.tiling_header_template, f"op_host/{op}_tiling.h"),
+        (schedule.tiling_template, f"op_host/{op}_tiling.cpp"),
     ):
         files[name] = render(template, name, spec_name, **context)
     return files

@@ -22,6 +22,7 @@ from opgen.plan.kernel import (
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
 from opgen.plan.opdef import OpDefPlan
 from opgen.plan.operator import OperatorPlan
+from opgen.plan.schedules.half_split import HalfSplit, SplitStream
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
@@ -192,6 +193,7 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     gm_scalar = {str(i.param): i.name for i in operator.opdef.scalar_inputs}
     views = [variant_view(spec, plan, v) for v in plan.variants]
     assert len({v.key_name for v in views}) == len(views), "each tiling key has its own name"
+    schedule = operator.schedule
     context = {
         "op_type": ident(spec.operator.type),
         "kernel": ident(operator.kernel_entry),
@@ -215,9 +217,36 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         "buffer_num": BUFFER_NUM,
         "max_slots": max((len(v.slots) for v in views), default=0),
     }
+    if isinstance(schedule, HalfSplit):
+        context |= _half_split_context(operator, schedule)
     return {
-        f"op_kernel/{op}.cpp": render("op/op_kernel/kernel.cpp.j2", f"op_kernel/{op}.cpp", spec_name, **context),
+        f"op_kernel/{op}.cpp": render(schedule.kernel_template, f"op_kernel/{op}.cpp", spec_name, **context),
         f"op_kernel/{op}_tiling_data.h": render(
-            "op/op_kernel/tiling_data.h.j2", f"op_kernel/{op}_tiling_data.h", spec_name, **context
+            schedule.tiling_data_template, f"op_kernel/{op}_tiling_data.h", spec_name, **context
         ),
+    }
+
+
+def _half_split_context(operator: OperatorPlan, schedule: HalfSplit) -> dict:
+    """A half-split kernel's GM tensors and UB streams (each a queue of the lowered program's buffers)."""
+    gm = {i.param: i.name for i in operator.opdef.read_inputs}
+    gm_out = {str(o.param): o.name for o in operator.opdef.outputs}
+
+    def stream(s: SplitStream, output: bool) -> dict:
+        pitch, base = schedule.stream_layout(s)
+        view = {"name": ident(s.name), "tensor": ident(s.tensor), "pitch": code(pitch), "base": code(base)}
+        if output:  # named as the lowered program's output buffers: out* for one output, <name>* for several
+            name = s.name if operator.kernel.outputs != ("out",) else "out"
+            view |= {"local": ident(f"{name}Local"), "queue": ident(f"{name}Queue_")}
+        return view
+
+    return {
+        "gm_inputs": [
+            {"name": ident(name), "gm": gm[name], "width": schedule.width(name)} for name in operator.kernel.inputs
+        ],
+        "gm_outputs": [
+            {"name": ident(name), "gm": gm_out[name], "width": schedule.width(name)} for name in schedule.outputs
+        ],
+        "inputs": [stream(s, False) for s in schedule.in_streams if s.tensor in operator.kernel.inputs],
+        "outputs": [stream(s, True) for s in schedule.out_streams],
     }

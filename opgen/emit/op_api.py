@@ -208,6 +208,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         l0_args = [{"value": value} for value in runs.args]
     read = {str(i.param) for i in opdef.read_inputs}
     held = {str(i.param) for i in opdef.scalar_inputs if i.one_element}  # API tensors of one element
+    shape_setup, shapes = schedule.l0_shapes(str(opdef.read_inputs[0].param)) if opdef.read_inputs else ([], {})
     taken: set[str] = set()
     views = checks(operator)
     helpers = check_helpers(main, [c for c in views if not c.after_empty_return], taken)
@@ -258,7 +259,12 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "out": ident(out.name),
         # several computed outputs: the L0 op returns a tuple of them, in the operator's output order
         "several": schedule.several,
-        "outputs": [{"name": ident(name), "reduce": _reduce_view(schedule.sum_of(name))} for name in schedule.outputs],
+        "outputs": [
+            {"name": ident(name), "reduce": _reduce_view(schedule.sum_of(name)), "shape": code(shapes.get(name, ""))}
+            for name in schedule.outputs
+        ],
+        # the L0 op allocates each output by its schedule's shape rule
+        "l0_shape_setup": [code(line) for line in shape_setup],
         "reduces": bool(schedule.sums),  # a per-channel sum is summed by l0op::ReduceSumOp
         "compute_dtype": operator.aclnn.compute_dtype,
         # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape

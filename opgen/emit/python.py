@@ -10,6 +10,7 @@ from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python
 from opgen.plan.dtype_table import DtypeRow, dtype_rows, promotions
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
+from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.signature import ApiSignature
 from opgen.spec import aten_form as aten_forms
 from opgen.spec.model import Direction, Param, ParamKind
@@ -204,6 +205,9 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
                 if param.name in flattened.values():
                     like_py = spec.param(shape_of[0]).python
                     shapes = f"[{like_py}.reshape(-1) if {like_py} is not None else None]"
+                split = operator.schedule
+                if isinstance(split, HalfSplit) and not split.output_full(param.name):  # a half of the split tensor
+                    as_dtype += f", split_dim={split.dim_python}"
                 new_output = f"{out_keyword} = _rt.new_output({shapes}, {py_names(dtype_of)}{as_dtype})"
             else:
                 new_output = f"{out_keyword} = _rt.new_unwritten({spec.tensor_inputs[0].python})"

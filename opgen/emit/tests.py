@@ -412,6 +412,18 @@ def _tiling_context(operator: OperatorPlan) -> dict:
                 {"total": total, "block_dim": r.block_dim, "per_core": r.per_core_length, "tile": r.tile_length}
                 for total, r in case.plans
             ],
+            "split_plans": [
+                {
+                    "rows": x,
+                    "ny": ny,
+                    "block_dim": r.block_dim,
+                    "rows_per_tile": r.rows_per_tile,
+                    "chunk": r.chunk,
+                    "chunks_per_row": r.chunks_per_row,
+                    "tile": r.tile_length,
+                }
+                for (x, ny), r in case.split_plans
+            ],
         }
         for case in tiling.cases
     ]
@@ -615,7 +627,8 @@ def render_tests(operator: OperatorPlan) -> dict[str, str]:
     if operator.runs is None:  # an operator running another's kernel has no tiling of its own
         tiling = f"tests/ut/op_host/test_{op}_tiling.cpp"
         context = _tiling_context(operator)
-        files[tiling] = render("op/tests/ut/op_host/test_tiling.cpp.j2", tiling, spec_name, **context)
+        template = operator.schedule.tiling_test_template
+        files[tiling] = render(template, tiling, spec_name, **context)
     golden = _golden_context(operator)
     # A directory's later operators (their own stem) keep their scripts in a folder of their own.
     folder = "tests/golden/" if op == spec.operator.dir else f"tests/golden/{op}/"

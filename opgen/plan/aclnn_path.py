@@ -23,7 +23,7 @@ from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.channel_broadcast import channel_sum
 from opgen.spec.dtypes import DType, promote_types, wrap_integer
-from opgen.spec.formula_binding import kernel_formula, reduction_of
+from opgen.spec.formula_binding import aligned_values, kernel_formula, reduction_of
 from opgen.spec.model import OpSpec
 
 
@@ -89,13 +89,18 @@ def aclnn_output(
     dtypes), in `out_dtype`."""
     output = output or spec.formula.main_output
     compute = compute_dtype(spec, input_dtypes)
-    shapes = {p.name: np.shape(inputs[p.name]) for p in spec.tensor_inputs}
-    aligned = {p.name: np.reshape(inputs[p.name], spec.aligned_shape(p.name, shapes)) for p in spec.tensor_inputs}
-    out_shape = np.broadcast_shapes(*(a.shape for a in aligned.values()))
-    flat = {
-        p.name: np.broadcast_to(_through_float(aligned[p.name], compute), out_shape).reshape(-1)
-        for p in spec.tensor_inputs
-    }
+    if spec.split is not None:  # the program reads each half of the split tensor and the half-size inputs
+        streams = aligned_values(spec, {**inputs, **scalars})
+        out_shape = np.shape(streams[plan.program_inputs[0]])
+        flat = {name: _through_float(np.asarray(streams[name]), compute).reshape(-1) for name in plan.program_inputs}
+    else:
+        shapes = {p.name: np.shape(inputs[p.name]) for p in spec.tensor_inputs}
+        aligned = {p.name: np.reshape(inputs[p.name], spec.aligned_shape(p.name, shapes)) for p in spec.tensor_inputs}
+        out_shape = np.broadcast_shapes(*(a.shape for a in aligned.values()))
+        flat = {
+            p.name: np.broadcast_to(_through_float(aligned[p.name], compute), out_shape).reshape(-1)
+            for p in spec.tensor_inputs
+        }
     flags: dict[str, ModeValue] = {name: bool(scalars[name]) for name in plan.flags}
     for axis in plan.enums:
         value = scalars.get(axis.name)

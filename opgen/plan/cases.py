@@ -14,6 +14,7 @@ import numpy as np
 
 from opgen.spec.checks import Arg, Args, NoCaseError
 from opgen.spec.dtypes import DType, promote_types
+from opgen.spec.half_split import half_shape, split_axis
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind
 
 BASE_SHAPE = (2, 3)
@@ -46,6 +47,10 @@ def _scalar_default(spec: OpSpec, param: Param) -> Arg:
 
 
 def output_shape(spec: OpSpec, output: Param, args: Args) -> tuple[int, ...]:
+    if spec.split is not None:  # a half of the split tensor's shape, or its whole shape (an output per half)
+        full = args[spec.split.tensor].shape
+        dim = spec.split_dim({n: a.value for n, a in args.items()})
+        return full if spec.full_size(output.name) or split_axis(len(full), dim) is None else half_shape(full, dim)
     sources = spec.shape_sources(output)
     try:
         return tuple(np.broadcast_shapes(*(args[s].shape for s in sources)))
@@ -103,8 +108,13 @@ def allocated_by_binding(spec: OpSpec, args: Args) -> bool:
 def valid_call(spec: OpSpec, dtype: DType, shape: tuple[int, ...] = BASE_SHAPE) -> Call:
     args: Args = {}
     for param in spec.params:
+        if param.kind is not ParamKind.TENSOR:
+            args[param.name] = _scalar_default(spec, param)
+    # with a half split, `shape` is a half's: the full-size tensors double it along the split dim
+    dim = spec.split_dim({n: a.value for n, a in args.items()}) if spec.split is not None else None
+    for param in spec.params:
         if param.kind is ParamKind.TENSOR and param.direction is Direction.INPUT:
-            args[param.name] = Arg("tensor", spec.input_shape(param.name, shape), dtype)
+            args[param.name] = Arg("tensor", spec.input_shape(param.name, shape, dim=dim), dtype)
         elif param.kind is not ParamKind.TENSOR:
             args[param.name] = _scalar_default(spec, param)
             given = args[param.name].value

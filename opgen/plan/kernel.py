@@ -19,6 +19,7 @@ from opgen import formula as F
 from opgen.lang import Code, ident
 from opgen.plan.lowering import LoweringError, VectorProgram, is_uniform, lower_outputs
 from opgen.plan.opdef import opdef_plan
+from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import AICORE_DTYPES, DType
 from opgen.spec.formula_binding import kernel_formulas
 from opgen.spec.model import OpSpec, Param, ParamKind
@@ -114,6 +115,14 @@ class KernelPlan:
     outputs: tuple[str, ...] = ("out",)
     # scalars carried as one-element tensor inputs (opdef.inputs): the kernel reads each value from GM once
     gm_scalars: tuple[str, ...] = ()
+    # the buffers the lowered programs read, where they are not `inputs` (a half split reads each half of its
+    # split tensor: `Schedule.kernel_inputs`)
+    streams: tuple[str, ...] = ()
+
+    @property
+    def program_inputs(self) -> tuple[str, ...]:
+        """The buffers the lowered programs read, one UB queue each."""
+        return self.streams or self.inputs
 
     def compute_of(self, storage: DType) -> DType | None:
         """The dtype the kernel computes `storage` in (None: no AI Core kernel takes it, e.g. a routed DOUBLE)."""
@@ -280,6 +289,8 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     # the inputs the kernel reads, in the OpDef's order (an input the API passes null is not read)
     opdef = opdef_plan(spec)
     inputs = tuple(str(i.param) for i in opdef.read_inputs)
+    read = schedule_for(spec).kernel_inputs(inputs)
+    streams = read if read != inputs else ()
     gm_scalars = tuple(str(i.param) for i in opdef.scalar_inputs)
     used = {name for expr in every for name in F.free_names(expr)}
     scalars = tuple(p.name for p in spec.params if _carried(p) and p.name in used and p.name not in gm_scalars)
@@ -287,7 +298,7 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     def program(storage: DType, mode: dict[str, ModeValue], exact: bool = False) -> VectorProgram:
         compute = compute_dtype(spec, storage, every)
         specialised = {name: specialise(e, mode) for name, e in zip(outputs, exprs.values(), strict=True)}
-        return lower_outputs(specialised, inputs=list(inputs), storage=storage, compute=compute, exact=exact)
+        return lower_outputs(specialised, inputs=list(read), storage=storage, compute=compute, exact=exact)
 
     fast: dict[tuple[DType, tuple[ModeValue, ...]], VectorProgram] = {}
     for storage in aicore_dtypes(spec):
@@ -307,7 +318,7 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
                 and not all(_order_only(specialise(e, mode)) for e in exprs.values())
             )
             variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, chosen, exact, truncates))
-    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums, outputs, gm_scalars)
+    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums, outputs, gm_scalars, streams)
 
 
 def _carried(param: Param) -> bool:

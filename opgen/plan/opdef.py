@@ -110,9 +110,11 @@ def opdef_plan(spec: OpSpec) -> OpDefPlan:
 
 
 def kernel_host_params(spec: OpSpec) -> list[Param]:
-    """Scalars, flags and int64/string parameters the kernel's formulas read and no OpDef input carries (those are
-    the attributes), in spec order."""
+    """Scalars, flags and int64/string parameters the kernel's formulas (or a half split) read and no OpDef input
+    carries (those are the attributes), in spec order."""
     used = {name for expr in kernel_formulas(spec).values() for name in F.free_names(expr)}
+    if spec.split is not None and isinstance(spec.split.dim, str):
+        used.add(spec.split.dim)  # the tiling views the split tensor along it
     as_tensors = {t.param for t in spec.opdef.inputs or []}
     return [p for p in spec.params if p.kind is not ParamKind.TENSOR and p.name in used and p.name not in as_tensors]
 

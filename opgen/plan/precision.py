@@ -39,6 +39,8 @@ _FORMAT = {
     DType.DOUBLE: (52, -1022),
 }
 # A complex dtype's parts are in this floating dtype's format; its errors are measured as moduli (|out - reference|).
+# A half-split operator's points: the split tensor is 1-d, its halves joined along its last dim.
+SPLIT_DIM = -1
 _PARTS = {DType.COMPLEX64: DType.FLOAT, DType.COMPLEX128: DType.DOUBLE}
 
 
@@ -85,7 +87,11 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
     grid = np.arange(math.ceil(lo / step), math.floor(hi / step) + 1, dtype=np.float64) * step
     specials = np.array([float(v) for v in spec.golden.special_values], dtype=np.float64)
     rng = np.random.default_rng(SEED)
-    names = [p.name for p in spec.tensor_inputs if not p.shape.one_element]  # those hold a scalar set's value
+    # those hold a scalar set's value
+    names = [p.name for p in spec.tensor_inputs if not p.shape.one_element]
+    split = spec.split
+    if split is not None:  # the halves meet point by point: a column each, joined along the last dim (SPLIT_DIM)
+        names = [*split.halves, *(n for n in names if n != split.tensor)]
     columns = {name: rng.permutation(grid) for name in names}
     for name in names:  # each special value in each tensor, the others at grid values
         for other in names:
@@ -96,6 +102,9 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
     channels = [p.name for p in spec.tensor_inputs if p.shape.channel_of]
     with np.errstate(over="ignore"):  # a special value beyond the dtype's range rounds to inf, as the kernel's input
         stored = {name: values.astype(dtype.numpy) for name, values in columns.items()}
+    if split is not None:
+        first, second = (stored.pop(half) for half in split.halves)
+        stored = {split.tensor: np.concatenate([first, second]), **stored}
     return pointwise(stored, channels)
 
 
@@ -144,6 +153,8 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> Pre
         with np.errstate(over="ignore"):
             inputs |= {n: np.full((1,), float(values[n])).astype(dtype.numpy) for n in held}
         scalars = {n: v for n, v in values.items() if n not in held}
+        if spec.split is not None and isinstance(spec.split.dim, str):
+            scalars = {**scalars, spec.split.dim: SPLIT_DIM}  # the points are 1-d (sweep_inputs)
         wide = np.complex128 if dtype.is_complex else np.float64
         out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype, output).astype(wide)
         reference = evaluate_reference(spec, {**inputs, **scalars}, None, output).astype(wide)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from opgen.plan.cases import Arg, Call, valid_call
+from opgen.plan.half_split_tiling import HalfSplitPlan, plan_half_split
 from opgen.plan.kernel import KernelPlan
 from opgen.plan.tiling import TilingPlan, plan_tiling
 from opgen.spec.model import OpSpec
@@ -15,6 +16,9 @@ from opgen.spec.socs import Soc, get_soc
 
 SUCCESS_SHAPE = (2, 5)  # room for the spec's special values next to ordinary ones
 TILING_SIZES = (1, 33, 4099, 1_000_003)
+# A half split's (rows, ny): ny = 1, a half-row not a whole number of 32-byte blocks, more rows than one copy moves,
+# a half-row longer than the UB tile (chunks), many rows of a long half-row on every core.
+SPLIT_TILING_SHAPES = ((1, 1), (7, 13), (9000, 1), (3, 70_000), (1001, 40), (4096, 4096))
 LARGE_TILING_SIZE = TILING_SIZES[-1]
 # whether the error table rejects these scalar and flag values (OperatorPlan.rejects)
 Rejects = Callable[[dict[str, float | bool | int | str | None]], bool]
@@ -34,6 +38,8 @@ class TilingCase:
     soc: int
     variant: int
     plans: tuple[tuple[int, TilingPlan], ...]  # (total elements, the plan)
+    # a half split's plans instead: ((rows, ny) of the split tensor, the plan)
+    split_plans: tuple[tuple[tuple[int, int], HalfSplitPlan], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,15 @@ def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...])
     cases = []
     for soc_index, soc in enumerate(socs):
         for variant_index, variant in enumerate(kernel.variants):
+            if spec.split is not None:
+                split_plans = []
+                for x, ny in SPLIT_TILING_SHAPES:
+                    found = plan_half_split(x, ny, variant, soc)
+                    if found is None:
+                        raise ValueError(f"{spec.operator.type}: no tiling for ({x}, 2, {ny}) of {variant.name}")
+                    split_plans.append(((x, ny), found))
+                cases.append(TilingCase(soc_index, variant_index, (), tuple(split_plans)))
+                continue
             plans = []
             for total in TILING_SIZES:
                 result = plan_tiling(total, variant, soc)

@@ -32,6 +32,7 @@ from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType, can_cast, promote_types
 from opgen.spec.formula_binding import formula_symbols, parse_condition
+from opgen.spec.half_split import half_shape, split_axis
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec, Param
@@ -961,6 +962,148 @@ class CheckOneOf(CheckKind):
         return candidates
 
 
+# ---------------------------------------------------------------------------------------------- half split
+
+
+def _split_of(spec: OpSpec) -> tuple[str, str]:
+    """(the split tensor, the C++ expression of the split dim) of a half-split operator."""
+    split = spec.split
+    assert split is not None  # validated: a split check needs a `split` section
+    return split.tensor, str(split.dim)
+
+
+def _split_axis_cpp(spec: OpSpec, row: int) -> tuple[str, tuple[str, ...]]:
+    """The C++ local holding the split dim as a non-negative axis of the split tensor (row-numbered: several rows of
+    one helper declare their own), and the statement declaring it."""
+    tensor, dim = _split_of(spec)
+    local = f"splitAxis{row}"
+    rank = f"static_cast<int64_t>({cpp_shape(tensor)}.GetDimNum())"
+    return local, (f"const int64_t {local} = {dim} < 0 ? {dim} + {rank} : {dim};",)
+
+
+def _resolve_split(resolver: Resolver, names: list[str], path: FieldPath, what: str) -> None:
+    if resolver.spec.split is None:
+        resolver.report(path, f"{what} needs a 'split' section (the tensor and dim it checks)", "invalid")
+        return
+    resolver.resolve_all(names, path, kinds=TENSORS, what=what)
+
+
+class CheckDimRange(CheckKind):
+    kind: ClassVar[str] = "dim_range"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckSplitDim")
+    dim_range: list[Identifier] = Field(
+        min_length=1,
+        max_length=1,
+        description="the split tensor (split.tensor): the split dim must be in [-rank, rank - 1] of it",
+    )
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        _resolve_split(resolver, self.dim_range, path + ("dim_range",), "a dim range check")
+        split = resolver.spec.split
+        if split is not None and self.dim_range[0] != split.tensor:
+            message = f"'{self.dim_range[0]}' is not the split tensor '{split.tensor}' the dim indexes"
+            resolver.report(path + ("dim_range", 0), message, "invalid")
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        tensor, dim = _split_of(spec)
+        rank = f"static_cast<int64_t>({cpp_shape(tensor)}.GetDimNum())"
+        return CppCheck(f"{dim} < -{rank} || {dim} >= {rank}")
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        tensor, _ = _split_of(spec)
+        return split_axis(len(args[tensor].shape), spec.split_dim(_values(args))) is None
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        spec = model.spec
+        split = spec.split
+        assert split is not None
+        rank = len(base[split.tensor].shape)
+        if isinstance(split.dim, str):
+            return [({**base, split.dim: replace(base[split.dim], value=value)}, ()) for value in (rank, -rank - 1)]
+        return [({**base, split.tensor: replace(base[split.tensor], shape=())}, ())]  # a literal dim: a 0-d tensor
+
+
+class CheckSplitEven(CheckKind):
+    kind: ClassVar[str] = "split_even"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckSplitDim")
+    split_even: list[Identifier] = Field(
+        min_length=1, max_length=1, description="the split tensor (split.tensor): its size along the split dim is even"
+    )
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        _resolve_split(resolver, self.split_even, path + ("split_even",), "an even-size check")
+        split = resolver.spec.split
+        if split is not None and self.split_even[0] != split.tensor:
+            message = f"'{self.split_even[0]}' is not the split tensor '{split.tensor}'"
+            resolver.report(path + ("split_even", 0), message, "invalid")
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        tensor, _ = _split_of(spec)
+        axis, setup = _split_axis_cpp(spec, row)
+        return CppCheck(f"{cpp_shape(tensor)}.GetDim({axis}) % 2 != 0", setup)
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        tensor, _ = _split_of(spec)
+        shape = args[tensor].shape
+        axis = split_axis(len(shape), spec.split_dim(_values(args)))
+        return axis is None or shape[axis] % 2 != 0
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        spec = model.spec
+        tensor, _ = _split_of(spec)
+        shape = list(base[tensor].shape)
+        axis = split_axis(len(shape), spec.split_dim(_values(base)))
+        if axis is None:
+            return []
+        shape[axis] = shape[axis] + 1 if shape[axis] % 2 == 0 else shape[axis]
+        return [(model.with_outputs({**base, tensor: replace(base[tensor], shape=tuple(shape))}), ())]
+
+
+class CheckSplitShape(CheckKind):
+    kind: ClassVar[str] = "split_shape"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckSplitShape")
+    relational: ClassVar[bool] = True
+    split_shape: list[Identifier] = Field(
+        min_length=1,
+        description="tensors of a half-split operator whose shape must follow the split tensor's: a half's (its size "
+        "along the split dim halved), or the split tensor's own for a full-size one (an output written per half)",
+    )
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        _resolve_split(resolver, self.split_shape, path + ("split_shape",), "a split shape check")
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        tensor, _ = _split_of(spec)
+        axis, setup = _split_axis_cpp(spec, row)
+        half = f"splitHalfShape{row}"
+        setup += (
+            f"op::Shape {half} = {cpp_shape(tensor)};",
+            f"{half}.SetDim({axis}, {half}.GetDim({axis}) / 2);",
+        )
+        parts = [f"{cpp_shape(n)} != {cpp_shape(tensor) if spec.full_size(n) else half}" for n in self.split_shape]
+        return CppCheck(" || ".join(parts), setup)
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        tensor, _ = _split_of(spec)
+        shape = args[tensor].shape
+        half = half_shape(shape, spec.split_dim(_values(args)))
+        return any(args[n].shape != (shape if spec.full_size(n) else half) for n in self.split_shape)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        spec = model.spec
+        tensor, _ = _split_of(spec)
+        shape = base[tensor].shape
+        half = half_shape(shape, spec.split_dim(_values(base)))
+        return [
+            ({**base, n: replace(base[n], shape=half if spec.full_size(n) else shape)}, ()) for n in self.split_shape
+        ]
+
+
+def _values(args: Args) -> dict[str, object]:
+    """The host values of a call's arguments (the split dim among them)."""
+    return {name: arg.value for name, arg in args.items() if arg.kind != "tensor"}
+
+
 CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckNotNull,
     CheckDtypeSupported,
@@ -977,6 +1120,9 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckOneElement,
     CheckRejectIf,
     CheckOneOf,
+    CheckDimRange,
+    CheckSplitEven,
+    CheckSplitShape,
 )
 CHECK_MODELS: dict[str, type[CheckKind]] = {kind.kind: kind for kind in CHECK_KINDS}
 # The op_api's check functions (no parameter may take one of these names).

@@ -15,6 +15,7 @@ from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
 from opgen.spec.channel_broadcast import CHANNEL_SOURCE, REDUCE_SOURCE, channel_sum, channel_view
 from opgen.spec.dtypes import wrap_integer
+from opgen.spec.half_split import SPLIT_SOURCE, split_half
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec
@@ -39,6 +40,11 @@ def formula_symbols(spec: OpSpec, *, tensors: bool = True) -> dict[str, formula.
                 table[param.name] = formula.Symbol(kind)
         else:
             table[param.name] = formula.Symbol(_SYMBOL_KIND[param.kind])
+    if tensors and spec.split is not None:
+        # the formula reads the split tensor through its halves only
+        table.pop(spec.split.tensor, None)
+        for half in spec.split.halves:
+            table[half] = formula.Symbol(formula.SymbolKind.TENSOR)
     if tensors:
         for var, target in spec.formula.vars.items():
             if target in table:
@@ -72,12 +78,30 @@ def reference_names(spec: OpSpec) -> dict[str, str]:
             names[p.name] = f"np.reshape({p.python}, ())"
         if p.shape.channel_of is not None:  # laid along dim 1 of the tensor it follows (CHANNEL_SOURCE)
             names[p.name] = f"channel_view({p.python}, {spec.param(p.shape.channel_of).python})"
+    split = spec.split
+    if split is not None:  # each half of the split tensor (SPLIT_SOURCE)
+        dim = split.dim if isinstance(split.dim, int) else spec.param(split.dim).python
+        for index, half in enumerate(split.halves):
+            which = str(index)
+            if split.swap_when is not None:
+                flag = spec.param(split.swap_when).python
+                which = f"{1 - index} if {flag} else {index}"
+            names[half] = f"split_half({spec.param(split.tensor).python}, {dim}, {which})"
     return names
+
+
+def half_index(spec: OpSpec, half: str, values: Mapping[str, object]) -> int:
+    """Which half of the split tensor the formula's half `half` is in a call with these values (swap_when)."""
+    assert spec.split is not None
+    index = spec.split.halves.index(half)
+    swap = spec.split.swap_when
+    return 1 - index if swap is not None and bool(values.get(swap)) else index
 
 
 def reference_helpers(spec: OpSpec) -> str:
     """Python the generated references call besides the formula's functions: `channel_view` for channel inputs."""
     source = CHANNEL_SOURCE if any(p.shape.channel_of for p in spec.params) else ""
+    source += "\n\n\n" + SPLIT_SOURCE if spec.split is not None else ""
     return source + ("\n\n\n" + REDUCE_SOURCE if spec.formula.reduce else "")
 
 
@@ -104,6 +128,11 @@ def aligned_values(
         of = p.shape.channel_of
         if of is not None and p.name in values and of in values:
             aligned[p.name] = channel_view(values[p.name], values[of])
+    split = spec.split
+    if split is not None and split.tensor in values:
+        dim = spec.split_dim(values)
+        for half in split.halves:
+            aligned[half] = split_half(values[split.tensor], dim, half_index(spec, half, values))
     return aligned
 
 

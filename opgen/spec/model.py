@@ -35,6 +35,7 @@ from opgen.spec.base import Strict as _Strict
 from opgen.spec.channel_broadcast import channel_count, channel_shape
 from opgen.spec.checks import CHECK_MODELS, CheckKind, CheckRejectIf
 from opgen.spec.dtypes import DType
+from opgen.spec.half_split import full_shape, split_axis
 
 # ---------------------------------------------------------------------------------------------- operator
 
@@ -425,6 +426,35 @@ class OpDefSection(_Strict):
 FormulaText = Annotated[str, Field(min_length=1, max_length=FORMULA_MAX_LENGTH)]
 
 
+class Split(_Strict):
+    """A half split (`opgen.spec.half_split`): the full-size input cut in two halves along `dim`, each named for the
+    formula; the other tensors are half-size, but for an output written per half (`{halves: [...]}`)."""
+
+    tensor: Identifier = Field(description="the full-size input tensor cut in two halves")
+    dim: Identifier | int = Field(
+        description="the int64 parameter giving the dimension to split along, or a literal dimension (e.g. -1) "
+        "for an API without one"
+    )
+    halves: tuple[Identifier, Identifier] = Field(
+        description="the names the formula uses for the first and the second half, e.g. [a, b]"
+    )
+    swap_when: Identifier | None = Field(
+        None, description="a bool parameter: when it holds, the halves swap (the first named half is the second)"
+    )
+
+
+class HalvesFormula(_Strict):
+    """A full-size output of a half-split operator: one expression per half, written into its two halves."""
+
+    halves: tuple[FormulaText, FormulaText] = Field(
+        description="the expressions of the output's first and second half, over the halves and the other tensors"
+    )
+
+
+# The suffixes naming the two halves of a full-size output as the kernel writes them (gradInputFirst...).
+HALF_SUFFIXES = ("First", "Second")
+
+
 class Reduction(_Strict):
     """How an output is reduced from its elementwise expression after the kernel (in the aclnn API)."""
 
@@ -445,7 +475,7 @@ class Formula(_Strict):
         "out and take the derivative of its forward formula",
         max_length=FORMULA_MAX_LENGTH,
     )
-    outputs: dict[Identifier, FormulaText] = Field(
+    outputs: dict[Identifier, FormulaText | HalvesFormula] = Field(
         default_factory=dict,
         description="instead of output and expr: each output tensor the operator writes and its expression, "
         "e.g. {gradInput: ..., gradWeight: ...}",
@@ -478,11 +508,27 @@ class Formula(_Strict):
 
     @property
     def computed(self) -> dict[str, str]:
-        """Each computed output and its expression, in the spec's order."""
+        """Each computed output and its expression, in the spec's order; an output written per half (a half
+        split's full-size output) as one entry per half, named with `HALF_SUFFIXES`."""
         if self.outputs:
-            return dict(self.outputs)
+            found: dict[str, str] = {}
+            for name, text in self.outputs.items():
+                if isinstance(text, HalvesFormula):
+                    found |= {name + suffix: half for suffix, half in zip(HALF_SUFFIXES, text.halves, strict=True)}
+                else:
+                    found[name] = text
+            return found
         assert self.output is not None
         return {self.output: self.expr}
+
+    @property
+    def per_half(self) -> dict[str, tuple[str, str]]:
+        """The outputs written per half: output -> the names of its two halves in `computed`."""
+        return {
+            name: (name + HALF_SUFFIXES[0], name + HALF_SUFFIXES[1])
+            for name, text in self.outputs.items()
+            if isinstance(text, HalvesFormula)
+        }
 
     @property
     def main_output(self) -> str:
@@ -492,8 +538,11 @@ class Formula(_Strict):
     def main_expr(self) -> str:
         return next(iter(self.computed.values()))
 
-    def expr_path(self, output: str) -> tuple[str, ...]:
+    def expr_path(self, output: str) -> tuple[str | int, ...]:
         """Where an output's expression is written in the spec."""
+        for name, (first, second) in self.per_half.items():
+            if output in (first, second):
+                return ("formula", "outputs", name, "halves", 0 if output == first else 1)
         return ("formula", "outputs", output) if self.outputs else ("formula", "expr")
 
 
@@ -725,6 +774,7 @@ class OpSpec(_Strict):
     params: list[Param] = Field(min_length=1)
     formula: Formula
     derivative_of: DerivativeOf | None = None
+    split: Split | None = Field(None, description="a half split of one input along a dimension (gated activations)")
     errors: list[ErrorRow] = Field(min_length=1)
     empty_return: list[Identifier] = Field(
         default_factory=list,
@@ -776,6 +826,18 @@ class OpSpec(_Strict):
         """The inputs whose (broadcast) shape `output` has: the one rule every artifact follows."""
         return output.shape.broadcast_result_of or [output.shape.same_as or self.tensor_inputs[0].name]
 
+    def full_size(self, name: str) -> bool:
+        """Whether tensor `name` of a half-split operator is full-size: the split input and the outputs written
+        per half; the others are half-size (always true without a split)."""
+        split = self.split
+        return split is None or name == split.tensor or name in self.formula.per_half
+
+    def split_dim(self, values: Mapping[str, object]) -> int:
+        """The split dimension in a call with these parameter values (a literal dim, or the dim parameter's)."""
+        assert self.split is not None
+        dim = self.split.dim
+        return dim if isinstance(dim, int) else int(values[dim])  # type: ignore[call-overload]
+
     def aligned_shape(self, name: str, shapes: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
         """The shape input `name` takes to broadcast against the others (numpy's rules), given every input's
         shape: its own, or for a channel input its values laid along dim 1 of the tensor it follows."""
@@ -786,11 +848,17 @@ class OpSpec(_Strict):
             return shapes[name]
         return channel_shape(math.prod(shapes[name]), shapes[of])
 
-    def input_shape(self, name: str, shape: tuple[int, ...], *, one_value: bool = False) -> tuple[int, ...]:
+    def input_shape(
+        self, name: str, shape: tuple[int, ...], *, one_value: bool = False, dim: int | None = None
+    ) -> tuple[int, ...]:
         """Input `name`'s shape in a call whose other inputs have `shape`: a channel input holds one value per
-        channel of it (or, one_value, a single value); a one-element tensor holds one value."""
+        channel of it (or, one_value, a single value); a one-element tensor holds one value; with a half split,
+        `shape` is a half's and the full-size tensors double it along `dim`."""
         if self.param(name).shape.one_element:
             return (1,)
+        if self.split is not None:
+            assert dim is not None
+            return full_shape(shape, dim) if self.full_size(name) and split_axis(len(shape), dim) is not None else shape
         if self.param(name).shape.channel_of is None:
             return shape
         return (1,) if one_value else (channel_count(shape),)

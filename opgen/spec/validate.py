@@ -24,7 +24,8 @@ from opgen.spec.checks import IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.dtypes import AICORE_DTYPES, AICPU_COMPLEX_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols, kernel_formulas, let_symbol, local_lets, output_symbols
-from opgen.spec.model import ATTR_KINDS, Direction, OpDefTensor, OpSpec, Param, ParamKind, ctype_base
+from opgen.spec.half_split import half_shape, split_axis
+from opgen.spec.model import ATTR_KINDS, Direction, HalvesFormula, OpDefTensor, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
 from opgen.spec.socs import SOC_BY_NAME
 from opgen.spec.yaml_source import SourceDocument
@@ -97,6 +98,7 @@ class _Checker:
         self.check_params()
         self.check_socs()
         self.check_api()
+        self.check_split()
         self.check_formula()
         self.check_derivative_of()
         self.check_errors()
@@ -408,7 +410,7 @@ class _Checker:
 
     def check_formula(self) -> None:
         f = self.spec.formula
-        for name in f.computed:
+        for name in f.outputs or f.computed:
             self.check_formula_output(name)
         if not f.outputs:
             computed = [p.name for p in self.spec.outputs]
@@ -517,6 +519,48 @@ class _Checker:
         if source is None or source.shape.channel_of != of:
             message = f"'{name}' holds one value per channel of '{of}': give it the shape of a channel input of '{of}'"
             self.report(path, message + " (shape: {same_as: ...})", "invalid")
+
+    def check_split(self) -> None:
+        """A half split: the split tensor is an input, the dim an int64 parameter (or a literal), the halves are
+        free names, swap_when a bool; no tensor takes a broadcast or channel relation (the halves meet elementwise);
+        an output written per half (`{halves: [...]}`) needs a split."""
+        split = self.spec.split
+        if split is None:
+            for name, text in self.spec.formula.outputs.items():
+                if isinstance(text, HalvesFormula):
+                    message = "an output written per half needs a 'split' section (the tensor and dim it follows)"
+                    self.report(("formula", "outputs", name), message, "invalid")
+            return
+        path: FieldPath = ("split",)
+        tensor = self.resolve(split.tensor, path + ("tensor",), kinds=(ParamKind.TENSOR,), what="the split")
+        if tensor is not None and tensor.direction is not Direction.INPUT:
+            self.report(path + ("tensor",), f"'{split.tensor}' is an output; the split cuts an input", "wrong-kind")
+        if isinstance(split.dim, str):
+            self.resolve(split.dim, path + ("dim",), kinds=(ParamKind.INT64,), what="the split dim")
+            if split.dim in self.params and self.params[split.dim].values is not None:
+                message = f"'{split.dim}' lists 'values' (kernel modes); a split dim is any dim of the tensor"
+                self.report(path + ("dim",), message, "invalid")
+        if split.swap_when is not None:
+            self.resolve(split.swap_when, path + ("swap_when",), kinds=(ParamKind.BOOL,), what="swap_when")
+        if split.halves[0] == split.halves[1]:
+            self.report(path + ("halves", 1), f"both halves are named '{split.halves[0]}'", "duplicate-name")
+        for j, half in enumerate(split.halves):
+            problem = formula_name_problem(half)
+            if problem is None and half in self.params:
+                problem = f"half '{half}' is the name of a parameter"
+            if problem is None and (half in self.spec.formula.vars or half in self.spec.formula.let):
+                problem = f"half '{half}' is also a formula.vars or formula.let name"
+            if problem is not None:
+                self.report(path + ("halves", j), problem, "duplicate-name")
+        for i, param in enumerate(self.spec.params):
+            shape = param.shape
+            if shape.broadcast_with or shape.broadcast_result_of or shape.channel_of:
+                message = "a half-split operator's tensors follow the split (no broadcast or channel relation)"
+                self.report(("params", i, "shape"), message, "invalid")
+            elif shape.same_as is not None:
+                message = "a half-split operator's shapes follow the split: full-size for the split tensor and the "
+                message += "outputs written per half, half-size for the others"
+                self.report(("params", i, "shape", "same_as"), message, "invalid")
 
     def check_formula_output(self, name: str) -> None:
         """`name` is an output tensor the operator writes."""
@@ -718,9 +762,13 @@ class _Checker:
 
     def check_example_shapes(self) -> None:
         """The operator is elementwise: the example's inputs must broadcast together, and each output must
-        have the broadcast shape of its shape sources (else its expected values could not be computed)."""
+        have the broadcast shape of its shape sources (else its expected values could not be computed); a
+        half-split operator's tensors follow its split."""
         tensors = self.spec.example.tensors
         given = {name: tuple(tensor.shape) for name, tensor in tensors.items()}
+        if self.spec.split is not None:
+            self.check_example_split(given)
+            return
         common: tuple[int, ...] = ()
         for param in self.spec.tensor_inputs:
             if param.name not in tensors:
@@ -756,6 +804,25 @@ class _Checker:
                 message = f"shape {out_shape} must be {list(want)}, the broadcast shape of {', '.join(sources)}"
                 self.report(("example", "tensors", out.name, "shape"), message, "invalid")
 
+    def check_example_split(self, given: dict[str, tuple[int, ...]]) -> None:
+        split = self.spec.split
+        assert split is not None
+        if split.tensor not in given:
+            return
+        full = given[split.tensor]
+        value = split.dim if isinstance(split.dim, int) else self.spec.example.scalars.get(split.dim)
+        if type(value) is not int or split_axis(len(full), value) is None or full[split_axis(len(full), value)] % 2:
+            message = f"shape {list(full)} cannot be split in two halves along dim {value}"
+            self.report(("example", "tensors", split.tensor, "shape"), message, "invalid")
+            return
+        half = half_shape(full, value)
+        for name, shape in given.items():
+            wanted = full if self.spec.full_size(name) else half
+            if name != split.tensor and shape != wanted:
+                message = f"shape {list(shape)} must be {list(wanted)}, {'self' if wanted == full else 'a half'} of "
+                message += f"'{split.tensor}' split along dim {value}"
+                self.report(("example", "tensors", name, "shape"), message, "invalid")
+
     def check_golden(self) -> None:
         golden = self.spec.golden
         for name, values in golden.scalar_values.items():
@@ -786,6 +853,8 @@ class _Checker:
                 self.report(("golden", "tolerance", dtype.value), f"no input accepts {dtype.value}", "invalid")
         ranks = [(p.name, p.rank) for p in self.spec.params if p.rank is not None]
         for j, shape in enumerate(golden.shapes):
+            if self.spec.split is not None:
+                continue  # a half's shape: the split tensor doubles it along dim (same rank)
             # Every tensor of a golden case has this shape (inputs) or its broadcast (outputs).
             outside = [f"'{name}' ({lo} to {hi})" for name, (lo, hi) in ranks if not lo <= len(shape) <= hi]
             if outside:

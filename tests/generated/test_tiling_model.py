@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from spec_list import GENERATED, kernel_operators
 
+from opgen.plan.half_split_tiling import plan_half_split_on
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.tiling import plan_tiling_on, ub_bytes
 from opgen.spec.socs import SOCS
@@ -54,7 +55,87 @@ def _queries(variant_count: int) -> list[tuple[int, int, int, int]]:
     return queries
 
 
-@pytest.mark.parametrize("op", list(kernel_operators()))
+SPLIT_DRIVER = """
+#include <cstdio>
+#include "{op}_tiling.h"
+
+// Reads "variant rows ny coreNum ubSize" lines; prints the plan or "fail".
+int main() {{
+  const ge::DataType dtypes[] = {{{dtypes}}};
+  const uint32_t modes[] = {{{modes}}};
+  long long variant = 0;
+  long long rows = 0;
+  long long ny = 0;
+  unsigned cores = 0;
+  unsigned long long ub = 0;
+  while (std::scanf("%lld %lld %lld %u %llu", &variant, &rows, &ny, &cores, &ub) == 5) {{
+    optiling::{op_type}TilingPlan plan{{}};
+    if (!optiling::Plan{op_type}Tiling(rows, ny, cores, ub, dtypes[variant], modes[variant], plan)) {{
+      std::printf("fail\\n");
+      continue;
+    }}
+    std::printf("%llu %u %lld %lld %lld %lld\\n", static_cast<unsigned long long>(plan.tilingKey), plan.blockDim,
+                static_cast<long long>(plan.rowsPerTile), static_cast<long long>(plan.chunk),
+                static_cast<long long>(plan.chunksPerRow), static_cast<long long>(plan.tileLength));
+  }}
+  return 0;
+}}
+"""
+
+
+def _split_queries(variant_count: int) -> list[tuple[int, int, int, int, int]]:
+    rng = np.random.default_rng(11)
+    sizes = [-1, 0, 1, 2, 7, 8, 13, 31, 33, 4095, 4096, 4097, 9000, 16_383, 16_384, 70_000]
+    sizes += [int(t) for t in np.exp(rng.uniform(0, np.log(2e6), 60))]
+    platforms = sorted({(soc.vector_cores, soc.ub_usable_bytes) for soc in SOCS})
+    platforms += [(0, 196_608), (1, 196_608), (7, 65_536), (40, 16_384), (3, 64)]
+    queries = []
+    for variant in range(variant_count):
+        for cores, ub in platforms:
+            for _ in range(60):
+                queries.append((variant, int(rng.choice(sizes)), int(rng.choice(sizes)), cores, ub))
+    return queries
+
+
+SPLIT_OPERATORS = [op for op, spec in kernel_operators().items() if spec.split is not None]
+
+
+@pytest.mark.parametrize("op", SPLIT_OPERATORS)
+def test_half_split_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_lib):
+    spec = kernel_operators()[op]
+    plan = kernel_plan(spec)
+    source = tmp_path / "driver.cpp"
+    source.write_text(
+        SPLIT_DRIVER.format(
+            op=op,
+            op_type=spec.operator.type,
+            dtypes=", ".join(v.storage.ge_enum for v in plan.variants),
+            modes=", ".join(str(v.mode_index) for v in plan.variants),
+        )
+    )
+    program = twin_lib.program(f"split_tiling_driver_{op}", [source], ops_dirs=[GENERATED / spec.operator.dir])
+    queries = _split_queries(len(plan.variants))
+    stdin = "".join(f"{v} {x} {ny} {c} {u}\n" for v, x, ny, c, u in queries)
+    lines = subprocess.run([str(program)], input=stdin, capture_output=True, text=True, check=True).stdout.split("\n")
+    refused = 0
+    for (variant, x, ny, cores, ub), line in zip(queries, lines, strict=False):
+        model = plan_half_split_on(x, ny, plan.variants[variant], cores, ub)
+        if model is None:
+            refused += 1
+            assert line == "fail", (variant, x, ny, cores, ub, line)
+            continue
+        expected = (
+            f"{model.tiling_key} {model.block_dim} {model.rows_per_tile} {model.chunk} {model.chunks_per_row} "
+            f"{model.tile_length}"
+        )
+        assert line == expected, (variant, x, ny, cores, ub)
+        assert model.rows_per_tile <= 4095
+        assert ub_bytes(model.tile_length, plan.variants[variant]) <= ub
+    assert len(lines) == len(queries) + 1
+    assert 0 < refused < len(queries) // 2  # both outcomes were exercised
+
+
+@pytest.mark.parametrize("op", [op for op, spec in kernel_operators().items() if spec.split is None])
 def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_lib):
     spec = kernel_operators()[op]
     plan = kernel_plan(spec)

@@ -30,6 +30,7 @@ __all__ = [
     "gelu_backward_tanh",
     "gelu_tanh",
     "gelu_v2",
+    "glu",
     "hardshrink",
     "hardshrink_backward",
     "hardsigmoid",
@@ -459,6 +460,31 @@ def gelu(self, *, approximate="none", out=None):
             _rt.Tensor(out, output=True),
         ],
     )
+    return out
+
+
+def glu(self, dim=-1, *, out=None):
+    """aclnnGlu: GLU是一个门控线性单元函数，它将输入张量沿着指定的维度dim平均分成两个张量，并将其前部分张量与后部分张量的Sigmoid函数输出的结果逐元素相乘。
+
+        out = a * sigmoid(b)
+
+    Args:
+        self: 待进行Glu计算的入参，沿dim平均分成公式中的a、b两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入self的维度，取值范围[-self.dim，self.dim-1]。 (int64; dtypes: -)
+        out: 计算出参，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针时。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的维度大于8，或self的维度等于0。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参dim超出了self的shape可选维度范围[-self.dim，self.dim-1]。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参self根据指定的dim所对应的维度不能整除2。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于self根据dim拆分后的shape。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self], split_dim=dim)
+    _rt.call("aclnnGlu", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
     return out
 
 

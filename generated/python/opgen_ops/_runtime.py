@@ -873,14 +873,20 @@ def result_dtype(*arrays: np.ndarray | None) -> np.dtype:
     return np.dtype(result)
 
 
-def new_output(shape_of: list, dtype_of: list, integers_as: str | None = None) -> np.ndarray:
+def new_output(
+    shape_of: list, dtype_of: list, integers_as: str | None = None, split_dim: int | None = None
+) -> np.ndarray:
     """The output PyTorch would allocate: shape and dtype from the given inputs (a dummy if one is None); integer
-    and bool inputs give `integers_as` where the op computes them in that dtype (erfinv: float32)."""
+    and bool inputs give `integers_as` where the op computes them in that dtype (erfinv: float32); `split_dim`: a
+    half of the (one) shape input split along it (a dim out of range keeps its shape, for the API to refuse)."""
     for a in (*shape_of, *dtype_of):
         if a is None:
             return np.empty(0, np.float32)
     # one input: its own shape and dtype (the common case, without the general machinery)
     shape = shape_of[0].shape if len(shape_of) == 1 else broadcast_shape(*shape_of)
+    if split_dim is not None and -len(shape) <= split_dim < len(shape):
+        axis = split_dim % len(shape)
+        shape = tuple(size // 2 if i == axis else size for i, size in enumerate(shape))
     if integers_as is not None:  # each integer input counts as integers_as before the promotion
         dtype_of = [np.empty(0, integers_as) if a.dtype.kind in "iub" else a for a in dtype_of]
     dtype = dtype_of[0].dtype if len(dtype_of) == 1 else result_dtype(*dtype_of)

@@ -43,6 +43,12 @@ class Schedule:
     name: ClassVar[str] = ""
     # the most specific schedule that applies is chosen: a higher rank refines a lower one
     rank: ClassVar[int] = -1
+    # the templates of its kernel, tiling data and host tiling (package data under opgen/templates)
+    kernel_template: ClassVar[str] = "op/op_kernel/kernel.cpp.j2"
+    tiling_data_template: ClassVar[str] = "op/op_kernel/tiling_data.h.j2"
+    tiling_template: ClassVar[str] = "op/op_host/tiling.cpp.j2"
+    tiling_header_template: ClassVar[str] = "op/op_host/tiling.h.j2"
+    tiling_test_template: ClassVar[str] = "op/tests/ut/op_host/test_tiling.cpp.j2"
 
     outputs: tuple[str, ...]  # the computed outputs, in order
     # the first output's shape: the (numpy-broadcast, when `broadcast`) shape of these inputs, or a copy of one
@@ -89,6 +95,15 @@ class Schedule:
     def expands_inputs(self) -> bool:
         """Whether the aclnn API expands inputs to the output's shape before the kernel (numpy broadcast)."""
         return self.broadcast
+
+    def kernel_inputs(self, inputs: tuple[str, ...]) -> tuple[str, ...]:
+        """The buffers the lowered vector program reads, given the tensors the kernel reads (its GM inputs)."""
+        return inputs
+
+    def l0_shapes(self, first: str) -> tuple[list[str], dict[str, str]]:
+        """The L0 op's C++ allocating its outputs: statements computing shapes, and each output's shape
+        expression, given its first tensor (every output takes that one's shape)."""
+        return [], dict.fromkeys(self.outputs, f"{first}->GetViewShape()")
 
     def channel_of(self, name: str) -> ChannelInput | None:
         return next((c for c in self.channel_inputs if c.name == name), None)

@@ -1,0 +1,127 @@
+"""Half split (`split: {tensor: self, dim: dim, halves: [a, b]}`, ops-nn's gated activations): the full-size input
+cut in two halves along `dim`, the outputs elementwise functions of the halves and the half-size inputs.
+
+The kernel views the split tensor as (x, 2, ny) (`opgen.spec.half_split.rows_and_half`) and moves UB streams: each
+half of a full-size tensor and each half-size tensor is one stream of rows of ny elements, the halves' rows 2ny
+apart in GM, a half-size tensor's ny apart. The lowered vector program reads and writes the streams as an
+elementwise program reads and writes its inputs and outputs; only the tile loop and the copies differ
+(templates/op/op_kernel/half_split_kernel.cpp.j2, tiling model `opgen.plan.half_split_tiling`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen.plan.schedules.base import Schedule
+from opgen.spec.model import OpSpec
+
+
+@dataclass(frozen=True)
+class SplitStream:
+    """One UB stream of a half-split kernel: a lowered program's input or output buffer and where it lies in GM."""
+
+    name: str  # the program's buffer name: a half's name, a half-size tensor's, an output's (or output half's)
+    tensor: str  # the API tensor it reads or writes
+    half: int | None  # 0 or 1: that half of a full-size tensor (rows 2ny apart); None: a half-size tensor
+
+
+@dataclass(frozen=True)
+class HalfSplit(Schedule):
+    name = "half_split"
+    rank = 3
+    kernel_template = "op/op_kernel/half_split_kernel.cpp.j2"
+    tiling_data_template = "op/op_kernel/half_split_tiling_data.h.j2"
+    tiling_template = "op/op_host/half_split_tiling.cpp.j2"
+    tiling_header_template = "op/op_host/half_split_tiling.h.j2"
+    tiling_test_template = "op/tests/ut/op_host/half_split_test_tiling.cpp.j2"
+
+    split_tensor: str = ""
+    split_dim: str | int = -1  # the int64 parameter, or a literal dim
+    split_python: str = ""  # the split tensor's Python name
+    dim_python: str = ""  # the dim parameter's Python name, or the literal
+    halves: tuple[str, str] = ("", "")
+    half_size: tuple[str, ...] = ()  # the half-size tensors (inputs and outputs)
+    per_half: tuple[tuple[str, str, str], ...] = ()  # full-size outputs: (output, first half's name, second's)
+    in_streams: tuple[SplitStream, ...] = ()
+    out_streams: tuple[SplitStream, ...] = ()
+
+    @classmethod
+    def applies(cls, spec: OpSpec) -> bool:
+        return spec.split is not None
+
+    @classmethod
+    def refinements(cls, spec: OpSpec) -> dict:
+        split = spec.split
+        assert split is not None
+        per_half = tuple((out, first, second) for out, (first, second) in spec.formula.per_half.items())
+        tensors = [p.name for p in spec.params if p.is_tensor and p.written]
+        in_streams = [SplitStream(half, split.tensor, i) for i, half in enumerate(split.halves)]
+        in_streams += [SplitStream(p.name, p.name, None) for p in spec.tensor_inputs if p.name != split.tensor]
+        out_streams = []
+        for out in spec.outputs:
+            names = spec.formula.per_half.get(out.name)
+            if names is None:
+                out_streams.append(SplitStream(out.name, out.name, None))
+            else:
+                out_streams += [SplitStream(name, out.name, i) for i, name in enumerate(names)]
+        dim = split.dim if isinstance(split.dim, int) else spec.param(split.dim).python
+        return {
+            "split_tensor": split.tensor,
+            "split_dim": split.dim,
+            "split_python": spec.param(split.tensor).python,
+            "dim_python": str(dim),
+            "halves": split.halves,
+            "half_size": tuple(n for n in tensors if not spec.full_size(n)),
+            "per_half": per_half,
+            "in_streams": tuple(in_streams),
+            "out_streams": tuple(out_streams),
+        }
+
+    # -- shape rules ------------------------------------------------------------------------------------------
+
+    @property
+    def shape_kind(self) -> str:
+        return "half_split"
+
+    @property
+    def expands_inputs(self) -> bool:
+        return False
+
+    def stream_layout(self, stream: SplitStream) -> tuple[str, str]:
+        """(the GM pitch between its rows, its offset in a row) of a stream, as C++ over the kernel's ny_."""
+        if stream.half is None:
+            return "ny_", "0"
+        return "2 * ny_", "0" if stream.half == 0 else "ny_"
+
+    def width(self, tensor: str) -> int:
+        """Rows of a tensor hold 2 * ny elements (full-size) or ny (half-size)."""
+        return 1 if tensor in self.half_size else 2
+
+    def l0_shapes(self, first: str) -> tuple[list[str], dict[str, str]]:
+        """A half-size output takes the split tensor's shape with size(dim) halved, a full-size one its shape."""
+        tensor, dim = self.split_tensor, str(self.split_dim)
+        setup = [
+            f"op::Shape halfShape = {tensor}->GetViewShape();",
+            f"const int64_t splitAxis = {dim} < 0 ? {dim} + static_cast<int64_t>(halfShape.GetDimNum()) : {dim};",
+            "halfShape.SetDim(splitAxis, halfShape.GetDim(splitAxis) / 2);",
+        ]
+        shapes = {o: f"{tensor}->GetViewShape()" if self.output_full(o) else "halfShape" for o in self.outputs}
+        return setup, shapes
+
+    def kernel_inputs(self, inputs: tuple[str, ...]) -> tuple[str, ...]:
+        """The lowered program reads each half of the split tensor and each half-size input."""
+        return tuple(s.name for s in self.in_streams if s.tensor in inputs)
+
+    def output_full(self, output: str) -> bool:
+        return output not in self.half_size
+
+    # -- golden-test hooks ------------------------------------------------------------------------------------
+
+    def reference(self, output: str, elementwise: str) -> str:
+        return elementwise
+
+    def joined(self, first: str, second: str) -> str:
+        """The numpy reference of a full-size output from its halves' sources."""
+        return f"join_halves({first}, {second}, {self.dim_python})"
+
+
+SCHEDULE = HalfSplit
