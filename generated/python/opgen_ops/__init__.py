@@ -70,6 +70,9 @@ __all__ = [
     "squared_relu",
     "swish",
     "swish_backward",
+    "tanh",
+    "tanh_",
+    "tanh_backward",
     "threshold",
     "threshold_",
     "threshold_backward",
@@ -1551,6 +1554,76 @@ def swish_backward(grad_output, self, beta=None, *, out=None):
         "aclnnSwishBackward",
         [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Scalar(beta, real=True), _rt.Tensor(out, output=True)],
     )
+    return out
+
+
+def tanh(self, *, out=None):
+    """aclnnTanh: 激活函数Tanh：逐元素计算输入的双曲正切，返回与输入shape相同的tensor，输出范围为[-1, 1]。
+
+        out = tanh(self)
+
+    Args:
+        self: 公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, BOOL, UINT8, INT8, INT16, INT32, INT64)
+        out: 公式中的输出out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, BOOL, UINT8, INT8, INT16, INT32, INT64)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不满足数据类型推导规则（BOOL和整数类型的self按FLOAT推导）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self], "float32")
+    _rt.call("aclnnTanh", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def tanh_(
+    self,
+):
+    """aclnnInplaceTanh: 激活函数Tanh：逐元素计算输入的双曲正切，返回与输入shape相同的tensor，输出范围为[-1, 1]。
+
+        out = tanh(self)
+
+    Args:
+        self: 公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, BOOL, UINT8, INT8, INT16, INT32, INT64)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不满足数据类型推导规则（BOOL和整数类型的self按FLOAT推导）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceTanh", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def tanh_backward(grad_output, output, *, out=None):
+    """aclnnTanhBackward: 激活函数aclnnTanh的反向：由正向的输出output和梯度gradOutput计算正向输入的梯度。
+
+        gradInput = gradOutput * (1 - output * output)
+
+    Args:
+        grad_output: 公式中的输入gradOutput，反向传播过程中上一步输出的梯度。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
+        output: 公式中的输入output，正向Tanh的输出。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
+        out: 公式中的输出gradInput，正向输入的梯度。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、output或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output和gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output和gradInput数据类型不同。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或output的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和output的shape不能进行broadcast，或broadcast后的shape与gradInput的shape不同。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    output = _rt.as_array(output)
+    if out is None:
+        out = _rt.new_output([grad_output, output], [grad_output])
+    _rt.call("aclnnTanhBackward", [_rt.Tensor(grad_output), _rt.Tensor(output), _rt.Tensor(out, output=True)])
     return out
 
 

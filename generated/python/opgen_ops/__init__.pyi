@@ -211,6 +211,13 @@ def swish_backward(
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
+def tanh(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def tanh_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def tanh_backward(
+    grad_output: np.ndarray | None, output: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
 def threshold(
     self: np.ndarray | None,
     threshold: float | int | bool | np.generic | None,
