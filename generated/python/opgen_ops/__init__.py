@@ -67,6 +67,8 @@ __all__ = [
     "softplus_backward",
     "softshrink",
     "softshrink_backward",
+    "softsign",
+    "softsign_backward",
     "squared_relu",
     "swish",
     "swish_backward",
@@ -1454,6 +1456,54 @@ def softshrink(self, lambd=0.5, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self])
     _rt.call("aclnnSoftshrink", [_rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)])
+    return out
+
+
+def softsign(self, *, out=None):
+    """aclnnSoftsign: 完成Softsign激活函数计算。Softsign与tanh相似，但以多项式速度而非指数速度趋近于±1，输出范围为(-1, 1)。
+
+        out = self / (1 + abs(self))
+
+    Args:
+        self: 输入张量，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 输出张量，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if self或out存在空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的数据类型与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（参数说明中的维度范围，文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSoftsign", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def softsign_backward(gradients, features, *, out=None):
+    """aclnnSoftsignBackward: 完成Softsign激活函数的反向梯度计算。
+
+        output = gradients / (d * d)
+
+    Args:
+        gradients: 上游梯度张量，公式中的gradients。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        features: Softsign正向的输入特征张量，公式中的features。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 计算得到的梯度输出张量，公式中的output。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if gradients、features、output存在空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradients或features的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradients与features的数据类型不一致（output的数据类型也需与其一致）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradients与features的shape不相同（output的shape也需与其相同）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradients或features的维度大于8（参数说明中的维度范围，文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    gradients = _rt.as_array(gradients)
+    features = _rt.as_array(features)
+    if out is None:
+        out = _rt.new_output([features], [features])
+    _rt.call("aclnnSoftsignBackward", [_rt.Tensor(gradients), _rt.Tensor(features), _rt.Tensor(out, output=True)])
     return out
 
 
