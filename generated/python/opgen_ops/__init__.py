@@ -39,6 +39,8 @@ __all__ = [
     "hardswish_",
     "hardswish_backward",
     "hardswish_backward_v2",
+    "hardtanh",
+    "hardtanh_",
     "hardtanh_backward",
     "heaviside",
     "inplace_add_relu",
@@ -132,6 +134,70 @@ def celu_(
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     _rt.call("aclnnInplaceCelu", [_rt.Tensor(self, output=True), _rt.Scalar(alpha, real=True)])
+    return self
+
+
+def hardtanh(self, min_val=-1.0, max_val=1.0, *, out=None):
+    """aclnnHardtanh: 将输入的所有元素限制在[clipValueMin, clipValueMax]范围内：大于clipValueMax的元素输出clipValueMax，小于clipValueMin的元素输出clipValueMin，其余元素保持不变。
+
+        out = min(max(self, clipValueMin), clipValueMax)
+
+    Args:
+        self: 公式中的x。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        min_val: 下界，公式中的clipValueMin。 (scalar; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        max_val: 上界，公式中的clipValueMax。 (scalar; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        out: 计算输出。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out、clipValueMax、clipValueMin其中一个为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型与输出out的类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的shape与输出out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if clipValueMin的数值大于clipValueMax。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnHardtanh",
+        [
+            _rt.Tensor(self),
+            _rt.Scalar(min_val, real=True),
+            _rt.Scalar(max_val, real=True),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def hardtanh_(
+    self,
+    min_val=-1.0,
+    max_val=1.0,
+):
+    """aclnnInplaceHardtanh: 将输入的所有元素限制在[clipValueMin, clipValueMax]范围内：大于clipValueMax的元素输出clipValueMax，小于clipValueMin的元素输出clipValueMin，其余元素保持不变。
+
+        out = min(max(self, clipValueMin), clipValueMax)
+
+    Args:
+        self: 公式中的x。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        min_val: 下界，公式中的clipValueMin。 (scalar; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        max_val: 上界，公式中的clipValueMax。 (scalar; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out、clipValueMax、clipValueMin其中一个为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型与输出out的类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的shape与输出out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if clipValueMin的数值大于clipValueMax。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call(
+        "aclnnInplaceHardtanh",
+        [_rt.Tensor(self, output=True), _rt.Scalar(min_val, real=True), _rt.Scalar(max_val, real=True)],
+    )
     return self
 
 

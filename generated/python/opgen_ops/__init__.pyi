@@ -13,6 +13,18 @@ def celu_(
     self: np.ndarray | None,
     alpha: float | int | bool | np.generic | None = 1.0,
 ) -> np.ndarray: ...
+def hardtanh(
+    self: np.ndarray | None,
+    min_val: float | int | bool | np.generic | None = -1.0,
+    max_val: float | int | bool | np.generic | None = 1.0,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def hardtanh_(
+    self: np.ndarray | None,
+    min_val: float | int | bool | np.generic | None = -1.0,
+    max_val: float | int | bool | np.generic | None = 1.0,
+) -> np.ndarray: ...
 def elu(
     self: np.ndarray | None,
     alpha: float | int | bool | np.generic | None = 1.0,
