@@ -26,7 +26,13 @@ EIGHT = ("tanh", "tanh_grad", "hardtanh", "relu6", "softsign", "new_gelu", "squa
 # stands in for. Two specs cannot generate one aten op (nor one API), so in this tree the user's spec takes the shipped
 # one's place: it is still checked beside every other shipped spec, built, golden-tested and compared with torch; the
 # shipped spec has its own tests. Any other same-named shipped spec is a clash (below).
-STAND_IN = {"tanh": "tanh", "tanh_grad": "tanh_grad", "softsign": "softsign", "hardtanh": "clip_by_value_v2"}
+STAND_IN = {
+    "tanh": "tanh",
+    "tanh_grad": "tanh_grad",
+    "softsign": "softsign",
+    "hardtanh": "clip_by_value_v2",
+    "relu6": "relu6",
+}
 # hardtanh's spec beside the shipped hardtanh_grad: check suggests linking them (a shipped spec, left as it is)
 EXPECTED_WARNINGS = (r"(\S*/)?hardtanh_grad\.yaml:\d+:\d+: api\.aten: warning: hardtanh_backward's forward hardtanh ",)
 

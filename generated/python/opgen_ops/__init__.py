@@ -55,6 +55,8 @@ __all__ = [
     "mish_backward",
     "prelu",
     "relu",
+    "relu6",
+    "relu6_",
     "relu_",
     "selu",
     "selu_",
@@ -1215,6 +1217,52 @@ def inplace_add_relu(
     self = _rt.as_array(self)
     other = _rt.as_array(other)
     _rt.call("aclnnInplaceAddRelu", [_rt.Tensor(self, output=True), _rt.Tensor(other), _rt.Scalar(alpha, real=True)])
+    return self
+
+
+def relu6(
+    self,
+):
+    """aclnnRelu6: 激活函数Relu6：将self截断到[0, 6]区间，小于0的元素输出0，大于6的元素输出6，其余元素保持不变。
+
+        out = min(max(self, 0), 6)
+
+    Args:
+        self: 表示Relu6的输入，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
+        out: 表示Relu6的输出，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    out = _rt.new_output([self], [self])
+    _rt.call("aclnnRelu6", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def relu6_(
+    self,
+):
+    """aclnnInplaceRelu6: 激活函数Relu6：将self截断到[0, 6]区间，小于0的元素输出0，大于6的元素输出6，其余元素保持不变。
+
+        out = min(max(self, 0), 6)
+
+    Args:
+        self: 表示Relu6的输入，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceRelu6", [_rt.Tensor(self, output=True)])
     return self
 
 
