@@ -79,6 +79,7 @@ __all__ = [
     "tanh",
     "tanh_",
     "tanh_backward",
+    "tanhshrink",
     "threshold",
     "threshold_",
     "threshold_backward",
@@ -1788,6 +1789,29 @@ def tanh_backward(grad_output, output, *, out=None):
     if out is None:
         out = _rt.new_output([grad_output, output], [grad_output])
     _rt.call("aclnnTanhBackward", [_rt.Tensor(grad_output), _rt.Tensor(output), _rt.Tensor(out, output=True)])
+    return out
+
+
+def tanhshrink(self, *, out=None):
+    """aclnnTanhshrink: 激活函数Tanhshrink：逐元素计算self - tanh(self)。
+
+        out = self - tanh(self)
+
+    Args:
+        self: 输入张量，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 输出张量，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnTanhshrink", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
 

@@ -240,6 +240,7 @@ def tanh_(
 def tanh_backward(
     grad_output: np.ndarray | None, output: np.ndarray | None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def tanhshrink(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def threshold(
     self: np.ndarray | None,
     threshold: float | int | bool | np.generic | None,
