@@ -5,7 +5,8 @@ minGPT's tanh-GELU (NewGelu), and an invented SquarePlus with its backward. Toge
 (aten's op where it has one: tanh, tanh_backward, hardtanh, relu6, gelu(approximate='tanh'); softsign as
 x / (1 + |x|)) and SquarePlus computed independently in 120 digits (mpmath), at NaN, +-inf, +-0 (the sign of zero as
 torch's), the branch boundaries, 0-d, empty and 8-d tensors and strided views (negative, stepped, transposed,
-stride 0). One check, one build, one pytest run of the eight golden tests, one comparison run."""
+stride 0). One check, one build, one pytest run of the eight golden tests, one comparison run. A user spec of an
+operator specs/ now ships (STAND_IN) takes the shipped spec's place in that tree."""
 
 from __future__ import annotations
 
