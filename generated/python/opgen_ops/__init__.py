@@ -40,6 +40,8 @@ __all__ = [
     "hardswish_",
     "hardswish_backward",
     "hardswish_backward_v2",
+    "hardtanh",
+    "hardtanh_",
     "hardtanh_backward",
     "heaviside",
     "inplace_add_relu",
@@ -54,6 +56,8 @@ __all__ = [
     "mish_backward",
     "prelu",
     "relu",
+    "relu6",
+    "relu6_",
     "relu_",
     "selu",
     "selu_",
@@ -68,9 +72,15 @@ __all__ = [
     "softplus_backward",
     "softshrink",
     "softshrink_backward",
+    "softsign",
+    "softsign_backward",
     "squared_relu",
     "swish",
     "swish_backward",
+    "tanh",
+    "tanh_",
+    "tanh_backward",
+    "tanhshrink",
     "threshold",
     "threshold_",
     "threshold_backward",
@@ -128,6 +138,70 @@ def celu_(
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     _rt.call("aclnnInplaceCelu", [_rt.Tensor(self, output=True), _rt.Scalar(alpha, real=True)])
+    return self
+
+
+def hardtanh(self, min_val=-1.0, max_val=1.0, *, out=None):
+    """aclnnHardtanh: 将输入的所有元素限制在[clipValueMin, clipValueMax]范围内：大于clipValueMax的元素输出clipValueMax，小于clipValueMin的元素输出clipValueMin，其余元素保持不变。
+
+        out = min(max(self, clipValueMin), clipValueMax)
+
+    Args:
+        self: 公式中的x。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        min_val: 下界，公式中的clipValueMin。 (scalar; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        max_val: 上界，公式中的clipValueMax。 (scalar; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        out: 计算输出。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out、clipValueMax、clipValueMin其中一个为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型与输出out的类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的shape与输出out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if clipValueMin的数值大于clipValueMax。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnHardtanh",
+        [
+            _rt.Tensor(self),
+            _rt.Scalar(min_val, real=True),
+            _rt.Scalar(max_val, real=True),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def hardtanh_(
+    self,
+    min_val=-1.0,
+    max_val=1.0,
+):
+    """aclnnInplaceHardtanh: 将输入的所有元素限制在[clipValueMin, clipValueMax]范围内：大于clipValueMax的元素输出clipValueMax，小于clipValueMin的元素输出clipValueMin，其余元素保持不变。
+
+        out = min(max(self, clipValueMin), clipValueMax)
+
+    Args:
+        self: 公式中的x。 (tensor; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        min_val: 下界，公式中的clipValueMin。 (scalar; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+        max_val: 上界，公式中的clipValueMax。 (scalar; dtypes: FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out、clipValueMax、clipValueMin其中一个为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型与输出out的类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（代码中的校验，文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的shape与输出out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if clipValueMin的数值大于clipValueMax。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call(
+        "aclnnInplaceHardtanh",
+        [_rt.Tensor(self, output=True), _rt.Scalar(min_val, real=True), _rt.Scalar(max_val, real=True)],
+    )
     return self
 
 
@@ -1173,6 +1247,52 @@ def inplace_add_relu(
     return self
 
 
+def relu6(
+    self,
+):
+    """aclnnRelu6: 激活函数Relu6：将self截断到[0, 6]区间，小于0的元素输出0，大于6的元素输出6，其余元素保持不变。
+
+        out = min(max(self, 0), 6)
+
+    Args:
+        self: 表示Relu6的输入，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
+        out: 表示Relu6的输出，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    out = _rt.new_output([self], [self])
+    _rt.call("aclnnRelu6", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def relu6_(
+    self,
+):
+    """aclnnInplaceRelu6: 激活函数Relu6：将self截断到[0, 6]区间，小于0的元素输出0，大于6的元素输出6，其余元素保持不变。
+
+        out = min(max(self, 0), 6)
+
+    Args:
+        self: 表示Relu6的输入，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceRelu6", [_rt.Tensor(self, output=True)])
+    return self
+
+
 def selu(
     self,
 ):
@@ -1480,6 +1600,54 @@ def softshrink(self, lambd=0.5, *, out=None):
     return out
 
 
+def softsign(self, *, out=None):
+    """aclnnSoftsign: 完成Softsign激活函数计算。Softsign与tanh相似，但以多项式速度而非指数速度趋近于±1，输出范围为(-1, 1)。
+
+        out = self / (1 + abs(self))
+
+    Args:
+        self: 输入张量，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 输出张量，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if self或out存在空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的数据类型与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8（参数说明中的维度范围，文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSoftsign", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def softsign_backward(gradients, features, *, out=None):
+    """aclnnSoftsignBackward: 完成Softsign激活函数的反向梯度计算。
+
+        output = gradients / (d * d)
+
+    Args:
+        gradients: 上游梯度张量，公式中的gradients。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        features: Softsign正向的输入特征张量，公式中的features。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 计算得到的梯度输出张量，公式中的output。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if gradients、features、output存在空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradients或features的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradients与features的数据类型不一致（output的数据类型也需与其一致）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradients与features的shape不相同（output的shape也需与其相同）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradients或features的维度大于8（参数说明中的维度范围，文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    gradients = _rt.as_array(gradients)
+    features = _rt.as_array(features)
+    if out is None:
+        out = _rt.new_output([features], [features])
+    _rt.call("aclnnSoftsignBackward", [_rt.Tensor(gradients), _rt.Tensor(features), _rt.Tensor(out, output=True)])
+    return out
+
+
 def squared_relu(input, *, out=None):
     """aclnnSquaredRelu: SquaredReLU函数是标准ReLU函数的变体，对ReLU函数的输出求平方，常作为模型的激活函数。
 
@@ -1577,6 +1745,99 @@ def swish_backward(grad_output, self, beta=None, *, out=None):
         "aclnnSwishBackward",
         [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Scalar(beta, real=True), _rt.Tensor(out, output=True)],
     )
+    return out
+
+
+def tanh(self, *, out=None):
+    """aclnnTanh: 激活函数Tanh：逐元素计算输入的双曲正切，返回与输入shape相同的tensor，输出范围为[-1, 1]。
+
+        out = tanh(self)
+
+    Args:
+        self: 公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, BOOL, UINT8, INT8, INT16, INT32, INT64)
+        out: 公式中的输出out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, BOOL, UINT8, INT8, INT16, INT32, INT64)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不满足数据类型推导规则（BOOL和整数类型的self按FLOAT推导）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self], "float32")
+    _rt.call("aclnnTanh", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def tanh_(
+    self,
+):
+    """aclnnInplaceTanh: 激活函数Tanh：逐元素计算输入的双曲正切，返回与输入shape相同的tensor，输出范围为[-1, 1]。
+
+        out = tanh(self)
+
+    Args:
+        self: 公式中的输入self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, BOOL, UINT8, INT8, INT16, INT32, INT64)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不满足数据类型推导规则（BOOL和整数类型的self按FLOAT推导）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call("aclnnInplaceTanh", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def tanh_backward(grad_output, output, *, out=None):
+    """aclnnTanhBackward: 激活函数aclnnTanh的反向：由正向的输出output和梯度gradOutput计算正向输入的梯度。
+
+        gradInput = gradOutput * (1 - output * output)
+
+    Args:
+        grad_output: 公式中的输入gradOutput，反向传播过程中上一步输出的梯度。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
+        output: 公式中的输入output，正向Tanh的输出。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
+        out: 公式中的输出gradInput，正向输入的梯度。 (tensor; dtypes: FLOAT, FLOAT16, DOUBLE, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、output或gradInput是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output和gradInput的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output和gradInput数据类型不同。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或output的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput和output的shape不能进行broadcast，或broadcast后的shape与gradInput的shape不同。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    output = _rt.as_array(output)
+    if out is None:
+        out = _rt.new_output([grad_output, output], [grad_output])
+    _rt.call("aclnnTanhBackward", [_rt.Tensor(grad_output), _rt.Tensor(output), _rt.Tensor(out, output=True)])
+    return out
+
+
+def tanhshrink(self, *, out=None):
+    """aclnnTanhshrink: 激活函数Tanhshrink：逐元素计算self - tanh(self)。
+
+        out = self - tanh(self)
+
+    Args:
+        self: 输入张量，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 输出张量，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+    """
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnTanhshrink", [_rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
 
 

@@ -13,6 +13,18 @@ def celu_(
     self: np.ndarray | None,
     alpha: float | int | bool | np.generic | None = 1.0,
 ) -> np.ndarray: ...
+def hardtanh(
+    self: np.ndarray | None,
+    min_val: float | int | bool | np.generic | None = -1.0,
+    max_val: float | int | bool | np.generic | None = 1.0,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def hardtanh_(
+    self: np.ndarray | None,
+    min_val: float | int | bool | np.generic | None = -1.0,
+    max_val: float | int | bool | np.generic | None = 1.0,
+) -> np.ndarray: ...
 def elu(
     self: np.ndarray | None,
     alpha: float | int | bool | np.generic | None = 1.0,
@@ -149,6 +161,12 @@ def inplace_add_relu(
     other: np.ndarray | None,
     alpha: float | int | bool | np.generic | None = 1.0,
 ) -> np.ndarray: ...
+def relu6(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def relu6_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
 def selu(
     self: np.ndarray | None,
 ) -> np.ndarray: ...
@@ -200,6 +218,10 @@ def softplus_backward(
 def softshrink(
     self: np.ndarray | None, lambd: float | int | bool | np.generic | None = 0.5, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def softsign(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def softsign_backward(
+    gradients: np.ndarray | None, features: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
 def squared_relu(input: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def swish(
     self: np.ndarray | None, beta: float | int | bool | np.generic | None = None, *, out: np.ndarray | None = None
@@ -212,6 +234,14 @@ def swish_backward(
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
+def tanh(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
+def tanh_(
+    self: np.ndarray | None,
+) -> np.ndarray: ...
+def tanh_backward(
+    grad_output: np.ndarray | None, output: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def tanhshrink(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def threshold(
     self: np.ndarray | None,
     threshold: float | int | bool | np.generic | None,
