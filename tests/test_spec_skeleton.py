@@ -61,11 +61,27 @@ def test_a_filled_skeleton_binds_like_aten(real):
     real_inputs = [p for p in real.params if p.direction.value == "input"]
     skeleton_inputs = [p for p in filled["params"] if p.get("direction", "input") == "input"]
     symbols = formula_symbols(real)
+    names = {a.name: b["name"] for a, b in zip(real_inputs, skeleton_inputs, strict=False)}
+    # a split tensor is no formula name: its halves are (named by the split section, which no skeleton has)
     renamed = {
-        a.name: F.Name(b["name"], symbols[a.name].kind) for a, b in zip(real_inputs, skeleton_inputs, strict=False)
+        real_name: F.Name(name, symbols[real_name].kind) for real_name, name in names.items() if real_name in symbols
     }
     expr = F.to_text(F.substitute(kernel_formula(real), renamed))
     filled["formula"] = {"output": filled["params"][-1]["name"], "expr": expr}
+    if real.split is not None:
+        dim = real.split.dim
+        filled["split"] = {
+            "tensor": names[real.split.tensor],
+            "dim": names[dim] if isinstance(dim, str) else dim,
+            "halves": list(real.split.halves),
+        }
+        # and each tensor's shape follows the split, not a skeleton's same_as; the example's shapes are the real one's
+        for param in filled["params"]:
+            param.pop("shape", None)
+        filled["example"]["tensors"] = {
+            names.get(name, filled["params"][-1]["name"]): {"shape": list(t.shape), "dtype": t.dtype.value, "data": list(t.data)}
+            for name, t in real.example.tensors.items()
+        }
     # the dtypes computed in float are the real spec's, as its writer chose them for `opgen check`'s precision rule
     filled["kernel"]["compute_in_float"] = [d.value for d in real.kernel.compute_in_float]
     plan = check_spec_text(
@@ -273,10 +289,13 @@ def test_a_backward_without_aten_gets_its_gradient_and_a_link(tmp_path):
 
 
 def test_a_skeleton_follows_the_spelling_of_the_specs_in_its_folder():
-    """Before: hardtanh's bounds were minVal/maxVal where the shipped hardtanh_grad spec says min/max."""
+    """Before: hardtanh's bounds were minVal/maxVal where the shipped specs spell them otherwise (hardtanh_grad's
+    min/max, aclnnHardtanh's clipValueMin/clipValueMax): the skeleton takes a spelling the folder uses."""
+    folder_names = {p.name for _, s in loaded() for p in s.params}
     spec = yaml.safe_load(render_skeleton("Hardtanh", aten_name="hardtanh", folder=ROOT / "specs"))
-    names = {p["name"]: p.get("py_name") for p in spec["params"]}
-    assert names["min"] == "min_val" and names["max"] == "max_val"
+    bounds = {p.get("py_name"): p["name"] for p in spec["params"] if p.get("py_name") in ("min_val", "max_val")}
+    assert set(bounds) == {"min_val", "max_val"} and set(bounds.values()) <= folder_names, bounds
+    assert "minVal" not in bounds.values()
     alone = yaml.safe_load(render_skeleton("Hardtanh", aten_name="hardtanh"))
     assert [p["name"] for p in alone["params"]][:3] == ["self", "minVal", "maxVal"]
 
