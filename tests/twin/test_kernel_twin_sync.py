@@ -71,3 +71,27 @@ def test_vector_read_of_a_scalar_write_without_s_v_is_refused(sync):
     assert details.startswith("src:") and "LocalTensor::SetValue" in details
     assert "bytes [0, 4) of the VECCALC TBuf at UB offset 512" in details  # what SetValue wrote, not all Adds reads
     assert "SetFlag/WaitFlag<HardEvent::S_V>" in details and "PipeBarrier<PIPE_ALL>" in details
+
+
+def test_only_the_bytes_a_vector_instruction_writes_are_in_flight(sync):
+    """Adds writes floats [8, 16) of a buffer whose earlier contents were synchronised: floats 0 and 7 read
+    fine, float 8 is refused, and the message names its bytes within the TBuf."""
+    result = run_program(sync, "partial_overlap")
+    assert "untouched=2" in result.stdout  # 1.0 + 1.0 from the synchronised Duplicate
+    failure = twin_failure(sync, "partial_overlap")
+    assert (failure["check"], failure["api"]) == ("PIPE_SYNC_MISSING", "LocalTensor::GetValue")
+    assert "bytes [32, 36) of the VECCALC TBuf at UB offset 576" in failure["details"]
+    assert "Adds" in failure["details"]
+
+
+def test_reference_to_a_vector_result_without_v_s_is_refused(sync):
+    failure = twin_failure(sync, "ref_unsynced")
+    assert (failure["check"], failure["api"]) == ("PIPE_SYNC_MISSING", "LocalTensor::operator()")
+    assert "bytes [12, 16) of the VECCALC TBuf at UB offset 576" in failure["details"]
+
+
+def test_ub_to_ub_data_copy_is_a_vector_read(sync):
+    """A LocalTensor -> LocalTensor DataCopy runs on the vector pipe, so it needs S_V after a SetValue."""
+    failure = twin_failure(sync, "set_then_local_copy")
+    assert (failure["check"], failure["api"]) == ("PIPE_SYNC_MISSING", "DataCopy")
+    assert failure["details"].startswith("src:") and "SetFlag/WaitFlag<HardEvent::S_V>" in failure["details"]

@@ -29,6 +29,9 @@ enum Case : uint32_t {
   kSetOtherBuffer,     // SetValue into one buffer, Adds reading another
   kQueueRecycled,      // vector writes a queue buffer, frees it; the scalar unit writes it again after AllocTensor
   kMaxSyncedLoop,      // ReduceMax twice, each followed by a V_S flag; the second flag reuses the id
+  kPartialOverlap,     // Adds writes floats [8, 16) of a synchronised buffer; GetValue of 0 and 7, then of 8
+  kRefUnsynced,        // Adds, then operator() on its result
+  kSetThenLocalCopy,   // SetValue, then a UB->UB DataCopy (a vector-pipe copy) of it
 };
 
 }  // namespace
@@ -147,6 +150,24 @@ extern "C" __global__ __aicore__ void sync_case(GM_ADDR x, GM_ADDR y, GM_ADDR ti
         value += scalar.GetValue(0);
       }
       break;
+    case kPartialOverlap:
+      Duplicate(tmp, 1.0f, static_cast<int32_t>(kCount));
+      PipeBarrier<PIPE_ALL>();
+      Adds(tmp[8], xLocal, 0.5f, 8);
+      value = tmp.GetValue(0) + tmp.GetValue(7);
+      std::printf("untouched=%g\n", static_cast<double>(value));
+      value += tmp.GetValue(8);
+      break;
+    case kRefUnsynced:
+      Adds(tmp, xLocal, 1.0f, static_cast<int32_t>(kCount));
+      value = tmp(3);
+      break;
+    case kSetThenLocalCopy:
+      scalar.SetValue(0, 2.0f);
+      DataCopy(other, scalar, 8);
+      PipeBarrier<PIPE_ALL>();
+      value = other.GetValue(0);
+      break;
     default:
       break;
   }
@@ -161,7 +182,7 @@ int main(int argc, char** argv) {
   static const char* const kNames[] = {
       "max_synced",    "max_barrier",   "max_unsynced",         "max_wrong_event",   "max_flag_too_early",
       "max_other_buffer", "set_unsynced", "set_synced",         "set_over_vector_read", "set_other_buffer",
-      "queue_recycled", "max_synced_loop",
+      "queue_recycled", "max_synced_loop", "partial_overlap",     "ref_unsynced",     "set_then_local_copy",
   };
   uint32_t which = 0;
   while (which < sizeof(kNames) / sizeof(kNames[0]) && name != kNames[which]) ++which;

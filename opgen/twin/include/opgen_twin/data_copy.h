@@ -239,7 +239,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
   const uint64_t len = uint64_t{params.blockLen} * d::kUbBlockBytes;
   const uint64_t ub_pitch = len + uint64_t{params.dstStride} * d::kUbBlockBytes;
   const uint64_t gm_pitch = len + uint64_t{params.srcStride} * d::kUbBlockBytes;
-  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true, d::UbUse::kMteWrite);
+  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true,
+                    d::UbUse::kMteWrite);
   const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   for (uint64_t i = 0; i < params.blockCount; ++i) {
     d::CopyGmToUb("DataCopy", src.twin_extent(), gm + i * gm_pitch, dst.twin_bytes() + i * ub_pitch, len);
@@ -254,7 +255,8 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
   const uint64_t len = uint64_t{params.blockLen} * d::kUbBlockBytes;
   const uint64_t ub_pitch = len + uint64_t{params.srcStride} * d::kUbBlockBytes;
   const uint64_t gm_pitch = len + uint64_t{params.dstStride} * d::kUbBlockBytes;
-  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true, d::UbUse::kMteRead);
+  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true,
+                    d::UbUse::kMteRead);
   uint8_t* gm = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (uint64_t i = 0; i < params.blockCount; ++i) {
     d::CopyUbToGm("DataCopy", dst.twin_extent(), gm + i * gm_pitch, src.twin_bytes() + i * ub_pitch, len,
@@ -270,8 +272,10 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
   const uint64_t len = uint64_t{params.blockLen} * d::kUbBlockBytes;
   const uint64_t src_pitch = len + uint64_t{params.srcStride} * d::kUbBlockBytes;
   const uint64_t dst_pitch = len + uint64_t{params.dstStride} * d::kUbBlockBytes;
-  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * dst_pitch + len, true, d::UbUse::kVectorWrite);
-  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * src_pitch + len, true, d::UbUse::kVectorRead);
+  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * dst_pitch + len, true,
+                    d::UbUse::kVectorWrite);
+  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * src_pitch + len, true,
+                    d::UbUse::kVectorRead);
   for (uint64_t i = 0; i < params.blockCount; ++i) {
     std::memmove(dst.twin_bytes() + i * dst_pitch, src.twin_bytes() + i * src_pitch, len);
   }

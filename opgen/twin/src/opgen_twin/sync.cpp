@@ -153,8 +153,9 @@ void TrackUbUse(CoreState& core, const char* api, const char* role, uint32_t beg
                "V_S", "the vector write may land last");
       }
       if ((hit = sync.vector_reads.FindOverlap(begin, end, &found)) != nullptr) {
-        Refuse(core, api, role, begin, end, found, *hit, "read by %s on the vector pipe, then written by the scalar unit",
-               "V_S", "the vector pipe may read the new value");
+        Refuse(core, api, role, begin, end, found, *hit,
+               "read by %s on the vector pipe, then written by the scalar unit", "V_S",
+               "the vector pipe may read the new value");
       }
       sync.scalar_writes.Record(begin, end, ++sync.seq, api);
       return;
