@@ -95,3 +95,14 @@ def test_ub_to_ub_data_copy_is_a_vector_read(sync):
     failure = twin_failure(sync, "set_then_local_copy")
     assert (failure["check"], failure["api"]) == ("PIPE_SYNC_MISSING", "DataCopy")
     assert failure["details"].startswith("src:") and "SetFlag/WaitFlag<HardEvent::S_V>" in failure["details"]
+
+
+@pytest.mark.parametrize(
+    "case, writer, where",
+    [("inner_write_left", "Adds", "bytes [32, 36)"), ("inner_write_right", "Duplicate", "bytes [80, 84)")],
+)
+def test_a_write_inside_an_earlier_one_splits_it(sync, case, writer, where):
+    """Duplicate writes the whole buffer, then Adds floats [8, 16): a read names the last writer of its bytes."""
+    failure = twin_failure(sync, case)
+    assert failure["check"] == "PIPE_SYNC_MISSING"
+    assert f"{where} of the VECCALC TBuf at UB offset 576 written by {writer} on the vector pipe" in failure["details"]

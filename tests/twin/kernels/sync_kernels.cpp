@@ -32,6 +32,8 @@ enum Case : uint32_t {
   kPartialOverlap,     // Adds writes floats [8, 16) of a synchronised buffer; GetValue of 0 and 7, then of 8
   kRefUnsynced,        // Adds, then operator() on its result
   kSetThenLocalCopy,   // SetValue, then a UB->UB DataCopy (a vector-pipe copy) of it
+  kInnerWriteLeft,     // Duplicate writes floats [0, 64), Adds [8, 16); GetValue of float 8 (Adds's)
+  kInnerWriteRight,    // the same; GetValue of float 20 (still Duplicate's)
 };
 
 }  // namespace
@@ -168,6 +170,12 @@ extern "C" __global__ __aicore__ void sync_case(GM_ADDR x, GM_ADDR y, GM_ADDR ti
       PipeBarrier<PIPE_ALL>();
       value = other.GetValue(0);
       break;
+    case kInnerWriteLeft:
+    case kInnerWriteRight:
+      Duplicate(tmp, 1.0f, static_cast<int32_t>(kCount));
+      Adds(tmp[8], xLocal, 0.5f, 8);
+      value = tmp.GetValue(which == kInnerWriteLeft ? 8 : 20);
+      break;
     default:
       break;
   }
@@ -179,10 +187,12 @@ extern "C" __global__ __aicore__ void sync_case(GM_ADDR x, GM_ADDR y, GM_ADDR ti
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const std::string name = argv[1];
+  // In the order of enum Case.
   static const char* const kNames[] = {
-      "max_synced",    "max_barrier",   "max_unsynced",         "max_wrong_event",   "max_flag_too_early",
-      "max_other_buffer", "set_unsynced", "set_synced",         "set_over_vector_read", "set_other_buffer",
-      "queue_recycled", "max_synced_loop", "partial_overlap",     "ref_unsynced",     "set_then_local_copy",
+      "max_synced",       "max_barrier",       "max_unsynced",    "max_wrong_event",      "max_flag_too_early",
+      "max_other_buffer", "set_unsynced",      "set_synced",      "set_over_vector_read", "set_other_buffer",
+      "queue_recycled",   "max_synced_loop",   "partial_overlap", "ref_unsynced",         "set_then_local_copy",
+      "inner_write_left", "inner_write_right",
   };
   uint32_t which = 0;
   while (which < sizeof(kNames) / sizeof(kNames[0]) && name != kNames[which]) ++which;
