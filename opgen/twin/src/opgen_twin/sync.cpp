@@ -21,8 +21,8 @@
 // An MTE2 write (GM->UB) replaces what the range held: the queue orders it after earlier vector work, and
 // what the vector or scalar unit left there is gone. FreeTensor, TPipe::Reset and the end of a core clear
 // the buffer's log, as the queue orders its next user. Not modelled: GM, MTE<->scalar (MTE2_S, S_MTE3),
-// vector<->vector (PipeBarrier<PIPE_V>), and a scalar read followed by a vector overwrite (the scalar unit
-// has the value once GetValue returns).
+// vector<->vector (PipeBarrier<PIPE_V>), writes through operator()'s reference or GetPhyAddr's raw pointer,
+// and a scalar read followed by a vector overwrite (the scalar unit has the value once GetValue returns).
 #include <iterator>
 #include <string>
 #include <vector>
