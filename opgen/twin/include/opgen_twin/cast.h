@@ -101,8 +101,8 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
   namespace d = opgen_twin::detail;
   d::RequireCast(opgen_twin::kDTypeOf<T>, opgen_twin::kDTypeOf<U>, static_cast<int>(round_mode));
   const uint64_t n = calCount;
-  d::CheckCountOperand("Cast", "dst", dst, n);
-  d::CheckCountOperand("Cast", "src", src, n);
+  d::CheckCountOperand("Cast", "dst", dst, n, d::UbUse::kVectorWrite);
+  d::CheckCountOperand("Cast", "src", src, n, d::UbUse::kVectorRead);
   const opgen_twin::Rounding rounding = d::RoundingOf(round_mode);
   uint8_t* out = dst.twin_bytes();
   const uint8_t* in = src.twin_bytes();

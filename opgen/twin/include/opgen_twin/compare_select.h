@@ -58,8 +58,8 @@ uint64_t CompareProlog(Api api, const AscendC::LocalTensor<U>& dst, const Ascend
                 static_cast<unsigned long long>(n), sizeof(T), static_cast<unsigned long long>(n * sizeof(T)),
                 static_cast<unsigned long long>(n * sizeof(T) % kRepeatBytes)));
   }
-  CheckCountOperand(name, "src0", src0, n);
-  CheckUbOperand(name, "dst", dst.twin_ref(), 0, n / 8, true);
+  CheckCountOperand(name, "src0", src0, n, UbUse::kVectorRead);
+  CheckUbOperand(name, "dst", dst.twin_ref(), 0, n / 8, true, UbUse::kVectorWrite);
   return n;
 }
 
@@ -175,13 +175,13 @@ void SelectImpl(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U
                 const T& scalar) {
   const char* name = "Select";
   const uint64_t n = CheckCount(name, count);
-  CheckCountOperand(name, "dst", dst, n);
-  CheckCountOperand(name, "src0", src0, n);
+  CheckCountOperand(name, "dst", dst, n, UbUse::kVectorWrite);
+  CheckCountOperand(name, "src0", src0, n, UbUse::kVectorRead);
   // Mode 0 reuses the first repeat's worth of mask bits for every repeat; modes 1 and 2 consume them in order.
   const uint64_t per_repeat = kRepeatBytes / sizeof(T);
   const bool reuse = mode == AscendC::SELMODE::VSEL_CMPMASK_SPR;
   const uint64_t mask_bits = reuse ? (n < per_repeat ? n : per_repeat) : n;
-  CheckUbOperand(name, "selMask", sel_mask.twin_ref(), 0, (mask_bits + 7) / 8, true);
+  CheckUbOperand(name, "selMask", sel_mask.twin_ref(), 0, (mask_bits + 7) / 8, true, UbUse::kVectorRead);
   SelectLoop<T>(dst.twin_bytes(), sel_mask.twin_bytes(), src0.twin_bytes(), in1, scalar, n, reuse, per_repeat);
   CountVector(Api::kSelect, n);
 }
@@ -197,7 +197,7 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
                     uint32_t count) {
   namespace d = opgen_twin::detail;
   const uint64_t n = d::CompareProlog(opgen_twin::Api::kCompare, dst, src0, count, cmpMode);
-  d::CheckCountOperand("Compare", "src1", src1, n);
+  d::CheckCountOperand("Compare", "src1", src1, n, d::UbUse::kVectorRead);
   d::WriteCompareBits<T>(dst.twin_bytes(), src0.twin_bytes(), src1.twin_bytes(), d::ComputeType<T>{}, n, cmpMode);
   opgen_twin::detail::CountVector(opgen_twin::Api::kCompare, n);
 }
@@ -234,7 +234,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                                         "VSEL_TENSOR_TENSOR_MODE",
                                         d::SelModeName(selMode)));
   }
-  d::CheckCountOperand("Select", "src1", src1, d::CheckCount("Select", count));
+  d::CheckCountOperand("Select", "src1", src1, d::CheckCount("Select", count), d::UbUse::kVectorRead);
   d::SelectImpl(dst, selMask, src0, selMode, count, src1.twin_bytes(), T{});
 }
 

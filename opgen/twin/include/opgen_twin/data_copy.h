@@ -150,7 +150,7 @@ void DataCopyPadIn(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTens
   const uint64_t ub_block = RoundUpToBlock(padded);
   const uint64_t ub_pitch = ub_block + dst_stride * kUbBlockBytes;
   const uint64_t ub_span = (block_count - 1) * ub_pitch + ub_block;
-  CheckUbOperand(api, "dst", dst.twin_ref(), 0, ub_span, true);
+  CheckUbOperand(api, "dst", dst.twin_ref(), 0, ub_span, true, UbUse::kMteWrite);
   uint8_t* ub = dst.twin_bytes();
   const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   const bool no_side_padding = left_elements == 0 && right_elements == 0;
@@ -182,7 +182,7 @@ void DataCopyPadOut(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTen
   RequireDtype(Api::kDataCopyPad, kDTypeOf<T>);
   CheckBlockCount(api, block_count, block_len, kMaxPadBlockLen);
   const uint64_t ub_pitch = RoundUpToBlock(block_len) + src_stride * kUbBlockBytes;
-  CheckUbOperand(api, "src", src.twin_ref(), 0, (block_count - 1) * ub_pitch + block_len, true);
+  CheckUbOperand(api, "src", src.twin_ref(), 0, (block_count - 1) * ub_pitch + block_len, true, UbUse::kMteRead);
   const uint8_t* ub = src.twin_bytes();
   uint8_t* gm = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (uint64_t i = 0; i < block_count; ++i) {
@@ -202,7 +202,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
   d::RequireDtype(opgen_twin::Api::kDataCopy, opgen_twin::kDTypeOf<T>);
   d::CheckCopyLength("DataCopy", count, sizeof(T));
   const uint64_t bytes = uint64_t{count} * sizeof(T);
-  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, bytes, true);
+  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, bytes, true, d::UbUse::kMteWrite);
   d::CopyGmToUb("DataCopy", src.twin_extent(), src.GetPhyAddr(), dst.twin_bytes(), bytes);
 }
 
@@ -213,7 +213,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
   d::RequireDtype(opgen_twin::Api::kDataCopy, opgen_twin::kDTypeOf<T>);
   d::CheckCopyLength("DataCopy", count, sizeof(T));
   const uint64_t bytes = uint64_t{count} * sizeof(T);
-  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, bytes, true);
+  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, bytes, true, d::UbUse::kMteRead);
   d::CopyUbToGm("DataCopy", dst.twin_extent(), dst.GetPhyAddr(), src.twin_bytes(), bytes, opgen_twin::kDTypeOf<T>);
 }
 
@@ -224,8 +224,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
   d::RequireDtype(opgen_twin::Api::kDataCopy, opgen_twin::kDTypeOf<T>);
   d::CheckCopyLength("DataCopy", count, sizeof(T));
   const uint64_t bytes = uint64_t{count} * sizeof(T);
-  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, bytes, true);
-  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, bytes, true);
+  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, bytes, true, d::UbUse::kVectorWrite);
+  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, bytes, true, d::UbUse::kVectorRead);
   std::memmove(dst.twin_bytes(), src.twin_bytes(), bytes);
   d::CountCopy(d::CopyPath::kUbToUb, bytes);
 }
@@ -239,7 +239,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
   const uint64_t len = uint64_t{params.blockLen} * d::kUbBlockBytes;
   const uint64_t ub_pitch = len + uint64_t{params.dstStride} * d::kUbBlockBytes;
   const uint64_t gm_pitch = len + uint64_t{params.srcStride} * d::kUbBlockBytes;
-  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true);
+  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true,
+                    d::UbUse::kMteWrite);
   const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   for (uint64_t i = 0; i < params.blockCount; ++i) {
     d::CopyGmToUb("DataCopy", src.twin_extent(), gm + i * gm_pitch, dst.twin_bytes() + i * ub_pitch, len);
@@ -254,7 +255,8 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
   const uint64_t len = uint64_t{params.blockLen} * d::kUbBlockBytes;
   const uint64_t ub_pitch = len + uint64_t{params.srcStride} * d::kUbBlockBytes;
   const uint64_t gm_pitch = len + uint64_t{params.dstStride} * d::kUbBlockBytes;
-  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true);
+  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true,
+                    d::UbUse::kMteRead);
   uint8_t* gm = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (uint64_t i = 0; i < params.blockCount; ++i) {
     d::CopyUbToGm("DataCopy", dst.twin_extent(), gm + i * gm_pitch, src.twin_bytes() + i * ub_pitch, len,
@@ -270,8 +272,10 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
   const uint64_t len = uint64_t{params.blockLen} * d::kUbBlockBytes;
   const uint64_t src_pitch = len + uint64_t{params.srcStride} * d::kUbBlockBytes;
   const uint64_t dst_pitch = len + uint64_t{params.dstStride} * d::kUbBlockBytes;
-  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * dst_pitch + len, true);
-  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * src_pitch + len, true);
+  d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * dst_pitch + len, true,
+                    d::UbUse::kVectorWrite);
+  d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * src_pitch + len, true,
+                    d::UbUse::kVectorRead);
   for (uint64_t i = 0; i < params.blockCount; ++i) {
     std::memmove(dst.twin_bytes() + i * dst_pitch, src.twin_bytes() + i * src_pitch, len);
   }

@@ -84,11 +84,11 @@ uint64_t GatherMaskRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
     const uint64_t end = src_offset(r, per_repeat - 1) + sizeof(T);
     src_end = end > src_end ? end : src_end;
   }
-  CheckUbOperand(name, "src0", src0.twin_ref(), 0, src_end, true);
+  CheckUbOperand(name, "src0", src0.twin_ref(), 0, src_end, true, UbUse::kVectorRead);
   const uint64_t pattern_bytes_per_repeat = (per_repeat + 7) / 8;
   if (user != nullptr) {
     const uint64_t user_end = (repeats - 1) * p.src1RepeatStride * kUbBlockBytes + pattern_bytes_per_repeat;
-    CheckUbOperand(name, "src1Pattern", *user, 0, user_end, true);
+    CheckUbOperand(name, "src1Pattern", *user, 0, user_end, true, UbUse::kVectorRead);
   }
   // Count first, so that dst is checked before anything is written.
   auto selected = [&](uint64_t r, uint64_t j) {
@@ -100,7 +100,7 @@ uint64_t GatherMaskRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
   for (uint64_t r = 0; r < repeats; ++r) {
     for (uint64_t j = 0; j < per_repeat; ++j) kept += selected(r, j) ? 1 : 0;
   }
-  CheckUbOperand(name, "dst", dst.twin_ref(), 0, kept * sizeof(T), true);
+  CheckUbOperand(name, "dst", dst.twin_ref(), 0, kept * sizeof(T), true, UbUse::kVectorWrite);
   // Gather into a copy first: dst may overlap src0.
   const uint8_t* in = src0.twin_bytes();
   uint8_t* out = dst.twin_bytes();

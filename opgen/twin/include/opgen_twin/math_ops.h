@@ -59,8 +59,8 @@ void AdvancedUnary(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::L
   const char* name = ApiName(api);
   RequireDtype(api, kDTypeOf<T>);
   const uint64_t n = count;
-  CheckCountOperand(name, "dstTensor", dst, n);
-  CheckCountOperand(name, "srcTensor", src, n);
+  CheckCountOperand(name, "dstTensor", dst, n, UbUse::kVectorWrite);
+  CheckCountOperand(name, "srcTensor", src, n, UbUse::kVectorRead);
   const uint64_t bytes = n * sizeof(T);
   if (UbOverlap(dst.twin_ref(), bytes, src.twin_ref(), bytes)) {
     Fail("OPERAND_OVERLAP", name,
@@ -70,7 +70,7 @@ void AdvancedUnary(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::L
   }
   if (tmp != nullptr) {
     const UbRef& scratch = tmp->twin_ref();
-    CheckUbOperand(name, "sharedTmpBuffer", scratch, 0, scratch.bytes, true);
+    CheckUbOperand(name, "sharedTmpBuffer", scratch, 0, scratch.bytes, true, UbUse::kVectorWrite);
     const bool hits_dst = UbOverlap(scratch, scratch.bytes, dst.twin_ref(), bytes);
     if (hits_dst || UbOverlap(scratch, scratch.bytes, src.twin_ref(), bytes)) {
       Fail("OPERAND_OVERLAP", name,

@@ -1,7 +1,8 @@
 // TPipe, TQue/TQueBind, TBuf, events and core queries of Ascend C.
 //
 // The twin runs each core's instructions in program order, so queues and flags order nothing; they are
-// kept as state machines so that misuse (which hangs or races on hardware) is reported.
+// kept as state machines so that misuse (which hangs or races on hardware) is reported. V_S and S_V flags
+// and PipeBarrier<PIPE_ALL> also feed the vector/scalar synchronisation check (src/opgen_twin/sync.cpp).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,11 @@ enum event_t : uint8_t {
   EVENT_ID7,
 };
 
-inline void pipe_barrier(pipe_t) {}
+// Only PIPE_ALL matters to the twin (it ends the vector/scalar hand-offs in flight, see src/opgen_twin/sync.cpp):
+// instructions run in program order here.
+inline void pipe_barrier(pipe_t pipe) {
+  if (pipe == PIPE_ALL) opgen_twin::detail::BarrierAll();
+}
 
 // Kernel modes of the CPU debug flow (SetKernelMode).
 enum class KernelMode : uint8_t { MIX_MODE = 0, AIC_MODE, AIV_MODE, MIX_AIC_1_1 };
@@ -212,7 +217,9 @@ inline void WaitFlag(int32_t eventID) {
 }
 
 template <pipe_t pipe>
-inline void PipeBarrier() {}
+inline void PipeBarrier() {
+  if constexpr (pipe == PIPE_ALL) opgen_twin::detail::BarrierAll();
+}
 
 inline int64_t GetBlockIdx() { return opgen_twin::detail::BlockIdx(); }
 inline int64_t GetBlockNum() { return opgen_twin::detail::BlockNum(); }

@@ -193,10 +193,10 @@ void RepeatReduce(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::Lo
       if (active[j]) src_end = std::max(src_end, LaneOffset<T>(r, j, blk, rep) + sizeof(T));
     }
   }
-  CheckUbOperand(name, "src", src.twin_ref(), 0, src_end, true);
+  CheckUbOperand(name, "src", src.twin_ref(), 0, src_end, true, UbUse::kVectorRead);
   const uint64_t dst_step = static_cast<uint64_t>(dstRepStride) * output.unit;
   const uint64_t dst_end = repeats == 0 ? 0 : (repeats - 1) * dst_step + output.bytes;
-  CheckUbOperand(name, "dst", dst.twin_ref(), 0, dst_end, false);
+  CheckUbOperand(name, "dst", dst.twin_ref(), 0, dst_end, false, UbUse::kVectorWrite);
   CheckElementAlignment(name, "dst", dst.twin_ref(), output.align);
   if (repeats == 0) return;
   // The last repeat reading each src byte, to find a result that would overwrite unread source data.
@@ -408,7 +408,7 @@ WholeInput<T> GatherRepeats(const char* name, const AscendC::LocalTensor<T>& src
       if (on) src_end = std::max(src_end, LaneOffset<T>(r, j, 1, rep_stride) + sizeof(T));
     }
   }
-  CheckUbOperand(name, "src", src.twin_ref(), 0, src_end, true);
+  CheckUbOperand(name, "src", src.twin_ref(), 0, src_end, true, UbUse::kVectorRead);
   WholeInput<T> input;
   const uint8_t* in = src.twin_bytes();
   for (uint64_t r = 0; r < repeats; ++r) {
@@ -430,7 +430,7 @@ std::vector<bool> WholeChecks(Api api, bool level2, int64_t count, int64_t mask,
                               int64_t repeatTime, int64_t srcRepStride, const AscendC::LocalTensor<T>& sharedTmpBuffer) {
   const char* name = ApiName(api);
   CheckReduceDtype<T>(api);
-  CheckUbOperand(name, "sharedTmpBuffer", sharedTmpBuffer.twin_ref(), 0, 0, true);
+  CheckUbOperand(name, "sharedTmpBuffer", sharedTmpBuffer.twin_ref(), 0, 0, true, UbUse::kVectorWrite);
   if (level2) {
     CheckRange(name, "count", count, 1, std::numeric_limits<int32_t>::max());
     return std::vector<bool>(kLanesPerRepeat<T>, true);
@@ -466,7 +466,7 @@ void ReduceMaxRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor
                       calIndex ? 1 : 0, static_cast<unsigned long long>(need)));
   }
   const uint64_t dst_bytes = (calIndex ? 2 : 1) * sizeof(T);
-  CheckUbOperand(name, "dst", dst.twin_ref(), 0, dst_bytes, false);
+  CheckUbOperand(name, "dst", dst.twin_ref(), 0, dst_bytes, false, UbUse::kVectorWrite);
   CheckElementAlignment(name, "dst", dst.twin_ref(), 2 * sizeof(T));
   if (repeats == 0) return;
   const WholeInput<T> input =
@@ -502,7 +502,7 @@ void ReduceSumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor
   constexpr uint64_t kLanes = kLanesPerRepeat<T>;
   const uint64_t repeats = level2 ? CeilDiv(static_cast<uint64_t>(count), kLanes) : static_cast<uint64_t>(repeatTime);
   const uint64_t limit = level2 ? static_cast<uint64_t>(count) : repeats * kLanes;
-  CheckUbOperand(name, "dst", dst.twin_ref(), 0, sizeof(T), false);
+  CheckUbOperand(name, "dst", dst.twin_ref(), 0, sizeof(T), false, UbUse::kVectorWrite);
   CheckElementAlignment(name, "dst", dst.twin_ref(), sizeof(T));
   const uint64_t first_max_repeat =
       level2 ? std::max<uint64_t>(1, static_cast<uint64_t>(count) / kLanes) : repeats;

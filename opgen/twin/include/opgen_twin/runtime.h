@@ -98,10 +98,21 @@ int64_t BlockNum();
 uint64_t CurrentTilingKey();
 
 // --- operand checks ---
+// Which pipe touches a UB operand and how; the vector/scalar synchronisation check (sync.cpp) keys on it.
+enum class UbUse : uint8_t {
+  kVectorRead,   // PIPE_V: vector instructions, and UB->UB DataCopy
+  kVectorWrite,
+  kScalarRead,   // PIPE_S: LocalTensor::GetValue
+  kScalarWrite,  // LocalTensor::SetValue
+  kScalarRef,    // LocalTensor::operator(): a reference the kernel may read (checked as a read) or write (untracked)
+  kMteRead,      // MTE3: UB->GM (ordered with the vector pipe by the queues; not tracked)
+  kMteWrite,     // MTE2: GM->UB (likewise; it overwrites whatever the vector or scalar unit left there)
+};
 // Checks that [first_byte, first_byte + need_bytes) lies inside the tensor, that the tensor belongs to the
-// running core and is not freed, and (if `aligned`) that its start is 32-byte aligned.
+// running core and is not freed, and (if `aligned`) that its start is 32-byte aligned; then the
+// vector/scalar synchronisation of the access (`use`).
 void CheckUbOperand(const char* api, const char* role, const UbRef& ref, uint64_t first_byte, uint64_t need_bytes,
-                    bool aligned);
+                    bool aligned, UbUse use);
 // Fails with DTYPE_UNSUPPORTED if the selected SoC's `api` does not take `type`.
 void RequireDtype(Api api, DType type);
 // Compare/Compares/CompareScalar: A2/A3 also take int32_t, for CMPMODE::EQ only (asc-devkit's type lists).
@@ -156,6 +167,8 @@ void EventWait(int hard_event, int32_t id);
 int32_t EventFetch(int hard_event);
 int32_t EventAlloc(int hard_event);
 void EventRelease(int hard_event, int32_t id);
+// PipeBarrier<PIPE_ALL>: every pipe has finished everything issued before it.
+void BarrierAll();
 
 // --- atomic accumulation of UB->GM copies (SetAtomicAdd) ---
 void SetAtomicMode(int dtype_or_minus_one);  // DType value, or -1 for none

@@ -127,17 +127,17 @@ class LocalTensor {
 
   T GetValue(const uint32_t index) const {
     opgen_twin::detail::CheckUbOperand("LocalTensor::GetValue", "tensor", ref_, uint64_t{index} * sizeof(T), sizeof(T),
-                                       false);
+                                       false, opgen_twin::detail::UbUse::kScalarRead);
     return opgen_twin::detail::LoadElement<T>(Base(), index);
   }
   void SetValue(const uint32_t index, const T& value) const {
     opgen_twin::detail::CheckUbOperand("LocalTensor::SetValue", "tensor", ref_, uint64_t{index} * sizeof(T), sizeof(T),
-                                       false);
+                                       false, opgen_twin::detail::UbUse::kScalarWrite);
     opgen_twin::detail::StoreElement<T>(Base(), index, value);
   }
   T& operator()(const uint32_t index) const {
     opgen_twin::detail::CheckUbOperand("LocalTensor::operator()", "tensor", ref_, uint64_t{index} * sizeof(T),
-                                       sizeof(T), false);
+                                       sizeof(T), false, opgen_twin::detail::UbUse::kScalarRef);
     opgen_twin::detail::NoteRawUbAccess();
     return reinterpret_cast<T*>(Base())[index];
   }

@@ -292,8 +292,9 @@ inline uint64_t CheckCount(const char* api, int64_t count) {
 }
 
 template <typename T>
-inline void CheckCountOperand(const char* api, const char* role, const AscendC::LocalTensor<T>& tensor, uint64_t n) {
-  CheckUbOperand(api, role, tensor.twin_ref(), 0, n * sizeof(T), true);
+inline void CheckCountOperand(const char* api, const char* role, const AscendC::LocalTensor<T>& tensor, uint64_t n,
+                              UbUse use) {
+  CheckUbOperand(api, role, tensor.twin_ref(), 0, n * sizeof(T), true, use);
 }
 
 template <typename T, typename Op>
@@ -302,8 +303,8 @@ void UnaryCount(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::Loca
   const char* name = ApiName(api);
   RequireDtype(api, kDTypeOf<T>);
   const uint64_t n = CheckCount(name, count);
-  CheckCountOperand(name, "dst", dst, n);
-  CheckCountOperand(name, "src", src, n);
+  CheckCountOperand(name, "dst", dst, n, UbUse::kVectorWrite);
+  CheckCountOperand(name, "src", src, n, UbUse::kVectorRead);
   UnaryLoop<T>(dst.twin_bytes(), src.twin_bytes(), n, op);
   CountVector(api, n);
 }
@@ -314,9 +315,9 @@ void BinaryCount(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::Loc
   const char* name = ApiName(api);
   RequireDtype(api, kDTypeOf<T>);
   const uint64_t n = CheckCount(name, count);
-  CheckCountOperand(name, "dst", dst, n);
-  CheckCountOperand(name, "src0", src0, n);
-  CheckCountOperand(name, "src1", src1, n);
+  CheckCountOperand(name, "dst", dst, n, UbUse::kVectorWrite);
+  CheckCountOperand(name, "src0", src0, n, UbUse::kVectorRead);
+  CheckCountOperand(name, "src1", src1, n, UbUse::kVectorRead);
   BinaryLoop<T>(dst.twin_bytes(), src0.twin_bytes(), src1.twin_bytes(), n, op);
   CountVector(api, n);
 }
@@ -327,8 +328,8 @@ void ScalarCount(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::Loc
   const char* name = ApiName(api);
   RequireDtype(api, kDTypeOf<T>);
   const uint64_t n = CheckCount(name, count);
-  CheckCountOperand(name, "dst", dst, n);
-  CheckCountOperand(name, "src", src, n);
+  CheckCountOperand(name, "dst", dst, n, UbUse::kVectorWrite);
+  CheckCountOperand(name, "src", src, n, UbUse::kVectorRead);
   ScalarLoop<T>(dst.twin_bytes(), src.twin_bytes(), scalar, n, op);
   CountVector(api, n);
 }
@@ -395,7 +396,9 @@ uint64_t ForEachMaskedElement(Api api, const RepeatMask& mask, uint64_t repeats,
       end = last > end ? last : end;
       end = first > end ? first : end;
     }
-    CheckUbOperand(name, operands[k].role, operands[k].ref, 0, end, true);
+    // operands[0] is the destination.
+    CheckUbOperand(name, operands[k].role, operands[k].ref, 0, end, true,
+                   k == 0 ? UbUse::kVectorWrite : UbUse::kVectorRead);
   }
   for (uint64_t r = 0; r < repeats; ++r) {
     for (uint64_t a = 0; a < active_count; ++a) {
@@ -559,7 +562,7 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
   const char* name = "Duplicate";
   d::RequireDtype(opgen_twin::Api::kDuplicate, opgen_twin::kDTypeOf<T>);
   const uint64_t n = d::CheckCount(name, count);
-  d::CheckCountOperand(name, "dst", dst, n);
+  d::CheckCountOperand(name, "dst", dst, n, d::UbUse::kVectorWrite);
   d::FillLoop<T>(dst.twin_bytes(), scalarValue, n);
   d::CountVector(opgen_twin::Api::kDuplicate, n);
 }

@@ -49,7 +49,7 @@ uint64_t CurrentTilingKey() {
 }
 
 void CheckUbOperand(const char* api, const char* role, const UbRef& ref, uint64_t first_byte, uint64_t need_bytes,
-                    bool aligned) {
+                    bool aligned, UbUse use) {
   CoreState& core = RequireCore(api);
   if (ref.epoch == 0) {
     Fail("TENSOR_INVALID", api, StringPrintf("%s: the LocalTensor has no buffer (not allocated from a TQue or TBuf)", role));
@@ -77,6 +77,8 @@ void CheckUbOperand(const char* api, const char* role, const UbRef& ref, uint64_
                 static_cast<unsigned long long>(first_byte), static_cast<unsigned long long>(first_byte + need_bytes),
                 ref.offset, ref.bytes));
   }
+  const uint32_t begin = static_cast<uint32_t>(ref.offset + first_byte);
+  TrackUbUse(core, api, role, begin, static_cast<uint32_t>(begin + need_bytes), use);
 }
 
 void CountVector(Api api, uint64_t elements) {
@@ -127,6 +129,7 @@ void EventSet(int hard_event, int32_t id) {
   CoreState& core = RequireCore("SetFlag");
   ++FlagCount(core, hard_event, id, "SetFlag");
   ++core.pending_flags;
+  SyncFlagSet(core, hard_event, id);
 }
 
 void EventWait(int hard_event, int32_t id) {
@@ -139,6 +142,7 @@ void EventWait(int hard_event, int32_t id) {
   }
   --count;
   --core.pending_flags;
+  SyncFlagWait(core, hard_event, id);
 }
 
 int32_t EventFetch(int hard_event) {

@@ -68,6 +68,40 @@ struct WriteRun {
   const char* api = "";
 };
 
+// Byte ranges of UB [begin, end), each with the sequence number of the last access recorded over it and the
+// API that made it. Recording a range replaces what it overlaps; ranges touching one recorded by the same
+// API merge, so an element-by-element loop stays one range.
+class RangeLog {
+ public:
+  struct Entry {
+    uint32_t end = 0;
+    uint64_t seq = 0;
+    const char* api = "";
+  };
+  bool empty() const { return entries_.empty(); }
+  void clear() { entries_.clear(); }
+  void Record(uint32_t begin, uint32_t end, uint64_t seq, const char* api);
+  void Erase(uint32_t begin, uint32_t end);
+  // Forgets every range recorded at or before `seq`.
+  void DropUpTo(uint64_t seq);
+  // The first recorded range overlapping [begin, end) (its begin in *found_begin), or nullptr.
+  const Entry* FindOverlap(uint32_t begin, uint32_t end, uint32_t* found_begin) const;
+
+ private:
+  std::map<uint32_t, Entry> entries_;  // by begin; disjoint
+};
+
+// What the vector pipe and the scalar unit have done to UB that the other has not synchronised with yet
+// (sync.cpp). Accesses are numbered in program order; a SetFlag remembers the number it was issued at.
+struct PipeSync {
+  uint64_t seq = 0;
+  RangeLog vector_writes;  // vector results the scalar unit has not waited for (V_S)
+  RangeLog vector_reads;   // vector operands the scalar unit must not overwrite before V_S
+  RangeLog scalar_writes;  // SetValue stores the vector pipe has not waited for (S_V)
+  std::array<std::vector<uint64_t>, kEventIdsPerEvent> v_s_sets;  // per event id: seq of each SetFlag<V_S> not waited
+  std::array<std::vector<uint64_t>, kEventIdsPerEvent> s_v_sets;
+};
+
 struct CoreState {
   uint32_t index = 0;
   uint32_t epoch = 0;
@@ -86,6 +120,7 @@ struct CoreState {
   uint64_t copied[3] = {0, 0, 0};  // by CopyPath
   std::array<ApiCount, kApiCount> vector{};
   std::map<uintptr_t, WriteRun> writes;  // merged GM ranges written by this core
+  PipeSync sync;
 };
 
 // A GM range written by an earlier core of the same launch.
@@ -162,6 +197,16 @@ void RecordLaunch(LaunchTrace trace);
 void OnFatalCheck(const char* check);
 // Kernel name and core index for messages ("-" / -1 outside).
 void DescribeLaunch(std::string* kernel, int64_t* core);
+
+// --- vector/scalar synchronisation (sync.cpp) ---
+// Checks `use` of UB bytes [begin, end) against what the other unit left unsynchronised, then records it.
+void TrackUbUse(CoreState& core, const char* api, const char* role, uint32_t begin, uint32_t end, UbUse use);
+// SetFlag/WaitFlag of `hard_event` (only V_S and S_V matter here).
+void SyncFlagSet(CoreState& core, int hard_event, int32_t id);
+void SyncFlagWait(CoreState& core, int hard_event, int32_t id);
+// The buffer [begin, end) is released (FreeTensor) or the TPipe's buffers are (`begin` 0, `end` UINT32_MAX):
+// what was done to it no longer matters.
+void SyncForget(CoreState& core, uint32_t begin, uint32_t end);
 
 // Checks run when a core's kernel returns.
 void CheckCoreEnd(LaunchState& launch);

@@ -19,6 +19,7 @@ void ClearBuffers(CoreState& core) {
   core.blocks.clear();
   core.live.fill(0);
   core.ub_used = 0;
+  core.sync = PipeSync();
 }
 
 BufferGroup& LookupGroup(const BufferHandle& handle, const char* api, bool want_queue) {
@@ -220,6 +221,7 @@ void QueueFree(const BufferHandle& queue, const UbRef& tensor) {
   block.state = BlockState::kFree;
   ++block.generation;
   --core.live[static_cast<size_t>(group.position)];
+  SyncForget(core, block.offset, block.offset + block.bytes);
 }
 
 int32_t QueueCount(const BufferHandle& queue) {
