@@ -79,7 +79,11 @@ def test_a_filled_skeleton_binds_like_aten(real):
         for param in filled["params"]:
             param.pop("shape", None)
         filled["example"]["tensors"] = {
-            names.get(name, filled["params"][-1]["name"]): {"shape": list(t.shape), "dtype": t.dtype.value, "data": list(t.data)}
+            names.get(name, filled["params"][-1]["name"]): {
+                "shape": list(t.shape),
+                "dtype": t.dtype.value,
+                "data": list(t.data),
+            }
             for name, t in real.example.tensors.items()
         }
     # the dtypes computed in float are the real spec's, as its writer chose them for `opgen check`'s precision rule
