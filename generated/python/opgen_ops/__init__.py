@@ -31,6 +31,7 @@ __all__ = [
     "gelu_tanh",
     "gelu_v2",
     "glu",
+    "glu_backward",
     "hardshrink",
     "hardshrink_backward",
     "hardsigmoid",
@@ -559,6 +560,37 @@ def glu(self, dim=-1, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self], split_dim=dim)
     _rt.call("aclnnGlu", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
+    return out
+
+
+def glu_backward(grad_output, self, dim, *, out=None):
+    """aclnnGluBackward: 完成aclnnGlu的反向。
+
+        outFirst = gradOut * s
+
+    Args:
+        grad_output: 表示梯度更新系数，公式中的gradOut，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 正向的输入，沿dim平均分成公式中的a、b两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入self的维度，取值范围[-self.dim，self.dim-1]。 (int64; dtypes: -)
+        out: 计算出参，shape与self相同。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOut、self、out是空指针时。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self和out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、out的数据类型不与self一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self、out的维度大于8，或self的维度等于0。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参dim超出了self的shape可选维度范围[-self.dim，self.dim-1]。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参self根据指定的dim所对应的维度不能整除2。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut的shape不满足(*1,M,*2)其中M = N /2，N为self根据dim指定的该维度上的数值。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于self的shape。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnGluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)]
+    )
     return out
 
 
