@@ -154,9 +154,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         main = next(iter(references))
         computed = [_computed_view(schedule, main, references[main], operator.result_index)]
     integer_references = (
-        [code(text) for text in schedule.output_references(integer_source.outputs).values()]
-        if integer_source
-        else []
+        [code(text) for text in schedule.output_references(integer_source.outputs).values()] if integer_source else []
     )
     aten_args = []  # what aten's elementwise kernel takes, for an operator with a per-channel sum
     for p in params:

@@ -23,8 +23,8 @@ from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.channel_broadcast import channel_sum
 from opgen.spec.dtypes import DType, promote_types, wrap_integer
-from opgen.spec.half_split import join_halves
 from opgen.spec.formula_binding import aligned_values, kernel_formula, reduction_of
+from opgen.spec.half_split import join_halves
 from opgen.spec.model import OpSpec
 
 

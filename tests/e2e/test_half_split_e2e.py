@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from spec_list import binding, specs
 
+from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
 from opgen.spec.half_split import full_shape, rows_and_half
-from opgen.spec.dtypes import DType
 from opgen.spec.model import Direction, ParamKind
 
 opgen_ops = pytest.importorskip("opgen_ops")
