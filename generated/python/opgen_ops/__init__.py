@@ -55,6 +55,7 @@ __all__ = [
     "mish",
     "mish_",
     "mish_backward",
+    "npu_swiglu",
     "prelu",
     "relu",
     "relu6",
@@ -1697,6 +1698,30 @@ def squared_relu(input, *, out=None):
     if out is None:
         out = _rt.new_output([input], [input])
     _rt.call("aclnnSquaredRelu", [_rt.Tensor(input), _rt.Tensor(out, output=True)])
+    return out
+
+
+def npu_swiglu(self, dim=-1, *, out=None):
+    """aclnnSwiGlu: Swish门控线性单元激活函数，实现x张量沿dim平均拆分成A、B两个张量，A经过Swish(SiLU)激活后与B逐元素相乘。
+
+        out = A / (1 + exp(-A)) * B
+
+    Args:
+        self: 输入张量，沿dim平均分成公式中的A、B两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入x的维度，取值范围[-x.dim，x.dim-1]。 (int64; dtypes: -)
+        out: 输出张量，shape为x沿dim拆分后的一半，数据类型与x一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的x或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在取值范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上的大小不能整除2。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于x根据dim拆分后的shape。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self], split_dim=dim)
+    _rt.call("aclnnSwiGlu", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
     return out
 
 
