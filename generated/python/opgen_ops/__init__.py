@@ -56,6 +56,7 @@ __all__ = [
     "mish_",
     "mish_backward",
     "npu_swiglu",
+    "npu_swiglu_backward",
     "prelu",
     "relu",
     "relu6",
@@ -1722,6 +1723,32 @@ def npu_swiglu(self, dim=-1, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self], split_dim=dim)
     _rt.call("aclnnSwiGlu", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
+    return out
+
+
+def npu_swiglu_backward(grad_output, self, dim=-1, *, out=None):
+    """aclnnSwiGluGrad: 完成aclnnSwiGlu的反向计算。
+
+        outFirst = yGrad * (s + s * (1 - s) * A) * B
+
+    Args:
+        grad_output: 反向传入的梯度，公式中的yGrad，shape为x沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 正向的输入，沿dim平均分成公式中的A、B两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入x的维度，取值范围[-x.dim，x.dim-1]。 (int64; dtypes: -)
+        out: 输出张量，x的梯度，shape与x相同。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的yGrad或x或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if yGrad或x或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在取值范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上的大小不能整除2。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if yGrad的shape不等于x根据dim拆分后的shape，或out的shape与x不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSwiGluGrad", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
     return out
 
 
