@@ -63,7 +63,7 @@ def example_result(spec: OpSpec, output: str | None = None) -> ExampleResult:
         env[name] = float(np.asarray(value, dtype=scalar_dtype.numpy)) if scalar_dtype else value
     out = spec.param(output) if output is not None else spec.outputs[0]
     out_dtype = example.tensors[out.name].dtype
-    values = evaluate_reference(spec, env, out_dtype.numpy, output)
+    values = evaluate_reference(spec, env, out_dtype.numpy, out.name)
     return ExampleResult(out.name, np.asarray(values))
 
 

@@ -109,6 +109,8 @@ def _split_view(operator: OperatorPlan) -> dict | None:
         "dim_key": python.string(schedule.dim_python) if named else python.literal(None),
         "dim_default": code(str(schedule.split_dim)) if not named else code("None"),
         "half_inputs": [ident(p.python) for p in operator.spec.tensor_inputs if p.name in schedule.half_size],
+        # the outputs written per half (full-size): a declared difference, over the halves, holds in each half
+        "full_outputs": python.literal([out for out, _, _ in schedule.per_half]) if schedule.per_half else None,
     }
 
 
@@ -137,25 +139,22 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
     formula_names = reference_names(spec)
     source = reference_source(spec, formula_names)
-    reference = source.outputs[spec.formula.main_output]
+    schedule = operator.schedule
+    # each API output's reference (an output written per half: its halves' joined)
+    references = schedule.output_references(source.outputs)
     # dtypes the AICPU kernel computes in the integer itself: their reference too, wrapping (not float64)
     integer_dtypes = [d.value for d in spec.routing.aicpu if d.is_integral]
     integer_source = reference_source(spec, formula_names, to_numpy_integer) if integer_dtypes else None
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # each computed output compared with its own formula and its own result of the binding and of aten (one output:
     # the N = 1 case, the binding's result itself, or its element result_index where aten returns several)
-    schedule = operator.schedule
     if schedule.several:
-        computed = [
-            _computed_view(schedule, name, text, every_output.index(name)) for name, text in source.outputs.items()
-        ]
+        computed = [_computed_view(schedule, name, text, every_output.index(name)) for name, text in references.items()]
     else:
-        main = spec.formula.main_output
-        computed = [_computed_view(schedule, main, reference, operator.result_index)]
+        main = next(iter(references))
+        computed = [_computed_view(schedule, main, references[main], operator.result_index)]
     integer_references = (
-        [code(integer_source.outputs[name]) for name in (source.outputs if schedule.several else [main])]
-        if integer_source
-        else []
+        [code(text) for text in schedule.output_references(integer_source.outputs).values()] if integer_source else []
     )
     aten_args = []  # what aten's elementwise kernel takes, for an operator with a per-channel sum
     for p in params:

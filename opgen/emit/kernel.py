@@ -207,7 +207,8 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         # carries (GeluGrad's y), is not read
         "entry_inputs": [{"gm": i.name, "read": i.read} for i in operator.opdef.inputs],
         "channels": bool(operator.schedule.channel_inputs),
-        "outputs": output_views(plan, operator.opdef),
+        # a half-split kernel's outputs are its streams (an output written per half is two): _half_split_context
+        "outputs": [] if isinstance(schedule, HalfSplit) else output_views(plan, operator.opdef),
         "scalars": idents(plan.scalars),
         # scalars carried as one-element tensors: their GM argument (OpDef name) and GlobalTensor
         "gm_scalars": [{"name": ident(name), "gm": gm_scalar[name]} for name in plan.gm_scalars],

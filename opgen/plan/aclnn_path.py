@@ -24,6 +24,7 @@ from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.channel_broadcast import channel_sum
 from opgen.spec.dtypes import DType, promote_types, wrap_integer
 from opgen.spec.formula_binding import aligned_values, kernel_formula, reduction_of
+from opgen.spec.half_split import join_halves
 from opgen.spec.model import OpSpec
 
 
@@ -86,7 +87,13 @@ def aclnn_output(
     output: str | None = None,
 ) -> np.ndarray:
     """Output `output` (default: the first computed one) of the main API for `inputs` (arrays in their storage
-    dtypes), in `out_dtype`."""
+    dtypes), in `out_dtype`; an output written per half (the default of such an operator) is its halves joined."""
+    if output is None and spec.formula.per_half:
+        output = next(iter(spec.formula.outputs))
+    halves = spec.formula.per_half.get(output or "")
+    if halves is not None:
+        first, second = (aclnn_output(spec, plan, inputs, input_dtypes, scalars, out_dtype, h) for h in halves)
+        return join_halves(first, second, spec.split_dim(scalars))
     output = output or spec.formula.main_output
     compute = compute_dtype(spec, input_dtypes)
     if spec.split is not None:  # the program reads each half of the split tensor and the half-size inputs

@@ -25,7 +25,7 @@ import numpy as np
 
 from opgen import formula
 from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError
-from opgen.spec.formula_binding import formula_symbols, kernel_formula
+from opgen.spec.formula_binding import formula_symbols, kernel_formula, kernel_formulas
 from opgen.spec.model import DerivativeOf, Direction, OpSpec, Param, ParamKind
 from opgen.spec.names import UNLINKED_BACKWARD, ClaimedName
 from opgen.spec.yaml_source import load_yaml
@@ -62,6 +62,8 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
         wrt, names = _forward_names(backward, forward)
     except _Unlinked as exc:
         return [LinkProblem(exc.path, exc.message)]
+    if backward.formula.per_half or forward.split is not None:
+        return _check_halves(backward, forward, forward_file, names)
     expected = _expected(backward, forward, wrt, names)
     written = kernel_formula(backward)
     forward_at_x = formula.substitute(kernel_formula(forward), names)
@@ -140,6 +142,59 @@ def _row_at(expr: formula.Expr, point: Mapping[str, tuple[float, ...] | float | 
     return tuple(float(v) for v in np.atleast_1d(formula.evaluate(expr, env, axis=-1)))
 
 
+def _check_halves(
+    backward: OpSpec, forward: OpSpec, forward_file: str, names: Mapping[str, formula.Expr]
+) -> list[LinkProblem]:
+    """A backward over a half-split forward writes one full-size gradient per half: its first half must be the
+    gradient times the forward's derivative with respect to the forward's first half, its second half with respect to
+    the second. Each half is compared at sample points as a plain backward is; the first difference is named with
+    its half and point."""
+    link = _link(backward)
+    split, mine = forward.split, backward.split
+    if split is None or mine is None or len(backward.formula.per_half) != 1:
+        message = (
+            f"a backward of a half-split forward writes its gradient per half ({link.forward} has "
+            f"{'a' if split is not None else 'no'} split): give this spec a split of '{link.input}' and "
+            "formula.outputs: {<gradient>: {halves: [<first>, <second>]}}"
+        )
+        return [LinkProblem(("derivative_of",), message)]
+    if split.swap_when is not None or mine.swap_when is not None:  # TODO(swap): halves chosen by a flag
+        return [LinkProblem(("derivative_of",), "a half-split derivative with split.swap_when is not checked yet")]
+    # the forward's halves are this spec's halves, in order; the forward's split tensor is not read
+    renamed = {k: v for k, v in names.items() if k != split.tensor}
+    renamed |= {
+        theirs: formula.Name(ours, formula.SymbolKind.TENSOR)
+        for theirs, ours in zip(split.halves, mine.halves, strict=True)
+    }
+    forward_expr = kernel_formula(forward)
+    written = kernel_formulas(backward)
+    ((output, written_halves),) = backward.formula.per_half.items()
+    grad = formula.Name(link.grad, formula.SymbolKind.TENSOR)
+    expected = [
+        formula.fold_constants(
+            formula.Binary("mul", grad, formula.substitute(formula.differentiate(forward_expr, half), renamed))
+        )
+        for half in split.halves
+    ]
+    for values in _scalar_combinations(backward):
+        if backward.rejects_scalars(values):  # the pair need not agree where the API refuses
+            continue
+        for index, (name, want) in enumerate(zip(written_halves, expected, strict=True)):
+            difference = formula.first_difference(written[name], want, values, rtol=RTOL, atol=ATOL)
+            if difference is None:
+                continue
+            point = {**difference.point, **values}
+            where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+            message = (
+                f"the {('first', 'second')[index]} half of '{output}' is not the gradient times the derivative of "
+                f"{link.forward}'s formula ({forward_file}) with respect to its {('first', 'second')[index]} half "
+                f"'{split.halves[index]}' ({mine.halves[index]} here): at {where} it gives {difference.first!r}, the "
+                f"derivative {difference.second!r}"
+            )
+            return [LinkProblem(backward.formula.expr_path(name), message)]
+    return []
+
+
 class _Unlinked(Exception):
     def __init__(self, path: FieldPath, message: str):
         super().__init__(message)
@@ -164,6 +219,10 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
     names: dict[str, formula.Expr] = {wrt: formula.Name(link.input, formula.SymbolKind.TENSOR)}
     forward_expr = kernel_formula(forward)
     needed = set(formula.free_names(formula.differentiate(forward_expr, wrt)))
+    if forward.split is not None:  # differentiated per half: what either half's derivative reads
+        needed = {
+            n for half in forward.split.halves for n in formula.free_names(formula.differentiate(forward_expr, half))
+        }
     if formula.has_reduction(forward_expr):  # the Jacobian along the row reads what the vector-Jacobian product does
         needed = set(formula.free_names(formula.vjp(forward_expr, wrt, formula.Const(1.0))))
     if link.holds == "result" or link.result_flag is not None:  # the forward's result is computed too

@@ -15,7 +15,7 @@ from opgen.lang import python
 from opgen.spec.base import Direction, ParamKind
 from opgen.spec.channel_broadcast import CHANNEL_SOURCE, REDUCE_SOURCE, channel_sum, channel_view
 from opgen.spec.dtypes import wrap_integer
-from opgen.spec.half_split import SPLIT_SOURCE, split_half
+from opgen.spec.half_split import SPLIT_SOURCE, join_halves, split_half
 
 if TYPE_CHECKING:
     from opgen.spec.model import OpSpec
@@ -262,13 +262,20 @@ def evaluate_reference(
     out_dtype: np.dtype | None,
     output: str | None = None,
 ) -> np.ndarray:
-    """The spec's numpy reference of `output` (default: the first computed one): float64 inside, rounded once to
+    """The spec's numpy reference of `output` (default: the first computed one; an output written per half, its
+    halves joined, as is the default of such an operator): float64 inside, rounded once to
     `out_dtype` (None: float64 unrounded); for integer inputs in a dtype the spec routes to the AICPU kernel, in that
     integer itself, wrapping (None: that integer dtype); for complex inputs, in complex128 (None: unrounded).
 
     With integer tensors the scalar parameters are truncated to integers and wrapped into the tensors' promoted
     dtype first: torch and ops-nn (ConvertToTensor in self's dtype) both meet an integer tensor with the scalar in
     its dtype."""
+    if output is None and spec.formula.per_half:
+        output = next(iter(spec.formula.outputs))
+    halves = spec.formula.per_half.get(output or "")
+    if halves is not None:  # an output written per half: its halves' references joined along the split dim
+        first, second = (evaluate_reference(spec, values, out_dtype, half) for half in halves)
+        return join_halves(first, second, spec.split_dim(values))
     env = aligned_values(spec, values)
     kinds = [np.asarray(values[p.name]).dtype for p in spec.tensor_inputs if p.name in values]
     integer = None

@@ -823,7 +823,10 @@ class OpSpec(_Strict):
         return [p for p in self.params if not p.written]
 
     def shape_sources(self, output: Param) -> list[str]:
-        """The inputs whose (broadcast) shape `output` has: the one rule every artifact follows."""
+        """The inputs whose (broadcast) shape `output` has: the one rule every artifact follows. A half-split
+        operator's outputs follow the split tensor (halved along dim, or whole for an output written per half)."""
+        if self.split is not None and not (output.shape.broadcast_result_of or output.shape.same_as):
+            return [self.split.tensor]
         return output.shape.broadcast_result_of or [output.shape.same_as or self.tensor_inputs[0].name]
 
     def full_size(self, name: str) -> bool:

@@ -210,3 +210,52 @@ def test_the_result_mode_names_the_value_the_backward_saw(tmp_path: Path) -> Non
     assert output == pytest.approx(1 / (1 + np.exp(-x)), rel=1e-12)
     assert gives == pytest.approx(grad * output * (1 - output) * 1.5, rel=1e-12)  # the written formula at output
     assert derivative == pytest.approx(grad * output * (1 - output), rel=1e-12)
+
+
+@pytest.fixture
+def glu_pair(tmp_path: Path) -> Path:
+    for name in ("glu", "glu_grad"):
+        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    return tmp_path / "glu_grad.yaml"
+
+
+HALVES = "halves: [gradOut * s, gradOut * s * (a - a * s)]"
+
+
+@pytest.mark.parametrize(
+    "halves,index,half",
+    [
+        ("halves: [gradOut * s, gradOut * s * (a - s)]", 1, "b"),  # the second half wrong
+        ("halves: [gradOut * (1 - s), gradOut * s * (a - a * s)]", 0, "a"),  # the first half wrong
+    ],
+)
+def test_a_half_split_backward_is_checked_per_half_naming_the_half_and_point(
+    glu_pair: Path, halves: str, index: int, half: str
+) -> None:
+    """GluBackward writes one full-size gradient per half of self: its first half must be gradOut times d glu / d a,
+    its second gradOut times d glu / d b. The shipped spec passes; a wrong half is an error at that half's expression
+    naming the half, the forward's half it is differentiated by, and the point."""
+    load_spec(glu_pair)  # the shipped halves are the derivative
+    _edit(glu_pair, HALVES, halves)
+    message = _problem(glu_pair)
+    line = line_of(glu_pair.read_text(encoding="utf-8"), halves)
+    ordinal = ("first", "second")[index]
+    assert re.search(
+        rf"glu_grad\.yaml:{line}:\d+: formula\.outputs\.out\.halves\[{index}\]: the {ordinal} half of 'out' is not "
+        rf"the gradient times the derivative of glu's formula \(glu\.yaml\) with respect to its {ordinal} half "
+        rf"'{half}' \({half} here\): at ",
+        message,
+    ), message
+    point = re.search(r"gradOut=(\S+), dim=-1 it gives (\S+), the derivative (\S+)$", message)
+    assert point is not None and point[2].rstrip(",") != point[3], message
+
+
+def test_a_backward_of_a_half_split_forward_must_write_its_gradient_per_half(glu_pair: Path) -> None:
+    _edit(glu_pair, "  outputs:\n    out:\n      " + HALVES, "  output: out\n  expr: gradOut * s")
+    _edit(
+        glu_pair,
+        "out: {shape: [2, 4], dtype: FLOAT, data: [0, 0, 0, 0, 0, 0, 0, 0]}",
+        "out: {shape: [2, 2], dtype: FLOAT, data: [0, 0, 0, 0]}",
+    )
+    message = _problem(glu_pair)
+    assert "derivative_of: a backward of a half-split forward writes its gradient per half" in message, message

@@ -31,6 +31,7 @@ __all__ = [
     "gelu_tanh",
     "gelu_v2",
     "glu",
+    "glu_backward",
     "hardshrink",
     "hardshrink_backward",
     "hardsigmoid",
@@ -54,6 +55,8 @@ __all__ = [
     "mish",
     "mish_",
     "mish_backward",
+    "npu_swiglu",
+    "npu_swiglu_backward",
     "prelu",
     "relu",
     "relu6",
@@ -559,6 +562,37 @@ def glu(self, dim=-1, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self], split_dim=dim)
     _rt.call("aclnnGlu", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
+    return out
+
+
+def glu_backward(grad_output, self, dim, *, out=None):
+    """aclnnGluBackward: 完成aclnnGlu的反向。
+
+        outFirst = gradOut * s
+
+    Args:
+        grad_output: 表示梯度更新系数，公式中的gradOut，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 正向的输入，沿dim平均分成公式中的a、b两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入self的维度，取值范围[-self.dim，self.dim-1]。 (int64; dtypes: -)
+        out: 计算出参，shape与self相同。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOut、self、out是空指针时。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self和out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、out的数据类型不与self一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self、out的维度大于8，或self的维度等于0。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参dim超出了self的shape可选维度范围[-self.dim，self.dim-1]。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参self根据指定的dim所对应的维度不能整除2。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut的shape不满足(*1,M,*2)其中M = N /2，N为self根据dim指定的该维度上的数值。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于self的shape。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnGluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)]
+    )
     return out
 
 
@@ -1665,6 +1699,56 @@ def squared_relu(input, *, out=None):
     if out is None:
         out = _rt.new_output([input], [input])
     _rt.call("aclnnSquaredRelu", [_rt.Tensor(input), _rt.Tensor(out, output=True)])
+    return out
+
+
+def npu_swiglu(self, dim=-1, *, out=None):
+    """aclnnSwiGlu: Swish门控线性单元激活函数，实现x张量沿dim平均拆分成A、B两个张量，A经过Swish(SiLU)激活后与B逐元素相乘。
+
+        out = A / (1 + exp(-A)) * B
+
+    Args:
+        self: 输入张量，沿dim平均分成公式中的A、B两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入x的维度，取值范围[-x.dim，x.dim-1]。 (int64; dtypes: -)
+        out: 输出张量，shape为x沿dim拆分后的一半，数据类型与x一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的x或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在取值范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上的大小不能整除2。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于x根据dim拆分后的shape。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self], split_dim=dim)
+    _rt.call("aclnnSwiGlu", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
+    return out
+
+
+def npu_swiglu_backward(grad_output, self, dim=-1, *, out=None):
+    """aclnnSwiGluGrad: 完成aclnnSwiGlu的反向计算。
+
+        outFirst = yGrad * (s + s * (1 - s) * A) * B
+
+    Args:
+        grad_output: 反向传入的梯度，公式中的yGrad，shape为x沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 正向的输入，沿dim平均分成公式中的A、B两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入x的维度，取值范围[-x.dim，x.dim-1]。 (int64; dtypes: -)
+        out: 输出张量，x的梯度，shape与x相同。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的yGrad或x或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if yGrad或x或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在取值范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上的大小不能整除2。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if yGrad的shape不等于x根据dim拆分后的shape，或out的shape与x不一致。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSwiGluGrad", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
     return out
 
 

@@ -7,6 +7,7 @@ subclass overrides the hooks where its operators differ (one module each, in thi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -121,6 +122,10 @@ class Schedule:
     def reference(self, output: str, elementwise: str) -> str:
         """An output's numpy reference, from its elementwise expression's source."""
         return elementwise
+
+    def output_references(self, computed: Mapping[str, str]) -> dict[str, str]:
+        """Each API output's numpy reference, from the computed outputs' sources (the formula's, by name)."""
+        return dict(computed)
 
     def aten_arg(self, name: str, python: str) -> str:
         """How the golden test passes tensor input `name` (held in `python`) to aten's elementwise op."""

@@ -9,6 +9,7 @@ elementwise program reads and writes its inputs and outputs; only the tile loop 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from opgen.plan.schedules.base import Schedule
@@ -122,6 +123,19 @@ class HalfSplit(Schedule):
     def joined(self, first: str, second: str) -> str:
         """The numpy reference of a full-size output from its halves' sources."""
         return f"join_halves({first}, {second}, {self.dim_python})"
+
+    def output_references(self, computed: Mapping[str, str]) -> dict[str, str]:
+        """An output written per half is its halves' references joined along dim; the others their own."""
+        halves = {first: (out, second) for out, first, second in self.per_half}
+        seconds = {second for _, _, second in self.per_half}
+        references = {}
+        for name, source in computed.items():
+            if name in halves:
+                out, second = halves[name]
+                references[out] = self.joined(source, computed[second])
+            elif name not in seconds:
+                references[name] = source
+        return references
 
 
 SCHEDULE = HalfSplit
