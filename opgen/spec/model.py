@@ -441,6 +441,11 @@ class Split(_Strict):
     swap_when: Identifier | None = Field(
         None, description="a bool parameter: when it holds, the halves swap (the first named half is the second)"
     )
+    zero_dim_as_one: bool = Field(
+        False,
+        description="the op_api's checks count a 0-d split tensor as 1-d (dim within [-1, 0]), as ops-nn's GeGlu "
+        "APIs do; such a tensor still cannot be split: the split_shape row refuses it",
+    )
 
 
 class HalvesFormula(_Strict):
