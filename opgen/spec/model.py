@@ -753,7 +753,9 @@ class KernelRuns(_Strict):
     type: CamelName = Field(description="the OpType whose kernel runs; another operator of this spec file")
     attrs: dict[Identifier, bool | int | float | str] = Field(
         default_factory=dict,
-        description="the value the op_api passes for each attribute of that OpType's L0 op, by its OpDef name",
+        description="the value the op_api passes for each attribute of that OpType's L0 op, by its OpDef name; an "
+        "attribute left out is passed this API's int64 or bool parameter of the name the other operator's carries "
+        "(aclnnGeGlu passes its dim and approximate to GeGluV2 and fixes activate_left)",
     )
 
 

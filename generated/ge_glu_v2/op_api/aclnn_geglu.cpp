@@ -133,10 +133,11 @@ static aclnnStatus CheckParams(const aclTensor* self, int64_t dim, int64_t appro
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnGeGluGetWorkspaceSize(const aclTensor* self, int64_t dim, int64_t approximate, aclTensor* out,
-                                       aclTensor* outGelu, uint64_t* workspaceSize, aclOpExecutor** executor)
+aclnnStatus aclnnGeGluV3GetWorkspaceSize(const aclTensor* self, int64_t dim, int64_t approximate, bool activateLeft,
+                                         aclTensor* out, aclTensor* outGelu, uint64_t* workspaceSize,
+                                         aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnGeGlu, DFX_IN(self, dim, approximate), DFX_OUT(out, outGelu));
+    L2_DFX_PHASE_1(aclnnGeGluV3, DFX_IN(self, dim, approximate, activateLeft), DFX_OUT(out, outGelu));
     auto ret = CheckParams(self, dim, approximate, out, outGelu);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
@@ -163,7 +164,7 @@ aclnnStatus aclnnGeGluGetWorkspaceSize(const aclTensor* self, int64_t dim, int64
     CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     // one kernel computes every output; each is cast to its tensor's dtype and copied into it
-    auto l0Results = l0op::GeGluV2(selfCasted, dim, approximate, uniqueExecutor.get());
+    auto l0Results = l0op::GeGluV2(selfCasted, dim, approximate, activateLeft, uniqueExecutor.get());
     const aclTensor* outResult = std::get<0>(l0Results);
     CHECK_RET(outResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto outCast = l0op::Cast(outResult, out->GetDataType(), uniqueExecutor.get());
@@ -182,9 +183,9 @@ aclnnStatus aclnnGeGluGetWorkspaceSize(const aclTensor* self, int64_t dim, int64
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnGeGlu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+aclnnStatus aclnnGeGluV3(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
 {
-    L2_DFX_PHASE_2(aclnnGeGlu);
+    L2_DFX_PHASE_2(aclnnGeGluV3);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
 }
 

@@ -23,9 +23,9 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
 }
 
 const std::tuple<aclTensor*, aclTensor*> GeGluV2(const aclTensor* self, int64_t dim, int64_t approximate,
-                                                 aclOpExecutor* executor)
+                                                 bool activateLeft, aclOpExecutor* executor)
 {
-    L0_DFX(GeGluV2, self, dim, approximate);
+    L0_DFX(GeGluV2, self, dim, approximate, activateLeft);
     const std::tuple<aclTensor*, aclTensor*> failed(nullptr, nullptr);
     op::Shape halfShape = self->GetViewShape();
     const int64_t splitAxis = dim < 0 ? dim + static_cast<int64_t>(halfShape.GetDimNum()) : dim;
@@ -40,7 +40,7 @@ const std::tuple<aclTensor*, aclTensor*> GeGluV2(const aclTensor* self, int64_t 
         return failed;
     }
     auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeGluV2, OP_INPUT(self), OP_OUTPUT(out, outGelu),
-                                           OP_ATTR(dim, approximate, false));
+                                           OP_ATTR(dim, approximate, activateLeft));
     OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "GeGluV2 ADD_TO_LAUNCHER_LIST_AICORE failed."),
              return failed);
     return std::tuple<aclTensor*, aclTensor*>(out, outGelu);

@@ -10,7 +10,7 @@ namespace l0op {
 // Runs GeGluV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16. Returns its outputs in order: out, outGelu.
 const std::tuple<aclTensor*, aclTensor*> GeGluV2(const aclTensor* self, int64_t dim, int64_t approximate,
-                                                 aclOpExecutor* executor);
+                                                 bool activateLeft, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_GE_GLU_V2_H_

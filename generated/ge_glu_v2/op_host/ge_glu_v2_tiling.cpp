@@ -164,6 +164,12 @@ static ge::graphStatus Tiling4GeGluV2(gert::TilingContext* context)
     tiling->chunk = plan.chunk;
     tiling->chunksPerRow = plan.chunksPerRow;
     tiling->tileLength = plan.tileLength;
+    // activateLeft swaps the halves: the formula's first half is then the row's second
+    const bool* swapHalves = attrs->GetAttrPointer<bool>(2);
+    if (swapHalves == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    tiling->swapHalves = *swapHalves ? 1 : 0;
     context->SetBlockDim(plan.blockDim);
     context->SetTilingKey(plan.tilingKey);
     size_t* workspaces = context->GetWorkspaceSizes(1);

@@ -21,6 +21,9 @@ public:
         rowsPerTile_ = tiling.rowsPerTile;
         chunk_ = tiling.chunk;
         chunksPerRow_ = tiling.chunksPerRow;
+        // activateLeft: the formula's first half is the row's second (a half written per output half swaps too)
+        halfBase_[0] = tiling.swapHalves != 0 ? ny_ : 0;
+        halfBase_[1] = ny_ - halfBase_[0];
         // this core's work units: whole rows, or row chunks (chunksPerRow > 1)
         const int64_t units = rows_ * chunksPerRow_;
         firstUnit_ = units * GetBlockIdx() / GetBlockNum();
@@ -99,10 +102,10 @@ private:
     __aicore__ inline void CopyIn(int64_t row, int64_t rows, int64_t col, int64_t cols)
     {
         LocalTensor<T> ALocal = AQueue_.template AllocTensor<T>();
-        CopyRowsIn(ALocal, selfGm_, 2 * ny_, 0, row, rows, col, cols);
+        CopyRowsIn(ALocal, selfGm_, 2 * ny_, halfBase_[0], row, rows, col, cols);
         AQueue_.EnQue(ALocal);
         LocalTensor<T> BLocal = BQueue_.template AllocTensor<T>();
-        CopyRowsIn(BLocal, selfGm_, 2 * ny_, ny_, row, rows, col, cols);
+        CopyRowsIn(BLocal, selfGm_, 2 * ny_, halfBase_[1], row, rows, col, cols);
         BQueue_.EnQue(BLocal);
     }
 
@@ -235,6 +238,7 @@ private:
     int64_t rowsPerTile_ = 1;
     int64_t chunk_ = 0;
     int64_t chunksPerRow_ = 1;
+    int64_t halfBase_[2] = {0, 0}; // where the formula's first and second half start in a row
     int64_t firstUnit_ = 0;
     int64_t endUnit_ = 0;
 };

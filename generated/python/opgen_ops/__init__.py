@@ -55,6 +55,7 @@ __all__ = [
     "mish",
     "mish_",
     "mish_backward",
+    "npu_geglu",
     "prelu",
     "relu",
     "relu6",
@@ -416,6 +417,48 @@ def fast_gelu_backward(grad_output, self, *, out=None):
         out = _rt.new_output([self], [self])
     _rt.call("aclnnFastGeluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
     return out
+
+
+def npu_geglu(self, dim=-1, approximate=1, activate_left=False, *, out=None, out_gelu=None):
+    """aclnnGeGluV3: 高斯误差线性单元激活门函数，针对aclnnGeGlu扩充了设置激活函数操作数据块方向的功能：将输入self沿dim均分为两部分，activateLeft为false时对后半部分、为true时对前半部分做Gelu激活，再与另一部分逐元素相乘，同时输出Gelu的结果。
+
+        out = A * g
+
+    Args:
+        self: 待进行GeGluV3计算的入参，沿dim均分为公式中的A、B两部分。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 可选入参，设定的slice轴，需要对self对应的轴进行对半分割，dim对应的self的轴必须是偶数。 (int64; dtypes: -)
+        approximate: 可选入参，GeGluV3计算使用的激活函数索引：0表示使用none（erf公式），1表示使用tanh（tanh近似公式）。 (int64; dtypes: -)
+        activate_left: 表示激活函数操作数据块的方向：false表示对右边（后半部分）做activate，true表示对左边（前半部分）做activate。 (bool; dtypes: -)
+        out: GeGluV3计算的出参，公式中的out，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out_gelu: GeGluV3计算的出参，公式中的outGelu，即Gelu(B)，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 参数self、out、outGelu为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数self、out、outGelu的数据类型不在支持的范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数out、outGelu的数据类型与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out、outGelu的维数大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 当self.dim()=0时，dim的取值不在[-1, 0]范围内；当self.dim()>0时，dim取值不在[-self.dim, self.dim()-1]范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self在dim维的size不是偶数（文档的返回值表未单列）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out、outGelu在dim维的size不等于self在dim维size的1/2，或其余维与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate的取值不是0或1（文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self], split_dim=dim)
+    if out_gelu is None:
+        out_gelu = _rt.new_output([self], [self], split_dim=dim)
+    _rt.call(
+        "aclnnGeGluV3",
+        [
+            _rt.Tensor(self),
+            _rt.Int(dim),
+            _rt.Int(approximate),
+            _rt.Flag(activate_left),
+            _rt.Tensor(out, output=True),
+            _rt.Tensor(out_gelu, output=True),
+        ],
+    )
+    return out, out_gelu
 
 
 def ge_glu(self, dim=-1, approximate=1, *, out=None, out_gelu=None):
