@@ -119,10 +119,18 @@ def shape_rule(schedule: Schedule, opdef: OpDefPlan) -> dict:
 
 
 def split_view(schedule: HalfSplit, opdef: OpDefPlan) -> dict:
-    """Where the host finds the split: the split tensor's OpDef input, and the dim's attribute (or the literal)."""
+    """Where the host finds the split: the split tensor's OpDef input, the dim's attribute (or the literal), and the
+    bool attribute swapping the halves (swap_when), if any."""
     dim = schedule.split_dim
     attr = opdef.attr_of(dim) if isinstance(dim, str) else None
-    return {"input": opdef.input_index(schedule.split_tensor), "dim_attr": attr.index if attr else None, "dim": dim}
+    swap = opdef.attr_of(schedule.swap_when) if schedule.swap_when is not None else None
+    return {
+        "input": opdef.input_index(schedule.split_tensor),
+        "dim_attr": attr.index if attr else None,
+        "dim": dim,
+        "swap": ident(schedule.swap_when) if schedule.swap_when is not None else None,
+        "swap_attr": swap.index if swap else None,
+    }
 
 
 def render_host(operator: OperatorPlan) -> dict[str, str]:

@@ -250,4 +250,5 @@ def _half_split_context(operator: OperatorPlan, schedule: HalfSplit) -> dict:
         ],
         "inputs": [stream(s, False) for s in schedule.in_streams if s.tensor in operator.kernel.inputs],
         "outputs": [stream(s, True) for s in schedule.out_streams],
+        "swap": ident(schedule.swap_when) if schedule.swap_when is not None else None,
     }

@@ -185,7 +185,9 @@ def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
         AtenArg(p.python, p, kwarg_only=p.keyword_only, aten_default=spelled.get(p.python)) for p in _inputs(spec)
     )
     names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
-    op = spec.api.aten or f"npu_{spec.api.snake}"
+    # torch_npu's own name where the binding takes it (npu_geglu runs aclnnGeGluV3), else npu_ and the API's
+    binding = spec.api.binding
+    op = spec.api.aten or (binding if binding is not None and binding.startswith("npu_") else f"npu_{spec.api.snake}")
     found = aten_op(op) if official else None
     schema = found.functional if found is not None else None
     returned = tuple(r.name for r in schema.returns) if schema and len(schema.returns) == len(results) else ()

@@ -388,7 +388,9 @@ class _Lowerer:
         result = self.value(root)
         if isinstance(result, Scalar):
             result = self.emit("Duplicate", self.temp(), scalar=result)
-        elif result.kind in ("input", "output"):  # an input, or a value an earlier output already holds
+        elif result.kind in ("input", "output") or (self.compute is self.storage and self.instrs[-1].dst != result):
+            # an input, a value an earlier output already holds, or one computed before the last instruction (a
+            # value an earlier output's expression used): copied, as only the last instruction can be retargeted
             result = self.emit("Muls", self.temp(), result, scalar=Scalar(F.Const(1.0)))
         if self.compute is self.storage:
             last = self.instrs[-1]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from opgen.lang import Code, cpp
 from opgen.plan.kernel import aicore_dtypes
 from opgen.plan.opdef import OpDefAttr, opdef_plan
+from opgen.spec.base import ParamKind
 from opgen.spec.diagnostics import FieldPath
 from opgen.spec.model import OpSpec
 
@@ -74,14 +75,29 @@ def runs_plan(spec: OpSpec, siblings: Sequence[OpSpec]) -> tuple[RunsPlan | None
         elif type(value) not in _VALUES[str(attr.kind)]:
             message = f"{value!r} is not a value of {runs.type}'s {attr.kind} attribute {name}"
             problems.append(RunsProblem(("kernel", "runs", "attrs", name), message))
-    absent = [name for name in by_name if name not in runs.attrs]
+    passed = {str(a.name): str(a.param) for a in attrs if str(a.name) not in runs.attrs and _passes(spec, target, a)}
+    absent = [name for name in by_name if name not in runs.attrs and name not in passed]
     if absent:
         message = f"give the value of {runs.type}'s attribute {', '.join(absent)} (its L0 op takes it)"
         problems.append(RunsProblem(("kernel", "runs"), message))
     if problems:
         return None, problems
-    args = tuple(_literal(str(a.kind), runs.attrs[str(a.name)]) for a in attrs)
+    args = tuple(
+        Code(passed[str(a.name)]) if str(a.name) in passed else _literal(str(a.kind), runs.attrs[str(a.name)])
+        for a in attrs
+    )
     return RunsPlan(runs.type, f"{target.operator.file_stem}.h", args), []
+
+
+# The parameter kinds an attribute passes through as the plain value the L0 op takes.
+_PASSED_KINDS = (ParamKind.INT64, ParamKind.BOOL)
+
+
+def _passes(spec: OpSpec, target: OpSpec, attr: OpDefAttr) -> bool:
+    """Whether this API has the parameter the other operator's attribute carries, of the same kind, passed as is."""
+    theirs = target.param(str(attr.param))
+    mine = next((p for p in spec.params if p.name == theirs.name), None)
+    return mine is not None and mine.kind is theirs.kind and theirs.kind in _PASSED_KINDS and not attr.texts
 
 
 def _literal(kind: str, value: bool | int | float | str) -> Code:

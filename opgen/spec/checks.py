@@ -972,13 +972,27 @@ def _split_of(spec: OpSpec) -> tuple[str, str]:
     return split.tensor, str(split.dim)
 
 
+def _checked_rank_cpp(spec: OpSpec) -> str:
+    """The C++ rank the split checks index the split tensor with: its rank, or 1 for a 0-d tensor where the op_api
+    counts it as 1-d (split.zero_dim_as_one)."""
+    tensor, _ = _split_of(spec)
+    rank = f"static_cast<int64_t>({cpp_shape(tensor)}.GetDimNum())"
+    assert spec.split is not None
+    return f"({rank} == 0 ? int64_t{{1}} : {rank})" if spec.split.zero_dim_as_one else rank
+
+
+def _checked_rank(spec: OpSpec, shape: tuple[int, ...]) -> int:
+    """The Python model of `_checked_rank_cpp`."""
+    assert spec.split is not None
+    return max(len(shape), 1) if spec.split.zero_dim_as_one else len(shape)
+
+
 def _split_axis_cpp(spec: OpSpec, row: int) -> tuple[str, tuple[str, ...]]:
     """The C++ local holding the split dim as a non-negative axis of the split tensor (row-numbered: several rows of
     one helper declare their own), and the statement declaring it."""
-    tensor, dim = _split_of(spec)
+    _, dim = _split_of(spec)
     local = f"splitAxis{row}"
-    rank = f"static_cast<int64_t>({cpp_shape(tensor)}.GetDimNum())"
-    return local, (f"const int64_t {local} = {dim} < 0 ? {dim} + {rank} : {dim};",)
+    return local, (f"const int64_t {local} = {dim} < 0 ? {dim} + {_checked_rank_cpp(spec)} : {dim};",)
 
 
 def _resolve_split(resolver: Resolver, names: list[str], path: FieldPath, what: str) -> None:
@@ -1005,19 +1019,19 @@ class CheckDimRange(CheckKind):
             resolver.report(path + ("dim_range", 0), message, "invalid")
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
-        tensor, dim = _split_of(spec)
-        rank = f"static_cast<int64_t>({cpp_shape(tensor)}.GetDimNum())"
+        _, dim = _split_of(spec)
+        rank = _checked_rank_cpp(spec)
         return CppCheck(f"{dim} < -{rank} || {dim} >= {rank}")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         tensor, _ = _split_of(spec)
-        return split_axis(len(args[tensor].shape), spec.split_dim(_values(args))) is None
+        return split_axis(_checked_rank(spec, args[tensor].shape), spec.split_dim(_values(args))) is None
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         spec = model.spec
         split = spec.split
         assert split is not None
-        rank = len(base[split.tensor].shape)
+        rank = _checked_rank(spec, base[split.tensor].shape)
         if isinstance(split.dim, str):
             return [({**base, split.dim: replace(base[split.dim], value=value)}, ()) for value in (rank, -rank - 1)]
         return [({**base, split.tensor: replace(base[split.tensor], shape=())}, ())]  # a literal dim: a 0-d tensor
@@ -1045,8 +1059,9 @@ class CheckSplitEven(CheckKind):
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         tensor, _ = _split_of(spec)
         shape = args[tensor].shape
-        axis = split_axis(len(shape), spec.split_dim(_values(args)))
-        return axis is None or shape[axis] % 2 != 0
+        axis = split_axis(_checked_rank(spec, shape), spec.split_dim(_values(args)))
+        # a 0-d tensor counted as 1-d has no size along dim to be odd (ops-nn reads an invalid dim, which is even)
+        return axis is None or (axis < len(shape) and shape[axis] % 2 != 0)
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         spec = model.spec
@@ -1086,7 +1101,11 @@ class CheckSplitShape(CheckKind):
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         tensor, _ = _split_of(spec)
         shape = args[tensor].shape
-        half = half_shape(shape, spec.split_dim(_values(args)))
+        dim = spec.split_dim(_values(args))
+        axis = split_axis(_checked_rank(spec, shape), dim)
+        if axis is not None and axis >= len(shape):
+            return True  # a 0-d tensor counted as 1-d: its half's size along dim is invalid, no shape has it
+        half = half_shape(shape, dim)
         return any(args[n].shape != (shape if spec.full_size(n) else half) for n in self.split_shape)
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:

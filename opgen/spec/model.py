@@ -441,6 +441,11 @@ class Split(_Strict):
     swap_when: Identifier | None = Field(
         None, description="a bool parameter: when it holds, the halves swap (the first named half is the second)"
     )
+    zero_dim_as_one: bool = Field(
+        False,
+        description="the op_api's checks count a 0-d split tensor as 1-d (dim within [-1, 0]), as ops-nn's GeGlu "
+        "APIs do; such a tensor still cannot be split: the split_shape row refuses it",
+    )
 
 
 class HalvesFormula(_Strict):
@@ -748,7 +753,9 @@ class KernelRuns(_Strict):
     type: CamelName = Field(description="the OpType whose kernel runs; another operator of this spec file")
     attrs: dict[Identifier, bool | int | float | str] = Field(
         default_factory=dict,
-        description="the value the op_api passes for each attribute of that OpType's L0 op, by its OpDef name",
+        description="the value the op_api passes for each attribute of that OpType's L0 op, by its OpDef name; an "
+        "attribute left out is passed this API's int64 or bool parameter of the name the other operator's carries "
+        "(aclnnGeGlu passes its dim and approximate to GeGluV2 and fixes activate_left)",
     )
 
 

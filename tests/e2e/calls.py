@@ -39,22 +39,24 @@ def _invoke(module, spec: OpSpec, call: Call, rng: np.random.Generator):
     function = getattr(module, binding_names(spec)[0])
     positional = []
     keywords = {}
-    out = None
+    outs = {}
     for param in spec.params:
         value = value_of(call.args[param.name], rng)
         if param.direction is Direction.OUTPUT:
             if param.written:
-                out = value
+                outs[param.name] = value
         elif param.keyword_only:
             keywords[param.python] = value
         else:
             positional.append(value)
-    if out is None:
+    if any(out is None for out in outs.values()):
         # a null output cannot be expressed with out=None (that allocates one): pass a 0-size placeholder
         return function(*positional, **keywords)
-    keyword = binding_out_keywords(spec)[spec.outputs[0].name]
-    if keyword not in inspect.signature(function).parameters:  # aten has no out overload (selu, mish_backward)
+    # every written output by its keyword (an error row may be about any of them: GeGlu's outGelu)
+    named = {binding_out_keywords(spec)[name]: out for name, out in outs.items()}
+    if any(keyword not in inspect.signature(function).parameters for keyword in named):
+        # aten has no out overload (selu, mish_backward)
         if not allocated_by_binding(spec, call.args):
             pytest.skip("this output cannot be passed to a binding without out= (the C++ op_api tests hold it)")
         return function(*positional, **keywords)
-    return function(*positional, **keywords, **{keyword: out})
+    return function(*positional, **keywords, **named)

@@ -2,7 +2,9 @@
 shape class of the (x, 2, ny) view (ny = 1, small ny, a half-row not a whole number of 32-byte blocks, odd row
 counts, rows past the UB tile, more rows than one DataCopyPad moves, a non-last and a negative dim) the result
 equals the spec's float64 reference rounded once, and the twin's trace shows the ideal GM traffic: every input
-element read once and every output element written once (GM bytes / ideal = 1.00)."""
+element read once and every output element written once (GM bytes / ideal = 1.00). An operator splitting along a
+literal dim (GeluMul's last one) runs the classes along that dim; each class takes the next value of each other
+parameter's golden.scalar_values (so every value runs)."""
 
 from __future__ import annotations
 
@@ -35,14 +37,35 @@ def _inputs(spec, half: tuple[int, ...], dim: int, dtype) -> dict[str, np.ndarra
     rng = np.random.default_rng(sum(half) + dim)
     values = {}
     for p in spec.tensor_inputs:
+        if p.shape.one_element:  # its value comes from golden.scalar_values (_scalars)
+            continue
         shape = full_shape(half, dim) if spec.full_size(p.name) else half
         values[p.name] = rng.uniform(-6, 6, shape).astype(dtype)
     return values
 
 
-@pytest.mark.parametrize("op", SPLIT_OPS)
-@pytest.mark.parametrize("case", list(SHAPE_CLASSES))
-def test_each_element_moves_once_and_matches_the_reference(op, case, tmp_path, monkeypatch):
+def _runs(op: str, half: tuple[int, ...], dim: int) -> bool:
+    """A class runs on an operator with a literal split dim only along that dim."""
+    literal = specs()[op].split.dim
+    return not isinstance(literal, int) or literal % len(half) == dim % len(half)
+
+
+def _scalars(spec, index: int) -> dict[str, object]:
+    """The index-th value (cycling) of each host parameter's golden.scalar_values, by spec name."""
+    listed = spec.golden.scalar_values
+    return {name: values[index % len(values)] for name, values in listed.items() if name != spec.split.dim}
+
+
+CASES = [
+    pytest.param(op, case, index, id=f"{case}-{op}")
+    for op in SPLIT_OPS
+    for index, case in enumerate(SHAPE_CLASSES)
+    if _runs(op, *SHAPE_CLASSES[case])
+]
+
+
+@pytest.mark.parametrize(("op", "case", "index"), CASES)
+def test_each_element_moves_once_and_matches_the_reference(op, case, index, tmp_path, monkeypatch):
     from opgen.twin.trace import read_trace
 
     spec = specs()[op]
@@ -51,30 +74,45 @@ def test_each_element_moves_once_and_matches_the_reference(op, case, tmp_path, m
     monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
     values = _inputs(spec, half, dim, np.float32)
     dim_param = spec.split.dim if isinstance(spec.split.dim, str) else None
-    args = []
+    scalars = _scalars(spec, index)
+    for p in spec.tensor_inputs:
+        if p.shape.one_element:  # one element holding the value: read once by the scalar unit, not a stream
+            values[p.name] = np.full((1,), scalars.pop(p.name, 0.5), np.float32)
+    args, kwargs = [], {}
     for p in spec.params:
         if p.direction is Direction.INPUT and p.kind is ParamKind.TENSOR:
             args.append(values[p.name])
         elif p.name == dim_param:
-            args.append(dim)
-    got = getattr(opgen_ops, binding(spec))(*args)
-    scalars = {dim_param: dim} if dim_param else {}
-    want = evaluate_reference(spec, {**values, **scalars}, np.dtype(np.float32))
+            kwargs[p.python] = dim
+        elif p.name in scalars:
+            kwargs[p.python] = scalars[p.name]
+    got = getattr(opgen_ops, binding(spec))(*args, **kwargs)
+    if dim_param:
+        scalars[dim_param] = dim
+    env = {**values, **scalars}
     # within a few float32 roundings, or the spec's FLOAT standard where its formula cancels (GluBackward's a - a * s)
     standard = spec.golden.tolerance[DType.FLOAT]
     rtol, atol = max(2e-6, standard.rtol), max(1e-6, standard.atol)
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
-    # an output written per half (a backward's full-size gradient): each half is its own expression's
-    for output, halves in spec.formula.per_half.items():
-        for index, name in enumerate(halves):
-            mine = evaluate_reference(spec, {**values, **scalars}, np.dtype(np.float32), name)
+    results = got if isinstance(got, tuple) else (got,)
+    for output, result in zip(spec.outputs, results, strict=True):
+        want = evaluate_reference(spec, env, np.dtype(np.float32), output.name)
+        np.testing.assert_allclose(result, want, rtol=rtol, atol=atol, err_msg=f"{output.name} {scalars}")
+        # an output written per half (a backward's full-size gradient): each half is its own expression's
+        for index, name in enumerate(spec.formula.per_half.get(output.name, ())):
+            mine = evaluate_reference(spec, env, np.dtype(np.float32), name)
+            half_dim = dim if dim_param else spec.split.dim
+            swapped = bool(spec.split.swap_when and scalars.get(spec.split.swap_when))  # the halves trade places
             np.testing.assert_allclose(
-                split_half(got, dim, index), mine, rtol=rtol, atol=atol, err_msg=f"{output}: {name}"
+                split_half(result, half_dim, index ^ swapped),
+                mine,
+                rtol=rtol,
+                atol=atol,
+                err_msg=f"{output.name}: {name}",
             )
     (launch,) = [t for t in read_trace(trace) if t.kernel == spec.operator.file_stem]
     totals = launch.totals()
     x, ny = rows_and_half(full_shape(half, dim), dim)
     assert x * ny == int(np.prod(half))
-    ideal_in = sum(v.nbytes for v in values.values())
+    ideal_in = sum(v.nbytes for name, v in values.items() if not spec.param(name).shape.one_element)
     ideal_out = sum(int(np.prod(full_shape(half, dim) if spec.full_size(p.name) else half)) * 4 for p in spec.outputs)
     assert (totals.gm_to_ub_bytes, totals.ub_to_gm_bytes) == (ideal_in, ideal_out)

@@ -93,3 +93,15 @@ def test_the_ub_budget_counts_a_double_buffered_queue_per_output() -> None:
     assert both.ub_bytes_per_element(BUFFER_NUM) == queues(both) + 2 * len(both.temps) + len(both.masks) / 8
     assert both.ub_bytes_per_element(BUFFER_NUM) - one.ub_bytes_per_element(BUFFER_NUM) >= BUFFER_NUM * 2
     assert both.live_buffers(BUFFER_NUM) == 5 * BUFFER_NUM + len(both.temps) + len(both.masks)
+
+
+@pytest.mark.parametrize(("storage", "compute"), [(DType.FLOAT, DType.FLOAT), (DType.FLOAT16, DType.FLOAT)])
+def test_a_later_output_is_a_value_an_earlier_output_used(storage: DType, compute: DType) -> None:
+    # GeGlu: out = A * gelu(B), outGelu = gelu(B): the gate value is computed for out, before out's last instruction
+    texts = {"gradInput": "self * sigmoid(weight)", "update": "sigmoid(weight)"}
+    exprs = _exprs(texts)
+    program = lower_outputs(exprs, inputs=INPUTS, storage=storage, compute=compute)
+    values = _inputs(storage.numpy)
+    got = run_program_outputs(program, values, {})
+    for name, expr in exprs.items():
+        np.testing.assert_allclose(got[name], F.evaluate(expr, dict(values), storage.numpy), rtol=1e-6, err_msg=name)

@@ -58,6 +58,14 @@ CASES = [
         "runs: {type: Swish, attrs: {scale: on}}",
         "True is not a value of Swish's Float attribute scale",  # YAML 1.1's on: the checker sees a bool
     ),
+    Case(
+        # aclnnGeGlu passes its dim and approximate through; activate_left it has no parameter for
+        "attr-not-passed",
+        "ge_glu_v2.yaml",
+        "runs: {type: GeGluV2, attrs: {activate_left: false}}",
+        "runs: {type: GeGluV2}",
+        "give the value of GeGluV2's attribute activate_left (its L0 op takes it)",
+    ),
 ]
 
 
@@ -78,6 +86,8 @@ def test_runs_mistakes_point_at_their_line(case: Case) -> None:
     [
         ("swish", "silu", "l0op::Swish(selfCasted, 1.0f, uniqueExecutor.get())"),
         ("log_sigmoid", "log_sigmoid_forward", "l0op::LogSigmoid(selfCasted, uniqueExecutor.get())"),
+        # the API's own dim and approximate pass through, activate_left is fixed
+        ("ge_glu_v2", "ge_glu", "l0op::GeGluV2(selfCasted, dim, approximate, false, uniqueExecutor.get())"),
     ],
 )
 def test_the_api_calls_the_other_l0_op_and_has_no_kernel(directory: str, stem: str, call: str) -> None:

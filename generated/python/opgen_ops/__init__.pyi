@@ -57,6 +57,23 @@ def fast_gelu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.n
 def fast_gelu_backward(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def npu_geglu(
+    self: np.ndarray | None,
+    dim: int = -1,
+    approximate: int = 1,
+    activate_left: bool = False,
+    *,
+    out: np.ndarray | None = None,
+    out_gelu: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]: ...
+def ge_glu(
+    self: np.ndarray | None,
+    dim: int = -1,
+    approximate: int = 1,
+    *,
+    out: np.ndarray | None = None,
+    out_gelu: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]: ...
 def gelu_tanh(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def gelu_backward_tanh(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None

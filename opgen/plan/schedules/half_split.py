@@ -40,6 +40,7 @@ class HalfSplit(Schedule):
     split_python: str = ""  # the split tensor's Python name
     dim_python: str = ""  # the dim parameter's Python name, or the literal
     halves: tuple[str, str] = ("", "")
+    swap_when: str | None = None  # a bool parameter: when it holds, each stream of a half reads (writes) the other
     half_size: tuple[str, ...] = ()  # the half-size tensors (inputs and outputs)
     per_half: tuple[tuple[str, str, str], ...] = ()  # full-size outputs: (output, first half's name, second's)
     in_streams: tuple[SplitStream, ...] = ()
@@ -71,6 +72,7 @@ class HalfSplit(Schedule):
             "split_python": spec.param(split.tensor).python,
             "dim_python": str(dim),
             "halves": split.halves,
+            "swap_when": split.swap_when,
             "half_size": tuple(n for n in tensors if not spec.full_size(n)),
             "per_half": per_half,
             "in_streams": tuple(in_streams),
@@ -88,9 +90,12 @@ class HalfSplit(Schedule):
         return False
 
     def stream_layout(self, stream: SplitStream) -> tuple[str, str]:
-        """(the GM pitch between its rows, its offset in a row) of a stream, as C++ over the kernel's ny_."""
+        """(the GM pitch between its rows, its offset in a row) of a stream, as C++ over the kernel's ny_; with
+        swap_when, a half's offset is the kernel's halfBase_[half], which the tiling's swapHalves sets per call."""
         if stream.half is None:
             return "ny_", "0"
+        if self.swap_when is not None:
+            return "2 * ny_", f"halfBase_[{stream.half}]"
         return "2 * ny_", "0" if stream.half == 0 else "ny_"
 
     def width(self, tensor: str) -> int:
