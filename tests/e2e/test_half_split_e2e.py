@@ -2,7 +2,9 @@
 shape class of the (x, 2, ny) view (ny = 1, small ny, a half-row not a whole number of 32-byte blocks, odd row
 counts, rows past the UB tile, more rows than one DataCopyPad moves, a non-last and a negative dim) the result
 equals the spec's float64 reference rounded once, and the twin's trace shows the ideal GM traffic: every input
-element read once and every output element written once (GM bytes / ideal = 1.00)."""
+element read once and every output element written once (GM bytes / ideal = 1.00). An operator splitting along a
+literal dim (GeluMul's last one) runs the classes along that dim; each class takes the next value of each other
+parameter's golden.scalar_values (so every value runs)."""
 
 from __future__ import annotations
 
@@ -39,9 +41,28 @@ def _inputs(spec, half: tuple[int, ...], dim: int, dtype) -> dict[str, np.ndarra
     return values
 
 
-@pytest.mark.parametrize("op", SPLIT_OPS)
-@pytest.mark.parametrize("case", list(SHAPE_CLASSES))
-def test_each_element_moves_once_and_matches_the_reference(op, case, tmp_path, monkeypatch):
+def _runs(op: str, half: tuple[int, ...], dim: int) -> bool:
+    """A class runs on an operator with a literal split dim only along that dim."""
+    literal = specs()[op].split.dim
+    return not isinstance(literal, int) or literal % len(half) == dim % len(half)
+
+
+def _scalars(spec, index: int) -> dict[str, object]:
+    """The index-th value (cycling) of each host parameter's golden.scalar_values, by spec name."""
+    listed = spec.golden.scalar_values
+    return {name: values[index % len(values)] for name, values in listed.items() if name != spec.split.dim}
+
+
+CASES = [
+    pytest.param(op, case, index, id=f"{case}-{op}")
+    for op in SPLIT_OPS
+    for index, case in enumerate(SHAPE_CLASSES)
+    if _runs(op, *SHAPE_CLASSES[case])
+]
+
+
+@pytest.mark.parametrize(("op", "case", "index"), CASES)
+def test_each_element_moves_once_and_matches_the_reference(op, case, index, tmp_path, monkeypatch):
     from opgen.twin.trace import read_trace
 
     spec = specs()[op]
@@ -50,14 +71,18 @@ def test_each_element_moves_once_and_matches_the_reference(op, case, tmp_path, m
     monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
     values = _inputs(spec, half, dim, np.float32)
     dim_param = spec.split.dim if isinstance(spec.split.dim, str) else None
-    args = []
+    scalars = _scalars(spec, index)
+    args, kwargs = [], {}
     for p in spec.params:
         if p.direction is Direction.INPUT and p.kind is ParamKind.TENSOR:
             args.append(values[p.name])
         elif p.name == dim_param:
-            args.append(dim)
-    got = getattr(opgen_ops, binding(spec))(*args)
-    scalars = {dim_param: dim} if dim_param else {}
+            kwargs[p.python] = dim
+        elif p.name in scalars:
+            kwargs[p.python] = scalars[p.name]
+    got = getattr(opgen_ops, binding(spec))(*args, **kwargs)
+    if dim_param:
+        scalars[dim_param] = dim
     want = evaluate_reference(spec, {**values, **scalars}, np.dtype(np.float32))
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
     (launch,) = [t for t in read_trace(trace) if t.kernel == spec.operator.file_stem]

@@ -54,6 +54,7 @@ __all__ = [
     "mish",
     "mish_",
     "mish_backward",
+    "npu_gelu_mul",
     "prelu",
     "relu",
     "relu6",
@@ -490,6 +491,32 @@ def gelu_backward(grad_output, self, *, approximate="none", out=None):
         "aclnnGeluBackwardV2",
         [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.String(approximate), _rt.Tensor(out, output=True)],
     )
+    return out
+
+
+def npu_gelu_mul(input, *, approximate="none", out=None):
+    """aclnnGeluMul: 将输入input沿最后一维平均分成前后两部分x1、x2，对x1做GELU激活后与x2逐元素相乘。approximateOptional为\"tanh\"时GELU按tanh近似计算，为\"none\"或空指针时按erf精确计算。
+
+        out = where(approximateOptional == \"tanh\", 0.5 * x1 * (1 + tanh(sqrt(2 / pi) * (x1 + 0.044715 * x1 * x1 * x1))), 0.5 * x1 * (1 + erf(x1 / sqrt(2)))) * x2
+
+    Args:
+        input: 公式中的输入，沿最后一维平均分成x1、x2两部分，最后一维的大小为偶数。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        approximate: GELU的计算方式：\"none\"表示erf精确计算，\"tanh\"表示tanh近似计算；传入空指针时按\"none\"计算。 (string; dtypes: -)
+        out: 公式中的输出，shape为input的最后一维减半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的input或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximateOptional不是\"none\"或\"tanh\"（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input和out的数据类型不一致（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、out的维度大于8或小于2（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的最后一维不能整除2（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于input的最后一维减半后的shape（文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    input = _rt.as_array(input)
+    if out is None:
+        out = _rt.new_output([input], [input], split_dim=-1)
+    _rt.call("aclnnGeluMul", [_rt.Tensor(input), _rt.String(approximate), _rt.Tensor(out, output=True)])
     return out
 
 

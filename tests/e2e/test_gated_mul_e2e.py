@@ -1,0 +1,68 @@
+"""The last-dim gated products (aclnnGeluMul, aclnnFatreluMul: no aten op, no op-plugin entry for FatreluMul)
+through their bindings on the twin against torch compositions of the halves, as the reference notes give them:
+F.gelu(x1, approximate=...) * x2 and F.threshold(x1, threshold, 0) * x2 (x1, x2 the halves of the last dim), with
+NaN, +-inf, +-0, each dtype, and the refusals of the rows opgen adds past the doc's two."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from spec_list import specs
+
+opgen_ops = pytest.importorskip("opgen_ops")
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 20.0, -20.0, 1e-3, -1e-3, 0.5, -0.5]
+DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16}
+
+
+def _input(half: tuple[int, ...], dtype) -> np.ndarray:
+    full = (*half[:-1], half[-1] * 2)
+    values = np.random.default_rng(sum(full)).uniform(-6, 6, full)
+    flat = values.reshape(-1)
+    flat[: len(SPECIALS) * 7 : 7] = SPECIALS[: len(flat[: len(SPECIALS) * 7 : 7])]  # specials in both halves
+    return values.astype(dtype)
+
+
+def _halves(x: np.ndarray):
+    return torch.from_numpy(x.astype(np.float64)).chunk(2, dim=-1)
+
+
+def _status(call) -> int:
+    try:
+        call()
+    except opgen_ops.AclnnError as error:
+        return error.status
+    return 0
+
+
+@pytest.mark.skipif("gelu_mul" not in specs(), reason="no gelu_mul spec")
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("approximate", [None, "none", "tanh"])
+@pytest.mark.parametrize("half", [(7, 1), (3, 13), (2, 3, 40), (2, 20000)])
+def test_gelu_mul_is_torch_gelu_of_the_first_half_times_the_second(dtype, approximate, half):
+    x = _input(half, DTYPES[dtype])
+    kwargs = {} if approximate is None else {"approximate": approximate}
+    got = opgen_ops.npu_gelu_mul(x, **kwargs)
+    # torch in float32, as the kernel computes (a very negative x1 underflows gelu to -0 there, and -0 * inf is NaN)
+    x1, x2 = (h.float() for h in _halves(x))
+    want = (F.gelu(x1, approximate=approximate or "none") * x2).double()
+    # but x1 = +inf: torch's vectorised float32 erf gelu gives NaN, the kernel +inf (as torch in float64)
+    exact = F.gelu(x1.double(), approximate=approximate or "none") * x2.double()
+    want = torch.where(x1 == np.inf, exact, want).numpy()
+    assert got.dtype == x.dtype and got.shape == want.shape
+    tolerance = {"FLOAT": 1e-5, "FLOAT16": 1e-3}[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=tolerance, atol=tolerance, equal_nan=True)
+
+
+@pytest.mark.skipif("gelu_mul" not in specs(), reason="no gelu_mul spec")
+def test_gelu_mul_refuses_what_its_tiling_would():
+    x = np.ones((4, 6), np.float32)
+    assert _status(lambda: opgen_ops.npu_gelu_mul(x, approximate="fast")) == 161002
+    assert _status(lambda: opgen_ops.npu_gelu_mul(np.ones((4, 5), np.float32))) == 161002  # odd last dim
+    assert _status(lambda: opgen_ops.npu_gelu_mul(np.ones((6,), np.float32))) == 161002  # rank 1
+    assert _status(lambda: opgen_ops.npu_gelu_mul(x, out=np.zeros((4, 6), np.float32))) == 161002  # out full-size
+    assert _status(lambda: opgen_ops.npu_gelu_mul(x, out=np.zeros((4, 3), np.float16))) == 161002  # out's dtype
+    assert _status(lambda: opgen_ops.npu_gelu_mul(None)) == 161001
+    assert opgen_ops.npu_gelu_mul(np.ones((0, 6), np.float32)).shape == (0, 3)
