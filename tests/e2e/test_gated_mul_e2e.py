@@ -66,3 +66,36 @@ def test_gelu_mul_refuses_what_its_tiling_would():
     assert _status(lambda: opgen_ops.npu_gelu_mul(x, out=np.zeros((4, 3), np.float16))) == 161002  # out's dtype
     assert _status(lambda: opgen_ops.npu_gelu_mul(None)) == 161001
     assert opgen_ops.npu_gelu_mul(np.ones((0, 6), np.float32)).shape == (0, 3)
+
+
+@pytest.mark.skipif("fatrelu_mul" not in specs(), reason="no fatrelu_mul spec")
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("threshold", [0.5, -1.0, 0.0, -0.5])
+@pytest.mark.parametrize("half", [(7, 1), (3, 13), (2, 3, 40), (2, 20000)])
+def test_fatrelu_mul_is_torch_threshold_of_the_first_half_times_the_second(dtype, threshold, half):
+    x = _input(half, DTYPES[dtype])
+    # x1 == threshold somewhere: the kernel's GT zeroes it (the doc's >= would keep it)
+    x.reshape(-1)[1] = threshold
+    held = np.full((1, 1), threshold, x.dtype)
+    got = opgen_ops.fatrelu_mul(x, held)
+    x1, x2 = _halves(x)
+    want = F.threshold(x1, threshold, 0.0) * x2
+    # F.threshold keeps a NaN x1 (NaN * x2); x1 > threshold is false for NaN: 0 * x2 (declared in the spec)
+    want = torch.where(torch.isnan(x1), 0.0 * x2, want).numpy()
+    assert got.dtype == x.dtype and got.shape == want.shape
+    expected = want.astype(x.dtype).astype(np.float64)  # one product, rounded once
+    np.testing.assert_array_equal(got.astype(np.float64), expected)
+    if half[-1] > 1:
+        assert got.reshape(-1)[1] == 0 or np.isnan(got.reshape(-1)[1])
+
+
+@pytest.mark.skipif("fatrelu_mul" not in specs(), reason="no fatrelu_mul spec")
+def test_fatrelu_mul_refuses_what_its_tiling_would():
+    x = np.ones((4, 6), np.float32)
+    th = np.full((1,), 0.5, np.float32)
+    assert _status(lambda: opgen_ops.fatrelu_mul(x, np.ones((2,), np.float32))) == 161002  # two elements
+    assert _status(lambda: opgen_ops.fatrelu_mul(x, np.full((1,), 0.5, np.float16))) == 161002  # its dtype
+    assert _status(lambda: opgen_ops.fatrelu_mul(np.ones((4, 5), np.float32), th)) == 161002  # odd last dim
+    assert _status(lambda: opgen_ops.fatrelu_mul(np.ones((6,), np.float32), th)) == 161002  # rank 1
+    assert _status(lambda: opgen_ops.fatrelu_mul(x, None)) == 161001
+    assert opgen_ops.fatrelu_mul(x, np.full((), 0.5, np.float32)).shape == (4, 3)

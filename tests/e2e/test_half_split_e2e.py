@@ -36,6 +36,8 @@ def _inputs(spec, half: tuple[int, ...], dim: int, dtype) -> dict[str, np.ndarra
     rng = np.random.default_rng(sum(half) + dim)
     values = {}
     for p in spec.tensor_inputs:
+        if p.shape.one_element:  # its value comes from golden.scalar_values (_scalars)
+            continue
         shape = full_shape(half, dim) if spec.full_size(p.name) else half
         values[p.name] = rng.uniform(-6, 6, shape).astype(dtype)
     return values
@@ -72,6 +74,9 @@ def test_each_element_moves_once_and_matches_the_reference(op, case, index, tmp_
     values = _inputs(spec, half, dim, np.float32)
     dim_param = spec.split.dim if isinstance(spec.split.dim, str) else None
     scalars = _scalars(spec, index)
+    for p in spec.tensor_inputs:
+        if p.shape.one_element:  # one element holding the value: read once by the scalar unit, not a stream
+            values[p.name] = np.full((1,), scalars.pop(p.name, 0.5), np.float32)
     args, kwargs = [], {}
     for p in spec.params:
         if p.direction is Direction.INPUT and p.kind is ParamKind.TENSOR:
@@ -89,6 +94,6 @@ def test_each_element_moves_once_and_matches_the_reference(op, case, index, tmp_
     totals = launch.totals()
     x, ny = rows_and_half(full_shape(half, dim), dim)
     assert x * ny == int(np.prod(half))
-    ideal_in = sum(v.nbytes for v in values.values())
+    ideal_in = sum(v.nbytes for name, v in values.items() if not spec.param(name).shape.one_element)
     ideal_out = sum(int(np.prod(full_shape(half, dim) if spec.full_size(p.name) else half)) * 4 for p in spec.outputs)
     assert (totals.gm_to_ub_bytes, totals.ub_to_gm_bytes) == (ideal_in, ideal_out)

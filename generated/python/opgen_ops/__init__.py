@@ -25,6 +25,7 @@ __all__ = [
     "erfinv_",
     "fast_gelu",
     "fast_gelu_backward",
+    "fatrelu_mul",
     "gelu",
     "gelu_backward",
     "gelu_backward_tanh",
@@ -415,6 +416,33 @@ def fast_gelu_backward(grad_output, self, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self])
     _rt.call("aclnnFastGeluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def fatrelu_mul(input, threshold, *, out=None):
+    """aclnnFatreluMul: 将输入input沿最后一维平均分成前后两部分x1、x2，对x1做阈值为threshold的FATReLU激活（x1大于threshold时保留，否则为0）后与x2逐元素相乘。
+
+        out = where(x1 > threshold, x1, 0) * x2
+
+    Args:
+        input: 公式中的输入，沿最后一维平均分成x1、x2两部分，最后一维的大小为偶数。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        threshold: 公式中的threshold，只含一个元素，数据类型与input一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 公式中的输出，shape为input的最后一维减半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的input、threshold或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、threshold和out的数据类型不一致（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if threshold的元素个数不为1（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、threshold、out的维度大于8，或input、out的维度小于2（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的最后一维不能整除2（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于input的最后一维减半后的shape（文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    input = _rt.as_array(input)
+    threshold = _rt.as_array(threshold)
+    if out is None:
+        out = _rt.new_output([input], [input], split_dim=-1)
+    _rt.call("aclnnFatreluMul", [_rt.Tensor(input), _rt.Tensor(threshold), _rt.Tensor(out, output=True)])
     return out
 
 

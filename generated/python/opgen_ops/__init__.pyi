@@ -57,6 +57,9 @@ def fast_gelu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.n
 def fast_gelu_backward(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def fatrelu_mul(
+    input: np.ndarray | None, threshold: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
 def gelu_tanh(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def gelu_backward_tanh(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
