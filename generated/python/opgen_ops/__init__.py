@@ -70,6 +70,7 @@ __all__ = [
     "sigmoid_backward",
     "silu",
     "silu_backward",
+    "situ_glu",
     "softplus",
     "softplus_backward",
     "softshrink",
@@ -1533,6 +1534,45 @@ def silu_backward(grad_output, self, *, out=None):
     if out is None:
         out = _rt.new_output([grad_output], [grad_output])
     _rt.call("aclnnSiluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def situ_glu(x, dim=-1, beta=1.0, linear_beta=0.0, activate_left=True, *, out=None):
+    """aclnnSituGlu: 将输入x沿dim平均分成两部分，一部分作为门控gate、另一部分作为up；对gate做SiTU激活（beta·tanh(gate/beta)·sigmoid(gate)），与up（linearBeta大于0时为linearBeta·tanh(up/linearBeta)）逐元素相乘。activateLeft为true时前一半为gate。
+
+        out = situ * where(linearBeta > 0, linearBeta * tanh(up / linearBeta), up)
+
+    Args:
+        x: 公式中的输入，沿dim平均分成gate、up两部分。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入x的维度，取值范围[-x.dim，x.dim-1]。 (int64; dtypes: -)
+        beta: 门控激活的缩放系数，公式中的beta。 (double; dtypes: -)
+        linear_beta: up部分的缩放系数，公式中的linearBeta；不大于0时up不做变换。 (double; dtypes: -)
+        activate_left: 为true时x沿dim的前一半为gate、后一半为up；为false时相反。 (bool; dtypes: -)
+        out: 公式中的输出，shape为x沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if x、out存在空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的shape维度不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在指定的取值范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上不能被2整除。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的维度数与x不一致，或out在dim对应维度上的大小不等于x的一半。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的数据类型与x不匹配。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    x = _rt.as_array(x)
+    if out is None:
+        out = _rt.new_output([x], [x], split_dim=dim)
+    _rt.call(
+        "aclnnSituGlu",
+        [
+            _rt.Tensor(x),
+            _rt.Int(dim),
+            _rt.Double(beta),
+            _rt.Double(linear_beta),
+            _rt.Flag(activate_left),
+            _rt.Tensor(out, output=True),
+        ],
+    )
     return out
 
 

@@ -199,6 +199,15 @@ def sigmoid_backward(
 def silu_backward(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def situ_glu(
+    x: np.ndarray | None,
+    dim: int = -1,
+    beta: float = 1.0,
+    linear_beta: float = 0.0,
+    activate_left: bool = True,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
 def softshrink_backward(
     grad_output: np.ndarray | None,
     self: np.ndarray | None,
