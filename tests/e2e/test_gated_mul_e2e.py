@@ -99,3 +99,22 @@ def test_fatrelu_mul_refuses_what_its_tiling_would():
     assert _status(lambda: opgen_ops.fatrelu_mul(np.ones((6,), np.float32), th)) == 161002  # rank 1
     assert _status(lambda: opgen_ops.fatrelu_mul(x, None)) == 161001
     assert opgen_ops.fatrelu_mul(x, np.full((), 0.5, np.float32)).shape == (4, 3)
+
+
+@pytest.mark.skipif("situ_glu" not in specs(), reason="no situ_glu spec")
+@pytest.mark.parametrize("activate_left", [True, False])
+@pytest.mark.parametrize(("beta", "linear_beta"), [(1.0, 0.0), (2.5, 1.5), (-0.75, -1.0)])
+@pytest.mark.parametrize(("half", "dim"), [((3, 13), -1), ((5, 3, 7), 1), ((2, 20000), -1)])
+def test_situ_glu_is_its_torch_composition_with_the_gate_activate_left_names(
+    activate_left, beta, linear_beta, half, dim
+):
+    """The reference notes' formula written in torch, the gate the first half when activateLeft holds."""
+    axis = dim % len(half)
+    full = tuple(s * 2 if i == axis else s for i, s in enumerate(half))
+    x = np.random.default_rng(sum(full)).uniform(-6, 6, full).astype(np.float32)
+    got = opgen_ops.situ_glu(x, dim, beta=beta, linear_beta=linear_beta, activate_left=activate_left)
+    first, second = torch.from_numpy(x).double().chunk(2, dim=dim)
+    gate, up = (first, second) if activate_left else (second, first)
+    up = linear_beta * torch.tanh(up / linear_beta) if linear_beta > 0 else up
+    want = (beta * torch.tanh(gate / beta) * torch.sigmoid(gate) * up).numpy()
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-5, atol=1e-5)
