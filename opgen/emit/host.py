@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from opgen import formula as F
+from opgen.emit.kernel import condition_cpp
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
 from opgen.plan.half_split_tiling import MAX_BLOCK_COUNT, MAX_STRIDE_BYTES
@@ -109,6 +111,25 @@ def _enum_mode(attr: OpDefAttr, axis: ModeAxis, stride: int) -> dict:
     return {"attr": attr, "tests": tests, "string": attr.kind == "String"}
 
 
+def _conditions(plan: KernelPlan, attrs: list[OpDefAttr]) -> list[dict]:
+    """Each host-known where() condition the tiling decides: the attributes it reads (as float, as the kernel
+    sees them), its C++ and what it adds to the mode index when it holds."""
+    views = []
+    for index, cond in enumerate(plan.conditions):
+        names = F.free_names(cond)
+        reads = [a for a in attrs if a.param in names]
+        fields = {str(a.param): f"static_cast<float>(*{a.param})" for a in reads}
+        views.append(
+            {
+                "text": code(F.to_text(cond)),
+                "reads": reads,
+                "cpp": code(condition_cpp(cond, fields)),
+                "add": plan.condition_stride(index),
+            }
+        )
+    return views
+
+
 def shape_rule(schedule: Schedule, opdef: OpDefPlan) -> dict:
     """The schedule's infershape rule, its sources as OpDef input indices."""
     sources = [opdef.input_index(name) for name in schedule.shape_sources]
@@ -167,6 +188,7 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         ],
         "compares_strings": any(a.kind == "String" and a.param in plan.mode_names for a in attrs),
         "guard_attrs": [a for a in attrs if a.param in plan.guards],
+        "conditions": _conditions(plan, attrs),
         "guard_update": code(guard_update),
         "configs": soc_configs(spec, opdef, operator.kernel_socs),
         "variants": _variant_rows(spec, plan),

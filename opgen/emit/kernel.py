@@ -54,6 +54,20 @@ def uniform_cpp(expr: F.Expr, fields: dict[str, str]) -> str:
     raise LoweringError(f"cannot compute {F.to_text(expr)} on the kernel's scalar unit")
 
 
+_CPP_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def condition_cpp(expr: F.Expr, fields: dict[str, str]) -> str:
+    """A host-known condition (KernelPlan.conditions) as C++ over float values: the tiling decides it."""
+    if isinstance(expr, F.Compare):
+        return f"({uniform_cpp(expr.a, fields)} {_CPP_COMPARE[expr.op]} {uniform_cpp(expr.b, fields)})"
+    if isinstance(expr, F.Logical) and expr.op == "not":
+        return f"(!{condition_cpp(expr.args[0], fields)})"
+    if isinstance(expr, F.Logical):
+        return "(" + f" {'&&' if expr.op == 'and' else '||'} ".join(condition_cpp(a, fields) for a in expr.args) + ")"
+    raise LoweringError(f"cannot decide {F.to_text(expr)} in the tiling")
+
+
 def _buffer_cpp(buffer: Buffer, compute: DType) -> str:
     if buffer.kind == "temp" and buffer.dtype is not compute:  # a narrower carrier in a compute-typed temporary
         return f"{buffer.cpp}.template ReinterpretCast<{buffer.dtype.cpp_type}>()"

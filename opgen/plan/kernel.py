@@ -70,6 +70,8 @@ class KernelVariant:
     exact: bool = False  # lowered for non-finite scalars (see KernelPlan.guards)
     # an integer dtype computed through a floating type whose results need not be integers: truncated toward zero
     truncates: bool = False
+    # the outcome of each of KernelPlan.conditions this variant's program was lowered for
+    conditions: tuple[bool, ...] = ()
 
     @property
     def compute(self) -> DType:
@@ -92,9 +94,11 @@ class KernelVariant:
 
     @property
     def name(self) -> str:
-        flags = "_".join(
-            f"{k}{int(v)}" if isinstance(v, bool) else ModeAxis(k, (v,)).label(v) for k, v in self.mode
-        ) + ("_nonfinite" if self.exact else "")
+        flags = (
+            "_".join(f"{k}{int(v)}" if isinstance(v, bool) else ModeAxis(k, (v,)).label(v) for k, v in self.mode)
+            + "".join(f"_when{i}{int(v)}" for i, v in enumerate(self.conditions))
+            + ("_nonfinite" if self.exact else "")
+        )
         return f"{self.storage.value.lower()}{'_' + flags.lstrip('_') if flags else ''}"
 
 
@@ -118,6 +122,10 @@ class KernelPlan:
     # the buffers the lowered programs read, where they are not `inputs` (a half split reads each half of its
     # split tensor: `Schedule.kernel_inputs`)
     streams: tuple[str, ...] = ()
+    # conditions of where() known on the host (over scalars, as SituGlu's linearBeta > 0): the tiling evaluates
+    # each and sets its mode bit (after the flags and int64/string digits, before the guard), and each outcome
+    # has its own program computing one branch only
+    conditions: tuple[F.Expr, ...] = ()
 
     @property
     def program_inputs(self) -> tuple[str, ...]:
@@ -138,11 +146,9 @@ class KernelPlan:
 
     @property
     def mode_count(self) -> int:
-        """How many mode indices there are (the guard doubles them); the first index no variant has."""
-        count = 2 if self.guards else 1
-        for axis in self.axes:
-            count *= len(axis.values)
-        return count
+        """How many mode indices there are (each condition and the guard double them); the first index no variant
+        has."""
+        return self.guard_stride * (2 if self.guards else 1)
 
     def strides(self) -> dict[str, int]:
         """What one step of each axis adds to the mode index; the guard's is `guard_stride`."""
@@ -154,10 +160,18 @@ class KernelPlan:
 
     @property
     def guard_stride(self) -> int:
+        return self.condition_stride(len(self.conditions))
+
+    def condition_stride(self, index: int) -> int:
+        """What condition `index` holding adds to the mode index (past the axes' digits)."""
         stride = 1
         for axis in self.axes:
             stride *= len(axis.values)
-        return stride
+        return stride * 2**index
+
+    def outcomes(self, scalars: dict[str, float]) -> tuple[bool, ...]:
+        """Each condition's outcome for these host values (as the tiling evaluates it, in float)."""
+        return tuple(bool(F.evaluate(cond, scalars, None)) for cond in self.conditions)
 
     def modes(self) -> list[dict[str, ModeValue]]:
         """Every combination of the mode parameters' values, in mode-index order."""
@@ -174,7 +188,12 @@ class KernelPlan:
         """The variant the tiling picks for these mode values and (for guarded plans) scalar values."""
         wanted = tuple(sorted(mode.items()))
         exact = any(not math.isfinite((scalars or {}).get(name, 0.0)) for name in self.guards)
-        return next(v for v in self.variants if v.storage is storage and v.mode == wanted and v.exact == exact)
+        outcomes = self.outcomes(scalars or {})
+        return next(
+            v
+            for v in self.variants
+            if v.storage is storage and v.mode == wanted and v.exact == exact and v.conditions == outcomes
+        )
 
 
 def aicore_dtypes(spec: OpSpec) -> list[DType]:
@@ -247,12 +266,18 @@ def _order_only(expr: F.Expr) -> bool:
     return True
 
 
-def mode_index(axes: tuple[ModeAxis, ...], mode: dict[str, ModeValue], exact: bool = False) -> int:
-    """Mixed radix: each axis' value position times the product of the earlier axes' sizes; the guard last."""
+def mode_index(
+    axes: tuple[ModeAxis, ...], mode: dict[str, ModeValue], exact: bool = False, outcomes: tuple[bool, ...] = ()
+) -> int:
+    """Mixed radix: each axis' value position times the product of the earlier axes' sizes; then a bit per host
+    condition; the guard last."""
     index, stride = 0, 1
     for axis in axes:
         index += axis.values.index(mode[axis.name]) * stride
         stride *= len(axis.values)
+    for outcome in outcomes:
+        index += int(outcome) * stride
+        stride *= 2
     return index + int(exact) * stride
 
 
@@ -271,6 +296,26 @@ def mode_axes(spec: OpSpec, exprs: F.Expr | tuple[F.Expr, ...]) -> tuple[tuple[s
 def specialise(expr: F.Expr, mode: dict[str, ModeValue]) -> F.Expr:
     """The formula for one mode: flags, int64 and string values substituted, then folded."""
     return F.fold_constants(F.substitute(expr, dict(mode)))
+
+
+def host_conditions(exprs: tuple[F.Expr, ...]) -> tuple[F.Expr, ...]:
+    """The conditions of where() that read no tensor and remain once the modes are substituted (a comparison of
+    scalars, as SituGlu's linearBeta > 0), in first-use order."""
+    found: list[F.Expr] = []
+    for expr in exprs:
+        for node in F.walk(expr, unique=True):
+            cond = node.cond if isinstance(node, F.Select) else None
+            if cond is not None and is_uniform(cond) and not F.is_constant(cond) and cond not in found:
+                found.append(cond)
+    return tuple(found)
+
+
+def decide(expr: F.Expr, conditions: tuple[F.Expr, ...], outcomes: tuple[bool, ...]) -> F.Expr:
+    """`expr` with each host condition replaced by its outcome, folded: a where() on it becomes one branch."""
+    if not conditions:
+        return expr
+    known = dict(zip(conditions, outcomes, strict=True))
+    return F.fold_constants(F.rewrite(expr, lambda node: F.BoolConst(known[node]) if node in known else node))
 
 
 def tiling_key(storage: DType, index: int) -> int:
@@ -295,30 +340,43 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     used = {name for expr in every for name in F.free_names(expr)}
     scalars = tuple(p.name for p in spec.params if _carried(p) and p.name in used and p.name not in gm_scalars)
 
-    def program(storage: DType, mode: dict[str, ModeValue], exact: bool = False) -> VectorProgram:
+    modes = [dict(zip(names, values, strict=True)) for values in itertools.product(*(axis.values for axis in axes))]
+    conditions = host_conditions(tuple(specialise(e, mode) for mode in modes for e in every))
+    every_outcome = list(itertools.product((False, True), repeat=len(conditions)))
+
+    def program(
+        storage: DType, mode: dict[str, ModeValue], outcomes: tuple[bool, ...], exact: bool = False
+    ) -> VectorProgram:
         compute = compute_dtype(spec, storage, every)
-        specialised = {name: specialise(e, mode) for name, e in zip(outputs, exprs.values(), strict=True)}
+        specialised = {
+            name: decide(specialise(e, mode), conditions, outcomes)
+            for name, e in zip(outputs, exprs.values(), strict=True)
+        }
         return lower_outputs(specialised, inputs=list(read), storage=storage, compute=compute, exact=exact)
 
-    fast: dict[tuple[DType, tuple[ModeValue, ...]], VectorProgram] = {}
+    fast: dict[tuple[DType, tuple[ModeValue, ...], tuple[bool, ...]], VectorProgram] = {}
     for storage in aicore_dtypes(spec):
-        for values in itertools.product(*(axis.values for axis in axes)):
-            fast[storage, values] = program(storage, dict(zip(names, values, strict=True)))
+        for mode in modes:
+            for outcomes in every_outcome:
+                fast[storage, tuple(mode.values()), outcomes] = program(storage, mode, outcomes)
     guards = tuple(sorted({name for lowered in fast.values() for name in lowered.assumes_finite}))
     variants = []
-    for (storage, values), lowered in fast.items():
+    for (storage, values, outcomes), lowered in fast.items():
         mode = dict(zip(names, values, strict=True))
         for exact in (False, True) if guards else (False,):
-            chosen = program(storage, mode, exact=True) if exact else lowered
-            index = mode_index(axes, mode, exact)
+            chosen = program(storage, mode, outcomes, exact=True) if exact else lowered
+            index = mode_index(axes, mode, exact, outcomes)
             key = tiling_key(storage, index)
             truncates = (
                 storage.is_integral
                 and chosen.compute.is_floating
-                and not all(_order_only(specialise(e, mode)) for e in exprs.values())
+                and not all(_order_only(decide(specialise(e, mode), conditions, outcomes)) for e in exprs.values())
             )
-            variants.append(KernelVariant(key, storage, tuple(sorted(mode.items())), index, chosen, exact, truncates))
-    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums, outputs, gm_scalars, streams)
+            variant = KernelVariant(
+                key, storage, tuple(sorted(mode.items())), index, chosen, exact, truncates, outcomes
+            )
+            variants.append(variant)
+    return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums, outputs, gm_scalars, streams, conditions)
 
 
 def _carried(param: Param) -> bool:

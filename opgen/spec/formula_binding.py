@@ -120,9 +120,12 @@ def aligned_values(
     spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str]
 ) -> dict[str, np.ndarray | float | bool | str]:
     """`values` with every channel input laid along dim 1 of the tensor it follows, to broadcast against it, and
-    every one-element tensor as its one value (0-d: a scalar, whatever its shape)."""
+    every one-element tensor as its one value (0-d: a scalar, whatever its shape), and every optional parameter
+    given as None (a null pointer) as its null_default."""
     aligned = dict(values)
     for p in spec.params:
+        if p.null_default is not None and p.name in values and values[p.name] is None:
+            aligned[p.name] = p.null_default
         if p.shape.one_element and p.name in values:
             aligned[p.name] = np.reshape(values[p.name], ())
         of = p.shape.channel_of

@@ -817,6 +817,8 @@ class _Checker:
             return
         half = half_shape(full, value)
         for name, shape in given.items():
+            if name in self.params and self.params[name].shape.one_element:
+                continue  # one value in any shape, following no split
             wanted = full if self.spec.full_size(name) else half
             if name != split.tensor and shape != wanted:
                 message = f"shape {list(shape)} must be {list(wanted)}, {'self' if wanted == full else 'a half'} of "

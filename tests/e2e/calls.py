@@ -19,6 +19,8 @@ def value_of(arg: Arg, rng: np.random.Generator):
         return bool(arg.value)
     if arg.kind == "int64":
         return int(arg.value)
+    if arg.kind == "double":  # the binding takes a Python float only
+        return float(arg.value)
     if arg.kind == "string":
         return str(arg.value)
     if arg.kind == "scalar":

@@ -76,3 +76,30 @@ def test_a_new_schedule_is_one_module(tmp_path, monkeypatch):
         schedules.registered.cache_clear()
         sys.modules.pop("opgen.plan.schedules.everything_twice", None)
     assert "everything_twice" not in [s.name for s in schedules.registered()]
+
+
+def test_a_one_element_input_follows_no_half_split():
+    """FatreluMul's threshold (one element, read by the scalar unit) is neither a half-size stream nor a full-size
+    one: the kernel reads the input's two halves and writes out; the threshold is a GM scalar read once."""
+    from opgen.plan.schedules.half_split import HalfSplit, SplitStream
+
+    operator = plan_operator(load_spec(ROOT / "specs" / "fatrelu_mul.yaml").spec, "specs/fatrelu_mul.yaml")
+    schedule = operator.schedule
+    assert isinstance(schedule, HalfSplit)
+    assert schedule.in_streams == (SplitStream("x1", "input", 0), SplitStream("x2", "input", 1))
+    assert schedule.half_size == ("out",)
+    assert operator.kernel.gm_scalars == ("threshold",)
+
+
+def test_swap_when_moves_each_half_stream_to_the_offset_the_tiling_gives():
+    from opgen.plan.schedules.half_split import HalfSplit
+
+    fixture = "tests/fixtures/half_split/glu_swap.yaml"
+    swapped = plan_operator(load_spec(ROOT / fixture).spec, fixture).schedule
+    plain = plan_operator(load_spec(ROOT / "specs" / "glu.yaml").spec, "specs/glu.yaml").schedule
+    assert isinstance(swapped, HalfSplit) and isinstance(plain, HalfSplit)
+    assert [swapped.stream_layout(s) for s in swapped.in_streams] == [
+        ("2 * ny_", "halfBase_[0]"),
+        ("2 * ny_", "halfBase_[1]"),
+    ]
+    assert [plain.stream_layout(s) for s in plain.in_streams] == [("2 * ny_", "0"), ("2 * ny_", "ny_")]

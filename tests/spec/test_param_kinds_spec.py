@@ -417,3 +417,17 @@ def test_optional_string_means_its_default_in_checks_and_calls():
     assert valid_call(spec, DType.FLOAT).args["approximateOptional"].kind == "null"
     bad = {c.row: c for c in negative_calls(spec)}[2].args["approximateOptional"]
     assert bad.kind == "string" and bad.value not in ("none", "tanh")
+
+
+def test_a_null_optional_means_its_default_in_the_reference():
+    """evaluate_reference takes None for an optional string (a null pointer, as the bindings pass it) as its
+    null_default: GeluOpt's approximateOptional None computes the erf form, as "none" does."""
+    import numpy as np
+
+    from opgen.spec.formula_binding import evaluate_reference
+
+    spec = _spec("gelu_opt.yaml")
+    x = np.linspace(-4, 4, 33)
+    null = evaluate_reference(spec, {"input": x, "approximateOptional": None}, None)
+    np.testing.assert_array_equal(null, evaluate_reference(spec, {"input": x, "approximateOptional": "none"}, None))
+    assert not np.array_equal(null, evaluate_reference(spec, {"input": x, "approximateOptional": "tanh"}, None))

@@ -55,9 +55,14 @@ class HalfSplit(Schedule):
         split = spec.split
         assert split is not None
         per_half = tuple((out, first, second) for out, (first, second) in spec.formula.per_half.items())
-        tensors = [p.name for p in spec.params if p.is_tensor and p.written]
+        # a one-element tensor (FatreluMul's threshold) follows no split: the kernel reads its value from GM once
+        tensors = [p.name for p in spec.params if p.is_tensor and p.written and not p.shape.one_element]
         in_streams = [SplitStream(half, split.tensor, i) for i, half in enumerate(split.halves)]
-        in_streams += [SplitStream(p.name, p.name, None) for p in spec.tensor_inputs if p.name != split.tensor]
+        in_streams += [
+            SplitStream(p.name, p.name, None)
+            for p in spec.tensor_inputs
+            if p.name in tensors and p.name != split.tensor
+        ]
         out_streams = []
         for out in spec.outputs:
             names = spec.formula.per_half.get(out.name)
