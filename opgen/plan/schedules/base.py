@@ -105,6 +105,11 @@ class Schedule:
         expression, given its first tensor (every output takes that one's shape)."""
         return [], dict.fromkeys(self.outputs, f"{first}->GetViewShape()")
 
+    def adapter_size(self, output: str) -> str | None:
+        """The torch_npu adapter's C++ size of `output` (over the aten arguments' names) where the schedule fixes
+        it, else None: the output's shape rule (a copy or broadcast of its sources)."""
+        return None
+
     def channel_of(self, name: str) -> ChannelInput | None:
         return next((c for c in self.channel_inputs if c.name == name), None)
 
@@ -121,6 +126,11 @@ class Schedule:
     def reference(self, output: str, elementwise: str) -> str:
         """An output's numpy reference, from its elementwise expression's source."""
         return elementwise
+
+    def script_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The shape the golden scripts' `--shape` takes for a golden case of `shape` (the first output's): the
+        tensor inputs' own."""
+        return shape
 
     def aten_arg(self, name: str, python: str) -> str:
         """How the golden test passes tensor input `name` (held in `python`) to aten's elementwise op."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.plan.schedules.base import Schedule
+from opgen.spec.half_split import full_shape
 from opgen.spec.model import OpSpec
 
 
@@ -38,6 +39,7 @@ class HalfSplit(Schedule):
     split_dim: str | int = -1  # the int64 parameter, or a literal dim
     split_python: str = ""  # the split tensor's Python name
     dim_python: str = ""  # the dim parameter's Python name, or the literal
+    default_dim: int = -1  # the dim of a call leaving the dim parameter at its example value (or the literal)
     halves: tuple[str, str] = ("", "")
     half_size: tuple[str, ...] = ()  # the half-size tensors (inputs and outputs)
     per_half: tuple[tuple[str, str, str], ...] = ()  # full-size outputs: (output, first half's name, second's)
@@ -69,6 +71,7 @@ class HalfSplit(Schedule):
             "split_dim": split.dim,
             "split_python": spec.param(split.tensor).python,
             "dim_python": str(dim),
+            "default_dim": spec.split_dim(spec.example.scalars),
             "halves": split.halves,
             "half_size": tuple(n for n in tensors if not spec.full_size(n)),
             "per_half": per_half,
@@ -107,6 +110,13 @@ class HalfSplit(Schedule):
         shapes = {o: f"{tensor}->GetViewShape()" if self.output_full(o) else "halfShape" for o in self.outputs}
         return setup, shapes
 
+    def adapter_size(self, output: str) -> str | None:
+        """A full-size output has the split tensor's sizes; a half-size one them with size(dim) halved, as
+        op-plugin's op_infer::glu_npu_output_size computes it."""
+        if self.output_full(output):
+            return f"{self.split_python}.sizes()"
+        return f"op_infer::glu_npu_output_size({self.split_python}, {self.dim_python})"
+
     def kernel_inputs(self, inputs: tuple[str, ...]) -> tuple[str, ...]:
         """The lowered program reads each half of the split tensor and each half-size input."""
         return tuple(s.name for s in self.in_streams if s.tensor in inputs)
@@ -118,6 +128,10 @@ class HalfSplit(Schedule):
 
     def reference(self, output: str, elementwise: str) -> str:
         return elementwise
+
+    def script_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The split tensor's: a golden case's half shape doubled along the default dim."""
+        return full_shape(shape, self.default_dim)
 
     def joined(self, first: str, second: str) -> str:
         """The numpy reference of a full-size output from its halves' sources."""
