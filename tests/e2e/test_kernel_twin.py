@@ -129,6 +129,7 @@ def test_every_soc_the_opdef_registers_runs_the_kernel(harness):
         assert variants, soc_name
         names = harness.program_inputs
         runs = harness.run(
-            soc_name, [(v.storage, v.mode_index, _inputs(spec, names, v.storage, 33, rng), scalars, 1) for v in variants]
+            soc_name,
+            [(v.storage, v.mode_index, _inputs(spec, names, v.storage, 33, rng), scalars, 1) for v in variants],
         )
         assert all(run.output.size == 33 for run in runs), soc_name
