@@ -26,9 +26,8 @@ HERE = Path(__file__).resolve().parent
 
 SOCS = ["ascend910b", "ascend910_93", "ascend950"]
 GROUP = 8
-# half-split operators take their own shape rules (HALF_SPLIT_TODO): tests/e2e/test_half_split_e2e.py runs them
-_ELEMENTWISE = [op for op in operators() if spec_of(op).split is None]
-GROUPS = [_ELEMENTWISE[start : start + GROUP] for start in range(0, len(_ELEMENTWISE), GROUP)]
+OPERATORS = operators()
+GROUPS = [OPERATORS[start : start + GROUP] for start in range(0, len(OPERATORS), GROUP)]
 # the shape cases every dtype runs at least (n1, n31, n32, n33, n4099, 0-d, empty, 8-d)
 SHAPES_PER_DTYPE = 8
 
