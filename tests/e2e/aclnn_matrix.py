@@ -33,8 +33,8 @@ from opgen.plan.kernel import KernelPlan, aicore_dtypes, kernel_plan  # noqa: E4
 from opgen.plan.opdef import opdef_plan  # noqa: E402
 from opgen.plan.operator import binding_names, binding_out_keywords, binding_result_index  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
-from opgen.spec.half_split import half_shape  # noqa: E402
 from opgen.spec.formula_binding import aligned_values, evaluate_reference, kernel_formula  # noqa: E402
+from opgen.spec.half_split import half_shape  # noqa: E402
 from opgen.spec.loader import load_spec_documents  # noqa: E402
 from opgen.spec.model import OpSpec, ParamKind  # noqa: E402
 from opgen.spec.socs import get_soc  # noqa: E402
