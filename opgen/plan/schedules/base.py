@@ -35,6 +35,20 @@ class ChannelSum:
 
 
 @dataclass(frozen=True)
+class ElementLoop:
+    """How a per-element C++ loop (the AICPU kernel) walks an operator's tensors: statements computing its bounds
+    from the tensors (`aicpu::Tensor*` named after the inputs, and `out`) and the attributes (C++ locals named after
+    their parameters), the nested loops, each name the formula reads as an element, and where each computed part of
+    the output goes (its index into `outData`)."""
+
+    setup: tuple[str, ...]
+    loops: tuple[tuple[str, str], ...]  # (index, bound), outermost first
+    reads: tuple[tuple[str, str], ...]  # (formula name, C++ element), e.g. ("self", "selfData[i]")
+    writes: tuple[tuple[str, str], ...]  # (computed output, C++ index into outData)
+    includes: tuple[str, ...] = ()  # standard headers the setup needs
+
+
+@dataclass(frozen=True)
 class Schedule:
     """The elementwise map over one flat buffer, the base every schedule refines.
 
@@ -104,6 +118,16 @@ class Schedule:
         """The L0 op's C++ allocating its outputs: statements computing shapes, and each output's shape
         expression, given its first tensor (every output takes that one's shape)."""
         return [], dict.fromkeys(self.outputs, f"{first}->GetViewShape()")
+
+    def element_loop(self, inputs: tuple[str, ...], output: str) -> ElementLoop:
+        """The AICPU kernel's loop over the first output's elements, reading `inputs` (the kernel's GM inputs) at
+        the same index and writing `output` (the computed output it holds)."""
+        return ElementLoop(
+            setup=("const int64_t count = out->NumElements();",),
+            loops=(("i", "count"),),
+            reads=tuple((name, f"{name}Data[i]") for name in inputs),
+            writes=((output, "i"),),
+        )
 
     def adapter_size(self, output: str) -> str | None:
         """The torch_npu adapter's C++ size of `output` (over the aten arguments' names) where the schedule fixes

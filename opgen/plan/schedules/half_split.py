@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.plan.schedules.base import Schedule
+from opgen.plan.schedules.base import ElementLoop, Schedule
 from opgen.spec.half_split import full_shape
 from opgen.spec.model import OpSpec
 
@@ -41,6 +41,7 @@ class HalfSplit(Schedule):
     dim_python: str = ""  # the dim parameter's Python name, or the literal
     default_dim: int = -1  # the dim of a call leaving the dim parameter at its example value (or the literal)
     halves: tuple[str, str] = ("", "")
+    swap_when: str | None = None  # the bool parameter swapping which half is which (its C++ attribute local)
     half_size: tuple[str, ...] = ()  # the half-size tensors (inputs and outputs)
     per_half: tuple[tuple[str, str, str], ...] = ()  # full-size outputs: (output, first half's name, second's)
     in_streams: tuple[SplitStream, ...] = ()
@@ -73,6 +74,7 @@ class HalfSplit(Schedule):
             "dim_python": str(dim),
             "default_dim": spec.split_dim(spec.example.scalars),
             "halves": split.halves,
+            "swap_when": split.swap_when,
             "half_size": tuple(n for n in tensors if not spec.full_size(n)),
             "per_half": per_half,
             "in_streams": tuple(in_streams),
@@ -109,6 +111,46 @@ class HalfSplit(Schedule):
         ]
         shapes = {o: f"{tensor}->GetViewShape()" if self.output_full(o) else "halfShape" for o in self.outputs}
         return setup, shapes
+
+    def element_loop(self, inputs: tuple[str, ...], output: str) -> ElementLoop:
+        """Rows r of the (rows, 2, ny) view and the ny elements j of each half-row: a half's element is 2ny apart
+        per row (the second ny further on, or the first where swap_when holds), a half-size tensor's ny apart; a
+        full-size output is written per half."""
+        dim = str(self.split_dim)
+        setup = (
+            f"const std::vector<int64_t> dims = {self.split_tensor}->GetTensorShape()->GetDimSizes();",
+            "const int64_t rank = static_cast<int64_t>(dims.size());",
+            f"const int64_t axis = {dim} < 0 ? {dim} + rank : {dim};",
+            "if (axis < 0 || axis >= rank || dims[axis] % 2 != 0) {",
+            "  return aicpu::KERNEL_STATUS_PARAM_INVALID;",
+            "}",
+            "int64_t rows = 1;",
+            "int64_t ny = dims[axis] / 2;",
+            "for (int64_t d = 0; d < rank; ++d) {",
+            "  if (d < axis) {",
+            "    rows *= dims[d];",
+            "  } else if (d > axis) {",
+            "    ny *= dims[d];",
+            "  }",
+            "}",
+        )
+        first, second = ("r * 2 * ny + j", "r * 2 * ny + ny + j")
+        swapped = (first, second)
+        if self.swap_when is not None:
+            flag = self.swap_when
+            swapped = (f"({flag} ? {second} : {first})", f"({flag} ? {first} : {second})")
+        reads = [
+            (s.name, f"{s.tensor}Data[{'r * ny + j' if s.half is None else swapped[s.half]}]")
+            for s in self.in_streams
+            if s.tensor in inputs
+        ]
+        # a full-size output's halves are as the formula names them (its references join them unswapped)
+        writes = [
+            (s.name, "r * ny + j" if s.half is None else (first, second)[s.half])
+            for s in self.out_streams
+            if s.tensor == output
+        ]
+        return ElementLoop(setup, (("r", "rows"), ("j", "ny")), tuple(reads), tuple(writes), ("vector",))
 
     def adapter_size(self, output: str) -> str | None:
         """A full-size output has the split tensor's sizes; a half-size one them with size(dim) halved, as

@@ -3,10 +3,10 @@
 
 Writes input_<name>.bin for each tensor input (--shape is self's, split in two halves along dim (--dim)) and
 golden_out.bin: raw little-endian arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the
-spec's value range, led by its special values. The golden is torch.ops.aten.glu computed in float when torch is
-importable (the spec's formula where the spec declares that ops-nn differs from torch), else the spec's formula in
-numpy, computed in float; then it is rounded to the dtype (BFLOAT16 through float). Standalone: needs numpy, and
-torch for the aten golden.
+spec's value range, led by its special values. The golden is torch.ops.aten.glu computed in float (double for
+DOUBLE) when torch is importable (the spec's formula where the spec declares that ops-nn differs from torch), else
+the spec's formula in numpy, computed in float (double for DOUBLE); then it is rounded to the dtype (BFLOAT16
+through float). Standalone: needs numpy, and torch for the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 5000,2 --out-dir data
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
+DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"]
 VALUE_RANGE = (-10.0, 10.0)
 SPECIAL_VALUES = [0.0, -0.0, math.inf, -math.inf, math.nan, 20.0, -20.0, 90.0, -90.0]
 TENSOR_INPUTS = ["self"]
