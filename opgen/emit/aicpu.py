@@ -13,7 +13,6 @@ from opgen.plan.operator import OperatorPlan
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import sources_with_lets
 
-
 # each OpDef attribute kind the kernel reads: its C++ type and the AttrValue getter
 _ATTR_CTYPES = {"Float": "double", "Bool": "bool", "Int": "int64_t"}
 
