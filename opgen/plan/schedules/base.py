@@ -129,6 +129,10 @@ class Schedule:
             writes=((output, "i"),),
         )
 
+    def shape_notes(self, name: str) -> tuple[str, ...]:
+        """The docs' usage notes (使用说明) on parameter `name`'s shape the schedule adds to its shape rule's."""
+        return ()
+
     def adapter_size(self, output: str) -> str | None:
         """The torch_npu adapter's C++ size of `output` (over the aten arguments' names) where the schedule fixes
         it, else None: the output's shape rule (a copy or broadcast of its sources)."""

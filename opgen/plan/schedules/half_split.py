@@ -152,6 +152,21 @@ class HalfSplit(Schedule):
         ]
         return ElementLoop(setup, (("r", "rows"), ("j", "ny")), tuple(reads), tuple(writes), ("vector",))
 
+    def shape_notes(self, name: str) -> tuple[str, ...]:
+        """The split tensor is even along dim and cut there into the halves; a half-size tensor has its shape with
+        that size halved, a full-size output its shape; the dim parameter picks a dimension of it."""
+        tensor, (first, second) = self.split_tensor, self.halves
+        where = f"{self.split_dim}指定的维度" if isinstance(self.split_dim, str) else f"维度{self.split_dim}"
+        if name == tensor:
+            return (f"{where}上的大小需为偶数，沿该维度均分为公式中的{first}、{second}两部分。",)
+        if name == self.split_dim:
+            return (f"取值范围为[-{tensor}.dim, {tensor}.dim-1]，{tensor}在该维度上的大小需为偶数。",)
+        if name in self.half_size:
+            return (f"shape需要与{tensor}的shape在{where}上的大小减半（size(dim)/2）之后一致。",)
+        if name in self.outputs:
+            return (f"shape需要与{tensor}的shape一致。",)
+        return ()
+
     def adapter_size(self, output: str) -> str | None:
         """A full-size output has the split tensor's sizes; a half-size one them with size(dim) halved, as
         op-plugin's op_infer::glu_npu_output_size computes it."""
