@@ -11,8 +11,6 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 from opgen.spec.loader import load_spec_documents
 from opgen.spec.model import OpSpec
 
@@ -93,13 +91,3 @@ def sample_spec_files(count: int = 3) -> list[Path]:
         if path in chosen and spec.derivative_of
     ]
     return chosen + [path for path in dict.fromkeys(needed) if path not in chosen]
-
-
-# TODO(split): these harnesses drive the elementwise shape rules (every tensor one shape, a flat kernel); a half-split
-# operator (`split:`) runs in tests/e2e/test_half_split_e2e.py, its generated golden tests and tiling tests instead.
-HALF_SPLIT_TODO = "TODO(split): elementwise harness; half-split operators run in tests/e2e/test_half_split_e2e.py"
-
-
-def skip_half_split(spec: OpSpec) -> None:
-    if spec.split is not None:
-        pytest.skip(HALF_SPLIT_TODO)

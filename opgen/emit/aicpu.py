@@ -13,6 +13,9 @@ from opgen.plan.operator import OperatorPlan
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import sources_with_lets
 
+# each OpDef attribute kind the kernel reads: its C++ type and the AttrValue getter
+_ATTR_CTYPES = {"Float": "double", "Bool": "bool", "Int": "int64_t"}
+
 
 def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     spec, spec_name = operator.spec, operator.source
@@ -36,12 +39,14 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     cases += [
         {"enum": ident(d.ge_enum.replace("ge::", "")), "function": code(f"Integer<{d.cpp_type}>")} for d in integers
     ]
-    integer_names = {p.name: f"{p.name}Data[i]" for p in inputs}
+    # the schedule's loop over the output's elements and what each formula name reads
+    loop = operator.schedule.element_loop(tuple(p.name for p in inputs), operator.schedule.outputs[0])
+    integer_names = dict(loop.reads)
     # every input in the output's dtype; a scalar's tensor holds its one value
     mismatch = [f"{p.name}->GetDataType() != dtype" for p in inputs]
     for i in opdef.scalar_inputs:
         mismatch += [f"{i.param}Tensor->GetDataType() != dtype", f"{i.param}Tensor->NumElements() != 1"]
-    complex_names = {p.name: f"{p.name}Value" for p in inputs}
+    complex_names = {name: f"{name}Value" for name, _ in loop.reads}
     # a formula.let is a const local of the element loop, computed once per element
     double_lets, double_outputs = sources_with_lets(spec, integer_names, F.to_cpp) if double else ([], {})
     integer_lets, integer_outputs = sources_with_lets(spec, integer_names, to_cpp_integer) if integers else ([], {})
@@ -59,26 +64,39 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
                 {
                     "name": a.name,
                     "param": a.param,
-                    "scalar": a.kind == "Float",
-                    "ctype": code("double" if a.kind == "Float" else "bool"),
+                    "kind": ident(a.kind),
+                    "ctype": code(_ATTR_CTYPES[a.kind]),
                 }
                 for a in attrs
             ],
+            setup=[code(line) for line in loop.setup],
+            loops=[{"index": ident(index), "bound": code(bound)} for index, bound in loop.loops],
+            reads=[{"name": ident(name), "element": code(element)} for name, element in loop.reads],
+            includes=[code(name) for name in loop.includes],
             double=double,
             double_lets=_lets(double_lets),
-            double_expr=code(double_outputs[spec.formula.main_output]) if double else code(""),
+            double_writes=_writes(loop.writes, double_outputs),
             helpers=code(operator.cpp_helpers if double or complexes else ""),
             complexes=[ident(d.value) for d in complexes],
             complex_helpers=code(CPP_COMPLEX_HELPERS if complexes else ""),
-            complex_expr=code(to_cpp_complex(operator.kernel_formula, complex_names)) if complexes else code(""),
+            complex_writes=[
+                {"index": code(loop.writes[0][1]), "expr": code(to_cpp_complex(operator.kernel_formula, complex_names))}
+            ]
+            if complexes
+            else [],
             integers=[ident(d.value) for d in integers],
             integer_lets=_lets(integer_lets),
-            integer_expr=code(integer_outputs[spec.formula.main_output]) if integers else code(""),
+            integer_writes=_writes(loop.writes, integer_outputs),
             integer_helpers=code(CPP_INTEGER_HELPERS if integers else ""),
             dtypes=[ident(d.ge_enum.replace("ge::", "")) for d in routed],
             cases=cases,
         )
     }
+
+
+def _writes(writes: tuple[tuple[str, str], ...], sources: dict[str, str]) -> list[dict[str, Code]]:
+    """Each element the loop writes: its index into outData and the source of its computed output."""
+    return [{"index": code(index), "expr": code(sources[name])} for name, index in writes if name in sources]
 
 
 def _lets(assigned: list[tuple[str, str]]) -> list[dict[str, Code]]:

@@ -13,6 +13,7 @@ from opgen import formula
 from opgen.emit.templating import render
 from opgen.lang import Code, code, ident, markdown
 from opgen.plan.operator import OperatorPlan
+from opgen.plan.schedules import Schedule
 from opgen.plan.signature import ApiSignature, CParam
 from opgen.spec.formula_binding import latex_symbols, let_definitions, parsed_formulas
 from opgen.spec.model import (
@@ -54,9 +55,9 @@ class ErrorGroup:
     descriptions: list[Code]
 
 
-def usage_notes(spec: OpSpec, param: Param) -> list[str]:
+def usage_notes(spec: OpSpec, param: Param, schedule: Schedule | None = None) -> list[str]:
     """使用说明 lines: free notes first (Markdown from the spec, sanitised), then one line per structured
-    fact of the parameter (generated from names the spec validated)."""
+    fact of the parameter (generated from names the spec validated), the schedule's shape rules among them."""
     notes: list[str] = [markdown.text(note) for note in param.notes]
     if param.empty_tensor:
         notes.append("支持空Tensor。")
@@ -90,6 +91,8 @@ def usage_notes(spec: OpSpec, param: Param) -> list[str]:
             f"元素个数需要为1或等于{of}的通道数（{of}不足2维时通道数为1，否则为{of}.shape[1]），与shape无关；"
             f"第i个值作用于{of}第1维下标为i的全部元素，只有1个值时作用于全部元素。"
         )
+    if schedule is not None:
+        notes.extend(schedule.shape_notes(param.name))
     if shape.one_element:
         notes.append("只能包含1个元素，shape不限（如[]、[1]、[1, 1]），不参与broadcast，按标量参与计算。")
     if param.values is not None:
@@ -133,7 +136,7 @@ def _direction(cparam: CParam) -> Code:
     return Code("输入" if cparam.direction is Direction.INPUT else "输出")
 
 
-def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
+def param_rows(spec: OpSpec, signature: ApiSignature, schedule: Schedule) -> list[ParamRow]:
     rows = []
     for cparam in signature.user_params:
         param = cparam.param
@@ -142,7 +145,7 @@ def param_rows(spec: OpSpec, signature: ApiSignature) -> list[ParamRow]:
             description = code(f"输入输出tensor，即公式中的{'与'.join(signature.replaced)}，计算结果原地写回。")
             notes = ["支持空Tensor。"] if param.empty_tensor else []
         else:
-            description, notes = markdown.html_cell(param.description), usage_notes(spec, param)
+            description, notes = markdown.html_cell(param.description), usage_notes(spec, param, schedule)
         is_tensor = param.kind is ParamKind.TENSOR
         rows.append(
             ParamRow(
@@ -391,13 +394,13 @@ def _fence(program: str) -> Code:
     return Code("`" * max(3, longest + 1))
 
 
-def _api_context(spec: OpSpec, signature: ApiSignature) -> dict:
+def _api_context(spec: OpSpec, signature: ApiSignature, schedule: Schedule) -> dict:
     return {
         "name": ident(signature.name),
         "get_workspace_name": ident(signature.get_workspace_name),
         "phase_one": code(signature.phase_one_prototype()),
         "phase_two": code(signature.phase_two_prototype()),
-        "params": param_rows(spec, signature),
+        "params": param_rows(spec, signature, schedule),
         "errors": error_groups(spec, signature),
     }
 
@@ -421,7 +424,7 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
         spec_name,
         title=code(spec.api.doc_stem),
         products=_products(spec, "api_doc_label"),
-        apis=[_api_context(spec, s) for s in sigs],
+        apis=[_api_context(spec, s, operator.schedule) for s in sigs],
         api_names=[ident(n) for n in names],
         constraints=_constraints(spec, names, operator),
         precision=_precision(operator),
@@ -429,7 +432,7 @@ def render_docs(operator: OperatorPlan, example_program: str, example_path: str)
         fence=_fence(example_program),
         **common,
     )
-    readme_rows = param_rows(spec, sigs[0])
+    readme_rows = param_rows(spec, sigs[0], operator.schedule)
     readme = render(
         "op/README.md.j2",
         "README.md",

@@ -29,6 +29,7 @@ from opgen.plan.cases import Arg, Call
 from opgen.plan.dtype_table import DtypeRow, dtype_rows
 from opgen.plan.kernel import BLOCK_BYTES, KernelPlan
 from opgen.plan.operator import OperatorPlan
+from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.signature import ApiSignature
 from opgen.plan.unit_cases import LARGE_TILING_SIZE
 from opgen.spec.dtypes import DType
@@ -468,6 +469,26 @@ def _option(param: Param, default: object) -> dict[str, Code]:
     return {"argument": code(f"type=float, default={python.float_literal(float(default))}"), "convert": Code("")}
 
 
+def _script_split(operator: OperatorPlan) -> dict | None:
+    """A half-split operator's golden scripts: `--shape` is the split tensor's; the dim (its option's key in the
+    values, or the literal) and the half-size inputs, which take the shape with size(dim) halved."""
+    schedule = operator.schedule
+    if not isinstance(schedule, HalfSplit):
+        return None
+    named = isinstance(schedule.split_dim, str)
+    half = [p.python for p in operator.spec.tensor_inputs if p.name in schedule.half_size]
+    option = f" (--{schedule.dim_python.replace('_', '-')})" if named else ""
+    taking = f"; {', '.join(half)} take it with size(dim) halved" if half else ""
+    return {
+        "tensor": ident(schedule.split_python),
+        "dim_key": python.string(schedule.dim_python) if named else python.literal(None),
+        "dim_default": code(str(schedule.split_dim)) if not named else code("None"),
+        "half_inputs": bool(half),
+        "half_literal": python.literal(half),
+        "doc": f" (--shape is {schedule.split_python}'s, split in two halves along dim{option}{taking})",
+    }
+
+
 def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
     names = reference_names(spec)
@@ -524,7 +545,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     # the CANN-style scripts carry floating data (.bin files of float values); integer dtypes are covered by the
     # pytest golden tests and the C++ op_api tests
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes if d.is_floating]
-    shapes = [",".join(str(d) for d in shape) for shape in spec.golden.shapes]
+    shapes = [",".join(str(d) for d in schedule.script_shape(tuple(shape))) for shape in spec.golden.shapes]
     in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
     declared = (
         " (the spec's formula where the spec declares that ops-nn differs from torch)"
@@ -541,6 +562,9 @@ def _golden_context(operator: OperatorPlan) -> dict:
     anew = "; the torch golden derives them anew in its precision" if spec.api.aten else ""
     derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
     held_doc = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
+    split = _script_split(operator)
+    if split is not None:
+        held_doc += split.pop("doc")
     if held:
         held_doc += f" (a one-element tensor holds the value of its option: {', '.join(p.python for p in held)})"
     doc = (
@@ -579,6 +603,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "rejections": rejections,
         "rejection_names": [{"ident": o["name"], "key": o["key"]} for o in options if o["name"] in rejection_names],
         "default_shape": code(shapes[-1] if shapes else "33"),
+        "split": split,
         "tolerance": {
             python.string(d.value): python.literal((t.rtol, t.atol, t.max_fail_ratio, t.standard or ""))
             for d, t in spec.golden.tolerance.items()

@@ -22,6 +22,7 @@ from enum import Enum
 from opgen.emit.templating import render
 from opgen.lang import Code, code
 from opgen.plan.operator import OperatorPlan
+from opgen.plan.schedules import Schedule
 from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
 from opgen.spec.aten import aten_op
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind
@@ -286,14 +287,14 @@ def output_rule(spec: OpSpec, out: Param | None = None) -> tuple[list[Param], li
     return [spec.param(n) for n in spec.shape_sources(out)], [spec.param(n) for n in spec.dtype_sources(out)]
 
 
-def _prepare(spec: OpSpec, fn: AtenFunction) -> list[str]:
+def _prepare(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> list[str]:
     if fn.variant is Variant.INPLACE:
         return []  # the aclnn API checks the in-place tensor itself; nothing to allocate
     lines = _prepare_unwritten(spec, fn)
     if fn.variant is Variant.FUNCTIONAL:  # a per-channel sum's channel input passes flattened (op-plugin's way)
         lines += [f"{_INDENT}at::Tensor {like}_flat = {like}.reshape({{-1}});" for like in _flattened(spec).values()]
     for index, param in enumerate(spec.outputs):  # each computed output by its own rule
-        lines += _prepare_output(spec, fn, param, "output" if index == 0 else param.python)
+        lines += _prepare_output(spec, schedule, fn, param, "output" if index == 0 else param.python)
     return lines
 
 
@@ -307,7 +308,7 @@ def _flattened(spec: OpSpec) -> dict[str, str]:
     }
 
 
-def _prepare_output(spec: OpSpec, fn: AtenFunction, param: Param, local: str) -> list[str]:
+def _prepare_output(spec: OpSpec, schedule: Schedule, fn: AtenFunction, param: Param, local: str) -> list[str]:
     """Allocates (functional) or checks and resizes (out) one computed output; `local` names its locals."""
     shape, dtype = output_rule(spec, param)
     out = param.python
@@ -316,7 +317,10 @@ def _prepare_output(spec: OpSpec, fn: AtenFunction, param: Param, local: str) ->
     flat = _flattened(spec).get(param.name) if fn.variant is Variant.FUNCTIONAL else None
     if flat is not None:  # the sum is allocated as the flattened input: [C] or [1], as the API's row wants
         size = f"{flat}_flat.sizes()"
-    if len(shape) > 1:
+    fixed = schedule.adapter_size(param.name)  # e.g. a half split's half of its split tensor
+    if fixed is not None:
+        size = fixed
+    if len(shape) > 1 or fixed is not None:
         lines.append(f"{_INDENT}auto {local}_size = {size};")
         size = f"{local}_size"
     if fn.variant is Variant.OUT:
@@ -324,7 +328,7 @@ def _prepare_output(spec: OpSpec, fn: AtenFunction, param: Param, local: str) ->
         sources = "{" + ", ".join(p.python for p in spec.tensor_inputs) + "}"
         lines.append(_call("npu_preparation::check_tensor", [sources, out, f"{out}.scalar_type()", size], _INDENT, ";"))
         return lines
-    if len(shape) == 1 and shape == dtype and flat is None:
+    if len(shape) == 1 and shape == dtype and flat is None and fixed is None:
         lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0].python});")
         return lines
     lines.append(f"{_INDENT}at::ScalarType {local}_dtype = {_dtype_expr(dtype)};")
@@ -374,7 +378,7 @@ def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
     return lines, renamed
 
 
-def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
+def _cpp_function(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> CppFunction:
     returns = "at::Tensor" if fn.variant is Variant.FUNCTIONAL else "at::Tensor&"
     result = fn.results[0]
     # a per-channel sum comes back in the shape of the channel input it is shaped like (op-plugin's reshape)
@@ -393,7 +397,7 @@ def _cpp_function(spec: OpSpec, fn: AtenFunction) -> CppFunction:
         compat = _call(
             "DO_COMPATIBILITY", [fn.api.name, f"acl_op::{fn.cpp_name}({', '.join(arg_names)})"], _INDENT, ";"
         )
-    prepare = _prepare(spec, fn)
+    prepare = _prepare(spec, schedule, fn)
     strings, renamed = _string_locals(fn)
     prepare += strings
     exec_args = [renamed.get(c.name, fn.c_names[c.name]) for c in fn.api.user_params]
@@ -461,7 +465,7 @@ def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
         "torch_npu/opapi/KernelNpuOpApi.cpp.j2",
         adapter_path(spec),
         operator.source,
-        functions=[_cpp_function(spec, fn) for fn in functions],
+        functions=[_cpp_function(spec, operator.schedule, fn) for fn in functions],
         uses_acl_op=any(fn.official for fn in functions),
     )
     entries = []

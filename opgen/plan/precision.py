@@ -115,8 +115,12 @@ def _complex(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
 
 
 def sweep_scalar_sets(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
-    """The measured scalar and flag values: golden combinations the error table accepts, the first few."""
+    """The measured scalar and flag values: golden combinations the error table accepts, the first few. A half
+    split's dim parameter is SPLIT_DIM (the points are 1-d, `sweep_inputs`), not its golden values."""
+    split_dim = spec.split.dim if spec.split is not None and isinstance(spec.split.dim, str) else None
     options = spec.golden_scalar_values()
+    if split_dim:
+        options[split_dim] = [SPLIT_DIM]
     accepted = []
     for combo in itertools.product(*options.values()):
         values = dict(zip(options, combo, strict=True))
@@ -153,8 +157,6 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> Pre
         with np.errstate(over="ignore"):
             inputs |= {n: np.full((1,), float(values[n])).astype(dtype.numpy) for n in held}
         scalars = {n: v for n, v in values.items() if n not in held}
-        if spec.split is not None and isinstance(spec.split.dim, str):
-            scalars = {**scalars, spec.split.dim: SPLIT_DIM}  # the points are 1-d (sweep_inputs)
         wide = np.complex128 if dtype.is_complex else np.float64
         out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype, output).astype(wide)
         reference = evaluate_reference(spec, {**inputs, **scalars}, None, output).astype(wide)

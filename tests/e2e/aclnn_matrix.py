@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
+import math
 import os
 import sys
 import time
@@ -33,6 +34,7 @@ from opgen.plan.opdef import opdef_plan  # noqa: E402
 from opgen.plan.operator import binding_names, binding_out_keywords, binding_result_index  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 from opgen.spec.formula_binding import aligned_values, evaluate_reference, kernel_formula  # noqa: E402
+from opgen.spec.half_split import half_shape  # noqa: E402
 from opgen.spec.loader import load_spec_documents  # noqa: E402
 from opgen.spec.model import OpSpec, ParamKind  # noqa: E402
 from opgen.spec.socs import get_soc  # noqa: E402
@@ -103,8 +105,9 @@ def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
     return bool((bits | nan).all()) and np.array_equal(np.isnan(g), np.isnan(w))
 
 
-def shape_cases(spec: OpSpec, dtype: DType, large: bool):
-    """(label, {input: shape}, out view maker or None, transpose flag)."""
+def shape_cases(spec: OpSpec, dtype: DType, large: bool, dim: int | None = None):
+    """(label, {input: shape}, the first output's shape). A half split's cases are its halves' shapes, along `dim`
+    (the split tensor doubles them; a 0-d half has no dim to split along)."""
     names = [p.name for p in spec.tensor_inputs]
     cases = [(f"n{n}", dict.fromkeys(names, (n,))) for n in (1, 31, 32, 33, 4096 + 3)]
     if large:
@@ -118,11 +121,24 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool):
         cases.append(("broadcast", dict(zip(names, [(4, 1, 5), (3, 5)], strict=True))))
     if any(spec.param(n).shape.channel_of for n in names):
         cases += [("channels", dict.fromkeys(names, (2, 5, 3))), ("one_value", dict.fromkeys(names, (2, 5, 3)))]
-    # a channel input holds one value per channel of the tensor it follows (one value in the one_value case)
-    return [
-        (label, {n: spec.input_shape(n, s, one_value=label == "one_value") for n, s in shapes.items()})
-        for label, shapes in cases
-    ]
+    found = []
+    for label, shapes in cases:
+        if spec.split is not None and label == "0d":
+            continue
+        # a channel input holds one value per channel of the tensor it follows (one value in the one_value case)
+        shapes = {n: spec.input_shape(n, s, one_value=label == "one_value", dim=dim) for n, s in shapes.items()}
+        found.append((label, shapes, shape_of(spec, spec.outputs[0].name, shapes, dim)))
+    return found
+
+
+def shape_of(spec: OpSpec, name: str, shapes: dict[str, tuple[int, ...]], dim: int | None) -> tuple[int, ...]:
+    """Output `name`'s shape in a case of these input shapes: the inputs' (broadcast); a half split's, its split
+    tensor's or that with size(dim) halved."""
+    if spec.split is None:
+        return tuple(np.broadcast_shapes(*(spec.aligned_shape(n, shapes) for n in shapes)))
+    full = shapes[spec.split.tensor]
+    assert dim is not None
+    return full if spec.full_size(name) else half_shape(full, dim)
 
 
 def make_input(shape, dtype: np.dtype, rng, lo, hi, strided: bool, extremes: bool = True) -> np.ndarray:
@@ -193,14 +209,14 @@ def run(out_path: str, ops: list[str]) -> None:
                 ):
                     continue
                 large = dtype is spec.tensor_inputs[0].dtypes[0] and not any(flags) and spec is by_dir[op][0]
-                for label, shapes in shape_cases(spec, dtype, large):
+                dim = spec.split_dim(scalars) if spec.split is not None else None
+                for label, shapes, out_shape in shape_cases(spec, dtype, large, dim):
                     for strided in (False, True):
                         if strided and label not in ("n33", "8d", "broadcast", "channels"):
                             continue
                         lo, hi = spec.golden.value_range
                         extremes = spec.golden.integer_extremes
                         inputs = {n: make_input(s, np_dtype, rng, lo, hi, strided, extremes) for n, s in shapes.items()}
-                        out_shape = np.broadcast_shapes(*(spec.aligned_shape(n, shapes) for n in inputs))
                         out_holder = None
                         out = None
                         out_keyword = binding_out_keywords(spec)[spec.outputs[0].name]
@@ -279,13 +295,14 @@ def run(out_path: str, ops: list[str]) -> None:
                             # (an API input the OpDef does not pass to the kernel, e.g. LogSigmoidBackward's buffer, is
                             # not read at all)
                             kernel_reads = {i.param for i in opdef_plan(spec).read_inputs}
-                            read = sum(
-                                LARGE * itemsize for n, a in inputs.items() if a.size == LARGE and n in kernel_reads
-                            )
+                            read = sum(a.nbytes for n, a in inputs.items() if a.size >= LARGE and n in kernel_reads)
                             if totals.gm_to_ub_bytes != read:
                                 summary["failures"].append(f"{name}: read {totals.gm_to_ub_bytes} bytes from GM")
-                            # one kernel writes every computed output once
-                            if totals.ub_to_gm_bytes != LARGE * itemsize * len(spec.outputs):
+                            # one kernel writes every computed output once (a half split's: half or full size)
+                            written = sum(
+                                math.prod(shape_of(spec, o.name, shapes, dim)) * itemsize for o in spec.outputs
+                            )
+                            if totals.ub_to_gm_bytes != written:
                                 summary["failures"].append(f"{name}: wrote {totals.ub_to_gm_bytes} bytes to GM")
     summary["seconds"] = round(time.time() - start, 1)
     Path(out_path).write_text(json.dumps(summary, indent=1))

@@ -3,6 +3,11 @@
 The harness program computes the tiling with the generated host planner (the same code the tiling
 function runs), launches the kernel with ICPU_RUN_KF and writes the output; the twin's checks are on. One
 program per operator; one process per batch of runs on one SoC (a file lists the runs, one per line).
+
+A run gives the kernel program's input buffers, flat: for an elementwise kernel its GM inputs; for a half-split
+kernel (schedule `HalfSplit`) its UB streams, each (rows, ny) elements, from which the harness lays out the split
+tensor as (rows, 2, ny) and into which it cuts a full-size output back (`KernelRun.outputs` follow the program's
+outputs either way).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from opgen.plan.opdef import opdef_plan
+from opgen.plan.schedules import schedule_for
+from opgen.plan.schedules.half_split import HalfSplit
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 from opgen.spec.socs import get_soc
@@ -43,50 +50,54 @@ static void ReadFile(const char* path, void* dst, size_t bytes) {{
   in.read(static_cast<char*>(dst), static_cast<std::streamsize>(bytes));
 }}
 
+// Each GM input's and output's elements in units of rows * ny (a half split's full-size tensors hold two).
+static const size_t IN_WIDTHS[] = {{{in_widths}}};
+static const size_t OUT_WIDTHS[] = {{{out_widths}}};
+
 static int RunOne(int argc, char** argv) {{
-  // argv: total dtype mode coreNum ubSize itemSize out.bin in.bin... scalar.bin... scalars...
+  // argv: rows ny dtype mode coreNum ubSize itemSize out.bin in.bin... scalar.bin... scalars...
+  // (an elementwise kernel's rows is its element count, its ny 1)
   if (argc < {min_args}) {{
     return 2;
   }}
-  const int64_t total = std::atoll(argv[1]);
-  const auto dtype = static_cast<ge::DataType>(std::atoi(argv[2]));
-  const uint32_t mode = static_cast<uint32_t>(std::atoi(argv[3]));
-  const uint32_t coreNum = static_cast<uint32_t>(std::atoi(argv[4]));
-  const uint64_t ubSize = std::strtoull(argv[5], nullptr, 10);
-  const size_t bytes = static_cast<size_t>(total) * static_cast<size_t>(std::atoi(argv[6]));
+  const int64_t rows = std::atoll(argv[1]);
+  const int64_t ny = std::atoll(argv[2]);
+  const auto dtype = static_cast<ge::DataType>(std::atoi(argv[3]));
+  const uint32_t mode = static_cast<uint32_t>(std::atoi(argv[4]));
+  const uint32_t coreNum = static_cast<uint32_t>(std::atoi(argv[5]));
+  const uint64_t ubSize = std::strtoull(argv[6], nullptr, 10);
+  const size_t itemSize = static_cast<size_t>(std::atoi(argv[7]));
+  const size_t unit = static_cast<size_t>(rows * ny) * itemSize;
   optiling::{op_type}TilingPlan plan{{}};
-  if (!optiling::Plan{op_type}Tiling(total, coreNum, ubSize, dtype, mode, plan)) {{
+  if (!optiling::Plan{op_type}Tiling({plan_args}, coreNum, ubSize, dtype, mode, plan)) {{
     return 3;
   }}
-  std::printf("{{\\"blockDim\\": %u, \\"tilingKey\\": %llu, \\"perCore\\": %lld, \\"tile\\": %lld}}\\n", plan.blockDim,
-              static_cast<unsigned long long>(plan.tilingKey), static_cast<long long>(plan.perCoreLength),
-              static_cast<long long>(plan.tileLength));
+  std::printf("{{\\"blockDim\\": %u, \\"tilingKey\\": %llu, \\"tile\\": %lld}}\\n", plan.blockDim,
+              static_cast<unsigned long long>(plan.tilingKey), static_cast<long long>(plan.tileLength));
   std::vector<uint8_t*> inputs;
   for (int i = 0; i < {num_inputs}; ++i) {{
-    inputs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(bytes)));
-    ReadFile(argv[8 + i], inputs.back(), bytes);
+    inputs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(unit * IN_WIDTHS[i])));
+    ReadFile(argv[9 + i], inputs.back(), unit * IN_WIDTHS[i]);
   }}
   std::vector<uint8_t*> scalarInputs;  // scalars the OpDef takes as one-element tensors of the dtype
   for (int i = 0; i < {num_gm_scalars}; ++i) {{
-    scalarInputs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(static_cast<size_t>(std::atoi(argv[6])))));
-    ReadFile(argv[8 + {num_inputs} + i], scalarInputs.back(), static_cast<size_t>(std::atoi(argv[6])));
+    scalarInputs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(itemSize)));
+    ReadFile(argv[9 + {num_inputs} + i], scalarInputs.back(), itemSize);
   }}
   std::vector<uint8_t*> outs;  // every computed output, written one after the other into the result file
   for (int i = 0; i < {num_outputs}; ++i) {{
-    outs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(bytes)));
+    outs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(unit * OUT_WIDTHS[i])));
   }}
   auto* tilingData = static_cast<{tiling_struct}*>(AscendC::GmAlloc(sizeof({tiling_struct})));
-  tilingData->totalLength = total;
-  tilingData->perCoreLength = plan.perCoreLength;
-  tilingData->tileLength = plan.tileLength;
+{tiling_lines}
 {scalar_lines}
   uint8_t* workspace = static_cast<uint8_t*>(AscendC::GmAlloc(32));
   AscendC::SetKernelMode(KernelMode::AIV_MODE);
   ICPU_SET_TILING_KEY(plan.tilingKey);
   ICPU_RUN_KF({op}, plan.blockDim, {launch_args}, {out_args}, workspace, reinterpret_cast<uint8_t*>(tilingData));
-  std::ofstream result(argv[7], std::ios::binary);
-  for (uint8_t* out : outs) {{
-    result.write(reinterpret_cast<const char*>(out), static_cast<std::streamsize>(bytes));
+  std::ofstream result(argv[8], std::ios::binary);
+  for (int i = 0; i < {num_outputs}; ++i) {{
+    result.write(reinterpret_cast<const char*>(outs[i]), static_cast<std::streamsize>(unit * OUT_WIDTHS[i]));
   }}
   return 0;
 }}
@@ -137,6 +148,8 @@ class KernelHarness:
         self.spec, self.workdir = spec, workdir
         op = spec.operator.file_stem  # the kernel entry and its files (a directory may hold several operators)
         opdef = opdef_plan(spec)
+        schedule = schedule_for(spec)
+        self.split = schedule if isinstance(schedule, HalfSplit) else None
         # the inputs the kernel reads, in the OpDef's (entry's) order; an optional one the API has none for is null,
         # an unread one gets the tensor of the read input carrying its param (as the L0 op passes it)
         self.inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
@@ -148,17 +161,29 @@ class KernelHarness:
         null = "static_cast<uint8_t*>(nullptr)"
         entry_args = [slot[i.param] if i.param is not None else null for i in opdef.inputs]
         source = workdir / f"{op}_harness.cpp"
-        first_scalar = 8 + len(self.inputs) + len(self.gm_scalars)
+        first_scalar = 9 + len(self.inputs) + len(self.gm_scalars)
         scalar_lines = "\n".join(
             f"  tilingData->{a.param} = static_cast<float>(std::atof(argv[{first_scalar + i}]));"
             for i, a in enumerate(self.scalars)
         )
         # a channel input here holds one value per element (as the aclnn API passes it when its runs are short)
         scalar_lines += "".join(
-            f"\n  tilingData->{p.name}Run = 0;\n  tilingData->{p.name}Count = total;"
+            f"\n  tilingData->{p.name}Run = 0;\n  tilingData->{p.name}Count = rows;"
             for p in self.inputs
             if p.shape.channel_of
         )
+        if self.split is not None:  # the (rows, 2, ny) view's planner and tiling data
+            plan_args = "rows, ny"
+            fields = ["rows", "ny", "rowsPerTile", "chunk", "chunksPerRow", "tileLength"]
+            tiling_lines = "\n".join(
+                f"  tilingData->{f} = {f if f in ('rows', 'ny') else 'plan.' + f};" for f in fields
+            )
+        else:
+            plan_args = "rows"
+            tiling_lines = (
+                "  tilingData->totalLength = rows;\n  tilingData->perCoreLength = plan.perCoreLength;\n"
+                "  tilingData->tileLength = plan.tileLength;"
+            )
         source.write_text(
             _HARNESS.format(
                 op=op,
@@ -170,6 +195,10 @@ class KernelHarness:
                 min_args=first_scalar + len(self.scalars),
                 num_inputs=len(self.inputs),
                 num_gm_scalars=len(self.gm_scalars),
+                in_widths=", ".join(str(self._width(p.name)) for p in self.inputs),
+                out_widths=", ".join(str(self._width(p.name)) for p in spec.outputs),
+                plan_args=plan_args,
+                tiling_lines=tiling_lines,
                 scalar_lines=scalar_lines,
                 launch_args=", ".join(entry_args),
             )
@@ -182,27 +211,58 @@ class KernelHarness:
             flags=[f"-I{package / 'op_host'}", f"-I{package / 'op_kernel'}"],
         )
 
+    def _width(self, tensor: str) -> int:
+        return 1 if self.split is None else self.split.width(tensor)
+
+    @property
+    def program_inputs(self) -> list[str]:
+        """The names of the buffers a run gives: the kernel's GM inputs, or a half split's input streams."""
+        if self.split is None:
+            return [p.name for p in self.inputs]
+        read = {p.name for p in self.inputs}
+        return [stream.name for stream in self.split.in_streams if stream.tensor in read]
+
+    def _gm_input(self, tensor: str, inputs: dict[str, np.ndarray], rows: int) -> np.ndarray:
+        """GM input `tensor` from the run's buffers: a full-size tensor's halves side by side in each row."""
+        if self.split is None or self.split.width(tensor) == 1:
+            return np.ascontiguousarray(inputs[tensor]).reshape(-1)
+        halves = [inputs[s.name].reshape(rows, -1) for s in self.split.in_streams if s.tensor == tensor]
+        return np.stack(halves, axis=1).reshape(-1)
+
+    def _program_outputs(self, outputs: list[np.ndarray], rows: int) -> list[np.ndarray]:
+        """The kernel's GM outputs as the program's outputs: a full-size output cut into its halves."""
+        if self.split is None:
+            return outputs
+        by_tensor = dict(zip((p.name for p in self.spec.outputs), outputs, strict=True))
+        return [
+            by_tensor[s.tensor] if s.half is None else by_tensor[s.tensor].reshape(rows, 2, -1)[:, s.half].reshape(-1)
+            for s in self.split.out_streams
+        ]
+
     def run(
-        self, soc_name: str, runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float]]]
+        self, soc_name: str, runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float], int]]
     ) -> list[KernelRun]:
-        """Each (dtype, mode, inputs, scalars) run, in one process on SoC `soc_name`."""
+        """Each (dtype, mode, inputs, scalars, ny) run, in one process on SoC `soc_name`; `inputs` holds each of
+        `program_inputs`, flat; a half split views them as (rows, ny) (elementwise: ny = 1)."""
         soc = get_soc(soc_name)
         lines, outputs = [], []
-        for index, (dtype, mode, inputs, scalars) in enumerate(runs):
+        for index, (dtype, mode, inputs, scalars, ny) in enumerate(runs):
             total = next(iter(inputs.values())).size
+            assert total % ny == 0 and (ny == 1 or self.split is not None), (total, ny)
+            rows = total // ny
             files = []
             for param in self.inputs:
                 path = self.workdir / f"in{index}_{param.name}.bin"
-                path.write_bytes(np.ascontiguousarray(inputs[param.name]).reshape(-1).tobytes())
+                path.write_bytes(self._gm_input(param.name, inputs, rows).tobytes())
                 files.append(str(path))
             for name in self.gm_scalars:  # the value as given: the caller converts it to the dtype
                 path = self.workdir / f"in{index}_{name}.bin"
                 path.write_bytes(np.array([scalars[name]], np.float64).astype(dtype.numpy).tobytes())
                 files.append(str(path))
             out_path = self.workdir / f"out{index}.bin"
-            outputs.append((out_path, dtype))
-            fields = [total, GE_DTYPE[dtype], mode, soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize, out_path]
-            fields += files + [repr(float(scalars[a.param])) for a in self.scalars]
+            outputs.append((out_path, dtype, rows, ny))
+            fields = [rows, ny, GE_DTYPE[dtype], mode, soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize]
+            fields += [out_path, *files] + [repr(float(scalars[a.param])) for a in self.scalars]
             lines.append(" ".join(map(str, fields)))
         run_file = self.workdir / "runs.txt"
         run_file.write_text("\n".join(lines) + "\n")
@@ -212,8 +272,9 @@ class KernelHarness:
             raise RuntimeError(f"kernel run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
         plans = [json.loads(line) for line in proc.stdout.strip().splitlines()]
         assert len(plans) == len(runs), proc.stdout[-2000:]
-        count = len(self.spec.outputs)
-        return [
-            KernelRun(list(np.frombuffer(path.read_bytes(), dtype=dtype.numpy).copy().reshape(count, -1)), plan)
-            for (path, dtype), plan in zip(outputs, plans, strict=True)
-        ]
+        results = []
+        for (path, dtype, rows, ny), plan in zip(outputs, plans, strict=True):
+            data = np.frombuffer(path.read_bytes(), dtype=dtype.numpy).copy()
+            sizes = np.cumsum([rows * ny * self._width(p.name) for p in self.spec.outputs])[:-1]
+            results.append(KernelRun(self._program_outputs(np.split(data, sizes), rows), plan))
+        return results

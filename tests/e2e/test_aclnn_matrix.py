@@ -1,7 +1,8 @@
 """The generated aclnn APIs on the twin, per SoC: every op x dtype x shape (1, 31, 32, 33, 4099, 1,000,003
 elements, 0-d, empty, 8-d, non-contiguous inputs and outputs, broadcast) is bit-exact with the numpy model
 of its precision path, meets the precision standard, reads each input from GM once, writes the output
-once and uses every vector core for large inputs. One subprocess per SoC (the twin fixes its SoC at start)
+once and uses every vector core for large inputs. A half-split operator's cases are its halves' shapes (no 0-d), the
+split tensor doubling them along the golden dim. One subprocess per SoC (the twin fixes its SoC at start)
 and group of at most GROUP operators: the groups spread over xdist's workers, and a process start is paid per
 group, not per operator.
 """
@@ -26,9 +27,8 @@ HERE = Path(__file__).resolve().parent
 
 SOCS = ["ascend910b", "ascend910_93", "ascend950"]
 GROUP = 8
-# half-split operators take their own shape rules (HALF_SPLIT_TODO): tests/e2e/test_half_split_e2e.py runs them
-_ELEMENTWISE = [op for op in operators() if spec_of(op).split is None]
-GROUPS = [_ELEMENTWISE[start : start + GROUP] for start in range(0, len(_ELEMENTWISE), GROUP)]
+OPERATORS = operators()
+GROUPS = [OPERATORS[start : start + GROUP] for start in range(0, len(OPERATORS), GROUP)]
 # the shape cases every dtype runs at least (n1, n31, n32, n33, n4099, 0-d, empty, 8-d)
 SHAPES_PER_DTYPE = 8
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from spec_list import skip_half_split
 from support.floats import bits
 
 from opgen.build import plan_loaded
@@ -41,7 +40,6 @@ def test_the_precision_table_is_the_twins_output(spec_path: Path, index: int) ->
     loaded = documents[index]
     plan = plan_loaded(loaded, loaded.source.file, documents)
     spec = plan.spec
-    skip_half_split(spec)
     binding = getattr(opgen_ops, plan.bindings[0])
     assert plan.precision, "every operator documents its precision"
     for row in plan.precision:

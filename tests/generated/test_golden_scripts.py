@@ -17,7 +17,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from spec_list import GENERATED, binding, loaded, skip_half_split
+from spec_list import GENERATED, binding, loaded
 
 from opgen.plan.cases import negative_calls
 from opgen.plan.operator import binding_result_index
@@ -47,8 +47,25 @@ def _load_input(path: Path, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
     return array.view(ml_dtypes.bfloat16) if dtype == "BFLOAT16" else array
 
 
+def _split_dim(spec: OpSpec) -> int | None:
+    """A half split's dim in gen_data's default call (the example's), else None."""
+    return spec.split_dim(spec.example.scalars) if spec.split is not None else None
+
+
+def _shape_of(spec: OpSpec, name: str, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Tensor `name`'s shape in a golden case of `shape` (a half split's: a half's shape; full-size tensors double it
+    along gen_data's default dim)."""
+    return spec.input_shape(name, shape, dim=_split_dim(spec)) if spec.split is not None else shape
+
+
+def _script_shape(spec: OpSpec, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """gen_data's --shape in a golden case of `shape`: the inputs' (a half split's: the split tensor's)."""
+    return _shape_of(spec, spec.split.tensor, shape) if spec.split is not None else shape
+
+
 def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
-    """The main API through opgen_ops, with gen_data's inputs and the spec's example scalars (gen_data's defaults)."""
+    """The main API through opgen_ops, with gen_data's inputs and the spec's example scalars (gen_data's defaults),
+    in a golden case of `shape`."""
     import opgen_ops
 
     args = []
@@ -56,7 +73,9 @@ def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) ->
     for param in spec.params:
         if param.kind is ParamKind.TENSOR and param.direction.value == "input":
             # a channel input holds one value per channel of the shape (gen_data's rule)
-            value = _load_input(data / f"input_{param.python}.bin", dtype, spec.input_shape(param.name, shape))
+            value = _load_input(
+                data / f"input_{param.python}.bin", dtype, spec.input_shape(param.name, shape, dim=_split_dim(spec))
+            )
         elif param.kind is ParamKind.BOOL:
             value = bool(spec.example.scalars[param.name])
         elif param.kind is ParamKind.SCALAR:
@@ -89,21 +108,22 @@ def test_golden_scripts_import_nothing_from_opgen(op):
 def test_aclnn_output_meets_the_golden(op, tmp_path, capsys):
     pytest.importorskip("opgen_ops")
     spec = SPECS[op]
-    skip_half_split(spec)
-    dtype, shape = "FLOAT16", (4, 33)
+    dtype, shape = "FLOAT16", (4, 33)  # a half split's half shape
     data = tmp_path / "data"
     # the one standalone run of the operator's scripts; the numpy golden (importing torch would cost seconds per
     # process: the torch golden is compared with this one in process, by test_numpy_golden_agrees_with_aten)
-    argv = ["--dtype", dtype, "--shape", "4,33", "--reference", "numpy", "--out-dir", data]
+    given = ",".join(map(str, _script_shape(spec, shape)))
+    argv = ["--dtype", dtype, "--shape", given, "--reference", "numpy", "--out-dir", data]
     generated = _run(_script(op, "gen_data.py"), *argv, cwd=tmp_path)
     assert generated.returncode == 0, generated.stderr
     assert "golden from numpy formula" in generated.stdout
     out_name = spec.outputs[0].python
     golden = data / f"golden_{out_name}.bin"
-    assert golden.stat().st_size == np.prod(shape) * 2
+    out_shape = _shape_of(spec, spec.outputs[0].name, shape)
+    assert golden.stat().st_size == np.prod(out_shape) * 2
 
     output = np.ascontiguousarray(_call_aclnn(spec, data, dtype, shape))
-    assert output.dtype == np.float16 and output.shape == shape
+    assert output.dtype == np.float16 and output.shape == out_shape
     output_path = data / f"output_{out_name}.bin"
     output.tofile(output_path)
     compare_data = _module(op, "compare_data.py")
@@ -124,15 +144,17 @@ def test_aclnn_output_meets_the_golden(op, tmp_path, capsys):
 def test_numpy_golden_agrees_with_aten(op, tmp_path, capsys):
     pytest.importorskip("torch")
     spec = SPECS[op]
-    skip_half_split(spec)
     gen_data, compare_data = _module(op, "gen_data.py"), _module(op, "compare_data.py")
     out = spec.outputs[0].python
     # a channel input (prelu's weight) has one channel below rank 2: a rank-3 shape gives it several
-    shapes = ["509", "3,7,5"] if any(p.shape.channel_of for p in spec.tensor_inputs) else ["509"]
+    shapes = [(509,), (3, 7, 5)] if any(p.shape.channel_of for p in spec.tensor_inputs) else [(509,)]
+    cases = [(",".join(map(str, _script_shape(spec, s))), []) for s in shapes]
+    if spec.split is not None and isinstance(spec.split.dim, str):  # a non-last dim too, given as the option
+        cases.append(("4,3,5", [f"--{spec.param(spec.split.dim).python.replace('_', '-')}", "0"]))
     floating = [d.value for d in spec.tensor_inputs[0].dtypes if d.is_floating]  # gen_data's dtypes
-    for dtype, shape in [(d, shape) for d in floating for shape in shapes]:
+    for dtype, (shape, extra) in [(d, case) for d in floating for case in cases]:
         for reference in ("torch", "numpy"):
-            argv = ["--dtype", dtype, "--shape", shape, "--seed", "3", "--reference", reference]
+            argv = ["--dtype", dtype, "--shape", shape, "--seed", "3", "--reference", reference, *extra]
             gen_data.main(argv + ["--out-dir", str(tmp_path / reference)])
         goldens = [compare_data.load(tmp_path / r / f"golden_{out}.bin", dtype) for r in ("numpy", "torch")]
         passed, report = compare_data.compare(*goldens, dtype)
@@ -182,3 +204,22 @@ def test_gen_data_refuses_what_the_error_table_rejects(op, call, tmp_path, capsy
         _module(op, "gen_data.py").main(argv)
     assert exit_info.value.code != 0
     assert call.message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("op", [op for op, spec in SPECS.items() if spec.split is not None])
+def test_gen_data_of_a_half_split_refuses_a_shape_without_two_halves(op, tmp_path, capsys):
+    """--shape is the split tensor's: an odd size along dim has no halves (before, gen_data wrote a golden of the
+    halves' empty shape, and its default shape was a half's: odd along dim for GLU's [5000, 1])."""
+    spec = SPECS[op]
+    half = tuple(spec.golden.shapes[-1])
+    odd = list(_script_shape(spec, half))
+    axis = (_split_dim(spec) or 0) % len(odd)
+    odd[axis] -= 1
+    with pytest.raises(SystemExit) as exit_info:
+        _module(op, "gen_data.py").main(["--shape", ",".join(map(str, odd)), "--out-dir", str(tmp_path)])
+    assert exit_info.value.code != 0 and "two halves" in capsys.readouterr().err
+    gen_data = _module(op, "gen_data.py")
+    gen_data.main(["--out-dir", str(tmp_path), "--reference", "numpy"])  # the default shape
+    out = spec.outputs[0]
+    written = np.fromfile(tmp_path / f"golden_{out.python}.bin", STORAGE[gen_data.DTYPES[0]])
+    assert written.size == np.prod(_shape_of(spec, out.name, half))

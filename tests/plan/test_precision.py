@@ -69,3 +69,16 @@ def test_special_values_beyond_a_dtypes_range_round_to_inf_without_numpy_warning
         warnings.simplefilter("error", RuntimeWarning)
         plan = check_spec_text(text, "sigmoid.yaml")
         render_operator(plan)
+
+
+def test_a_half_splits_dim_is_measured_along_the_points_once() -> None:
+    """The points of a half-split operator are 1-d (its halves joined along SPLIT_DIM): every measured scalar set
+    takes that dim, once. Before: the sets took dim's golden values ([-1, 0, 1]), measured three times as the same
+    set (`3组标量取值` in the docs), and a binding called with them (tests/e2e/test_precision_table.py) was refused
+    for dim = 1 on a 1-d self."""
+    from opgen.plan.precision import SPLIT_DIM
+
+    plan = check_spec_text((ROOT / "specs" / "glu.yaml").read_text(encoding="utf-8"), "specs/glu.yaml")
+    assert len(plan.spec.golden.scalar_values["dim"]) > 1
+    assert sweep_scalar_sets(plan.spec) == [{"dim": SPLIT_DIM}]
+    assert {row.scalar_sets for row in plan.precision} == {1}

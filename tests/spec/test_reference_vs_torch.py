@@ -11,7 +11,7 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
-from spec_list import loaded, skip_half_split
+from spec_list import loaded
 from support.floats import ulp_error
 
 from opgen.plan.cases import negative_calls
@@ -19,6 +19,7 @@ from opgen.plan.operator import binding_result_index
 from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.dtypes import DType, wrap_integer
 from opgen.spec.formula_binding import derive_inputs, differs_from_torch, evaluate_reference
+from opgen.spec.half_split import join_halves
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 torch = pytest.importorskip("torch")
@@ -43,19 +44,51 @@ def from_torch(tensor: torch.Tensor, dtype: DType) -> np.ndarray:
     return tensor.numpy()
 
 
+# a half split's points: each half and each half-size input in this shape, the halves joined along each dim tried
+SPLIT_HALF = (5, 126)
+
+
 def inputs(spec: OpSpec, dtype: DType, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """The points, one array per tensor input; a half split's one per half and half-size input (`for_call`)."""
     lo, hi = spec.golden.value_range
     special = np.array([float(v) for v in spec.golden.special_values] + [0.0, -0.0], dtype=np.float64)
+    names = [p.name for p in spec.tensor_inputs]
+    if spec.split is not None:  # the halves meet point by point
+        names = [*spec.split.halves, *(n for n in names if n != spec.split.tensor)]
     values = {}
-    for param in spec.tensor_inputs:
+    for name in names:
         random = rng.uniform(lo, hi, size=509)
         # every special value meets every other one across the inputs: tile one input, repeat the other
         pattern = np.tile(special, len(special)) if len(values) % 2 == 0 else np.repeat(special, len(special))
         data = np.concatenate([pattern, random]).astype(dtype.numpy)
-        values[param.name] = data
+        values[name] = data
+    if spec.split is not None:
+        return values
     # the inputs the spec derives from the others (golden.derived_inputs), e.g. the buffer a forward op hands over
     values = derive_inputs(spec, values, dtype.numpy)
     return pointwise(values, [p.name for p in spec.tensor_inputs if p.shape.channel_of])
+
+
+def for_call(spec: OpSpec, points: dict[str, np.ndarray], scalars: dict) -> dict[str, np.ndarray]:
+    """The tensor inputs of a call with these scalars: the points, or a half split's halves (each SPLIT_HALF) joined
+    along the call's dim into the split tensor."""
+    if spec.split is None:
+        return points
+    half = {name: values.reshape(SPLIT_HALF) for name, values in points.items()}
+    first, second = (half.pop(name) for name in spec.split.halves)
+    joined = {spec.split.tensor: join_halves(first, second, spec.split_dim(scalars)), **half}
+    return derive_inputs(spec, joined, next(iter(points.values())).dtype)
+
+
+def magnitude(spec: OpSpec, points: dict[str, np.ndarray], scalars: dict, shape: tuple[int, ...]) -> np.ndarray:
+    """The largest finite input magnitude meeting each element of an output of `shape` (at least 1)."""
+    scale = np.ones(SPLIT_HALF if spec.split is not None else shape)
+    for value in points.values():
+        value = value.reshape(SPLIT_HALF) if spec.split is not None else value
+        scale = np.maximum(scale, np.nan_to_num(np.abs(np.broadcast_to(value, scale.shape)), posinf=0.0))
+    if scale.shape != shape:  # a half split's full-size output: each half meets the same points
+        scale = join_halves(scale, scale, spec.split_dim(scalars))
+    return scale
 
 
 def scalar_cases(spec: OpSpec) -> list[dict[str, float | bool]]:
@@ -100,13 +133,13 @@ CASES = [
 @pytest.mark.parametrize("name,dtype", CASES, ids=[f"{n}-{d.value}" for n, d in CASES])
 def test_reference_agrees_with_aten(name, dtype):
     spec = spec_of(name)
-    skip_half_split(spec)
     rng = np.random.default_rng(20261122)
-    tensors = inputs(spec, dtype, rng)
+    points = inputs(spec, dtype, rng)
     checked = 0
     for scalars in scalar_cases(spec):
         if rejected(spec, scalars):
             continue
+        tensors = for_call(spec, points, scalars)
         ours = evaluate_reference(spec, {**tensors, **scalars}, dtype.numpy)
         # everywhere except where the spec declares that ops-nn differs from torch (golden.differs_from_torch)
         kept = ~differs_from_torch(spec, {**tensors, **scalars}, ours.shape)
@@ -126,9 +159,7 @@ def test_reference_agrees_with_aten(name, dtype):
         # ...except where a result is tiny against its inputs: there a float64 evaluation cancels (1 + tanh(u) for
         # u near -17 keeps two digits), so either side may be off by far more than a float32 ulp; both must still
         # be within a few float64 ulps of the inputs' magnitude
-        scale = np.ones(ours.shape)
-        for value in tensors.values():
-            scale = np.maximum(scale, np.nan_to_num(np.abs(np.broadcast_to(value, ours.shape)), posinf=0.0))
+        scale = magnitude(spec, points, scalars, ours.shape)
         with np.errstate(invalid="ignore"):  # inf - inf where both are the same infinity: ulps says equal
             cancels = np.abs(ours64[finite] - theirs_wide[finite]) <= 2.0**-40 * scale[kept][finite]
         assert ((ulps <= (8.0 if dtype is DType.DOUBLE else 1.0)) | cancels).all(), "more than one rounding apart"

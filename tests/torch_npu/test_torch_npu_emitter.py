@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from spec_list import skip_half_split
 
 from opgen.build import plan_specs, spec_inputs
 from opgen.emit.torch_npu import FUNCTIONS_YAML, adapter_path, render_torch_npu, torch_npu_fragment
 from opgen.plan.operator import plan_operator
+from opgen.plan.schedules import schedule_for
 from opgen.plan.signature import ApiSignature, signatures
 from opgen.spec.loader import load_spec_documents
 from opgen.spec.model import Direction, OpSpec, ParamKind
@@ -295,7 +295,14 @@ def test_adapter_allocation_follows_the_output_rules(spec):
     # aten::selu and aten::mish_backward have no out overload: no out form (tests/emit/test_aten_variants.py)
     out_form = re.sub(r"\s+", " ", functions[spec.api.aten + "_out"][1]) if spec.api.aten + "_out" in functions else ""
     names = [spec.param(n).python for n in out.shape.broadcast_result_of]
-    if names:
+    fixed = schedule_for(spec).adapter_size(out.name)  # a half split's: the split tensor's sizes, or half of them
+    if fixed is not None:
+        assert f"auto output_size = {fixed};" in functional and (
+            not out_form or f"auto output_size = {fixed};" in out_form
+        )
+        assert "apply_tensor_without_format(output_size," in functional
+        assert not out_form or f"{out.python}.scalar_type(), output_size)" in out_form
+    elif names:
         broadcast = f"op_infer::broadcast_ops_npu_output_size({', '.join(names)})"
         assert broadcast in functional and (not out_form or broadcast in out_form)
         if out.dtype.same_as:  # the output has one input's dtype (ThresholdBackward refuses mixed dtypes)
@@ -324,8 +331,13 @@ def test_adapter_compiles_strictly_against_the_stubs(spec, tmp_path):
 def cases(spec: OpSpec) -> list[dict[str, tuple[tuple[int, ...], torch.dtype]]]:
     """Input tensors (by aten name) valid for the spec: equal shapes (a channel input: one value per channel) and
     dtypes, and where the output is a broadcast of inputs, broadcasting shapes with mixed dtypes (promotion)."""
-    # a channel input (prelu's weight) holds one value per channel of the shape
-    found = [{p.python: (spec.input_shape(p.name, (2, 3)), torch.bfloat16) for p in spec.tensor_inputs}]
+    # a channel input (prelu's weight) holds one value per channel of the shape; a half split's full-size tensors
+    # double it along dim (the dim parameter's default, as the calls leave it)
+    dim = None
+    if spec.split is not None:
+        named = isinstance(spec.split.dim, str)
+        dim = spec.split_dim({spec.split.dim: spec.param(spec.split.dim).default} if named else {})
+    found = [{p.python: (spec.input_shape(p.name, (2, 3), dim=dim), torch.bfloat16) for p in spec.tensor_inputs}]
     broadcast = [spec.param(n).python for n in spec.outputs[0].shape.broadcast_result_of]
     if broadcast and not spec.outputs[0].dtype.same_as:  # mixed dtypes only where the spec promotes
         mixed = dict(found[0])
@@ -519,8 +531,6 @@ def run_all(tmp_path_factory):
     schemas = [s for spec in SPECS for s in torch_schemas(spec)]
     for spec in SPECS:
         labels[spec.api.name] = []
-        if spec.split is not None:  # HALF_SPLIT_TODO: the stub cases make every tensor one shape
-            continue
         for schema in torch_schemas(spec):
             for i, tensors in enumerate(cases(spec)):
                 label = f"{schema.name}.{schema.overload_name or 'default'}#{i}"
@@ -548,7 +558,6 @@ def run_all(tmp_path_factory):
 
 @pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
 def test_adapters_allocate_what_pytorch_returns_and_run_the_api(spec, run_all):
-    skip_half_split(spec)
     runs, expected, labels = run_all
     main, *rest = signatures(spec)
     for label in labels[spec.api.name]:

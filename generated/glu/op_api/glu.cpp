@@ -8,6 +8,7 @@
 #include "opdev/op_executor.h"
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
+#include "opdev/aicpu/aicpu_task.h"
 
 using namespace op;
 
@@ -36,7 +37,10 @@ const aclTensor* GLU(const aclTensor* self, int64_t dim, aclOpExecutor* executor
                  return nullptr);
         return out;
     }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "GLU has no kernel for dtype %s.", op::ToString(self->GetDataType()).GetString());
-    return nullptr;
+    static internal::AicpuTaskSpace space("GLU");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(GLU, OP_ATTR_NAMES({"dim"}), OP_INPUT(self), OP_OUTPUT(out), OP_ATTR(dim));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "GLU ADD_TO_LAUNCHER_LIST_AICPU failed."),
+             return nullptr);
+    return out;
 }
 } // namespace l0op

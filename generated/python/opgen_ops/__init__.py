@@ -546,9 +546,9 @@ def glu(self, dim=-1, *, out=None):
         out = a * sigmoid(b)
 
     Args:
-        self: 待进行Glu计算的入参，沿dim平均分成公式中的a、b两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 待进行Glu计算的入参，沿dim平均分成公式中的a、b两个张量。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
         dim: 表示要拆分输入self的维度，取值范围[-self.dim，self.dim-1]。 (int64; dtypes: -)
-        out: 计算出参，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 计算出参，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针时。

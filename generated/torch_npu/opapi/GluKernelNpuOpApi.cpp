@@ -9,7 +9,9 @@ using npu_preparation = at_npu::native::OpPreparation;
 at::Tensor glu(const at::Tensor& self, int64_t dim)
 {
     DO_COMPATIBILITY(aclnnGlu, acl_op::glu(self, dim));
-    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    auto output_size = op_infer::glu_npu_output_size(self, dim);
+    at::ScalarType output_dtype = self.scalar_type();
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, self.options().dtype(output_dtype));
     EXEC_NPU_CMD(aclnnGlu, self, dim, out);
     return out;
 }
@@ -17,7 +19,8 @@ at::Tensor glu(const at::Tensor& self, int64_t dim)
 at::Tensor& glu_out(const at::Tensor& self, int64_t dim, at::Tensor& out)
 {
     DO_COMPATIBILITY(aclnnGlu, acl_op::glu_out(self, dim, out));
-    npu_preparation::check_tensor({self}, out, out.scalar_type(), self.sizes());
+    auto output_size = op_infer::glu_npu_output_size(self, dim);
+    npu_preparation::check_tensor({self}, out, out.scalar_type(), output_size);
     EXEC_NPU_CMD(aclnnGlu, self, dim, out);
     return out;
 }

@@ -36,6 +36,20 @@ class ChannelSum:
 
 
 @dataclass(frozen=True)
+class ElementLoop:
+    """How a per-element C++ loop (the AICPU kernel) walks an operator's tensors: statements computing its bounds
+    from the tensors (`aicpu::Tensor*` named after the inputs, and `out`) and the attributes (C++ locals named after
+    their parameters), the nested loops, each name the formula reads as an element, and where each computed part of
+    the output goes (its index into `outData`)."""
+
+    setup: tuple[str, ...]
+    loops: tuple[tuple[str, str], ...]  # (index, bound), outermost first
+    reads: tuple[tuple[str, str], ...]  # (formula name, C++ element), e.g. ("self", "selfData[i]")
+    writes: tuple[tuple[str, str], ...]  # (computed output, C++ index into outData)
+    includes: tuple[str, ...] = ()  # standard headers the setup needs
+
+
+@dataclass(frozen=True)
 class Schedule:
     """The elementwise map over one flat buffer, the base every schedule refines.
 
@@ -106,6 +120,25 @@ class Schedule:
         expression, given its first tensor (every output takes that one's shape)."""
         return [], dict.fromkeys(self.outputs, f"{first}->GetViewShape()")
 
+    def element_loop(self, inputs: tuple[str, ...], output: str) -> ElementLoop:
+        """The AICPU kernel's loop over the first output's elements, reading `inputs` (the kernel's GM inputs) at
+        the same index and writing `output` (the computed output it holds)."""
+        return ElementLoop(
+            setup=("const int64_t count = out->NumElements();",),
+            loops=(("i", "count"),),
+            reads=tuple((name, f"{name}Data[i]") for name in inputs),
+            writes=((output, "i"),),
+        )
+
+    def shape_notes(self, name: str) -> tuple[str, ...]:
+        """The docs' usage notes (使用说明) on parameter `name`'s shape the schedule adds to its shape rule's."""
+        return ()
+
+    def adapter_size(self, output: str) -> str | None:
+        """The torch_npu adapter's C++ size of `output` (over the aten arguments' names) where the schedule fixes
+        it, else None: the output's shape rule (a copy or broadcast of its sources)."""
+        return None
+
     def channel_of(self, name: str) -> ChannelInput | None:
         return next((c for c in self.channel_inputs if c.name == name), None)
 
@@ -126,6 +159,11 @@ class Schedule:
     def output_references(self, computed: Mapping[str, str]) -> dict[str, str]:
         """Each API output's numpy reference, from the computed outputs' sources (the formula's, by name)."""
         return dict(computed)
+
+    def script_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The shape the golden scripts' `--shape` takes for a golden case of `shape` (the first output's): the
+        tensor inputs' own."""
+        return shape
 
     def aten_arg(self, name: str, python: str) -> str:
         """How the golden test passes tensor input `name` (held in `python`) to aten's elementwise op."""

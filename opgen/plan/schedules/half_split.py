@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from opgen.plan.schedules.base import Schedule
+from opgen.plan.schedules.base import ElementLoop, Schedule
+from opgen.spec.half_split import full_shape
 from opgen.spec.model import OpSpec
 
 
@@ -39,6 +40,7 @@ class HalfSplit(Schedule):
     split_dim: str | int = -1  # the int64 parameter, or a literal dim
     split_python: str = ""  # the split tensor's Python name
     dim_python: str = ""  # the dim parameter's Python name, or the literal
+    default_dim: int = -1  # the dim of a call leaving the dim parameter at its example value (or the literal)
     halves: tuple[str, str] = ("", "")
     swap_when: str | None = None  # a bool parameter: when it holds, each stream of a half reads (writes) the other
     half_size: tuple[str, ...] = ()  # the half-size tensors (inputs and outputs)
@@ -76,6 +78,7 @@ class HalfSplit(Schedule):
             "split_dim": split.dim,
             "split_python": spec.param(split.tensor).python,
             "dim_python": str(dim),
+            "default_dim": spec.split_dim(spec.example.scalars),
             "halves": split.halves,
             "swap_when": split.swap_when,
             "half_size": tuple(n for n in tensors if not spec.full_size(n)),
@@ -118,6 +121,68 @@ class HalfSplit(Schedule):
         shapes = {o: f"{tensor}->GetViewShape()" if self.output_full(o) else "halfShape" for o in self.outputs}
         return setup, shapes
 
+    def element_loop(self, inputs: tuple[str, ...], output: str) -> ElementLoop:
+        """Rows r of the (rows, 2, ny) view and the ny elements j of each half-row: a half's element is 2ny apart
+        per row (the second ny further on, or the first where swap_when holds), a half-size tensor's ny apart; a
+        full-size output is written per half."""
+        dim = str(self.split_dim)
+        setup = (
+            f"const std::vector<int64_t> dims = {self.split_tensor}->GetTensorShape()->GetDimSizes();",
+            "const int64_t rank = static_cast<int64_t>(dims.size());",
+            f"const int64_t axis = {dim} < 0 ? {dim} + rank : {dim};",
+            "if (axis < 0 || axis >= rank || dims[axis] % 2 != 0) {",
+            "  return aicpu::KERNEL_STATUS_PARAM_INVALID;",
+            "}",
+            "int64_t rows = 1;",
+            "int64_t ny = dims[axis] / 2;",
+            "for (int64_t d = 0; d < rank; ++d) {",
+            "  if (d < axis) {",
+            "    rows *= dims[d];",
+            "  } else if (d > axis) {",
+            "    ny *= dims[d];",
+            "  }",
+            "}",
+        )
+        first, second = ("r * 2 * ny + j", "r * 2 * ny + ny + j")
+        swapped = (first, second)
+        if self.swap_when is not None:
+            flag = self.swap_when
+            swapped = (f"({flag} ? {second} : {first})", f"({flag} ? {first} : {second})")
+        reads = [
+            (s.name, f"{s.tensor}Data[{'r * ny + j' if s.half is None else swapped[s.half]}]")
+            for s in self.in_streams
+            if s.tensor in inputs
+        ]
+        # a full-size output's halves are as the formula names them (its references join them unswapped)
+        writes = [
+            (s.name, "r * ny + j" if s.half is None else (first, second)[s.half])
+            for s in self.out_streams
+            if s.tensor == output
+        ]
+        return ElementLoop(setup, (("r", "rows"), ("j", "ny")), tuple(reads), tuple(writes), ("vector",))
+
+    def shape_notes(self, name: str) -> tuple[str, ...]:
+        """The split tensor is even along dim and cut there into the halves; a half-size tensor has its shape with
+        that size halved, a full-size output its shape; the dim parameter picks a dimension of it."""
+        tensor, (first, second) = self.split_tensor, self.halves
+        where = f"{self.split_dim}指定的维度" if isinstance(self.split_dim, str) else f"维度{self.split_dim}"
+        if name == tensor:
+            return (f"{where}上的大小需为偶数，沿该维度均分为公式中的{first}、{second}两部分。",)
+        if name == self.split_dim:
+            return (f"取值范围为[-{tensor}.dim, {tensor}.dim-1]，{tensor}在该维度上的大小需为偶数。",)
+        if name in self.half_size:
+            return (f"shape需要与{tensor}的shape在{where}上的大小减半（size(dim)/2）之后一致。",)
+        if name in self.outputs:
+            return (f"shape需要与{tensor}的shape一致。",)
+        return ()
+
+    def adapter_size(self, output: str) -> str | None:
+        """A full-size output has the split tensor's sizes; a half-size one them with size(dim) halved, as
+        op-plugin's op_infer::glu_npu_output_size computes it."""
+        if self.output_full(output):
+            return f"{self.split_python}.sizes()"
+        return f"op_infer::glu_npu_output_size({self.split_python}, {self.dim_python})"
+
     def kernel_inputs(self, inputs: tuple[str, ...]) -> tuple[str, ...]:
         """The lowered program reads each half of the split tensor and each half-size input."""
         return tuple(s.name for s in self.in_streams if s.tensor in inputs)
@@ -129,6 +194,10 @@ class HalfSplit(Schedule):
 
     def reference(self, output: str, elementwise: str) -> str:
         return elementwise
+
+    def script_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The split tensor's: a golden case's half shape doubled along the default dim."""
+        return full_shape(shape, self.default_dim)
 
     def joined(self, first: str, second: str) -> str:
         """The numpy reference of a full-size output from its halves' sources."""

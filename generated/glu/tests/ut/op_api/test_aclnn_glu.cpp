@@ -187,3 +187,50 @@ TEST_F(l2_glu_test, valid_bfloat16)
     // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
+
+// Success: self DOUBLE, out DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_glu_test, valid_double)
+{
+    const std::vector<double> selfData = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          20.0,
+                                          -20.0,
+                                          90.0,
+                                          -90.0,
+                                          -2.5,
+                                          0.5,
+                                          3.5,
+                                          6.5,
+                                          9.5,
+                                          -7.5,
+                                          -4.5,
+                                          -1.5,
+                                          1.5,
+                                          4.5,
+                                          7.5};
+    UtTensor self({2, 10}, ACL_DOUBLE, selfData);
+    const int64_t dim = -1;
+    UtTensor out({2, 5}, ACL_DOUBLE);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGluGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnGlu, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {0.0,
+                                          -0.0,
+                                          __builtin_inf(),
+                                          -__builtin_inf(),
+                                          __builtin_nan(""),
+                                          0.00549347131529659,
+                                          0.6384893333222472,
+                                          5.3142340952586835,
+                                          9.395624045009365,
+                                          -7.495854160223073};
+    // precision standard: rtol 1e-12, atol 1e-15; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-12, 1e-15), 0u);
+}

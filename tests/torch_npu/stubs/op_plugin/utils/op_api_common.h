@@ -179,6 +179,19 @@ inline std::vector<int64_t> broadcast_ops_npu_output_size(const at::Tensor& a, c
   return broadcast_ops_npu_output_size(a.sizes(), b.sizes());
 }
 
+// self's sizes with size(dim) halved (dim wrapped as a negative one counts from the end), as op-plugin's
+inline std::vector<int64_t> glu_npu_output_size(const at::Tensor& self, int64_t dim) {
+  std::vector<int64_t> shape = self.sizes().vec();
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t axis = dim < 0 ? dim + rank : dim;
+  if (axis < 0 || axis >= rank) {
+    std::fprintf(stderr, "glu_npu_output_size: dim out of range\n");
+    std::abort();
+  }
+  shape[axis] /= 2;
+  return shape;
+}
+
 }  // namespace op_infer
 
 namespace at_npu {
