@@ -25,6 +25,8 @@ __all__ = [
     "erfinv_",
     "fast_gelu",
     "fast_gelu_backward",
+    "fatrelu_mul",
+    "ge_glu",
     "gelu",
     "gelu_backward",
     "gelu_backward_tanh",
@@ -55,6 +57,8 @@ __all__ = [
     "mish",
     "mish_",
     "mish_backward",
+    "npu_geglu",
+    "npu_gelu_mul",
     "npu_swiglu",
     "npu_swiglu_backward",
     "prelu",
@@ -71,6 +75,7 @@ __all__ = [
     "sigmoid_backward",
     "silu",
     "silu_backward",
+    "situ_glu",
     "softplus",
     "softplus_backward",
     "softshrink",
@@ -420,6 +425,115 @@ def fast_gelu_backward(grad_output, self, *, out=None):
     return out
 
 
+def fatrelu_mul(input, threshold, *, out=None):
+    """aclnnFatreluMul: 将输入input沿最后一维平均分成前后两部分x1、x2，对x1做阈值为threshold的FATReLU激活（x1大于threshold时保留，否则为0）后与x2逐元素相乘。
+
+        out = where(x1 > threshold, x1, 0) * x2
+
+    Args:
+        input: 公式中的输入，沿最后一维平均分成x1、x2两部分，最后一维的大小为偶数。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        threshold: 公式中的threshold，只含一个元素，数据类型与input一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 公式中的输出，shape为input的最后一维减半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的input、threshold或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、threshold和out的数据类型不一致（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if threshold的元素个数不为1（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、threshold、out的维度大于8，或input、out的维度小于2（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的最后一维不能整除2（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于input的最后一维减半后的shape（文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    input = _rt.as_array(input)
+    threshold = _rt.as_array(threshold)
+    if out is None:
+        out = _rt.new_output([input], [input], split_dim=-1)
+    _rt.call("aclnnFatreluMul", [_rt.Tensor(input), _rt.Tensor(threshold), _rt.Tensor(out, output=True)])
+    return out
+
+
+def npu_geglu(self, dim=-1, approximate=1, activate_left=False, *, out=None, out_gelu=None):
+    """aclnnGeGluV3: 高斯误差线性单元激活门函数，针对aclnnGeGlu扩充了设置激活函数操作数据块方向的功能：将输入self沿dim均分为两部分，activateLeft为false时对后半部分、为true时对前半部分做Gelu激活，再与另一部分逐元素相乘，同时输出Gelu的结果。
+
+        out = A * g
+
+    Args:
+        self: 待进行GeGluV3计算的入参，沿dim均分为公式中的A、B两部分。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 可选入参，设定的slice轴，需要对self对应的轴进行对半分割，dim对应的self的轴必须是偶数。 (int64; dtypes: -)
+        approximate: 可选入参，GeGluV3计算使用的激活函数索引：0表示使用none（erf公式），1表示使用tanh（tanh近似公式）。 (int64; dtypes: -)
+        activate_left: 表示激活函数操作数据块的方向：false表示对右边（后半部分）做activate，true表示对左边（前半部分）做activate。 (bool; dtypes: -)
+        out: GeGluV3计算的出参，公式中的out，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out_gelu: GeGluV3计算的出参，公式中的outGelu，即Gelu(B)，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 参数self、out、outGelu为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数self、out、outGelu的数据类型不在支持的范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数out、outGelu的数据类型与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out、outGelu的维数大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 当self.dim()=0时，dim的取值不在[-1, 0]范围内；当self.dim()>0时，dim取值不在[-self.dim, self.dim()-1]范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self在dim维的size不是偶数（文档的返回值表未单列）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out、outGelu在dim维的size不等于self在dim维size的1/2，或其余维与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate的取值不是0或1（文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self], split_dim=dim)
+    if out_gelu is None:
+        out_gelu = _rt.new_output([self], [self], split_dim=dim)
+    _rt.call(
+        "aclnnGeGluV3",
+        [
+            _rt.Tensor(self),
+            _rt.Int(dim),
+            _rt.Int(approximate),
+            _rt.Flag(activate_left),
+            _rt.Tensor(out, output=True),
+            _rt.Tensor(out_gelu, output=True),
+        ],
+    )
+    return out, out_gelu
+
+
+def ge_glu(self, dim=-1, approximate=1, *, out=None, out_gelu=None):
+    """aclnnGeGlu: 高斯误差线性单元激活门函数：将输入self沿dim均分为前后两部分A、B，对B做Gelu激活后与A逐元素相乘，同时输出Gelu(B)。
+
+        out = A * g
+
+    Args:
+        self: 待进行GeGlu计算的入参，沿dim均分为公式中的A、B两部分。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 可选入参，设定的slice轴，需要对self对应的轴进行对半分割，dim对应的self的轴必须是偶数。 (int64; dtypes: -)
+        approximate: 可选入参，GeGlu计算使用的激活函数索引：0表示使用none（erf公式），1表示使用tanh（tanh近似公式）。 (int64; dtypes: -)
+        out: GeGlu计算的出参，公式中的out，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out_gelu: GeGlu计算的出参，公式中的outGelu，即Gelu(B)，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 参数self、out、outGelu是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数self、out、outGelu的数据类型不在支持的范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数out、outGelu的数据类型与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out、outGelu的维数大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 当self.dim()=0时，dim的取值不在[-1, 0]范围内；当self.dim()>0时，dim取值不在[-self.dim, self.dim()-1]范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self在dim维的size不是偶数（文档的返回值表未单列）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out、outGelu在dim维的size不等于self在dim维size的1/2，或其余维与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximate的取值不是0或1（文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self], split_dim=dim)
+    if out_gelu is None:
+        out_gelu = _rt.new_output([self], [self], split_dim=dim)
+    _rt.call(
+        "aclnnGeGlu",
+        [
+            _rt.Tensor(self),
+            _rt.Int(dim),
+            _rt.Int(approximate),
+            _rt.Tensor(out, output=True),
+            _rt.Tensor(out_gelu, output=True),
+        ],
+    )
+    return out, out_gelu
+
+
 def gelu_tanh(self, *, out=None):
     """aclnnGelu: 高斯误差线性单元（Gaussian Error Linear Unit）激活函数，按tanh近似公式计算。
 
@@ -493,6 +607,32 @@ def gelu_backward(grad_output, self, *, approximate="none", out=None):
         "aclnnGeluBackwardV2",
         [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.String(approximate), _rt.Tensor(out, output=True)],
     )
+    return out
+
+
+def npu_gelu_mul(input, *, approximate="none", out=None):
+    """aclnnGeluMul: 将输入input沿最后一维平均分成前后两部分x1、x2，对x1做GELU激活后与x2逐元素相乘。approximateOptional为\"tanh\"时GELU按tanh近似计算，为\"none\"或空指针时按erf精确计算。
+
+        out = where(approximateOptional == \"tanh\", 0.5 * x1 * (1 + tanh(sqrt(2 / pi) * (x1 + 0.044715 * x1 * x1 * x1))), 0.5 * x1 * (1 + erf(x1 / sqrt(2)))) * x2
+
+    Args:
+        input: 公式中的输入，沿最后一维平均分成x1、x2两部分，最后一维的大小为偶数。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        approximate: GELU的计算方式：\"none\"表示erf精确计算，\"tanh\"表示tanh近似计算；传入空指针时按\"none\"计算。 (string; dtypes: -)
+        out: 公式中的输出，shape为input的最后一维减半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的input或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximateOptional不是\"none\"或\"tanh\"（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input和out的数据类型不一致（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、out的维度大于8或小于2（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的最后一维不能整除2（文档的返回值表未列出）。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于input的最后一维减半后的shape（文档的返回值表未列出）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    input = _rt.as_array(input)
+    if out is None:
+        out = _rt.new_output([input], [input], split_dim=-1)
+    _rt.call("aclnnGeluMul", [_rt.Tensor(input), _rt.String(approximate), _rt.Tensor(out, output=True)])
     return out
 
 
@@ -1512,6 +1652,45 @@ def silu_backward(grad_output, self, *, out=None):
     if out is None:
         out = _rt.new_output([grad_output], [grad_output])
     _rt.call("aclnnSiluBackward", [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Tensor(out, output=True)])
+    return out
+
+
+def situ_glu(x, dim=-1, beta=1.0, linear_beta=0.0, activate_left=True, *, out=None):
+    """aclnnSituGlu: 将输入x沿dim平均分成两部分，一部分作为门控gate、另一部分作为up；对gate做SiTU激活（beta·tanh(gate/beta)·sigmoid(gate)），与up（linearBeta大于0时为linearBeta·tanh(up/linearBeta)）逐元素相乘。activateLeft为true时前一半为gate。
+
+        out = situ * where(linearBeta > 0, linearBeta * tanh(up / linearBeta), up)
+
+    Args:
+        x: 公式中的输入，沿dim平均分成gate、up两部分。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入x的维度，取值范围[-x.dim，x.dim-1]。 (int64; dtypes: -)
+        beta: 门控激活的缩放系数，公式中的beta。 (double; dtypes: -)
+        linear_beta: up部分的缩放系数，公式中的linearBeta；不大于0时up不做变换。 (double; dtypes: -)
+        activate_left: 为true时x沿dim的前一半为gate、后一半为up；为false时相反。 (bool; dtypes: -)
+        out: 公式中的输出，shape为x沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if x、out存在空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的shape维度不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在指定的取值范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上不能被2整除。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的维度数与x不一致，或out在dim对应维度上的大小不等于x的一半。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的数据类型与x不匹配。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    x = _rt.as_array(x)
+    if out is None:
+        out = _rt.new_output([x], [x], split_dim=dim)
+    _rt.call(
+        "aclnnSituGlu",
+        [
+            _rt.Tensor(x),
+            _rt.Int(dim),
+            _rt.Double(beta),
+            _rt.Double(linear_beta),
+            _rt.Flag(activate_left),
+            _rt.Tensor(out, output=True),
+        ],
+    )
     return out
 
 

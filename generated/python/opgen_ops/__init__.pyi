@@ -57,6 +57,9 @@ def fast_gelu(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np.n
 def fast_gelu_backward(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def fatrelu_mul(
+    input: np.ndarray | None, threshold: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
 def npu_geglu(
     self: np.ndarray | None,
     dim: int = -1,
@@ -80,6 +83,9 @@ def gelu_backward_tanh(
 ) -> np.ndarray: ...
 def gelu_backward(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, approximate: str = "none", out: np.ndarray | None = None
+) -> np.ndarray: ...
+def npu_gelu_mul(
+    input: np.ndarray | None, *, approximate: str = "none", out: np.ndarray | None = None
 ) -> np.ndarray: ...
 def gelu_v2(x: np.ndarray | None, approximate: int = 0, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def gelu(self: np.ndarray | None, *, approximate: str = "none", out: np.ndarray | None = None) -> np.ndarray: ...
@@ -212,6 +218,15 @@ def sigmoid_backward(
 ) -> np.ndarray: ...
 def silu_backward(
     grad_output: np.ndarray | None, self: np.ndarray | None, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
+def situ_glu(
+    x: np.ndarray | None,
+    dim: int = -1,
+    beta: float = 1.0,
+    linear_beta: float = 0.0,
+    activate_left: bool = True,
+    *,
+    out: np.ndarray | None = None,
 ) -> np.ndarray: ...
 def softshrink_backward(
     grad_output: np.ndarray | None,

@@ -9,7 +9,10 @@ using npu_preparation = at_npu::native::OpPreparation;
 at::Tensor glu_backward(const at::Tensor& grad_output, const at::Tensor& self, int64_t dim)
 {
     DO_COMPATIBILITY(aclnnGluBackward, acl_op::glu_backward(grad_output, self, dim));
-    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(self);
+    auto output_size = self.sizes();
+    at::ScalarType output_dtype = self.scalar_type();
+    at::Tensor grad_input = npu_preparation::apply_tensor_without_format(output_size,
+                                                                         self.options().dtype(output_dtype));
     EXEC_NPU_CMD(aclnnGluBackward, grad_output, self, dim, grad_input);
     return grad_input;
 }
@@ -17,7 +20,8 @@ at::Tensor glu_backward(const at::Tensor& grad_output, const at::Tensor& self, i
 at::Tensor& glu_backward_out(const at::Tensor& grad_output, const at::Tensor& self, int64_t dim, at::Tensor& grad_input)
 {
     DO_COMPATIBILITY(aclnnGluBackward, acl_op::glu_backward_out(grad_output, self, dim, grad_input));
-    npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), self.sizes());
+    auto output_size = self.sizes();
+    npu_preparation::check_tensor({grad_output, self}, grad_input, grad_input.scalar_type(), output_size);
     EXEC_NPU_CMD(aclnnGluBackward, grad_output, self, dim, grad_input);
     return grad_input;
 }

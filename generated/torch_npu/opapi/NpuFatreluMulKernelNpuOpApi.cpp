@@ -7,7 +7,9 @@ using npu_preparation = at_npu::native::OpPreparation;
 
 at::Tensor npu_fatrelu_mul(const at::Tensor& input, const at::Tensor& threshold)
 {
-    at::Tensor out = npu_preparation::apply_tensor_without_format(input);
+    auto output_size = op_infer::glu_npu_output_size(input, -1);
+    at::ScalarType output_dtype = input.scalar_type();
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, input.options().dtype(output_dtype));
     EXEC_NPU_CMD(aclnnFatreluMul, input, threshold, out);
     return out;
 }

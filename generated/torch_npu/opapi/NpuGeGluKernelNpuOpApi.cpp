@@ -7,8 +7,13 @@ using npu_preparation = at_npu::native::OpPreparation;
 
 std::tuple<at::Tensor, at::Tensor> npu_ge_glu(const at::Tensor& self, int64_t dim, int64_t approximate)
 {
-    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
-    at::Tensor out_gelu = npu_preparation::apply_tensor_without_format(self);
+    auto output_size = op_infer::glu_npu_output_size(self, dim);
+    at::ScalarType output_dtype = self.scalar_type();
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, self.options().dtype(output_dtype));
+    auto out_gelu_size = op_infer::glu_npu_output_size(self, dim);
+    at::ScalarType out_gelu_dtype = self.scalar_type();
+    at::Tensor out_gelu = npu_preparation::apply_tensor_without_format(out_gelu_size,
+                                                                       self.options().dtype(out_gelu_dtype));
     EXEC_NPU_CMD(aclnnGeGlu, self, dim, approximate, out, out_gelu);
     return std::make_tuple(out, out_gelu);
 }

@@ -7,7 +7,9 @@ using npu_preparation = at_npu::native::OpPreparation;
 
 at::Tensor npu_gelu_mul(const at::Tensor& input, c10::optional<c10::string_view> approximate)
 {
-    at::Tensor out = npu_preparation::apply_tensor_without_format(input);
+    auto output_size = op_infer::glu_npu_output_size(input, -1);
+    at::ScalarType output_dtype = input.scalar_type();
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, input.options().dtype(output_dtype));
     std::string approximate_str = approximate.has_value() ? std::string(approximate->data(), approximate->size()) :
                                                             std::string();
     char* approximate_ptr = const_cast<char*>(approximate.has_value() ? approximate_str.c_str() : nullptr);

@@ -7,7 +7,9 @@ using npu_preparation = at_npu::native::OpPreparation;
 
 at::Tensor npu_situ_glu(const at::Tensor& x, int64_t dim, double beta, double linear_beta, bool activate_left)
 {
-    at::Tensor out = npu_preparation::apply_tensor_without_format(x);
+    auto output_size = op_infer::glu_npu_output_size(x, dim);
+    at::ScalarType output_dtype = x.scalar_type();
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, x.options().dtype(output_dtype));
     EXEC_NPU_CMD(aclnnSituGlu, x, dim, beta, linear_beta, activate_left, out);
     return out;
 }

@@ -5,9 +5,11 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor npu_swi_glu_grad(const at::Tensor& grad_output, const at::Tensor& self, int64_t dim)
+at::Tensor npu_swiglu_backward(const at::Tensor& grad_output, const at::Tensor& self, int64_t dim)
 {
-    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    auto output_size = self.sizes();
+    at::ScalarType output_dtype = self.scalar_type();
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, self.options().dtype(output_dtype));
     EXEC_NPU_CMD(aclnnSwiGluGrad, grad_output, self, dim, out);
     return out;
 }

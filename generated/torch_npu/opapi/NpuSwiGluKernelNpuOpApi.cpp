@@ -5,9 +5,11 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-at::Tensor npu_swi_glu(const at::Tensor& self, int64_t dim)
+at::Tensor npu_swiglu(const at::Tensor& self, int64_t dim)
 {
-    at::Tensor out = npu_preparation::apply_tensor_without_format(self);
+    auto output_size = op_infer::glu_npu_output_size(self, dim);
+    at::ScalarType output_dtype = self.scalar_type();
+    at::Tensor out = npu_preparation::apply_tensor_without_format(output_size, self.options().dtype(output_dtype));
     EXEC_NPU_CMD(aclnnSwiGlu, self, dim, out);
     return out;
 }
