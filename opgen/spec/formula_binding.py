@@ -314,7 +314,20 @@ def torch_differences(spec: OpSpec) -> list[formula.Expr]:
 def differs_from_torch(
     spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], shape: tuple[int, ...]
 ) -> np.ndarray:
-    """Boolean mask of `shape`: where a declared difference from torch.ops.aten holds for these inputs."""
+    """Boolean mask of `shape`: where a declared difference from torch.ops.aten holds for these inputs. For a
+    full-size output written per half (`shape` is the split tensor's), a condition over the halves holds at the
+    same place of both halves."""
+    if spec.formula.per_half and spec.split is not None:
+        dim = spec.split_dim(values)
+        half = differs_from_torch_halves(spec, values, split_half(np.zeros(shape), dim, 0).shape)
+        return join_halves(half, half, dim)
+    return differs_from_torch_halves(spec, values, shape)
+
+
+def differs_from_torch_halves(
+    spec: OpSpec, values: Mapping[str, np.ndarray | float | bool | str], shape: tuple[int, ...]
+) -> np.ndarray:
+    """`differs_from_torch` over the shape the conditions' tensors have (a half's, for a split operator)."""
     mask = np.zeros(shape, dtype=bool)
     aligned = aligned_values(spec, values)
     for expr in torch_differences(spec):

@@ -163,8 +163,14 @@ def test_reference_agrees_with_aten(name, dtype):
         with np.errstate(invalid="ignore"):  # inf - inf where both are the same infinity: ulps says equal
             cancels = np.abs(ours64[finite] - theirs_wide[finite]) <= 2.0**-40 * scale[kept][finite]
         assert ((ulps <= (8.0 if dtype is DType.DOUBLE else 1.0)) | cancels).all(), "more than one rounding apart"
-        # 2. aten in the tensor's own dtype (float32 compute) meets the spec's precision standard
-        native = from_torch(aten_call(spec, {k: to_torch(v, dtype) for k, v in tensors.items()}, scalars), dtype)
+        # 2. aten in the tensor's own dtype (float32 compute) meets the spec's precision standard; where aten's CPU
+        # kernel rounds every step to a 16-bit dtype (ATEN_ROUNDS_EACH_STEP), aten over the rounded inputs in float
+        native_inputs = {k: to_torch(v, dtype) for k, v in tensors.items()}
+        if name in ATEN_ROUNDS_EACH_STEP and dtype in (DType.FLOAT16, DType.BFLOAT16):
+            in_float = aten_call(spec, {k: v.float() for k, v in native_inputs.items()}, scalars)
+            native = from_torch(in_float.to(native_inputs[spec.tensor_inputs[0].name].dtype), dtype)
+        else:
+            native = from_torch(aten_call(spec, native_inputs, scalars), dtype)
         native = native.astype(np.float64)[kept]
         assert np.array_equal(np.isnan(native), np.isnan(ours64)), f"nan positions differ for {scalars}"
         tol = spec.golden.tolerance[dtype]
@@ -177,6 +183,30 @@ def test_reference_agrees_with_aten(name, dtype):
         assert close.all(), (scalars, o[~close], t[~close])
         checked += 1
     assert checked >= min(2, len(scalar_cases(spec)))  # every accepted case (at least two where there are)
+
+
+# aten CPU kernels that compute FLOAT16/BFLOAT16 step by step in that dtype (each sigmoid and product rounded), so
+# their own result misses the spec's standard where ours (computed in float) meets it: compared in float instead,
+# and the claim itself is checked by test_aten_rounds_each_step
+ATEN_ROUNDS_EACH_STEP = {"glu_grad": "glu_backward rounds sigmoid(b) and each product to the 16-bit dtype"}
+
+
+@pytest.mark.parametrize("name", sorted(ATEN_ROUNDS_EACH_STEP))
+def test_aten_rounds_each_step(name):
+    """The exception above is a fact about aten, not a blind spot: in FLOAT16 its result misses the standard at
+    some points where aten computed in float over the same rounded inputs does not."""
+    spec = spec_of(name)
+    dtype = DType.FLOAT16
+    points = inputs(spec, dtype, np.random.default_rng(20261127))
+    (scalars, *_) = [s for s in scalar_cases(spec) if not rejected(spec, s)]
+    tensors = {k: to_torch(v, dtype) for k, v in for_call(spec, points, scalars).items()}
+    exact = aten_call(spec, {k: v.double() for k, v in tensors.items()}, scalars).numpy()
+    tol = spec.golden.tolerance[dtype]
+    native = aten_call(spec, tensors, scalars).double().numpy()
+    in_float = aten_call(spec, {k: v.float() for k, v in tensors.items()}, scalars).half().double().numpy()
+    finite = np.isfinite(exact)
+    assert not np.isclose(native, exact, rtol=tol.rtol, atol=tol.atol)[finite].all()
+    assert np.isclose(in_float, exact, rtol=tol.rtol, atol=tol.atol)[finite].all()
 
 
 # Scalar checks of a CANN API that aten does not make, and why: (operator, row of its error table) -> reason.
