@@ -570,6 +570,12 @@ class DerivativeOf(_Strict):
         None, description="a bool parameter saying `input` holds the forward's result when true (e.g. isResult)"
     )
     wrt: Identifier | None = Field(None, description="the forward tensor differentiated (default: its only input)")
+    saved: dict[Identifier, Identifier] = Field(
+        default_factory=dict,
+        description="this spec's input tensor -> the forward's output it holds (a result the forward hands its "
+        "backward, e.g. GeGluBackward's gelu holding GeGlu's outGelu): checked with the forward's formula of that "
+        "output in its place",
+    )
     params: dict[Identifier, Identifier] = Field(
         default_factory=dict,
         description="forward scalar or flag -> this spec's parameter of the same meaning, where the names differ",

@@ -308,3 +308,44 @@ def test_the_forwards_swap_flag_must_stand_for_a_flag_of_the_backward(glu_swap_p
     assert "the forward's bool 'swapHalves' has no bool of that name here; map it in derivative_of.params" in message
     _edit(glu_swap_pair, "input: self}", "input: self, params: {swapHalves: flipHalves}}")
     load_spec(glu_swap_pair)
+
+
+@pytest.fixture
+def geglu_pair(tmp_path: Path) -> Path:
+    for name in ("ge_glu_v2", "ge_glu_grad_v2"):
+        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    return tmp_path / "ge_glu_grad_v2.yaml"
+
+
+def _problems(path: Path) -> str:
+    from opgen.spec.loader import load_spec_documents
+
+    with pytest.raises(SpecError) as caught:
+        load_spec_documents(path)
+    return str(caught.value)
+
+
+def test_a_saved_forward_output_stands_for_its_formula(geglu_pair: Path) -> None:
+    """GeGluBackward's gelu holds GeGlu's outGelu (derivative_of.saved): the first half, gradOutput * gelu, is the
+    gradient times d(A * gelu(B)) / dA with gelu(B) in gelu's place, for either activateLeft; a first half that
+    does not use it as the forward's gelu is refused there, and `saved` must name an output of the forward."""
+    from opgen.spec.loader import load_spec_documents
+
+    assert len(load_spec_documents(geglu_pair)) == 2
+    _edit(
+        geglu_pair,
+        "halves: [gradOutput * gelu, gradOutput * A * dg]",
+        "halves: [gradOutput * gelu * 2, gradOutput * A * dg]",
+    )
+    message = _problems(geglu_pair)
+    assert "the first half of 'gradInput' is not the gradient times the derivative of ge_glu_v2's formula" in message
+    assert "with respect to its first half 'A' (A here)" in message, message
+    _edit(
+        geglu_pair,
+        "halves: [gradOutput * gelu * 2, gradOutput * A * dg]",
+        "halves: [gradOutput * gelu, gradOutput * A * dg]",
+    )
+    _edit(geglu_pair, "saved: {gelu: outGelu}}", "saved: {gelu: y}}")
+    assert "derivative_of.saved.gelu: 'y' is not an output ge_glu_v2 computes (one of: out, outGelu)" in _problems(
+        geglu_pair
+    )
