@@ -6,7 +6,9 @@ formula symbolically (opgen.formula.differentiate) and compares the two numerica
 points and points either side of every branch boundary) for each combination of the backward's golden scalar
 values that its error table accepts. When the backward is handed the forward's result instead of its input
 (`holds: result`, or a `result_flag` that is true), its formula is evaluated at `y = f(x)`, so `isResult`-style
-modes are checked on the same footing. A backward spec may leave `formula.expr` out and take the derived one.
+modes are checked on the same footing. An input holding another of the forward's outputs (`saved: {gelu: outGelu}`,
+GeGluBackward's gelu) stands for that output's formula at the same point. A backward spec may leave `formula.expr`
+out and take the derived one.
 
 A forward that reduces along dim (rowmax, rowsum: softmax) makes each output element depend on its row: the
 backward must compute the gradient times the forward's Jacobian along the row (formula.vjp, derived symbolically),
@@ -17,9 +19,10 @@ every branch boundary, including where the row's maximum moves to another elemen
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +68,10 @@ def check_backward(backward: OpSpec, forward: OpSpec, forward_file: str) -> list
     if backward.formula.per_half or forward.split is not None:
         return _check_halves(backward, forward, forward_file, names)
     expected = _expected(backward, forward, wrt, names)
-    written = kernel_formula(backward)
+    saved = _saved_outputs(backward, forward)
+    if isinstance(saved, LinkProblem):
+        return [saved]
+    written = formula.substitute(kernel_formula(backward), {k: formula.substitute(v, names) for k, v in saved.items()})
     forward_at_x = formula.substitute(kernel_formula(forward), names)
     flags = [False, True] if link.result_flag else [link.holds == "result"]
     for values in _scalar_combinations(backward):
@@ -145,10 +151,16 @@ def _row_at(expr: formula.Expr, point: Mapping[str, tuple[float, ...] | float | 
 def _check_halves(
     backward: OpSpec, forward: OpSpec, forward_file: str, names: Mapping[str, formula.Expr]
 ) -> list[LinkProblem]:
-    """A backward over a half-split forward writes one full-size gradient per half: its first half must be the
-    gradient times the forward's derivative with respect to the forward's first half, its second half with respect to
-    the second. Each half is compared at sample points as a plain backward is; the first difference is named with
-    its half and point."""
+    """A backward over a half-split forward writes one full-size gradient per half: each half of the gradient must be
+    the gradient times the forward's derivative with respect to the half of the split tensor lying where it is
+    written. Each half is compared at sample points as a plain backward is; the first difference is named with its
+    half and point.
+
+    With swap_when (a flag trading the halves' places, GeGluV3's activateLeft), the kernel reads a formula's half k
+    from, and writes an output's half k to, the place of the split tensor's half k: both swap together. So, for each
+    value of the flags (both values of each, whatever the golden values list), the backward's formula half k is
+    compared with the derivative with respect to the forward's half k when the two specs' flags agree, and with
+    respect to the forward's other half when only one of them swaps (its halves then name the other places)."""
     link = _link(backward)
     split, mine = forward.split, backward.split
     if split is None or mine is None or len(backward.formula.per_half) != 1:
@@ -158,41 +170,78 @@ def _check_halves(
             "formula.outputs: {<gradient>: {halves: [<first>, <second>]}}"
         )
         return [LinkProblem(("derivative_of",), message)]
-    if split.swap_when is not None or mine.swap_when is not None:  # TODO(swap): halves chosen by a flag
-        return [LinkProblem(("derivative_of",), "a half-split derivative with split.swap_when is not checked yet")]
-    # the forward's halves are this spec's halves, in order; the forward's split tensor is not read
-    renamed = {k: v for k, v in names.items() if k != split.tensor}
-    renamed |= {
-        theirs: formula.Name(ours, formula.SymbolKind.TENSOR)
-        for theirs, ours in zip(split.halves, mine.halves, strict=True)
-    }
     forward_expr = kernel_formula(forward)
     written = kernel_formulas(backward)
+    saved = _saved_outputs(backward, forward)
+    if isinstance(saved, LinkProblem):
+        return [saved]
     ((output, written_halves),) = backward.formula.per_half.items()
     grad = formula.Name(link.grad, formula.SymbolKind.TENSOR)
-    expected = [
-        formula.fold_constants(
-            formula.Binary("mul", grad, formula.substitute(formula.differentiate(forward_expr, half), renamed))
-        )
-        for half in split.halves
-    ]
-    for values in _scalar_combinations(backward):
+    slopes = [formula.differentiate(forward_expr, half) for half in split.halves]
+    ordinal = ("first", "second")
+    flags = tuple(f for f in (mine.swap_when,) if f is not None)
+    for values in _scalar_combinations(backward, every=flags):
         if backward.rejects_scalars(values):  # the pair need not agree where the API refuses
             continue
-        for index, (name, want) in enumerate(zip(written_halves, expected, strict=True)):
-            difference = formula.first_difference(written[name], want, values, rtol=RTOL, atol=ATOL)
+        ours = bool(values.get(mine.swap_when)) if mine.swap_when is not None else False
+        theirs = split.swap_when is not None and bool(_value_at(names[split.swap_when], values))
+        traded = int(ours != theirs)  # the forward's half k lies where this spec's half k ^ traded does
+        # the forward's halves are this spec's halves; the forward's split tensor is not read
+        renamed = {k: v for k, v in names.items() if k != split.tensor}
+        renamed |= {
+            half: formula.Name(mine.halves[index ^ traded], formula.SymbolKind.TENSOR)
+            for index, half in enumerate(split.halves)
+        }
+        held = {ours: formula.substitute(expr, renamed) for ours, expr in saved.items()}
+        at_halves = formula.Binary("mul", grad, formula.substitute(forward_expr, renamed))
+        for index, name in enumerate(written_halves):
+            theirs_index = index ^ traded
+            want = formula.fold_constants(
+                formula.Binary("mul", grad, formula.substitute(slopes[theirs_index], renamed))
+            )
+            actual = formula.substitute(written[name], held)
+            estimate = _central_difference(at_halves, mine.halves[index])
+            difference = formula.first_difference(actual, want, values, rtol=RTOL, atol=ATOL, estimate=estimate)
             if difference is None:
                 continue
             point = {**difference.point, **values}
             where = ", ".join(f"{k}={v!r}" for k, v in point.items())
             message = (
-                f"the {('first', 'second')[index]} half of '{output}' is not the gradient times the derivative of "
-                f"{link.forward}'s formula ({forward_file}) with respect to its {('first', 'second')[index]} half "
-                f"'{split.halves[index]}' ({mine.halves[index]} here): at {where} it gives {difference.first!r}, the "
-                f"derivative {difference.second!r}"
+                f"the {ordinal[index]} half of '{output}' is not the gradient times the derivative of "
+                f"{link.forward}'s formula ({forward_file}) with respect to its {ordinal[theirs_index]} half "
+                f"'{split.halves[theirs_index]}' ({mine.halves[index]} here): at {where} it gives "
+                f"{difference.first!r}, the derivative {difference.second!r}"
             )
             return [LinkProblem(backward.formula.expr_path(name), message)]
     return []
+
+
+def _central_difference(expr: formula.Expr, name: str) -> Callable[[Mapping[str, Any]], np.ndarray]:
+    """A central difference of `expr` along tensor `name`: where float64 breaks the symbolic derivative (GeGlu's
+    tanh form B / (1 + exp(-2z)) differentiates to inf / inf for a very negative B), what it stands for."""
+
+    def estimate(env: Mapping[str, Any]) -> np.ndarray:
+        at = np.asarray(env[name], dtype=np.float64)
+        step = 1e-6 * np.maximum(1.0, np.abs(at))
+        with np.errstate(all="ignore"):
+            above = formula.evaluate(expr, {**env, name: at + step})
+            below = formula.evaluate(expr, {**env, name: at - step})
+            return np.asarray((above - below) / (2 * step), dtype=np.float64)
+
+    return estimate
+
+
+def _saved_outputs(backward: OpSpec, forward: OpSpec) -> dict[str, formula.Expr] | LinkProblem:
+    """Each input holding a forward output (`saved`) -> that output's formula over the forward's names."""
+    outputs = kernel_formulas(forward)
+    saved = {}
+    for ours, theirs in _link(backward).saved.items():
+        if theirs not in outputs:
+            listed = ", ".join(outputs)
+            message = f"'{theirs}' is not an output {_link(backward).forward} computes (one of: {listed})"
+            return LinkProblem(("derivative_of", "saved", ours), message)
+        saved[ours] = outputs[theirs]
+    return saved
 
 
 class _Unlinked(Exception):
@@ -223,10 +272,14 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
         needed = {
             n for half in forward.split.halves for n in formula.free_names(formula.differentiate(forward_expr, half))
         }
+        if forward.split.swap_when is not None:  # which half lies where: the flag's value here
+            needed.add(forward.split.swap_when)
     if formula.has_reduction(forward_expr):  # the Jacobian along the row reads what the vector-Jacobian product does
         needed = set(formula.free_names(formula.vjp(forward_expr, wrt, formula.Const(1.0))))
     if link.holds == "result" or link.result_flag is not None:  # the forward's result is computed too
         needed |= set(formula.free_names(forward_expr))
+    outputs = kernel_formulas(forward)
+    needed |= {n for theirs in link.saved.values() if theirs in outputs for n in formula.free_names(outputs[theirs])}
     symbols = formula_symbols(forward)
     for param in forward.params:
         if param.is_tensor:
@@ -296,8 +349,10 @@ def _expected(backward: OpSpec, forward: OpSpec, wrt: str, names: Mapping[str, f
     return formula.fold_constants(formula.Binary("mul", grad, slope))
 
 
-def _scalar_combinations(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
+def _scalar_combinations(spec: OpSpec, every: tuple[str, ...] = ()) -> list[dict[str, float | bool | int | str]]:
+    """The golden values' combinations; each flag in `every` takes both values."""
     options = spec.golden_scalar_values(skip=(_link(spec).result_flag or "",))
+    options |= {flag: [False, True] for flag in every}
     combos = itertools.islice(itertools.product(*options.values()), MAX_COMBINATIONS)
     return [dict(zip(options, combo, strict=True)) for combo in combos]
 

@@ -1113,9 +1113,15 @@ class CheckSplitShape(CheckKind):
         tensor, _ = _split_of(spec)
         shape = base[tensor].shape
         half = half_shape(shape, spec.split_dim(_values(base)))
-        return [
+        mutations: list[Mutation] = [
             ({**base, n: replace(base[n], shape=half if spec.full_size(n) else shape)}, ()) for n in self.split_shape
         ]
+        # every half-size tensor full-size at once: an earlier row may tie their shapes (GeGluBackward's gelu to
+        # gradOutput's), so that one alone fails that row first
+        halves = [n for n, arg in base.items() if arg.kind == "tensor" and n != tensor and not spec.full_size(n)]
+        if any(n in halves for n in self.split_shape) and len(halves) > 1:
+            mutations.append(({**base, **{n: replace(base[n], shape=shape) for n in halves}}, ()))
+        return mutations
 
 
 def _values(args: Args) -> dict[str, object]:

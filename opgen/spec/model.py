@@ -570,6 +570,12 @@ class DerivativeOf(_Strict):
         None, description="a bool parameter saying `input` holds the forward's result when true (e.g. isResult)"
     )
     wrt: Identifier | None = Field(None, description="the forward tensor differentiated (default: its only input)")
+    saved: dict[Identifier, Identifier] = Field(
+        default_factory=dict,
+        description="this spec's input tensor -> the forward's output it holds (a result the forward hands its "
+        "backward, e.g. GeGluBackward's gelu holding GeGlu's outGelu): checked with the forward's formula of that "
+        "output in its place",
+    )
     params: dict[Identifier, Identifier] = Field(
         default_factory=dict,
         description="forward scalar or flag -> this spec's parameter of the same meaning, where the names differ",
@@ -847,6 +853,12 @@ class OpSpec(_Strict):
         assert self.split is not None
         dim = self.split.dim
         return dim if isinstance(dim, int) else int(values[dim])  # type: ignore[call-overload]
+
+    def split_swapped(self, values: Mapping[str, object]) -> bool:
+        """Whether the split's halves trade places in a call with these parameter values (swap_when holds)."""
+        assert self.split is not None
+        flag = self.split.swap_when
+        return flag is not None and bool(values.get(flag))
 
     def aligned_shape(self, name: str, shapes: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
         """The shape input `name` takes to broadcast against the others (numpy's rules), given every input's

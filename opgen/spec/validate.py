@@ -593,6 +593,11 @@ class _Checker:
             self.resolve(link.result_flag, base + ("result_flag",), kinds=(ParamKind.BOOL,), what="result_flag")
             if link.holds == "result":
                 self.report(base + ("holds",), "holds: result and a result_flag contradict each other", "invalid")
+        for name in link.saved:
+            param = self.resolve(name, base + ("saved", name), kinds=tensor, what="derivative_of.saved")
+            if param is not None and param.direction is not Direction.INPUT:
+                message = f"'{param.name}' is an output; a saved forward result is an input here"
+                self.report(base + ("saved", name), message, "wrong-kind")
         for forward_name, name in link.params.items():
             self.resolve(name, base + ("params", forward_name), kinds=HOST_KINDS)
         for forward_name, mapping in link.values.items():

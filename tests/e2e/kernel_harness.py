@@ -178,6 +178,8 @@ class KernelHarness:
             tiling_lines = "\n".join(
                 f"  tilingData->{f} = {f if f in ('rows', 'ny') else 'plan.' + f};" for f in fields
             )
+            if self.split.swap_when is not None:  # the halves in order: GmAlloc leaves the field unset
+                tiling_lines += "\n  tilingData->swapHalves = 0;"
         else:
             plan_args = "rows"
             tiling_lines = (

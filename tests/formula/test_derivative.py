@@ -149,3 +149,31 @@ def test_derivative_of_each_rule_is_well_typed_ir():
         float(F.evaluate(F.differentiate(F.parse("erfinv(x)", symbols), "x"), {"x": np.array(0.0)})),
         math.sqrt(math.pi) / 2,
     )
+
+
+def test_a_derivative_nan_from_float64_overflow_is_estimated_by_a_central_difference():
+    """GeGlu's tanh form x / (1 + exp(-2z)) differentiates to inf / inf for a very negative x: float64 gives NaN
+    where the derivative exists (about 0). With an estimate, such points compare with a central difference of the
+    function: the right formula agrees, a wrong one is still reported there."""
+    symbols = {"x": F.Symbol.tensor()}
+    forward = F.parse("x / (1 + exp(-2 * (x + 0.044715 * x ** 3)))", symbols)
+    slope = F.differentiate(forward, "x")
+    right = F.parse(
+        "sigmoid(2 * (x + 0.044715 * x ** 3)) + x * sigmoid(2 * (x + 0.044715 * x ** 3))"
+        " * (1 - sigmoid(2 * (x + 0.044715 * x ** 3))) * 2 * (1 + 3 * 0.044715 * x ** 2)",
+        symbols,
+    )
+    plain = F.first_difference(right, slope, {})
+    assert plain is not None and np.isnan(plain.second)  # float64 breaks the symbolic derivative
+
+    def central(env):
+        x = np.asarray(env["x"], dtype=np.float64)
+        step = 1e-6 * np.maximum(1.0, np.abs(x))
+        with np.errstate(all="ignore"):
+            return (F.evaluate(forward, {"x": x + step}) - F.evaluate(forward, {"x": x - step})) / (2 * step)
+
+    assert F.first_difference(right, slope, {}, estimate=central) is None
+    # wrong only where x is very negative (where the symbolic derivative breaks): reported against the estimate
+    wrong = F.Binary("add", right, F.parse("where(x < -10, 1e-3, 0)", symbols))
+    difference = F.first_difference(wrong, slope, {}, estimate=central)
+    assert difference is not None and difference.point["x"] < -10 and difference.second == pytest.approx(0, abs=1e-9)

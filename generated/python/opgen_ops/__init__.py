@@ -27,6 +27,7 @@ __all__ = [
     "fast_gelu_backward",
     "fatrelu_mul",
     "ge_glu",
+    "ge_glu_backward",
     "gelu",
     "gelu_backward",
     "gelu_backward_tanh",
@@ -58,6 +59,7 @@ __all__ = [
     "mish_",
     "mish_backward",
     "npu_geglu",
+    "npu_geglu_grad",
     "npu_gelu_mul",
     "npu_swiglu",
     "npu_swiglu_backward",
@@ -449,6 +451,92 @@ def fatrelu_mul(input, threshold, *, out=None):
     if out is None:
         out = _rt.new_output([input], [input], split_dim=-1)
     _rt.call("aclnnFatreluMul", [_rt.Tensor(input), _rt.Tensor(threshold), _rt.Tensor(out, output=True)])
+    return out
+
+
+def npu_geglu_grad(grad_output, self, gelu, dim=-1, approximate=1, activate_left=False, *, out=None):
+    """aclnnGeGluV3Backward: 完成aclnnGeGluV3的反向计算：activateLeft为false时对self的后半部分、为true时对前半部分求Gelu的梯度，另一部分的梯度为gradOutput与gelu之积。
+
+        gradInputFirst = gradOutput * gelu
+
+    Args:
+        grad_output: 反向计算的梯度，公式中的gradOutput，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 正向的输入，沿dim均分为公式中的A、B两部分。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        gelu: 正向的输出outGelu，即Gelu(B)，shape与gradOutput一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 可选入参，设定的slice轴，需要对self对应的轴进行对半分割。 (int64; dtypes: -)
+        approximate: 可选入参，正向计算使用的Gelu激活函数索引：0表示使用none（erf公式），1表示使用tanh（tanh近似公式）。 (int64; dtypes: -)
+        activate_left: 表示正向激活函数操作数据块的方向：false表示对右边（后半部分）做activate，true表示对左边（前半部分）做activate。 (bool; dtypes: -)
+        out: 计算出参，self的梯度，shape与self一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 参数gradOutput、self、gelu、gradInput为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数gradOutput的数据类型不在支持的范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数self、gelu、gradInput的数据类型与gradOutput不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数gelu的shape与gradOutput不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数gradInput的shape与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数gradOutput的维数与self不一致，或其在dim维的size不等于self在dim维size的1/2，或其余维与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数approximate的取值范围不是0和1。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    gelu = _rt.as_array(gelu)
+    if out is None:
+        out = _rt.new_output([self], [grad_output])
+    _rt.call(
+        "aclnnGeGluV3Backward",
+        [
+            _rt.Tensor(grad_output),
+            _rt.Tensor(self),
+            _rt.Tensor(gelu),
+            _rt.Int(dim),
+            _rt.Int(approximate),
+            _rt.Flag(activate_left),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def ge_glu_backward(grad_output, self, gelu, dim=-1, approximate=1, *, out=None):
+    """aclnnGeGluBackward: 完成aclnnGeGlu的反向计算。
+
+        gradInputFirst = gradOutput * gelu
+
+    Args:
+        grad_output: 反向计算的梯度，公式中的gradOutput，shape为self沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 正向的输入，沿dim均分为公式中的A、B两部分。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        gelu: 正向的输出outGelu，即Gelu(B)，shape与gradOutput一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 可选入参，设定的slice轴，需要对self对应的轴进行对半分割。 (int64; dtypes: -)
+        approximate: 可选入参，正向计算使用的Gelu激活函数索引：0表示使用none（erf公式），1表示使用tanh（tanh近似公式）。 (int64; dtypes: -)
+        out: 计算出参，self的梯度，shape与self一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 参数gradOutput、self、gelu、gradInput为空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数gradOutput的数据类型不在支持的范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数self、gelu、gradInput的数据类型与gradOutput不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数gelu的shape与gradOutput不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数gradInput的shape与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数gradOutput的维数与self不一致，或其在dim维的size不等于self在dim维size的1/2，或其余维与self不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 参数approximate的取值范围不是0和1。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    self = _rt.as_array(self)
+    gelu = _rt.as_array(gelu)
+    if out is None:
+        out = _rt.new_output([self], [grad_output])
+    _rt.call(
+        "aclnnGeGluBackward",
+        [
+            _rt.Tensor(grad_output),
+            _rt.Tensor(self),
+            _rt.Tensor(gelu),
+            _rt.Int(dim),
+            _rt.Int(approximate),
+            _rt.Tensor(out, output=True),
+        ],
+    )
     return out
 
 

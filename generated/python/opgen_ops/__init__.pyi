@@ -60,6 +60,25 @@ def fast_gelu_backward(
 def fatrelu_mul(
     input: np.ndarray | None, threshold: np.ndarray | None, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
+def npu_geglu_grad(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+    gelu: np.ndarray | None,
+    dim: int = -1,
+    approximate: int = 1,
+    activate_left: bool = False,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def ge_glu_backward(
+    grad_output: np.ndarray | None,
+    self: np.ndarray | None,
+    gelu: np.ndarray | None,
+    dim: int = -1,
+    approximate: int = 1,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
 def npu_geglu(
     self: np.ndarray | None,
     dim: int = -1,
