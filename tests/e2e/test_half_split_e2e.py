@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from spec_list import binding, every_operator
-from support.half_split_runs import SHAPE_CLASSES, run_class, runs_on
+from support.half_split_runs import ITEM_SIZE, SHAPE_CLASSES, run_class, runs_on
 
+from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import evaluate_reference
 from opgen.spec.half_split import full_shape, rows_and_half, split_half
@@ -58,3 +59,10 @@ def test_each_element_moves_once_and_matches_the_reference(op, case, index, tmp_
     assert x * ny == int(np.prod(half))
     traffic = run.traffic
     assert (traffic.read, traffic.written) == (traffic.ideal_read, traffic.ideal_written)
+    if ny == 1 and schedule_for(spec).gathers:
+        # one contiguous copy of the pairs and GatherMask (two per tile), not a 32-byte UB row per element: every
+        # copied element takes its own bytes (and the last block's padding) instead of 8x
+        assert traffic.gather_masks > 0 and traffic.gather_masks % 2 == 0
+        assert traffic.ub_bytes_per_element < 1.1 * ITEM_SIZE
+    else:
+        assert traffic.gather_masks == 0

@@ -37,6 +37,7 @@ class Traffic:
     ideal_written: int
     copies: int  # GM <-> UB copy instructions issued
     ub_copy_bytes: int  # UB bytes those copies occupied (each block padded to 32 bytes)
+    gather_masks: int  # GatherMask instructions (ny = 1: each half of the split tensor out of its pairs)
 
     @property
     def read_ratio(self) -> float:
@@ -133,7 +134,13 @@ def run_class(spec: OpSpec, function, case: str, index: int, trace: Path) -> Run
         int(np.prod(full_shape(half, dim) if spec.full_size(p.name) else half)) * ITEM_SIZE for p in spec.outputs
     )
     traffic = Traffic(
-        totals.gm_to_ub_bytes, totals.ub_to_gm_bytes, ideal_in, ideal_out, totals.copies, totals.ub_copy_bytes
+        totals.gm_to_ub_bytes,
+        totals.ub_to_gm_bytes,
+        ideal_in,
+        ideal_out,
+        totals.copies,
+        totals.ub_copy_bytes,
+        totals.calls("GatherMask"),
     )
     results = got if isinstance(got, tuple) else (got,)
     return Run(values, scalars, tuple(results), dim, traffic)
