@@ -140,8 +140,8 @@ def shape_rule(schedule: Schedule, opdef: OpDefPlan) -> dict:
 
 
 def split_view(schedule: HalfSplit, opdef: OpDefPlan) -> dict:
-    """Where the host finds the split: the split tensor's OpDef input, the dim's attribute (or the literal), and the
-    bool attribute swapping the halves (swap_when), if any."""
+    """Where the host finds the split: the split tensor's OpDef input, the dim's attribute (or the literal), the
+    bool attribute swapping the halves (swap_when), if any, and whether ny = 1 goes through GatherMask."""
     dim = schedule.split_dim
     attr = opdef.attr_of(dim) if isinstance(dim, str) else None
     swap = opdef.attr_of(schedule.swap_when) if schedule.swap_when is not None else None
@@ -151,6 +151,7 @@ def split_view(schedule: HalfSplit, opdef: OpDefPlan) -> dict:
         "dim": dim,
         "swap": ident(schedule.swap_when) if schedule.swap_when is not None else None,
         "swap_attr": swap.index if swap else None,
+        "gathers": schedule.gathers,
     }
 
 

@@ -249,7 +249,15 @@ def _half_split_context(operator: OperatorPlan, schedule: HalfSplit) -> dict:
 
     def stream(s: SplitStream, output: bool) -> dict:
         pitch, base = schedule.stream_layout(s)
-        view = {"name": ident(s.name), "tensor": ident(s.tensor), "pitch": code(pitch), "base": code(base)}
+        # ny = 1: GatherMask's pattern picking a half out of the split tensor's pairs (None: a half-size tensor)
+        pattern = code(schedule.gather_pattern(s)) if s.half is not None and schedule.gathers else None
+        view: dict[str, Code | None] = {
+            "name": ident(s.name),
+            "tensor": ident(s.tensor),
+            "pitch": code(pitch),
+            "base": code(base),
+            "pattern": pattern,
+        }
         if output:  # named as the lowered program's output buffers: out* for one output, <name>* for several
             name = s.name if operator.kernel.outputs != ("out",) else "out"
             view |= {"local": ident(f"{name}Local"), "queue": ident(f"{name}Queue_")}
@@ -265,4 +273,6 @@ def _half_split_context(operator: OperatorPlan, schedule: HalfSplit) -> dict:
         "inputs": [stream(s, False) for s in schedule.in_streams if s.tensor in operator.kernel.inputs],
         "outputs": [stream(s, True) for s in schedule.out_streams],
         "swap": ident(schedule.swap_when) if schedule.swap_when is not None else None,
+        "gather": schedule.gathers,
+        "split": ident(schedule.split_tensor),
     }

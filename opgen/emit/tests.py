@@ -422,6 +422,7 @@ def _tiling_context(operator: OperatorPlan) -> dict:
                     "chunk": r.chunk,
                     "chunks_per_row": r.chunks_per_row,
                     "tile": r.tile_length,
+                    "gather": int(r.gather),
                 }
                 for (x, ny), r in case.split_plans
             ],

@@ -6,7 +6,14 @@ double-buffered queue per stream, temporaries and masks), giving `tile` elements
 - a padded row (ny rounded up to whole 32-byte blocks, as DataCopyPad lays each block in UB) fits the tile: several
   whole rows per tile, each stream moved by one strided DataCopyPad (blockCount = rows, at most 4095, the GM gap
   between rows as srcStride/dstStride, at most MAX_STRIDE_BYTES, else one row per tile);
-- else each row is cut in chunks of `tile` elements (one row per tile).
+- else each row is cut in chunks of `tile` elements (one row per tile);
+- except where ny = 1 and the kernel gathers the halves (`gathers`: no output is written per half): the split
+  tensor's rows are then its element pairs, moved by one contiguous DataCopyPad of 2 * rows elements into a joined
+  buffer (2 * tile elements, one buffer) and separated by GatherMask's built-in patterns 1 (even elements: the first
+  half) and 2 (odd: the second), as ops-nn's glu_single_shape does; half-size tensors are contiguous then. The
+  joined buffer costs 2 * item size more UB bytes per element, and a tile holds up to `tile` rows (one copy each,
+  no blockCount limit). An output written per half would need the opposite interleave (Gather with an offset
+  vector of 2 * rows uint32 in UB, built per core), so those operators keep the strided rows for ny = 1.
 Work units (whole rows, or row chunks) are split evenly over the cores, at least MIN_BYTES_PER_CORE of input each.
 It follows the C++ step by step, in the same integer arithmetic, so the generated tiling tests state exact plans.
 """
@@ -31,25 +38,34 @@ class HalfSplitPlan:
     chunk: int  # elements of a row a tile holds: ny, or the chunk length when a row is cut
     chunks_per_row: int
     tile_length: int  # elements of one stream buffer
+    gather: bool = False  # ny = 1, the halves gathered from one contiguous copy (rows_per_tile rows each)
 
 
-def plan_half_split(x: int, ny: int, variant: KernelVariant, soc: Soc) -> HalfSplitPlan | None:
+def plan_half_split(x: int, ny: int, variant: KernelVariant, soc: Soc, gathers: bool) -> HalfSplitPlan | None:
     """The plan the C++ tiling computes for a split tensor viewed as (x, 2, ny) on `soc`; None where it fails."""
-    return plan_half_split_on(x, ny, variant, soc.vector_cores, soc.ub_usable_bytes)
+    return plan_half_split_on(x, ny, variant, soc.vector_cores, soc.ub_usable_bytes, gathers)
 
 
-def plan_half_split_on(x: int, ny: int, variant: KernelVariant, core_num: int, ub_size: int) -> HalfSplitPlan | None:
+def plan_half_split_on(
+    x: int, ny: int, variant: KernelVariant, core_num: int, ub_size: int, gathers: bool
+) -> HalfSplitPlan | None:
     if x <= 0 or ny <= 0 or core_num == 0:
         return None
     item_size = variant.storage.itemsize
     budget = ub_size - len(variant.program.masks) * BLOCK_BYTES
     align = variant.align_elements
-    tile = _trunc_div(_trunc_div(budget * 8, variant.bits_per_element), align) * align
+    gather = gathers and ny == 1
+    joined_bits = 2 * item_size * 8 if gather else 0  # the joined buffer: both halves of a tile, not double-buffered
+    tile = _trunc_div(_trunc_div(budget * 8, variant.bits_per_element + joined_bits), align) * align
     if tile <= 0:
         return None
     block_elements = BLOCK_BYTES // item_size
     padded_row = _align_up(ny, block_elements)
-    if padded_row <= tile:
+    if gather:
+        rows_per_tile = min(tile, x)
+        chunk, chunks_per_row, units = 1, 1, x
+        tile = _align_up(rows_per_tile, align)
+    elif padded_row <= tile:
         rows_per_tile = min(tile // padded_row, MAX_BLOCK_COUNT)
         if ny * item_size > MAX_STRIDE_BYTES:
             rows_per_tile = 1  # the gap between a half's rows is ny elements: no stride, one row per copy
@@ -63,4 +79,4 @@ def plan_half_split_on(x: int, ny: int, variant: KernelVariant, core_num: int, u
         units = x * chunks_per_row
     input_bytes = x * 2 * ny * item_size
     block_dim = min(core_num, units, max(1, _ceil_div(input_bytes, MIN_BYTES_PER_CORE)))
-    return HalfSplitPlan(variant.key, block_dim, rows_per_tile, chunk, chunks_per_row, tile)
+    return HalfSplitPlan(variant.key, block_dim, rows_per_tile, chunk, chunks_per_row, tile, gather)

@@ -193,6 +193,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     derived = tuple(derived_inputs(spec))
     valid = tuple(valid_calls(spec))
     socs = kernel_socs(spec)
+    schedule = schedule_for(spec)
 
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
         return rejected(spec, checked, values)
@@ -232,9 +233,9 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         cpp_helpers=F.cpp_helpers([formula]),
         precision=precision,
         aclnn=aclnn_checks(spec),
-        schedule=schedule_for(spec),
+        schedule=schedule,
         success_calls=success_calls(spec, kernel, valid, rejects),
-        tiling=tiling_cases(spec, kernel, socs) if runs is None else None,
+        tiling=tiling_cases(spec, kernel, socs, schedule.gathers) if runs is None else None,
         runs=runs,
     )
 

@@ -48,7 +48,8 @@ class TilingCases:
     cases: tuple[TilingCase, ...]
 
 
-def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...]) -> TilingCases:
+def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...], gathers: bool) -> TilingCases:
+    """`gathers`: a half split whose kernel takes ny = 1 through GatherMask (HalfSplit.gathers)."""
     socs: list[Soc] = [get_soc(soc) for soc in kernel_socs]
     cases = []
     for soc_index, soc in enumerate(socs):
@@ -56,7 +57,7 @@ def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...])
             if spec.split is not None:
                 split_plans = []
                 for x, ny in SPLIT_TILING_SHAPES:
-                    found = plan_half_split(x, ny, variant, soc)
+                    found = plan_half_split(x, ny, variant, soc, gathers)
                     if found is None:
                         raise ValueError(f"{spec.operator.type}: no tiling for ({x}, 2, {ny}) of {variant.name}")
                     split_plans.append(((x, ny), found))

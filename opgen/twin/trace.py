@@ -2,8 +2,9 @@
 
 With env `OPGEN_TWIN_TRACE=<path>` set, every kernel launch of a twin program appends one JSON line to
 <path>: kernel name, blockDim, tiling key, SoC, status ("ok" or the failed check), and per core the bytes
-moved GM->UB, UB->GM and UB->UB, the UB high-water mark and the vector instructions by API (calls and
-elements). `read_trace` turns the file into dataclasses.
+moved GM->UB, UB->GM and UB->UB, the UB high-water mark, the GM<->UB copy instructions issued and the UB bytes
+they occupy (each block padded to 32 bytes) and the vector instructions by API (calls and elements).
+`read_trace` turns the file into dataclasses.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class CoreTrace:
     ub_to_gm_bytes: int = 0
     ub_to_ub_bytes: int = 0
     ub_high_water: int = 0
+    copies: int = 0  # GM<->UB copy instructions (DataCopy, DataCopyPad)
+    ub_copy_bytes: int = 0  # UB bytes those copies occupy: each block from its 32-byte boundary, padding included
     vector: dict[str, ApiCount] = field(default_factory=dict)
 
     @property
@@ -68,6 +71,8 @@ class LaunchTrace:
             total.ub_to_gm_bytes += core.ub_to_gm_bytes
             total.ub_to_ub_bytes += core.ub_to_ub_bytes
             total.ub_high_water = max(total.ub_high_water, core.ub_high_water)
+            total.copies += core.copies
+            total.ub_copy_bytes += core.ub_copy_bytes
             for api, count in core.vector.items():
                 sums = vector.setdefault(api, [0, 0])
                 sums[0] += count.calls
@@ -84,6 +89,8 @@ def parse_launch(record: dict) -> LaunchTrace:
             ub_to_gm_bytes=int(core["ub_to_gm_bytes"]),
             ub_to_ub_bytes=int(core["ub_to_ub_bytes"]),
             ub_high_water=int(core["ub_high_water"]),
+            copies=int(core["copies"]),
+            ub_copy_bytes=int(core["ub_copy_bytes"]),
             vector={api: ApiCount(int(c["calls"]), int(c["elements"])) for api, c in core["vector"].items()},
         )
         for core in record["cores"]

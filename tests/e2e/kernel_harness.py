@@ -174,7 +174,7 @@ class KernelHarness:
         )
         if self.split is not None:  # the (rows, 2, ny) view's planner and tiling data
             plan_args = "rows, ny"
-            fields = ["rows", "ny", "rowsPerTile", "chunk", "chunksPerRow", "tileLength"]
+            fields = ["rows", "ny", "rowsPerTile", "chunk", "chunksPerRow", "tileLength", "gather"]
             tiling_lines = "\n".join(
                 f"  tilingData->{f} = {f if f in ('rows', 'ny') else 'plan.' + f};" for f in fields
             )

@@ -12,6 +12,7 @@ from spec_list import GENERATED, kernel_operators
 
 from opgen.plan.half_split_tiling import plan_half_split_on
 from opgen.plan.kernel import kernel_plan
+from opgen.plan.schedules import schedule_for
 from opgen.plan.tiling import plan_tiling_on, ub_bytes
 from opgen.spec.socs import SOCS
 
@@ -74,9 +75,10 @@ int main() {{
       std::printf("fail\\n");
       continue;
     }}
-    std::printf("%llu %u %lld %lld %lld %lld\\n", static_cast<unsigned long long>(plan.tilingKey), plan.blockDim,
+    std::printf("%llu %u %lld %lld %lld %lld %lld\\n", static_cast<unsigned long long>(plan.tilingKey), plan.blockDim,
                 static_cast<long long>(plan.rowsPerTile), static_cast<long long>(plan.chunk),
-                static_cast<long long>(plan.chunksPerRow), static_cast<long long>(plan.tileLength));
+                static_cast<long long>(plan.chunksPerRow), static_cast<long long>(plan.tileLength),
+                static_cast<long long>(plan.gather));
   }}
   return 0;
 }}
@@ -114,25 +116,30 @@ def test_half_split_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_li
         )
     )
     program = twin_lib.program(f"split_tiling_driver_{op}", [source], ops_dirs=[GENERATED / spec.operator.dir])
+    gathers = schedule_for(spec).gathers
     queries = _split_queries(len(plan.variants))
     stdin = "".join(f"{v} {x} {ny} {c} {u}\n" for v, x, ny, c, u in queries)
     lines = subprocess.run([str(program)], input=stdin, capture_output=True, text=True, check=True).stdout.split("\n")
-    refused = 0
+    refused = gathered = 0
     for (variant, x, ny, cores, ub), line in zip(queries, lines, strict=False):
-        model = plan_half_split_on(x, ny, plan.variants[variant], cores, ub)
+        model = plan_half_split_on(x, ny, plan.variants[variant], cores, ub, gathers)
         if model is None:
             refused += 1
             assert line == "fail", (variant, x, ny, cores, ub, line)
             continue
         expected = (
             f"{model.tiling_key} {model.block_dim} {model.rows_per_tile} {model.chunk} {model.chunks_per_row} "
-            f"{model.tile_length}"
+            f"{model.tile_length} {int(model.gather)}"
         )
         assert line == expected, (variant, x, ny, cores, ub)
-        assert model.rows_per_tile <= 4095
-        assert ub_bytes(model.tile_length, plan.variants[variant]) <= ub
+        gathered += model.gather
+        assert model.gather == (gathers and ny == 1)
+        assert model.rows_per_tile <= (model.tile_length if model.gather else 4095)
+        joined = 2 * model.tile_length * plan.variants[variant].storage.itemsize if model.gather else 0
+        assert ub_bytes(model.tile_length, plan.variants[variant]) + joined <= ub
     assert len(lines) == len(queries) + 1
     assert 0 < refused < len(queries) // 2  # both outcomes were exercised
+    assert (gathered > 0) == gathers  # ny = 1 went through GatherMask where the kernel gathers
 
 
 @pytest.mark.parametrize("op", [op for op, spec in kernel_operators().items() if spec.split is None])

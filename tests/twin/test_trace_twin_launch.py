@@ -71,6 +71,10 @@ def test_add_kernel_trace(programs, tmp_path):
         assert core.ub_to_ub_bytes == 0
         assert core.vector == {"Add": ApiCount(calls=-(-length // tile), elements=length)}
         assert core.ub_high_water == high_water
+        # x, y in and z out per tile, each one copy; a tile's UB blocks end at the next 32-byte boundary
+        tiles = [min(tile, length - first) for first in range(0, length, tile)]
+        assert core.copies == 3 * len(tiles)
+        assert core.ub_copy_bytes == 3 * sum(-(-count * 2 // 32) * 32 for count in tiles)
     totals = launch.totals()
     assert totals.gm_to_ub_bytes == 2 * n * 2 and totals.ub_to_gm_bytes == n * 2 and totals.gm_bytes == 3 * n * 2
     assert totals.elements("Add") == n and totals.ub_high_water == high_water

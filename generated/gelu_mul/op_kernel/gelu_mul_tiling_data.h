@@ -24,6 +24,7 @@ struct GeluMulTilingData {
     int64_t chunk;        // elements of a row one tile holds: ny, or the chunk length
     int64_t chunksPerRow; // 1, or the chunks a row is cut in
     int64_t tileLength;   // elements of one stream's UB buffer
+    int64_t gather;       // 1: ny = 1, rowsPerTile element pairs copied at once, GatherMask separating the halves
 };
 
 #endif // GELU_MUL_TILING_DATA_H_

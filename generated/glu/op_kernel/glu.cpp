@@ -9,6 +9,8 @@ namespace {
 // The split tensor viewed as (rows, 2, ny): half h of row r starts at r * 2ny + h * ny; a half-size tensor's row r
 // at r * ny. Each UB stream (a half, a half-size tensor) moves `rows` rows of `cols` elements per tile, each row
 // padded to whole 32-byte blocks in UB, by one strided DataCopyPad.
+// Where ny = 1 (tiling.gather) the rows are element pairs: a tile's pairs come in one contiguous copy and GatherMask's
+// built-in patterns 1 (even elements) and 2 (odd) separate the halves; half-size tensors are contiguous then.
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelGLU {
 public:
@@ -36,11 +38,24 @@ public:
         for (uint32_t i = 0; i < MASKS; ++i) {
             pipe_.InitBuffer(maskBuf_[i], tiling.tileLength / 8);
         }
+        gather_ = tiling.gather != 0;
+        if (gather_) { // a tile's element pairs, both halves, before GatherMask separates them
+            pipe_.InitBuffer(joinedQueue_, 1, 2 * tiling.tileLength * sizeof(T));
+        }
         InitScalars(tiling);
     }
 
     __aicore__ inline void Process()
     {
+        if (gather_) { // ny = 1: rowsPerTile element pairs per tile
+            for (int64_t row = firstUnit_; row < endUnit_; row += rowsPerTile_) {
+                const int64_t rows = endUnit_ - row < rowsPerTile_ ? endUnit_ - row : rowsPerTile_;
+                GatherIn(row, rows);
+                Compute(static_cast<uint32_t>((rows + BLOCK_ELEMENTS - 1) / BLOCK_ELEMENTS * BLOCK_ELEMENTS));
+                ContiguousOut(row, rows);
+            }
+            return;
+        }
         if (chunksPerRow_ == 1) { // whole rows, rowsPerTile at a time
             for (int64_t row = firstUnit_; row < endUnit_; row += rowsPerTile_) {
                 const int64_t rows = endUnit_ - row < rowsPerTile_ ? endUnit_ - row : rowsPerTile_;
@@ -102,6 +117,37 @@ private:
         bQueue_.EnQue(bLocal);
     }
 
+    // ny = 1: rows pairs of the split tensor in one copy, each half gathered out of them into its stream; a half-size
+    // input's rows elements in one copy.
+    __aicore__ inline void GatherIn(int64_t row, int64_t rows)
+    {
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> joined = joinedQueue_.template AllocTensor<T>();
+        DataCopyPad(joined, selfGm_[row * 2],
+                    DataCopyExtParams{1, static_cast<uint32_t>(2 * rows * sizeof(T)), 0, 0, 0}, pad);
+        joinedQueue_.EnQue(joined);
+        joined = joinedQueue_.template DeQue<T>();
+        // Normal mode, whole 256-byte repeats: the joined buffer holds 2 * tileLength elements, whole repeats.
+        const uint16_t repeats = static_cast<uint16_t>((2 * rows * static_cast<int64_t>(sizeof(T)) + 255) / 256);
+        uint64_t kept = 0;
+        LocalTensor<T> aLocal = aQueue_.template AllocTensor<T>();
+        GatherMask(aLocal, joined, static_cast<uint8_t>(1), false, 0, GatherMaskParams{1, repeats, 8, 0}, kept);
+        LocalTensor<T> bLocal = bQueue_.template AllocTensor<T>();
+        GatherMask(bLocal, joined, static_cast<uint8_t>(2), false, 0, GatherMaskParams{1, repeats, 8, 0}, kept);
+        PipeBarrier<PIPE_V>(); // the vector program reads what GatherMask wrote
+        joinedQueue_.FreeTensor(joined);
+        aQueue_.EnQue(aLocal);
+        bQueue_.EnQue(bLocal);
+    }
+
+    // ny = 1: every output is half-size (none is written per half), rows contiguous elements.
+    __aicore__ inline void ContiguousOut(int64_t row, int64_t rows)
+    {
+        LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
+        DataCopyPad(outGm_[row], outLocal, DataCopyExtParams{1, static_cast<uint32_t>(rows * sizeof(T)), 0, 0, 0});
+        outQueue_.FreeTensor(outLocal);
+    }
+
     __aicore__ inline void Compute(uint32_t len)
     {
         LocalTensor<T> aLocal = aQueue_.template DeQue<T>();
@@ -146,6 +192,7 @@ private:
     TQue<TPosition::VECIN, BUFFER_NUM> aQueue_;
     TQue<TPosition::VECIN, BUFFER_NUM> bQueue_;
     TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
+    TQue<TPosition::VECIN, 1> joinedQueue_;
     TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
     TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
     GlobalTensor<T> selfGm_;
@@ -155,6 +202,7 @@ private:
     int64_t rowsPerTile_ = 1;
     int64_t chunk_ = 0;
     int64_t chunksPerRow_ = 1;
+    bool gather_ = false;
     int64_t firstUnit_ = 0;
     int64_t endUnit_ = 0;
 };

@@ -21,6 +21,7 @@ struct SwiGluGradTilingData {
     int64_t chunk;        // elements of a row one tile holds: ny, or the chunk length
     int64_t chunksPerRow; // 1, or the chunks a row is cut in
     int64_t tileLength;   // elements of one stream's UB buffer
+    int64_t gather;       // 1: ny = 1, rowsPerTile element pairs copied at once, GatherMask separating the halves
 };
 
 #endif // SWI_GLU_GRAD_TILING_DATA_H_

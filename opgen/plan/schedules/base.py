@@ -107,6 +107,11 @@ class Schedule:
         return "broadcast" if self.broadcast else "copy"
 
     @property
+    def gathers(self) -> bool:
+        """Whether the kernel separates interleaved halves with GatherMask (a half split's ny = 1)."""
+        return False
+
+    @property
     def expands_inputs(self) -> bool:
         """Whether the aclnn API expands inputs to the output's shape before the kernel (numpy broadcast)."""
         return self.broadcast

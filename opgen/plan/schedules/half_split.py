@@ -108,6 +108,20 @@ class HalfSplit(Schedule):
             return "2 * ny_", f"halfBase_[{stream.half}]"
         return "2 * ny_", "0" if stream.half == 0 else "ny_"
 
+    @property
+    def gathers(self) -> bool:
+        """ny = 1 runs through GatherMask (opgen.plan.half_split_tiling) only where no output is written per half,
+        which would need the opposite interleave."""
+        return not self.per_half
+
+    def gather_pattern(self, stream: SplitStream) -> str:
+        """GatherMask's built-in pattern picking a half's elements out of the pairs (ny = 1), as C++: 1 keeps the even
+        elements (a row's first half), 2 the odd; with swap_when the kernel's halfBase_ decides."""
+        assert stream.half is not None
+        if self.swap_when is not None:
+            return f"halfBase_[{stream.half}] == 0 ? 1 : 2"
+        return str(stream.half + 1)
+
     def width(self, tensor: str) -> int:
         """Rows of a tensor hold 2 * ny elements (full-size) or ny (half-size)."""
         return 1 if tensor in self.half_size else 2

@@ -151,6 +151,7 @@ void DataCopyPadIn(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTens
   const uint64_t ub_pitch = ub_block + dst_stride * kUbBlockBytes;
   const uint64_t ub_span = (block_count - 1) * ub_pitch + ub_block;
   CheckUbOperand(api, "dst", dst.twin_ref(), 0, ub_span, true, UbUse::kMteWrite);
+  CountCopyInstruction(block_count * ub_block);
   uint8_t* ub = dst.twin_bytes();
   const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   const bool no_side_padding = left_elements == 0 && right_elements == 0;
@@ -183,6 +184,7 @@ void DataCopyPadOut(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTen
   CheckBlockCount(api, block_count, block_len, kMaxPadBlockLen);
   const uint64_t ub_pitch = RoundUpToBlock(block_len) + src_stride * kUbBlockBytes;
   CheckUbOperand(api, "src", src.twin_ref(), 0, (block_count - 1) * ub_pitch + block_len, true, UbUse::kMteRead);
+  CountCopyInstruction(block_count * RoundUpToBlock(block_len));
   const uint8_t* ub = src.twin_bytes();
   uint8_t* gm = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (uint64_t i = 0; i < block_count; ++i) {
@@ -203,6 +205,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
   d::CheckCopyLength("DataCopy", count, sizeof(T));
   const uint64_t bytes = uint64_t{count} * sizeof(T);
   d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, bytes, true, d::UbUse::kMteWrite);
+  d::CountCopyInstruction(bytes);
   d::CopyGmToUb("DataCopy", src.twin_extent(), src.GetPhyAddr(), dst.twin_bytes(), bytes);
 }
 
@@ -214,6 +217,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
   d::CheckCopyLength("DataCopy", count, sizeof(T));
   const uint64_t bytes = uint64_t{count} * sizeof(T);
   d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, bytes, true, d::UbUse::kMteRead);
+  d::CountCopyInstruction(bytes);
   d::CopyUbToGm("DataCopy", dst.twin_extent(), dst.GetPhyAddr(), src.twin_bytes(), bytes, opgen_twin::kDTypeOf<T>);
 }
 
@@ -241,6 +245,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
   const uint64_t gm_pitch = len + uint64_t{params.srcStride} * d::kUbBlockBytes;
   d::CheckUbOperand("DataCopy", "dst", dst.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true,
                     d::UbUse::kMteWrite);
+  d::CountCopyInstruction(params.blockCount * len);
   const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   for (uint64_t i = 0; i < params.blockCount; ++i) {
     d::CopyGmToUb("DataCopy", src.twin_extent(), gm + i * gm_pitch, dst.twin_bytes() + i * ub_pitch, len);
@@ -257,6 +262,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
   const uint64_t gm_pitch = len + uint64_t{params.dstStride} * d::kUbBlockBytes;
   d::CheckUbOperand("DataCopy", "src", src.twin_ref(), 0, (params.blockCount - 1) * ub_pitch + len, true,
                     d::UbUse::kMteRead);
+  d::CountCopyInstruction(params.blockCount * len);
   uint8_t* gm = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (uint64_t i = 0; i < params.blockCount; ++i) {
     d::CopyUbToGm("DataCopy", dst.twin_extent(), gm + i * gm_pitch, src.twin_bytes() + i * ub_pitch, len,

@@ -139,6 +139,9 @@ void CopyUbToGm(const char* api, const GmExtent& extent, void* gm, const uint8_t
 enum class CopyPath { kGmToUb, kUbToGm, kUbToUb };
 void CountVector(Api api, uint64_t elements);
 void CountCopy(CopyPath path, uint64_t bytes);
+// One GM<->UB copy instruction (DataCopy, DataCopyPad) and the UB bytes its blocks occupy, each block from its
+// 32-byte boundary to the next (padding included, the gaps between blocks not).
+void CountCopyInstruction(uint64_t ub_bytes);
 
 // --- TPipe / TQue / TBuf ---
 struct BufferHandle {

@@ -22,6 +22,8 @@ struct CoreTrace {
   uint64_t ubToGmBytes = 0;
   uint64_t ubToUbBytes = 0;
   uint64_t ubHighWater = 0;             // bytes of UB handed out by TPipe::InitBuffer, at most
+  uint64_t copies = 0;                  // GM<->UB copy instructions (DataCopy, DataCopyPad) issued
+  uint64_t ubCopyBytes = 0;             // UB bytes those copies occupy, each block padded to 32 bytes
   std::map<std::string, ApiCount> vector;  // vector instructions by API name
 };
 

@@ -95,6 +95,13 @@ void CountCopy(CopyPath path, uint64_t bytes) {
   core->copied[static_cast<size_t>(path)] += bytes;
 }
 
+void CountCopyInstruction(uint64_t ub_bytes) {
+  CoreState* core = ActiveCore();
+  if (core == nullptr) return;
+  ++core->copies;
+  core->ub_copy_bytes += ub_bytes;
+}
+
 CoreTrace SnapshotCoreTrace(const CoreState& core) {
   CoreTrace trace;
   trace.core = core.index;
@@ -102,6 +109,8 @@ CoreTrace SnapshotCoreTrace(const CoreState& core) {
   trace.ubToGmBytes = core.copied[static_cast<size_t>(CopyPath::kUbToGm)];
   trace.ubToUbBytes = core.copied[static_cast<size_t>(CopyPath::kUbToUb)];
   trace.ubHighWater = core.ub_high_water;
+  trace.copies = core.copies;
+  trace.ubCopyBytes = core.ub_copy_bytes;
   for (size_t a = 0; a < kApiCount; ++a) {
     if (core.vector[a].calls > 0) trace.vector[ApiName(static_cast<Api>(a))] = core.vector[a];
   }

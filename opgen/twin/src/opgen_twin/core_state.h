@@ -118,6 +118,8 @@ struct CoreState {
   std::array<uint8_t, kHardEventCount> allocated_events{};  // bit per event id
   int atomic = -1;
   uint64_t copied[3] = {0, 0, 0};  // by CopyPath
+  uint64_t copies = 0;             // GM<->UB copy instructions
+  uint64_t ub_copy_bytes = 0;      // UB bytes those copies occupy (CountCopyInstruction)
   std::array<ApiCount, kApiCount> vector{};
   std::map<uintptr_t, WriteRun> writes;  // merged GM ranges written by this core
   PipeSync sync;

@@ -38,7 +38,9 @@ std::string Number(uint64_t value) { return std::to_string(value); }
 std::string CoreJson(const CoreTrace& core) {
   std::string json = "{\"core\": " + Number(core.core) + ", \"gm_to_ub_bytes\": " + Number(core.gmToUbBytes) +
                      ", \"ub_to_gm_bytes\": " + Number(core.ubToGmBytes) + ", \"ub_to_ub_bytes\": " +
-                     Number(core.ubToUbBytes) + ", \"ub_high_water\": " + Number(core.ubHighWater) + ", \"vector\": {";
+                     Number(core.ubToUbBytes) + ", \"ub_high_water\": " + Number(core.ubHighWater) +
+                     ", \"copies\": " + Number(core.copies) + ", \"ub_copy_bytes\": " + Number(core.ubCopyBytes) +
+                     ", \"vector\": {";
   bool first = true;
   for (const auto& entry : core.vector) {
     if (!first) json += ", ";
@@ -59,6 +61,8 @@ CoreTrace LaunchTrace::Totals() const {
     total.ubToGmBytes += core.ubToGmBytes;
     total.ubToUbBytes += core.ubToUbBytes;
     if (core.ubHighWater > total.ubHighWater) total.ubHighWater = core.ubHighWater;
+    total.copies += core.copies;
+    total.ubCopyBytes += core.ubCopyBytes;
     for (const auto& entry : core.vector) {
       ApiCount& sum = total.vector[entry.first];
       sum.calls += entry.second.calls;

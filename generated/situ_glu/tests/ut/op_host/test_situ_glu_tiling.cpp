@@ -49,6 +49,7 @@ struct ExpectedPlan {
     int64_t chunk;
     int64_t chunksPerRow;
     int64_t tileLength;
+    int64_t gather;
 };
 
 constexpr int64_t kBlockBytes = 32;
@@ -63,14 +64,22 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_EQ(plan.tilingKey, variant.tilingKey);
     EXPECT_GE(plan.blockDim, 1u);
     EXPECT_LE(plan.blockDim, soc.coreNum);
-    // One copy moves a tile's rows: at most 4095 of them; whole rows or chunks, each padded to 32-byte blocks, fit.
     EXPECT_GE(plan.rowsPerTile, 1);
-    EXPECT_LE(plan.rowsPerTile, kMaxBlockCount);
-    const int64_t block = kBlockBytes / variant.itemSize;
-    EXPECT_LE(plan.rowsPerTile * ((plan.chunk + block - 1) / block * block), plan.tileLength);
+    if (plan.gather != 0) {
+        // ny = 1 through GatherMask: a tile's element pairs in one contiguous copy, each stream one element per row.
+        EXPECT_EQ(expected.ny, 1);
+        EXPECT_LE(plan.rowsPerTile, plan.tileLength);
+    } else {
+        // One copy moves a tile's rows: at most 4095 of them; whole rows or chunks, each padded to 32-byte blocks, fit.
+        EXPECT_LE(plan.rowsPerTile, kMaxBlockCount);
+        const int64_t block = kBlockBytes / variant.itemSize;
+        EXPECT_LE(plan.rowsPerTile * ((plan.chunk + block - 1) / block * block), plan.tileLength);
+    }
     EXPECT_GE(plan.chunk * plan.chunksPerRow, expected.ny);
     EXPECT_EQ(plan.tileLength % variant.alignElements, 0);
-    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes;
+    // the joined buffer of a gathering tile: 2 * tileLength elements, once
+    const int64_t joined = plan.gather != 0 ? 2 * plan.tileLength * variant.itemSize : 0;
+    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes + joined;
     EXPECT_LE(ubBytes, static_cast<int64_t>(soc.ubSize)) << soc.name;
     // The exact plan of opgen's tiling model.
     EXPECT_EQ(plan.blockDim, expected.blockDim) << soc.name << ", rows " << expected.rows << ", ny " << expected.ny;
@@ -78,14 +87,15 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_EQ(plan.chunk, expected.chunk) << soc.name << ", ny " << expected.ny;
     EXPECT_EQ(plan.chunksPerRow, expected.chunksPerRow) << soc.name << ", ny " << expected.ny;
     EXPECT_EQ(plan.tileLength, expected.tileLength) << soc.name << ", rows " << expected.rows << ", ny " << expected.ny;
+    EXPECT_EQ(plan.gather, expected.gather) << soc.name << ", ny " << expected.ny;
 }
 } // namespace
 
 TEST(SituGluTilingTest, ascend950_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 18, 992, 1, 1, 7936},
-        {3, 70000, 27, 1, 7936, 9, 7936}, {1001, 40, 56, 198, 40, 1, 7936}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 18, 6336, 1, 1, 6336, 1},
+        {3, 70000, 27, 1, 7936, 9, 7936, 0}, {1001, 40, 56, 198, 40, 1, 7936, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[0], plan);
@@ -95,9 +105,9 @@ TEST(SituGluTilingTest, ascend950_float_when00)
 TEST(SituGluTilingTest, ascend950_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 880, 1, 1, 7040},   {3, 70000, 30, 1, 7040, 10, 7040},
-        {1001, 40, 56, 176, 40, 1, 7040}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 5760, 1, 1, 5760, 1},  {3, 70000, 30, 1, 7040, 10, 7040, 0},
+        {1001, 40, 56, 176, 40, 1, 7040, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[1], plan);
@@ -107,12 +117,12 @@ TEST(SituGluTilingTest, ascend950_float_when01)
 TEST(SituGluTilingTest, ascend950_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},
-        {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 660, 1, 1, 10560},
-        {3, 70000, 21, 1, 10560, 7, 10560},
-        {1001, 40, 40, 220, 40, 1, 10560},
-        {4096, 4096, 56, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},
+        {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 9000, 1, 1, 9024, 1},
+        {3, 70000, 21, 1, 10560, 7, 10560, 0},
+        {1001, 40, 40, 220, 40, 1, 10560, 0},
+        {4096, 4096, 56, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[2], plan);
@@ -122,12 +132,12 @@ TEST(SituGluTilingTest, ascend950_float16_when00)
 TEST(SituGluTilingTest, ascend950_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},
-        {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 660, 1, 1, 10560},
-        {3, 70000, 21, 1, 10560, 7, 10560},
-        {1001, 40, 40, 220, 40, 1, 10560},
-        {4096, 4096, 56, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},
+        {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 9000, 1, 1, 9024, 1},
+        {3, 70000, 21, 1, 10560, 7, 10560, 0},
+        {1001, 40, 40, 220, 40, 1, 10560, 0},
+        {4096, 4096, 56, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[3], plan);
@@ -137,12 +147,12 @@ TEST(SituGluTilingTest, ascend950_float16_when01)
 TEST(SituGluTilingTest, ascend950_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},
-        {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 660, 1, 1, 10560},
-        {3, 70000, 21, 1, 10560, 7, 10560},
-        {1001, 40, 40, 220, 40, 1, 10560},
-        {4096, 4096, 56, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},
+        {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 9000, 1, 1, 9024, 1},
+        {3, 70000, 21, 1, 10560, 7, 10560, 0},
+        {1001, 40, 40, 220, 40, 1, 10560, 0},
+        {4096, 4096, 56, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[4], plan);
@@ -152,12 +162,12 @@ TEST(SituGluTilingTest, ascend950_bfloat16_when00)
 TEST(SituGluTilingTest, ascend950_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},
-        {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 660, 1, 1, 10560},
-        {3, 70000, 21, 1, 10560, 7, 10560},
-        {1001, 40, 40, 220, 40, 1, 10560},
-        {4096, 4096, 56, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},
+        {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 9000, 1, 1, 9024, 1},
+        {3, 70000, 21, 1, 10560, 7, 10560, 0},
+        {1001, 40, 40, 220, 40, 1, 10560, 0},
+        {4096, 4096, 56, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[5], plan);
@@ -167,9 +177,9 @@ TEST(SituGluTilingTest, ascend950_bfloat16_when01)
 TEST(SituGluTilingTest, ascend910_93_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 728, 1, 1, 5824},   {3, 70000, 39, 1, 5824, 13, 5824},
-        {1001, 40, 48, 145, 40, 1, 5824}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 4672, 1, 1, 4672, 1},  {3, 70000, 39, 1, 5824, 13, 5824, 0},
+        {1001, 40, 48, 145, 40, 1, 5824, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[0], plan);
@@ -179,9 +189,9 @@ TEST(SituGluTilingTest, ascend910_93_float_when00)
 TEST(SituGluTilingTest, ascend910_93_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 648, 1, 1, 5184},   {3, 70000, 42, 1, 5184, 14, 5184},
-        {1001, 40, 48, 129, 40, 1, 5184}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 4224, 1, 1, 4224, 1},  {3, 70000, 42, 1, 5184, 14, 5184, 0},
+        {1001, 40, 48, 129, 40, 1, 5184, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[1], plan);
@@ -191,8 +201,8 @@ TEST(SituGluTilingTest, ascend910_93_float_when01)
 TEST(SituGluTilingTest, ascend910_93_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 488, 1, 1, 7808},
-        {3, 70000, 27, 1, 7808, 9, 7808}, {1001, 40, 40, 162, 40, 1, 7808}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 6720, 1, 1, 6720, 1},
+        {3, 70000, 27, 1, 7808, 9, 7808, 0}, {1001, 40, 40, 162, 40, 1, 7808, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[2], plan);
@@ -202,8 +212,8 @@ TEST(SituGluTilingTest, ascend910_93_float16_when00)
 TEST(SituGluTilingTest, ascend910_93_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 488, 1, 1, 7808},
-        {3, 70000, 27, 1, 7808, 9, 7808}, {1001, 40, 40, 162, 40, 1, 7808}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 6720, 1, 1, 6720, 1},
+        {3, 70000, 27, 1, 7808, 9, 7808, 0}, {1001, 40, 40, 162, 40, 1, 7808, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[3], plan);
@@ -213,8 +223,8 @@ TEST(SituGluTilingTest, ascend910_93_float16_when01)
 TEST(SituGluTilingTest, ascend910_93_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 488, 1, 1, 7808},
-        {3, 70000, 27, 1, 7808, 9, 7808}, {1001, 40, 40, 162, 40, 1, 7808}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 6720, 1, 1, 6720, 1},
+        {3, 70000, 27, 1, 7808, 9, 7808, 0}, {1001, 40, 40, 162, 40, 1, 7808, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[4], plan);
@@ -224,8 +234,8 @@ TEST(SituGluTilingTest, ascend910_93_bfloat16_when00)
 TEST(SituGluTilingTest, ascend910_93_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 488, 1, 1, 7808},
-        {3, 70000, 27, 1, 7808, 9, 7808}, {1001, 40, 40, 162, 40, 1, 7808}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 6720, 1, 1, 6720, 1},
+        {3, 70000, 27, 1, 7808, 9, 7808, 0}, {1001, 40, 40, 162, 40, 1, 7808, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[5], plan);
@@ -235,9 +245,9 @@ TEST(SituGluTilingTest, ascend910_93_bfloat16_when01)
 TEST(SituGluTilingTest, ascend910b_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 728, 1, 1, 5824},   {3, 70000, 39, 1, 5824, 13, 5824},
-        {1001, 40, 48, 145, 40, 1, 5824}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 4672, 1, 1, 4672, 1},  {3, 70000, 39, 1, 5824, 13, 5824, 0},
+        {1001, 40, 48, 145, 40, 1, 5824, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[0], plan);
@@ -247,9 +257,9 @@ TEST(SituGluTilingTest, ascend910b_float_when00)
 TEST(SituGluTilingTest, ascend910b_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 648, 1, 1, 5184},   {3, 70000, 42, 1, 5184, 14, 5184},
-        {1001, 40, 48, 129, 40, 1, 5184}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 4224, 1, 1, 4224, 1},  {3, 70000, 42, 1, 5184, 14, 5184, 0},
+        {1001, 40, 48, 129, 40, 1, 5184, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[1], plan);
@@ -259,8 +269,8 @@ TEST(SituGluTilingTest, ascend910b_float_when01)
 TEST(SituGluTilingTest, ascend910b_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 488, 1, 1, 7808},
-        {3, 70000, 27, 1, 7808, 9, 7808}, {1001, 40, 40, 162, 40, 1, 7808}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 6720, 1, 1, 6720, 1},
+        {3, 70000, 27, 1, 7808, 9, 7808, 0}, {1001, 40, 40, 162, 40, 1, 7808, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[2], plan);
@@ -270,8 +280,8 @@ TEST(SituGluTilingTest, ascend910b_float16_when00)
 TEST(SituGluTilingTest, ascend910b_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 488, 1, 1, 7808},
-        {3, 70000, 27, 1, 7808, 9, 7808}, {1001, 40, 40, 162, 40, 1, 7808}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 6720, 1, 1, 6720, 1},
+        {3, 70000, 27, 1, 7808, 9, 7808, 0}, {1001, 40, 40, 162, 40, 1, 7808, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[3], plan);
@@ -281,8 +291,8 @@ TEST(SituGluTilingTest, ascend910b_float16_when01)
 TEST(SituGluTilingTest, ascend910b_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 488, 1, 1, 7808},
-        {3, 70000, 27, 1, 7808, 9, 7808}, {1001, 40, 40, 162, 40, 1, 7808}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 6720, 1, 1, 6720, 1},
+        {3, 70000, 27, 1, 7808, 9, 7808, 0}, {1001, 40, 40, 162, 40, 1, 7808, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[4], plan);
@@ -292,8 +302,8 @@ TEST(SituGluTilingTest, ascend910b_bfloat16_when00)
 TEST(SituGluTilingTest, ascend910b_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 488, 1, 1, 7808},
-        {3, 70000, 27, 1, 7808, 9, 7808}, {1001, 40, 40, 162, 40, 1, 7808}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 6720, 1, 1, 6720, 1},
+        {3, 70000, 27, 1, 7808, 9, 7808, 0}, {1001, 40, 40, 162, 40, 1, 7808, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[5], plan);

@@ -46,6 +46,7 @@ struct ExpectedPlan {
     int64_t chunk;
     int64_t chunksPerRow;
     int64_t tileLength;
+    int64_t gather;
 };
 
 constexpr int64_t kBlockBytes = 32;
@@ -60,14 +61,22 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_EQ(plan.tilingKey, variant.tilingKey);
     EXPECT_GE(plan.blockDim, 1u);
     EXPECT_LE(plan.blockDim, soc.coreNum);
-    // One copy moves a tile's rows: at most 4095 of them; whole rows or chunks, each padded to 32-byte blocks, fit.
     EXPECT_GE(plan.rowsPerTile, 1);
-    EXPECT_LE(plan.rowsPerTile, kMaxBlockCount);
-    const int64_t block = kBlockBytes / variant.itemSize;
-    EXPECT_LE(plan.rowsPerTile * ((plan.chunk + block - 1) / block * block), plan.tileLength);
+    if (plan.gather != 0) {
+        // ny = 1 through GatherMask: a tile's element pairs in one contiguous copy, each stream one element per row.
+        EXPECT_EQ(expected.ny, 1);
+        EXPECT_LE(plan.rowsPerTile, plan.tileLength);
+    } else {
+        // One copy moves a tile's rows: at most 4095 of them; whole rows or chunks, each padded to 32-byte blocks, fit.
+        EXPECT_LE(plan.rowsPerTile, kMaxBlockCount);
+        const int64_t block = kBlockBytes / variant.itemSize;
+        EXPECT_LE(plan.rowsPerTile * ((plan.chunk + block - 1) / block * block), plan.tileLength);
+    }
     EXPECT_GE(plan.chunk * plan.chunksPerRow, expected.ny);
     EXPECT_EQ(plan.tileLength % variant.alignElements, 0);
-    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes;
+    // the joined buffer of a gathering tile: 2 * tileLength elements, once
+    const int64_t joined = plan.gather != 0 ? 2 * plan.tileLength * variant.itemSize : 0;
+    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes + joined;
     EXPECT_LE(ubBytes, static_cast<int64_t>(soc.ubSize)) << soc.name;
     // The exact plan of opgen's tiling model.
     EXPECT_EQ(plan.blockDim, expected.blockDim) << soc.name << ", rows " << expected.rows << ", ny " << expected.ny;
@@ -75,14 +84,15 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_EQ(plan.chunk, expected.chunk) << soc.name << ", ny " << expected.ny;
     EXPECT_EQ(plan.chunksPerRow, expected.chunksPerRow) << soc.name << ", ny " << expected.ny;
     EXPECT_EQ(plan.tileLength, expected.tileLength) << soc.name << ", rows " << expected.rows << ", ny " << expected.ny;
+    EXPECT_EQ(plan.gather, expected.gather) << soc.name << ", ny " << expected.ny;
 }
 } // namespace
 
 TEST(SwiGluTilingTest, ascend950_float)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 18, 1128, 1, 1, 9024},
-        {3, 70000, 24, 1, 9024, 8, 9024}, {1001, 40, 56, 225, 40, 1, 9024}, {4096, 4096, 56, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 18, 7040, 1, 1, 7040, 1},
+        {3, 70000, 24, 1, 9024, 8, 9024, 0}, {1001, 40, 56, 225, 40, 1, 9024, 0}, {4096, 4096, 56, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[0], plan);
@@ -92,12 +102,12 @@ TEST(SwiGluTilingTest, ascend950_float)
 TEST(SwiGluTilingTest, ascend950_float16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},
-        {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 792, 1, 1, 12672},
-        {3, 70000, 18, 1, 12672, 6, 12672},
-        {1001, 40, 40, 264, 40, 1, 12672},
-        {4096, 4096, 56, 3, 4096, 1, 12288},
+        {1, 1, 1, 1, 1, 1, 64, 1},
+        {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 9000, 1, 1, 9024, 1},
+        {3, 70000, 18, 1, 12672, 6, 12672, 0},
+        {1001, 40, 40, 264, 40, 1, 12672, 0},
+        {4096, 4096, 56, 3, 4096, 1, 12288, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[1], plan);
@@ -107,12 +117,12 @@ TEST(SwiGluTilingTest, ascend950_float16)
 TEST(SwiGluTilingTest, ascend950_bfloat16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},
-        {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 792, 1, 1, 12672},
-        {3, 70000, 18, 1, 12672, 6, 12672},
-        {1001, 40, 40, 264, 40, 1, 12672},
-        {4096, 4096, 56, 3, 4096, 1, 12288},
+        {1, 1, 1, 1, 1, 1, 64, 1},
+        {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 9000, 1, 1, 9024, 1},
+        {3, 70000, 18, 1, 12672, 6, 12672, 0},
+        {1001, 40, 40, 264, 40, 1, 12672, 0},
+        {4096, 4096, 56, 3, 4096, 1, 12288, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[2], plan);
@@ -122,9 +132,9 @@ TEST(SwiGluTilingTest, ascend950_bfloat16)
 TEST(SwiGluTilingTest, ascend910_93_float)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 840, 1, 1, 6720},   {3, 70000, 33, 1, 6720, 11, 6720},
-        {1001, 40, 48, 168, 40, 1, 6720}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 5184, 1, 1, 5184, 1},  {3, 70000, 33, 1, 6720, 11, 6720, 0},
+        {1001, 40, 48, 168, 40, 1, 6720, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[0], plan);
@@ -134,8 +144,8 @@ TEST(SwiGluTilingTest, ascend910_93_float)
 TEST(SwiGluTilingTest, ascend910_93_float16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 588, 1, 1, 9408},
-        {3, 70000, 24, 1, 9408, 8, 9408}, {1001, 40, 40, 196, 40, 1, 9408}, {4096, 4096, 48, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 7808, 1, 1, 7808, 1},
+        {3, 70000, 24, 1, 9408, 8, 9408, 0}, {1001, 40, 40, 196, 40, 1, 9408, 0}, {4096, 4096, 48, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[1], plan);
@@ -145,8 +155,8 @@ TEST(SwiGluTilingTest, ascend910_93_float16)
 TEST(SwiGluTilingTest, ascend910_93_bfloat16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 588, 1, 1, 9408},
-        {3, 70000, 24, 1, 9408, 8, 9408}, {1001, 40, 40, 196, 40, 1, 9408}, {4096, 4096, 48, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 7808, 1, 1, 7808, 1},
+        {3, 70000, 24, 1, 9408, 8, 9408, 0}, {1001, 40, 40, 196, 40, 1, 9408, 0}, {4096, 4096, 48, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[2], plan);
@@ -156,9 +166,9 @@ TEST(SwiGluTilingTest, ascend910_93_bfloat16)
 TEST(SwiGluTilingTest, ascend910b_float)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 840, 1, 1, 6720},   {3, 70000, 33, 1, 6720, 11, 6720},
-        {1001, 40, 48, 168, 40, 1, 6720}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 5184, 1, 1, 5184, 1},  {3, 70000, 33, 1, 6720, 11, 6720, 0},
+        {1001, 40, 48, 168, 40, 1, 6720, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[0], plan);
@@ -168,8 +178,8 @@ TEST(SwiGluTilingTest, ascend910b_float)
 TEST(SwiGluTilingTest, ascend910b_float16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 588, 1, 1, 9408},
-        {3, 70000, 24, 1, 9408, 8, 9408}, {1001, 40, 40, 196, 40, 1, 9408}, {4096, 4096, 48, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 7808, 1, 1, 7808, 1},
+        {3, 70000, 24, 1, 9408, 8, 9408, 0}, {1001, 40, 40, 196, 40, 1, 9408, 0}, {4096, 4096, 48, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[1], plan);
@@ -179,8 +189,8 @@ TEST(SwiGluTilingTest, ascend910b_float16)
 TEST(SwiGluTilingTest, ascend910b_bfloat16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},        {9000, 1, 9, 588, 1, 1, 9408},
-        {3, 70000, 24, 1, 9408, 8, 9408}, {1001, 40, 40, 196, 40, 1, 9408}, {4096, 4096, 48, 2, 4096, 1, 8192},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},        {9000, 1, 9, 7808, 1, 1, 7808, 1},
+        {3, 70000, 24, 1, 9408, 8, 9408, 0}, {1001, 40, 40, 196, 40, 1, 9408, 0}, {4096, 4096, 48, 2, 4096, 1, 8192, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[2], plan);

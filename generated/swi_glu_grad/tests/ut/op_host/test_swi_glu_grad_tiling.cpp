@@ -46,6 +46,7 @@ struct ExpectedPlan {
     int64_t chunk;
     int64_t chunksPerRow;
     int64_t tileLength;
+    int64_t gather;
 };
 
 constexpr int64_t kBlockBytes = 32;
@@ -60,14 +61,22 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_EQ(plan.tilingKey, variant.tilingKey);
     EXPECT_GE(plan.blockDim, 1u);
     EXPECT_LE(plan.blockDim, soc.coreNum);
-    // One copy moves a tile's rows: at most 4095 of them; whole rows or chunks, each padded to 32-byte blocks, fit.
     EXPECT_GE(plan.rowsPerTile, 1);
-    EXPECT_LE(plan.rowsPerTile, kMaxBlockCount);
-    const int64_t block = kBlockBytes / variant.itemSize;
-    EXPECT_LE(plan.rowsPerTile * ((plan.chunk + block - 1) / block * block), plan.tileLength);
+    if (plan.gather != 0) {
+        // ny = 1 through GatherMask: a tile's element pairs in one contiguous copy, each stream one element per row.
+        EXPECT_EQ(expected.ny, 1);
+        EXPECT_LE(plan.rowsPerTile, plan.tileLength);
+    } else {
+        // One copy moves a tile's rows: at most 4095 of them; whole rows or chunks, each padded to 32-byte blocks, fit.
+        EXPECT_LE(plan.rowsPerTile, kMaxBlockCount);
+        const int64_t block = kBlockBytes / variant.itemSize;
+        EXPECT_LE(plan.rowsPerTile * ((plan.chunk + block - 1) / block * block), plan.tileLength);
+    }
     EXPECT_GE(plan.chunk * plan.chunksPerRow, expected.ny);
     EXPECT_EQ(plan.tileLength % variant.alignElements, 0);
-    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes;
+    // the joined buffer of a gathering tile: 2 * tileLength elements, once
+    const int64_t joined = plan.gather != 0 ? 2 * plan.tileLength * variant.itemSize : 0;
+    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes + joined;
     EXPECT_LE(ubBytes, static_cast<int64_t>(soc.ubSize)) << soc.name;
     // The exact plan of opgen's tiling model.
     EXPECT_EQ(plan.blockDim, expected.blockDim) << soc.name << ", rows " << expected.rows << ", ny " << expected.ny;
@@ -75,15 +84,16 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_EQ(plan.chunk, expected.chunk) << soc.name << ", ny " << expected.ny;
     EXPECT_EQ(plan.chunksPerRow, expected.chunksPerRow) << soc.name << ", ny " << expected.ny;
     EXPECT_EQ(plan.tileLength, expected.tileLength) << soc.name << ", rows " << expected.rows << ", ny " << expected.ny;
+    EXPECT_EQ(plan.gather, expected.gather) << soc.name << ", ny " << expected.ny;
 }
 } // namespace
 
 TEST(SwiGluGradTilingTest, ascend950_float)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 656, 1, 1, 5248},   {3, 70000, 42, 1, 5248, 14, 5248},
-        {1001, 40, 56, 131, 40, 1, 5248}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 656, 1, 1, 5248, 0},   {3, 70000, 42, 1, 5248, 14, 5248, 0},
+        {1001, 40, 56, 131, 40, 1, 5248, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[0], plan);
@@ -93,9 +103,9 @@ TEST(SwiGluGradTilingTest, ascend950_float)
 TEST(SwiGluGradTilingTest, ascend950_float16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 396, 1, 1, 6336},    {3, 70000, 36, 1, 6336, 12, 6336},
-        {1001, 40, 40, 132, 40, 1, 6336}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 396, 1, 1, 6336, 0},    {3, 70000, 36, 1, 6336, 12, 6336, 0},
+        {1001, 40, 40, 132, 40, 1, 6336, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[1], plan);
@@ -105,9 +115,9 @@ TEST(SwiGluGradTilingTest, ascend950_float16)
 TEST(SwiGluGradTilingTest, ascend950_bfloat16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 396, 1, 1, 6336},    {3, 70000, 36, 1, 6336, 12, 6336},
-        {1001, 40, 40, 132, 40, 1, 6336}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 396, 1, 1, 6336, 0},    {3, 70000, 36, 1, 6336, 12, 6336, 0},
+        {1001, 40, 40, 132, 40, 1, 6336, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[2], plan);
@@ -117,9 +127,9 @@ TEST(SwiGluGradTilingTest, ascend950_bfloat16)
 TEST(SwiGluGradTilingTest, ascend910_93_float)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 488, 1, 1, 3904},  {3, 70000, 48, 1, 3904, 18, 3904},
-        {1001, 40, 48, 97, 40, 1, 3904}, {4096, 4096, 48, 1, 3904, 2, 3904},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 488, 1, 1, 3904, 0},  {3, 70000, 48, 1, 3904, 18, 3904, 0},
+        {1001, 40, 48, 97, 40, 1, 3904, 0}, {4096, 4096, 48, 1, 3904, 2, 3904, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[0], plan);
@@ -129,9 +139,9 @@ TEST(SwiGluGradTilingTest, ascend910_93_float)
 TEST(SwiGluGradTilingTest, ascend910_93_float16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 292, 1, 1, 4672},   {3, 70000, 45, 1, 4672, 15, 4672},
-        {1001, 40, 40, 97, 40, 1, 4672}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[1], plan);
@@ -141,9 +151,9 @@ TEST(SwiGluGradTilingTest, ascend910_93_float16)
 TEST(SwiGluGradTilingTest, ascend910_93_bfloat16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 292, 1, 1, 4672},   {3, 70000, 45, 1, 4672, 15, 4672},
-        {1001, 40, 40, 97, 40, 1, 4672}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[2], plan);
@@ -153,9 +163,9 @@ TEST(SwiGluGradTilingTest, ascend910_93_bfloat16)
 TEST(SwiGluGradTilingTest, ascend910b_float)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 488, 1, 1, 3904},  {3, 70000, 48, 1, 3904, 18, 3904},
-        {1001, 40, 48, 97, 40, 1, 3904}, {4096, 4096, 48, 1, 3904, 2, 3904},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 488, 1, 1, 3904, 0},  {3, 70000, 48, 1, 3904, 18, 3904, 0},
+        {1001, 40, 48, 97, 40, 1, 3904, 0}, {4096, 4096, 48, 1, 3904, 2, 3904, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[0], plan);
@@ -165,9 +175,9 @@ TEST(SwiGluGradTilingTest, ascend910b_float)
 TEST(SwiGluGradTilingTest, ascend910b_float16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 292, 1, 1, 4672},   {3, 70000, 45, 1, 4672, 15, 4672},
-        {1001, 40, 40, 97, 40, 1, 4672}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[1], plan);
@@ -177,9 +187,9 @@ TEST(SwiGluGradTilingTest, ascend910b_float16)
 TEST(SwiGluGradTilingTest, ascend910b_bfloat16)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 292, 1, 1, 4672},   {3, 70000, 45, 1, 4672, 15, 4672},
-        {1001, 40, 40, 97, 40, 1, 4672}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[2], plan);
