@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.lang import Code
 from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
-from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan
+from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
@@ -126,6 +127,20 @@ class OperatorPlan:
     @property
     def op(self) -> str:
         return self.spec.operator.dir
+
+    @property
+    def op_type(self) -> str:
+        """The OpType (OpDef, L0 op, tiling registration), e.g. LeakyRelu."""
+        return self.spec.operator.type
+
+    @property
+    def file_stem(self) -> str:
+        """The stem of the operator's own files (op_kernel/<stem>.cpp, op_host/<stem>_def.cpp...)."""
+        return self.spec.operator.file_stem
+
+    @property
+    def tiling_struct(self) -> Code:
+        return tiling_struct(self.spec)
 
     def rejects(self, values: dict[str, float | bool | int | str | None]) -> bool:
         """True when some error-table condition holds for these scalar and flag values."""

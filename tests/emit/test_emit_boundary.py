@@ -50,7 +50,6 @@ REMAINING_SPEC_IMPORTS = {
         "opgen.spec.model.ParamKind",
     },
     "host": {"opgen.spec.dtypes.DType", "opgen.spec.model.OpSpec", "opgen.spec.socs.group_name"},
-    "kernel": {"opgen.spec.dtypes.DType", "opgen.spec.model.OpSpec"},
     "op_api": {"opgen.spec.model.OpSpec", "opgen.spec.model.ParamKind"},
     "python": {
         "opgen.spec.aten_form",
@@ -74,6 +73,21 @@ REMAINING_SPEC_IMPORTS = {
         "opgen.spec.model.Param",
         "opgen.spec.model.ParamKind",
     },
+}
+
+# How often each emitter still reaches for the spec itself rather than the plan: reads of a `.spec` attribute
+# (operator.spec), of a name `spec`, and parameters named `spec` (TODO(issue 19): carry what they read in the plan).
+# The counts must shrink, never grow; an emitter at zero reads only the plan.
+REMAINING_SPEC_READS = {
+    "aicpu": 9,
+    "docs": 62,
+    "example": 18,
+    "golden_tests": 44,
+    "host": 14,
+    "op_api": 26,
+    "python": 27,
+    "tests": 59,
+    "torch_npu": 58,
 }
 
 # Emitters still testing a schedule's spec fields themselves (TODO(issue 19): the docs' notes and the torch_npu
@@ -114,6 +128,21 @@ def test_spec_imports_by_emitters_only_shrink():
     assert actual == REMAINING_SPEC_IMPORTS
     # the op_api reads its dtype lists, compute dtype and SoC groups from the plan
     assert not any(name.startswith(("opgen.spec.checks", "opgen.spec.socs")) for name in actual["op_api"])
+
+
+def _spec_reads(path: Path) -> int:
+    tree = ast.parse(path.read_text())
+    return sum(
+        (isinstance(node, ast.Attribute) and node.attr == "spec")
+        or (isinstance(node, ast.Name) and node.id == "spec")
+        or (isinstance(node, ast.arg) and node.arg == "spec")
+        for node in ast.walk(tree)
+    )
+
+
+def test_spec_reads_by_emitters_only_shrink():
+    actual = {path.stem: n for path in _emitters() if (n := _spec_reads(path))}
+    assert actual == REMAINING_SPEC_READS
 
 
 def test_schedule_fields_are_read_through_the_schedule():
