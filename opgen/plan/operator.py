@@ -19,6 +19,7 @@ from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
+from opgen.plan.opdef_configs import AicoreRegistration, aicore_registration
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
 from opgen.plan.runs import RunsPlan, runs_plan
 from opgen.plan.schedules import Schedule, schedule_for
@@ -93,6 +94,7 @@ class OperatorPlan:
     kernel_socs: tuple[str, ...]
     kernel_entry: str  # the kernel's entry function and the OpDef's opFile.value
     opdef: OpDefPlan  # the graph interface: OpDef inputs, outputs and attributes in order
+    registration: AicoreRegistration  # the OpDef's AI Core dtypes and its AddConfig groups per SoC
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
@@ -226,6 +228,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         kernel_socs=socs,
         kernel_entry=kernel_entry(spec),
         opdef=opdef_plan(spec),
+        registration=aicore_registration(spec, socs),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),

@@ -49,7 +49,6 @@ REMAINING_SPEC_IMPORTS = {
         "opgen.spec.model.OpSpec",
         "opgen.spec.model.ParamKind",
     },
-    "host": {"opgen.spec.dtypes.DType", "opgen.spec.model.OpSpec", "opgen.spec.socs.group_name"},
     "op_api": {"opgen.spec.model.OpSpec", "opgen.spec.model.ParamKind"},
     "python": {
         "opgen.spec.aten_form",
@@ -83,7 +82,6 @@ REMAINING_SPEC_READS = {
     "docs": 62,
     "example": 18,
     "golden_tests": 44,
-    "host": 14,
     "op_api": 26,
     "python": 27,
     "tests": 59,
