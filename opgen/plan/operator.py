@@ -144,6 +144,52 @@ class OperatorPlan:
     def tiling_struct(self) -> Code:
         return tiling_struct(self.spec)
 
+    # The validated spec facts the emitters print as they are (names, parameters, error rows): read through the
+    # plan, so an emitter depends on the plan alone.
+
+    @property
+    def params(self) -> list[Param]:
+        return self.spec.params
+
+    def param(self, name: str) -> Param:
+        return self.spec.param(name)
+
+    @property
+    def tensor_inputs(self) -> list[Param]:
+        return self.spec.tensor_inputs
+
+    @property
+    def errors(self) -> list[ErrorRow]:
+        return self.spec.errors
+
+    @property
+    def aicpu_dtypes(self) -> list[DType]:
+        """The dtypes routed to the AICPU kernel (routing.aicpu); empty: the AI Core kernel serves every one."""
+        return self.spec.routing.aicpu
+
+    @property
+    def empty_return(self) -> list[str]:
+        """The tensors whose emptiness returns early, as written (empty: the output's)."""
+        return self.spec.empty_return
+
+    @property
+    def header_name(self) -> str:
+        """The API's public header, e.g. aclnn_leaky_relu.h."""
+        return self.spec.api.header_name
+
+    @property
+    def api_snake(self) -> str:
+        return self.spec.api.snake
+
+    @property
+    def api_source(self) -> str:
+        """The API's source file: named after its header, or after the API when it shares a header it does not name
+        after itself (each source keeps its own static checks)."""
+        api = self.spec.api
+        if api.header is not None and api.header != f"aclnn_{api.snake}.h" and self.spec.operator.stem:
+            return f"aclnn_{api.snake}.cpp"
+        return api.header_name.removesuffix(".h") + ".cpp"
+
     def rejects(self, values: dict[str, float | bool | int | str | None]) -> bool:
         """True when some error-table condition holds for these scalar and flag values."""
         return rejected(self.spec, self.rejections, values)
