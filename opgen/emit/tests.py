@@ -523,7 +523,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         }
         for p in held
     ]
-    source = reference_source(spec, names)
+    source = reference_source(operator.formulas, names)
     reference = source.outputs[spec.formula.main_output]
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # several computed outputs: a golden of each, from its formula or its element of aten's tuple

@@ -16,6 +16,7 @@ from opgen import formula as F
 from opgen.lang import Code
 from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
+from opgen.plan.formulas import FormulaPlan, formula_plan
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
@@ -95,6 +96,7 @@ class OperatorPlan:
     kernel_entry: str  # the kernel's entry function and the OpDef's opFile.value
     opdef: OpDefPlan  # the graph interface: OpDef inputs, outputs and attributes in order
     registration: AicoreRegistration  # the OpDef's AI Core dtypes and its AddConfig groups per SoC
+    formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
@@ -275,6 +277,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         kernel_entry=kernel_entry(spec),
         opdef=opdef_plan(spec),
         registration=aicore_registration(spec, socs),
+        formulas=formula_plan(spec),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),
