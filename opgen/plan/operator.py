@@ -16,6 +16,7 @@ from opgen import formula as F
 from opgen.lang import Code
 from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
+from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
@@ -97,6 +98,7 @@ class OperatorPlan:
     opdef: OpDefPlan  # the graph interface: OpDef inputs, outputs and attributes in order
     registration: AicoreRegistration  # the OpDef's AI Core dtypes and its AddConfig groups per SoC
     formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
+    example: ExamplePlan  # the calling program's inputs and the numbers it prints
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
@@ -278,6 +280,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         opdef=opdef_plan(spec),
         registration=aicore_registration(spec, socs),
         formulas=formula_plan(spec),
+        example=example_plan(spec),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),
