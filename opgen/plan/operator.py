@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from opgen import formula as F
 from opgen.lang import Code
 from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
+from opgen.plan.aten_binding import AtenFormPlan, aten_form_plan
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
@@ -99,6 +100,7 @@ class OperatorPlan:
     registration: AicoreRegistration  # the OpDef's AI Core dtypes and its AddConfig groups per SoC
     formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
     example: ExamplePlan  # the calling program's inputs and the numbers it prints
+    aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
@@ -184,6 +186,35 @@ class OperatorPlan:
     @property
     def api_snake(self) -> str:
         return self.spec.api.snake
+
+    @property
+    def function(self) -> str:
+        """What the operator computes, in words (operator.function)."""
+        return self.spec.operator.function
+
+    @property
+    def main_output(self) -> str:
+        """The output the main formula computes, as the formula names it."""
+        return self.spec.formula.main_output
+
+    def error_doc(self, row: ErrorRow) -> str:
+        return self.spec.error_doc(row)
+
+    @property
+    def out_keywords(self) -> dict[str, str]:
+        return binding_out_keywords(self.spec)
+
+    @property
+    def integers_as(self) -> DType | None:
+        """kernel.integers_as: the dtype integer inputs take part in the promotion as (None: their own)."""
+        return self.spec.kernel.integers_as
+
+    @property
+    def binding_name(self) -> str:
+        return self.spec.api.binding_name
+
+    def output_rule(self, name: str) -> OutputRule:
+        return next(rule for rule in self.outputs if rule.param.name == name)
 
     @property
     def api_source(self) -> str:
@@ -281,6 +312,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         registration=aicore_registration(spec, socs),
         formulas=formula_plan(spec),
         example=example_plan(spec),
+        aten_form=aten_form_plan(spec),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),

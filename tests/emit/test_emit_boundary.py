@@ -39,12 +39,6 @@ REMAINING_SPEC_IMPORTS = {
         "opgen.spec.model.OpSpec",
         "opgen.spec.model.ParamKind",
     },
-    "python": {
-        "opgen.spec.aten_form",
-        "opgen.spec.model.Direction",
-        "opgen.spec.model.Param",
-        "opgen.spec.model.ParamKind",
-    },
     "tests": {
         "opgen.spec.dtypes.DType",
         "opgen.spec.formula_binding.reference_names",
@@ -69,7 +63,6 @@ REMAINING_SPEC_IMPORTS = {
 REMAINING_SPEC_READS = {
     "docs": 62,
     "golden_tests": 40,
-    "python": 27,
     "tests": 58,
     "torch_npu": 58,
 }
