@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.dtypes import DType
 from opgen.emit.templating import render
 from opgen.formula.integer import to_numpy_integer
 from opgen.lang import Code, code, ident, idents, python
@@ -19,9 +20,8 @@ from opgen.plan.formulas import FormulaPlan
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.plan.schedules import Schedule
 from opgen.plan.schedules.half_split import HalfSplit
-from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import kernel_formulas, reference_names
-from opgen.spec.model import Direction, OpSpec, ParamKind
+from opgen.spec.model import OpSpec
+from opgen.types import Direction, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
 _SUBNORMALS = {
@@ -138,7 +138,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     params = [p for p in spec.params if p.direction is Direction.INPUT]
     tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
-    formula_names = reference_names(spec)
+    formula_names = operator.formulas.python_names
     source = reference_source(operator.formulas, formula_names)
     schedule = operator.schedule
     # each API output's reference (an output written per half: its halves' joined)
@@ -203,7 +203,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
                 "message": python.string(call.message),
             }
         )
-    points = sorted({point for expr in kernel_formulas(spec).values() for point in branch_points(expr)})
+    points = sorted({point for expr in operator.formulas.over_params.values() for point in branch_points(expr)})
     special = [float(v) for v in spec.golden.special_values] + points
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     # the dtype the kernel computes each floating dtype in, where it is narrower than float64
