@@ -31,7 +31,7 @@ from opgen.emit.aicpu import render_aicpu
 from opgen.emit.clang_format import render_style_file
 from opgen.emit.cmake import render_cmake, render_cmake_directory
 from opgen.emit.docs import render_docs
-from opgen.emit.example import example_path, render_example
+from opgen.emit.example import render_example
 from opgen.emit.golden_tests import render_golden_tests
 from opgen.emit.host import render_host
 from opgen.emit.kernel import render_kernel
@@ -89,7 +89,7 @@ def spec_inputs(paths: Iterable[Path]) -> list[SpecInput]:
 
 
 def emit_example(plan: OperatorPlan) -> dict[str, str]:
-    return {example_path(plan.spec): render_example(plan)}
+    return {plan.example.path: render_example(plan)}
 
 
 def emit_op_kernel(plan: OperatorPlan) -> dict[str, str]:
@@ -167,7 +167,7 @@ def render_docs_of(plans: list[OperatorPlan], files: Mapping[str, str]) -> dict[
     docs: dict[str, str] = {}
     readmes: list[str] = []
     for plan in plans:
-        path = example_path(plan.spec)
+        path = plan.example.path
         body = files[f"{directory}/{path}"].split("\n", 1)[1]  # the doc shows it without the generated-file notice
         for rel, text in render_docs(plan, body, path).items():
             if rel == "README.md":

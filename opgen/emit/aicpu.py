@@ -5,27 +5,26 @@ dtypes in std::complex<double>."""
 from __future__ import annotations
 
 from opgen import formula as F
+from opgen.dtypes import DType
 from opgen.emit.templating import render
 from opgen.formula.complex import CPP_COMPLEX_HELPERS, to_cpp_complex
 from opgen.formula.integer import CPP_INTEGER_HELPERS, to_cpp_integer
 from opgen.lang import Code, code, ident
 from opgen.plan.operator import OperatorPlan
-from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import sources_with_lets
 
 # each OpDef attribute kind the kernel reads: its C++ type and the AttrValue getter
 _ATTR_CTYPES = {"Float": "double", "Bool": "bool", "Int": "int64_t"}
 
 
 def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
-    spec, spec_name = operator.spec, operator.source
-    if not spec.routing.aicpu:
+    spec_name = operator.source
+    if not operator.aicpu_dtypes:
         return {}
-    op = spec.operator.file_stem
+    op = operator.file_stem
     opdef = operator.opdef
-    inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
+    inputs = [operator.param(str(i.param)) for i in opdef.read_inputs]
     attrs = [a for a in opdef.attrs if a.param is not None]  # those the formula reads (a fixed one is not)
-    routed = spec.routing.aicpu
+    routed = operator.aicpu_dtypes
     double = DType.DOUBLE in routed
     integers = [d for d in routed if d.is_integral]
     complexes = [d for d in routed if d.is_complex]
@@ -48,14 +47,15 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
         mismatch += [f"{i.param}Tensor->GetDataType() != dtype", f"{i.param}Tensor->NumElements() != 1"]
     complex_names = {name: f"{name}Value" for name, _ in loop.reads}
     # a formula.let is a const local of the element loop, computed once per element
-    double_lets, double_outputs = sources_with_lets(spec, integer_names, F.to_cpp) if double else ([], {})
-    integer_lets, integer_outputs = sources_with_lets(spec, integer_names, to_cpp_integer) if integers else ([], {})
+    formulas = operator.formulas
+    double_lets, double_outputs = formulas.sources(integer_names, F.to_cpp) if double else ([], {})
+    integer_lets, integer_outputs = formulas.sources(integer_names, to_cpp_integer) if integers else ([], {})
     return {
         path: render(
             "op/op_kernel/aicpu/aicpu.cpp.j2",
             path,
             spec_name,
-            op_type=ident(spec.operator.type),
+            op_type=ident(operator.op_type),
             inputs=[{"name": ident(p.name), "index": opdef.input_index(p.name)} for p in inputs],
             # scalars carried as one-element tensors of the kernel's dtype: read from their input
             mismatch=code(" || ".join(mismatch)),

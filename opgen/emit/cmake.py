@@ -21,7 +21,7 @@ def render_cmake_directory(operators: list[OperatorPlan]) -> dict[str, str]:
             "op/CMakeLists.txt.j2",
             "CMakeLists.txt",
             operators[0].source,
-            op=ident(operators[0].spec.operator.dir),
+            op=ident(operators[0].op),
             socs=idents(socs),
             arch_tiling_dir=code("op_host"),
         )

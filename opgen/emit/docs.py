@@ -16,14 +16,9 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
 from opgen.plan.signature import ApiSignature, CParam
 from opgen.spec.formula_binding import latex_symbols, let_definitions, parsed_formulas
-from opgen.spec.model import (
-    Direction,
-    ErrorRow,
-    OpSpec,
-    Param,
-    ParamKind,
-)
+from opgen.spec.model import ErrorRow, OpSpec, Param
 from opgen.spec.socs import get_soc
+from opgen.types import Direction, ParamKind
 
 _CONTEXT = "../../../docs/zh/context"
 

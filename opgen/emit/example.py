@@ -1,25 +1,22 @@
 """The CANN-style calling program (examples/test_aclnn_<api>.cpp), also the docs' 调用示例.
 
-Its comments state the numbers it will print; they are computed here from the spec's formula.
+Its comments state the numbers it will print; they are computed in the plan from the spec's formula
+(opgen.plan.example).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
+from opgen.dtypes import DType
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
+from opgen.plan.example import ExampleTensor
 from opgen.plan.operator import OperatorPlan
-from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import evaluate_reference
-from opgen.spec.model import ExampleTensor, OpSpec, Param, ParamKind
-
-
-def example_path(spec: OpSpec) -> str:
-    return f"examples/test_aclnn_{spec.api.snake}.cpp"
+from opgen.plan.signature import CParam
+from opgen.types import ParamKind
 
 
 def _literal(value: float, dtype: DType) -> Code:
@@ -41,34 +38,10 @@ def _compact(value: float) -> str:
     return cpp.float_literal(value, "double")
 
 
-@dataclass(frozen=True)
-class ExampleResult:
-    output: str
-    values: np.ndarray  # in the output's dtype
-
-
-def example_result(spec: OpSpec, output: str | None = None) -> ExampleResult:
-    """The values the example prints for `output` (default: the first computed one), from the spec's formula."""
-    example = spec.example
-    env: dict[str, np.ndarray | float | bool | str] = {}
-    for param in spec.tensor_inputs:
-        tensor = example.tensors[param.name]
-        env[param.name] = np.asarray(tensor.data, dtype=tensor.dtype.numpy).reshape(tensor.shape)
-    for name, value in example.scalars.items():
-        if value is None:  # an optional scalar or string left out: its null_default
-            default = spec.param(name).null_default
-            env[name] = default if isinstance(default, str) else float(default or 0.0)
-            continue
-        scalar_dtype = example.scalar_dtypes.get(name)
-        env[name] = float(np.asarray(value, dtype=scalar_dtype.numpy)) if scalar_dtype else value
-    out = spec.param(output) if output is not None else spec.outputs[0]
-    out_dtype = example.tensors[out.name].dtype
-    values = evaluate_reference(spec, env, out_dtype.numpy, out.name)
-    return ExampleResult(out.name, np.asarray(values))
-
-
-def _host_value(param: Param, scalars: dict) -> dict[str, Code]:
+def _host_value(cparam: CParam, scalars: dict) -> dict[str, Code]:
     """The C++ declaration parts of a bool, int64, double or string argument: type, declarator suffix, value."""
+    param = cparam.param
+    assert param is not None
     value = scalars[param.name]
     if param.kind is ParamKind.INT64:
         return {"host_type": Code("int64_t"), "suffix": Code(""), "value": code(str(int(value)))}
@@ -80,7 +53,8 @@ def _host_value(param: Param, scalars: dict) -> dict[str, Code]:
     return {"host_type": Code("bool"), "suffix": Code(""), "value": Code("true" if value else "false")}
 
 
-def _call_arg(param: Param | None, name: str, scalars: dict) -> str:
+def _call_arg(cparam: CParam, scalars: dict) -> str:
+    param, name = cparam.param, cparam.name
     if param is None or param.kind is ParamKind.TENSOR:
         return name
     if scalars[param.name] is None:  # an optional scalar or string left out
@@ -91,8 +65,8 @@ def _call_arg(param: Param | None, name: str, scalars: dict) -> str:
 
 
 def render_example(operator: OperatorPlan) -> str:
-    spec, spec_name = operator.spec, operator.source
-    example = spec.example
+    spec_name = operator.source
+    example = operator.example
     signature = operator.main
     tensors: list[dict[str, Code]] = []
     scalars: list[dict[str, Code | None]] = []
@@ -131,29 +105,24 @@ def render_example(operator: OperatorPlan) -> str:
             )
             handles.append({"type": code("aclScalar"), "name": ident(param.name), "destroy": code("aclDestroyScalar")})
         else:
-            scalars.append({"name": ident(param.name), "acl_dtype": None, **_host_value(param, example.scalars)})
-    call_args = code(", ".join(_call_arg(p.param, p.name, example.scalars) for p in signature.user_params))
-    result = example_result(spec)
+            scalars.append({"name": ident(param.name), "acl_dtype": None, **_host_value(cparam, example.scalars)})
+    call_args = code(", ".join(_call_arg(p, example.scalars) for p in signature.user_params))
+    result = example.results[0]
     output = next(t for t in tensors if t["name"] == result.output)
-    out_dtype = example.tensors[result.output].dtype
-    if out_dtype in (DType.FLOAT16, DType.BFLOAT16):
-        raise ValueError("example outputs must be FLOAT or DOUBLE so the program can print them")
-    expected = [cpp.comment(f"result[{i}] is: {float(v):f}") for i, v in enumerate(result.values.reshape(-1))]
+    expected = [cpp.comment(f"result[{i}] is: {float(v):f}") for i, v in enumerate(result.values)]
     # every further computed output is printed too, under its own name
     more = []
-    for param in spec.outputs[1:]:
-        other = example_result(spec, param.name)
-        if example.tensors[param.name].dtype in (DType.FLOAT16, DType.BFLOAT16):
-            raise ValueError("example outputs must be FLOAT or DOUBLE so the program can print them")
-        view = next(t for t in tensors if t["name"] == param.name)
-        lines = [cpp.comment(f"{param.name}[{i}] is: {float(v):f}") for i, v in enumerate(other.values.reshape(-1))]
-        more.append({**view, "label": cpp.string(f"{param.name}[%ld] is: %f\n"), "expected": lines})
+    for other in example.results[1:]:
+        name = other.output
+        view = next(t for t in tensors if t["name"] == name)
+        lines = [cpp.comment(f"{name}[{i}] is: {float(v):f}") for i, v in enumerate(other.values)]
+        more.append({**view, "label": cpp.string(f"{name}[%ld] is: %f\n"), "expected": lines})
     return render(
         "op/examples/test_aclnn_api.cpp.j2",
-        example_path(spec),
+        example.path,
         spec_name,
-        header=code(spec.api.header_name),
-        api=ident(spec.api.name),
+        header=code(operator.header_name),
+        api=ident(example.api),
         tensors=tensors,
         scalars=scalars,
         handles=handles,

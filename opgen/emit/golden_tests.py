@@ -11,16 +11,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.dtypes import DType
 from opgen.emit.templating import render
 from opgen.formula.integer import to_numpy_integer
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg, allocated_by_binding
+from opgen.plan.formulas import FormulaPlan
 from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.plan.schedules import Schedule
 from opgen.plan.schedules.half_split import HalfSplit
-from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import kernel_formulas, reference_names, sources_with_lets
-from opgen.spec.model import Direction, OpSpec, ParamKind
+from opgen.spec.model import OpSpec
+from opgen.types import Direction, ParamKind
 
 # Smallest positive subnormal-range values per dtype (their negatives are added too).
 _SUBNORMALS = {
@@ -59,12 +60,12 @@ class ReferenceSource:
 
 
 def reference_source(
-    spec: OpSpec, names: Mapping[str, str], printer: Callable[[F.Expr, Mapping[str, str]], str] = F.to_numpy
+    formulas: FormulaPlan, names: Mapping[str, str], printer: Callable[[F.Expr, Mapping[str, str]], str] = F.to_numpy
 ) -> ReferenceSource:
     """Each computed output's reference as `printer` writes it (numpy in float64, or in the integer), over `names`
     (how the generated Python refers to each parameter); a formula with local names computes each once, into a
     local variable of its own."""
-    assigned, outputs = sources_with_lets(spec, names, printer)
+    assigned, outputs = formulas.sources(names, printer)
     return ReferenceSource(tuple((ident(name), code(text)) for name, text in assigned), outputs)
 
 
@@ -137,14 +138,14 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     params = [p for p in spec.params if p.direction is Direction.INPUT]
     tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
-    formula_names = reference_names(spec)
-    source = reference_source(spec, formula_names)
+    formula_names = operator.formulas.python_names
+    source = reference_source(operator.formulas, formula_names)
     schedule = operator.schedule
     # each API output's reference (an output written per half: its halves' joined)
     references = schedule.output_references(source.outputs)
     # dtypes the AICPU kernel computes in the integer itself: their reference too, wrapping (not float64)
     integer_dtypes = [d.value for d in spec.routing.aicpu if d.is_integral]
-    integer_source = reference_source(spec, formula_names, to_numpy_integer) if integer_dtypes else None
+    integer_source = reference_source(operator.formulas, formula_names, to_numpy_integer) if integer_dtypes else None
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # each computed output compared with its own formula and its own result of the binding and of aten (one output:
     # the N = 1 case, the binding's result itself, or its element result_index where aten returns several)
@@ -202,7 +203,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
                 "message": python.string(call.message),
             }
         )
-    points = sorted({point for expr in kernel_formulas(spec).values() for point in branch_points(expr)})
+    points = sorted({point for expr in operator.formulas.over_params.values() for point in branch_points(expr)})
     special = [float(v) for v in spec.golden.special_values] + points
     dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
     # the dtype the kernel computes each floating dtype in, where it is narrower than float64

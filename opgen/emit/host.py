@@ -9,19 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.dtypes import DType
 from opgen.emit.kernel import condition_cpp
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
 from opgen.plan.half_split_tiling import MAX_BLOCK_COUNT, MAX_STRIDE_BYTES
-from opgen.plan.kernel import BLOCK_BYTES, BUFFER_NUM, REPEAT_BYTES, KernelPlan, ModeAxis, aicore_dtypes, tiling_struct
+from opgen.plan.kernel import BLOCK_BYTES, BUFFER_NUM, REPEAT_BYTES, KernelPlan, ModeAxis
 from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
 from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.tiling import MIN_BYTES_PER_CORE
-from opgen.spec.dtypes import DType
-from opgen.spec.model import OpSpec
-from opgen.spec.socs import group_name
 
 
 @dataclass(frozen=True)
@@ -41,36 +39,21 @@ def _param_row(io: OpDefIO, dtypes: list[DType]) -> OpDefParam:
     )
 
 
-def soc_configs(spec: OpSpec, opdef: OpDefPlan, socs: tuple[str, ...]) -> list[dict]:
-    """The OpDef's AI Core configs: one per distinct dtype list, added for each SoC the kernel is built for
-    (OperatorPlan.kernel_socs) that takes it, as ops-nn's def.cpp files add one config to several SoCs. The config
-    of the first SoC is `aicoreConfig`; another is named after its SoCs (`kirinConfig`)."""
-    kernel_dtypes = set(aicore_dtypes(spec))
-    first = spec.tensor_inputs[0]
-    by_dtypes: dict[tuple[DType, ...], list[str]] = {}
-    for soc in socs:
-        dtypes = tuple(d for d in spec.dtypes_on(first, soc) if d in kernel_dtypes)
-        by_dtypes.setdefault(dtypes, []).append(soc)
-    configs: list[dict] = []
-    for dtypes, members in by_dtypes.items():
-        if not configs:
-            var = "aicoreConfig"
-        else:
-            # distinct: a SoC is in one group, and a family's name is taken only by a group holding all of it
-            var = group_name(members, socs)
-            var = f"{var}Config" if var.isalpha() else "config" + "".join(p.capitalize() for p in var.split("_"))
-        configs.append(
-            {
-                "socs": [ident(soc) for soc in members],
-                "var": ident(var),
-                "inputs": [_param_row(p, list(dtypes)) for p in opdef.inputs],
-                "outputs": [_param_row(p, list(dtypes)) for p in opdef.outputs],
-            }
-        )
-    return configs
+def soc_configs(operator: OperatorPlan) -> list[dict]:
+    """The OpDef's AI Core configs as the plan groups them (OperatorPlan.registration)."""
+    opdef = operator.opdef
+    return [
+        {
+            "socs": [ident(soc) for soc in config.socs],
+            "var": ident(config.var),
+            "inputs": [_param_row(p, list(config.dtypes)) for p in opdef.inputs],
+            "outputs": [_param_row(p, list(config.dtypes)) for p in opdef.outputs],
+        }
+        for config in operator.registration.configs
+    ]
 
 
-def _variant_rows(spec: OpSpec, plan: KernelPlan) -> list[dict]:
+def _variant_rows(plan: KernelPlan) -> list[dict]:
     """Each kernel variant's figures, from which the tiling computes its UB cost per element in the kernel's own
     terms (queues, temporary and mask buffers), so it reads as the kernel allocates."""
     rows = []
@@ -158,8 +141,8 @@ def split_view(schedule: HalfSplit, opdef: OpDefPlan) -> dict:
 def render_host(operator: OperatorPlan) -> dict[str, str]:
     if operator.runs is not None:  # another operator's OpDef and tiling serve it
         return {}
-    spec, spec_name = operator.spec, operator.source
-    op = spec.operator.file_stem
+    spec_name = operator.source
+    op = operator.file_stem
     plan = operator.kernel
     opdef = operator.opdef
     attrs = list(opdef.attrs)
@@ -169,13 +152,13 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
     # a power of two keeps the flags' bit arithmetic; int64/string modes count in their radix
     guard_update = f"mode |= 1u << {guard.bit_length() - 1};" if guard & (guard - 1) == 0 else f"mode += {guard}u;"
     context = {
-        "op_type": ident(spec.operator.type),
+        "op_type": ident(operator.op_type),
         "op": ident(op),
         "op_file": ident(operator.kernel_entry),
-        "tiling_struct": tiling_struct(spec),
+        "tiling_struct": operator.tiling_struct,
         "tiling_header": code(f"{op}_tiling_data.h"),
-        "inputs": [_param_row(p, aicore_dtypes(spec)) for p in opdef.inputs],
-        "outputs": [_param_row(p, aicore_dtypes(spec)) for p in opdef.outputs],
+        "inputs": [_param_row(p, list(operator.registration.dtypes)) for p in opdef.inputs],
+        "outputs": [_param_row(p, list(operator.registration.dtypes)) for p in opdef.outputs],
         "attrs": attrs,
         # the tiling data holds floats: an int64 attribute is converted
         "scalar_attrs": [
@@ -191,8 +174,8 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "guard_attrs": [a for a in attrs if a.param in plan.guards],
         "conditions": _conditions(plan, attrs),
         "guard_update": code(guard_update),
-        "configs": soc_configs(spec, opdef, operator.kernel_socs),
-        "variants": _variant_rows(spec, plan),
+        "configs": soc_configs(operator),
+        "variants": _variant_rows(plan),
         "shape": shape_rule(operator.schedule, opdef),
         "output_count": len(operator.schedule.outputs),  # every output has the first one's shape
         # channel inputs: the tiling tells the kernel how many elements share each value

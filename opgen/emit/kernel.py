@@ -11,20 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.dtypes import DType
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents
 from opgen.plan.kernel import (
     BUFFER_NUM,
     KernelPlan,
     KernelVariant,
-    tiling_struct,
 )
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
 from opgen.plan.opdef import OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules.half_split import HalfSplit, SplitStream
-from opgen.spec.dtypes import DType
-from opgen.spec.model import OpSpec
 
 
 def scalar_cpp(scalar: Scalar | None, compute: DType) -> str:
@@ -133,7 +131,7 @@ class VariantView:
     cmp_align: int  # elements in one 256-byte repeat of the compute type
 
 
-def variant_view(spec: OpSpec, plan: KernelPlan, variant: KernelVariant) -> VariantView:
+def variant_view(plan: KernelPlan, variant: KernelVariant) -> VariantView:
     fields = {name: f"tiling.{name}" for name in plan.scalars}
     # a scalar carried as a tensor is a local of the storage type T, read from GM: float in arithmetic
     fields |= {name: f"static_cast<float>({name})" for name in plan.gm_scalars}
@@ -200,18 +198,18 @@ def output_views(plan: KernelPlan, opdef: OpDefPlan) -> list[dict[str, Code]]:
 
 
 def render_kernel(operator: OperatorPlan) -> dict[str, str]:
-    spec, spec_name = operator.spec, operator.source
+    spec_name = operator.source
     plan = operator.kernel
-    op = spec.operator.file_stem
+    op = operator.file_stem
     gm = {i.param: i.name for i in operator.opdef.read_inputs}
     gm_scalar = {str(i.param): i.name for i in operator.opdef.scalar_inputs}
-    views = [variant_view(spec, plan, v) for v in plan.variants]
+    views = [variant_view(plan, v) for v in plan.variants]
     assert len({v.key_name for v in views}) == len(views), "each tiling key has its own name"
     schedule = operator.schedule
     context = {
-        "op_type": ident(spec.operator.type),
+        "op_type": ident(operator.op_type),
         "kernel": ident(operator.kernel_entry),
-        "tiling_struct": tiling_struct(spec),
+        "tiling_struct": operator.tiling_struct,
         "tiling_header": code(f"{op}_tiling_data.h"),
         "inputs": [
             {"name": ident(name), "gm": gm[name], "channel": operator.schedule.channel_of(name) is not None}

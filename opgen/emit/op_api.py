@@ -18,7 +18,7 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import ChannelSum
 from opgen.plan.signature import ApiSignature, CParam
 from opgen.plan.tiling import MIN_CHANNEL_RUN
-from opgen.spec.model import OpSpec, ParamKind
+from opgen.types import ParamKind
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def checks(operator: OperatorPlan) -> list[CheckView]:
             row.after_empty_return,
             row.check.cpp_helper,
         )
-        for row, check in zip(operator.spec.errors, operator.checks, strict=True)
+        for row, check in zip(operator.errors, operator.checks, strict=True)
     ]
 
 
@@ -114,12 +114,12 @@ _L0_CTYPES = {ParamKind.BOOL: Code("bool"), ParamKind.INT64: Code("int64_t"), Pa
 def _l0_args(operator: OperatorPlan, attrs: list[OpDefAttr]) -> list[dict]:
     """L0 parameters after the tensors: each attribute an API parameter carries, as a plain value (in the OpDef's
     order); an attribute the API fixes is passed by the L0 op itself (`_launch_attrs`)."""
-    spec, aclnn = operator.spec, operator.aclnn
+    aclnn = operator.aclnn
     args = []
     for attr in attrs:
         if attr.param is None:
             continue
-        param = spec.param(attr.param)
+        param = operator.param(attr.param)
         if param.kind is ParamKind.SCALAR:
             if param.null_default is not None:  # an optional scalar: a null pointer stands for its default
                 default = cpp.float_literal(float(param.null_default))
@@ -193,13 +193,13 @@ def _scalar_tensor_args(opdef: OpDefPlan) -> list[dict]:
 
 
 def render_op_api(operator: OperatorPlan) -> dict[str, str]:
-    spec, spec_name = operator.spec, operator.source
-    op = spec.operator.file_stem
+    spec_name = operator.source
+    op = operator.file_stem
     sigs = list(operator.signatures)
     main = sigs[0]
-    header = spec.api.header_name
+    header = operator.header_name
     out = operator.outputs[0].param
-    inputs = spec.tensor_inputs
+    inputs = operator.tensor_inputs
     schedule = operator.schedule
     opdef = operator.opdef
     l0_args = _scalar_tensor_args(opdef) + _l0_args(operator, list(opdef.attrs))
@@ -215,10 +215,10 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     late_helpers = check_helpers(main, [c for c in views if c.after_empty_return], taken)
     common = {
         "op": ident(op),
-        "op_type": ident(spec.operator.type),
-        "l0_op": ident(runs.op_type if runs is not None else spec.operator.type),
+        "op_type": ident(operator.op_type),
+        "l0_op": ident(runs.op_type if runs is not None else operator.op_type),
         "header": code(header),
-        "guard": ident(f"OP_API_INC_ACLNN_{spec.api.snake.upper()}_H_"),
+        "guard": ident(f"OP_API_INC_ACLNN_{operator.api_snake.upper()}_H_"),
         "l0_header": code(runs.l0_header if runs is not None else f"{op}.h"),
         "apis": [_api_view(s) for s in sigs],
         "main": _api_view(main),
@@ -232,7 +232,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "late_params": _caller(main, late_helpers),
         # the empty-tensor return: its condition, and what the comments call it
         "empty_condition": code(" || ".join(f"{n}->IsEmpty()" for n in schedule.empty_return)),
-        "empty_what": code(" or ".join(spec.empty_return) if spec.empty_return else "output"),
+        "empty_what": code(" or ".join(operator.empty_return) if operator.empty_return else "output"),
         # a summed output of nothing holds zeros: the empty return writes them
         "zeroed": [ident(n) for n in schedule.zeroed_on_empty],
         "inputs": [
@@ -271,10 +271,10 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "broadcast": schedule.expands_inputs,
         "l0_args": l0_args,
         "aicore_dtypes": operator.aclnn.aicore_dtypes,
-        "aicpu": bool(spec.routing.aicpu),
+        "aicpu": bool(operator.aicpu_dtypes),
         "integer_scalars": operator.aclnn.integer_scalars
-        and any(a.param is not None and spec.param(a.param).kind is ParamKind.SCALAR for a in opdef.attrs),
-        "strings": any(p.kind is ParamKind.STRING for p in spec.params),  # the checks compare with std::strcmp
+        and any(a.param is not None and operator.param(a.param).kind is ParamKind.SCALAR for a in opdef.attrs),
+        "strings": any(p.kind is ParamKind.STRING for p in operator.params),  # the checks compare with std::strcmp
         "dfx_in": code(
             ", ".join(p.name for p in main.user_params if p.param is not None and p.param.direction.value == "input")
         ),
@@ -286,7 +286,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     files = {}
     templates = [
         ("op/op_api/aclnn_api.h.j2", f"op_api/{header}"),
-        ("op/op_api/aclnn_api.cpp.j2", f"op_api/{api_source_name(spec)}"),
+        ("op/op_api/aclnn_api.cpp.j2", f"op_api/{operator.api_source}"),
     ]
     if runs is None:  # an operator running another's kernel calls that one's L0 op
         templates += [("op/op_api/l0.h.j2", f"op_api/{op}.h"), ("op/op_api/l0.cpp.j2", f"op_api/{op}.cpp")]
@@ -301,21 +301,13 @@ def _reduce_view(reduced: ChannelSum | None) -> dict[str, Code] | None:
     return {"of": ident(reduced.of), "like": ident(reduced.like)}
 
 
-def api_source_name(spec: OpSpec) -> str:
-    """The API's source file: named after its header, or after the API when it shares a header it does not name
-    after itself (each source keeps its own static checks)."""
-    if spec.api.header is not None and spec.api.header != f"aclnn_{spec.api.snake}.h" and spec.operator.stem:
-        return f"aclnn_{spec.api.snake}.cpp"
-    return spec.api.header_name.removesuffix(".h") + ".cpp"
-
-
 def render_shared_header(plans: list[OperatorPlan]) -> dict[str, str]:
     """One header declaring the APIs of every operator of a directory that names it (in their order), as
     ops-nn's aclnn_logsigmoid.h declares aclnnLogSigmoid and aclnnLogSigmoidForward."""
-    first = plans[0].spec
-    header = first.api.header_name
+    first = plans[0]
+    header = first.header_name
     apis = [_api_view(s) for plan in plans for s in plan.signatures]
-    guard = ident(f"OP_API_INC_ACLNN_{first.api.snake.upper()}_H_")
+    guard = ident(f"OP_API_INC_ACLNN_{first.api_snake.upper()}_H_")
     name = f"op_api/{header}"
     return {name: render("op/op_api/aclnn_api.h.j2", name, plans[0].source, apis=apis, guard=guard)}
 

@@ -9,11 +9,10 @@ from opgen import formula as F
 from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python
 from opgen.plan.dtype_table import DtypeRow, dtype_rows, promotions
-from opgen.plan.operator import OperatorPlan, binding_out_keywords
+from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules.half_split import HalfSplit
-from opgen.plan.signature import ApiSignature
-from opgen.spec import aten_form as aten_forms
-from opgen.spec.model import Direction, Param, ParamKind
+from opgen.plan.signature import ApiSignature, CParam
+from opgen.types import Direction, ParamKind
 
 PACKAGE = "python/opgen_ops"
 # Docstrings keep the specs' texts whole (a line break would change them), so a long one is exempt from E501.
@@ -60,7 +59,9 @@ class PyFunction:
     doc_noqa: Code  # after the closing quotes: _LONG_DOC when a docstring line is wider than the line length
 
 
-def _default(param: Param) -> Code | None:
+def _default(cparam: CParam) -> Code | None:
+    param = cparam.param
+    assert param is not None
     if param.default is None:
         return Code("None") if param.nullable else None  # an optional scalar: None passes a null pointer
     return python.literal(param.default)
@@ -71,11 +72,10 @@ def _arg(name: str, kind: str, default: Code | None) -> PyArg:
 
 
 def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
-    spec = operator.spec
     lines = [
-        f"{sig.name}: {spec.operator.function}",
+        f"{sig.name}: {operator.function}",
         "",
-        f"    {spec.formula.main_output} = {F.to_text(operator.formula)}",
+        f"    {operator.main_output} = {F.to_text(operator.formula)}",
         "",
     ]
     lines.append("Args:")
@@ -83,13 +83,13 @@ def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
         param = cparam.param
         assert param is not None
         is_output = param.direction is Direction.OUTPUT and not cparam.inplace
-        name = binding_out_keywords(spec)[param.name] if is_output else param.python
+        name = operator.out_keywords[param.name] if is_output else param.python
         dtypes = ", ".join(d.value for d in param.dtypes) or "-"
         lines.append(f"    {name}: {param.description} ({param.kind.value}; dtypes: {dtypes})")
     lines.append("")
     lines.append("Raises:")
-    for row in spec.errors:
-        lines.append(f"    AclnnError: status {row.code} ({row.status.value}) if {spec.error_doc(row)}")
+    for row in operator.errors:
+        lines.append(f"    AclnnError: status {row.code} ({row.status.value}) if {operator.error_doc(row)}")
     return "\n".join(lines)
 
 
@@ -100,8 +100,10 @@ def _doc_noqa(doc: Code) -> Code:
     return _LONG_DOC if max(widths) > python.LINE_LENGTH else Code("")
 
 
-def _input_call(param: Param, py: str) -> tuple[str, str]:
+def _input_call(cparam: CParam, py: str) -> tuple[str, str]:
     """An input's annotation kind and the runtime object passing Python value `py` to the C API."""
+    param = cparam.param
+    assert param is not None
     if param.kind is ParamKind.TENSOR:
         return "tensor", f"_rt.Tensor({py})"
     if param.kind is ParamKind.SCALAR:
@@ -116,31 +118,33 @@ def _input_call(param: Param, py: str) -> tuple[str, str]:
     return "bool", f"_rt.Flag({py})"
 
 
+def _input_of(sig: ApiSignature, name: str) -> CParam:
+    return next(p for p in sig.user_params if p.param is not None and p.param.name == name)
+
+
 def _aten_form_function(operator: OperatorPlan, sig: ApiSignature) -> PyFunction:
     """The aten-named binding over the main API: aten's names, order, keyword-only arguments and defaults; a mode
     spelled by aten (approximate="tanh") translated to the API's value (1) before the call."""
-    spec = operator.spec
-    form = spec.api.aten_form
+    form = operator.aten_form
     assert form is not None
-    schema = aten_forms.functional_schema(form)
-    names = aten_forms.aten_names(spec, schema)  # API input -> aten argument name
+    names = form.names  # API input -> aten argument name
     args: list[PyArg] = []
     kwargs: list[PyArg] = []
-    for aten_arg in schema.args:
-        param = next(p for p in spec.params if names.get(p.name) == aten_arg.name)
-        kind, _ = _input_call(param, aten_arg.name)
-        if param.name in form.values:
+    for aten_arg in form.args:
+        kind, _ = _input_call(_input_of(sig, aten_arg.param.name), aten_arg.name)
+        if aten_arg.param.name in form.values:
             kind = "string"
-        default = None if aten_arg.default is None else python.literal(aten_forms.python_default(aten_arg.default))
+        default = None if aten_arg.default is None else python.literal(aten_arg.default[0])
         (kwargs if aten_arg.kwarg_only else args).append(_arg(aten_arg.name, kind, default))
     call: list[str] = []
     out_init = None
-    has_out = aten_forms.has_out(form)
+    has_out = form.has_out
     for cparam in sig.user_params:
         used = cparam.param
         assert used is not None
         if used.direction is Direction.OUTPUT:
-            shape_of, dtype_of = spec.shape_sources(used), spec.dtype_sources(used)
+            rule = operator.output_rule(used.name)
+            shape_of, dtype_of = rule.shape_sources, rule.dtype_sources
             py_names = lambda ns: "[" + ", ".join(names[n] for n in ns) + "]"  # noqa: E731
             new_output = f"out = _rt.new_output({py_names(shape_of)}, {py_names(dtype_of)})"
             out_init = f"if out is None:\n        {new_output}" if has_out else new_output
@@ -150,11 +154,11 @@ def _aten_form_function(operator: OperatorPlan, sig: ApiSignature) -> PyFunction
         if used.name in form.values:
             table = python.literal(dict(form.values[used.name]))
             py = f"_rt.spelled({python.string(py)}, {py}, {table})"
-        call.append(_input_call(used, py)[1])
+        call.append(_input_call(cparam, py)[1])
     doc = python.docstring_body(
         f"aten::{form.name} over {sig.name}: the aten signature, "
         + ", ".join(f"{names[n]} translated by {dict(v)!r}" for n, v in form.values.items())
-        + f".\n\nSee {spec.api.binding_name} for the arguments and the errors raised."
+        + f".\n\nSee {operator.binding_name} for the arguments and the errors raised."
     )
     return PyFunction(
         name=ident(form.name),
@@ -173,7 +177,6 @@ def _aten_form_function(operator: OperatorPlan, sig: ApiSignature) -> PyFunction
 
 
 def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunction:
-    spec = operator.spec
     args: list[PyArg] = []
     call: list[str] = []
     out_init: list[str] = []
@@ -193,37 +196,38 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             returns.append(py)
         elif param.direction is Direction.OUTPUT:
             has_out = operator.binding_out
-            out_keyword = binding_out_keywords(spec)[param.name]
+            out_keyword = operator.out_keywords[param.name]
             if param.written:
-                shape_of, dtype_of = spec.shape_sources(param), spec.dtype_sources(param)
-                py_names = lambda names: "[" + ", ".join(spec.param(n).python for n in names) + "]"  # noqa: E731
-                integers_as = spec.kernel.integers_as
+                rule = operator.output_rule(param.name)
+                shape_of, dtype_of = rule.shape_sources, rule.dtype_sources
+                py_names = lambda names: "[" + ", ".join(operator.param(n).python for n in names) + "]"  # noqa: E731
+                integers_as = operator.integers_as
                 as_dtype = (
                     f", {python.string(integers_as.numpy.name)}" if integers_as and not param.dtype.same_as else ""
                 )
                 shapes = py_names(shape_of)
                 if param.name in flattened.values():
-                    like_py = spec.param(shape_of[0]).python
+                    like_py = operator.param(shape_of[0]).python
                     shapes = f"[{like_py}.reshape(-1) if {like_py} is not None else None]"
                 split = operator.schedule
                 if isinstance(split, HalfSplit) and not split.output_full(param.name):  # a half of the split tensor
                     as_dtype += f", split_dim={split.dim_python}"
                 new_output = f"{out_keyword} = _rt.new_output({shapes}, {py_names(dtype_of)}{as_dtype})"
             else:
-                new_output = f"{out_keyword} = _rt.new_unwritten({spec.tensor_inputs[0].python})"
+                new_output = f"{out_keyword} = _rt.new_unwritten({operator.tensor_inputs[0].python})"
             out_init.append(f"if {out_keyword} is None:\n        {new_output}" if has_out else new_output)
             call.append(f"_rt.Tensor({out_keyword}, output=True)")
             like = next((input_name for input_name, out in flattened.items() if out == param.name), None)
-            like_py = spec.param(like).python if like else ""
+            like_py = operator.param(like).python if like else ""
             returns.append(f"{out_keyword}.reshape({like_py}.shape)" if like else out_keyword)  # after a call
             out_keywords.append(out_keyword)
         else:
-            kind, argument = _input_call(param, py)
-            args.append(_arg(py, kind, _default(param)))
+            kind, argument = _input_call(cparam, py)
+            args.append(_arg(py, kind, _default(cparam)))
             flat = f"_rt.Tensor({py}.reshape(-1) if {py} is not None else None)"
             call.append(flat if param.name in flattened else argument)
     doc = python.docstring_body(_doc(operator, sig))
-    keyword = {p.python for p in spec.params if p.keyword_only}
+    keyword = {p.python for p in operator.params if p.keyword_only}
     return PyFunction(
         name=ident(name),
         api=python.string(sig.name),
@@ -246,7 +250,7 @@ def python_functions(operator: OperatorPlan) -> list[PyFunction]:
     functions = [
         _function(operator, sig, name) for sig, name in zip(operator.signatures, operator.bindings, strict=True)
     ]
-    if operator.spec.api.aten_form is not None:
+    if operator.aten_form is not None:
         functions.append(_aten_form_function(operator, operator.signatures[0]))
     return functions
 

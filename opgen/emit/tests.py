@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from opgen import formula as F
+from opgen.dtypes import DType
 from opgen.emit.golden_tests import derived_input_context, reference_source
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
@@ -32,9 +33,8 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.signature import ApiSignature
 from opgen.plan.unit_cases import LARGE_TILING_SIZE
-from opgen.spec.dtypes import DType
-from opgen.spec.formula_binding import reference_names
-from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
+from opgen.spec.model import OpSpec, Param, snake_case
+from opgen.types import Direction, ParamKind
 
 UNWRITTEN_SENTINEL = 7.0  # what an output the API never writes holds before and after a success case
 
@@ -492,7 +492,7 @@ def _script_split(operator: OperatorPlan) -> dict | None:
 
 def _golden_context(operator: OperatorPlan) -> dict:
     spec = operator.spec
-    names = reference_names(spec)
+    names = operator.formulas.python_names
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
     schedule = operator.schedule
     channels = [c.python for c in schedule.channel_inputs]
@@ -524,7 +524,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         }
         for p in held
     ]
-    source = reference_source(spec, names)
+    source = reference_source(operator.formulas, names)
     reference = source.outputs[spec.formula.main_output]
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # several computed outputs: a golden of each, from its formula or its element of aten's tuple

@@ -25,7 +25,8 @@ from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
 from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
 from opgen.spec.aten import aten_op
-from opgen.spec.model import Direction, OpSpec, Param, ParamKind
+from opgen.spec.model import OpSpec, Param
+from opgen.types import Direction, ParamKind
 
 ROOT = "torch_npu"
 FUNCTIONS_YAML = f"{ROOT}/op_plugin_functions.yaml"

@@ -13,11 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opgen import formula as F
+from opgen.lang import Code
 from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
+from opgen.plan.aten_binding import AtenFormPlan, aten_form_plan
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
-from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan
+from opgen.plan.example import ExamplePlan, example_plan
+from opgen.plan.formulas import FormulaPlan, formula_plan
+from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
+from opgen.plan.opdef_configs import AicoreRegistration, aicore_registration
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
 from opgen.plan.runs import RunsPlan, runs_plan
 from opgen.plan.schedules import Schedule, schedule_for
@@ -92,6 +97,10 @@ class OperatorPlan:
     kernel_socs: tuple[str, ...]
     kernel_entry: str  # the kernel's entry function and the OpDef's opFile.value
     opdef: OpDefPlan  # the graph interface: OpDef inputs, outputs and attributes in order
+    registration: AicoreRegistration  # the OpDef's AI Core dtypes and its AddConfig groups per SoC
+    formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
+    example: ExamplePlan  # the calling program's inputs and the numbers it prints
+    aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
@@ -126,6 +135,95 @@ class OperatorPlan:
     @property
     def op(self) -> str:
         return self.spec.operator.dir
+
+    @property
+    def op_type(self) -> str:
+        """The OpType (OpDef, L0 op, tiling registration), e.g. LeakyRelu."""
+        return self.spec.operator.type
+
+    @property
+    def file_stem(self) -> str:
+        """The stem of the operator's own files (op_kernel/<stem>.cpp, op_host/<stem>_def.cpp...)."""
+        return self.spec.operator.file_stem
+
+    @property
+    def tiling_struct(self) -> Code:
+        return tiling_struct(self.spec)
+
+    # The validated spec facts the emitters print as they are (names, parameters, error rows): read through the
+    # plan, so an emitter depends on the plan alone.
+
+    @property
+    def params(self) -> list[Param]:
+        return self.spec.params
+
+    def param(self, name: str) -> Param:
+        return self.spec.param(name)
+
+    @property
+    def tensor_inputs(self) -> list[Param]:
+        return self.spec.tensor_inputs
+
+    @property
+    def errors(self) -> list[ErrorRow]:
+        return self.spec.errors
+
+    @property
+    def aicpu_dtypes(self) -> list[DType]:
+        """The dtypes routed to the AICPU kernel (routing.aicpu); empty: the AI Core kernel serves every one."""
+        return self.spec.routing.aicpu
+
+    @property
+    def empty_return(self) -> list[str]:
+        """The tensors whose emptiness returns early, as written (empty: the output's)."""
+        return self.spec.empty_return
+
+    @property
+    def header_name(self) -> str:
+        """The API's public header, e.g. aclnn_leaky_relu.h."""
+        return self.spec.api.header_name
+
+    @property
+    def api_snake(self) -> str:
+        return self.spec.api.snake
+
+    @property
+    def function(self) -> str:
+        """What the operator computes, in words (operator.function)."""
+        return self.spec.operator.function
+
+    @property
+    def main_output(self) -> str:
+        """The output the main formula computes, as the formula names it."""
+        return self.spec.formula.main_output
+
+    def error_doc(self, row: ErrorRow) -> str:
+        return self.spec.error_doc(row)
+
+    @property
+    def out_keywords(self) -> dict[str, str]:
+        return binding_out_keywords(self.spec)
+
+    @property
+    def integers_as(self) -> DType | None:
+        """kernel.integers_as: the dtype integer inputs take part in the promotion as (None: their own)."""
+        return self.spec.kernel.integers_as
+
+    @property
+    def binding_name(self) -> str:
+        return self.spec.api.binding_name
+
+    def output_rule(self, name: str) -> OutputRule:
+        return next(rule for rule in self.outputs if rule.param.name == name)
+
+    @property
+    def api_source(self) -> str:
+        """The API's source file: named after its header, or after the API when it shares a header it does not name
+        after itself (each source keeps its own static checks)."""
+        api = self.spec.api
+        if api.header is not None and api.header != f"aclnn_{api.snake}.h" and self.spec.operator.stem:
+            return f"aclnn_{api.snake}.cpp"
+        return api.header_name.removesuffix(".h") + ".cpp"
 
     def rejects(self, values: dict[str, float | bool | int | str | None]) -> bool:
         """True when some error-table condition holds for these scalar and flag values."""
@@ -212,6 +310,10 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         kernel_socs=socs,
         kernel_entry=kernel_entry(spec),
         opdef=opdef_plan(spec),
+        registration=aicore_registration(spec, socs),
+        formulas=formula_plan(spec),
+        example=example_plan(spec),
+        aten_form=aten_form_plan(spec),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
-from enum import Enum
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+# the API vocabulary (opgen.types), re-exported where the spec layer has always imported it from
+from opgen.types import Direction as Direction
+from opgen.types import ParamKind as ParamKind
 
 
 class FieldError(ValueError):
@@ -78,17 +81,3 @@ FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 
 def snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
-
-
-class Direction(str, Enum):
-    INPUT = "input"
-    OUTPUT = "output"
-
-
-class ParamKind(str, Enum):
-    TENSOR = "tensor"  # const aclTensor* / aclTensor*
-    SCALAR = "scalar"  # const aclScalar*
-    BOOL = "bool"  # bool host argument (attribute / mode flag)
-    INT64 = "int64"  # int64_t host argument (attribute; with `values`, a kernel mode)
-    DOUBLE = "double"  # double host argument (a Float attribute: a number in the tiling data, e.g. SituGlu's beta)
-    STRING = "string"  # const char* / char* host argument from a fixed set of `values` (a kernel mode)

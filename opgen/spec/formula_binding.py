@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -211,22 +211,6 @@ def let_local(name: str) -> str:
     """The local variable holding formula.let `name` in generated code (numpy references, AICPU C++): `_let_` and
     the name, which no parameter's generated name (Python names do not start with '_') nor helper function takes."""
     return f"_let_{name}"
-
-
-def sources_with_lets(
-    spec: OpSpec, names: Mapping[str, str], printer: Callable[[formula.Expr, Mapping[str, str]], str]
-) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """Generated source of each computed output, `printer` writing an expression over `names` (how the generated
-    code refers to each parameter): each formula.let's (local variable, source), in order, to be assigned once
-    before the outputs' sources, which use those variables (none without formula.let)."""
-    if not spec.formula.let:
-        return [], {name: printer(expr, names) for name, expr in kernel_formulas(spec).items()}
-    known = dict(names) | {var: names.get(target, target) for var, target in spec.formula.vars.items()}
-    assigned: list[tuple[str, str]] = []
-    for name, expr in let_definitions(spec).items():
-        assigned.append((let_local(name), printer(expr, known)))
-        known[name] = let_local(name)
-    return assigned, {name: printer(expr, known) for name, expr in parsed_formulas(spec).items()}
 
 
 def parsed_formula(spec: OpSpec) -> formula.Expr:

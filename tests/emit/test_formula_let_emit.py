@@ -14,7 +14,8 @@ import pytest
 from opgen.cli import main
 from opgen.emit.docs import formula_blocks
 from opgen.emit.golden_tests import reference_source
-from opgen.spec.formula_binding import evaluate_reference, let_local, parsed_formula, reference_names
+from opgen.plan.formulas import formula_plan
+from opgen.spec.formula_binding import evaluate_reference, let_local, parsed_formula
 from opgen.spec.loader import load_spec, load_spec_text_documents
 from tests.conftest import ROOT
 
@@ -66,7 +67,8 @@ def test_the_aicpu_kernel_computes_each_name_once_per_element(package: Path) -> 
 
 def test_the_reference_source_computes_what_the_reference_evaluates() -> None:
     spec = load_spec(FIXTURES / "square_plus.yaml").spec
-    source = reference_source(spec, reference_names(spec))
+    formulas = formula_plan(spec)
+    source = reference_source(formulas, formulas.python_names)
     x = np.linspace(-50, 50, 101)
     scope = {"np": np, "self": x, "b": 0.5}
     exec(  # the generated text, run as the generated file runs it (names of helpers it calls)
