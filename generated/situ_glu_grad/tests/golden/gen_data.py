@@ -69,7 +69,20 @@ def reference(grad_y, x, dim, beta, linear_beta, activate_left):
     _let_t = np.tanh(split_half(x, dim, 0 if activate_left else 1) / beta)
     _let_s = _sigmoid(split_half(x, dim, 0 if activate_left else 1))
     _let_lt = np.tanh(split_half(x, dim, 1 if activate_left else 0) / linear_beta)
-    return (((grad_y * beta) * _let_t) * _let_s) * np.where(linear_beta > 0.0, 1.0 - (_let_lt * _let_lt), 1.0)
+    return join_halves(
+        ((((grad_y * beta) * _let_t) * _let_s) * np.where(linear_beta > 0.0, 1.0 - (_let_lt * _let_lt), 1.0)),
+        (
+            (
+                (
+                    grad_y
+                    * np.where(linear_beta > 0.0, linear_beta * _let_lt, split_half(x, dim, 1 if activate_left else 0))
+                )
+                * _let_s
+            )
+            * ((1.0 - (_let_t * _let_t)) + ((beta * _let_t) * (1.0 - _let_s)))
+        ),
+        dim,
+    )
 
 
 def rejection(_given):
