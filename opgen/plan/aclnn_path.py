@@ -23,7 +23,7 @@ from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.spec.channel_broadcast import channel_sum
 from opgen.spec.dtypes import DType, promote_types, wrap_integer
-from opgen.spec.formula_binding import aligned_values, kernel_formula, reduction_of
+from opgen.spec.formula_binding import aligned_values, kernel_formulas, reduction_of
 from opgen.spec.half_split import join_halves
 from opgen.spec.model import OpSpec
 
@@ -93,7 +93,7 @@ def aclnn_output(
     halves = spec.formula.per_half.get(output or "")
     if halves is not None:
         first, second = (aclnn_output(spec, plan, inputs, input_dtypes, scalars, out_dtype, h) for h in halves)
-        return join_halves(first, second, spec.split_dim(scalars))
+        return join_halves(first, second, spec.split_dim(scalars), spec.split_swapped(scalars))
     output = output or spec.formula.main_output
     compute = compute_dtype(spec, input_dtypes)
     if spec.split is not None:  # the program reads each half of the split tensor and the half-size inputs
@@ -133,13 +133,13 @@ def aclnn_output(
         outputs = run_program_outputs(program, flat, attributes)
         result = outputs[output if len(plan.outputs) > 1 else "out"]
     elif compute.is_integral:  # AICPU, an integer: the formula in that integer, wrapping as the kernel does
-        expr = specialise(kernel_formula(spec), flags)
+        expr = specialise(kernel_formulas(spec)[output], flags)
         result = evaluate_integer(expr, {**flat, **attributes}, compute.numpy)
     elif compute.is_complex:  # AICPU, a complex dtype: the formula in complex128, as the kernel's complex<double>
-        expr = specialise(kernel_formula(spec), flags)
+        expr = specialise(kernel_formulas(spec)[output], flags)
         result = evaluate_complex(expr, {**flat, **attributes})
     else:  # AICPU: the formula in double, with the attributes as float32
-        expr = specialise(kernel_formula(spec), flags)
+        expr = specialise(kernel_formulas(spec)[output], flags)
         result = F.evaluate(expr, {**flat, **attributes})
     reduced = reduction_of(spec, output)
     if reduced is not None:  # ReduceSumOp: summed in double, rounded once to the kernel's dtype, then cast

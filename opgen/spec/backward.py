@@ -145,10 +145,16 @@ def _row_at(expr: formula.Expr, point: Mapping[str, tuple[float, ...] | float | 
 def _check_halves(
     backward: OpSpec, forward: OpSpec, forward_file: str, names: Mapping[str, formula.Expr]
 ) -> list[LinkProblem]:
-    """A backward over a half-split forward writes one full-size gradient per half: its first half must be the
-    gradient times the forward's derivative with respect to the forward's first half, its second half with respect to
-    the second. Each half is compared at sample points as a plain backward is; the first difference is named with
-    its half and point."""
+    """A backward over a half-split forward writes one full-size gradient per half: each half of the gradient must be
+    the gradient times the forward's derivative with respect to the half of the split tensor lying where it is
+    written. Each half is compared at sample points as a plain backward is; the first difference is named with its
+    half and point.
+
+    With swap_when (a flag trading the halves' places, GeGluV3's activateLeft), the kernel reads a formula's half k
+    from, and writes an output's half k to, the place of the split tensor's half k: both swap together. So, for each
+    value of the flags (both values of each, whatever the golden values list), the backward's formula half k is
+    compared with the derivative with respect to the forward's half k when the two specs' flags agree, and with
+    respect to the forward's other half when only one of them swaps (its halves then name the other places)."""
     link = _link(backward)
     split, mine = forward.split, backward.split
     if split is None or mine is None or len(backward.formula.per_half) != 1:
@@ -158,38 +164,40 @@ def _check_halves(
             "formula.outputs: {<gradient>: {halves: [<first>, <second>]}}"
         )
         return [LinkProblem(("derivative_of",), message)]
-    if split.swap_when is not None or mine.swap_when is not None:  # TODO(swap): halves chosen by a flag
-        return [LinkProblem(("derivative_of",), "a half-split derivative with split.swap_when is not checked yet")]
-    # the forward's halves are this spec's halves, in order; the forward's split tensor is not read
-    renamed = {k: v for k, v in names.items() if k != split.tensor}
-    renamed |= {
-        theirs: formula.Name(ours, formula.SymbolKind.TENSOR)
-        for theirs, ours in zip(split.halves, mine.halves, strict=True)
-    }
     forward_expr = kernel_formula(forward)
     written = kernel_formulas(backward)
     ((output, written_halves),) = backward.formula.per_half.items()
     grad = formula.Name(link.grad, formula.SymbolKind.TENSOR)
-    expected = [
-        formula.fold_constants(
-            formula.Binary("mul", grad, formula.substitute(formula.differentiate(forward_expr, half), renamed))
-        )
-        for half in split.halves
-    ]
-    for values in _scalar_combinations(backward):
+    slopes = [formula.differentiate(forward_expr, half) for half in split.halves]
+    ordinal = ("first", "second")
+    flags = tuple(f for f in (mine.swap_when,) if f is not None)
+    for values in _scalar_combinations(backward, every=flags):
         if backward.rejects_scalars(values):  # the pair need not agree where the API refuses
             continue
-        for index, (name, want) in enumerate(zip(written_halves, expected, strict=True)):
+        ours = bool(values.get(mine.swap_when)) if mine.swap_when is not None else False
+        theirs = split.swap_when is not None and bool(_value_at(names[split.swap_when], values))
+        traded = int(ours != theirs)  # the forward's half k lies where this spec's half k ^ traded does
+        # the forward's halves are this spec's halves; the forward's split tensor is not read
+        renamed = {k: v for k, v in names.items() if k != split.tensor}
+        renamed |= {
+            half: formula.Name(mine.halves[index ^ traded], formula.SymbolKind.TENSOR)
+            for index, half in enumerate(split.halves)
+        }
+        for index, name in enumerate(written_halves):
+            theirs_index = index ^ traded
+            want = formula.fold_constants(
+                formula.Binary("mul", grad, formula.substitute(slopes[theirs_index], renamed))
+            )
             difference = formula.first_difference(written[name], want, values, rtol=RTOL, atol=ATOL)
             if difference is None:
                 continue
             point = {**difference.point, **values}
             where = ", ".join(f"{k}={v!r}" for k, v in point.items())
             message = (
-                f"the {('first', 'second')[index]} half of '{output}' is not the gradient times the derivative of "
-                f"{link.forward}'s formula ({forward_file}) with respect to its {('first', 'second')[index]} half "
-                f"'{split.halves[index]}' ({mine.halves[index]} here): at {where} it gives {difference.first!r}, the "
-                f"derivative {difference.second!r}"
+                f"the {ordinal[index]} half of '{output}' is not the gradient times the derivative of "
+                f"{link.forward}'s formula ({forward_file}) with respect to its {ordinal[theirs_index]} half "
+                f"'{split.halves[theirs_index]}' ({mine.halves[index]} here): at {where} it gives "
+                f"{difference.first!r}, the derivative {difference.second!r}"
             )
             return [LinkProblem(backward.formula.expr_path(name), message)]
     return []
@@ -223,6 +231,8 @@ def _forward_names(backward: OpSpec, forward: OpSpec) -> tuple[str, dict[str, fo
         needed = {
             n for half in forward.split.halves for n in formula.free_names(formula.differentiate(forward_expr, half))
         }
+        if forward.split.swap_when is not None:  # which half lies where: the flag's value here
+            needed.add(forward.split.swap_when)
     if formula.has_reduction(forward_expr):  # the Jacobian along the row reads what the vector-Jacobian product does
         needed = set(formula.free_names(formula.vjp(forward_expr, wrt, formula.Const(1.0))))
     if link.holds == "result" or link.result_flag is not None:  # the forward's result is computed too
@@ -296,8 +306,10 @@ def _expected(backward: OpSpec, forward: OpSpec, wrt: str, names: Mapping[str, f
     return formula.fold_constants(formula.Binary("mul", grad, slope))
 
 
-def _scalar_combinations(spec: OpSpec) -> list[dict[str, float | bool | int | str]]:
+def _scalar_combinations(spec: OpSpec, every: tuple[str, ...] = ()) -> list[dict[str, float | bool | int | str]]:
+    """The golden values' combinations; each flag in `every` takes both values."""
     options = spec.golden_scalar_values(skip=(_link(spec).result_flag or "",))
+    options |= {flag: [False, True] for flag in every}
     combos = itertools.islice(itertools.product(*options.values()), MAX_COMBINATIONS)
     return [dict(zip(options, combo, strict=True)) for combo in combos]
 

@@ -93,9 +93,7 @@ def reference_names(spec: OpSpec) -> dict[str, str]:
 def half_index(spec: OpSpec, half: str, values: Mapping[str, object]) -> int:
     """Which half of the split tensor the formula's half `half` is in a call with these values (swap_when)."""
     assert spec.split is not None
-    index = spec.split.halves.index(half)
-    swap = spec.split.swap_when
-    return 1 - index if swap is not None and bool(values.get(swap)) else index
+    return spec.split.halves.index(half) ^ spec.split_swapped(values)
 
 
 def reference_helpers(spec: OpSpec) -> str:
@@ -278,7 +276,7 @@ def evaluate_reference(
     halves = spec.formula.per_half.get(output or "")
     if halves is not None:  # an output written per half: its halves' references joined along the split dim
         first, second = (evaluate_reference(spec, values, out_dtype, half) for half in halves)
-        return join_halves(first, second, spec.split_dim(values))
+        return join_halves(first, second, spec.split_dim(values), spec.split_swapped(values))
     env = aligned_values(spec, values)
     kinds = [np.asarray(values[p.name]).dtype for p in spec.tensor_inputs if p.name in values]
     integer = None

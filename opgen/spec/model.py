@@ -848,6 +848,12 @@ class OpSpec(_Strict):
         dim = self.split.dim
         return dim if isinstance(dim, int) else int(values[dim])  # type: ignore[call-overload]
 
+    def split_swapped(self, values: Mapping[str, object]) -> bool:
+        """Whether the split's halves trade places in a call with these parameter values (swap_when holds)."""
+        assert self.split is not None
+        flag = self.split.swap_when
+        return flag is not None and bool(values.get(flag))
+
     def aligned_shape(self, name: str, shapes: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
         """The shape input `name` takes to broadcast against the others (numpy's rules), given every input's
         shape: its own, or for a channel input its values laid along dim 1 of the tensor it follows."""

@@ -103,3 +103,20 @@ def test_swap_when_moves_each_half_stream_to_the_offset_the_tiling_gives():
         ("2 * ny_", "halfBase_[1]"),
     ]
     assert [plain.stream_layout(s) for s in plain.in_streams] == [("2 * ny_", "0"), ("2 * ny_", "ny_")]
+
+
+def test_the_aicpu_loop_writes_each_output_half_where_its_split_half_lies():
+    """Before: the AICPU element loop wrote a full-size output's halves unswapped while it read the split tensor's
+    halves swapped, so DOUBLE's gradients of a and b traded places when swapHalves held. Now it writes each half at
+    the offset it reads the half of that name from, as the AI Core kernel (halfBase_) does."""
+    from opgen.plan.schedules.half_split import HalfSplit
+
+    fixture = "tests/fixtures/half_split/glu_swap_grad.yaml"
+    schedule = plan_operator(load_spec(ROOT / fixture).spec, fixture).schedule
+    assert isinstance(schedule, HalfSplit)
+    loop = schedule.element_loop(("gradOut", "self"), "out")
+    reads, writes = dict(loop.reads), dict(loop.writes)
+    assert writes == {"outFirst": reads["a"].removeprefix("selfData[")[:-1], "outSecond": reads["b"][9:-1]}
+    assert writes["outFirst"] == "(swapHalves ? r * 2 * ny + ny + j : r * 2 * ny + j)"
+    # the references join the halves the same way
+    assert schedule.joined("first", "second") == "join_halves(first, second, dim, swap_halves)"

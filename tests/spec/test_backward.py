@@ -259,3 +259,52 @@ def test_a_backward_of_a_half_split_forward_must_write_its_gradient_per_half(glu
     )
     message = _problem(glu_pair)
     assert "derivative_of: a backward of a half-split forward writes its gradient per half" in message, message
+
+
+FIXTURES = ROOT / "tests" / "fixtures" / "half_split"
+SWAP_HALVES = "halves: [gradOut * s, gradOut * a * s * (1 - s)]"
+
+
+@pytest.fixture
+def glu_swap_pair(tmp_path: Path) -> Path:
+    for name in ("glu_swap", "glu_swap_grad"):
+        shutil.copy(FIXTURES / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    return tmp_path / "glu_swap_grad.yaml"
+
+
+def test_a_half_split_backward_with_swap_when_is_checked_for_each_value_of_the_flag(glu_swap_pair: Path) -> None:
+    """Before: any swap_when made the check refuse the pair ("not checked yet"). The kernel reads a formula's half k
+    from, and writes an output's half k to, where the split tensor's half k lies: forward and backward swapping on
+    the same flag, the backward's half k is the derivative with respect to the forward's half k, for either value."""
+    load_spec(glu_swap_pair)
+    # the halves in the other order are wrong for either value of the flag: named at the first half
+    _edit(glu_swap_pair, SWAP_HALVES, "halves: [gradOut * a * s * (1 - s), gradOut * s]")
+    message = _problem(glu_swap_pair)
+    assert "the first half of 'out' is not the gradient times the derivative of glu_swap's formula" in message
+    assert "with respect to its first half 'a' (a here)" in message, message
+
+
+def test_a_backward_not_swapping_with_its_forward_differentiates_the_other_half_when_the_flag_holds(
+    glu_swap_pair: Path,
+) -> None:
+    """Only the forward swaps: with swapHalves true the forward's a lies in self's second half, where this spec's b
+    is, so the backward's first half (written first, unswapped) must be the derivative with respect to the forward's
+    b. The formula right for swapHalves false is refused at swapHalves=True, naming that half."""
+    _edit(glu_swap_pair, "swap_when: swapHalves}", "}")
+    message = _problem(glu_swap_pair)
+    assert re.search(
+        r"the first half of 'out' is not the gradient times the derivative of glu_swap's formula \(glu_swap\.yaml\) "
+        r"with respect to its second half 'b' \(a here\): at .*swapHalves=True",
+        message,
+    ), message
+
+
+def test_the_forwards_swap_flag_must_stand_for_a_flag_of_the_backward(glu_swap_pair: Path) -> None:
+    """Which half lies where depends on the forward's flag: a backward without a parameter for it cannot be checked."""
+    text = glu_swap_pair.read_text(encoding="utf-8")
+    text = text.replace("swapHalves", "flipHalves")
+    glu_swap_pair.write_text(text, encoding="utf-8")
+    message = _problem(glu_swap_pair)
+    assert "the forward's bool 'swapHalves' has no bool of that name here; map it in derivative_of.params" in message
+    _edit(glu_swap_pair, "input: self}", "input: self, params: {swapHalves: flipHalves}}")
+    load_spec(glu_swap_pair)

@@ -43,6 +43,7 @@ class HalfSplit(Schedule):
     default_dim: int = -1  # the dim of a call leaving the dim parameter at its example value (or the literal)
     halves: tuple[str, str] = ("", "")
     swap_when: str | None = None  # a bool parameter: when it holds, each stream of a half reads (writes) the other
+    swap_python: str = ""  # swap_when's Python name
     half_size: tuple[str, ...] = ()  # the half-size tensors (inputs and outputs)
     per_half: tuple[tuple[str, str, str], ...] = ()  # full-size outputs: (output, first half's name, second's)
     in_streams: tuple[SplitStream, ...] = ()
@@ -81,6 +82,7 @@ class HalfSplit(Schedule):
             "default_dim": spec.split_dim(spec.example.scalars),
             "halves": split.halves,
             "swap_when": split.swap_when,
+            "swap_python": spec.param(split.swap_when).python if split.swap_when is not None else "",
             "half_size": tuple(n for n in tensors if not spec.full_size(n)),
             "per_half": per_half,
             "in_streams": tuple(in_streams),
@@ -153,9 +155,10 @@ class HalfSplit(Schedule):
             for s in self.in_streams
             if s.tensor in inputs
         ]
-        # a full-size output's halves are as the formula names them (its references join them unswapped)
+        # a full-size output's half is written where the split tensor's half of that name lies, as the AI Core
+        # kernel writes it (halfBase_) and its references join it (join_halves' swap)
         writes = [
-            (s.name, "r * ny + j" if s.half is None else (first, second)[s.half])
+            (s.name, "r * ny + j" if s.half is None else swapped[s.half])
             for s in self.out_streams
             if s.tensor == output
         ]
@@ -200,8 +203,10 @@ class HalfSplit(Schedule):
         return full_shape(shape, self.default_dim)
 
     def joined(self, first: str, second: str) -> str:
-        """The numpy reference of a full-size output from its halves' sources."""
-        return f"join_halves({first}, {second}, {self.dim_python})"
+        """The numpy reference of a full-size output from its halves' sources (swapped where swap_when holds)."""
+        if self.swap_when is None:
+            return f"join_halves({first}, {second}, {self.dim_python})"
+        return f"join_halves({first}, {second}, {self.dim_python}, {self.swap_python})"
 
     def output_references(self, computed: Mapping[str, str]) -> dict[str, str]:
         """An output written per half is its halves' references joined along dim; the others their own."""
