@@ -120,14 +120,14 @@ int main()
 
     // 5. 获取输出的值，将device侧内存上的结果拷贝至host侧，需要根据具体API的接口定义修改
     // 预期输出（由spec中的公式计算）：
-    //   result[0] is: 0.556770
-    //   result[1] is: 0.849113
-    //   result[2] is: 1.370293
-    //   result[3] is: 0.653783
-    //   result[4] is: -0.102412
-    //   result[5] is: 0.000000
-    //   result[6] is: -0.018395
-    //   result[7] is: 2.000000
+    //   result[0] is: 1.370293
+    //   result[1] is: 0.653783
+    //   result[2] is: 0.556770
+    //   result[3] is: 0.849113
+    //   result[4] is: -0.018395
+    //   result[5] is: 2.000000
+    //   result[6] is: -0.102412
+    //   result[7] is: 0.000000
     auto size = GetShapeSize(outShape);
     std::vector<float> resultData(size, 0);
     ret = aclrtMemcpy(resultData.data(), resultData.size() * sizeof(resultData[0]), outDeviceAddr,

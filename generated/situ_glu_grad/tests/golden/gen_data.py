@@ -58,10 +58,12 @@ def split_half(values, dim, index):
     return np.take(values, np.arange(index * size, (index + 1) * size), axis=axis)
 
 
-def join_halves(first, second, dim):
-    """The full-size tensor whose halves along `dim` are `first` and `second` (broadcast to one shape)."""
+def join_halves(first, second, dim, swap=False):
+    """The full-size tensor whose halves along `dim` are `first` and `second` (broadcast to one shape); with `swap`
+    (a split's swap_when holding), `first` is its second half and `second` its first, as the kernel writes an output
+    per half: each half where the split tensor's half of that name lies."""
     first, second = np.broadcast_arrays(np.asarray(first), np.asarray(second))
-    return np.concatenate([first, second], axis=split_axis(np.ndim(first), dim))
+    return np.concatenate([second, first] if swap else [first, second], axis=split_axis(np.ndim(first), dim))
 
 
 def reference(grad_y, x, dim, beta, linear_beta, activate_left):
@@ -82,6 +84,7 @@ def reference(grad_y, x, dim, beta, linear_beta, activate_left):
             * ((1.0 - (_let_t * _let_t)) + ((beta * _let_t) * (1.0 - _let_s)))
         ),
         dim,
+        activate_left,
     )
 
 
