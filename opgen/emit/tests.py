@@ -486,6 +486,8 @@ def _script_split(operator: OperatorPlan) -> dict | None:
         "dim_default": code(str(schedule.split_dim)) if not named else code("None"),
         "half_inputs": bool(half),
         "half_literal": python.literal(half),
+        # the golden output (the first) written per half: full-size, a torch difference declared over the halves
+        "per_half": any(out == operator.spec.outputs[0].name for out, _, _ in schedule.per_half),
         "doc": f" (--shape is {schedule.split_python}'s, split in two halves along dim{option}{taking})",
     }
 
@@ -525,7 +527,8 @@ def _golden_context(operator: OperatorPlan) -> dict:
         for p in held
     ]
     source = reference_source(operator.formulas, names)
-    reference = source.outputs[spec.formula.main_output]
+    # the golden of the first output; one written per half is its halves' references joined (the schedule's)
+    reference = schedule.output_references(source.outputs)[spec.outputs[0].name]
     every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # several computed outputs: a golden of each, from its formula or its element of aten's tuple
     computed = (

@@ -55,7 +55,7 @@ static const size_t IN_WIDTHS[] = {{{in_widths}}};
 static const size_t OUT_WIDTHS[] = {{{out_widths}}};
 
 static int RunOne(int argc, char** argv) {{
-  // argv: rows ny dtype mode coreNum ubSize itemSize out.bin in.bin... scalar.bin... scalars...
+  // argv: rows ny dtype mode coreNum ubSize itemSize out.bin in.bin... scalar.bin... scalars... [swapHalves]
   // (an elementwise kernel's rows is its element count, its ny 1)
   if (argc < {min_args}) {{
     return 2;
@@ -150,6 +150,8 @@ class KernelHarness:
         opdef = opdef_plan(spec)
         schedule = schedule_for(spec)
         self.split = schedule if isinstance(schedule, HalfSplit) else None
+        # a split's swap_when: the bool a run's scalars may hold (default false), set in the tiling data's swapHalves
+        self.swap = self.split.swap_when if self.split is not None else None
         # the inputs the kernel reads, in the OpDef's (entry's) order; an optional one the API has none for is null,
         # an unread one gets the tensor of the read input carrying its param (as the L0 op passes it)
         self.inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
@@ -178,8 +180,8 @@ class KernelHarness:
             tiling_lines = "\n".join(
                 f"  tilingData->{f} = {f if f in ('rows', 'ny') else 'plan.' + f};" for f in fields
             )
-            if self.split.swap_when is not None:  # the halves in order: GmAlloc leaves the field unset
-                tiling_lines += "\n  tilingData->swapHalves = 0;"
+            if self.swap is not None:  # the run's last argument (GmAlloc fills the tiling data with 0xff)
+                tiling_lines += f"\n  tilingData->swapHalves = std::atoi(argv[{first_scalar + len(self.scalars)}]);"
         else:
             plan_args = "rows"
             tiling_lines = (
@@ -194,7 +196,7 @@ class KernelHarness:
                 gm_params=", ".join("GM_ADDR" for _ in range(len(entry_args) + len(spec.outputs))),
                 num_outputs=len(spec.outputs),
                 out_args=", ".join(f"outs[{i}]" for i in range(len(spec.outputs))),
-                min_args=first_scalar + len(self.scalars),
+                min_args=first_scalar + len(self.scalars) + (self.swap is not None),
                 num_inputs=len(self.inputs),
                 num_gm_scalars=len(self.gm_scalars),
                 in_widths=", ".join(str(self._width(p.name)) for p in self.inputs),
@@ -224,20 +226,24 @@ class KernelHarness:
         read = {p.name for p in self.inputs}
         return [stream.name for stream in self.split.in_streams if stream.tensor in read]
 
-    def _gm_input(self, tensor: str, inputs: dict[str, np.ndarray], rows: int) -> np.ndarray:
-        """GM input `tensor` from the run's buffers: a full-size tensor's halves side by side in each row."""
+    def _gm_input(self, tensor: str, inputs: dict[str, np.ndarray], rows: int, swap: bool) -> np.ndarray:
+        """GM input `tensor` from the run's buffers: a full-size tensor's halves side by side in each row (the
+        formula's second half first where swap_when holds)."""
         if self.split is None or self.split.width(tensor) == 1:
             return np.ascontiguousarray(inputs[tensor]).reshape(-1)
         halves = [inputs[s.name].reshape(rows, -1) for s in self.split.in_streams if s.tensor == tensor]
-        return np.stack(halves, axis=1).reshape(-1)
+        return np.stack(halves[::-1] if swap else halves, axis=1).reshape(-1)
 
-    def _program_outputs(self, outputs: list[np.ndarray], rows: int) -> list[np.ndarray]:
-        """The kernel's GM outputs as the program's outputs: a full-size output cut into its halves."""
+    def _program_outputs(self, outputs: list[np.ndarray], rows: int, swap: bool) -> list[np.ndarray]:
+        """The kernel's GM outputs as the program's outputs: a full-size output cut into its halves (each where
+        swap_when puts it)."""
         if self.split is None:
             return outputs
         by_tensor = dict(zip((p.name for p in self.spec.outputs), outputs, strict=True))
         return [
-            by_tensor[s.tensor] if s.half is None else by_tensor[s.tensor].reshape(rows, 2, -1)[:, s.half].reshape(-1)
+            by_tensor[s.tensor]
+            if s.half is None
+            else by_tensor[s.tensor].reshape(rows, 2, -1)[:, 1 - s.half if swap else s.half].reshape(-1)
             for s in self.split.out_streams
         ]
 
@@ -252,19 +258,21 @@ class KernelHarness:
             total = next(iter(inputs.values())).size
             assert total % ny == 0 and (ny == 1 or self.split is not None), (total, ny)
             rows = total // ny
+            swap = self.swap is not None and bool(scalars.get(self.swap, False))
             files = []
             for param in self.inputs:
                 path = self.workdir / f"in{index}_{param.name}.bin"
-                path.write_bytes(self._gm_input(param.name, inputs, rows).tobytes())
+                path.write_bytes(self._gm_input(param.name, inputs, rows, swap).tobytes())
                 files.append(str(path))
             for name in self.gm_scalars:  # the value as given: the caller converts it to the dtype
                 path = self.workdir / f"in{index}_{name}.bin"
                 path.write_bytes(np.array([scalars[name]], np.float64).astype(dtype.numpy).tobytes())
                 files.append(str(path))
             out_path = self.workdir / f"out{index}.bin"
-            outputs.append((out_path, dtype, rows, ny))
+            outputs.append((out_path, dtype, rows, ny, swap))
             fields = [rows, ny, GE_DTYPE[dtype], mode, soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize]
             fields += [out_path, *files] + [repr(float(scalars[a.param])) for a in self.scalars]
+            fields += [int(swap)] if self.swap is not None else []
             lines.append(" ".join(map(str, fields)))
         run_file = self.workdir / "runs.txt"
         run_file.write_text("\n".join(lines) + "\n")
@@ -275,8 +283,8 @@ class KernelHarness:
         plans = [json.loads(line) for line in proc.stdout.strip().splitlines()]
         assert len(plans) == len(runs), proc.stdout[-2000:]
         results = []
-        for (path, dtype, rows, ny), plan in zip(outputs, plans, strict=True):
+        for (path, dtype, rows, ny, swap), plan in zip(outputs, plans, strict=True):
             data = np.frombuffer(path.read_bytes(), dtype=dtype.numpy).copy()
             sizes = np.cumsum([rows * ny * self._width(p.name) for p in self.spec.outputs])[:-1]
-            results.append(KernelRun(self._program_outputs(np.split(data, sizes), rows), plan))
+            results.append(KernelRun(self._program_outputs(np.split(data, sizes), rows, swap), plan))
         return results

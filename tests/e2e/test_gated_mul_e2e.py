@@ -118,3 +118,94 @@ def test_situ_glu_is_its_torch_composition_with_the_gate_activate_left_names(
     up = linear_beta * torch.tanh(up / linear_beta) if linear_beta > 0 else up
     want = (beta * torch.tanh(gate / beta) * torch.sigmoid(gate) * up).numpy()
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-5, atol=1e-5)
+
+
+def _situ_glu_torch(x, dim: int, beta: float, linear_beta: float, activate_left: bool):
+    """SituGlu's forward composition (the reference notes' formula) in torch, the gate the first half when
+    activateLeft holds."""
+    first, second = x.chunk(2, dim=dim)
+    gate, up = (first, second) if activate_left else (second, first)
+    up = linear_beta * torch.tanh(up / linear_beta) if linear_beta > 0 else up
+    return beta * torch.tanh(gate / beta) * torch.sigmoid(gate) * up
+
+
+@pytest.mark.skipif("situ_glu_grad" not in specs(), reason="no situ_glu_grad spec")
+@pytest.mark.parametrize("activate_left", [True, False])
+@pytest.mark.parametrize(("beta", "linear_beta"), [(1.0, 0.0), (2.5, 1.5), (-0.75, -1.0), (0.5, 0.25)])
+@pytest.mark.parametrize(("half", "dim"), [((3, 13), -1), ((5, 3, 7), 1), ((1001, 1), -1), ((2, 20000), -1)])
+def test_situ_glu_grad_is_torch_autograd_of_the_forward_composition(activate_left, beta, linear_beta, half, dim):
+    """The gradient of x is torch's autograd of the forward written in torch: each half's gradient lands where that
+    half was read, so activateLeft swaps the kernel's output halves as it swaps its input halves."""
+    axis = dim % len(half)
+    full = tuple(s * 2 if i == axis else s for i, s in enumerate(half))
+    x = np.random.default_rng(sum(full)).uniform(-6, 6, full).astype(np.float32)
+    # zeros, large magnitudes: both branches of tanh/sigmoid saturated, in either half
+    x.reshape(-1)[: 8 * 5 : 5] = [0.0, -0.0, 20.0, -20.0, 1e-3, -1e-3, 90.0, -90.0][: x.reshape(-1)[:40:5].size]
+    grad = np.random.default_rng(len(full)).uniform(-2, 2, half).astype(np.float32)
+    got = opgen_ops.situ_glu_grad(grad, x, dim, beta=beta, linear_beta=linear_beta, activate_left=activate_left)
+    leaf = torch.from_numpy(x).double().requires_grad_()
+    _situ_glu_torch(leaf, dim, beta, linear_beta, activate_left).backward(torch.from_numpy(grad).double())
+    want = leaf.grad.numpy()
+    assert got.dtype == x.dtype and got.shape == x.shape
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-5, atol=1e-5)
+    # the halves do swap: the other activateLeft gives another gradient on these values
+    other = opgen_ops.situ_glu_grad(grad, x, dim, beta=beta, linear_beta=linear_beta, activate_left=not activate_left)
+    assert not np.allclose(other, got)
+
+
+def _situ_glu_grad_notes(grad, x, dim: int, beta: float, linear_beta: float, activate_left: bool) -> np.ndarray:
+    """The reference notes' factored gradient in numpy, in x's dtype (the kernel's FLOAT): grad_gate = gradY * up' *
+    s * ((1 - t^2) + beta * t * (1 - s)), grad_up = gradY * situ * (1 - tanh^2(up / linearBeta) when linearBeta > 0,
+    else 1)."""
+    first, second = np.split(x, 2, axis=dim)
+    gate, up = (first, second) if activate_left else (second, first)
+    g, beta, linear_beta = grad, x.dtype.type(beta), x.dtype.type(linear_beta)
+    with np.errstate(all="ignore"):
+        t, s = np.tanh(gate / beta), 1 / (1 + np.exp(-gate))
+        lt = np.tanh(up / linear_beta) if linear_beta > 0 else None
+        up_act = linear_beta * lt if lt is not None else up
+        grad_gate = g * up_act * s * ((1 - t * t) + beta * t * (1 - s))
+        grad_up = g * beta * t * s * (1 - lt * lt if lt is not None else 1)
+    halves = (grad_gate, grad_up) if activate_left else (grad_up, grad_gate)
+    return np.concatenate(halves, axis=dim)
+
+
+@pytest.mark.skipif("situ_glu_grad" not in specs(), reason="no situ_glu_grad spec")
+@pytest.mark.parametrize("activate_left", [True, False])
+@pytest.mark.parametrize("linear_beta", [0.0, 1.5])
+def test_situ_glu_grad_propagates_nan_and_infinities_as_torch_autograd(activate_left, linear_beta):
+    """Every special against every special, in the gate and in up. Where torch's product rule multiplies an infinite
+    up by a zero partial (the gate's t * ds at gate = 0, its (1 - t^2) once tanh saturates) torch gives NaN; the
+    derivative there, the notes' factored formula, is the infinity the kernel writes: those positions are held to
+    that formula in FLOAT, as the kernel computes it (at gate = 20 both of its terms round to 0 there: NaN as
+    torch's)."""
+    n = len(SPECIALS)
+    x = np.empty((n, 2 * n), np.float32)
+    x[:, :n] = np.array(SPECIALS, np.float32)[:, None]  # row i: the first half all SPECIALS[i]
+    x[:, n:] = np.array(SPECIALS, np.float32)[None, :]  # column j of the second half: SPECIALS[j]
+    grad = np.random.default_rng(4).uniform(-2, 2, (n, n)).astype(np.float32)
+    got = opgen_ops.situ_glu_grad(grad, x, -1, beta=1.0, linear_beta=linear_beta, activate_left=activate_left)
+    leaf = torch.from_numpy(x).double().requires_grad_()
+    _situ_glu_torch(leaf, -1, 1.0, linear_beta, activate_left).backward(torch.from_numpy(grad).double())
+    want = leaf.grad.numpy()
+    notes = _situ_glu_grad_notes(grad, x, -1, 1.0, linear_beta, activate_left)
+    product_rule = np.isnan(want) & ~np.isnan(notes)
+    assert (product_rule.any() and np.isinf(notes[product_rule]).all()) == (linear_beta == 0)
+    want = np.where(product_rule, notes, want)
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+@pytest.mark.skipif("situ_glu_grad" not in specs(), reason="no situ_glu_grad spec")
+def test_situ_glu_grad_refuses_each_error_row():
+    x = np.ones((4, 6), np.float32)
+    g = np.ones((4, 3), np.float32)
+    assert _status(lambda: opgen_ops.situ_glu_grad(None, x)) == 161001
+    assert _status(lambda: opgen_ops.situ_glu_grad(g.astype(np.int32), x.astype(np.int32))) == 161002  # dtype
+    assert _status(lambda: opgen_ops.situ_glu_grad(np.ones((1,) * 9, np.float32), np.ones((1,) * 8 + (2,)))) == 161002
+    assert _status(lambda: opgen_ops.situ_glu_grad(g, x, 2)) == 161002  # dim out of range
+    assert _status(lambda: opgen_ops.situ_glu_grad(np.ones((4, 2), np.float32), np.ones((4, 5), np.float32))) == 161002
+    assert _status(lambda: opgen_ops.situ_glu_grad(np.ones((4, 2), np.float32), x)) == 161002  # gradY not x's half
+    assert _status(lambda: opgen_ops.situ_glu_grad(g, x, out=np.zeros((4, 3), np.float32))) == 161002  # out x's
+    assert _status(lambda: opgen_ops.situ_glu_grad(g.astype(np.float16), x)) == 161002  # gradY's dtype
+    assert _status(lambda: opgen_ops.situ_glu_grad(g, x, out=np.zeros((4, 6), np.float16))) == 161002  # out's dtype
+    assert opgen_ops.situ_glu_grad(np.ones((0, 3), np.float32), np.ones((0, 6), np.float32)).shape == (0, 6)

@@ -84,8 +84,14 @@ def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
     for variant in plan.variants:
         views = _views(harness) if variant.storage is DType.FLOAT and variant.mode_index == 0 else _views(harness)[:-1]
         cases += [(variant, size, ny, _inputs(spec, names, variant.storage, size, rng)) for size, ny in views]
+    # a split's swap_when alternates case by case: the kernel reads (and writes per half) both orders
+    swap = harness.swap
     runs = harness.run(
-        soc_name, [(v.storage, v.mode_index, inputs, _in(plan, scalars, v), ny) for v, _, ny, inputs in cases]
+        soc_name,
+        [
+            (v.storage, v.mode_index, inputs, _in(plan, scalars, v) | ({swap: i % 2 == 1} if swap else {}), ny)
+            for i, (v, _, ny, inputs) in enumerate(cases)
+        ],
     )
     for (variant, size, ny, inputs), run in zip(cases, runs, strict=True):
         # every computed output (one kernel may write several), each bit-exact except NaN payloads

@@ -78,7 +78,7 @@ def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) ->
             )
         elif param.kind is ParamKind.BOOL:
             value = bool(spec.example.scalars[param.name])
-        elif param.kind is ParamKind.SCALAR:
+        elif param.kind in (ParamKind.SCALAR, ParamKind.DOUBLE):
             value = float(spec.example.scalars[param.name])
         elif param.kind is ParamKind.INT64:
             value = int(spec.example.scalars[param.name])

@@ -78,6 +78,7 @@ __all__ = [
     "silu",
     "silu_backward",
     "situ_glu",
+    "situ_glu_grad",
     "softplus",
     "softplus_backward",
     "softshrink",
@@ -1771,6 +1772,48 @@ def situ_glu(x, dim=-1, beta=1.0, linear_beta=0.0, activate_left=True, *, out=No
     _rt.call(
         "aclnnSituGlu",
         [
+            _rt.Tensor(x),
+            _rt.Int(dim),
+            _rt.Double(beta),
+            _rt.Double(linear_beta),
+            _rt.Flag(activate_left),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def situ_glu_grad(grad_y, x, dim=-1, beta=1.0, linear_beta=0.0, activate_left=True, *, out=None):
+    """aclnnSituGluGrad: 完成aclnnSituGlu的反向计算。
+
+        outFirst = gradY * beta * t * s * where(linearBeta > 0, 1 - lt * lt, 1)
+
+    Args:
+        grad_y: 反向传入的梯度，公式中的gradY，shape为x沿dim拆分后的一半。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        x: 正向的输入，沿dim平均分成gate、up两部分。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 表示要拆分输入x的维度，取值范围[-x.dim，x.dim-1]。 (int64; dtypes: -)
+        beta: 门控激活的缩放系数，公式中的beta。 (double; dtypes: -)
+        linear_beta: up部分的缩放系数，公式中的linearBeta；不大于0时up不做变换。 (double; dtypes: -)
+        activate_left: 为true时x沿dim的前一半为gate、后一半为up；为false时相反。 (bool; dtypes: -)
+        out: 输出张量，x的梯度，shape与x相同；gate、up两部分的梯度写在x中gate、up所在的位置。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if gradY、x、out存在空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradY、x或out的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradY、x或out的shape维度不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在指定的取值范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上不能被2整除。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradY的维度数与x不一致，或gradY在dim对应维度上的大小不等于x的一半；或out的shape与x不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradY或out的数据类型与x不匹配。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_y = _rt.as_array(grad_y)
+    x = _rt.as_array(x)
+    if out is None:
+        out = _rt.new_output([x], [x])
+    _rt.call(
+        "aclnnSituGluGrad",
+        [
+            _rt.Tensor(grad_y),
             _rt.Tensor(x),
             _rt.Int(dim),
             _rt.Double(beta),

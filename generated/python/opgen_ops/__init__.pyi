@@ -247,6 +247,16 @@ def situ_glu(
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
+def situ_glu_grad(
+    grad_y: np.ndarray | None,
+    x: np.ndarray | None,
+    dim: int = -1,
+    beta: float = 1.0,
+    linear_beta: float = 0.0,
+    activate_left: bool = True,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray: ...
 def softshrink_backward(
     grad_output: np.ndarray | None,
     self: np.ndarray | None,

@@ -69,7 +69,11 @@ def join_halves(first, second, dim, swap=False):
 def reference(grad_output, self, dim):
     """The spec's formula; tensors as float arrays, flags as bools."""
     _let_s = _sigmoid(split_half(self, dim, 0))
-    return (grad_output * (_let_s + ((_let_s * (1.0 - _let_s)) * split_half(self, dim, 0)))) * split_half(self, dim, 1)
+    return join_halves(
+        ((grad_output * (_let_s + ((_let_s * (1.0 - _let_s)) * split_half(self, dim, 0)))) * split_half(self, dim, 1)),
+        ((grad_output * _let_s) * split_half(self, dim, 0)),
+        dim,
+    )
 
 
 def rejection(_given):
