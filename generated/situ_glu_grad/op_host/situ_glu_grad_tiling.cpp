@@ -12,6 +12,8 @@ constexpr int64_t BITS_PER_BYTE = 8;
 constexpr int64_t QUEUE_NUM = 5;            // the kernel's queues: one per stream it reads or writes
 constexpr int64_t MAX_BLOCK_COUNT = 4095;   // DataCopyPad moves at most 4095 blocks at once
 constexpr int64_t MAX_STRIDE_BYTES = 65535; // strides kept within 16 bits
+// ny = 1: one contiguous copy of a tile's element pairs, GatherMask separating the halves (no output written per half)
+constexpr bool GATHERS_HALVES = false;
 
 // One row per kernel variant (dtype x mode): the buffers its lowered vector program allocates.
 struct KernelVariant {
@@ -67,14 +69,23 @@ bool PlanSituGluGradTiling(int64_t rows, int64_t ny, uint32_t coreNum, uint64_t 
     // Each mask buffer may be rounded up by one 32-byte block; the rest of the UB is shared per element.
     const int64_t budget = static_cast<int64_t>(ubSize) - variant->maskBufNum * BLOCK_BYTES;
     const int64_t alignElements = AlignElements(*variant);
-    int64_t tile = budget * BITS_PER_BYTE / BitsPerElement(*variant) / alignElements * alignElements;
+    // Gathering, both halves of a tile first land in one joined buffer of 2 * tile elements (not double-buffered).
+    const bool gather = GATHERS_HALVES && ny == 1;
+    const int64_t joinedBits = gather ? 2 * variant->itemSize * BITS_PER_BYTE : 0;
+    int64_t tile = budget * BITS_PER_BYTE / (BitsPerElement(*variant) + joinedBits) / alignElements * alignElements;
     if (tile <= 0) {
         return false;
     }
     // DataCopyPad lays each row of a stream in whole 32-byte blocks of UB.
     const int64_t paddedRow = AlignUp(ny, BLOCK_BYTES / variant->itemSize);
     int64_t units = rows;
-    if (paddedRow <= tile) { // whole rows per tile, one strided copy per stream
+    plan.gather = gather ? 1 : 0;
+    if (gather) { // rows are element pairs: up to a tile of them per copy, each stream contiguous in UB
+        plan.rowsPerTile = tile < rows ? tile : rows;
+        plan.chunk = 1;
+        plan.chunksPerRow = 1;
+        tile = AlignUp(plan.rowsPerTile, alignElements);
+    } else if (paddedRow <= tile) { // whole rows per tile, one strided copy per stream
         int64_t rowsPerTile = tile / paddedRow < MAX_BLOCK_COUNT ? tile / paddedRow : MAX_BLOCK_COUNT;
         if (ny * variant->itemSize > MAX_STRIDE_BYTES) {
             rowsPerTile = 1; // the GM gap between a half's rows is ny elements: one row per copy, no stride
@@ -162,6 +173,7 @@ static ge::graphStatus Tiling4SituGluGrad(gert::TilingContext* context)
     tiling->chunk = plan.chunk;
     tiling->chunksPerRow = plan.chunksPerRow;
     tiling->tileLength = plan.tileLength;
+    tiling->gather = plan.gather;
     // activateLeft swaps the halves: the formula's first half is then the row's second
     const bool* swapHalves = attrs->GetAttrPointer<bool>(3);
     if (swapHalves == nullptr) {

@@ -19,6 +19,7 @@ struct SituGluGradTilingPlan {
     int64_t chunk;
     int64_t chunksPerRow;
     int64_t tileLength;
+    int64_t gather; // 1: ny = 1, a tile's element pairs copied at once and separated by GatherMask
 };
 bool PlanSituGluGradTiling(int64_t rows, int64_t ny, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype,
                            uint32_t mode, SituGluGradTilingPlan& plan);

@@ -24,6 +24,7 @@ struct SituGluGradTilingData {
     int64_t chunk;        // elements of a row one tile holds: ny, or the chunk length
     int64_t chunksPerRow; // 1, or the chunks a row is cut in
     int64_t tileLength;   // elements of one stream's UB buffer
+    int64_t gather;       // 1: ny = 1, rowsPerTile element pairs copied at once, GatherMask separating the halves
     int64_t swapHalves;   // 1 when activateLeft holds: the formula's first half is the row's second
     float beta;
     float linearBeta;

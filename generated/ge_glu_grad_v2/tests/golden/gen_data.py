@@ -98,7 +98,12 @@ def reference(grad_output, self, gelu, dim, approximate, activate_left):
             / np.sqrt(2.0 * 3.141592653589793)
         ),
     )
-    return grad_output * gelu
+    return join_halves(
+        (grad_output * gelu),
+        ((grad_output * split_half(self, dim, 1 if activate_left else 0)) * _let_dg),
+        dim,
+        activate_left,
+    )
 
 
 def rejection(_given):

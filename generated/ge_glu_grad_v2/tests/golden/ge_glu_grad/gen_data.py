@@ -89,7 +89,7 @@ def reference(grad_output, self, gelu, dim, approximate):
             / np.sqrt(2.0 * 3.141592653589793)
         ),
     )
-    return grad_output * gelu
+    return join_halves((grad_output * gelu), ((grad_output * split_half(self, dim, 0)) * _let_dg), dim)
 
 
 def rejection(_given):

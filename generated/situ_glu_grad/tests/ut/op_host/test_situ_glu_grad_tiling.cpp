@@ -49,6 +49,7 @@ struct ExpectedPlan {
     int64_t chunk;
     int64_t chunksPerRow;
     int64_t tileLength;
+    int64_t gather;
 };
 
 constexpr int64_t kBlockBytes = 32;
@@ -63,14 +64,22 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_EQ(plan.tilingKey, variant.tilingKey);
     EXPECT_GE(plan.blockDim, 1u);
     EXPECT_LE(plan.blockDim, soc.coreNum);
-    // One copy moves a tile's rows: at most 4095 of them; whole rows or chunks, each padded to 32-byte blocks, fit.
     EXPECT_GE(plan.rowsPerTile, 1);
-    EXPECT_LE(plan.rowsPerTile, kMaxBlockCount);
-    const int64_t block = kBlockBytes / variant.itemSize;
-    EXPECT_LE(plan.rowsPerTile * ((plan.chunk + block - 1) / block * block), plan.tileLength);
+    if (plan.gather != 0) {
+        // ny = 1 through GatherMask: a tile's element pairs in one contiguous copy, each stream one element per row.
+        EXPECT_EQ(expected.ny, 1);
+        EXPECT_LE(plan.rowsPerTile, plan.tileLength);
+    } else {
+        // One copy moves a tile's rows: at most 4095 of them; whole rows or chunks, each padded to 32-byte blocks, fit.
+        EXPECT_LE(plan.rowsPerTile, kMaxBlockCount);
+        const int64_t block = kBlockBytes / variant.itemSize;
+        EXPECT_LE(plan.rowsPerTile * ((plan.chunk + block - 1) / block * block), plan.tileLength);
+    }
     EXPECT_GE(plan.chunk * plan.chunksPerRow, expected.ny);
     EXPECT_EQ(plan.tileLength % variant.alignElements, 0);
-    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes;
+    // the joined buffer of a gathering tile: 2 * tileLength elements, once
+    const int64_t joined = plan.gather != 0 ? 2 * plan.tileLength * variant.itemSize : 0;
+    const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes + joined;
     EXPECT_LE(ubBytes, static_cast<int64_t>(soc.ubSize)) << soc.name;
     // The exact plan of opgen's tiling model.
     EXPECT_EQ(plan.blockDim, expected.blockDim) << soc.name << ", rows " << expected.rows << ", ny " << expected.ny;
@@ -78,15 +87,16 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_EQ(plan.chunk, expected.chunk) << soc.name << ", ny " << expected.ny;
     EXPECT_EQ(plan.chunksPerRow, expected.chunksPerRow) << soc.name << ", ny " << expected.ny;
     EXPECT_EQ(plan.tileLength, expected.tileLength) << soc.name << ", rows " << expected.rows << ", ny " << expected.ny;
+    EXPECT_EQ(plan.gather, expected.gather) << soc.name << ", ny " << expected.ny;
 }
 } // namespace
 
 TEST(SituGluGradTilingTest, ascend950_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 560, 1, 1, 4480},   {3, 70000, 48, 1, 4480, 16, 4480},
-        {1001, 40, 56, 112, 40, 1, 4480}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 560, 1, 1, 4480, 0},   {3, 70000, 48, 1, 4480, 16, 4480, 0},
+        {1001, 40, 56, 112, 40, 1, 4480, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[0], plan);
@@ -96,9 +106,9 @@ TEST(SituGluGradTilingTest, ascend950_float_when00)
 TEST(SituGluGradTilingTest, ascend950_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 528, 1, 1, 4224},   {3, 70000, 51, 1, 4224, 17, 4224},
-        {1001, 40, 56, 105, 40, 1, 4224}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 528, 1, 1, 4224, 0},   {3, 70000, 51, 1, 4224, 17, 4224, 0},
+        {1001, 40, 56, 105, 40, 1, 4224, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[1], plan);
@@ -108,9 +118,9 @@ TEST(SituGluGradTilingTest, ascend950_float_when01)
 TEST(SituGluGradTilingTest, ascend950_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 396, 1, 1, 6336},    {3, 70000, 36, 1, 6336, 12, 6336},
-        {1001, 40, 40, 132, 40, 1, 6336}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 396, 1, 1, 6336, 0},    {3, 70000, 36, 1, 6336, 12, 6336, 0},
+        {1001, 40, 40, 132, 40, 1, 6336, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[2], plan);
@@ -120,9 +130,9 @@ TEST(SituGluGradTilingTest, ascend950_float16_when00)
 TEST(SituGluGradTilingTest, ascend950_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 360, 1, 1, 5760},    {3, 70000, 39, 1, 5760, 13, 5760},
-        {1001, 40, 40, 120, 40, 1, 5760}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 360, 1, 1, 5760, 0},    {3, 70000, 39, 1, 5760, 13, 5760, 0},
+        {1001, 40, 40, 120, 40, 1, 5760, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[3], plan);
@@ -132,9 +142,9 @@ TEST(SituGluGradTilingTest, ascend950_float16_when01)
 TEST(SituGluGradTilingTest, ascend950_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 396, 1, 1, 6336},    {3, 70000, 36, 1, 6336, 12, 6336},
-        {1001, 40, 40, 132, 40, 1, 6336}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 396, 1, 1, 6336, 0},    {3, 70000, 36, 1, 6336, 12, 6336, 0},
+        {1001, 40, 40, 132, 40, 1, 6336, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[4], plan);
@@ -144,9 +154,9 @@ TEST(SituGluGradTilingTest, ascend950_bfloat16_when00)
 TEST(SituGluGradTilingTest, ascend950_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},           {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 360, 1, 1, 5760},    {3, 70000, 39, 1, 5760, 13, 5760},
-        {1001, 40, 40, 120, 40, 1, 5760}, {4096, 4096, 56, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 360, 1, 1, 5760, 0},    {3, 70000, 39, 1, 5760, 13, 5760, 0},
+        {1001, 40, 40, 120, 40, 1, 5760, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[0], kVariants[5], plan);
@@ -156,9 +166,9 @@ TEST(SituGluGradTilingTest, ascend950_bfloat16_when01)
 TEST(SituGluGradTilingTest, ascend910_93_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 416, 1, 1, 3328},  {3, 70000, 48, 1, 3328, 22, 3328},
-        {1001, 40, 48, 83, 40, 1, 3328}, {4096, 4096, 48, 1, 3328, 2, 3328},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 416, 1, 1, 3328, 0},  {3, 70000, 48, 1, 3328, 22, 3328, 0},
+        {1001, 40, 48, 83, 40, 1, 3328, 0}, {4096, 4096, 48, 1, 3328, 2, 3328, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[0], plan);
@@ -168,9 +178,9 @@ TEST(SituGluGradTilingTest, ascend910_93_float_when00)
 TEST(SituGluGradTilingTest, ascend910_93_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 392, 1, 1, 3136},  {3, 70000, 48, 1, 3136, 23, 3136},
-        {1001, 40, 48, 78, 40, 1, 3136}, {4096, 4096, 48, 1, 3136, 2, 3136},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 392, 1, 1, 3136, 0},  {3, 70000, 48, 1, 3136, 23, 3136, 0},
+        {1001, 40, 48, 78, 40, 1, 3136, 0}, {4096, 4096, 48, 1, 3136, 2, 3136, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[1], plan);
@@ -180,9 +190,9 @@ TEST(SituGluGradTilingTest, ascend910_93_float_when01)
 TEST(SituGluGradTilingTest, ascend910_93_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 292, 1, 1, 4672},   {3, 70000, 45, 1, 4672, 15, 4672},
-        {1001, 40, 40, 97, 40, 1, 4672}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[2], plan);
@@ -192,9 +202,9 @@ TEST(SituGluGradTilingTest, ascend910_93_float16_when00)
 TEST(SituGluGradTilingTest, ascend910_93_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 264, 1, 1, 4224},   {3, 70000, 48, 1, 4224, 17, 4224},
-        {1001, 40, 40, 88, 40, 1, 4224}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 264, 1, 1, 4224, 0},   {3, 70000, 48, 1, 4224, 17, 4224, 0},
+        {1001, 40, 40, 88, 40, 1, 4224, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[3], plan);
@@ -204,9 +214,9 @@ TEST(SituGluGradTilingTest, ascend910_93_float16_when01)
 TEST(SituGluGradTilingTest, ascend910_93_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 292, 1, 1, 4672},   {3, 70000, 45, 1, 4672, 15, 4672},
-        {1001, 40, 40, 97, 40, 1, 4672}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[4], plan);
@@ -216,9 +226,9 @@ TEST(SituGluGradTilingTest, ascend910_93_bfloat16_when00)
 TEST(SituGluGradTilingTest, ascend910_93_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 264, 1, 1, 4224},   {3, 70000, 48, 1, 4224, 17, 4224},
-        {1001, 40, 40, 88, 40, 1, 4224}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 264, 1, 1, 4224, 0},   {3, 70000, 48, 1, 4224, 17, 4224, 0},
+        {1001, 40, 40, 88, 40, 1, 4224, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[1], kVariants[5], plan);
@@ -228,9 +238,9 @@ TEST(SituGluGradTilingTest, ascend910_93_bfloat16_when01)
 TEST(SituGluGradTilingTest, ascend910b_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 416, 1, 1, 3328},  {3, 70000, 48, 1, 3328, 22, 3328},
-        {1001, 40, 48, 83, 40, 1, 3328}, {4096, 4096, 48, 1, 3328, 2, 3328},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 416, 1, 1, 3328, 0},  {3, 70000, 48, 1, 3328, 22, 3328, 0},
+        {1001, 40, 48, 83, 40, 1, 3328, 0}, {4096, 4096, 48, 1, 3328, 2, 3328, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[0], plan);
@@ -240,9 +250,9 @@ TEST(SituGluGradTilingTest, ascend910b_float_when00)
 TEST(SituGluGradTilingTest, ascend910b_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 18, 392, 1, 1, 3136},  {3, 70000, 48, 1, 3136, 23, 3136},
-        {1001, 40, 48, 78, 40, 1, 3136}, {4096, 4096, 48, 1, 3136, 2, 3136},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 392, 1, 1, 3136, 0},  {3, 70000, 48, 1, 3136, 23, 3136, 0},
+        {1001, 40, 48, 78, 40, 1, 3136, 0}, {4096, 4096, 48, 1, 3136, 2, 3136, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[1], plan);
@@ -252,9 +262,9 @@ TEST(SituGluGradTilingTest, ascend910b_float_when01)
 TEST(SituGluGradTilingTest, ascend910b_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 292, 1, 1, 4672},   {3, 70000, 45, 1, 4672, 15, 4672},
-        {1001, 40, 40, 97, 40, 1, 4672}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[2], plan);
@@ -264,9 +274,9 @@ TEST(SituGluGradTilingTest, ascend910b_float16_when00)
 TEST(SituGluGradTilingTest, ascend910b_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 264, 1, 1, 4224},   {3, 70000, 48, 1, 4224, 17, 4224},
-        {1001, 40, 40, 88, 40, 1, 4224}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 264, 1, 1, 4224, 0},   {3, 70000, 48, 1, 4224, 17, 4224, 0},
+        {1001, 40, 40, 88, 40, 1, 4224, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[3], plan);
@@ -276,9 +286,9 @@ TEST(SituGluGradTilingTest, ascend910b_float16_when01)
 TEST(SituGluGradTilingTest, ascend910b_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 292, 1, 1, 4672},   {3, 70000, 45, 1, 4672, 15, 4672},
-        {1001, 40, 40, 97, 40, 1, 4672}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[4], plan);
@@ -288,9 +298,9 @@ TEST(SituGluGradTilingTest, ascend910b_bfloat16_when00)
 TEST(SituGluGradTilingTest, ascend910b_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64},          {7, 13, 1, 7, 13, 1, 128},
-        {9000, 1, 9, 264, 1, 1, 4224},   {3, 70000, 48, 1, 4224, 17, 4224},
-        {1001, 40, 40, 88, 40, 1, 4224}, {4096, 4096, 48, 1, 4096, 1, 4096},
+        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 264, 1, 1, 4224, 0},   {3, 70000, 48, 1, 4224, 17, 4224, 0},
+        {1001, 40, 40, 88, 40, 1, 4224, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
         CheckPlan(kSocs[2], kVariants[5], plan);
