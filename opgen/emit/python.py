@@ -13,6 +13,8 @@ from opgen.plan.operator import OperatorPlan, binding_out_keywords
 from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.signature import ApiSignature
 from opgen.spec import aten_form as aten_forms
+from opgen.spec import aten_unused
+from opgen.spec.aten import AtenArg
 from opgen.spec.model import Direction, Param, ParamKind
 
 PACKAGE = "python/opgen_ops"
@@ -70,7 +72,13 @@ def _arg(name: str, kind: str, default: Code | None) -> PyArg:
     return PyArg(ident(name), kind, default, _ANNOTATION[kind])
 
 
-def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
+def _unused_arg(arg: AtenArg) -> PyArg:
+    """An aten argument the API does not take (api.aten_unused): taken, any value, and ignored, as aten ignores a
+    generator outside training mode."""
+    return PyArg(ident(arg.name), "unused", Code("None"), Code("object"))
+
+
+def _doc(operator: OperatorPlan, sig: ApiSignature, unused: tuple[AtenArg, ...] = ()) -> str:
     spec = operator.spec
     lines = [
         f"{sig.name}: {spec.operator.function}",
@@ -86,6 +94,8 @@ def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
         name = binding_out_keywords(spec)[param.name] if is_output else param.python
         dtypes = ", ".join(d.value for d in param.dtypes) or "-"
         lines.append(f"    {name}: {param.description} ({param.kind.value}; dtypes: {dtypes})")
+    for arg in unused:
+        lines.append(f"    {arg.name}: aten's {arg.type} argument, which {sig.name} does not take (ignored)")
     lines.append("")
     lines.append("Raises:")
     for row in spec.errors:
@@ -222,8 +232,10 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             args.append(_arg(py, kind, _default(param)))
             flat = f"_rt.Tensor({py}.reshape(-1) if {py} is not None else None)"
             call.append(flat if param.name in flattened else argument)
-    doc = python.docstring_body(_doc(operator, sig))
-    keyword = {p.python for p in spec.params if p.keyword_only}
+    args = aten_unused.placed(spec, args, lambda a: str(a.name), _unused_arg, sig.inplace)
+    unused = aten_unused.unused_args(spec, sig.inplace)
+    doc = python.docstring_body(_doc(operator, sig, unused))
+    keyword = {p.python for p in spec.params if p.keyword_only} | {a.name for a in unused if a.kwarg_only}
     return PyFunction(
         name=ident(name),
         api=python.string(sig.name),
