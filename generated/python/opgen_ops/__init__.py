@@ -695,7 +695,8 @@ def glu(self, dim=-1, *, out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针时。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的维度大于8，或self的维度等于0。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度等于0。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参dim超出了self的shape可选维度范围[-self.dim，self.dim-1]。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参self根据指定的dim所对应的维度不能整除2。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于self根据dim拆分后的shape。
@@ -722,7 +723,8 @@ def glu_backward(grad_output, self, dim, *, out=None):
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOut、self、out是空指针时。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self和out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、out的数据类型不与self一致。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self、out的维度大于8，或self的维度等于0。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self、out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度等于0。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参dim超出了self的shape可选维度范围[-self.dim，self.dim-1]。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参self根据指定的dim所对应的维度不能整除2。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut的shape不满足(*1,M,*2)其中M = N /2，N为self根据dim指定的该维度上的数值。
