@@ -18,6 +18,7 @@ from pathlib import Path
 from opgen.lang import cpp
 from opgen.lang.data import hash_comment, yaml_text
 from opgen.spec import aten
+from opgen.spec.aten_unused import CPP_TYPES
 from opgen.spec.base import snake_case
 from opgen.spec.diagnostics import SpecError
 from opgen.spec.yaml_source import load_yaml_documents
@@ -124,6 +125,13 @@ def _c_name(aten_name: str, folder: Sequence[FolderSpec], *, output: bool = Fals
     return max(sorted(set(spellings)), key=spellings.count) if spellings else camel_case(aten_name)
 
 
+def unused_from_aten(op: aten.AtenOp) -> list[str]:
+    """aten's arguments with no parameter kind that an API may leave out (api.aten_unused): rrelu's generator."""
+    schema = op.functional
+    assert schema is not None
+    return [a.name for a in schema.args if not _kind(a) and a.type in CPP_TYPES and a.default == "None"]
+
+
 def params_from_aten(op: aten.AtenOp, folder: Sequence[FolderSpec] = ()) -> list[SkeletonParam]:
     schema = op.functional
     assert schema is not None
@@ -137,6 +145,7 @@ def params_from_aten(op: aten.AtenOp, folder: Sequence[FolderSpec] = ()) -> list
             keyword_only=arg.kwarg_only,
         )
         for arg in schema.args
+        if arg.name not in unused_from_aten(op)
     ]
     if op.out is not None and len(op.out.out_args) == len(schema.returns):
         out_names = [arg.name for arg in op.out.out_args]  # aten's out overload names them (output, buffer)
@@ -228,6 +237,8 @@ def render_skeleton(
             f"    replaces: [{first.name}, {output.name}]",
             f"    aten: {aten_name}_",
         ]
+    if op is not None and unused_from_aten(op):
+        lines.append(f"  aten_unused: [{', '.join(unused_from_aten(op))}]  # aten takes them, the API does not")
     lines += [
         "",
         "socs:  # TODO: one row per product of the doc's 产品支持情况 table",

@@ -12,6 +12,8 @@ from opgen.plan.dtype_table import DtypeRow, dtype_rows, promotions
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.signature import ApiSignature, CParam
+from opgen.spec import aten_unused
+from opgen.spec.aten import AtenArg
 from opgen.types import Direction, ParamKind
 
 PACKAGE = "python/opgen_ops"
@@ -71,7 +73,13 @@ def _arg(name: str, kind: str, default: Code | None) -> PyArg:
     return PyArg(ident(name), kind, default, _ANNOTATION[kind])
 
 
-def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
+def _unused_arg(arg: AtenArg) -> PyArg:
+    """An aten argument the API does not take (api.aten_unused): taken, any value, and ignored, as aten ignores a
+    generator outside training mode."""
+    return PyArg(ident(arg.name), "unused", Code("None"), Code("object"))
+
+
+def _doc(operator: OperatorPlan, sig: ApiSignature, unused: tuple[AtenArg, ...] = ()) -> str:
     lines = [
         f"{sig.name}: {operator.function}",
         "",
@@ -86,6 +94,8 @@ def _doc(operator: OperatorPlan, sig: ApiSignature) -> str:
         name = operator.out_keywords[param.name] if is_output else param.python
         dtypes = ", ".join(d.value for d in param.dtypes) or "-"
         lines.append(f"    {name}: {param.description} ({param.kind.value}; dtypes: {dtypes})")
+    for arg in unused:
+        lines.append(f"    {arg.name}: aten's {arg.type} argument, which {sig.name} does not take (ignored)")
     lines.append("")
     lines.append("Raises:")
     for row in operator.errors:
@@ -226,8 +236,11 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             args.append(_arg(py, kind, _default(cparam)))
             flat = f"_rt.Tensor({py}.reshape(-1) if {py} is not None else None)"
             call.append(flat if param.name in flattened else argument)
-    doc = python.docstring_body(_doc(operator, sig))
-    keyword = {p.python for p in operator.params if p.keyword_only}
+    # TODO(boundary): api.aten_unused still read from the spec; the plan should carry the placed arguments
+    args = aten_unused.placed(operator.spec, args, lambda a: str(a.name), _unused_arg, sig.inplace)
+    unused = aten_unused.unused_args(operator.spec, sig.inplace)
+    doc = python.docstring_body(_doc(operator, sig, unused))
+    keyword = {p.python for p in operator.params if p.keyword_only} | {a.name for a in unused if a.kwarg_only}
     return PyFunction(
         name=ident(name),
         api=python.string(sig.name),

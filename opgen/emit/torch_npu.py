@@ -24,6 +24,8 @@ from opgen.lang import Code, code
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
 from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
+from opgen.spec import aten_unused
+from opgen.spec.aten import AtenArg as AtenSchemaArg
 from opgen.spec.aten import aten_op
 from opgen.spec.model import OpSpec, Param
 from opgen.types import Direction, ParamKind
@@ -69,23 +71,37 @@ class Variant(str, Enum):
 @dataclass(frozen=True)
 class AtenArg:
     name: str
-    param: Param
+    param: Param | None  # None: an aten argument the API does not take (api.aten_unused), typed `unused_type`
     mutable: bool = False  # Tensor(a!): written by the function (out tensor, in-place self)
     kwarg_only: bool = False
     aten_default: str | None = None  # the default as aten's own schema spells it (`1.` for celu's alpha)
     alias: str = "a"  # a mutable tensor's alias set: a, b, ... for the out tensors of several outputs
+    unused_type: str = ""  # aten's type of an argument the API does not take, e.g. `Generator?`
 
     def schema(self) -> str:
+        if self.param is None:
+            return f"{self.unused_type} {self.name}=None"
         base = _OPTIONAL[self.param.kind][0] if self.param.nullable else _SCHEMA_TYPES[self.param.kind]
         kind = base + (f"({self.alias}!)" if self.mutable else "")
         default = "" if self.mutable else _schema_default(self.param, self.aten_default)
         return f"{kind} {self.name}{default}"
 
     def cpp(self) -> str:
+        if self.param is None:
+            return f"{aten_unused.CPP_TYPES[self.unused_type]} {self.name}"
         if self.mutable:
             return f"at::Tensor& {self.name}"
         ctype = _OPTIONAL[self.param.kind][1] if self.param.nullable else _CPP_TYPES[self.param.kind]
         return f"{ctype} {self.name}"
+
+
+def _unused(arg: AtenSchemaArg) -> AtenArg:
+    """An aten argument the API does not take: in the schema and the adapter's signature, never passed on."""
+    return AtenArg(arg.name, None, kwarg_only=arg.kwarg_only, unused_type=arg.type)
+
+
+def _with_unused(spec: OpSpec, args: tuple[AtenArg, ...], inplace: bool = False) -> tuple[AtenArg, ...]:
+    return tuple(aten_unused.placed(spec, list(args), lambda a: a.name, _unused, inplace))
 
 
 @dataclass(frozen=True)
@@ -186,6 +202,8 @@ def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
     inputs = tuple(
         AtenArg(p.python, p, kwarg_only=p.keyword_only, aten_default=spelled.get(p.python)) for p in _inputs(spec)
     )
+    if official:
+        inputs = _with_unused(spec, inputs)
     names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
     # torch_npu's own name where the binding takes it (npu_geglu runs aclnnGeGluV3), else npu_ and the API's
     binding = spec.api.binding
@@ -216,6 +234,7 @@ def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
             )
             for p in kept
         )
+        args = _with_unused(spec, args, inplace=True)
         names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
         inplace = AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, (target.python,), official)
         functions.append(inplace)

@@ -586,17 +586,25 @@ class CheckMaxRank(CheckKind):
         assert rank is not None  # a tensor parameter always has one
         return rank
 
+    @staticmethod
+    def _low(spec: OpSpec, name: str) -> int:
+        """The lowest rank this row accepts: the range's, unless a min_rank row of the table checks that bound (ops-nn's
+        GluBackward lists "dims > 8" and "self is 0-d" as two rows)."""
+        if any(isinstance(row.check, CheckMinRank) and name in row.check.min_rank for row in spec.errors):
+            return 0
+        return CheckMaxRank._range(spec, name)[0]
+
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
         parts = []
         for name in self.max_rank:
-            low, high = self._range(spec, name)
+            high = self._range(spec, name)[1]
             parts.append(f"{cpp_shape(name)}.GetDimNum() > {high}")
-            if low > 0:
-                parts.append(f"{cpp_shape(name)}.GetDimNum() < {low}")
+            if self._low(spec, name) > 0:
+                parts.append(f"{cpp_shape(name)}.GetDimNum() < {self._low(spec, name)}")
         return CppCheck(" || ".join(parts))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
-        return any(not self._range(spec, n)[0] <= len(args[n].shape) <= self._range(spec, n)[1] for n in self.max_rank)
+        return any(not self._low(spec, n) <= len(args[n].shape) <= self._range(spec, n)[1] for n in self.max_rank)
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         spec = model.spec
@@ -611,6 +619,47 @@ class CheckMaxRank(CheckKind):
             candidates.append((model.with_outputs({**base, name: replace(base[name], shape=deep)}), ()))
             every = {n: (replace(a, shape=deep) if n in tensors else a) for n, a in base.items()}
             candidates.append((every, ()))
+        return candidates
+
+
+class CheckMinRank(CheckKind):
+    """The lower bound of a tensor's rank as a row of its own (ops-nn's "self的维度等于0" after "维度大于8"); a
+    max_rank row naming the same tensor then checks the upper bound only."""
+
+    kind: ClassVar[str] = "min_rank"
+    cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckMinDim")
+    min_rank: list[Identifier] = Field(
+        min_length=1, description="tensors whose rank must be at least the lower bound of their 'rank' range"
+    )
+
+    def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
+        params = resolver.resolve_all(self.min_rank, path + ("min_rank",), kinds=TENSORS, what="a rank check")
+        for j, param in enumerate(params):
+            if param.rank is not None and param.rank[0] == 0:
+                message = f"'{param.name}' accepts rank 0 (its rank range is {list(param.rank)}): nothing to check"
+                resolver.report(path + ("min_rank", j), message, "invalid")
+
+    @staticmethod
+    def _low(spec: OpSpec, name: str) -> int:
+        rank = spec.param(name).rank
+        assert rank is not None  # a tensor parameter always has one
+        return rank[0]
+
+    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+        return CppCheck(" || ".join(f"{cpp_shape(n)}.GetDimNum() < {self._low(spec, n)}" for n in self.min_rank))
+
+    def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
+        return any(len(args[n].shape) < self._low(spec, n) for n in self.min_rank)
+
+    def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
+        outputs = {p.name for p in model.spec.outputs}
+        candidates: list[Mutation] = []
+        for name in self.min_rank:
+            shallow = (1,) * (self._low(model.spec, name) - 1)
+            mutated = {**base, name: replace(base[name], shape=shallow)}
+            if name not in outputs:  # the outputs as the shallower input makes them
+                candidates.append((model.with_outputs(mutated), ()))
+            candidates.append((mutated, ()))  # the others as they were
         return candidates
 
 
@@ -1138,6 +1187,7 @@ CHECK_KINDS: tuple[type[CheckKind], ...] = (
     CheckPromotedDtype,
     CheckScalarsCastable,
     CheckMaxRank,
+    CheckMinRank,
     CheckBroadcast,
     CheckSameShape,
     CheckChannelSize,

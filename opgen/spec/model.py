@@ -92,6 +92,12 @@ class ApiInfo(_Strict):
     aten_form: AtenForm | None = Field(
         None, description="an extra aten-named binding with aten's full signature over this API (see AtenForm)"
     )
+    aten_unused: list[SnakeName] = Field(
+        default_factory=list,
+        description="aten arguments this API does not take, e.g. [generator] (aten's rrelu reads its Generator? only "
+        "in training mode, which aclnnRrelu refuses): the bindings and torch_npu adapters take each where aten's "
+        "schema has it, with aten's type and default None, and pass nothing on",
+    )
     binding: SnakeName | None = Field(
         None,
         description="the Python binding's name where neither the aten op nor the API's snake case fits: when two "

@@ -17,7 +17,7 @@ from opgen import formula
 from opgen.formula.complex import COMPLEX_FUNCTIONS, complex_problem
 from opgen.formula.grammar import CONSTANTS, KEYWORDS, REDUCTION_SPELLING, RESERVED
 from opgen.formula.integer import integer_problem
-from opgen.spec import aten_form
+from opgen.spec import aten_form, aten_unused
 from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
 from opgen.spec.checks import IMPLICIT_POINTERS
@@ -373,7 +373,7 @@ class _Checker:
                 )
 
     def check_api(self) -> None:
-        for path, message in aten_form.problems(self.spec):
+        for path, message in aten_form.problems(self.spec) + aten_unused.problems(self.spec):
             self.report(path, message, "invalid")
         inplace = self.spec.api.inplace
         if inplace is None:

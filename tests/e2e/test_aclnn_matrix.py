@@ -9,6 +9,7 @@ group, not per operator.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -57,3 +58,27 @@ def test_aclnn_matrix_on_soc(soc, ops, tmp_path):
     assert len(summary["large"]) == len(ops), "one large launch per operator"
     for facts in summary["large"].values():
         assert facts["ub_high_water"] <= get_soc(soc).ub_usable_bytes
+
+
+def _matrix_module():
+    pytest.importorskip("ml_dtypes")
+    loader = importlib.util.spec_from_file_location("aclnn_matrix", HERE / "aclnn_matrix.py")
+    assert loader is not None and loader.loader is not None
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return module
+
+
+def test_the_matrix_skips_exactly_what_a_reject_if_row_refuses():
+    """Before, the matrix skipped any case with a bool flag set and a negative scalar (a hard-coded stand-in for
+    EluBackward's row): aclnnRrelu's training = true ran and failed with 161002, and SituGlu's activateLeft = true
+    with dim = -1 never ran though the API accepts it."""
+    refused = _matrix_module().refused
+    rrelu = spec_of("rrelu")
+    assert refused(rrelu, {"lower": 0.125, "upper": 1 / 3, "training": True})
+    assert not refused(rrelu, {"lower": 0.125, "upper": 1 / 3, "training": False})
+    elu = spec_of("elu_grad_v2")
+    flags = {"scale": 1.0, "inputScale": 1.0, "isResult": True}
+    assert refused(elu, {**flags, "alpha": -0.5}) and not refused(elu, {**flags, "alpha": 0.5})
+    situ = spec_of("situ_glu")
+    assert not refused(situ, {"dim": -1, "beta": 2.5, "linearBeta": 1.5, "activateLeft": True})

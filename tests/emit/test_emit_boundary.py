@@ -32,7 +32,14 @@ REMAINING_SPEC_IMPORTS = {
     },
     "golden_tests": {"opgen.spec.model.OpSpec"},
     "tests": {"opgen.spec.model.OpSpec", "opgen.spec.model.Param", "opgen.spec.model.snake_case"},
-    "torch_npu": {"opgen.spec.aten.aten_op", "opgen.spec.model.OpSpec", "opgen.spec.model.Param"},
+    "python": {"opgen.spec.aten.AtenArg", "opgen.spec.aten_unused"},
+    "torch_npu": {
+        "opgen.spec.aten.AtenArg",
+        "opgen.spec.aten.aten_op",
+        "opgen.spec.aten_unused",
+        "opgen.spec.model.OpSpec",
+        "opgen.spec.model.Param",
+    },
 }
 
 # How often each emitter still reaches for the spec itself rather than the plan: reads of a `.spec` attribute
@@ -41,8 +48,10 @@ REMAINING_SPEC_IMPORTS = {
 REMAINING_SPEC_READS = {
     "docs": 62,
     "golden_tests": 38,
-    "tests": 57,
-    "torch_npu": 58,
+    # api.aten_unused (rrelu's generator), placed by opgen.spec.aten_unused (TODO(boundary): carry it in the plan)
+    "python": 2,
+    "tests": 58,
+    "torch_npu": 62,
 }
 
 # Emitters still testing a schedule's spec fields themselves (TODO(issue 19): the docs' notes and the torch_npu

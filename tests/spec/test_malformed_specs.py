@@ -519,6 +519,25 @@ CASES = [
         "2 is not one of 'approximate''s values (0, 1)",
         spec="gelu_v2.yaml",
     ),
+    # api.aten_unused: aten arguments the API does not take (rrelu's generator)
+    Case(
+        "aten-unused-unknown-argument",
+        "aten_unused: [generator]",
+        "aten_unused: [generater]",
+        "aten_unused:",
+        "invalid",
+        "aten::rrelu has no argument 'generater' (it has self, lower, upper, training, generator)",
+        spec="rrelu.yaml",
+    ),
+    Case(
+        "aten-unused-taken-by-the-api",
+        "aten_unused: [generator]",
+        "aten_unused: [generator, training]",
+        "aten_unused:",
+        "invalid",
+        "'training' is a parameter of the API (py name): the API takes it",
+        spec="rrelu.yaml",
+    ),
 ]
 
 

@@ -213,6 +213,8 @@ def test_aten_rounds_each_step(name):
 ATEN_ACCEPTS = {
     # aclnnHardtanh refuses clipValueMin > clipValueMax; aten's hardtanh clamps anyway (the result is max_val)
     ("clip_by_value_v2", 5): "aten's hardtanh takes min_val > max_val",
+    # aclnnRrelu implements eval mode only; aten's rrelu in training mode draws a random slope per element
+    ("rrelu", 6): "aten's rrelu takes training=True",
 }
 
 _SCALAR_ROWS = [

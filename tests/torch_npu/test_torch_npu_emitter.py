@@ -332,11 +332,13 @@ def cases(spec: OpSpec) -> list[dict[str, tuple[tuple[int, ...], torch.dtype]]]:
     """Input tensors (by aten name) valid for the spec: equal shapes (a channel input: one value per channel) and
     dtypes, and where the output is a broadcast of inputs, broadcasting shapes with mixed dtypes (promotion)."""
     # a channel input (prelu's weight) holds one value per channel of the shape; a half split's full-size tensors
-    # double it along dim (the dim parameter's default, as the calls leave it)
+    # double it along dim (the dim parameter's default, as the calls leave it; without one, as aten's glu_backward
+    # has none, the value host_value passes)
     dim = None
     if spec.split is not None:
         named = isinstance(spec.split.dim, str)
-        dim = spec.split_dim({spec.split.dim: spec.param(spec.split.dim).default} if named else {})
+        default = spec.param(spec.split.dim).default if named else None
+        dim = spec.split_dim({spec.split.dim: HOST_INT if default is None else default} if named else {})
     found = [{p.python: (spec.input_shape(p.name, (2, 3), dim=dim), torch.bfloat16) for p in spec.tensor_inputs}]
     broadcast = [spec.param(n).python for n in spec.outputs[0].shape.broadcast_result_of]
     if broadcast and not spec.outputs[0].dtype.same_as:  # mixed dtypes only where the spec promotes
@@ -366,6 +368,9 @@ def describe(t: torch.Tensor) -> str:
     return "[" + ",".join(str(d) for d in t.shape) + "]:" + STUB_DTYPES[t.dtype]
 
 
+HOST_INT = 1  # the value passed for an int argument without a default (glu_backward's dim)
+
+
 def host_value(arg):
     """A value aten accepts for a non-tensor argument: its default where it has one ('none', 0, None), else 0.5
     for a number, 1 for an int, False for a bool."""
@@ -375,7 +380,7 @@ def host_value(arg):
     if kind in ("NumberType", "FloatType"):
         return 0.5
     if kind in ("IntType", "SymIntType"):
-        return 1
+        return HOST_INT
     if kind == "BoolType":
         return False
     raise AssertionError(f"no test value for aten argument {arg.name} of type {arg.type} without a default")

@@ -60,9 +60,12 @@ static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
 
 static inline bool CheckShape(const aclTensor* self, int64_t dim, const aclTensor* out)
 {
-    if (self->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() < 1 ||
-        out->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or out is greater than 8, or self is 0-d.");
+    if (self->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or out is greater than 8.");
+        return false;
+    }
+    if (self->GetViewShape().GetDimNum() < 1) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self is 0-d.");
         return false;
     }
     if (dim < -static_cast<int64_t>(self->GetViewShape().GetDimNum()) ||
@@ -70,15 +73,15 @@ static inline bool CheckShape(const aclTensor* self, int64_t dim, const aclTenso
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dim is out of the range [-self.dim, self.dim - 1].");
         return false;
     }
-    const int64_t splitAxis4 = dim < 0 ? dim + static_cast<int64_t>(self->GetViewShape().GetDimNum()) : dim;
-    if (self->GetViewShape().GetDim(splitAxis4) % 2 != 0) {
+    const int64_t splitAxis5 = dim < 0 ? dim + static_cast<int64_t>(self->GetViewShape().GetDimNum()) : dim;
+    if (self->GetViewShape().GetDim(splitAxis5) % 2 != 0) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the size of self along dim must be even.");
         return false;
     }
-    const int64_t splitAxis5 = dim < 0 ? dim + static_cast<int64_t>(self->GetViewShape().GetDimNum()) : dim;
-    op::Shape splitHalfShape5 = self->GetViewShape();
-    splitHalfShape5.SetDim(splitAxis5, splitHalfShape5.GetDim(splitAxis5) / 2);
-    if (out->GetViewShape() != splitHalfShape5) {
+    const int64_t splitAxis6 = dim < 0 ? dim + static_cast<int64_t>(self->GetViewShape().GetDimNum()) : dim;
+    op::Shape splitHalfShape6 = self->GetViewShape();
+    splitHalfShape6.SetDim(splitAxis6, splitHalfShape6.GetDim(splitAxis6) / 2);
+    if (out->GetViewShape() != splitHalfShape6) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must be self's with its size along dim halved.");
         return false;
     }

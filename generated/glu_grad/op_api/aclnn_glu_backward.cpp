@@ -63,9 +63,13 @@ static inline bool CheckDtypeValid(const aclTensor* gradOut, const aclTensor* se
 
 static inline bool CheckShape(const aclTensor* gradOut, const aclTensor* self, int64_t dim, const aclTensor* out)
 {
-    if (self->GetViewShape().GetDimNum() > 8 || self->GetViewShape().GetDimNum() < 1 ||
-        out->GetViewShape().GetDimNum() > 8 || gradOut->GetViewShape().GetDimNum() > 8) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self, out or gradOut is greater than 8, or self is 0-d.");
+    if (self->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8 ||
+        gradOut->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self, out or gradOut is greater than 8.");
+        return false;
+    }
+    if (self->GetViewShape().GetDimNum() < 1) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self is 0-d.");
         return false;
     }
     if (dim < -static_cast<int64_t>(self->GetViewShape().GetDimNum()) ||
@@ -73,21 +77,21 @@ static inline bool CheckShape(const aclTensor* gradOut, const aclTensor* self, i
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dim is out of the range [-self.dim, self.dim - 1].");
         return false;
     }
-    const int64_t splitAxis5 = dim < 0 ? dim + static_cast<int64_t>(self->GetViewShape().GetDimNum()) : dim;
-    if (self->GetViewShape().GetDim(splitAxis5) % 2 != 0) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the size of self along dim must be even.");
-        return false;
-    }
     const int64_t splitAxis6 = dim < 0 ? dim + static_cast<int64_t>(self->GetViewShape().GetDimNum()) : dim;
-    op::Shape splitHalfShape6 = self->GetViewShape();
-    splitHalfShape6.SetDim(splitAxis6, splitHalfShape6.GetDim(splitAxis6) / 2);
-    if (gradOut->GetViewShape() != splitHalfShape6) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradOut must be self's with its size along dim halved.");
+    if (self->GetViewShape().GetDim(splitAxis6) % 2 != 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the size of self along dim must be even.");
         return false;
     }
     const int64_t splitAxis7 = dim < 0 ? dim + static_cast<int64_t>(self->GetViewShape().GetDimNum()) : dim;
     op::Shape splitHalfShape7 = self->GetViewShape();
     splitHalfShape7.SetDim(splitAxis7, splitHalfShape7.GetDim(splitAxis7) / 2);
+    if (gradOut->GetViewShape() != splitHalfShape7) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of gradOut must be self's with its size along dim halved.");
+        return false;
+    }
+    const int64_t splitAxis8 = dim < 0 ? dim + static_cast<int64_t>(self->GetViewShape().GetDimNum()) : dim;
+    op::Shape splitHalfShape8 = self->GetViewShape();
+    splitHalfShape8.SetDim(splitAxis8, splitHalfShape8.GetDim(splitAxis8) / 2);
     if (out->GetViewShape() != self->GetViewShape()) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must be self's.");
         return false;

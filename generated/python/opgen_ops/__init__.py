@@ -68,6 +68,8 @@ __all__ = [
     "relu6",
     "relu6_",
     "relu_",
+    "rrelu",
+    "rrelu_",
     "selu",
     "selu_",
     "selu_backward",
@@ -782,7 +784,8 @@ def glu(self, dim=-1, *, out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针时。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的维度大于8，或self的维度等于0。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self、out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度等于0。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参dim超出了self的shape可选维度范围[-self.dim，self.dim-1]。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参self根据指定的dim所对应的维度不能整除2。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于self根据dim拆分后的shape。
@@ -809,7 +812,8 @@ def glu_backward(grad_output, self, dim, *, out=None):
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOut、self、out是空指针时。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self和out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、out的数据类型不与self一致。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self、out的维度大于8，或self的维度等于0。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut、self、out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度等于0。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参dim超出了self的shape可选维度范围[-self.dim，self.dim-1]。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if 入参self根据指定的dim所对应的维度不能整除2。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOut的shape不满足(*1,M,*2)其中M = N /2，N为self根据dim指定的该维度上的数值。
@@ -1553,6 +1557,84 @@ def relu6_(
     """
     self = _rt.as_array(self)
     _rt.call("aclnnInplaceRelu6", [_rt.Tensor(self, output=True)])
+    return self
+
+
+def rrelu(
+    self,
+    lower=0.125,
+    upper=0.3333333333333333,
+    training=False,
+    generator=None,
+):
+    """aclnnRrelu: 激活函数Rrelu（推理模式）：self大于0时输出self，否则输出self与斜率(lower + upper) / 2的乘积；仅支持training为false。
+
+        out = where(self > 0, self, self * ((lower + upper) / 2))
+
+    Args:
+        self: 表示Rrelu的输入，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        lower: 表示负半轴斜率取值区间的下界，公式中的lower。 (scalar; dtypes: -)
+        upper: 表示负半轴斜率取值区间的上界，公式中的upper。 (scalar; dtypes: -)
+        training: 表示是否为训练模式，仅支持false（推理模式）。 (bool; dtypes: -)
+        out: 表示Rrelu的输出，公式中的out。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        generator: aten's Generator? argument, which aclnnRrelu does not take (ignored)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、lower、upper或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if lower大于upper，或lower、upper为NaN。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if training为true（仅支持推理模式）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    out = _rt.new_output([self], [self])
+    _rt.call(
+        "aclnnRrelu",
+        [
+            _rt.Tensor(self),
+            _rt.Scalar(lower, real=True),
+            _rt.Scalar(upper, real=True),
+            _rt.Flag(training),
+            _rt.Tensor(out, output=True),
+        ],
+    )
+    return out
+
+
+def rrelu_(
+    self,
+    lower=0.125,
+    upper=0.3333333333333333,
+    training=False,
+    generator=None,
+):
+    """aclnnInplaceRrelu: 激活函数Rrelu（推理模式）：self大于0时输出self，否则输出self与斜率(lower + upper) / 2的乘积；仅支持training为false。
+
+        out = where(self > 0, self, self * ((lower + upper) / 2))
+
+    Args:
+        self: 表示Rrelu的输入，公式中的self。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        lower: 表示负半轴斜率取值区间的下界，公式中的lower。 (scalar; dtypes: -)
+        upper: 表示负半轴斜率取值区间的上界，公式中的upper。 (scalar; dtypes: -)
+        training: 表示是否为训练模式，仅支持false（推理模式）。 (bool; dtypes: -)
+        generator: aten's Generator? argument, which aclnnInplaceRrelu does not take (ignored)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、lower、upper或out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的数据类型不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的shape不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if lower大于upper，或lower、upper为NaN。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if training为true（仅支持推理模式）。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    _rt.call(
+        "aclnnInplaceRrelu",
+        [_rt.Tensor(self, output=True), _rt.Scalar(lower, real=True), _rt.Scalar(upper, real=True), _rt.Flag(training)],
+    )
     return self
 
 

@@ -212,6 +212,20 @@ def relu6(
 def relu6_(
     self: np.ndarray | None,
 ) -> np.ndarray: ...
+def rrelu(
+    self: np.ndarray | None,
+    lower: float | int | bool | np.generic | None = 0.125,
+    upper: float | int | bool | np.generic | None = 0.3333333333333333,
+    training: bool = False,
+    generator: object = None,
+) -> np.ndarray: ...
+def rrelu_(
+    self: np.ndarray | None,
+    lower: float | int | bool | np.generic | None = 0.125,
+    upper: float | int | bool | np.generic | None = 0.3333333333333333,
+    training: bool = False,
+    generator: object = None,
+) -> np.ndarray: ...
 def selu(
     self: np.ndarray | None,
 ) -> np.ndarray: ...

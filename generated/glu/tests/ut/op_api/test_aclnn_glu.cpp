@@ -45,7 +45,7 @@ TEST_F(l2_glu_test, row1_dtypesupported)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8, or self is 0-d.
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8.
 TEST_F(l2_glu_test, row2_maxrank)
 {
     UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
@@ -57,8 +57,20 @@ TEST_F(l2_glu_test, row2_maxrank)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): dim is out of the range [-self.dim, self.dim - 1].
-TEST_F(l2_glu_test, row3_dimrange)
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): self is 0-d.
+TEST_F(l2_glu_test, row3_minrank)
+{
+    UtTensor self({}, ACL_FLOAT);
+    const int64_t dim = -1;
+    UtTensor out({}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGluGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): dim is out of the range [-self.dim, self.dim - 1].
+TEST_F(l2_glu_test, row4_dimrange)
 {
     UtTensor self({2, 6}, ACL_FLOAT);
     const int64_t dim = 2;
@@ -69,8 +81,8 @@ TEST_F(l2_glu_test, row3_dimrange)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): the size of self along dim must be even.
-TEST_F(l2_glu_test, row4_spliteven)
+// Error row 5 (ACLNN_ERR_PARAM_INVALID): the size of self along dim must be even.
+TEST_F(l2_glu_test, row5_spliteven)
 {
     UtTensor self({2, 7}, ACL_FLOAT);
     const int64_t dim = -1;
@@ -81,8 +93,8 @@ TEST_F(l2_glu_test, row4_spliteven)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 5 (ACLNN_ERR_PARAM_INVALID): the shape of out must be self's with its size along dim halved.
-TEST_F(l2_glu_test, row5_splitshape)
+// Error row 6 (ACLNN_ERR_PARAM_INVALID): the shape of out must be self's with its size along dim halved.
+TEST_F(l2_glu_test, row6_splitshape)
 {
     UtTensor self({2, 6}, ACL_FLOAT);
     const int64_t dim = -1;

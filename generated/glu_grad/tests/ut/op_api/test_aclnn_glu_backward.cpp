@@ -63,7 +63,7 @@ TEST_F(l2_glu_backward_test, row2_samedtype)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self, out or gradOut is greater than 8, or self is 0-d.
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self, out or gradOut is greater than 8.
 TEST_F(l2_glu_backward_test, row3_maxrank)
 {
     UtTensor gradOut({2, 3}, ACL_FLOAT);
@@ -77,8 +77,22 @@ TEST_F(l2_glu_backward_test, row3_maxrank)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): dim is out of the range [-self.dim, self.dim - 1].
-TEST_F(l2_glu_backward_test, row4_dimrange)
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): self is 0-d.
+TEST_F(l2_glu_backward_test, row4_minrank)
+{
+    UtTensor gradOut({2, 3}, ACL_FLOAT);
+    UtTensor self({}, ACL_FLOAT);
+    const int64_t dim = -1;
+    UtTensor out({}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnGluBackwardGetWorkspaceSize(gradOut.get(), self.get(), dim, out.get(), &workspaceSize,
+                                                       &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 5 (ACLNN_ERR_PARAM_INVALID): dim is out of the range [-self.dim, self.dim - 1].
+TEST_F(l2_glu_backward_test, row5_dimrange)
 {
     UtTensor gradOut({2, 3}, ACL_FLOAT);
     UtTensor self({2, 6}, ACL_FLOAT);
@@ -91,8 +105,8 @@ TEST_F(l2_glu_backward_test, row4_dimrange)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 5 (ACLNN_ERR_PARAM_INVALID): the size of self along dim must be even.
-TEST_F(l2_glu_backward_test, row5_spliteven)
+// Error row 6 (ACLNN_ERR_PARAM_INVALID): the size of self along dim must be even.
+TEST_F(l2_glu_backward_test, row6_spliteven)
 {
     UtTensor gradOut({2, 3}, ACL_FLOAT);
     UtTensor self({2, 7}, ACL_FLOAT);
@@ -105,8 +119,8 @@ TEST_F(l2_glu_backward_test, row5_spliteven)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 6 (ACLNN_ERR_PARAM_INVALID): the shape of gradOut must be self's with its size along dim halved.
-TEST_F(l2_glu_backward_test, row6_splitshape)
+// Error row 7 (ACLNN_ERR_PARAM_INVALID): the shape of gradOut must be self's with its size along dim halved.
+TEST_F(l2_glu_backward_test, row7_splitshape)
 {
     UtTensor gradOut({2, 6}, ACL_FLOAT);
     UtTensor self({2, 6}, ACL_FLOAT);
@@ -119,8 +133,8 @@ TEST_F(l2_glu_backward_test, row6_splitshape)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 7 (ACLNN_ERR_PARAM_INVALID): the shape of out must be self's.
-TEST_F(l2_glu_backward_test, row7_splitshape)
+// Error row 8 (ACLNN_ERR_PARAM_INVALID): the shape of out must be self's.
+TEST_F(l2_glu_backward_test, row8_splitshape)
 {
     UtTensor gradOut({2, 3}, ACL_FLOAT);
     UtTensor self({2, 6}, ACL_FLOAT);
