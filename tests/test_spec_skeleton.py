@@ -55,6 +55,8 @@ def test_a_filled_skeleton_binds_like_aten(real):
     skeleton cannot know ops-nn's C names (aten's `grad_out` is ops-nn's `gradOutput`): those are the spec writer's."""
     if real.api.aten is None or aten.aten_op(real.api.aten) is None:
         pytest.skip(f"{real.api.name} has no aten counterpart: `opgen new` has no schema to start from")
+    if real.formula.per_half:
+        pytest.skip(f"{real.api.name} writes its gradient per half: a skeleton's formula is one expression")
     text = render_skeleton(real.operator.type, aten_name=real.api.aten, api_name=real.api.name)
     filled = yaml.safe_load(text)
     # The real formula over the skeleton's names (the inputs correspond by position).

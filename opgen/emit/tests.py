@@ -482,8 +482,10 @@ def _script_split(operator: OperatorPlan) -> dict | None:
     taking = f"; {', '.join(half)} take it with size(dim) halved" if half else ""
     return {
         "tensor": ident(schedule.split_python),
-        "dim_key": python.string(schedule.dim_python) if named else python.literal(None),
-        "dim_default": code(str(schedule.split_dim)) if not named else code("None"),
+        # the call's dim: the named parameter's value (None when left out), or the literal dim
+        "dim_value": code(f"values.get({python.string(schedule.dim_python)})")
+        if named
+        else code(str(schedule.split_dim)),
         "half_inputs": bool(half),
         "half_literal": python.literal(half),
         # the golden output (the first) written per half: full-size, a torch difference declared over the halves

@@ -68,7 +68,8 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -85,7 +86,8 @@ private:
             Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -106,7 +108,8 @@ private:
             Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -123,7 +126,8 @@ private:
             Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_INT8) { // int8: computed in half
+        } else if constexpr (KEY == TILING_KEY_INT8) {
+            // int8: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
@@ -132,12 +136,14 @@ private:
             Mins(tmp0, tmp0, s1, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-        } else if constexpr (KEY == TILING_KEY_INT16) { // int16: computed in int16_t
+        } else if constexpr (KEY == TILING_KEY_INT16) {
+            // int16: computed in int16_t
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Maxs(tmp0, selfLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Mins(outLocal, tmp0, s1, len);
-        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in int32_t
+        } else if constexpr (KEY == TILING_KEY_INT32) {
+            // int32: computed in int32_t
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Maxs(tmp0, selfLocal, s0, len);
             PipeBarrier<PIPE_V>();

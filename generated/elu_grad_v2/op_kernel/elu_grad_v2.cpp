@@ -74,7 +74,8 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT_IS_RESULT0) { // float_isResult0: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_IS_RESULT0) {
+            // float_isResult0: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -91,7 +92,8 @@ private:
             Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp1, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_IS_RESULT1) { // float_isResult1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_IS_RESULT1) {
+            // float_isResult1: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -106,9 +108,8 @@ private:
             Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp1, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_IS_RESULT0 ||
-                             KEY == TILING_KEY_BFLOAT16_IS_RESULT0) { // float16_isResult0, bfloat16_isResult0: computed
-                                                                      // in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_IS_RESULT0 || KEY == TILING_KEY_BFLOAT16_IS_RESULT0) {
+            // float16_isResult0, bfloat16_isResult0: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -132,9 +133,8 @@ private:
             Mul(tmp1, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_IS_RESULT1 ||
-                             KEY == TILING_KEY_BFLOAT16_IS_RESULT1) { // float16_isResult1, bfloat16_isResult1: computed
-                                                                      // in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_IS_RESULT1 || KEY == TILING_KEY_BFLOAT16_IS_RESULT1) {
+            // float16_isResult1, bfloat16_isResult1: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();

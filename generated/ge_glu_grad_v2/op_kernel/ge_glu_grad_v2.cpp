@@ -126,7 +126,8 @@ private:
         LocalTensor<T> geluLocal = geluQueue_.template DeQue<T>();
         LocalTensor<T> gradInputFirstLocal = gradInputFirstQueue_.template AllocTensor<T>();
         LocalTensor<T> gradInputSecondLocal = gradInputSecondQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_0) { // float_approximate_0: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_0) {
+            // float_approximate_0: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -157,7 +158,8 @@ private:
             Add(tmp3, tmp2, tmp1, len);
             PipeBarrier<PIPE_V>();
             Mul(gradInputSecondLocal, tmp0, tmp3, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_1) { // float_approximate_1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_1) {
+            // float_approximate_1: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -198,9 +200,8 @@ private:
             Add(tmp3, tmp2, tmp1, len);
             PipeBarrier<PIPE_V>();
             Mul(gradInputSecondLocal, tmp0, tmp3, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_0 ||
-                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_0) { // float16_approximate_0,
-                                                                         // bfloat16_approximate_0: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_0 || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_0) {
+            // float16_approximate_0, bfloat16_approximate_0: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -244,9 +245,8 @@ private:
             Mul(tmp3, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(gradInputSecondLocal, tmp3, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_1 ||
-                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_1) { // float16_approximate_1,
-                                                                         // bfloat16_approximate_1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_1 || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_1) {
+            // float16_approximate_1, bfloat16_approximate_1: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

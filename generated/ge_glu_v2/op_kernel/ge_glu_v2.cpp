@@ -167,7 +167,8 @@ private:
         LocalTensor<T> BLocal = BQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
         LocalTensor<T> outGeluLocal = outGeluQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_0) { // float_approximate_0: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_0) {
+            // float_approximate_0: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -184,7 +185,8 @@ private:
             PipeBarrier<PIPE_V>();
             Mul(outLocal, ALocal, tmp2, len);
             Muls(outGeluLocal, tmp2, static_cast<float>(1.0f), len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_1) { // float_approximate_1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_1) {
+            // float_approximate_1: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Mul(tmp0, BLocal, BLocal, len);
             PipeBarrier<PIPE_V>();
@@ -204,9 +206,8 @@ private:
             PipeBarrier<PIPE_V>();
             Mul(outLocal, ALocal, tmp0, len);
             Muls(outGeluLocal, tmp0, static_cast<float>(1.0f), len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_0 ||
-                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_0) { // float16_approximate_0,
-                                                                         // bfloat16_approximate_0: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_0 || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_0) {
+            // float16_approximate_0, bfloat16_approximate_0: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -229,9 +230,8 @@ private:
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp2, RoundMode::CAST_RINT, len);
             Cast(outGeluLocal, tmp3, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_1 ||
-                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_1) { // float16_approximate_1,
-                                                                         // bfloat16_approximate_1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_1 || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_1) {
+            // float16_approximate_1, bfloat16_approximate_1: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

@@ -68,9 +68,8 @@ private:
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_NONE ||
-                      KEY == TILING_KEY_BFLOAT16_APPROXIMATE_NONE) { // float16_approximate_none,
-                                                                     // bfloat16_approximate_none: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_NONE || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_NONE) {
+            // float16_approximate_none, bfloat16_approximate_none: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -105,9 +104,8 @@ private:
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
         } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_TANH ||
-                             KEY ==
-                                 TILING_KEY_BFLOAT16_APPROXIMATE_TANH) { // float16_approximate_tanh,
-                                                                         // bfloat16_approximate_tanh: computed in float
+                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_TANH) {
+            // float16_approximate_tanh, bfloat16_approximate_tanh: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -152,7 +150,8 @@ private:
             Mul(tmp3, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp3, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_NONE) { // float_approximate_none: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_NONE) {
+            // float_approximate_none: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -180,7 +179,8 @@ private:
             Add(tmp2, tmp1, tmp0, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp2, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_TANH) { // float_approximate_tanh: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_TANH) {
+            // float_approximate_tanh: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

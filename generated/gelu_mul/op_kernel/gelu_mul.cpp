@@ -158,8 +158,8 @@ private:
         LocalTensor<T> x1Local = x1Queue_.template DeQue<T>();
         LocalTensor<T> x2Local = x2Queue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY ==
-                      TILING_KEY_FLOAT_APPROXIMATE_OPTIONAL_NONE) { // float_approximateOptional_none: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_OPTIONAL_NONE) {
+            // float_approximateOptional_none: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -175,8 +175,8 @@ private:
             Mul(tmp2, tmp0, tmp1, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp2, x2Local, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_OPTIONAL_TANH) { // float_approximateOptional_tanh:
-                                                                                  // computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_OPTIONAL_TANH) {
+            // float_approximateOptional_tanh: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -199,9 +199,8 @@ private:
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp2, x2Local, len);
         } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_OPTIONAL_NONE ||
-                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_OPTIONAL_NONE) { // float16_approximateOptional_none,
-                                                                                     // bfloat16_approximateOptional_none:
-                                                                                     // computed in float
+                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_OPTIONAL_NONE) {
+            // float16_approximateOptional_none, bfloat16_approximateOptional_none: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -224,9 +223,8 @@ private:
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
         } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_OPTIONAL_TANH ||
-                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_OPTIONAL_TANH) { // float16_approximateOptional_tanh,
-                                                                                     // bfloat16_approximateOptional_tanh:
-                                                                                     // computed in float
+                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_OPTIONAL_TANH) {
+            // float16_approximateOptional_tanh, bfloat16_approximateOptional_tanh: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

@@ -62,7 +62,8 @@ private:
     {
         LocalTensor<T> xLocal = xQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_0) { // float_approximate_0: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_0) {
+            // float_approximate_0: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -76,7 +77,8 @@ private:
             Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_1) { // float_approximate_1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_APPROXIMATE_1) {
+            // float_approximate_1: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -96,9 +98,8 @@ private:
             Adds(tmp1, tmp2, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_0 ||
-                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_0) { // float16_approximate_0,
-                                                                         // bfloat16_approximate_0: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_0 || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_0) {
+            // float16_approximate_0, bfloat16_approximate_0: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -116,9 +117,8 @@ private:
             Mul(tmp2, tmp1, tmp0, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp2, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_1 ||
-                             KEY == TILING_KEY_BFLOAT16_APPROXIMATE_1) { // float16_approximate_1,
-                                                                         // bfloat16_approximate_1: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_APPROXIMATE_1 || KEY == TILING_KEY_BFLOAT16_APPROXIMATE_1) {
+            // float16_approximate_1, bfloat16_approximate_1: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

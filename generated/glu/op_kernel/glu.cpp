@@ -153,17 +153,20 @@ private:
         LocalTensor<T> aLocal = aQueue_.template DeQue<T>();
         LocalTensor<T> bLocal = bQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Sigmoid(tmp0, bLocal, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, aLocal, tmp0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Sigmoid(tmp0, bLocal, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, aLocal, tmp0, len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

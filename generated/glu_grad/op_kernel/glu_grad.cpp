@@ -115,7 +115,8 @@ private:
         LocalTensor<T> gradOutLocal = gradOutQueue_.template DeQue<T>();
         LocalTensor<T> outFirstLocal = outFirstQueue_.template AllocTensor<T>();
         LocalTensor<T> outSecondLocal = outSecondQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Sigmoid(tmp0, bLocal, len);
             PipeBarrier<PIPE_V>();
@@ -126,8 +127,8 @@ private:
             Sub(tmp0, aLocal, tmp0, len);
             PipeBarrier<PIPE_V>();
             Mul(outSecondLocal, outFirstLocal, tmp0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
-                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
+            // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

@@ -88,7 +88,8 @@ private:
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> weightLocal = weightQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -97,7 +98,8 @@ private:
             Mul(tmp0, weightLocal, selfLocal, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -106,7 +108,8 @@ private:
             Mul(tmp0, weightLocal, selfLocal, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();

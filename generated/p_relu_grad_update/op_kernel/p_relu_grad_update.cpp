@@ -98,7 +98,8 @@ private:
         LocalTensor<T> weightLocal = weightQueue_.template DeQue<T>();
         LocalTensor<T> gradInputLocal = gradInputQueue_.template AllocTensor<T>();
         LocalTensor<T> gradWeightLocal = gradWeightQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -113,7 +114,8 @@ private:
             Duplicate(tmp1, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Select(gradWeightLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -128,7 +130,8 @@ private:
             Duplicate(tmp1, static_cast<half>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Select(gradWeightLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();

@@ -67,7 +67,8 @@ private:
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> otherLocal = otherQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) { // bfloat16, float16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16 || KEY == TILING_KEY_FLOAT16) {
+            // bfloat16, float16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -87,7 +88,8 @@ private:
             Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -102,14 +104,16 @@ private:
             Compare(mask0, tmp1, tmp0, CMPMODE::EQ, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_INT16) { // int16: computed in int16_t
+        } else if constexpr (KEY == TILING_KEY_INT16) {
+            // int16: computed in int16_t
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Muls(tmp0, otherLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Add(tmp0, selfLocal, tmp0, len);
             PipeBarrier<PIPE_V>();
             Maxs(outLocal, tmp0, static_cast<int16_t>(0), len);
-        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in int32_t
+        } else if constexpr (KEY == TILING_KEY_INT32) {
+            // int32: computed in int32_t
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Muls(tmp0, otherLocal, s0, len);
             PipeBarrier<PIPE_V>();

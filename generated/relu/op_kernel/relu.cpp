@@ -61,7 +61,8 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -71,7 +72,8 @@ private:
             Compare(mask0, tmp0, selfLocal, CMPMODE::EQ, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -81,7 +83,8 @@ private:
             Compare(mask0, tmp0, selfLocal, CMPMODE::EQ, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -96,14 +99,16 @@ private:
             Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8) { // int8, uint8: computed in half
+        } else if constexpr (KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8) {
+            // int8, uint8: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
             Maxs(tmp0, tmp0, static_cast<half>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in int32_t
+        } else if constexpr (KEY == TILING_KEY_INT32) {
+            // int32: computed in int32_t
             Maxs(outLocal, selfLocal, static_cast<int32_t>(0), len);
         }
         outQueue_.EnQue(outLocal);

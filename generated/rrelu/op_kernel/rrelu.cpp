@@ -62,9 +62,11 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LeakyRelu(outLocal, selfLocal, s0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_NONFINITE) { // float_nonfinite: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_NONFINITE) {
+            // float_nonfinite: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -73,9 +75,11 @@ private:
             Muls(tmp0, selfLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             LeakyRelu(outLocal, selfLocal, s0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_NONFINITE) { // float16_nonfinite: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_NONFINITE) {
+            // float16_nonfinite: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -84,14 +88,16 @@ private:
             Muls(tmp0, selfLocal, s0, len);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
             LeakyRelu(tmp0, tmp0, s0, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16_NONFINITE) { // bfloat16_nonfinite: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16_NONFINITE) {
+            // bfloat16_nonfinite: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();

@@ -61,7 +61,8 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -104,8 +105,8 @@ private:
             Add(tmp1, tmp0, tmp3, len);
             PipeBarrier<PIPE_V>();
             Muls(outLocal, tmp1, static_cast<float>(1.0507009873554805f), len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
-                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
+            // float16, bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -153,7 +154,8 @@ private:
             Muls(tmp4, tmp0, static_cast<float>(1.0507009873554805f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp4, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_INT32) { // int32: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT32) {
+            // int32: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -193,7 +195,8 @@ private:
             Muls(tmp0, tmp3, static_cast<float>(1.0507009873554805f), len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-        } else if constexpr (KEY == TILING_KEY_INT8) { // int8: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT8) {
+            // int8: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();

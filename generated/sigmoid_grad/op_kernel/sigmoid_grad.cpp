@@ -66,7 +66,8 @@ private:
         LocalTensor<T> outputLocal = outputQueue_.template DeQue<T>();
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Mul(tmp0, gradOutputLocal, outputLocal, len);
@@ -75,7 +76,8 @@ private:
             Adds(tmp1, tmp1, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Mul(tmp0, gradOutputLocal, outputLocal, len);
@@ -84,7 +86,8 @@ private:
             Adds(tmp1, tmp1, static_cast<half>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);

@@ -163,7 +163,8 @@ private:
         LocalTensor<T> upLocal = upQueue_.template DeQue<T>();
         LocalTensor<T> gateLocal = gateQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT_WHEN00) { // float_when00: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_WHEN00) {
+            // float_when00: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Duplicate(tmp0, s0, len);
@@ -179,7 +180,8 @@ private:
             Mul(tmp0, tmp0, tmp1, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, upLocal, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_WHEN01) { // float_when01: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_WHEN01) {
+            // float_when01: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -204,8 +206,8 @@ private:
             Muls(tmp1, tmp2, s1, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp1, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_WHEN00 ||
-                             KEY == TILING_KEY_BFLOAT16_WHEN00) { // float16_when00, bfloat16_when00: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_WHEN00 || KEY == TILING_KEY_BFLOAT16_WHEN00) {
+            // float16_when00, bfloat16_when00: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -227,8 +229,8 @@ private:
             Mul(tmp2, tmp0, tmp1, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp2, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_WHEN01 ||
-                             KEY == TILING_KEY_BFLOAT16_WHEN01) { // float16_when01, bfloat16_when01: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_WHEN01 || KEY == TILING_KEY_BFLOAT16_WHEN01) {
+            // float16_when01, bfloat16_when01: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

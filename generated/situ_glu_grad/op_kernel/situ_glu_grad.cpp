@@ -123,7 +123,8 @@ private:
         LocalTensor<T> gradYLocal = gradYQueue_.template DeQue<T>();
         LocalTensor<T> outFirstLocal = outFirstQueue_.template AllocTensor<T>();
         LocalTensor<T> outSecondLocal = outSecondQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT_WHEN00) { // float_when00: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT_WHEN00) {
+            // float_when00: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -159,7 +160,8 @@ private:
             Add(tmp0, tmp3, tmp2, len);
             PipeBarrier<PIPE_V>();
             Mul(outSecondLocal, tmp1, tmp0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT_WHEN01) { // float_when01: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT_WHEN01) {
+            // float_when01: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -213,8 +215,8 @@ private:
             Add(tmp3, tmp1, tmp2, len);
             PipeBarrier<PIPE_V>();
             Mul(outSecondLocal, tmp4, tmp3, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_WHEN00 ||
-                             KEY == TILING_KEY_BFLOAT16_WHEN00) { // float16_when00, bfloat16_when00: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_WHEN00 || KEY == TILING_KEY_BFLOAT16_WHEN00) {
+            // float16_when00, bfloat16_when00: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();
@@ -261,8 +263,8 @@ private:
             Mul(tmp1, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outSecondLocal, tmp1, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16_WHEN01 ||
-                             KEY == TILING_KEY_BFLOAT16_WHEN01) { // float16_when01, bfloat16_when01: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16_WHEN01 || KEY == TILING_KEY_BFLOAT16_WHEN01) {
+            // float16_when01, bfloat16_when01: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             LocalTensor<C> tmp2 = tmpBuf_[2].template Get<C>();

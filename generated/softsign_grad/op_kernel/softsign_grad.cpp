@@ -67,7 +67,8 @@ private:
         LocalTensor<T> gradientsLocal = gradientsQueue_.template DeQue<T>();
         LocalTensor<T> featuresLocal = featuresQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Abs(tmp0, featuresLocal, len);
             PipeBarrier<PIPE_V>();
@@ -76,8 +77,8 @@ private:
             Mul(tmp0, tmp0, tmp0, len);
             PipeBarrier<PIPE_V>();
             Div(outLocal, gradientsLocal, tmp0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
-                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
+            // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, gradientsLocal, RoundMode::CAST_NONE, len);

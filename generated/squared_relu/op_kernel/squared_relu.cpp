@@ -60,7 +60,8 @@ private:
     {
         LocalTensor<T> inputLocal = inputQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Cast(tmp0, inputLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
@@ -69,12 +70,14 @@ private:
             Mul(tmp0, tmp0, tmp0, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Maxs(tmp0, inputLocal, static_cast<half>(0.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, tmp0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Maxs(tmp0, inputLocal, static_cast<float>(0.0f), len);
             PipeBarrier<PIPE_V>();

@@ -153,7 +153,8 @@ private:
         LocalTensor<T> ALocal = AQueue_.template DeQue<T>();
         LocalTensor<T> BLocal = BQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Muls(tmp0, ALocal, static_cast<float>(-1.0f), len);
             PipeBarrier<PIPE_V>();
@@ -164,8 +165,8 @@ private:
             Div(tmp0, ALocal, tmp0, len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, tmp0, BLocal, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
-                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
+            // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, ALocal, RoundMode::CAST_NONE, len);

@@ -66,7 +66,8 @@ private:
         LocalTensor<T> outputLocal = outputQueue_.template DeQue<T>();
         LocalTensor<T> gradOutputLocal = gradOutputQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Mul(tmp0, outputLocal, outputLocal, len);
             PipeBarrier<PIPE_V>();
@@ -75,8 +76,8 @@ private:
             Adds(tmp0, tmp0, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
             Mul(outLocal, gradOutputLocal, tmp0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
-                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
+            // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, len);

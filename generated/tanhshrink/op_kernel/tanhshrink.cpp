@@ -60,13 +60,14 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             Tanh(tmp0, selfLocal, len);
             PipeBarrier<PIPE_V>();
             Sub(outLocal, selfLocal, tmp0, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16 ||
-                             KEY == TILING_KEY_BFLOAT16) { // float16, bfloat16: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
+            // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
             LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Cast(tmp0, selfLocal, RoundMode::CAST_NONE, len);

@@ -68,7 +68,8 @@ private:
     {
         LocalTensor<T> selfLocal = selfQueue_.template DeQue<T>();
         LocalTensor<T> outLocal = outQueue_.template AllocTensor<T>();
-        if constexpr (KEY == TILING_KEY_BFLOAT16) { // bfloat16: computed in float
+        if constexpr (KEY == TILING_KEY_BFLOAT16) {
+            // bfloat16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -80,21 +81,24 @@ private:
             Select(tmp0, mask0, tmp0, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_RINT, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT16) { // float16: computed in half
+        } else if constexpr (KEY == TILING_KEY_FLOAT16) {
+            // float16: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_FLOAT) { // float: computed in float
+        } else if constexpr (KEY == TILING_KEY_FLOAT) {
+            // float: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<uint8_t> mask0 = maskBuf_[0].template Get<uint8_t>();
             CompareScalar(mask0, selfLocal, s0, CMPMODE::GT, cmpLen);
             PipeBarrier<PIPE_V>();
             Select(outLocal, mask0, selfLocal, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
-        } else if constexpr (KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8) { // int8, uint8: computed in half
+        } else if constexpr (KEY == TILING_KEY_INT8 || KEY == TILING_KEY_UINT8) {
+            // int8, uint8: computed in half
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 127) / 128 * 128;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -106,7 +110,8 @@ private:
             Select(tmp0, mask0, tmp0, s1, SELMODE::VSEL_TENSOR_SCALAR_MODE, len);
             PipeBarrier<PIPE_V>();
             Cast(outLocal, tmp0, RoundMode::CAST_TRUNC, len);
-        } else if constexpr (KEY == TILING_KEY_INT16) { // int16: computed in float
+        } else if constexpr (KEY == TILING_KEY_INT16) {
+            // int16: computed in float
             // Compare works on whole 256-byte repeats; the tile is sized for it, lanes past len are ignored.
             const uint32_t cmpLen = (len + 63) / 64 * 64;
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();

@@ -143,7 +143,7 @@ def main(argv=None):
     message = rejection(values)
     if message:
         parser.error(f"aclnnFatreluMul rejects these values: {message}")
-    dim = values.get(None, -1)
+    dim = -1
     axis = split_axis(len(shape), dim)
     if axis is None or shape[axis] % 2:
         parser.error(

@@ -184,7 +184,7 @@ def main(argv=None):
     message = rejection(values)
     if message:
         parser.error(f"aclnnGeGluV3Backward rejects these values: {message}")
-    dim = values.get("dim", None)
+    dim = values.get("dim")
     axis = split_axis(len(shape), dim)
     if axis is None or shape[axis] % 2:
         parser.error(

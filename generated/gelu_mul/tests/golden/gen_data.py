@@ -157,7 +157,7 @@ def main(argv=None):
     message = rejection(values)
     if message:
         parser.error(f"aclnnGeluMul rejects these values: {message}")
-    dim = values.get(None, -1)
+    dim = -1
     axis = split_axis(len(shape), dim)
     if axis is None or shape[axis] % 2:
         parser.error(

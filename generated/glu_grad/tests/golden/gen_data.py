@@ -151,7 +151,7 @@ def golden(values, dtype, use_torch):
             declared = np.zeros(theirs.shape, dtype=bool)
             for condition in differs_from_torch(**values):
                 # the output is written per half: a condition over the halves holds in each
-                dim = values.get("dim", None)
+                dim = values.get("dim")
                 condition = np.broadcast_to(condition, split_half(theirs, dim, 0).shape)
                 condition = join_halves(condition, condition, dim)
                 declared |= np.broadcast_to(condition, theirs.shape)
@@ -185,7 +185,7 @@ def main(argv=None):
     message = rejection(values)
     if message:
         parser.error(f"aclnnGluBackward rejects these values: {message}")
-    dim = values.get("dim", None)
+    dim = values.get("dim")
     axis = split_axis(len(shape), dim)
     if axis is None or shape[axis] % 2:
         parser.error(
