@@ -371,11 +371,12 @@ def binding_out_keywords(spec: OpSpec) -> dict[str, str]:
     return {p.name: "out" if len(every) == 1 else p.python for p in every}
 
 
-def binding_result_index(spec: OpSpec) -> int | None:
-    """Where the computed output is in what a binding returns: None when it returns that one array; its
-    position in the tuple of every output (aten's order, e.g. log_sigmoid_forward -> (output, buffer))."""
+def binding_result_index(spec: OpSpec, output: str | None = None) -> int | None:
+    """Where output `output` (default: the computed one) is in what a binding returns: None when it returns that
+    one array; its position in the tuple of every output (aten's order, e.g. log_sigmoid_forward -> (output,
+    buffer), npu_geglu -> (out, outGelu))."""
     every = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
-    return every.index(spec.outputs[0].name) if len(every) > 1 else None
+    return every.index(output or spec.outputs[0].name) if len(every) > 1 else None
 
 
 def kernel_socs(spec: OpSpec) -> tuple[str, ...]:

@@ -38,9 +38,9 @@ _FORMAT = {
     DType.FLOAT: (23, -126),
     DType.DOUBLE: (52, -1022),
 }
-# A complex dtype's parts are in this floating dtype's format; its errors are measured as moduli (|out - reference|).
-# A half-split operator's points: the split tensor is 1-d, its halves joined along its last dim.
+# A half-split operator's points: the split tensor is 1-d (or (1, N) at rank 2), its halves joined along its last dim.
 SPLIT_DIM = -1
+# A complex dtype's parts are in this floating dtype's format; its errors are measured as moduli (|out - reference|).
 _PARTS = {DType.COMPLEX64: DType.FLOAT, DType.COMPLEX128: DType.DOUBLE}
 
 
@@ -81,7 +81,8 @@ def measure_precision(spec: OpSpec, kernel: KernelPlan) -> tuple[PrecisionRow, .
 
 
 def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
-    """The measured input points: one array per tensor input, in `dtype`."""
+    """The measured input points: one array per tensor input, in `dtype`, but for a one-element input, which holds a
+    scalar set's value (`with_held_values`)."""
     lo, hi = spec.golden.value_range
     step = 2.0 ** math.floor(math.log2((hi - lo) / GRID_POINTS)) if hi > lo else 1.0
     grid = np.arange(math.ceil(lo / step), math.floor(hi / step) + 1, dtype=np.float64) * step
@@ -105,7 +106,24 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
     if split is not None:
         first, second = (stored.pop(half) for half in split.halves)
         stored = {split.tensor: np.concatenate([first, second]), **stored}
-    return pointwise(stored, channels)
+    # within the rank ranges: 1-d points as (1, N) where rank 2 is needed (GeluMul's input); a channel input holds
+    # its own shape
+    shaped = pointwise(stored, channels)
+    return {
+        name: values if name in channels else values.reshape(spec.within_rank(values.shape, SPLIT_DIM))
+        for name, values in shaped.items()
+    }
+
+
+def with_held_values(
+    spec: OpSpec, inputs: dict[str, np.ndarray], values: dict[str, float | bool | int | str], dtype: DType
+) -> tuple[dict[str, np.ndarray], dict[str, float | bool | int | str]]:
+    """(the tensor inputs, the scalars) of one scalar set: a one-element tensor input (FatreluMul's threshold) holds
+    its value of the set, stored in `dtype`, and is no scalar."""
+    held = [p.name for p in spec.tensor_inputs if p.shape.one_element]
+    with np.errstate(over="ignore"):  # a value beyond the dtype's range rounds to inf, as the kernel's input
+        tensors = inputs | {n: np.full((1,), float(values[n])).astype(dtype.numpy) for n in held}
+    return tensors, {n: v for n, v in values.items() if n not in held}
 
 
 def _complex(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
@@ -151,12 +169,8 @@ def _measure(spec: OpSpec, kernel: KernelPlan, dtype: DType, output: str) -> Pre
     scalar_sets = sweep_scalar_sets(spec)
     abs_error = rel_error = ulp_error = 0.0
     mismatches = failing = total = 0
-    held = [p.name for p in spec.tensor_inputs if p.shape.one_element]
     for values in scalar_sets:
-        # a one-element tensor holds its value of the set, stored in the dtype
-        with np.errstate(over="ignore"):
-            inputs |= {n: np.full((1,), float(values[n])).astype(dtype.numpy) for n in held}
-        scalars = {n: v for n, v in values.items() if n not in held}
+        inputs, scalars = with_held_values(spec, inputs, values, dtype)
         wide = np.complex128 if dtype.is_complex else np.float64
         out = aclnn_output(spec, kernel, inputs, dtypes, scalars, dtype, output).astype(wide)
         reference = evaluate_reference(spec, {**inputs, **scalars}, None, output).astype(wide)

@@ -876,6 +876,24 @@ class OpSpec(_Strict):
             return shapes[name]
         return channel_shape(math.prod(shapes[name]), shapes[of])
 
+    @property
+    def lowest_rank(self) -> int:
+        """The lowest rank every tensor a call shapes accepts: the highest lower bound of their rank ranges (GeluMul's
+        input and out: 2). A one-element or channel input holds its own shape and does not count."""
+        shaped = [p for p in self.params if p.is_tensor and not (p.shape.one_element or p.shape.channel_of)]
+        return max((p.rank[0] for p in shaped if p.rank is not None), default=0)
+
+    def within_rank(self, shape: tuple[int, ...], dim: int | None = None) -> tuple[int, ...]:
+        """`shape` with size-1 dims added up to `lowest_rank` (a 1-d case (n,) as (1, n) where rank 2 is needed):
+        leading ones, as broadcasting adds them; trailing where the operator reads an axis by its index from the
+        front (a half split along a non-negative `dim`, a channel input's dim 1), so that axis keeps its size."""
+        pad = (1,) * max(0, self.lowest_rank - len(shape))
+        if not pad:
+            return tuple(shape)
+        channels = any(p.shape.channel_of for p in self.tensor_inputs) and len(shape) >= 2
+        from_front = (self.split is not None and dim is not None and dim >= 0) or channels
+        return (*shape, *pad) if from_front else (*pad, *shape)
+
     def input_shape(
         self, name: str, shape: tuple[int, ...], *, one_value: bool = False, dim: int | None = None
     ) -> tuple[int, ...]:

@@ -108,7 +108,8 @@ def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
 
 def shape_cases(spec: OpSpec, dtype: DType, large: bool, dim: int | None = None):
     """(label, {input: shape}, the first output's shape). A half split's cases are its halves' shapes, along `dim`
-    (the split tensor doubles them; a 0-d half has no dim to split along)."""
+    (the split tensor doubles them; a 0-d half has no dim to split along). Every case is within the spec's rank
+    ranges: a shape below the lowest rank gains size-1 dims (OpSpec.within_rank), a 0-d case below it is left out."""
     names = [p.name for p in spec.tensor_inputs]
     cases = [(f"n{n}", dict.fromkeys(names, (n,))) for n in (1, 31, 32, 33, 4096 + 3)]
     if large:
@@ -124,8 +125,10 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool, dim: int | None = None)
         cases += [("channels", dict.fromkeys(names, (2, 5, 3))), ("one_value", dict.fromkeys(names, (2, 5, 3)))]
     found = []
     for label, shapes in cases:
-        if spec.split is not None and label == "0d":
-            continue
+        if label == "0d" and (spec.split is not None or spec.lowest_rank > 0):
+            continue  # out of the rank range (lifted, it would repeat n1)
+        # within every tensor's rank range: (n,) as (1, n) where rank 2 is needed (GeluMul), the split dim kept
+        shapes = {n: spec.within_rank(s, dim) for n, s in shapes.items()}
         # a channel input holds one value per channel of the tensor it follows (one value in the one_value case)
         shapes = {n: spec.input_shape(n, s, one_value=label == "one_value", dim=dim) for n, s in shapes.items()}
         found.append((label, shapes, shape_of(spec, spec.outputs[0].name, shapes, dim)))

@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from spec_list import operators, spec_of
+from spec_list import loaded, operators, spec_of
 
+from opgen.spec.half_split import split_axis
 from opgen.spec.socs import get_soc
 
 pytest.importorskip("opgen_ops")
@@ -82,3 +83,32 @@ def test_the_matrix_skips_exactly_what_a_reject_if_row_refuses():
     assert refused(elu, {**flags, "alpha": -0.5}) and not refused(elu, {**flags, "alpha": 0.5})
     situ = spec_of("situ_glu")
     assert not refused(situ, {"dim": -1, "beta": 2.5, "linearBeta": 1.5, "activateLeft": True})
+
+
+def _dims(spec) -> list[int | None]:
+    """The split dims the matrix may run an operator with (a literal, or each golden value of its dim parameter)."""
+    if spec.split is None:
+        return [None]
+    if isinstance(spec.split.dim, int):
+        return [spec.split.dim]
+    return [int(v) for v in spec.golden_scalar_values()[spec.split.dim]]
+
+
+def test_every_matrix_case_is_within_the_specs_rank_ranges():
+    """Before, the matrix fed 1-d shapes (n1, n31, ...) to every operator: aclnnGeluMul and aclnnFatreluMul, whose
+    input and out take rank 2 to 8, refused them with 161002. Every tensor of every case, computed output included,
+    now has a rank its spec accepts; the split dim still gets an even size."""
+    matrix = _matrix_module()
+    for _, spec in loaded():
+        for dim in _dims(spec):
+            cases = matrix.shape_cases(spec, spec.tensor_inputs[0].dtypes[0], True, dim)
+            assert {"n1", "n33", "8d"} <= {label for label, _, _ in cases}, spec.operator.type
+            for label, shapes, out_shape in cases:
+                ranks = {**{n: len(s) for n, s in shapes.items()}, spec.outputs[0].name: len(out_shape)}
+                for name, rank in ranks.items():
+                    low, high = spec.param(name).rank
+                    assert low <= rank <= high, (spec.operator.type, label, name, shapes)
+                if spec.split is not None and dim is not None:
+                    full = shapes[spec.split.tensor]
+                    axis = split_axis(len(full), dim)
+                    assert axis is None or full[axis] % 2 == 0, (spec.operator.type, label, full)

@@ -76,6 +76,8 @@ def _call_aclnn(spec: OpSpec, data: Path, dtype: str, shape: tuple[int, ...]) ->
             value = _load_input(
                 data / f"input_{param.python}.bin", dtype, spec.input_shape(param.name, shape, dim=_split_dim(spec))
             )
+        elif param.kind is not ParamKind.TENSOR and spec.example.scalars.get(param.name, 0) is None:
+            value = None  # a nullable parameter's null pointer, gen_data's default (GeluMul's approximateOptional)
         elif param.kind is ParamKind.BOOL:
             value = bool(spec.example.scalars[param.name])
         elif param.kind in (ParamKind.SCALAR, ParamKind.DOUBLE):

@@ -221,14 +221,14 @@ def glu_pair(tmp_path: Path) -> Path:
     return tmp_path / "glu_grad.yaml"
 
 
-HALVES = "halves: [gradOut * s, gradOut * s * (a - a * s)]"
+HALVES = "halves: [gradOut * s, (1 - s) * s * a * gradOut]"
 
 
 @pytest.mark.parametrize(
     "halves,index,half",
     [
         ("halves: [gradOut * s, gradOut * s * (a - s)]", 1, "b"),  # the second half wrong
-        ("halves: [gradOut * (1 - s), gradOut * s * (a - a * s)]", 0, "a"),  # the first half wrong
+        ("halves: [gradOut * (1 - s), (1 - s) * s * a * gradOut]", 0, "a"),  # the first half wrong
     ],
 )
 def test_a_half_split_backward_is_checked_per_half_naming_the_half_and_point(

@@ -27,7 +27,7 @@ struct KernelVariant {
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
-    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 4, 1, 0},     // float
+    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 4, 2, 0},     // float
     {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 4, 3, 0}, // float16
     {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 4, 3, 0},   // bfloat16
 };

@@ -118,15 +118,19 @@ private:
         if constexpr (KEY == TILING_KEY_FLOAT) {
             // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
+            LocalTensor<C> tmp1 = tmpBuf_[1].template Get<C>();
             Sigmoid(tmp0, bLocal, len);
             PipeBarrier<PIPE_V>();
             Mul(outFirstLocal, gradOutLocal, tmp0, len);
+            Muls(tmp1, tmp0, static_cast<float>(-1.0f), len);
             PipeBarrier<PIPE_V>();
-            Mul(tmp0, aLocal, tmp0, len);
+            Adds(tmp1, tmp1, static_cast<float>(1.0f), len);
             PipeBarrier<PIPE_V>();
-            Sub(tmp0, aLocal, tmp0, len);
+            Mul(tmp1, tmp1, tmp0, len);
             PipeBarrier<PIPE_V>();
-            Mul(outSecondLocal, outFirstLocal, tmp0, len);
+            Mul(tmp0, tmp1, aLocal, len);
+            PipeBarrier<PIPE_V>();
+            Mul(outSecondLocal, tmp0, gradOutLocal, len);
         } else if constexpr (KEY == TILING_KEY_FLOAT16 || KEY == TILING_KEY_BFLOAT16) {
             // float16, bfloat16: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -140,11 +144,16 @@ private:
             Mul(tmp1, tmp0, tmp2, len);
             PipeBarrier<PIPE_V>();
             Cast(outFirstLocal, tmp1, RoundMode::CAST_RINT, len);
-            Cast(tmp0, aLocal, RoundMode::CAST_NONE, len);
             PipeBarrier<PIPE_V>();
-            Mul(tmp2, tmp0, tmp2, len);
+            Muls(tmp1, tmp2, static_cast<float>(-1.0f), len);
             PipeBarrier<PIPE_V>();
-            Sub(tmp0, tmp0, tmp2, len);
+            Adds(tmp1, tmp1, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp1, tmp2, len);
+            PipeBarrier<PIPE_V>();
+            Cast(tmp2, aLocal, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Mul(tmp1, tmp1, tmp2, len);
             PipeBarrier<PIPE_V>();
             Mul(tmp2, tmp1, tmp0, len);
             PipeBarrier<PIPE_V>();
@@ -196,7 +205,7 @@ extern "C" __global__ __aicore__ void glu_grad(GM_ADDR grad_out, GM_ADDR self, G
     REGISTER_TILING_DEFAULT(GLUGradTilingData);
     GET_TILING_DATA_WITH_STRUCT(GLUGradTilingData, tilingData, tiling);
     if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
-        KernelGLUGrad<float, float, TILING_KEY_FLOAT, 1, 0> op;
+        KernelGLUGrad<float, float, TILING_KEY_FLOAT, 2, 0> op;
         op.Init(grad_out, self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {

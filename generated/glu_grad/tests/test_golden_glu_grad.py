@@ -105,9 +105,7 @@ def reference(
         _let_s = _sigmoid(split_half(self, dim, 1))
         return [
             join_halves(
-                (grad_output * _let_s),
-                ((grad_output * _let_s) * (split_half(self, dim, 0) - (split_half(self, dim, 0) * _let_s))),
-                dim,
+                (grad_output * _let_s), ((((1.0 - _let_s) * _let_s) * split_half(self, dim, 0)) * grad_output), dim
             ),
         ]
 
