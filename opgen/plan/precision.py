@@ -62,14 +62,10 @@ class PrecisionRow:
 def measure_precision(spec: OpSpec, kernel: KernelPlan) -> tuple[PrecisionRow, ...]:
     """A row per floating dtype of the first tensor input that the golden tolerances cover, for each computed
     output in turn."""
-    for output, expr in kernel_formulas(spec).items():
-        if formula.has_reduction(expr):
-            # the measure compares the elementwise kernel's bit-exact model point by point; a reduction needs sample
-            # rows and the model of the reduce-along-dim kernel, which comes with that schedule (TODO(reduce-dim))
-            raise ValueError(
-                f"measure_precision: {spec.operator.type}'s {output} reduces along dim; its precision is measured "
-                "over sample rows by the reduce-along-dim schedule, which opgen does not have yet"
-            )
+    if any(formula.has_reduction(expr) for expr in kernel_formulas(spec).values()):
+        # the measure compares the elementwise kernel's bit-exact model point by point; a reduction needs sample
+        # rows and a model of the reduce_dim kernel's passes (TODO(reduce-dim)): no table, the golden tests hold it
+        return ()
     rows = []
     for output in spec.formula.computed:
         if output in spec.formula.reduce:

@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from opgen import formula as F
+from opgen.plan.lowering import VectorProgram, lower_outputs
+from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
 
@@ -110,6 +113,13 @@ class Schedule:
     def expands_inputs(self) -> bool:
         """Whether the aclnn API expands inputs to the output's shape before the kernel (numpy broadcast)."""
         return self.broadcast
+
+    def lower(
+        self, exprs: dict[str, F.Expr], inputs: list[str], storage: DType, compute: DType, exact: bool
+    ) -> tuple[VectorProgram, tuple]:
+        """One kernel variant's vector program of the outputs' specialised formulas (`exprs`, by output) and the
+        stages a schedule runs before it (none: an elementwise program is the whole kernel)."""
+        return lower_outputs(exprs, inputs=inputs, storage=storage, compute=compute, exact=exact), ()
 
     def kernel_inputs(self, inputs: tuple[str, ...]) -> tuple[str, ...]:
         """The buffers the lowered vector program reads, given the tensors the kernel reads (its GM inputs)."""
