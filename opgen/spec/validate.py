@@ -422,7 +422,9 @@ class _Checker:
             self.report(path, "an operator reduces along dim or splits in halves, not both", "invalid")
         tensor = self.resolve(section.tensor, path + ("tensor",), kinds=(ParamKind.TENSOR,), what="the reduction")
         if tensor is not None and tensor.direction is not Direction.INPUT:
-            self.report(path + ("tensor",), f"'{section.tensor}' is an output; the reduction reads an input", "wrong-kind")
+            self.report(
+                path + ("tensor",), f"'{section.tensor}' is an output; the reduction reads an input", "wrong-kind"
+            )
         if isinstance(section.dim, str):
             self.resolve(section.dim, path + ("dim",), kinds=(ParamKind.INT64,), what="the reduced dim")
             if section.dim in self.params and self.params[section.dim].values is not None:
@@ -431,7 +433,9 @@ class _Checker:
         for i, param in enumerate(self.spec.params):
             shape = param.shape
             if shape.broadcast_with or shape.broadcast_result_of or shape.channel_of or shape.one_element:
-                message = "a reduce_dim operator's tensors all have the reduced tensor's shape (no broadcast or channel)"
+                message = (
+                    "a reduce_dim operator's tensors all have the reduced tensor's shape (no broadcast or channel)"
+                )
                 self.report(("params", i, "shape"), message, "invalid")
 
     def check_formula(self) -> None:

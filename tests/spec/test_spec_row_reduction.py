@@ -79,7 +79,7 @@ def test_a_backward_whose_forward_reduces_names_the_forwards_refusal(tmp_path: P
     backward = _copy(tmp_path, "leaky_relu_grad")
     _edit(forward, ELEMENTWISE_FORWARD, SOFTMAX)
     err = _check(backward, capsys)
-    assert "derivative_of.forward: the forward spec does not load" in err and "reduce-along-dim" in err, err
+    assert "derivative_of.forward: the forward spec does not load" in err and "reduce_dim" in err, err
 
 
 # ------------------------------------------------------------------- the derivative check along the row
@@ -171,6 +171,18 @@ def test_a_backward_of_a_reducing_forward_may_take_the_derived_formula() -> None
     np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-14)
 
 
-def test_precision_refuses_a_reducing_formula_naming_the_schedule() -> None:
-    with pytest.raises(ValueError, match="reduces along dim; its precision is measured over sample rows by the"):
-        measure_precision(_forward(SOFTMAX), None)  # type: ignore[arg-type]  # refused before the kernel is read
+def test_precision_has_no_table_for_a_reducing_formula() -> None:
+    # TODO(reduce-dim): the measure needs sample rows and a model of the reduce_dim kernel's passes
+    assert measure_precision(_forward(SOFTMAX), None) == ()  # type: ignore[arg-type]  # before the kernel is read
+
+
+def test_row_passes_cut_softmax_into_the_max_the_sum_and_the_output() -> None:
+    from opgen.plan.schedules.reduce_dim import row_passes
+    from opgen.spec.formula_binding import kernel_formulas
+
+    passes = row_passes(kernel_formulas(_forward(SOFTMAX)))
+    assert [[(r.name, r.op, formula.to_text(r.arg)) for r in level] for level in passes.levels] == [
+        [("row0", "max", "self")],
+        [("row1", "sum", "exp(self - row0)")],
+    ]
+    assert [(name, formula.to_text(expr)) for name, expr in passes.outputs] == [("out", "exp(self - row0) / row1")]
