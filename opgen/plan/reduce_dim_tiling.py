@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.plan.kernel import BLOCK_BYTES, KernelVariant
+from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.plan.tiling import MIN_BYTES_PER_CORE, _align_up, _ceil_div
 
-SUM_WIDTH = 64  # elements per group sum: one 256-byte repeat of float
 REPEAT_FLOATS = 64  # slack past each float buffer
 SCALAR_FLOATS = 16  # the scalar exchange buffer (ReduceMax's dst)
 MAX_BLOCK_COUNT = 4095

@@ -23,12 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from opgen import formula as F
 from opgen.plan.lowering import VectorProgram, lower_outputs
+from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules.base import Schedule
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
+
+if TYPE_CHECKING:
+    from opgen.plan.kernel import KernelVariant
 
 ROW_PREFIX = "row"  # the per-row scalars' names in the lowered programs (row0, row1...), one per reduction
 ACC_PREFIX = "acc"  # the buffers a level's programs write, the kernel reduces each to its row scalar
@@ -85,6 +92,11 @@ class ReductionStage:
     reductions: tuple[RowReduction, ...]
     program: VectorProgram
 
+    @property
+    def acc_names(self) -> tuple[str, ...]:
+        """The program's outputs, one per reduction in order."""
+        return tuple(f"{ACC_PREFIX}{i}" for i in range(len(self.reductions)))
+
 
 @dataclass(frozen=True)
 class ReduceDim(Schedule):
@@ -123,12 +135,37 @@ class ReduceDim(Schedule):
         passes = row_passes(exprs)
         stages = []
         for level in passes.levels:
-            accs = {f"{ACC_PREFIX}{i}": r.arg for i, r in enumerate(level)}
+            accs = {f"{ACC_PREFIX}{i}": r.arg for i, r in enumerate(level)}  # ReductionStage.acc_names
             program = lower_outputs(accs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
             stages.append(ReductionStage(level, program))
         outputs = dict(passes.outputs)
         program = lower_outputs(outputs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
         return program, tuple(stages)
+
+    def reduced_axis(self, shape: tuple[int, ...], scalars: Mapping[str, float | bool | int | str]) -> int:
+        """The axis of `shape` the rows run along (a 0-d tensor: one row of one element, axis 0 of its (1,))."""
+        dim = self.reduce_dim if isinstance(self.reduce_dim, int) else int(scalars[self.reduce_dim])
+        rank = max(len(shape), 1)
+        return dim + rank if dim < 0 else dim
+
+    def kernel_outputs(
+        self,
+        variant: KernelVariant,
+        inputs: Mapping[str, np.ndarray],
+        attributes: Mapping[str, float],
+        scalars: Mapping[str, float | bool | int | str],
+    ) -> dict[str, np.ndarray]:
+        """Row by row (`opgen.plan.reduce_model`): the inputs moved to (rows, r), the outputs moved back, flat."""
+        shape = np.shape(next(iter(inputs.values())))
+        full = shape or (1,)
+        axis = self.reduced_axis(shape, scalars)
+        moved = {n: np.moveaxis(np.reshape(v, full), axis, -1) for n, v in inputs.items()}
+        inner = next(iter(moved.values())).shape
+        rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
+        if not all(full):  # an empty tensor: the kernel does not run
+            return {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
+        results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
+        return {n: np.moveaxis(v.reshape(inner), -1, axis).reshape(-1) for n, v in results.items()}
 
     def shape_notes(self, name: str) -> tuple[str, ...]:
         if isinstance(self.reduce_dim, str) and name == self.reduce_dim:
