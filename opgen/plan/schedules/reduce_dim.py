@@ -161,9 +161,9 @@ class ReduceDim(Schedule):
         axis = self.reduced_axis(shape, scalars)
         moved = {n: np.moveaxis(np.reshape(v, full), axis, -1) for n, v in inputs.items()}
         inner = next(iter(moved.values())).shape
-        rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
         if not all(full):  # an empty tensor: the kernel does not run
             return {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
+        rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
         results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
         return {n: np.moveaxis(v.reshape(inner), -1, axis).reshape(-1) for n, v in results.items()}
 
