@@ -7,7 +7,8 @@ program per operator; one process per batch of runs on one SoC (a file lists the
 A run gives the kernel program's input buffers, flat: for an elementwise kernel its GM inputs; for a half-split
 kernel (schedule `HalfSplit`) its UB streams, each (rows, ny) elements, from which the harness lays out the split
 tensor as (rows, 2, ny) and into which it cuts a full-size output back (`KernelRun.outputs` follow the program's
-outputs either way).
+outputs either way); for a reduce_dim kernel (schedule `ReduceDim`) its GM inputs as (rows, ny) with rows of ny
+elements along the reduced dim (the last).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 from opgen.plan.opdef import opdef_plan
 from opgen.plan.schedules import schedule_for
 from opgen.plan.schedules.half_split import HalfSplit
+from opgen.plan.schedules.reduce_dim import ReduceDim
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 from opgen.spec.socs import get_soc
@@ -150,6 +152,9 @@ class KernelHarness:
         opdef = opdef_plan(spec)
         schedule = schedule_for(spec)
         self.split = schedule if isinstance(schedule, HalfSplit) else None
+        self.rows_of = isinstance(schedule, ReduceDim)  # runs are (rows, ny) of rows along the reduced dim
+        # the API scalars of that view (Schedule.kernel_outputs): the reduced dim the last
+        self.view_scalars = {str(schedule.reduce_dim): -1} if isinstance(schedule, ReduceDim) else {}
         # the inputs the kernel reads, in the OpDef's (entry's) order; an optional one the API has none for is null,
         # an unread one gets the tensor of the read input carrying its param (as the L0 op passes it)
         self.inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
@@ -178,6 +183,10 @@ class KernelHarness:
             tiling_lines = "\n".join(
                 f"  tilingData->{f} = {f if f in ('rows', 'ny') else 'plan.' + f};" for f in fields
             )
+        elif self.rows_of:  # (rows, r = ny) with the reduced dim last (a0 = 1)
+            plan_args = "rows, ny, 1"
+            fields = {"rows": "rows", "r": "ny", "rowsPerTile": "plan.rowsPerTile", "tileLength": "plan.tileLength"}
+            tiling_lines = "\n".join(f"  tilingData->{f} = {v};" for f, v in fields.items())
         else:
             plan_args = "rows"
             tiling_lines = (
@@ -248,7 +257,7 @@ class KernelHarness:
         lines, outputs = [], []
         for index, (dtype, mode, inputs, scalars, ny) in enumerate(runs):
             total = next(iter(inputs.values())).size
-            assert total % ny == 0 and (ny == 1 or self.split is not None), (total, ny)
+            assert total % ny == 0 and (ny == 1 or self.split is not None or self.rows_of), (total, ny)
             rows = total // ny
             files = []
             for param in self.inputs:
