@@ -291,7 +291,8 @@ def _reduce_context(operator: OperatorPlan) -> dict:
 
     def view(variant: KernelVariant, program) -> VariantView:
         base = variant_view(spec, plan, replace(variant, program=replace(program, slots=[])))
-        slots = [(ident(slot.name), code(uniform_cpp(slot.expr, fields))) for slot in program.slots]
+        used = {i.scalar.slot for i in program.instrs if i.scalar is not None}  # a level reads only some
+        slots = [(ident(s.name), code(uniform_cpp(s.expr, fields))) for s in program.slots if s.name in used]
         return replace(base, slots=slots)
 
     def stage_view(programs: list[VariantView]) -> list[BranchView]:

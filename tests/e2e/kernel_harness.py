@@ -249,10 +249,14 @@ class KernelHarness:
         ]
 
     def run(
-        self, soc_name: str, runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float], int]]
+        self,
+        soc_name: str,
+        runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float], int]],
+        cores: int | None = None,
     ) -> list[KernelRun]:
         """Each (dtype, mode, inputs, scalars, ny) run, in one process on SoC `soc_name`; `inputs` holds each of
-        `program_inputs`, flat; a half split views them as (rows, ny) (elementwise: ny = 1)."""
+        `program_inputs`, flat; a half split views them as (rows, ny) (elementwise: ny = 1). The tiling plans for
+        `cores` vector cores (default: the SoC's)."""
         soc = get_soc(soc_name)
         lines, outputs = [], []
         for index, (dtype, mode, inputs, scalars, ny) in enumerate(runs):
@@ -270,7 +274,7 @@ class KernelHarness:
                 files.append(str(path))
             out_path = self.workdir / f"out{index}.bin"
             outputs.append((out_path, dtype, rows, ny))
-            fields = [rows, ny, GE_DTYPE[dtype], mode, soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize]
+            fields = [rows, ny, GE_DTYPE[dtype], mode, cores or soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize]
             fields += [out_path, *files] + [repr(float(scalars[a.param])) for a in self.scalars]
             lines.append(" ".join(map(str, fields)))
         run_file = self.workdir / "runs.txt"

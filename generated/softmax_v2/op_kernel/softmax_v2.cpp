@@ -220,7 +220,6 @@ private:
         LocalTensor<float> acc0Local = accBuf_[0].template Get<float>();
         if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
                       KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
-            const float s0 = row_[0];
             const float s1 = (-row_[0]);
             LocalTensor<float> tmp0 = tmpBuf_[0].template Get<float>();
             Adds(tmp0, selfLocal, s1, len);
@@ -236,7 +235,6 @@ private:
         LocalTensor<float> outLocal = outF_[at];
         if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
                       KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
-            const float s0 = row_[0];
             const float s1 = (-row_[0]);
             const float s2 = row_[1];
             LocalTensor<float> tmp0 = tmpBuf_[0].template Get<float>();
