@@ -69,18 +69,19 @@ def _slot_value(expr: F.Expr, scalars: Mapping[str, float | np.ndarray]) -> np.f
     if isinstance(expr, F.Name):
         return f32(scalars[expr.name])
     if isinstance(expr, F.Unary):
-        return -_slot_value(expr.x, scalars)
+        return np.negative(_slot_value(expr.x, scalars))
     assert isinstance(expr, F.Binary)
     a, b = _slot_value(expr.a, scalars), _slot_value(expr.b, scalars)
     with np.errstate(all="ignore"):
-        return {
+        value = {
             "add": lambda: f32(a + b),
             "sub": lambda: f32(a - b),
             "mul": lambda: f32(a * b),
             "div": lambda: f32(a / b),
-            "min": lambda: np.where(a < b, a, b).astype(np.float32)[()],
-            "max": lambda: np.where(a > b, a, b).astype(np.float32)[()],
+            "min": lambda: np.asarray(np.where(a < b, a, b), np.float32),
+            "max": lambda: np.asarray(np.where(a > b, a, b), np.float32),
         }[expr.op]()
+    return np.asarray(value, np.float32)
 
 
 def _arith(dtype: DType, fn, *operands: np.ndarray) -> np.ndarray:

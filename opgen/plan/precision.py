@@ -101,8 +101,8 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
         stored = {split.tensor: np.concatenate([first, second]), **stored}
     if any(formula.has_reduction(expr) for expr in kernel_formulas(spec).values()):  # rows of ROW_POINTS
         fill = (-next(iter(stored.values())).size) % ROW_POINTS
-        extra = {name: rng.choice(grid, fill).astype(dtype.numpy) for name in stored}
-        stored = {name: np.concatenate([v, extra[name]]).reshape(-1, ROW_POINTS) for name, v in stored.items()}
+        padding = {name: rng.choice(grid, fill).astype(dtype.numpy) for name in stored}
+        stored = {name: np.concatenate([v, padding[name]]).reshape(-1, ROW_POINTS) for name, v in stored.items()}
     return pointwise(stored, channels)
 
 

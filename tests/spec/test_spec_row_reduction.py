@@ -171,9 +171,21 @@ def test_a_backward_of_a_reducing_forward_may_take_the_derived_formula() -> None
     np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-14)
 
 
-def test_precision_has_no_table_for_a_reducing_formula() -> None:
-    # TODO(reduce-dim): the measure needs sample rows and a model of the reduce_dim kernel's passes
-    assert measure_precision(_forward(SOFTMAX), None) == ()  # type: ignore[arg-type]  # before the kernel is read
+def test_precision_measures_a_reducing_formula_in_rows() -> None:
+    """Before: no table for a formula reducing along dim. Its points are rows of ROW_POINTS now, each output element
+    measured against its own row's float64 reference through the reduce_dim kernel's model."""
+    from opgen.plan.kernel import kernel_plan
+    from opgen.plan.precision import ROW_POINTS, sweep_inputs
+    from opgen.spec.dtypes import DType
+    from opgen.spec.loader import load_spec
+
+    spec = load_spec(SPECS / "softmax_v2.yaml").spec
+    (points,) = sweep_inputs(spec, DType.FLOAT).values()
+    assert points.ndim == 2 and points.shape[1] == ROW_POINTS
+    rows = {row.dtype: row for row in measure_precision(spec, kernel_plan(spec))}
+    assert set(rows) == {DType.FLOAT, DType.FLOAT16, DType.BFLOAT16}
+    assert all(row.special_mismatches == 0 and row.fail_ratio == 0 for row in rows.values())
+    assert 0 < rows[DType.FLOAT].max_ulp_error < 8  # a few float roundings, not a misplaced row
 
 
 def test_row_passes_cut_softmax_into_the_max_the_sum_and_the_output() -> None:
