@@ -127,10 +127,14 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool, dim: int | None = None)
         cases.append(("broadcast", dict(zip(names, [(4, 1, 5), (3, 5)], strict=True))))
     if any(spec.param(n).shape.channel_of for n in names):
         cases += [("channels", dict.fromkeys(names, (2, 5, 3))), ("one_value", dict.fromkeys(names, (2, 5, 3)))]
+    # an API refusing low ranks (aclnnGeluMul's and aclnnFatreluMul's inputs have 2 dims or more) takes each case
+    # with leading 1s: the same elements (its max_rank rows' own cases run the refusals)
+    least = max((p.rank[0] for p in spec.tensor_inputs if p.rank is not None), default=0)
     found = []
     for label, shapes in cases:
         if spec.split is not None and label == "0d":
             continue
+        shapes = {n: (1,) * (least - len(s)) + s for n, s in shapes.items()}
         # a channel input holds one value per channel of the tensor it follows (one value in the one_value case)
         shapes = {n: spec.input_shape(n, s, one_value=label == "one_value", dim=dim) for n, s in shapes.items()}
         found.append((label, shapes, shape_of(spec, spec.outputs[0].name, shapes, dim)))
