@@ -7,6 +7,7 @@ the spec, so the file can run wherever `opgen_ops` runs (on the twin or on a rea
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -65,6 +66,10 @@ def reference_source(
     """Each computed output's reference as `printer` writes it (numpy in float64, or in the integer), over `names`
     (how the generated Python refers to each parameter); a formula with local names computes each once, into a
     local variable of its own."""
+    dim = formulas.reduce_dim
+    if dim is not None and printer is F.to_numpy:  # reductions reduce along the operator's dim
+        axis = names.get(dim, dim) if isinstance(dim, str) else str(dim)
+        printer = functools.partial(F.to_numpy, axis=axis)
     assigned, outputs = formulas.sources(names, printer)
     return ReferenceSource(tuple((ident(name), code(text)) for name, text in assigned), outputs)
 

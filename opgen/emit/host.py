@@ -13,12 +13,14 @@ from opgen.dtypes import DType
 from opgen.emit.kernel import condition_cpp
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
+from opgen.plan import reduce_dim_tiling
 from opgen.plan.half_split_tiling import MAX_BLOCK_COUNT, MAX_STRIDE_BYTES
 from opgen.plan.kernel import BLOCK_BYTES, BUFFER_NUM, REPEAT_BYTES, KernelPlan, ModeAxis
 from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
 from opgen.plan.schedules.half_split import HalfSplit
+from opgen.plan.schedules.reduce_dim import ReduceDim
 from opgen.plan.tiling import MIN_BYTES_PER_CORE
 
 
@@ -138,6 +140,37 @@ def split_view(schedule: HalfSplit, opdef: OpDefPlan) -> dict:
     }
 
 
+def reduce_view(schedule: ReduceDim, opdef: OpDefPlan, plan: KernelPlan) -> dict:
+    """Where the host finds the reduced tensor and dim, and each kernel variant's UB figures (the tiling model's)."""
+    dim = schedule.reduce_dim
+    attr = opdef.attr_of(dim) if isinstance(dim, str) else None
+    variants = []
+    for v in plan.variants:
+        cost = reduce_dim_tiling.reduce_cost(v, len(plan.program_inputs), len(plan.outputs))
+        variants.append(
+            {
+                "key": ident(v.key_name),
+                "dtype": code(v.storage.ge_enum),
+                "mode": v.mode_index,
+                "item_size": cost.item_size,
+                "queues": cost.queues,
+                "float_buffers": cost.float_buffers,
+                "masks": cost.masks,
+                "name": ident(v.name),
+            }
+        )
+    return {
+        "input": opdef.input_index(schedule.reduced_tensor),
+        "dim_attr": attr.index if attr else None,
+        "dim": dim,
+        "variants": variants,
+        "sum_width": reduce_dim_tiling.SUM_WIDTH,
+        "repeat_floats": reduce_dim_tiling.REPEAT_FLOATS,
+        "scalar_floats": reduce_dim_tiling.SCALAR_FLOATS,
+        "max_block_count": reduce_dim_tiling.MAX_BLOCK_COUNT,
+    }
+
+
 def render_host(operator: OperatorPlan) -> dict[str, str]:
     if operator.runs is not None:  # another operator's OpDef and tiling serve it
         return {}
@@ -175,7 +208,8 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "conditions": _conditions(plan, attrs),
         "guard_update": code(guard_update),
         "configs": soc_configs(operator),
-        "variants": _variant_rows(plan),
+        # a reduce_dim kernel's UB figures are its own (reduce_view)
+        "variants": [] if isinstance(operator.schedule, ReduceDim) else _variant_rows(plan),
         "shape": shape_rule(operator.schedule, opdef),
         "output_count": len(operator.schedule.outputs),  # every output has the first one's shape
         # channel inputs: the tiling tells the kernel how many elements share each value
@@ -192,6 +226,8 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
     schedule = operator.schedule
     if isinstance(schedule, HalfSplit):
         context["split"] = split_view(schedule, opdef)
+    if isinstance(schedule, ReduceDim):
+        context["reduce"] = reduce_view(schedule, opdef, plan)
     files = {}
     for template, name in (
         ("op/op_host/def.cpp.j2", f"op_host/{op}_def.cpp"),

@@ -8,7 +8,7 @@ here; the template only lays out the class.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from opgen import formula as F
 from opgen.dtypes import DType
@@ -23,6 +23,7 @@ from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
 from opgen.plan.opdef import OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules.half_split import HalfSplit, SplitStream
+from opgen.plan.schedules.reduce_dim import ReduceDim
 
 
 def scalar_cpp(scalar: Scalar | None, compute: DType) -> str:
@@ -203,9 +204,11 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     op = operator.file_stem
     gm = {i.param: i.name for i in operator.opdef.read_inputs}
     gm_scalar = {str(i.param): i.name for i in operator.opdef.scalar_inputs}
-    views = [variant_view(plan, v) for v in plan.variants]
-    assert len({v.key_name for v in views}) == len(views), "each tiling key has its own name"
     schedule = operator.schedule
+    # a reduce_dim program's slots read per-row scalars: its views are _reduce_context's
+    bare = isinstance(schedule, ReduceDim)
+    views = [variant_view(plan, replace(v, program=replace(v.program, slots=[])) if bare else v) for v in plan.variants]
+    assert len({v.key_name for v in views}) == len(views), "each tiling key has its own name"
     context = {
         "op_type": ident(operator.op_type),
         "kernel": ident(operator.kernel_entry),
@@ -232,6 +235,8 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     }
     if isinstance(schedule, HalfSplit):
         context |= _half_split_context(operator, schedule)
+    if isinstance(schedule, ReduceDim):
+        context |= _reduce_context(operator)
     return {
         f"op_kernel/{op}.cpp": render(schedule.kernel_template, f"op_kernel/{op}.cpp", spec_name, **context),
         f"op_kernel/{op}_tiling_data.h": render(
@@ -273,4 +278,73 @@ def _half_split_context(operator: OperatorPlan, schedule: HalfSplit) -> dict:
         "swap": ident(schedule.swap_when) if schedule.swap_when is not None else None,
         "gather": schedule.gathers,
         "split": ident(schedule.split_tensor),
+    }
+
+
+def _reduce_context(operator: OperatorPlan) -> dict:
+    """A reduce_dim kernel's programs: each level's (writing acc buffers) and the outputs', by tiling key, with
+    their slots over the tiling's scalars (members `<name>_`) and the per-row scalars (`row_[i]`)."""
+    plan = operator.kernel
+    gm = {i.param: i.name for i in operator.opdef.read_inputs}
+    gm_out = {str(o.param): o.name for o in operator.opdef.outputs}
+    first = plan.variants[0]
+    shape = [tuple(r.op for r in stage.reductions) for stage in first.stages]
+    assert all([tuple(r.op for r in s.reductions) for s in v.stages] == shape for v in plan.variants), (
+        "every kernel variant reduces the same levels"
+    )
+    index = {r.name: int(r.name.removeprefix("row")) for stage in first.stages for r in stage.reductions}
+    fields = {name: f"{name}_" for name in plan.scalars} | {name: f"row_[{i}]" for name, i in index.items()}
+
+    def view(variant: KernelVariant, program) -> VariantView:
+        base = variant_view(plan, replace(variant, program=replace(program, slots=[])))
+        used = {i.scalar.slot for i in program.instrs if i.scalar is not None}  # a level reads only some
+        slots = [(ident(s.name), code(uniform_cpp(s.expr, fields))) for s in program.slots if s.name in used]
+        return replace(base, slots=slots)
+
+    def stage_view(programs: list[VariantView]) -> list[BranchView]:
+        return branches(programs, lambda v: (tuple(v.lines), tuple(v.slots), v.temps, v.masks, v.uses_cmp_len))
+
+    stages = []
+    for level, stage in enumerate(first.stages):
+        views = [view(v, v.stages[level].program) for v in plan.variants]
+        stages.append(
+            {
+                "accs": [ident(f"acc{i}") for i in range(len(stage.reductions))],
+                "reductions": [{"op": r.op, "index": index[r.name]} for r in stage.reductions],
+                "comment": cpp.comment(
+                    ", ".join(f"{r.name} = row{r.op}({F.to_text(r.arg)})" for r in stage.reductions)
+                ),
+                "branches": stage_view(views),
+            }
+        )
+    final = {"branches": stage_view([view(v, v.program) for v in plan.variants])}
+
+    def counts(v: KernelVariant) -> tuple[int, int, int]:
+        programs = [v.program, *(s.program for s in v.stages)]
+        return (
+            max(len(p.temps) for p in programs),
+            max(len(p.masks) for p in programs),
+            max((len(s.reductions) for s in v.stages), default=0),
+        )
+
+    variants = []
+    for v in plan.variants:
+        temps, masks, accs = counts(v)
+        variants.append(
+            {
+                "key_name": ident(v.key_name),
+                "storage": code(v.storage.cpp_type),
+                "temps": temps,
+                "masks": masks,
+                "accs": accs,
+            }
+        )
+    outputs = [
+        {"name": ident(name), "gm": gm_out[param], "local": ident(f"{name}Local")}
+        for name, param in zip(plan.outputs, operator.schedule.outputs, strict=True)
+    ]
+    return {
+        "inputs": [{"name": ident(name), "gm": gm[name]} for name in plan.inputs],
+        "outputs": outputs,
+        "reduce": {"row_count": len(index), "stages": stages, "final": final, "variants": variants},
     }

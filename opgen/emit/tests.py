@@ -426,6 +426,16 @@ def _tiling_context(operator: OperatorPlan) -> dict:
                 }
                 for (x, ny), r in case.split_plans
             ],
+            "reduce_plans": [
+                {
+                    "rows": rows,
+                    "r": r,
+                    "block_dim": p.block_dim,
+                    "rows_per_tile": p.rows_per_tile,
+                    "tile": p.tile_length,
+                }
+                for (rows, r), p in case.reduce_plans
+            ],
         }
         for case in tiling.cases
     ]

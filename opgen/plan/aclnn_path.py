@@ -20,7 +20,7 @@ from opgen.formula.complex import evaluate_complex
 from opgen.formula.integer import evaluate_integer
 from opgen.formula.reference import round_to_dtype
 from opgen.plan.kernel import KernelPlan, ModeValue, aicore_dtypes, specialise
-from opgen.plan.kernel_model import run_program_outputs
+from opgen.plan.schedules import schedule_for
 from opgen.spec.channel_broadcast import channel_sum
 from opgen.spec.dtypes import DType, promote_types, wrap_integer
 from opgen.spec.formula_binding import aligned_values, kernel_formulas, reduction_of
@@ -77,6 +77,10 @@ def scalar_in_dtype(value: float, dtype: DType) -> float:
     return wrap_integer(whole, dtype.numpy)
 
 
+def _flat(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {name: np.reshape(values, -1) for name, values in arrays.items()}
+
+
 def aclnn_output(
     spec: OpSpec,
     plan: KernelPlan,
@@ -99,14 +103,13 @@ def aclnn_output(
     if spec.split is not None:  # the program reads each half of the split tensor and the half-size inputs
         streams = aligned_values(spec, {**inputs, **scalars})
         out_shape = np.shape(streams[plan.program_inputs[0]])
-        flat = {name: _through_float(np.asarray(streams[name]), compute).reshape(-1) for name in plan.program_inputs}
+        flat = {name: _through_float(np.asarray(streams[name]), compute) for name in plan.program_inputs}
     else:
         shapes = {p.name: np.shape(inputs[p.name]) for p in spec.tensor_inputs}
         aligned = {p.name: np.reshape(inputs[p.name], spec.aligned_shape(p.name, shapes)) for p in spec.tensor_inputs}
         out_shape = np.broadcast_shapes(*(a.shape for a in aligned.values()))
         flat = {
-            p.name: np.broadcast_to(_through_float(aligned[p.name], compute), out_shape).reshape(-1)
-            for p in spec.tensor_inputs
+            p.name: np.broadcast_to(_through_float(aligned[p.name], compute), out_shape) for p in spec.tensor_inputs
         }
     flags: dict[str, ModeValue] = {name: bool(scalars[name]) for name in plan.flags}
     for axis in plan.enums:
@@ -129,18 +132,18 @@ def aclnn_output(
         for name in plan.gm_scalars
     }
     if compute in aicore_dtypes(spec):
-        program = plan.variant(compute, flags, attributes).program
-        outputs = run_program_outputs(program, flat, attributes)
+        variant = plan.variant(compute, flags, attributes)
+        outputs = schedule_for(spec).kernel_outputs(variant, flat, attributes, scalars)
         result = outputs[output if len(plan.outputs) > 1 else "out"]
     elif compute.is_integral:  # AICPU, an integer: the formula in that integer, wrapping as the kernel does
         expr = specialise(kernel_formulas(spec)[output], flags)
-        result = evaluate_integer(expr, {**flat, **attributes}, compute.numpy)
+        result = evaluate_integer(expr, {**_flat(flat), **attributes}, compute.numpy)
     elif compute.is_complex:  # AICPU, a complex dtype: the formula in complex128, as the kernel's complex<double>
         expr = specialise(kernel_formulas(spec)[output], flags)
-        result = evaluate_complex(expr, {**flat, **attributes})
+        result = evaluate_complex(expr, {**_flat(flat), **attributes})
     else:  # AICPU: the formula in double, with the attributes as float32
         expr = specialise(kernel_formulas(spec)[output], flags)
-        result = F.evaluate(expr, {**flat, **attributes})
+        result = F.evaluate(expr, {**_flat(flat), **attributes})
     reduced = reduction_of(spec, output)
     if reduced is not None:  # ReduceSumOp: summed in double, rounded once to the kernel's dtype, then cast
         of, like = reduced

@@ -29,6 +29,8 @@ class FormulaPlan:
     aliases: dict[str, str]  # formula.vars: short name -> the parameter (or half) it stands for
     latex: dict[str, str]  # each parameter's LaTeX symbol, where the spec gives one
     python_names: dict[str, str]  # how generated Python refers to each parameter in formulas (reference_names)
+    # reduce_dim.dim: the int64 parameter (or literal dim) the formula's reductions run along; None: no reduction
+    reduce_dim: str | int | None = None
 
     def sources(
         self, names: Mapping[str, str], printer: Callable[[F.Expr, Mapping[str, str]], str]
@@ -54,4 +56,5 @@ def formula_plan(spec: OpSpec) -> FormulaPlan:
         aliases=dict(spec.formula.vars),
         latex=latex_symbols(spec),
         python_names=reference_names(spec),
+        reduce_dim=spec.reduce_dim.dim if spec.reduce_dim is not None else None,
     )

@@ -72,6 +72,8 @@ class KernelVariant:
     truncates: bool = False
     # the outcome of each of KernelPlan.conditions this variant's program was lowered for
     conditions: tuple[bool, ...] = ()
+    # what the schedule runs before `program` (a reduction's levels: `Schedule.lower`)
+    stages: tuple = ()
 
     @property
     def compute(self) -> DType:
@@ -344,27 +346,29 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
     conditions = host_conditions(tuple(specialise(e, mode) for mode in modes for e in every))
     every_outcome = list(itertools.product((False, True), repeat=len(conditions)))
 
+    schedule = schedule_for(spec)
+
     def program(
         storage: DType, mode: dict[str, ModeValue], outcomes: tuple[bool, ...], exact: bool = False
-    ) -> VectorProgram:
+    ) -> tuple[VectorProgram, tuple]:
         compute = compute_dtype(spec, storage, every)
         specialised = {
             name: decide(specialise(e, mode), conditions, outcomes)
             for name, e in zip(outputs, exprs.values(), strict=True)
         }
-        return lower_outputs(specialised, inputs=list(read), storage=storage, compute=compute, exact=exact)
+        return schedule.lower(specialised, list(read), storage, compute, exact)
 
-    fast: dict[tuple[DType, tuple[ModeValue, ...], tuple[bool, ...]], VectorProgram] = {}
+    fast: dict[tuple[DType, tuple[ModeValue, ...], tuple[bool, ...]], tuple[VectorProgram, tuple]] = {}
     for storage in aicore_dtypes(spec):
         for mode in modes:
             for outcomes in every_outcome:
                 fast[storage, tuple(mode.values()), outcomes] = program(storage, mode, outcomes)
-    guards = tuple(sorted({name for lowered in fast.values() for name in lowered.assumes_finite}))
+    guards = tuple(sorted({name for lowered, _ in fast.values() for name in lowered.assumes_finite}))
     variants = []
     for (storage, values, outcomes), lowered in fast.items():
         mode = dict(zip(names, values, strict=True))
         for exact in (False, True) if guards else (False,):
-            chosen = program(storage, mode, outcomes, exact=True) if exact else lowered
+            chosen, stages = program(storage, mode, outcomes, exact=True) if exact else lowered
             index = mode_index(axes, mode, exact, outcomes)
             key = tiling_key(storage, index)
             truncates = (
@@ -373,7 +377,7 @@ def kernel_plan(spec: OpSpec) -> KernelPlan:
                 and not all(_order_only(decide(specialise(e, mode), conditions, outcomes)) for e in exprs.values())
             )
             variant = KernelVariant(
-                key, storage, tuple(sorted(mode.items())), index, chosen, exact, truncates, outcomes
+                key, storage, tuple(sorted(mode.items())), index, chosen, exact, truncates, outcomes, stages
             )
             variants.append(variant)
     return KernelPlan(flags, scalars, inputs, tuple(variants), guards, enums, outputs, gm_scalars, streams, conditions)

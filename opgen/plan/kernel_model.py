@@ -60,26 +60,28 @@ def _integer_arith(dtype: DType, fn, *operands: np.ndarray) -> np.ndarray:
         return fn(*(np.asarray(o).astype(np.int64) for o in operands)).astype(dtype.numpy)
 
 
-def _slot_value(expr: F.Expr, scalars: Mapping[str, float]) -> np.float32:
-    """A host-uniform expression as the kernel's scalar unit computes it: float32 step by step."""
+def _slot_value(expr: F.Expr, scalars: Mapping[str, float | np.ndarray]) -> np.float32 | np.ndarray:
+    """A host-uniform expression as the kernel's scalar unit computes it: float32 step by step (a scalar may be an
+    array of one value per row, broadcasting against the rows: a reduction's per-row result)."""
     f32 = np.float32
     if isinstance(expr, F.Const):
         return f32(expr.value)
     if isinstance(expr, F.Name):
         return f32(scalars[expr.name])
     if isinstance(expr, F.Unary):
-        return -_slot_value(expr.x, scalars)
+        return np.negative(_slot_value(expr.x, scalars))
     assert isinstance(expr, F.Binary)
     a, b = _slot_value(expr.a, scalars), _slot_value(expr.b, scalars)
     with np.errstate(all="ignore"):
-        return {
+        value = {
             "add": lambda: f32(a + b),
             "sub": lambda: f32(a - b),
             "mul": lambda: f32(a * b),
             "div": lambda: f32(a / b),
-            "min": lambda: a if a < b else b,
-            "max": lambda: a if a > b else b,
+            "min": lambda: np.asarray(np.where(a < b, a, b), np.float32),
+            "max": lambda: np.asarray(np.where(a > b, a, b), np.float32),
         }[expr.op]()
+    return np.asarray(value, np.float32)
 
 
 def _arith(dtype: DType, fn, *operands: np.ndarray) -> np.ndarray:
@@ -112,9 +114,10 @@ def run_program(program: VectorProgram, inputs: Mapping[str, np.ndarray], scalar
 
 
 def run_program_outputs(
-    program: VectorProgram, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, float]
+    program: VectorProgram, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, float | np.ndarray]
 ) -> dict[str, np.ndarray]:
-    """Every output of the kernel by name (`out` for a one-output kernel), as `run_program` computes it."""
+    """Every output of the kernel by name (`out` for a one-output kernel), as `run_program` computes it. Inputs
+    of any one shape; a scalar may be an array broadcasting against it (one value per row, shape (rows, 1))."""
     compute = program.compute
     values: dict[Buffer, np.ndarray] = {b: np.asarray(inputs[b.name]).astype(_np(b.dtype)) for b in program.inputs}
     slots = {slot.name: _round(_slot_value(slot.expr, scalars), compute) for slot in program.slots}
@@ -149,7 +152,7 @@ def _execute(instr: Instr, values, scalar, compute: DType) -> np.ndarray:
         return np.where(src[0], src[1], other).astype(_np(dtype))
     if api == "Duplicate":
         reference = next(iter(values.values()))
-        return np.full(reference.shape, scalar(instr.scalar), dtype=_np(dtype))
+        return np.broadcast_to(scalar(instr.scalar), reference.shape).astype(_np(dtype))
     if api == "LeakyRelu":
         s = scalar(instr.scalar)
         return np.where(np.signbit(src[0]), _arith(dtype, np.multiply, src[0], s), src[0]).astype(_np(dtype))

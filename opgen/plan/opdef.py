@@ -115,6 +115,8 @@ def kernel_host_params(spec: OpSpec) -> list[Param]:
     used = {name for expr in kernel_formulas(spec).values() for name in F.free_names(expr)}
     if spec.split is not None and isinstance(spec.split.dim, str):
         used.add(spec.split.dim)  # the tiling views the split tensor along it
+    if spec.reduce_dim is not None and isinstance(spec.reduce_dim.dim, str):
+        used.add(spec.reduce_dim.dim)  # the tiling views every tensor along it
     if spec.split is not None and spec.split.swap_when is not None:
         used.add(spec.split.swap_when)  # the tiling tells the kernel which half is which
     as_tensors = {t.param for t in spec.opdef.inputs or []}

@@ -8,7 +8,8 @@ grid with a power-of-two step over the golden value range (so the integers and h
 are on it, e.g. ±3 for hardswish), each tensor in its own fixed shuffle, every special value, for each
 combination of golden scalar values the error table accepts. A complex dtype's points take such values as both
 parts, and its errors are moduli, |out - reference| (ulps and the smallest normal of its parts' format). A formula
-reducing along dim (rowmax, rowsum) is refused: its measure needs sample rows and the reduce-along-dim kernel's model.
+reducing along dim (rowmax, rowsum) takes its points in rows of ROW_POINTS (the last dim; the golden dim values):
+each output element's error is measured against its row's float64 reference.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from opgen.spec.formula_binding import evaluate_reference, kernel_formulas
 from opgen.spec.model import OpSpec
 
 GRID_POINTS = 2048  # at least this many grid points over the value range
+ROW_POINTS = 16  # a formula reducing along dim: points per row (a row of the grid's values and the specials)
 MAX_SCALAR_COMBINATIONS = 8
 SEED = 20261126
 # Significand bits after the point, and the smallest normal exponent, of each floating dtype (for ulps).
@@ -62,14 +64,6 @@ class PrecisionRow:
 def measure_precision(spec: OpSpec, kernel: KernelPlan) -> tuple[PrecisionRow, ...]:
     """A row per floating dtype of the first tensor input that the golden tolerances cover, for each computed
     output in turn."""
-    for output, expr in kernel_formulas(spec).items():
-        if formula.has_reduction(expr):
-            # the measure compares the elementwise kernel's bit-exact model point by point; a reduction needs sample
-            # rows and the model of the reduce-along-dim kernel, which comes with that schedule (TODO(reduce-dim))
-            raise ValueError(
-                f"measure_precision: {spec.operator.type}'s {output} reduces along dim; its precision is measured "
-                "over sample rows by the reduce-along-dim schedule, which opgen does not have yet"
-            )
     rows = []
     for output in spec.formula.computed:
         if output in spec.formula.reduce:
@@ -106,6 +100,11 @@ def sweep_inputs(spec: OpSpec, dtype: DType) -> dict[str, np.ndarray]:
     if split is not None:
         first, second = (stored.pop(half) for half in split.halves)
         stored = {split.tensor: np.concatenate([first, second]), **stored}
+    if any(formula.has_reduction(expr) for expr in kernel_formulas(spec).values()):  # rows of ROW_POINTS
+        fill = (-next(iter(stored.values())).size) % ROW_POINTS
+        padding = {name: rng.choice(grid, fill).astype(dtype.numpy) for name in stored}
+        stored = {name: np.concatenate([v, padding[name]]).reshape(-1, ROW_POINTS) for name, v in stored.items()}
+        return pointwise(stored, channels)
     # within the rank ranges: 1-d points as (1, N) where rank 2 is needed (GeluMul's input); a channel input holds
     # its own shape
     shaped = pointwise(stored, channels)

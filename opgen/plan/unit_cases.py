@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from opgen.plan.cases import Arg, Call, valid_call
 from opgen.plan.half_split_tiling import HalfSplitPlan, plan_half_split
 from opgen.plan.kernel import KernelPlan
+from opgen.plan.reduce_dim_tiling import ReducePlan, plan_reduce, reduce_cost
 from opgen.plan.tiling import TilingPlan, plan_tiling
 from opgen.spec.model import OpSpec
 from opgen.spec.socs import Soc, get_soc
@@ -40,6 +41,8 @@ class TilingCase:
     plans: tuple[tuple[int, TilingPlan], ...]  # (total elements, the plan)
     # a half split's plans instead: ((rows, ny) of the split tensor, the plan)
     split_plans: tuple[tuple[tuple[int, int], HalfSplitPlan], ...] = ()
+    # a reduction along dim's plans instead: ((rows, r) of the reduced tensor, the plan)
+    reduce_plans: tuple[tuple[tuple[int, int], ReducePlan], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,12 +51,26 @@ class TilingCases:
     cases: tuple[TilingCase, ...]
 
 
+# (rows, r) of a reduction's tiling tests: a row of one element, short and odd rows, a row just past a tile, a long one
+REDUCE_TILING_SHAPES = ((1, 1), (7, 13), (5000, 3), (3, 2000), (2, 20000), (1, 100000))
+
+
 def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...], gathers: bool) -> TilingCases:
     """`gathers`: a half split whose kernel takes ny = 1 through GatherMask (HalfSplit.gathers)."""
     socs: list[Soc] = [get_soc(soc) for soc in kernel_socs]
     cases = []
     for soc_index, soc in enumerate(socs):
         for variant_index, variant in enumerate(kernel.variants):
+            if spec.reduce_dim is not None:
+                cost = reduce_cost(variant, len(kernel.program_inputs), len(kernel.outputs))
+                reduce_plans = []
+                for rows, r in REDUCE_TILING_SHAPES:
+                    planned = plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
+                    if planned is None:
+                        raise ValueError(f"{spec.operator.type}: no tiling for ({rows}, {r}) of {variant.name}")
+                    reduce_plans.append(((rows, r), planned))
+                cases.append(TilingCase(soc_index, variant_index, (), (), tuple(reduce_plans)))
+                continue
             if spec.split is not None:
                 split_plans = []
                 for x, ny in SPLIT_TILING_SHAPES:

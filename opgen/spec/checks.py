@@ -1015,25 +1015,29 @@ class CheckOneOf(CheckKind):
 
 
 def _split_of(spec: OpSpec) -> tuple[str, str]:
-    """(the split tensor, the C++ expression of the split dim) of a half-split operator."""
-    split = spec.split
-    assert split is not None  # validated: a split check needs a `split` section
-    return split.tensor, str(split.dim)
+    """(the tensor, the C++ expression of the dim) of a half-split operator, or of one reducing along a dim."""
+    section = spec.split or spec.reduce_dim
+    assert section is not None  # validated: a dim check needs a `split` or `reduce_dim` section
+    return section.tensor, str(section.dim)
+
+
+def _zero_dim_as_one(spec: OpSpec) -> bool:
+    """Whether the checks count a 0-d tensor as 1-d (dim within [-1, 0]): split.zero_dim_as_one, and always for a
+    reduction along dim (a 0-d tensor is one row of one element, as aclnnSoftmax takes it)."""
+    return spec.split.zero_dim_as_one if spec.split is not None else spec.reduce_dim is not None
 
 
 def _checked_rank_cpp(spec: OpSpec) -> str:
-    """The C++ rank the split checks index the split tensor with: its rank, or 1 for a 0-d tensor where the op_api
-    counts it as 1-d (split.zero_dim_as_one)."""
+    """The C++ rank the dim checks index the tensor with: its rank, or 1 for a 0-d tensor where the op_api counts
+    it as 1-d (`_zero_dim_as_one`)."""
     tensor, _ = _split_of(spec)
     rank = f"static_cast<int64_t>({cpp_shape(tensor)}.GetDimNum())"
-    assert spec.split is not None
-    return f"({rank} == 0 ? int64_t{{1}} : {rank})" if spec.split.zero_dim_as_one else rank
+    return f"({rank} == 0 ? int64_t{{1}} : {rank})" if _zero_dim_as_one(spec) else rank
 
 
 def _checked_rank(spec: OpSpec, shape: tuple[int, ...]) -> int:
     """The Python model of `_checked_rank_cpp`."""
-    assert spec.split is not None
-    return max(len(shape), 1) if spec.split.zero_dim_as_one else len(shape)
+    return max(len(shape), 1) if _zero_dim_as_one(spec) else len(shape)
 
 
 def _split_axis_cpp(spec: OpSpec, row: int) -> tuple[str, tuple[str, ...]]:
@@ -1057,14 +1061,19 @@ class CheckDimRange(CheckKind):
     dim_range: list[Identifier] = Field(
         min_length=1,
         max_length=1,
-        description="the split tensor (split.tensor): the split dim must be in [-rank, rank - 1] of it",
+        description="the split tensor (split.tensor) or the reduced one (reduce_dim.tensor): the dim must be in "
+        "[-rank, rank - 1] of it ([-1, 0] for a 0-d tensor where it counts as 1-d)",
     )
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
-        _resolve_split(resolver, self.dim_range, path + ("dim_range",), "a dim range check")
-        split = resolver.spec.split
-        if split is not None and self.dim_range[0] != split.tensor:
-            message = f"'{self.dim_range[0]}' is not the split tensor '{split.tensor}' the dim indexes"
+        section = resolver.spec.split or resolver.spec.reduce_dim
+        if section is None:
+            message = "a dim range check needs a 'split' or 'reduce_dim' section (the tensor and dim it checks)"
+            resolver.report(path + ("dim_range",), message, "invalid")
+            return
+        resolver.resolve_all(self.dim_range, path + ("dim_range",), kinds=TENSORS, what="a dim range check")
+        if self.dim_range[0] != section.tensor:
+            message = f"'{self.dim_range[0]}' is not the tensor '{section.tensor}' the dim indexes"
             resolver.report(path + ("dim_range", 0), message, "invalid")
 
     def cpp(self, spec: OpSpec, row: int) -> CppCheck:
@@ -1078,7 +1087,7 @@ class CheckDimRange(CheckKind):
 
     def mutations(self, model: CallModel, base: Args) -> list[Mutation]:
         spec = model.spec
-        split = spec.split
+        split = spec.split or spec.reduce_dim
         assert split is not None
         rank = _checked_rank(spec, base[split.tensor].shape)
         if isinstance(split.dim, str):

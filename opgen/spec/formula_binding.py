@@ -282,7 +282,9 @@ def evaluate_reference(
         result = evaluate_complex(expr, env)
         return result if out_dtype is None else result.astype(out_dtype)
     if reduced is None:
-        return formula.evaluate(expr, env, out_dtype)
+        # a reduction along dim reduces along the spec's (reduce_dim), given in `values` or literal
+        axis = spec.split_dim(values) if spec.reduce_dim is not None else None
+        return formula.evaluate(expr, env, out_dtype, axis=axis)
     of, like = reduced
     total = channel_sum(formula.evaluate(expr, env), values[of], values[like])
     return total if out_dtype is None else formula.round_to_dtype(total, out_dtype)

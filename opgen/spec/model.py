@@ -454,6 +454,16 @@ class Split(_Strict):
     )
 
 
+class ReduceDim(_Strict):
+    """A reduction along a dimension (`rowmax`/`rowsum` in the formula, the softmax family): every tensor has the
+    reduced tensor's shape, and a row is the elements sharing every index but `dim`'s."""
+
+    tensor: Identifier = Field(description="the input whose dimension `dim` the formula's reductions run along")
+    dim: Identifier | int = Field(
+        description="the int64 parameter giving the dimension to reduce along, or a literal dimension (e.g. -1)"
+    )
+
+
 class HalvesFormula(_Strict):
     """A full-size output of a half-split operator: one expression per half, written into its two halves."""
 
@@ -794,6 +804,9 @@ class OpSpec(_Strict):
     formula: Formula
     derivative_of: DerivativeOf | None = None
     split: Split | None = Field(None, description="a half split of one input along a dimension (gated activations)")
+    reduce_dim: ReduceDim | None = Field(
+        None, description="the dimension the formula's reductions (rowmax, rowsum) run along (the softmax family)"
+    )
     errors: list[ErrorRow] = Field(min_length=1)
     empty_return: list[Identifier] = Field(
         default_factory=list,
@@ -855,9 +868,11 @@ class OpSpec(_Strict):
         return split is None or name == split.tensor or name in self.formula.per_half
 
     def split_dim(self, values: Mapping[str, object]) -> int:
-        """The split dimension in a call with these parameter values (a literal dim, or the dim parameter's)."""
-        assert self.split is not None
-        dim = self.split.dim
+        """The split (or reduced) dimension in a call with these parameter values (a literal dim, or the dim
+        parameter's)."""
+        section = self.split or self.reduce_dim
+        assert section is not None
+        dim = section.dim
         return dim if isinstance(dim, int) else int(values[dim])  # type: ignore[call-overload]
 
     def split_swapped(self, values: Mapping[str, object]) -> bool:

@@ -45,14 +45,16 @@ def formula_name_problem(name: str) -> str | None:
     return None
 
 
-def reduction_missing(expr: formula.Expr) -> str:
-    """Why a formula reducing along dim is refused: the rest of the pipeline cannot compute it yet."""
+def reduction_missing(expr: formula.Expr, sectioned: bool = False) -> str:
+    """Why an expression reducing along dim is refused: outside the formula (a golden expression, a condition) the
+    rest of the pipeline cannot compute it; in the formula, a `reduce_dim` section must say along which dim."""
     spelled = sorted({REDUCTION_SPELLING[node.op] + "()" for node in formula.reductions(expr)})
     verb = "reduces" if len(spelled) == 1 else "reduce"
+    if sectioned:
+        return f"{' and '.join(spelled)} {verb} along dim: only the formula's expressions may (TODO(reduce-dim))"
     return (
-        f"{' and '.join(spelled)} {verb} along the operator's dim, and opgen has no reduce-along-dim kernel schedule "
-        "yet (nor its tiling, AICPU kernel and golden tests) to generate it (TODO(reduce-dim)); the formula language, "
-        "its reference, LaTeX and derivative check do understand it"
+        f"{' and '.join(spelled)} {verb} along the operator's dim: give the spec a 'reduce_dim' section naming the "
+        "tensor and the dim (the reduce_dim schedule computes it)"
     )
 
 
@@ -99,6 +101,7 @@ class _Checker:
         self.check_socs()
         self.check_api()
         self.check_split()
+        self.check_reduce_dim()
         self.check_formula()
         self.check_derivative_of()
         self.check_errors()
@@ -403,10 +406,37 @@ class _Checker:
         except formula.FormulaError as exc:
             self.report(path, f"{what}: {exc.message} (at column {exc.column + 1} of the expression)", "formula")
             return None
-        if formula.has_reduction(expr):
-            self.report(path, f"{what}: {reduction_missing(expr)}", "unsupported")
+        if formula.has_reduction(expr) and (self.spec.reduce_dim is None or path[0] != "formula"):
+            self.report(path, f"{what}: {reduction_missing(expr, self.spec.reduce_dim is not None)}", "unsupported")
             return None
         return expr
+
+    def check_reduce_dim(self) -> None:
+        """A reduction along dim: the reduced tensor is an input, the dim an int64 parameter (or a literal); every
+        tensor has its shape (no broadcast or channel relation: a row is the same elements in each)."""
+        section = self.spec.reduce_dim
+        if section is None:
+            return
+        path: FieldPath = ("reduce_dim",)
+        if self.spec.split is not None:
+            self.report(path, "an operator reduces along dim or splits in halves, not both", "invalid")
+        tensor = self.resolve(section.tensor, path + ("tensor",), kinds=(ParamKind.TENSOR,), what="the reduction")
+        if tensor is not None and tensor.direction is not Direction.INPUT:
+            self.report(
+                path + ("tensor",), f"'{section.tensor}' is an output; the reduction reads an input", "wrong-kind"
+            )
+        if isinstance(section.dim, str):
+            self.resolve(section.dim, path + ("dim",), kinds=(ParamKind.INT64,), what="the reduced dim")
+            if section.dim in self.params and self.params[section.dim].values is not None:
+                message = f"'{section.dim}' lists 'values' (kernel modes); a reduced dim is any dim of the tensor"
+                self.report(path + ("dim",), message, "invalid")
+        for i, param in enumerate(self.spec.params):
+            shape = param.shape
+            if shape.broadcast_with or shape.broadcast_result_of or shape.channel_of or shape.one_element:
+                message = (
+                    "a reduce_dim operator's tensors all have the reduced tensor's shape (no broadcast or channel)"
+                )
+                self.report(("params", i, "shape"), message, "invalid")
 
     def check_formula(self) -> None:
         f = self.spec.formula

@@ -32,6 +32,8 @@ from opgen.plan.aclnn_path import aclnn_output  # noqa: E402
 from opgen.plan.kernel import KernelPlan, aicore_dtypes, kernel_plan  # noqa: E402
 from opgen.plan.opdef import opdef_plan  # noqa: E402
 from opgen.plan.operator import binding_names, binding_out_keywords, binding_result_index  # noqa: E402
+from opgen.plan.schedules import schedule_for  # noqa: E402
+from opgen.plan.schedules.reduce_dim import ReduceDim  # noqa: E402
 from opgen.spec.checks import CheckRejectIf  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 from opgen.spec.formula_binding import aligned_values, evaluate_reference, kernel_formula  # noqa: E402
@@ -41,6 +43,7 @@ from opgen.spec.model import OpSpec, ParamKind  # noqa: E402
 from opgen.spec.socs import get_soc  # noqa: E402
 
 LARGE = 1_000_003
+LARGE_ROW = 1000  # a reduction's large case: rows of this many elements
 NP_DTYPE = {
     DType.FLOAT: np.dtype(np.float32),
     DType.FLOAT16: np.dtype(np.float16),
@@ -112,8 +115,10 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool, dim: int | None = None)
     ranges: a shape below the lowest rank gains size-1 dims (OpSpec.within_rank), a 0-d case below it is left out."""
     names = [p.name for p in spec.tensor_inputs]
     cases = [(f"n{n}", dict.fromkeys(names, (n,))) for n in (1, 31, 32, 33, 4096 + 3)]
-    if large:
-        cases.append((f"n{LARGE}", dict.fromkeys(names, (LARGE,))))
+    if large:  # a reduction along dim: rows that fit in UB, many of them (every core busy, x read once)
+        rows_of = isinstance(schedule_for(spec), ReduceDim)
+        large_shape = (LARGE // LARGE_ROW + 1, LARGE_ROW) if rows_of else (LARGE,)
+        cases.append((f"n{LARGE}", dict.fromkeys(names, large_shape)))
     cases += [
         ("0d", dict.fromkeys(names, ())),
         ("empty", dict.fromkeys(names, (3, 0))),

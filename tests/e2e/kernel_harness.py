@@ -7,7 +7,8 @@ program per operator; one process per batch of runs on one SoC (a file lists the
 A run gives the kernel program's input buffers, flat: for an elementwise kernel its GM inputs; for a half-split
 kernel (schedule `HalfSplit`) its UB streams, each (rows, ny) elements, from which the harness lays out the split
 tensor as (rows, 2, ny) and into which it cuts a full-size output back (`KernelRun.outputs` follow the program's
-outputs either way).
+outputs either way); for a reduce_dim kernel (schedule `ReduceDim`) its GM inputs as (rows, ny) with rows of ny
+elements along the reduced dim (the last).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 from opgen.plan.opdef import opdef_plan
 from opgen.plan.schedules import schedule_for
 from opgen.plan.schedules.half_split import HalfSplit
+from opgen.plan.schedules.reduce_dim import ReduceDim
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 from opgen.spec.socs import get_soc
@@ -152,6 +154,9 @@ class KernelHarness:
         self.split = schedule if isinstance(schedule, HalfSplit) else None
         # a split's swap_when: the bool a run's scalars may hold (default false), set in the tiling data's swapHalves
         self.swap = self.split.swap_when if self.split is not None else None
+        self.rows_of = isinstance(schedule, ReduceDim)  # runs are (rows, ny) of rows along the reduced dim
+        # the API scalars of that view (Schedule.kernel_outputs): the reduced dim the last
+        self.view_scalars = {str(schedule.reduce_dim): -1} if isinstance(schedule, ReduceDim) else {}
         # the inputs the kernel reads, in the OpDef's (entry's) order; an optional one the API has none for is null,
         # an unread one gets the tensor of the read input carrying its param (as the L0 op passes it)
         self.inputs = [spec.param(str(i.param)) for i in opdef.read_inputs]
@@ -182,6 +187,10 @@ class KernelHarness:
             )
             if self.swap is not None:  # the run's last argument (GmAlloc fills the tiling data with 0xff)
                 tiling_lines += f"\n  tilingData->swapHalves = std::atoi(argv[{first_scalar + len(self.scalars)}]);"
+        elif self.rows_of:  # (rows, r = ny) with the reduced dim last (a0 = 1)
+            plan_args = "rows, ny, 1"
+            fields = {"rows": "rows", "r": "ny", "rowsPerTile": "plan.rowsPerTile", "tileLength": "plan.tileLength"}
+            tiling_lines = "\n".join(f"  tilingData->{f} = {v};" for f, v in fields.items())
         else:
             plan_args = "rows"
             tiling_lines = (
@@ -248,15 +257,19 @@ class KernelHarness:
         ]
 
     def run(
-        self, soc_name: str, runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float], int]]
+        self,
+        soc_name: str,
+        runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float], int]],
+        cores: int | None = None,
     ) -> list[KernelRun]:
         """Each (dtype, mode, inputs, scalars, ny) run, in one process on SoC `soc_name`; `inputs` holds each of
-        `program_inputs`, flat; a half split views them as (rows, ny) (elementwise: ny = 1)."""
+        `program_inputs`, flat; a half split views them as (rows, ny) (elementwise: ny = 1). The tiling plans for
+        `cores` vector cores (default: the SoC's)."""
         soc = get_soc(soc_name)
         lines, outputs = [], []
         for index, (dtype, mode, inputs, scalars, ny) in enumerate(runs):
             total = next(iter(inputs.values())).size
-            assert total % ny == 0 and (ny == 1 or self.split is not None), (total, ny)
+            assert total % ny == 0 and (ny == 1 or self.split is not None or self.rows_of), (total, ny)
             rows = total // ny
             swap = self.swap is not None and bool(scalars.get(self.swap, False))
             files = []
@@ -270,7 +283,7 @@ class KernelHarness:
                 files.append(str(path))
             out_path = self.workdir / f"out{index}.bin"
             outputs.append((out_path, dtype, rows, ny, swap))
-            fields = [rows, ny, GE_DTYPE[dtype], mode, soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize]
+            fields = [rows, ny, GE_DTYPE[dtype], mode, cores or soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize]
             fields += [out_path, *files] + [repr(float(scalars[a.param])) for a in self.scalars]
             fields += [int(swap)] if self.swap is not None else []
             lines.append(" ".join(map(str, fields)))

@@ -17,7 +17,7 @@ from spec_list import GENERATED, kernel_operators
 
 from opgen.plan.aclnn_path import scalar_in_dtype
 from opgen.plan.kernel import KernelPlan, KernelVariant, kernel_plan
-from opgen.plan.kernel_model import run_program_outputs
+from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
 from opgen.spec.socs import get_soc
 
@@ -26,6 +26,9 @@ SIZES = [1, 31, 32, 33, 4096 + 3, 1_000_003]
 # a half-split kernel's (rows, ny) views, the largest last: ny = 1, one element, odd rows and half-rows not a whole
 # number of 32-byte blocks, rows past the UB tile, more rows than one DataCopyPad moves, every core busy
 SPLIT_VIEWS = [(1, 1), (31, 1), (4099, 1), (3, 11), (5, 40), (2, 4099), (3, 20_000), (1000, 1003)]
+# a reduce_dim kernel's (rows, r): rows of one element, odd rows, more rows than one DataCopyPad moves, rows past
+# the UB tile (chunks), a long row, many rows on every core, the largest last
+REDUCE_VIEWS = [(1, 1), (31, 1), (5, 13), (4099, 3), (3, 2000), (2, 20_000), (1, 100_000), (1000, 1003)]
 
 
 @pytest.fixture(scope="module", params=list(kernel_operators()))
@@ -36,7 +39,10 @@ def harness(request, tmp_path_factory, twin_lib):
 
 
 def _views(harness: KernelHarness) -> list[tuple[int, int]]:
-    """(size, ny) of each case: flat sizes, or a half split's (rows, ny) views as rows * ny elements."""
+    """(size, ny) of each case: flat sizes, or a half split's (rows, ny) views (a reduction's rows of ny elements)
+    as rows * ny elements."""
+    if harness.rows_of:
+        return [(rows * ny, ny) for rows, ny in REDUCE_VIEWS]
     if harness.split is None:
         return [(size, 1) for size in SIZES]
     return [(rows * ny, ny) for rows, ny in SPLIT_VIEWS]
@@ -75,6 +81,7 @@ def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
     plan = kernel_plan(spec)
     rng = np.random.default_rng(11)
     soc = get_soc(soc_name)
+    schedule = schedule_for(spec)
     scalars = {
         name: float(spec.golden.scalar_values.get(name, [spec.example.scalars.get(name, 1.0)])[-1])
         for name in plan.scalars + plan.gm_scalars
@@ -95,7 +102,8 @@ def test_kernels_are_bit_exact_with_the_model(harness, soc_name):
     )
     for (variant, size, ny, inputs), run in zip(cases, runs, strict=True):
         # every computed output (one kernel may write several), each bit-exact except NaN payloads
-        models = run_program_outputs(variant.program, inputs, _in(plan, scalars, variant))
+        shaped = {n: v.reshape(-1, ny) for n, v in inputs.items()} if harness.rows_of else inputs
+        models = schedule.kernel_outputs(variant, shaped, _in(plan, scalars, variant), harness.view_scalars)
         for (name, expected), got in zip(models.items(), run.outputs, strict=True):
             want = np.asarray(expected).astype(variant.storage.numpy)
             got_nan, want_nan = np.isnan(got.astype(np.float64)), np.isnan(want.astype(np.float64))

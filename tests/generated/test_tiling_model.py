@@ -12,7 +12,9 @@ from spec_list import GENERATED, kernel_operators
 
 from opgen.plan.half_split_tiling import plan_half_split_on
 from opgen.plan.kernel import kernel_plan
+from opgen.plan.reduce_dim_tiling import plan_reduce, reduce_cost
 from opgen.plan.schedules import schedule_for
+from opgen.plan.schedules.reduce_dim import ReduceDim
 from opgen.plan.tiling import plan_tiling_on, ub_bytes
 from opgen.spec.socs import SOCS
 
@@ -100,6 +102,76 @@ def _split_queries(variant_count: int) -> list[tuple[int, int, int, int, int]]:
 
 
 SPLIT_OPERATORS = [op for op, spec in kernel_operators().items() if spec.split is not None]
+REDUCE_OPERATORS = [op for op, spec in kernel_operators().items() if isinstance(schedule_for(spec), ReduceDim)]
+
+REDUCE_DRIVER = """
+#include <cstdio>
+#include "{op}_tiling.h"
+
+// Reads "variant rows r a0 coreNum ubSize" lines; prints the plan or "fail".
+int main() {{
+  const ge::DataType dtypes[] = {{{dtypes}}};
+  const uint32_t modes[] = {{{modes}}};
+  long long variant = 0;
+  long long rows = 0;
+  long long r = 0;
+  long long a0 = 0;
+  unsigned cores = 0;
+  unsigned long long ub = 0;
+  while (std::scanf("%lld %lld %lld %lld %u %llu", &variant, &rows, &r, &a0, &cores, &ub) == 6) {{
+    optiling::{op_type}TilingPlan plan{{}};
+    if (!optiling::Plan{op_type}Tiling(rows, r, a0, cores, ub, dtypes[variant], modes[variant], plan)) {{
+      std::printf("fail\\n");
+      continue;
+    }}
+    std::printf("%llu %u %lld %lld\\n", static_cast<unsigned long long>(plan.tilingKey), plan.blockDim,
+                static_cast<long long>(plan.rowsPerTile), static_cast<long long>(plan.tileLength));
+  }}
+  return 0;
+}}
+"""
+
+
+@pytest.mark.parametrize("op", REDUCE_OPERATORS)
+def test_reduce_dim_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_lib):
+    spec = kernel_operators()[op]
+    plan = kernel_plan(spec)
+    source = tmp_path / "driver.cpp"
+    source.write_text(
+        REDUCE_DRIVER.format(
+            op=op,
+            op_type=spec.operator.type,
+            dtypes=", ".join(v.storage.ge_enum for v in plan.variants),
+            modes=", ".join(str(v.mode_index) for v in plan.variants),
+        )
+    )
+    program = twin_lib.program(f"reduce_tiling_driver_{op}", [source], ops_dirs=[GENERATED / spec.operator.dir])
+    rng = np.random.default_rng(13)
+    sizes = [-1, 0, 1, 2, 7, 8, 13, 63, 64, 65, 4095, 4096, 9000, 16_383, 70_000, 100_000]
+    sizes += [int(t) for t in np.exp(rng.uniform(0, np.log(2e6), 40))]
+    platforms = sorted({(soc.vector_cores, soc.ub_usable_bytes) for soc in SOCS})
+    platforms += [(0, 196_608), (1, 196_608), (7, 65_536), (40, 16_384), (3, 64)]
+    queries = [
+        (variant, int(rng.choice(sizes)), int(rng.choice(sizes)), int(rng.choice([1, 1, 1, 2])), cores, ub)
+        for variant in range(len(plan.variants))
+        for cores, ub in platforms
+        for _ in range(60)
+    ]
+    stdin = "".join(" ".join(map(str, q)) + "\n" for q in queries)
+    lines = subprocess.run([str(program)], input=stdin, capture_output=True, text=True, check=True).stdout.split("\n")
+    refused = 0
+    for (variant, rows, r, a0, cores, ub), line in zip(queries, lines, strict=False):
+        kernel = plan.variants[variant]
+        cost = reduce_cost(kernel, len(plan.program_inputs), len(plan.outputs))
+        model = plan_reduce(kernel.key, cost, rows, r, a0, cores, ub)
+        if model is None:
+            refused += 1
+            assert line == "fail", (variant, rows, r, a0, cores, ub, line)
+            continue
+        expected = f"{model.tiling_key} {model.block_dim} {model.rows_per_tile} {model.tile_length}"
+        assert line == expected, (variant, rows, r, a0, cores, ub)
+    assert len(lines) == len(queries) + 1
+    assert 0 < refused < len(queries) // 2  # both outcomes were exercised
 
 
 @pytest.mark.parametrize("op", SPLIT_OPERATORS)
@@ -142,7 +214,9 @@ def test_half_split_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_li
     assert (gathered > 0) == gathers  # ny = 1 went through GatherMask where the kernel gathers
 
 
-@pytest.mark.parametrize("op", [op for op, spec in kernel_operators().items() if spec.split is None])
+@pytest.mark.parametrize(
+    "op", [op for op, spec in kernel_operators().items() if spec.split is None and op not in REDUCE_OPERATORS]
+)
 def test_python_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_lib):
     spec = kernel_operators()[op]
     plan = kernel_plan(spec)

@@ -51,7 +51,7 @@ def test_check_refuses_a_reducing_formula_at_its_line_naming_the_missing_schedul
     line = line_of(spec.read_text(encoding="utf-8"), SOFTMAX)
     assert re.search(
         rf"leaky_relu\.yaml:{line}:\d+: formula\.expr: formula: rowmax\(\) and rowsum\(\) reduce along the "
-        r"operator's dim, and opgen has no reduce-along-dim kernel schedule yet .*\(TODO\(reduce-dim\)\)",
+        r"operator's dim: give the spec a 'reduce_dim' section",
         err,
     ), err
     assert "internal error" not in err and "Traceback" not in err
@@ -79,7 +79,7 @@ def test_a_backward_whose_forward_reduces_names_the_forwards_refusal(tmp_path: P
     backward = _copy(tmp_path, "leaky_relu_grad")
     _edit(forward, ELEMENTWISE_FORWARD, SOFTMAX)
     err = _check(backward, capsys)
-    assert "derivative_of.forward: the forward spec does not load" in err and "reduce-along-dim" in err, err
+    assert "derivative_of.forward: the forward spec does not load" in err and "reduce_dim" in err, err
 
 
 # ------------------------------------------------------------------- the derivative check along the row
@@ -171,6 +171,30 @@ def test_a_backward_of_a_reducing_forward_may_take_the_derived_formula() -> None
     np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-14)
 
 
-def test_precision_refuses_a_reducing_formula_naming_the_schedule() -> None:
-    with pytest.raises(ValueError, match="reduces along dim; its precision is measured over sample rows by the"):
-        measure_precision(_forward(SOFTMAX), None)  # type: ignore[arg-type]  # refused before the kernel is read
+def test_precision_measures_a_reducing_formula_in_rows() -> None:
+    """Before: no table for a formula reducing along dim. Its points are rows of ROW_POINTS now, each output element
+    measured against its own row's float64 reference through the reduce_dim kernel's model."""
+    from opgen.plan.kernel import kernel_plan
+    from opgen.plan.precision import ROW_POINTS, sweep_inputs
+    from opgen.spec.dtypes import DType
+    from opgen.spec.loader import load_spec
+
+    spec = load_spec(SPECS / "softmax_v2.yaml").spec
+    (points,) = sweep_inputs(spec, DType.FLOAT).values()
+    assert points.ndim == 2 and points.shape[1] == ROW_POINTS
+    rows = {row.dtype: row for row in measure_precision(spec, kernel_plan(spec))}
+    assert set(rows) == {DType.FLOAT, DType.FLOAT16, DType.BFLOAT16}
+    assert all(row.special_mismatches == 0 and row.fail_ratio == 0 for row in rows.values())
+    assert 0 < rows[DType.FLOAT].max_ulp_error < 8  # a few float roundings, not a misplaced row
+
+
+def test_row_passes_cut_softmax_into_the_max_the_sum_and_the_output() -> None:
+    from opgen.plan.schedules.reduce_dim import row_passes
+    from opgen.spec.formula_binding import kernel_formulas
+
+    passes = row_passes(kernel_formulas(_forward(SOFTMAX)))
+    assert [[(r.name, r.op, formula.to_text(r.arg)) for r in level] for level in passes.levels] == [
+        [("row0", "max", "self")],
+        [("row1", "sum", "exp(self - row0)")],
+    ]
+    assert [(name, formula.to_text(expr)) for name, expr in passes.outputs] == [("out", "exp(self - row0) / row1")]

@@ -278,6 +278,7 @@ def softshrink_backward(
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
+def softmax(self: np.ndarray | None, dim: int = -1, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def softplus(
     self: np.ndarray | None,
     beta: float | int | bool | np.generic | None = 1,

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+import numpy as np
+
+from opgen import formula as F
+from opgen.plan.kernel_model import run_program_outputs
+from opgen.plan.lowering import VectorProgram, lower_outputs
+from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
+
+if TYPE_CHECKING:
+    from opgen.plan.kernel import KernelVariant
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,26 @@ class Schedule:
     def expands_inputs(self) -> bool:
         """Whether the aclnn API expands inputs to the output's shape before the kernel (numpy broadcast)."""
         return self.broadcast
+
+    def lower(
+        self, exprs: dict[str, F.Expr], inputs: list[str], storage: DType, compute: DType, exact: bool
+    ) -> tuple[VectorProgram, tuple]:
+        """One kernel variant's vector program of the outputs' specialised formulas (`exprs`, by output) and the
+        stages a schedule runs before it (none: an elementwise program is the whole kernel)."""
+        return lower_outputs(exprs, inputs=inputs, storage=storage, compute=compute, exact=exact), ()
+
+    def kernel_outputs(
+        self,
+        variant: KernelVariant,
+        inputs: Mapping[str, np.ndarray],
+        attributes: Mapping[str, float],
+        scalars: Mapping[str, float | bool | int | str],
+    ) -> dict[str, np.ndarray]:
+        """The kernel's outputs (by computed output, flat) as `opgen.plan.kernel_model` computes them, for one
+        variant, the inputs in the compute dtype and the output's shape, its tiling attributes
+        and the API's scalars: an elementwise program over the flat buffers."""
+        flat = {n: np.reshape(v, -1) for n, v in inputs.items()}
+        return run_program_outputs(variant.program, flat, attributes)
 
     def kernel_inputs(self, inputs: tuple[str, ...]) -> tuple[str, ...]:
         """The buffers the lowered vector program reads, given the tensors the kernel reads (its GM inputs)."""

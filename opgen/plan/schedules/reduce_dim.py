@@ -1,0 +1,176 @@
+"""Reduce along a dimension (`reduce_dim: {tensor: self, dim: dim}`, the softmax family): the formula's reductions
+(`rowmax`, `rowsum`) run along `dim`, every tensor has the reduced tensor's shape.
+
+The kernel views every tensor as (a1, r, a0) (a1: the product of the dims before dim, r: size(dim), a0: the product
+of those after it) and computes each row of r elements in passes (`row_passes`): the formula's reductions grouped
+by nesting level (softmax: the max, then the sum of exp(x - max)), each level one elementwise program over the row
+whose result the kernel reduces to one value per row (a per-row scalar of the later programs), then the outputs'
+program. Every program is lowered from the formula by the elementwise lowering (`opgen.plan.lowering`) in FLOAT:
+the kernel casts each input tile to float once and the result back (CAST_RINT).
+
+Paths (templates/op/op_kernel/reduce_dim_kernel.cpp.j2, tiling model `opgen.plan.reduce_dim_tiling`):
+- rows fit (a0 == 1, a padded row within a tile): as many whole rows per tile as fit, one DataCopyPad; every
+  pass runs from UB (GM: each input read once, each output written once);
+- row chunks (a0 == 1, a row longer than a tile): each level reads the row again in chunks, then the output pass
+  (GM: each input read levels + 1 times, 3 for softmax).
+Sums run over groups of SUM_WIDTH elements from a row's first element, the group sums added in a fixed binary-
+counter order, and a row never spans cores: results do not depend on the core count, the tile size or the path.
+TODO(reduce-dim): a0 > 1 (a reduced dim that is not the last) is refused by the tiling (561002); the hand-written
+kernel's columns paths (tests/twin/kernels/softmax_kernels.cpp) show the design.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from opgen import formula as F
+from opgen.plan.lowering import VectorProgram, lower_outputs
+from opgen.plan.reduce_model import run_reduce_outputs
+from opgen.plan.schedules.base import Schedule
+from opgen.spec.dtypes import DType
+from opgen.spec.model import OpSpec
+
+if TYPE_CHECKING:
+    from opgen.plan.kernel import KernelVariant
+
+ROW_PREFIX = "row"  # the per-row scalars' names in the lowered programs (row0, row1...), one per reduction
+ACC_PREFIX = "acc"  # the buffers a level's programs write, the kernel reduces each to its row scalar
+
+
+@dataclass(frozen=True)
+class RowReduction:
+    name: str  # its per-row scalar (row0...), the name later programs read it by
+    op: str  # max | sum
+    arg: F.Expr  # the row to reduce: over tensors, host scalars and earlier reductions' names
+
+
+@dataclass(frozen=True)
+class RowPasses:
+    """A formula cut at its reductions: the levels (each reduction's argument reads only earlier levels' results)
+    and the outputs with every reduction replaced by its per-row scalar."""
+
+    levels: tuple[tuple[RowReduction, ...], ...]
+    outputs: tuple[tuple[str, F.Expr], ...]
+
+
+def row_passes(exprs: Mapping[str, F.Expr]) -> RowPasses:
+    """Each distinct reduction of the outputs' formulas (innermost first) named row0, row1...; a reduction's level
+    is one past the deepest reduction its argument reads."""
+    names: dict[F.Expr, F.Name] = {}
+    levels: list[list[RowReduction]] = []
+    level_of: dict[str, int] = {}
+
+    def cut(expr: F.Expr) -> F.Expr:
+        return F.rewrite(expr, lambda node: names.get(node, node) if isinstance(node, F.Reduce) else node)
+
+    for expr in exprs.values():
+        for node in F.reductions(expr):  # innermost first: an argument's reductions are named before it
+            arg = cut(node.x)
+            key = F.Reduce(node.op, arg)  # as `cut` meets it: its operand already cut
+            if key in names:
+                continue
+            read = [level_of[n] for n in F.free_names(arg) if n in level_of]
+            level = 1 + max(read, default=-1)
+            name = f"{ROW_PREFIX}{len(names)}"
+            names[key] = F.Name(name, F.SymbolKind.SCALAR)
+            level_of[name] = level
+            while len(levels) <= level:
+                levels.append([])
+            levels[level].append(RowReduction(name, node.op, arg))
+    return RowPasses(tuple(tuple(level) for level in levels), tuple((n, cut(e)) for n, e in exprs.items()))
+
+
+@dataclass(frozen=True)
+class ReductionStage:
+    """One level of a row's passes in one kernel variant: the program writing each reduction's argument into its
+    acc buffer (acc0... in level order), and the reductions it feeds."""
+
+    reductions: tuple[RowReduction, ...]
+    program: VectorProgram
+
+    @property
+    def acc_names(self) -> tuple[str, ...]:
+        """The program's outputs, one per reduction in order."""
+        return tuple(f"{ACC_PREFIX}{i}" for i in range(len(self.reductions)))
+
+
+@dataclass(frozen=True)
+class ReduceDim(Schedule):
+    name = "reduce_dim"
+    rank = 4
+    kernel_template = "op/op_kernel/reduce_dim_kernel.cpp.j2"
+    tiling_data_template = "op/op_kernel/reduce_dim_tiling_data.h.j2"
+    tiling_template = "op/op_host/reduce_dim_tiling.cpp.j2"
+    tiling_header_template = "op/op_host/reduce_dim_tiling.h.j2"
+    tiling_test_template = "op/tests/ut/op_host/reduce_dim_test_tiling.cpp.j2"
+
+    reduced_tensor: str = ""
+    reduce_dim: str | int = -1  # the int64 parameter, or a literal dim
+    dim_python: str = ""  # the dim parameter's Python name, or the literal
+
+    @classmethod
+    def applies(cls, spec: OpSpec) -> bool:
+        return spec.reduce_dim is not None
+
+    @classmethod
+    def refinements(cls, spec: OpSpec) -> dict:
+        section = spec.reduce_dim
+        assert section is not None
+        dim = section.dim if isinstance(section.dim, int) else spec.param(section.dim).python
+        return {"reduced_tensor": section.tensor, "reduce_dim": section.dim, "dim_python": str(dim)}
+
+    @property
+    def expands_inputs(self) -> bool:
+        return False
+
+    def lower(
+        self, exprs: dict[str, F.Expr], inputs: list[str], storage: DType, compute: DType, exact: bool
+    ) -> tuple[VectorProgram, tuple[ReductionStage, ...]]:
+        """The outputs' program and one stage per level, every program in FLOAT over float copies of the inputs
+        (the kernel casts each tile once; its row scalars are float)."""
+        passes = row_passes(exprs)
+        stages = []
+        for level in passes.levels:
+            accs = {f"{ACC_PREFIX}{i}": r.arg for i, r in enumerate(level)}  # ReductionStage.acc_names
+            program = lower_outputs(accs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
+            stages.append(ReductionStage(level, program))
+        outputs = dict(passes.outputs)
+        program = lower_outputs(outputs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
+        return program, tuple(stages)
+
+    def reduced_axis(self, shape: tuple[int, ...], scalars: Mapping[str, float | bool | int | str]) -> int:
+        """The axis of `shape` the rows run along (a 0-d tensor: one row of one element, axis 0 of its (1,))."""
+        dim = self.reduce_dim if isinstance(self.reduce_dim, int) else int(scalars[self.reduce_dim])
+        rank = max(len(shape), 1)
+        return dim + rank if dim < 0 else dim
+
+    def kernel_outputs(
+        self,
+        variant: KernelVariant,
+        inputs: Mapping[str, np.ndarray],
+        attributes: Mapping[str, float],
+        scalars: Mapping[str, float | bool | int | str],
+    ) -> dict[str, np.ndarray]:
+        """Row by row (`opgen.plan.reduce_model`): the inputs moved to (rows, r), the outputs moved back, flat."""
+        shape = np.shape(next(iter(inputs.values())))
+        full = shape or (1,)
+        axis = self.reduced_axis(shape, scalars)
+        moved = {n: np.moveaxis(np.reshape(v, full), axis, -1) for n, v in inputs.items()}
+        inner = next(iter(moved.values())).shape
+        if not all(full):  # an empty tensor: the kernel does not run
+            return {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
+        rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
+        results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
+        return {n: np.moveaxis(v.reshape(inner), -1, axis).reshape(-1) for n, v in results.items()}
+
+    def shape_notes(self, name: str) -> tuple[str, ...]:
+        if isinstance(self.reduce_dim, str) and name == self.reduce_dim:
+            return (f"取值范围为[-{self.reduced_tensor}.dim, {self.reduced_tensor}.dim-1]（0维时为[-1, 0]）。",)
+        return ()
+
+
+SCHEDULE = ReduceDim
