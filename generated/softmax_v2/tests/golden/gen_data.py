@@ -10,7 +10,6 @@ needs numpy, and torch for the aten golden.
 """
 
 import argparse
-import math
 from pathlib import Path
 
 import numpy as np
