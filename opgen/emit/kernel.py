@@ -292,7 +292,8 @@ def _reduce_context(operator: OperatorPlan) -> dict:
     assert all([tuple(r.op for r in s.reductions) for s in v.stages] == shape for v in plan.variants), (
         "every kernel variant reduces the same levels"
     )
-    index = {r.name: int(r.name.removeprefix("row")) for stage in first.stages for r in stage.reductions}
+    names = [r.name for stage in first.stages for r in (*stage.reductions, *stage.functions)]
+    index = {name: int(name.removeprefix("row")) for name in names}
     fields = {name: f"{name}_" for name in plan.scalars} | {name: f"row_[{i}]" for name, i in index.items()}
 
     def view(variant: KernelVariant, program) -> VariantView:
@@ -311,8 +312,14 @@ def _reduce_context(operator: OperatorPlan) -> dict:
             {
                 "accs": [ident(f"acc{i}") for i in range(len(stage.reductions))],
                 "reductions": [{"op": r.op, "index": index[r.name]} for r in stage.reductions],
+                "functions": [
+                    {"api": code(f.api), "index": index[f.name], "arg": index[f.arg]} for f in stage.functions
+                ],
                 "comment": cpp.comment(
-                    ", ".join(f"{r.name} = row{r.op}({F.to_text(r.arg)})" for r in stage.reductions)
+                    ", ".join(
+                        [f"{r.name} = row{r.op}({F.to_text(r.arg)})" for r in stage.reductions]
+                        + [f"{f.name} = {f.api}({f.arg})" for f in stage.functions]
+                    )
                 ),
                 "branches": stage_view(views),
             }
@@ -346,5 +353,11 @@ def _reduce_context(operator: OperatorPlan) -> dict:
     return {
         "inputs": [{"name": ident(name), "gm": gm[name]} for name in plan.inputs],
         "outputs": outputs,
-        "reduce": {"row_count": len(index), "stages": stages, "final": final, "variants": variants},
+        "reduce": {
+            "row_count": len(index),
+            "stages": stages,
+            "final": final,
+            "variants": variants,
+            "has_functions": any(s.functions for s in first.stages),
+        },
     }

@@ -8,6 +8,7 @@ Reductions, as the twin's Ascend C APIs compute them (opgen/twin/include/opgen_t
 - sum: groups of SUM_WIDTH elements from the row's first, each summed by WholeReduceSum's lane tree (lanes 2i and
   2i + 1 added, then pairwise again; the last group's missing lanes +0), the group sums added in the kernel's
   binary counter (`pairwise_total`). The order does not depend on the tile, the path or the core count.
+A level's per-row functions (ln of a sum) are the API's float64 model of the float scalar, rounded to float.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from opgen import formula as F
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.plan.lowering import VectorProgram
 from opgen.spec.dtypes import DType
@@ -82,6 +84,10 @@ def run_reduce_outputs(
             acc = np.asarray(accs[stage.acc_names[i]], np.float32)
             value = row_max(acc) if reduction.op == "max" else pairwise_total(lane_tree_sums(acc))
             known[reduction.name] = value[:, None]
+        for function in stage.functions:  # the kernel's one-element vector call: the API's model rounded to float
+            api = F.VECTOR_APIS[function.api]
+            with np.errstate(all="ignore"):
+                known[function.name] = api.model(np.asarray(known[function.arg], np.float64)).astype(np.float32)
     outputs = run_program_outputs(program, floats, known)
     with np.errstate(over="ignore"):
         return {name: np.asarray(values, np.float32).astype(storage.numpy) for name, values in outputs.items()}

@@ -198,3 +198,15 @@ def test_row_passes_cut_softmax_into_the_max_the_sum_and_the_output() -> None:
         [("row1", "sum", "exp(self - row0)")],
     ]
     assert [(name, formula.to_text(expr)) for name, expr in passes.outputs] == [("out", "exp(self - row0) / row1")]
+
+
+def test_row_passes_cut_log_of_a_row_sum_into_a_per_row_function() -> None:
+    """The scalar unit cannot compute ln: log(row1) becomes a per-row function (Ln on the vector unit) computed
+    after row1's level, and the outputs read it as a per-row scalar."""
+    from opgen.plan.schedules.reduce_dim import RowFunction, row_passes
+    from opgen.spec.formula_binding import kernel_formulas
+
+    passes = row_passes(kernel_formulas(_forward(LOG_SOFTMAX)))
+    assert [[(r.name, r.op) for r in level] for level in passes.levels] == [[("row0", "max")], [("row1", "sum")]]
+    assert passes.functions == ((), (RowFunction("row2", "Ln", "row1"),))
+    assert [(name, formula.to_text(expr)) for name, expr in passes.outputs] == [("out", "self - row0 - row2")]

@@ -55,6 +55,7 @@ __all__ = [
     "log_sigmoid",
     "log_sigmoid_backward",
     "log_sigmoid_forward",
+    "log_softmax",
     "mish",
     "mish_",
     "mish_backward",
@@ -1238,6 +1239,28 @@ def log_sigmoid_forward(self, *, output=None, buffer=None):
         "aclnnLogSigmoidForward", [_rt.Tensor(self), _rt.Tensor(output, output=True), _rt.Tensor(buffer, output=True)]
     )
     return output, buffer
+
+
+def log_softmax(self, dim=-1, *, out=None):
+    """aclnnLogSoftmax: 对输入张量沿指定维度dim计算log-softmax：每个元素减去其所在行（沿dim的一组元素）的最大值，再减去该行（减去最大值后）指数之和的自然对数。
+
+        out = x - rowmax(x) - log(rowsum(exp(x - rowmax(x))))
+
+    Args:
+        self: 公式中的x，沿dim计算log-softmax的输入。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: 计算log-softmax的维度，取值范围[-self.dim, self.dim-1]（self为0维时为[-1, 0]）。 (int64; dtypes: -)
+        out: 公式中的out，shape与self一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在self维度范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的dtype不是支持的数据类型。（self为空Tensor时直接返回成功，不做此校验。）
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnLogSoftmax", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
+    return out
 
 
 def log_sigmoid_backward(grad_output, self, buffer, *, out=None):

@@ -49,23 +49,58 @@ class RowReduction:
 
 
 @dataclass(frozen=True)
+class RowFunction:
+    """A function of one per-row scalar (log-softmax's ln of the row's sum): the scalar unit computes only + - * /
+    min max, so the kernel computes it on the vector unit, one element (`api`, e.g. Ln), once per row."""
+
+    name: str  # its per-row scalar (rowN)
+    api: str  # the VectorApi of the function (opgen.formula.VECTOR_APIS)
+    arg: str  # the per-row scalar it reads
+
+
+@dataclass(frozen=True)
 class RowPasses:
-    """A formula cut at its reductions: the levels (each reduction's argument reads only earlier levels' results)
-    and the outputs with every reduction replaced by its per-row scalar."""
+    """A formula cut at its reductions: the levels (each reduction's argument reads only earlier levels' results),
+    the per-row functions computed after each level's reductions (one tuple per level), and the outputs with every
+    reduction and per-row function replaced by its per-row scalar."""
 
     levels: tuple[tuple[RowReduction, ...], ...]
     outputs: tuple[tuple[str, F.Expr], ...]
+    functions: tuple[tuple[RowFunction, ...], ...] = ()
 
 
 def row_passes(exprs: Mapping[str, F.Expr]) -> RowPasses:
     """Each distinct reduction of the outputs' formulas (innermost first) named row0, row1...; a reduction's level
-    is one past the deepest reduction its argument reads."""
+    is one past the deepest reduction its argument reads. A function call on one per-row scalar (log(row1)) is cut
+    too, into a RowFunction computed after its argument's level."""
     names: dict[F.Expr, F.Name] = {}
     levels: list[list[RowReduction]] = []
+    functions: list[list[RowFunction]] = []
     level_of: dict[str, int] = {}
 
+    def row_function(node: F.Call) -> F.Expr:
+        lowering = F.FUNCTIONS[node.func].lowering
+        (arg,) = node.args
+        if not (isinstance(lowering, F.VectorApi) and isinstance(arg, F.Name) and arg.name in level_of):
+            return node
+        if node not in names:
+            name = f"{ROW_PREFIX}{len(names)}"
+            names[node] = F.Name(name, F.SymbolKind.SCALAR)
+            level_of[name] = level_of[arg.name]
+            while len(functions) <= level_of[name]:
+                functions.append([])
+            functions[level_of[name]].append(RowFunction(name, lowering.name, arg.name))
+        return names[node]
+
+    def cut_node(node: F.Expr) -> F.Expr:
+        if isinstance(node, F.Reduce):
+            return names.get(node, node)
+        if isinstance(node, F.Call) and len(node.args) == 1:
+            return row_function(node)
+        return node
+
     def cut(expr: F.Expr) -> F.Expr:
-        return F.rewrite(expr, lambda node: names.get(node, node) if isinstance(node, F.Reduce) else node)
+        return F.rewrite(expr, cut_node)
 
     for expr in exprs.values():
         for node in F.reductions(expr):  # innermost first: an argument's reductions are named before it
@@ -81,7 +116,9 @@ def row_passes(exprs: Mapping[str, F.Expr]) -> RowPasses:
             while len(levels) <= level:
                 levels.append([])
             levels[level].append(RowReduction(name, node.op, arg))
-    return RowPasses(tuple(tuple(level) for level in levels), tuple((n, cut(e)) for n, e in exprs.items()))
+    outputs = tuple((n, cut(e)) for n, e in exprs.items())
+    functions.extend([] for _ in range(len(levels) - len(functions)))
+    return RowPasses(tuple(tuple(level) for level in levels), outputs, tuple(tuple(f) for f in functions))
 
 
 @dataclass(frozen=True)
@@ -91,6 +128,7 @@ class ReductionStage:
 
     reductions: tuple[RowReduction, ...]
     program: VectorProgram
+    functions: tuple[RowFunction, ...] = ()  # computed after the reductions, from their per-row scalars
 
     @property
     def acc_names(self) -> tuple[str, ...]:
@@ -134,10 +172,10 @@ class ReduceDim(Schedule):
         (the kernel casts each tile once; its row scalars are float)."""
         passes = row_passes(exprs)
         stages = []
-        for level in passes.levels:
+        for level, functions in zip(passes.levels, passes.functions, strict=True):
             accs = {f"{ACC_PREFIX}{i}": r.arg for i, r in enumerate(level)}  # ReductionStage.acc_names
             program = lower_outputs(accs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
-            stages.append(ReductionStage(level, program))
+            stages.append(ReductionStage(level, program, functions))
         outputs = dict(passes.outputs)
         program = lower_outputs(outputs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
         return program, tuple(stages)
