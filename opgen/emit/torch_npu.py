@@ -17,18 +17,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code
+from opgen.plan.aten_registration import AtenArg, AtenFunction, Variant
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
-from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
-from opgen.spec import aten_unused
-from opgen.spec.aten import AtenArg as AtenSchemaArg
-from opgen.spec.aten import aten_op
 from opgen.spec.model import OpSpec, Param
-from opgen.types import Direction, ParamKind
+from opgen.types import ParamKind
 
 ROOT = "torch_npu"
 FUNCTIONS_YAML = f"{ROOT}/op_plugin_functions.yaml"
@@ -39,14 +35,6 @@ TORCH_VERSIONS = ("v2.1", "v2.2", "v2.3", "v2.4", "v2.5", "v2.6", "v2.7", "v2.8"
 
 _LINE_LIMIT = 120
 _INDENT = "  "
-_SCHEMA_TYPES = {
-    ParamKind.TENSOR: "Tensor",
-    ParamKind.SCALAR: "Scalar",
-    ParamKind.BOOL: "bool",
-    ParamKind.INT64: "int",
-    ParamKind.DOUBLE: "float",
-    ParamKind.STRING: "str",
-}
 _CPP_TYPES = {
     ParamKind.TENSOR: "const at::Tensor&",
     ParamKind.SCALAR: "const at::Scalar&",
@@ -55,190 +43,21 @@ _CPP_TYPES = {
     ParamKind.DOUBLE: "double",
     ParamKind.STRING: "c10::string_view",
 }
-# An optional scalar or string (null_default) is `Scalar?` / `str?` in aten.
+# An optional scalar or string (null_default, `Scalar?` / `str?` in aten).
 _OPTIONAL = {
-    ParamKind.SCALAR: ("Scalar?", "const c10::optional<at::Scalar>&"),
-    ParamKind.STRING: ("str?", "c10::optional<c10::string_view>"),
+    ParamKind.SCALAR: "const c10::optional<at::Scalar>&",
+    ParamKind.STRING: "c10::optional<c10::string_view>",
 }
 
 
-class Variant(str, Enum):
-    FUNCTIONAL = "functional"
-    OUT = "out"
-    INPLACE = "inplace"
-
-
-@dataclass(frozen=True)
-class AtenArg:
-    name: str
-    param: Param | None  # None: an aten argument the API does not take (api.aten_unused), typed `unused_type`
-    mutable: bool = False  # Tensor(a!): written by the function (out tensor, in-place self)
-    kwarg_only: bool = False
-    aten_default: str | None = None  # the default as aten's own schema spells it (`1.` for celu's alpha)
-    alias: str = "a"  # a mutable tensor's alias set: a, b, ... for the out tensors of several outputs
-    unused_type: str = ""  # aten's type of an argument the API does not take, e.g. `Generator?`
-
-    def schema(self) -> str:
-        if self.param is None:
-            return f"{self.unused_type} {self.name}=None"
-        base = _OPTIONAL[self.param.kind][0] if self.param.nullable else _SCHEMA_TYPES[self.param.kind]
-        kind = base + (f"({self.alias}!)" if self.mutable else "")
-        default = "" if self.mutable else _schema_default(self.param, self.aten_default)
-        return f"{kind} {self.name}{default}"
-
-    def cpp(self) -> str:
-        if self.param is None:
-            return f"{aten_unused.CPP_TYPES[self.unused_type]} {self.name}"
-        if self.mutable:
-            return f"at::Tensor& {self.name}"
-        ctype = _OPTIONAL[self.param.kind][1] if self.param.nullable else _CPP_TYPES[self.param.kind]
-        return f"{ctype} {self.name}"
-
-
-def _unused(arg: AtenSchemaArg) -> AtenArg:
-    """An aten argument the API does not take: in the schema and the adapter's signature, never passed on."""
-    return AtenArg(arg.name, None, kwarg_only=arg.kwarg_only, unused_type=arg.type)
-
-
-def _with_unused(spec: OpSpec, args: tuple[AtenArg, ...], inplace: bool = False) -> tuple[AtenArg, ...]:
-    return tuple(aten_unused.placed(spec, list(args), lambda a: a.name, _unused, inplace))
-
-
-@dataclass(frozen=True)
-class AtenFunction:
-    """One aten overload, the aclnn API that implements it and how C parameters map to its arguments."""
-
-    op: str  # e.g. leaky_relu_backward
-    overload: str  # "" for the default overload, e.g. grad_input
-    variant: Variant
-    args: tuple[AtenArg, ...]
-    api: ApiSignature
-    c_names: dict[str, str]  # C parameter name -> aten argument / local variable name
-    results: tuple[str, ...]  # names of the tensors the function returns (several: a tuple, as aten)
-    official: bool
-    # how the schema names each return (None: unnamed, as aten::_prelu_kernel_backward -> (Tensor, Tensor)); empty:
-    # by the results' names
-    return_names: tuple[str | None, ...] = ()
-
-    @property
-    def schema(self) -> str:
-        parts: list[str] = []
-        for arg in self.args:
-            if arg.kwarg_only and "*" not in parts:
-                parts.append("*")
-            parts.append(arg.schema())
-        if len(self.results) == 1:
-            returns = "Tensor" if self.variant is Variant.FUNCTIONAL else "Tensor(a!)"
-        elif self.variant is Variant.FUNCTIONAL:  # aten names several returns: (Tensor output, Tensor buffer)
-            named = self.return_names or self.results
-            returns = "(" + ", ".join("Tensor" + (f" {name}" if name else "") for name in named) + ")"
-        else:
-            returns = "(" + ", ".join(f"Tensor({_alias(i)}!)" for i in range(len(self.results))) + ")"
-        dotted = f"{self.op}.{self.overload}" if self.overload else self.op
-        return f"{dotted}({', '.join(parts)}) -> {returns}"
-
-    @property
-    def cpp_name(self) -> str:
-        """The C++ kernel name op-plugin uses: out overloads take an `_out` suffix."""
-        return f"{self.op}_out" if self.variant is Variant.OUT else self.op
-
-
-# ---------------------------------------------------------------------------------------------- schemas
-
-
-def _schema_default(param: Param, aten_default: str | None = None) -> str:
-    value = param.default
-    if value is None:
-        return "=None" if param.nullable else ""
-    if isinstance(value, bool):
-        return f"={value}"
-    if isinstance(value, str):
-        return f'="{value}"'  # aten prints string defaults in double quotes (values hold no quotes)
-    # aten's own spelling of the same number wins: `alpha=1.` for celu, `alpha=1` for elu
-    if aten_default is not None and _same_number(aten_default, value):
-        return f"={aten_default}"
-    # aten prints integral Scalar defaults without a fraction (`Scalar alpha=1`).
-    if param.kind is ParamKind.SCALAR and float(value).is_integer():
-        return f"={int(value)}"
-    return f"={value!r}"
-
-
-def _same_number(text: str, value: int | float) -> bool:
-    try:
-        return float(text) == float(value)
-    except ValueError:
-        return False
-
-
-def _aten_defaults(op: str) -> dict[str, str]:
-    """{argument: default as printed} of aten's functional (else in-place) schema of `op`, if aten has it."""
-    found = aten_op(op.removesuffix("_"))
-    schema = None if found is None else (found.functional or found.inplace)
-    return {} if schema is None else {a.name: a.default for a in schema.args if a.default is not None}
-
-
-def _all_outputs(spec: OpSpec) -> list[Param]:
-    """Every output the API takes, written or not, in its order: what aten returns."""
-    return [p for p in spec.params if p.direction is Direction.OUTPUT]
-
-
-def _alias(index: int) -> str:
-    return "abcdefgh"[index]
-
-
-def _inputs(spec: OpSpec) -> list[Param]:
-    return [p for p in spec.params if p.direction is Direction.INPUT]
-
-
-def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
-    """The aten overloads a spec binds: functional and out (official ops whose aten op has an out overload:
-    the plan's binding_out) or functional only (custom ops), plus the in-place form when the spec names its
-    aten op."""
-    outs = _all_outputs(spec)
-    results = tuple(p.python for p in outs)
-    main = main_signature(spec)
-    official = spec.api.aten is not None
-    spelled = _aten_defaults(spec.api.aten) if spec.api.aten is not None else {}
-    inputs = tuple(
-        AtenArg(p.python, p, kwarg_only=p.keyword_only, aten_default=spelled.get(p.python)) for p in _inputs(spec)
-    )
-    if official:
-        inputs = _with_unused(spec, inputs)
-    names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
-    # torch_npu's own name where the binding takes it (npu_geglu runs aclnnGeGluV3), else npu_ and the API's
-    binding = spec.api.binding
-    op = spec.api.aten or (binding if binding is not None and binding.startswith("npu_") else f"npu_{spec.api.snake}")
-    found = aten_op(op) if official else None
-    schema = found.functional if found is not None else None
-    returned = tuple(r.name for r in schema.returns) if schema and len(schema.returns) == len(results) else ()
-    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, results, official, returned)]
-    if official and with_out:  # selu and mish_backward have no out overload
-        out_args = tuple(
-            AtenArg(p.python, p, mutable=True, kwarg_only=True, alias=_alias(i)) for i, p in enumerate(outs)
-        )
-        # aten names the out overload after its first output (out, grad_input, output)
-        overload = outs[0].python
-        functions.append(AtenFunction(op, overload, Variant.OUT, inputs + out_args, main, names, results, True))
-    variant = spec.api.inplace
-    sig = inplace_signature(spec)
-    if variant is not None and variant.aten is not None and sig is not None:
-        target = spec.param(variant.replaces[0])
-        kept = [p for p in _inputs(spec) if p.name == target.name or p.name not in variant.replaces]
-        args = tuple(
-            AtenArg(
-                p.python,
-                p,
-                mutable=p.name == target.name,
-                kwarg_only=p.keyword_only,
-                aten_default=spelled.get(p.python),
-            )
-            for p in kept
-        )
-        args = _with_unused(spec, args, inplace=True)
-        names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
-        inplace = AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, (target.python,), official)
-        functions.append(inplace)
-    return functions
+def _cpp_arg(arg: AtenArg) -> str:
+    """An aten argument as the adapter's C++ signature declares it."""
+    if arg.param is None:
+        return f"{arg.unused_cpp} {arg.name}"
+    if arg.mutable:
+        return f"at::Tensor& {arg.name}"
+    ctype = _OPTIONAL[arg.param.kind] if arg.param.nullable else _CPP_TYPES[arg.param.kind]
+    return f"{ctype} {arg.name}"
 
 
 # ---------------------------------------------------------------------------------------------- adapters
@@ -410,7 +229,7 @@ def _cpp_function(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> CppFunc
         tie = "std::make_tuple" if fn.variant is Variant.FUNCTIONAL else "std::tie"
         parts = [f"{r}.reshape({reshaped[r]}.sizes())" if r in reshaped else r for r in fn.results]
         result = f"{tie}({', '.join(parts)})"
-    signature = _call(f"{returns} {fn.cpp_name}", [a.cpp() for a in fn.args], "")
+    signature = _call(f"{returns} {fn.cpp_name}", [_cpp_arg(a) for a in fn.args], "")
     arg_names = [a.name for a in fn.args]
     compat = None
     if fn.official:
@@ -479,7 +298,7 @@ class TorchNpuFragment:
 
 def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
     spec = operator.spec
-    functions = aten_functions(spec, operator.binding_out)
+    functions = list(operator.aten.functions)
     _check_names(spec, functions)
     adapter = render(
         "torch_npu/opapi/KernelNpuOpApi.cpp.j2",
