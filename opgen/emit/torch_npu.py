@@ -21,9 +21,7 @@ from dataclasses import dataclass
 from opgen.emit.templating import render
 from opgen.lang import Code, code
 from opgen.plan.aten_registration import AtenArg, AtenFunction, Variant
-from opgen.plan.operator import OperatorPlan
-from opgen.plan.schedules import Schedule
-from opgen.spec.model import OpSpec, Param
+from opgen.plan.operator import OperatorPlan, OutputRule
 from opgen.types import ParamKind
 
 ROOT = "torch_npu"
@@ -100,17 +98,17 @@ def _call(head: str, args: list[str], indent: str, tail: str = "") -> str:
     return "\n".join([f"{indent}{head}("] + _pack(pad, pad, args, tail))
 
 
-def _size_expr(params: list[Param]) -> str:
-    if len(params) == 1:
-        return f"{params[0].python}.sizes()"
-    expr = f"op_infer::broadcast_ops_npu_output_size({params[0].python}, {params[1].python})"
-    for extra in params[2:]:
-        expr = f"op_infer::broadcast_ops_npu_output_size({expr}, {extra.python}.sizes())"
+def _size_expr(names: list[str]) -> str:
+    """The broadcast shape of the tensors `names` (their Python names), or the one's shape."""
+    if len(names) == 1:
+        return f"{names[0]}.sizes()"
+    expr = f"op_infer::broadcast_ops_npu_output_size({names[0]}, {names[1]})"
+    for extra in names[2:]:
+        expr = f"op_infer::broadcast_ops_npu_output_size({expr}, {extra}.sizes())"
     return expr
 
 
-def _dtype_expr(params: list[Param]) -> str:
-    names = [p.python for p in params]
+def _dtype_expr(names: list[str]) -> str:
     if len(names) == 1:
         return f"{names[0]}.scalar_type()"
     if len(names) == 2:
@@ -118,45 +116,37 @@ def _dtype_expr(params: list[Param]) -> str:
     return f"at::native::result_type({{{', '.join(names)}}})"
 
 
-def output_rule(spec: OpSpec, out: Param | None = None) -> tuple[list[Param], list[Param]]:
-    """(shape sources, dtype sources) of an output (default: the first computed one): the broadcast of
-    `broadcast_result_of` or the shape of `same_as`; the dtype of `dtype.same_as` or the promotion of
-    `castable_from`; else the first tensor input."""
-    out = out or spec.outputs[0]
-    return [spec.param(n) for n in spec.shape_sources(out)], [spec.param(n) for n in spec.dtype_sources(out)]
-
-
-def _prepare(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> list[str]:
+def _prepare(operator: OperatorPlan, fn: AtenFunction) -> list[str]:
     if fn.variant is Variant.INPLACE:
         return []  # the aclnn API checks the in-place tensor itself; nothing to allocate
-    lines = _prepare_unwritten(spec, fn)
+    lines = _prepare_unwritten(operator, fn)
     if fn.variant is Variant.FUNCTIONAL:  # a per-channel sum's channel input passes flattened (op-plugin's way)
-        lines += [f"{_INDENT}at::Tensor {like}_flat = {like}.reshape({{-1}});" for like in _flattened(spec).values()]
-    for index, param in enumerate(spec.outputs):  # each computed output by its own rule
-        lines += _prepare_output(spec, schedule, fn, param, "output" if index == 0 else param.python)
+        lines += [
+            f"{_INDENT}at::Tensor {like}_flat = {like}.reshape({{-1}});" for like in _flattened(operator).values()
+        ]
+    for index, rule in enumerate(operator.outputs):  # each computed output by its own rule
+        lines += _prepare_output(operator, fn, rule, "output" if index == 0 else rule.param.python)
     return lines
 
 
-def _flattened(spec: OpSpec) -> dict[str, str]:
-    """Per-channel sums (formula.reduce) -> the Python name of the channel input each is shaped like: op-plugin's
+def _flattened(operator: OperatorPlan) -> dict[str, str]:
+    """The schedule's per-channel sums -> the Python name of the channel input each is shaped like: op-plugin's
     _prelu_kernel_backward passes that input flattened and returns the sum in its shape."""
-    return {
-        p.name: spec.param(p.shape.same_as).python
-        for p in spec.outputs
-        if p.name in spec.formula.reduce and p.shape.same_as
-    }
+    return {s.output: s.like_python for s in operator.schedule.sums}
 
 
-def _prepare_output(spec: OpSpec, schedule: Schedule, fn: AtenFunction, param: Param, local: str) -> list[str]:
+def _prepare_output(operator: OperatorPlan, fn: AtenFunction, rule: OutputRule, local: str) -> list[str]:
     """Allocates (functional) or checks and resizes (out) one computed output; `local` names its locals."""
-    shape, dtype = output_rule(spec, param)
+    param = rule.param
+    shape = [operator.param(n).python for n in rule.shape_sources]
+    dtype = [operator.param(n).python for n in rule.dtype_sources]
     out = param.python
     lines = []
     size = _size_expr(shape)
-    flat = _flattened(spec).get(param.name) if fn.variant is Variant.FUNCTIONAL else None
+    flat = _flattened(operator).get(param.name) if fn.variant is Variant.FUNCTIONAL else None
     if flat is not None:  # the sum is allocated as the flattened input: [C] or [1], as the API's row wants
         size = f"{flat}_flat.sizes()"
-    fixed = schedule.adapter_size(param.name)  # e.g. a half split's half of its split tensor
+    fixed = operator.schedule.adapter_size(param.name)  # e.g. a half split's half of its split tensor
     if fixed is not None:
         size = fixed
     if len(shape) > 1 or fixed is not None:
@@ -164,29 +154,29 @@ def _prepare_output(spec: OpSpec, schedule: Schedule, fn: AtenFunction, param: P
         size = f"{local}_size"
     if fn.variant is Variant.OUT:
         # The out tensor keeps its dtype (the API casts into it) and is resized to the output shape.
-        sources = "{" + ", ".join(p.python for p in spec.tensor_inputs) + "}"
+        sources = "{" + ", ".join(p.python for p in operator.tensor_inputs) + "}"
         lines.append(_call("npu_preparation::check_tensor", [sources, out, f"{out}.scalar_type()", size], _INDENT, ";"))
         return lines
     if len(shape) == 1 and shape == dtype and flat is None and fixed is None:
-        lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0].python});")
+        lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0]});")
         return lines
     lines.append(f"{_INDENT}at::ScalarType {local}_dtype = {_dtype_expr(dtype)};")
-    options = f"{dtype[0].python}.options().dtype({local}_dtype)"
+    options = f"{dtype[0]}.options().dtype({local}_dtype)"
     lines.append(
         _call(f"at::Tensor {out} = npu_preparation::apply_tensor_without_format", [size, options], _INDENT, ";")
     )
     return lines
 
 
-def _prepare_unwritten(spec: OpSpec, fn: AtenFunction) -> list[str]:
+def _prepare_unwritten(operator: OperatorPlan, fn: AtenFunction) -> list[str]:
     """An output the API never writes is allocated empty, in the first input's options, as torch_npu's
     log_sigmoid_forward does for buffer; the out form passes the caller's tensor as it is."""
     if fn.variant is not Variant.FUNCTIONAL:
         return []
-    like = spec.tensor_inputs[0].python
+    like = operator.tensor_inputs[0].python
     return [
         f"{_INDENT}at::Tensor {p.python} = npu_preparation::apply_tensor_without_format({{0}}, {like}.options());"
-        for p in spec.unwritten_outputs
+        for p in operator.unwritten_outputs
     ]
 
 
@@ -217,11 +207,11 @@ def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
     return lines, renamed
 
 
-def _cpp_function(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> CppFunction:
+def _cpp_function(operator: OperatorPlan, fn: AtenFunction) -> CppFunction:
     returns = "at::Tensor" if fn.variant is Variant.FUNCTIONAL else "at::Tensor&"
     result = fn.results[0]
     # a per-channel sum comes back in the shape of the channel input it is shaped like (op-plugin's reshape)
-    reshaped = {p.python: like for name, like in _flattened(spec).items() for p in [spec.param(name)]}
+    reshaped = {operator.param(name).python: like for name, like in _flattened(operator).items()}
     if fn.variant is not Variant.FUNCTIONAL:
         reshaped = {}
     if len(fn.results) > 1:
@@ -236,12 +226,12 @@ def _cpp_function(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> CppFunc
         compat = _call(
             "DO_COMPATIBILITY", [fn.api.name, f"acl_op::{fn.cpp_name}({', '.join(arg_names)})"], _INDENT, ";"
         )
-    prepare = _prepare(spec, schedule, fn)
+    prepare = _prepare(operator, fn)
     strings, renamed = _string_locals(fn)
     prepare += strings
     exec_args = [renamed.get(c.name, fn.c_names[c.name]) for c in fn.api.user_params]
     if fn.variant is Variant.FUNCTIONAL:
-        flat_inputs = set(_flattened(spec).values())
+        flat_inputs = set(_flattened(operator).values())
         exec_args = [f"{a}_flat" if a in flat_inputs else a for a in exec_args]
     exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *exec_args], _INDENT, ";")
     return CppFunction(
@@ -253,18 +243,18 @@ def _camel(snake: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)
 
 
-def adapter_path(spec: OpSpec) -> str:
+def adapter_path(operator: OperatorPlan) -> str:
     """op-plugin names adapter files after the aten op: LeakyReluBackwardKernelNpuOpApi.cpp."""
-    return f"{ROOT}/opapi/{_camel(spec.api.aten or 'npu_' + spec.api.snake)}KernelNpuOpApi.cpp"
+    return f"{ROOT}/opapi/{_camel(operator.aten.adapter_op)}KernelNpuOpApi.cpp"
 
 
-def _check_names(spec: OpSpec, functions: list[AtenFunction]) -> None:
+def _check_names(operator: OperatorPlan, functions: list[AtenFunction]) -> None:
     """Generated names must be C++/aten identifiers and must not shadow each other or the locals we emit."""
     for fn in functions:
         names = [a.name for a in fn.args] + (list(fn.results) if fn.variant is Variant.FUNCTIONAL else [])
         clashes = {n for n in names if names.count(n) > 1} | (set(names) & {"output_size", "output_dtype"})
         if clashes or not all(re.fullmatch(r"[a-z_][a-z0-9_]*", n) for n in names):
-            raise ValueError(f"{spec.operator.type}: unusable aten argument names for {fn.schema}: {sorted(clashes)}")
+            raise ValueError(f"{operator.op_type}: unusable aten argument names for {fn.schema}: {sorted(clashes)}")
 
 
 # ---------------------------------------------------------------------------------------------- files
@@ -297,14 +287,13 @@ class TorchNpuFragment:
 
 
 def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
-    spec = operator.spec
     functions = list(operator.aten.functions)
-    _check_names(spec, functions)
+    _check_names(operator, functions)
     adapter = render(
         "torch_npu/opapi/KernelNpuOpApi.cpp.j2",
-        adapter_path(spec),
+        adapter_path(operator),
         operator.source,
-        functions=[_cpp_function(spec, operator.schedule, fn) for fn in functions],
+        functions=[_cpp_function(operator, fn) for fn in functions],
         uses_acl_op=any(fn.official for fn in functions),
     )
     entries = []
@@ -312,7 +301,7 @@ def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
         entry = _yaml_entry(fn)
         versions = tuple((str(key), str(value)) for key, value in entry.versions)
         entries.append((fn.op, fn.overload, fn.official, str(entry.func), versions))
-    return TorchNpuFragment(operator.source, ((adapter_path(spec), adapter),), tuple(entries))
+    return TorchNpuFragment(operator.source, ((adapter_path(operator), adapter),), tuple(entries))
 
 
 def render_torch_npu(fragments: list[TorchNpuFragment]) -> dict[str, str]:

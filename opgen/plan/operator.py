@@ -167,6 +167,11 @@ class OperatorPlan:
         return self.spec.tensor_inputs
 
     @property
+    def unwritten_outputs(self) -> list[Param]:
+        """The outputs the API takes but never writes (`written: false`)."""
+        return self.spec.unwritten_outputs
+
+    @property
     def errors(self) -> list[ErrorRow]:
         return self.spec.errors
 
