@@ -7,10 +7,8 @@ to the aclop kernel when the CANN in use lacks the aclnn API (DO_COMPATIBILITY),
 output by the spec's shape and dtype rules, then run the API through EXEC_NPU_CMD with its arguments in
 the C signature's order.
 
-Schemas are derived from the spec: aten argument names are the params' Python names, `Tensor`/`Scalar`/
-`bool` come from the param kinds, defaults from `default`, and the out variant's overload and argument name
-from the output param's Python name (aten names the out tensor of most backward ops `grad_input`).
-A spec without `api.aten` is registered as a torch_npu custom op `npu_<api>` (functional form only).
+The functions registered, their schemas and the API each runs are the plan's (operator.aten,
+opgen/plan/aten_registration.py); this module renders them.
 """
 
 from __future__ import annotations
