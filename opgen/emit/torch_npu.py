@@ -7,28 +7,20 @@ to the aclop kernel when the CANN in use lacks the aclnn API (DO_COMPATIBILITY),
 output by the spec's shape and dtype rules, then run the API through EXEC_NPU_CMD with its arguments in
 the C signature's order.
 
-Schemas are derived from the spec: aten argument names are the params' Python names, `Tensor`/`Scalar`/
-`bool` come from the param kinds, defaults from `default`, and the out variant's overload and argument name
-from the output param's Python name (aten names the out tensor of most backward ops `grad_input`).
-A spec without `api.aten` is registered as a torch_npu custom op `npu_<api>` (functional form only).
+The functions registered, their schemas and the API each runs are the plan's (operator.aten,
+opgen/plan/aten_registration.py); this module renders them.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
 
 from opgen.emit.templating import render
 from opgen.lang import Code, code
-from opgen.plan.operator import OperatorPlan
-from opgen.plan.schedules import Schedule
-from opgen.plan.signature import ApiSignature, inplace_signature, main_signature
-from opgen.spec import aten_unused
-from opgen.spec.aten import AtenArg as AtenSchemaArg
-from opgen.spec.aten import aten_op
-from opgen.spec.model import OpSpec, Param
-from opgen.types import Direction, ParamKind
+from opgen.plan.aten_registration import AtenArg, AtenFunction, Variant
+from opgen.plan.operator import OperatorPlan, OutputRule
+from opgen.types import ParamKind
 
 ROOT = "torch_npu"
 FUNCTIONS_YAML = f"{ROOT}/op_plugin_functions.yaml"
@@ -39,14 +31,6 @@ TORCH_VERSIONS = ("v2.1", "v2.2", "v2.3", "v2.4", "v2.5", "v2.6", "v2.7", "v2.8"
 
 _LINE_LIMIT = 120
 _INDENT = "  "
-_SCHEMA_TYPES = {
-    ParamKind.TENSOR: "Tensor",
-    ParamKind.SCALAR: "Scalar",
-    ParamKind.BOOL: "bool",
-    ParamKind.INT64: "int",
-    ParamKind.DOUBLE: "float",
-    ParamKind.STRING: "str",
-}
 _CPP_TYPES = {
     ParamKind.TENSOR: "const at::Tensor&",
     ParamKind.SCALAR: "const at::Scalar&",
@@ -55,190 +39,21 @@ _CPP_TYPES = {
     ParamKind.DOUBLE: "double",
     ParamKind.STRING: "c10::string_view",
 }
-# An optional scalar or string (null_default) is `Scalar?` / `str?` in aten.
+# An optional scalar or string (null_default, `Scalar?` / `str?` in aten).
 _OPTIONAL = {
-    ParamKind.SCALAR: ("Scalar?", "const c10::optional<at::Scalar>&"),
-    ParamKind.STRING: ("str?", "c10::optional<c10::string_view>"),
+    ParamKind.SCALAR: "const c10::optional<at::Scalar>&",
+    ParamKind.STRING: "c10::optional<c10::string_view>",
 }
 
 
-class Variant(str, Enum):
-    FUNCTIONAL = "functional"
-    OUT = "out"
-    INPLACE = "inplace"
-
-
-@dataclass(frozen=True)
-class AtenArg:
-    name: str
-    param: Param | None  # None: an aten argument the API does not take (api.aten_unused), typed `unused_type`
-    mutable: bool = False  # Tensor(a!): written by the function (out tensor, in-place self)
-    kwarg_only: bool = False
-    aten_default: str | None = None  # the default as aten's own schema spells it (`1.` for celu's alpha)
-    alias: str = "a"  # a mutable tensor's alias set: a, b, ... for the out tensors of several outputs
-    unused_type: str = ""  # aten's type of an argument the API does not take, e.g. `Generator?`
-
-    def schema(self) -> str:
-        if self.param is None:
-            return f"{self.unused_type} {self.name}=None"
-        base = _OPTIONAL[self.param.kind][0] if self.param.nullable else _SCHEMA_TYPES[self.param.kind]
-        kind = base + (f"({self.alias}!)" if self.mutable else "")
-        default = "" if self.mutable else _schema_default(self.param, self.aten_default)
-        return f"{kind} {self.name}{default}"
-
-    def cpp(self) -> str:
-        if self.param is None:
-            return f"{aten_unused.CPP_TYPES[self.unused_type]} {self.name}"
-        if self.mutable:
-            return f"at::Tensor& {self.name}"
-        ctype = _OPTIONAL[self.param.kind][1] if self.param.nullable else _CPP_TYPES[self.param.kind]
-        return f"{ctype} {self.name}"
-
-
-def _unused(arg: AtenSchemaArg) -> AtenArg:
-    """An aten argument the API does not take: in the schema and the adapter's signature, never passed on."""
-    return AtenArg(arg.name, None, kwarg_only=arg.kwarg_only, unused_type=arg.type)
-
-
-def _with_unused(spec: OpSpec, args: tuple[AtenArg, ...], inplace: bool = False) -> tuple[AtenArg, ...]:
-    return tuple(aten_unused.placed(spec, list(args), lambda a: a.name, _unused, inplace))
-
-
-@dataclass(frozen=True)
-class AtenFunction:
-    """One aten overload, the aclnn API that implements it and how C parameters map to its arguments."""
-
-    op: str  # e.g. leaky_relu_backward
-    overload: str  # "" for the default overload, e.g. grad_input
-    variant: Variant
-    args: tuple[AtenArg, ...]
-    api: ApiSignature
-    c_names: dict[str, str]  # C parameter name -> aten argument / local variable name
-    results: tuple[str, ...]  # names of the tensors the function returns (several: a tuple, as aten)
-    official: bool
-    # how the schema names each return (None: unnamed, as aten::_prelu_kernel_backward -> (Tensor, Tensor)); empty:
-    # by the results' names
-    return_names: tuple[str | None, ...] = ()
-
-    @property
-    def schema(self) -> str:
-        parts: list[str] = []
-        for arg in self.args:
-            if arg.kwarg_only and "*" not in parts:
-                parts.append("*")
-            parts.append(arg.schema())
-        if len(self.results) == 1:
-            returns = "Tensor" if self.variant is Variant.FUNCTIONAL else "Tensor(a!)"
-        elif self.variant is Variant.FUNCTIONAL:  # aten names several returns: (Tensor output, Tensor buffer)
-            named = self.return_names or self.results
-            returns = "(" + ", ".join("Tensor" + (f" {name}" if name else "") for name in named) + ")"
-        else:
-            returns = "(" + ", ".join(f"Tensor({_alias(i)}!)" for i in range(len(self.results))) + ")"
-        dotted = f"{self.op}.{self.overload}" if self.overload else self.op
-        return f"{dotted}({', '.join(parts)}) -> {returns}"
-
-    @property
-    def cpp_name(self) -> str:
-        """The C++ kernel name op-plugin uses: out overloads take an `_out` suffix."""
-        return f"{self.op}_out" if self.variant is Variant.OUT else self.op
-
-
-# ---------------------------------------------------------------------------------------------- schemas
-
-
-def _schema_default(param: Param, aten_default: str | None = None) -> str:
-    value = param.default
-    if value is None:
-        return "=None" if param.nullable else ""
-    if isinstance(value, bool):
-        return f"={value}"
-    if isinstance(value, str):
-        return f'="{value}"'  # aten prints string defaults in double quotes (values hold no quotes)
-    # aten's own spelling of the same number wins: `alpha=1.` for celu, `alpha=1` for elu
-    if aten_default is not None and _same_number(aten_default, value):
-        return f"={aten_default}"
-    # aten prints integral Scalar defaults without a fraction (`Scalar alpha=1`).
-    if param.kind is ParamKind.SCALAR and float(value).is_integer():
-        return f"={int(value)}"
-    return f"={value!r}"
-
-
-def _same_number(text: str, value: int | float) -> bool:
-    try:
-        return float(text) == float(value)
-    except ValueError:
-        return False
-
-
-def _aten_defaults(op: str) -> dict[str, str]:
-    """{argument: default as printed} of aten's functional (else in-place) schema of `op`, if aten has it."""
-    found = aten_op(op.removesuffix("_"))
-    schema = None if found is None else (found.functional or found.inplace)
-    return {} if schema is None else {a.name: a.default for a in schema.args if a.default is not None}
-
-
-def _all_outputs(spec: OpSpec) -> list[Param]:
-    """Every output the API takes, written or not, in its order: what aten returns."""
-    return [p for p in spec.params if p.direction is Direction.OUTPUT]
-
-
-def _alias(index: int) -> str:
-    return "abcdefgh"[index]
-
-
-def _inputs(spec: OpSpec) -> list[Param]:
-    return [p for p in spec.params if p.direction is Direction.INPUT]
-
-
-def aten_functions(spec: OpSpec, with_out: bool) -> list[AtenFunction]:
-    """The aten overloads a spec binds: functional and out (official ops whose aten op has an out overload:
-    the plan's binding_out) or functional only (custom ops), plus the in-place form when the spec names its
-    aten op."""
-    outs = _all_outputs(spec)
-    results = tuple(p.python for p in outs)
-    main = main_signature(spec)
-    official = spec.api.aten is not None
-    spelled = _aten_defaults(spec.api.aten) if spec.api.aten is not None else {}
-    inputs = tuple(
-        AtenArg(p.python, p, kwarg_only=p.keyword_only, aten_default=spelled.get(p.python)) for p in _inputs(spec)
-    )
-    if official:
-        inputs = _with_unused(spec, inputs)
-    names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
-    # torch_npu's own name where the binding takes it (npu_geglu runs aclnnGeGluV3), else npu_ and the API's
-    binding = spec.api.binding
-    op = spec.api.aten or (binding if binding is not None and binding.startswith("npu_") else f"npu_{spec.api.snake}")
-    found = aten_op(op) if official else None
-    schema = found.functional if found is not None else None
-    returned = tuple(r.name for r in schema.returns) if schema and len(schema.returns) == len(results) else ()
-    functions = [AtenFunction(op, "", Variant.FUNCTIONAL, inputs, main, names, results, official, returned)]
-    if official and with_out:  # selu and mish_backward have no out overload
-        out_args = tuple(
-            AtenArg(p.python, p, mutable=True, kwarg_only=True, alias=_alias(i)) for i, p in enumerate(outs)
-        )
-        # aten names the out overload after its first output (out, grad_input, output)
-        overload = outs[0].python
-        functions.append(AtenFunction(op, overload, Variant.OUT, inputs + out_args, main, names, results, True))
-    variant = spec.api.inplace
-    sig = inplace_signature(spec)
-    if variant is not None and variant.aten is not None and sig is not None:
-        target = spec.param(variant.replaces[0])
-        kept = [p for p in _inputs(spec) if p.name == target.name or p.name not in variant.replaces]
-        args = tuple(
-            AtenArg(
-                p.python,
-                p,
-                mutable=p.name == target.name,
-                kwarg_only=p.keyword_only,
-                aten_default=spelled.get(p.python),
-            )
-            for p in kept
-        )
-        args = _with_unused(spec, args, inplace=True)
-        names = {c.name: c.param.python for c in sig.user_params if c.param is not None}
-        inplace = AtenFunction(variant.aten, "", Variant.INPLACE, args, sig, names, (target.python,), official)
-        functions.append(inplace)
-    return functions
+def _cpp_arg(arg: AtenArg) -> str:
+    """An aten argument as the adapter's C++ signature declares it."""
+    if arg.param is None:
+        return f"{arg.unused_cpp} {arg.name}"
+    if arg.mutable:
+        return f"at::Tensor& {arg.name}"
+    ctype = _OPTIONAL[arg.param.kind] if arg.param.nullable else _CPP_TYPES[arg.param.kind]
+    return f"{ctype} {arg.name}"
 
 
 # ---------------------------------------------------------------------------------------------- adapters
@@ -281,17 +96,17 @@ def _call(head: str, args: list[str], indent: str, tail: str = "") -> str:
     return "\n".join([f"{indent}{head}("] + _pack(pad, pad, args, tail))
 
 
-def _size_expr(params: list[Param]) -> str:
-    if len(params) == 1:
-        return f"{params[0].python}.sizes()"
-    expr = f"op_infer::broadcast_ops_npu_output_size({params[0].python}, {params[1].python})"
-    for extra in params[2:]:
-        expr = f"op_infer::broadcast_ops_npu_output_size({expr}, {extra.python}.sizes())"
+def _size_expr(names: list[str]) -> str:
+    """The broadcast shape of the tensors `names` (their Python names), or the one's shape."""
+    if len(names) == 1:
+        return f"{names[0]}.sizes()"
+    expr = f"op_infer::broadcast_ops_npu_output_size({names[0]}, {names[1]})"
+    for extra in names[2:]:
+        expr = f"op_infer::broadcast_ops_npu_output_size({expr}, {extra}.sizes())"
     return expr
 
 
-def _dtype_expr(params: list[Param]) -> str:
-    names = [p.python for p in params]
+def _dtype_expr(names: list[str]) -> str:
     if len(names) == 1:
         return f"{names[0]}.scalar_type()"
     if len(names) == 2:
@@ -299,45 +114,37 @@ def _dtype_expr(params: list[Param]) -> str:
     return f"at::native::result_type({{{', '.join(names)}}})"
 
 
-def output_rule(spec: OpSpec, out: Param | None = None) -> tuple[list[Param], list[Param]]:
-    """(shape sources, dtype sources) of an output (default: the first computed one): the broadcast of
-    `broadcast_result_of` or the shape of `same_as`; the dtype of `dtype.same_as` or the promotion of
-    `castable_from`; else the first tensor input."""
-    out = out or spec.outputs[0]
-    return [spec.param(n) for n in spec.shape_sources(out)], [spec.param(n) for n in spec.dtype_sources(out)]
-
-
-def _prepare(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> list[str]:
+def _prepare(operator: OperatorPlan, fn: AtenFunction) -> list[str]:
     if fn.variant is Variant.INPLACE:
         return []  # the aclnn API checks the in-place tensor itself; nothing to allocate
-    lines = _prepare_unwritten(spec, fn)
+    lines = _prepare_unwritten(operator, fn)
     if fn.variant is Variant.FUNCTIONAL:  # a per-channel sum's channel input passes flattened (op-plugin's way)
-        lines += [f"{_INDENT}at::Tensor {like}_flat = {like}.reshape({{-1}});" for like in _flattened(spec).values()]
-    for index, param in enumerate(spec.outputs):  # each computed output by its own rule
-        lines += _prepare_output(spec, schedule, fn, param, "output" if index == 0 else param.python)
+        lines += [
+            f"{_INDENT}at::Tensor {like}_flat = {like}.reshape({{-1}});" for like in _flattened(operator).values()
+        ]
+    for index, rule in enumerate(operator.outputs):  # each computed output by its own rule
+        lines += _prepare_output(operator, fn, rule, "output" if index == 0 else rule.param.python)
     return lines
 
 
-def _flattened(spec: OpSpec) -> dict[str, str]:
-    """Per-channel sums (formula.reduce) -> the Python name of the channel input each is shaped like: op-plugin's
+def _flattened(operator: OperatorPlan) -> dict[str, str]:
+    """The schedule's per-channel sums -> the Python name of the channel input each is shaped like: op-plugin's
     _prelu_kernel_backward passes that input flattened and returns the sum in its shape."""
-    return {
-        p.name: spec.param(p.shape.same_as).python
-        for p in spec.outputs
-        if p.name in spec.formula.reduce and p.shape.same_as
-    }
+    return {s.output: s.like_python for s in operator.schedule.sums}
 
 
-def _prepare_output(spec: OpSpec, schedule: Schedule, fn: AtenFunction, param: Param, local: str) -> list[str]:
+def _prepare_output(operator: OperatorPlan, fn: AtenFunction, rule: OutputRule, local: str) -> list[str]:
     """Allocates (functional) or checks and resizes (out) one computed output; `local` names its locals."""
-    shape, dtype = output_rule(spec, param)
+    param = rule.param
+    shape = [operator.param(n).python for n in rule.shape_sources]
+    dtype = [operator.param(n).python for n in rule.dtype_sources]
     out = param.python
     lines = []
     size = _size_expr(shape)
-    flat = _flattened(spec).get(param.name) if fn.variant is Variant.FUNCTIONAL else None
+    flat = _flattened(operator).get(param.name) if fn.variant is Variant.FUNCTIONAL else None
     if flat is not None:  # the sum is allocated as the flattened input: [C] or [1], as the API's row wants
         size = f"{flat}_flat.sizes()"
-    fixed = schedule.adapter_size(param.name)  # e.g. a half split's half of its split tensor
+    fixed = operator.schedule.adapter_size(param.name)  # e.g. a half split's half of its split tensor
     if fixed is not None:
         size = fixed
     if len(shape) > 1 or fixed is not None:
@@ -345,29 +152,29 @@ def _prepare_output(spec: OpSpec, schedule: Schedule, fn: AtenFunction, param: P
         size = f"{local}_size"
     if fn.variant is Variant.OUT:
         # The out tensor keeps its dtype (the API casts into it) and is resized to the output shape.
-        sources = "{" + ", ".join(p.python for p in spec.tensor_inputs) + "}"
+        sources = "{" + ", ".join(p.python for p in operator.tensor_inputs) + "}"
         lines.append(_call("npu_preparation::check_tensor", [sources, out, f"{out}.scalar_type()", size], _INDENT, ";"))
         return lines
     if len(shape) == 1 and shape == dtype and flat is None and fixed is None:
-        lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0].python});")
+        lines.append(f"{_INDENT}at::Tensor {out} = npu_preparation::apply_tensor_without_format({shape[0]});")
         return lines
     lines.append(f"{_INDENT}at::ScalarType {local}_dtype = {_dtype_expr(dtype)};")
-    options = f"{dtype[0].python}.options().dtype({local}_dtype)"
+    options = f"{dtype[0]}.options().dtype({local}_dtype)"
     lines.append(
         _call(f"at::Tensor {out} = npu_preparation::apply_tensor_without_format", [size, options], _INDENT, ";")
     )
     return lines
 
 
-def _prepare_unwritten(spec: OpSpec, fn: AtenFunction) -> list[str]:
+def _prepare_unwritten(operator: OperatorPlan, fn: AtenFunction) -> list[str]:
     """An output the API never writes is allocated empty, in the first input's options, as torch_npu's
     log_sigmoid_forward does for buffer; the out form passes the caller's tensor as it is."""
     if fn.variant is not Variant.FUNCTIONAL:
         return []
-    like = spec.tensor_inputs[0].python
+    like = operator.tensor_inputs[0].python
     return [
         f"{_INDENT}at::Tensor {p.python} = npu_preparation::apply_tensor_without_format({{0}}, {like}.options());"
-        for p in spec.unwritten_outputs
+        for p in operator.unwritten_outputs
     ]
 
 
@@ -398,11 +205,11 @@ def _string_locals(fn: AtenFunction) -> tuple[list[str], dict[str, str]]:
     return lines, renamed
 
 
-def _cpp_function(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> CppFunction:
+def _cpp_function(operator: OperatorPlan, fn: AtenFunction) -> CppFunction:
     returns = "at::Tensor" if fn.variant is Variant.FUNCTIONAL else "at::Tensor&"
     result = fn.results[0]
     # a per-channel sum comes back in the shape of the channel input it is shaped like (op-plugin's reshape)
-    reshaped = {p.python: like for name, like in _flattened(spec).items() for p in [spec.param(name)]}
+    reshaped = {operator.param(name).python: like for name, like in _flattened(operator).items()}
     if fn.variant is not Variant.FUNCTIONAL:
         reshaped = {}
     if len(fn.results) > 1:
@@ -410,19 +217,19 @@ def _cpp_function(spec: OpSpec, schedule: Schedule, fn: AtenFunction) -> CppFunc
         tie = "std::make_tuple" if fn.variant is Variant.FUNCTIONAL else "std::tie"
         parts = [f"{r}.reshape({reshaped[r]}.sizes())" if r in reshaped else r for r in fn.results]
         result = f"{tie}({', '.join(parts)})"
-    signature = _call(f"{returns} {fn.cpp_name}", [a.cpp() for a in fn.args], "")
+    signature = _call(f"{returns} {fn.cpp_name}", [_cpp_arg(a) for a in fn.args], "")
     arg_names = [a.name for a in fn.args]
     compat = None
     if fn.official:
         compat = _call(
             "DO_COMPATIBILITY", [fn.api.name, f"acl_op::{fn.cpp_name}({', '.join(arg_names)})"], _INDENT, ";"
         )
-    prepare = _prepare(spec, schedule, fn)
+    prepare = _prepare(operator, fn)
     strings, renamed = _string_locals(fn)
     prepare += strings
     exec_args = [renamed.get(c.name, fn.c_names[c.name]) for c in fn.api.user_params]
     if fn.variant is Variant.FUNCTIONAL:
-        flat_inputs = set(_flattened(spec).values())
+        flat_inputs = set(_flattened(operator).values())
         exec_args = [f"{a}_flat" if a in flat_inputs else a for a in exec_args]
     exec_call = _call("EXEC_NPU_CMD", [fn.api.name, *exec_args], _INDENT, ";")
     return CppFunction(
@@ -434,18 +241,18 @@ def _camel(snake: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)
 
 
-def adapter_path(spec: OpSpec) -> str:
+def adapter_path(operator: OperatorPlan) -> str:
     """op-plugin names adapter files after the aten op: LeakyReluBackwardKernelNpuOpApi.cpp."""
-    return f"{ROOT}/opapi/{_camel(spec.api.aten or 'npu_' + spec.api.snake)}KernelNpuOpApi.cpp"
+    return f"{ROOT}/opapi/{_camel(operator.aten.adapter_op)}KernelNpuOpApi.cpp"
 
 
-def _check_names(spec: OpSpec, functions: list[AtenFunction]) -> None:
+def _check_names(operator: OperatorPlan, functions: list[AtenFunction]) -> None:
     """Generated names must be C++/aten identifiers and must not shadow each other or the locals we emit."""
     for fn in functions:
         names = [a.name for a in fn.args] + (list(fn.results) if fn.variant is Variant.FUNCTIONAL else [])
         clashes = {n for n in names if names.count(n) > 1} | (set(names) & {"output_size", "output_dtype"})
         if clashes or not all(re.fullmatch(r"[a-z_][a-z0-9_]*", n) for n in names):
-            raise ValueError(f"{spec.operator.type}: unusable aten argument names for {fn.schema}: {sorted(clashes)}")
+            raise ValueError(f"{operator.op_type}: unusable aten argument names for {fn.schema}: {sorted(clashes)}")
 
 
 # ---------------------------------------------------------------------------------------------- files
@@ -478,14 +285,13 @@ class TorchNpuFragment:
 
 
 def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
-    spec = operator.spec
-    functions = aten_functions(spec, operator.binding_out)
-    _check_names(spec, functions)
+    functions = list(operator.aten.functions)
+    _check_names(operator, functions)
     adapter = render(
         "torch_npu/opapi/KernelNpuOpApi.cpp.j2",
-        adapter_path(spec),
+        adapter_path(operator),
         operator.source,
-        functions=[_cpp_function(spec, operator.schedule, fn) for fn in functions],
+        functions=[_cpp_function(operator, fn) for fn in functions],
         uses_acl_op=any(fn.official for fn in functions),
     )
     entries = []
@@ -493,7 +299,7 @@ def torch_npu_fragment(operator: OperatorPlan) -> TorchNpuFragment:
         entry = _yaml_entry(fn)
         versions = tuple((str(key), str(value)) for key, value in entry.versions)
         entries.append((fn.op, fn.overload, fn.official, str(entry.func), versions))
-    return TorchNpuFragment(operator.source, ((adapter_path(spec), adapter),), tuple(entries))
+    return TorchNpuFragment(operator.source, ((adapter_path(operator), adapter),), tuple(entries))
 
 
 def render_torch_npu(fragments: list[TorchNpuFragment]) -> dict[str, str]:

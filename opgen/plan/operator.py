@@ -16,6 +16,7 @@ from opgen import formula as F
 from opgen.lang import Code
 from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
 from opgen.plan.aten_binding import AtenFormPlan, aten_form_plan
+from opgen.plan.aten_registration import AtenRegistration, aten_registration
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
@@ -101,6 +102,7 @@ class OperatorPlan:
     formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
     example: ExamplePlan  # the calling program's inputs and the numbers it prints
     aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
+    aten: AtenRegistration  # the aten functions registered with torch_npu (op-plugin) and the APIs they run
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
@@ -163,6 +165,11 @@ class OperatorPlan:
     @property
     def tensor_inputs(self) -> list[Param]:
         return self.spec.tensor_inputs
+
+    @property
+    def unwritten_outputs(self) -> list[Param]:
+        """The outputs the API takes but never writes (`written: false`)."""
+        return self.spec.unwritten_outputs
 
     @property
     def errors(self) -> list[ErrorRow]:
@@ -292,6 +299,8 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     valid = tuple(valid_calls(spec))
     socs = kernel_socs(spec)
     schedule = schedule_for(spec)
+    apis = tuple(signatures(spec))
+    binding_out = spec.api.aten is None or has_out_overload(spec.api.aten)
 
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
         return rejected(spec, checked, values)
@@ -301,7 +310,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         source=source,
         formula=parsed_formula(spec),
         kernel_formula=formula,
-        signatures=tuple(signatures(spec)),
+        signatures=apis,
         checks=tuple(row.check.cpp(spec, i) for i, row in enumerate(spec.errors)),
         rejections=checked,
         torch_differences=differences,
@@ -314,13 +323,14 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         formulas=formula_plan(spec),
         example=example_plan(spec),
         aten_form=aten_form_plan(spec),
+        aten=aten_registration(spec, binding_out, apis[0], apis[1] if len(apis) > 1 else None),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),
         valid_calls=valid,
         negative_calls=negatives,
         bindings=binding_names(spec),
-        binding_out=spec.api.aten is None or has_out_overload(spec.api.aten),
+        binding_out=binding_out,
         numpy_helpers=_joined_helpers(
             F.numpy_helpers(
                 [

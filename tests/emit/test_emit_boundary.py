@@ -33,13 +33,6 @@ REMAINING_SPEC_IMPORTS = {
     "golden_tests": {"opgen.spec.model.OpSpec"},
     "tests": {"opgen.spec.model.OpSpec", "opgen.spec.model.Param", "opgen.spec.model.snake_case"},
     "python": {"opgen.spec.aten.AtenArg", "opgen.spec.aten_unused"},
-    "torch_npu": {
-        "opgen.spec.aten.AtenArg",
-        "opgen.spec.aten.aten_op",
-        "opgen.spec.aten_unused",
-        "opgen.spec.model.OpSpec",
-        "opgen.spec.model.Param",
-    },
 }
 
 # How often each emitter still reaches for the spec itself rather than the plan: reads of a `.spec` attribute
@@ -51,15 +44,14 @@ REMAINING_SPEC_READS = {
     # api.aten_unused (rrelu's generator), placed by opgen.spec.aten_unused (TODO(boundary): carry it in the plan)
     "python": 2,
     "tests": 58,
-    "torch_npu": 62,
 }
 
-# Emitters still testing a schedule's spec fields themselves (TODO(issue 19): the docs' notes and the torch_npu
-# adapters' flattened channel input, to be asked of the schedule).
+# Emitters still testing a schedule's spec fields themselves (TODO(issue 19): the docs' notes, to be asked of the
+# schedule).
 _SCHEDULE_FIELDS = re.compile(
     r"shape\.channel_of|formula\.reduce\b|empty_return_tensors|reduction_of|len\(spec\.outputs\)"
 )
-REMAINING_SCHEDULE_BRANCHES = {"docs", "torch_npu"}
+REMAINING_SCHEDULE_BRANCHES = {"docs"}
 
 
 def _imports(path: Path) -> set[str]:

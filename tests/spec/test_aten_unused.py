@@ -11,15 +11,16 @@ import pytest
 from spec_list import spec_of
 
 from opgen.emit.python import python_fragment
-from opgen.emit.torch_npu import aten_functions
+from opgen.plan.aten_registration import aten_functions
 from opgen.plan.operator import plan_operator
+from opgen.plan.signature import inplace_signature, main_signature
 from opgen.spec import aten_unused
 from opgen.spec.aten import aten_op
 
 
 def test_the_registrations_have_atens_schemas_with_the_generator() -> None:
     spec = spec_of("rrelu")
-    schemas = {fn.op: fn.schema for fn in aten_functions(spec, with_out=False)}
+    schemas = {fn.op: fn.schema for fn in aten_functions(spec, False, main_signature(spec), inplace_signature(spec))}
     op = aten_op("rrelu")
     assert op is not None and op.functional is not None and op.inplace is not None
     for name, schema in (("rrelu", op.functional), ("rrelu_", op.inplace)):

@@ -25,7 +25,9 @@ CXX = shutil.which("g++")
 
 LOADED = [load_spec(item.path, display_name=item.notice) for item in spec_inputs([FIXTURES])]
 SPECS = {item.spec.operator.dir: item.spec for item in LOADED}
-FILES = render_torch_npu([torch_npu_fragment(plan) for plan in plan_specs(LOADED)])
+PLANS = plan_specs(LOADED)
+FILES = render_torch_npu([torch_npu_fragment(plan) for plan in PLANS])
+ADAPTERS = {plan.main.name: adapter_path(plan) for plan in PLANS}
 
 
 def _entries() -> dict[str, str]:
@@ -80,8 +82,8 @@ def test_adapters_compile_strictly(op, tmp_path):
     inc = tmp_path / "torch_npu_test"
     inc.mkdir()
     (inc / "aclnn_apis.h").write_text(_declarations(signatures(spec)))
-    source = tmp_path / Path(adapter_path(spec)).name
-    text = FILES[adapter_path(spec)]
+    source = tmp_path / Path(ADAPTERS[spec.api.name]).name
+    text = FILES[ADAPTERS[spec.api.name]]
     source.write_text(text)
     # the adapter's functions (op_api) and the acl_op kernels an official one falls back to, as it declares them
     for namespace in ("op_api", "acl_op"):
