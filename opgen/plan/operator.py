@@ -18,6 +18,7 @@ from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
 from opgen.plan.aten_binding import AtenFormPlan, aten_form_plan
 from opgen.plan.aten_registration import AtenRegistration, aten_registration
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
+from opgen.plan.documentation import DocsPlan, docs_plan
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
@@ -115,6 +116,7 @@ class OperatorPlan:
     schedule: Schedule  # how the operator maps onto the hardware: shape rules, channel inputs, sums
     success_calls: tuple[Call, ...]  # the C++ op_api tests' success calls (each dtype, each further kernel mode)
     tiling: TilingCases | None  # the C++ tiling tests' expected plans; None: the operator runs another's kernel
+    docs: DocsPlan  # what the README and API docs state: parameter and error tables, formulas, constraints
     # kernel.runs: the other operator's L0 op the op_api calls; None: this operator's own OpDef, tiling and kernel
     runs: RunsPlan | None = None
 
@@ -348,6 +350,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         schedule=schedule,
         success_calls=success_calls(spec, kernel, valid, rejects),
         tiling=tiling_cases(spec, kernel, socs, schedule.gathers) if runs is None else None,
+        docs=docs_plan(spec, schedule, apis, kernel, precision),
         runs=runs,
     )
 

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from opgen.cli import main
-from opgen.emit.docs import formula_blocks
 from opgen.emit.golden_tests import reference_source
+from opgen.plan.documentation import formula_blocks
 from opgen.plan.formulas import formula_plan
+from opgen.plan.schedules import schedule_for
 from opgen.spec.formula_binding import evaluate_reference, let_local, parsed_formula
 from opgen.spec.loader import load_spec, load_spec_text_documents
 from tests.conftest import ROOT
@@ -98,7 +99,7 @@ def test_each_modes_block_defines_the_names_its_formula_uses() -> None:
         1,
     ).replace(GELU_TANH, "    gradOutput * (sigmoid(u) + 2 * self * sigmoid(u) * sigmoid(-u)\n", 1)
     (loaded,) = load_spec_text_documents(text, "specs/gelu_grad_v2.yaml", GELU_GRAD)  # derivative_of still holds
-    blocks = formula_blocks(loaded.spec, parsed_formula(loaded.spec))
+    blocks = formula_blocks(loaded.spec, schedule_for(loaded.spec), parsed_formula(loaded.spec))
     by_mode = {str(b.title): b for b in blocks}
     assert set(by_mode) == {'当approximate是"none"时：', '当approximate是"tanh"时：'}
     tanh, none = by_mode['当approximate是"tanh"时：'], by_mode['当approximate是"none"时：']

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from opgen.build import check_spec_text
 from opgen.emit.aicpu import render_aicpu
-from opgen.emit.docs import usage_notes
+from opgen.plan.documentation import usage_notes
 from opgen.plan.schedules.half_split import HalfSplit
 
 ROOT = Path(__file__).resolve().parents[2]

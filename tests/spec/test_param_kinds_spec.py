@@ -337,18 +337,20 @@ def test_inplace_ctype_spells_the_in_place_tensor():
 
 
 def test_docs_state_allowed_values_optional_scalars_and_one_formula_per_mode():
-    from opgen.emit.docs import formula_blocks, usage_notes
+    from opgen.plan.documentation import formula_blocks, usage_notes
+    from opgen.plan.schedules import schedule_for
     from opgen.spec.formula_binding import kernel_formula
 
     grad = _spec("gelu_grad_v2.yaml")
-    assert '取值为"none"、"tanh"，其他取值返回错误。' in usage_notes(grad, grad.param("approximate"))
+    notes = usage_notes(grad, grad.param("approximate"), schedule_for(grad))
+    assert '取值为"none"、"tanh"，其他取值返回错误。' in notes
     swish = _spec("swish.yaml")
-    assert "可以为空指针，此时取值为1.0。" in usage_notes(swish, swish.param("betaOptional"))
+    assert "可以为空指针，此时取值为1.0。" in usage_notes(swish, swish.param("betaOptional"), schedule_for(swish))
     v2 = _spec("gelu_v2.yaml")
-    blocks = formula_blocks(v2, kernel_formula(v2))
+    blocks = formula_blocks(v2, schedule_for(v2), kernel_formula(v2))
     assert [str(b.title) for b in blocks] == ["当approximate是0时：", "当approximate是1时："]
     assert "erf" in str(blocks[0].latex) and "tanh" in str(blocks[1].latex)
-    titles = [str(b.title) for b in formula_blocks(grad, kernel_formula(grad))]
+    titles = [str(b.title) for b in formula_blocks(grad, schedule_for(grad), kernel_formula(grad))]
     assert titles == ['当approximate是"none"时：', '当approximate是"tanh"时：']
 
 
@@ -392,14 +394,15 @@ def test_reject_if_may_test_a_string_parameter():
 def test_double_is_a_float_attribute_read_from_the_tiling_data():
     """ops-nn's OpDef declares aclnnSituGlu's doubles as Float attributes: the kernel reads them as tiling numbers,
     the docs say they compute in float."""
-    from opgen.emit.docs import usage_notes
+    from opgen.plan.documentation import usage_notes
     from opgen.plan.opdef import opdef_plan
+    from opgen.plan.schedules import schedule_for
 
     spec = _spec("situ_act.yaml")
     attrs = {str(a.name): (str(a.kind), str(a.default), str(a.ctype)) for a in opdef_plan(spec).attrs}
     assert attrs == {"beta": ("Float", "1.0f", "float"), "linear_beta": ("Float", "0.0f", "float")}
     assert set(kernel_plan(spec).scalars) == {"beta", "linearBeta"}
-    assert "以FLOAT属性传入kernel，按float精度参与计算。" in usage_notes(spec, spec.param("beta"))
+    assert "以FLOAT属性传入kernel，按float精度参与计算。" in usage_notes(spec, spec.param("beta"), schedule_for(spec))
 
 
 def test_optional_string_means_its_default_in_checks_and_calls():

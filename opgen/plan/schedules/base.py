@@ -168,6 +168,10 @@ class Schedule:
         """The docs' usage notes (使用说明) on parameter `name`'s shape the schedule adds to its shape rule's."""
         return ()
 
+    def constraint_notes(self) -> tuple[str, ...]:
+        """The docs' constraints (约束说明) the schedule adds, one sentence each (no list marker)."""
+        return ()
+
     def adapter_size(self, output: str) -> str | None:
         """The torch_npu adapter's C++ size of `output` (over the aten arguments' names) where the schedule fixes
         it, else None: the output's shape rule (a copy or broadcast of its sources)."""

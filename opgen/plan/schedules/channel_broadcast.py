@@ -34,6 +34,26 @@ class ChannelBroadcast(Elementwise):
         # a channel input, once laid along dim 1, is expanded to the output's shape like a broadcast input
         return True
 
+    def shape_notes(self, name: str) -> tuple[str, ...]:
+        """A channel input's element count follows the channels of the tensor it follows, not its shape."""
+        channel = self.channel_of(name)
+        if channel is None:
+            return ()
+        of = channel.of
+        return (
+            f"元素个数需要为1或等于{of}的通道数（{of}不足2维时通道数为1，否则为{of}.shape[1]），与shape无关；"
+            f"第i个值作用于{of}第1维下标为i的全部元素，只有1个值时作用于全部元素。",
+        )
+
+    def constraint_notes(self) -> tuple[str, ...]:
+        """Each channel input is taken per channel of its tensor instead of broadcast with it."""
+        return tuple(
+            f"通道广播：{c.name}不按broadcast关系与{c.of}广播，而是按{c.of}的第1维（通道）取值："
+            f"{c.of}中第1维下标为c的元素使用{c.name}展平后的第c个元素"
+            f"（{c.name}只有1个元素时全部使用该元素）；{c.of}不足2维时只有1个通道。"
+            for c in self.channel_inputs
+        )
+
     def aten_arg(self, name: str, python: str) -> str:
         channel = self.channel_of(name)
         return f"channel_view({python}, {channel.of_python})" if channel is not None else python
