@@ -40,7 +40,7 @@ class DocsParam:
     dtypes: tuple[str, ...]  # as the aclnn docs name them
     formats: tuple[str, ...]
     rank: str | None  # e.g. "0-8"; None: not a tensor, or no rank stated
-    non_contiguous: bool | None  # None: not a tensor the API writes or reads as one
+    non_contiguous: bool | None  # None: not a tensor, or one the API never touches (written: false)
 
 
 @dataclass(frozen=True)
