@@ -184,6 +184,13 @@ class Schedule:
         """Outputs the empty-tensor return sets to zeros (a sum of nothing)."""
         return tuple(s.output for s in self.sums)
 
+    # -- the bindings' hooks ----------------------------------------------------------------------------------
+
+    def halved_dim(self, output: str) -> str | None:
+        """Where `output` is the input's shape halved along a dim (a half of a split tensor): that dim as the Python
+        binding's source (its parameter's Python name, or the literal), which allocates the output; else None."""
+        return None
+
     # -- golden-test hooks: Python sources over the tensors' Python names --------------------------------------
 
     def reference(self, output: str, elementwise: str) -> str:

@@ -207,6 +207,9 @@ class HalfSplit(Schedule):
     def output_full(self, output: str) -> bool:
         return output not in self.half_size
 
+    def halved_dim(self, output: str) -> str | None:
+        return None if self.output_full(output) else self.dim_python
+
     # -- golden-test hooks ------------------------------------------------------------------------------------
 
     def reference(self, output: str, elementwise: str) -> str:
