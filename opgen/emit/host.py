@@ -13,14 +13,11 @@ from opgen.dtypes import DType
 from opgen.emit.kernel import condition_cpp
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident
-from opgen.plan import reduce_dim_tiling
 from opgen.plan.half_split_tiling import MAX_BLOCK_COUNT, MAX_STRIDE_BYTES
 from opgen.plan.kernel import BLOCK_BYTES, BUFFER_NUM, REPEAT_BYTES, KernelPlan, ModeAxis
 from opgen.plan.opdef import OpDefAttr, OpDefIO, OpDefPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
-from opgen.plan.schedules.half_split import HalfSplit
-from opgen.plan.schedules.reduce_dim import ReduceDim
 from opgen.plan.tiling import MIN_BYTES_PER_CORE
 
 
@@ -116,59 +113,10 @@ def _conditions(plan: KernelPlan, attrs: list[OpDefAttr]) -> list[dict]:
 
 
 def shape_rule(schedule: Schedule, opdef: OpDefPlan) -> dict:
-    """The schedule's infershape rule, its sources as OpDef input indices."""
+    """The schedule's infershape rule, its sources as OpDef input indices, and what else its rule takes."""
     sources = [opdef.input_index(name) for name in schedule.shape_sources]
     rule: dict[str, object] = {"kind": schedule.shape_kind, "sources": sources}  # kind: for tests
-    if isinstance(schedule, HalfSplit):
-        rule |= {"split": split_view(schedule, opdef), "full": [schedule.output_full(o) for o in schedule.outputs]}
-    return rule
-
-
-def split_view(schedule: HalfSplit, opdef: OpDefPlan) -> dict:
-    """Where the host finds the split: the split tensor's OpDef input, the dim's attribute (or the literal), the
-    bool attribute swapping the halves (swap_when), if any, and whether ny = 1 goes through GatherMask."""
-    dim = schedule.split_dim
-    attr = opdef.attr_of(dim) if isinstance(dim, str) else None
-    swap = opdef.attr_of(schedule.swap_when) if schedule.swap_when is not None else None
-    return {
-        "input": opdef.input_index(schedule.split_tensor),
-        "dim_attr": attr.index if attr else None,
-        "dim": dim,
-        "swap": ident(schedule.swap_when) if schedule.swap_when is not None else None,
-        "swap_attr": swap.index if swap else None,
-        "gathers": schedule.gathers,
-    }
-
-
-def reduce_view(schedule: ReduceDim, opdef: OpDefPlan, plan: KernelPlan) -> dict:
-    """Where the host finds the reduced tensor and dim, and each kernel variant's UB figures (the tiling model's)."""
-    dim = schedule.reduce_dim
-    attr = opdef.attr_of(dim) if isinstance(dim, str) else None
-    variants = []
-    for v in plan.variants:
-        cost = reduce_dim_tiling.reduce_cost(v, len(plan.program_inputs), len(plan.outputs))
-        variants.append(
-            {
-                "key": ident(v.key_name),
-                "dtype": code(v.storage.ge_enum),
-                "mode": v.mode_index,
-                "item_size": cost.item_size,
-                "queues": cost.queues,
-                "float_buffers": cost.float_buffers,
-                "masks": cost.masks,
-                "name": ident(v.name),
-            }
-        )
-    return {
-        "input": opdef.input_index(schedule.reduced_tensor),
-        "dim_attr": attr.index if attr else None,
-        "dim": dim,
-        "variants": variants,
-        "sum_width": reduce_dim_tiling.SUM_WIDTH,
-        "repeat_floats": reduce_dim_tiling.REPEAT_FLOATS,
-        "scalar_floats": reduce_dim_tiling.SCALAR_FLOATS,
-        "max_block_count": reduce_dim_tiling.MAX_BLOCK_COUNT,
-    }
+    return rule | schedule.shape_rule_data(opdef)
 
 
 def render_host(operator: OperatorPlan) -> dict[str, str]:
@@ -208,8 +156,8 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "conditions": _conditions(plan, attrs),
         "guard_update": code(guard_update),
         "configs": soc_configs(operator),
-        # a reduce_dim kernel's UB figures are its own (reduce_view)
-        "variants": [] if isinstance(operator.schedule, ReduceDim) else _variant_rows(plan),
+        # a schedule with its own UB model gives its figures in its host tiling data
+        "variants": _variant_rows(plan) if operator.schedule.elementwise_ub else [],
         "shape": shape_rule(operator.schedule, opdef),
         "output_count": len(operator.schedule.outputs),  # every output has the first one's shape
         # channel inputs: the tiling tells the kernel how many elements share each value
@@ -224,10 +172,7 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "max_stride_bytes": MAX_STRIDE_BYTES,
     }
     schedule = operator.schedule
-    if isinstance(schedule, HalfSplit):
-        context["split"] = split_view(schedule, opdef)
-    if isinstance(schedule, ReduceDim):
-        context["reduce"] = reduce_view(schedule, opdef, plan)
+    context |= schedule.host_tiling_data(opdef, plan)
     files = {}
     for template, name in (
         ("op/op_host/def.cpp.j2", f"op_host/{op}_def.cpp"),

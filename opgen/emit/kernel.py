@@ -20,10 +20,7 @@ from opgen.plan.kernel import (
     KernelVariant,
 )
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
-from opgen.plan.opdef import OpDefPlan
 from opgen.plan.operator import OperatorPlan
-from opgen.plan.schedules.half_split import HalfSplit, SplitStream
-from opgen.plan.schedules.reduce_dim import ReduceDim
 
 
 def scalar_cpp(scalar: Scalar | None, compute: DType) -> str:
@@ -182,22 +179,6 @@ def branches(views: list[VariantView], same: Callable[[VariantView], object]) ->
     return result
 
 
-def output_views(plan: KernelPlan, opdef: OpDefPlan) -> list[dict[str, Code]]:
-    """Each output's GM argument (its OpDef name), local tensor, queue and GM member, named as the lowered
-    program's output buffers are: out* for the one output of a kernel, <output>* for each of several."""
-    views = []
-    for name, output in zip(plan.outputs, opdef.outputs, strict=True):
-        views.append(
-            {
-                "gm": output.name,
-                "local": ident(f"{name}Local"),
-                "queue": ident(f"{name}Queue_"),
-                "gm_member": ident(f"{name}Gm_"),
-            }
-        )
-    return views
-
-
 def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     spec_name = operator.source
     plan = operator.kernel
@@ -205,8 +186,8 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     gm = {i.param: i.name for i in operator.opdef.read_inputs}
     gm_scalar = {str(i.param): i.name for i in operator.opdef.scalar_inputs}
     schedule = operator.schedule
-    # a reduce_dim program's slots read per-row scalars: its views are _reduce_context's
-    bare = isinstance(schedule, ReduceDim)
+    # the programs' slots read the stages' per-row scalars: their views are _stages_context's
+    bare = schedule.row_stages
     views = [variant_view(plan, replace(v, program=replace(v.program, slots=[])) if bare else v) for v in plan.variants]
     assert len({v.key_name for v in views}) == len(views), "each tiling key has its own name"
     context = {
@@ -222,8 +203,6 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         # carries (GeluGrad's y), is not read
         "entry_inputs": [{"gm": i.name, "read": i.read} for i in operator.opdef.inputs],
         "channels": bool(operator.schedule.channel_inputs),
-        # a half-split kernel's outputs are its streams (an output written per half is two): _half_split_context
-        "outputs": [] if isinstance(schedule, HalfSplit) else output_views(plan, operator.opdef),
         "scalars": idents(plan.scalars),
         # scalars carried as one-element tensors: their GM argument (OpDef name) and GlobalTensor
         "gm_scalars": [{"name": ident(name), "gm": gm_scalar[name]} for name in plan.gm_scalars],
@@ -233,10 +212,10 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
         "buffer_num": BUFFER_NUM,
         "max_slots": max((len(v.slots) for v in views), default=0),
     }
-    if isinstance(schedule, HalfSplit):
-        context |= _half_split_context(operator, schedule)
-    if isinstance(schedule, ReduceDim):
-        context |= _reduce_context(operator)
+    # the schedule's own: its GM tensors, outputs (a half split's streams) and the like
+    context |= schedule.kernel_data(plan, operator.opdef)
+    if schedule.row_stages:
+        context["reduce"] = _stages_context(operator)
     return {
         f"op_kernel/{op}.cpp": render(schedule.kernel_template, f"op_kernel/{op}.cpp", spec_name, **context),
         f"op_kernel/{op}_tiling_data.h": render(
@@ -245,48 +224,11 @@ def render_kernel(operator: OperatorPlan) -> dict[str, str]:
     }
 
 
-def _half_split_context(operator: OperatorPlan, schedule: HalfSplit) -> dict:
-    """A half-split kernel's GM tensors and UB streams (each a queue of the lowered program's buffers)."""
-    gm = {i.param: i.name for i in operator.opdef.read_inputs}
-    gm_out = {str(o.param): o.name for o in operator.opdef.outputs}
-
-    def stream(s: SplitStream, output: bool) -> dict:
-        pitch, base = schedule.stream_layout(s)
-        # ny = 1: GatherMask's pattern picking a half out of the split tensor's pairs (None: a half-size tensor)
-        pattern = code(schedule.gather_pattern(s)) if s.half is not None and schedule.gathers else None
-        view: dict[str, Code | None] = {
-            "name": ident(s.name),
-            "tensor": ident(s.tensor),
-            "pitch": code(pitch),
-            "base": code(base),
-            "pattern": pattern,
-        }
-        if output:  # named as the lowered program's output buffers: out* for one output, <name>* for several
-            name = s.name if operator.kernel.outputs != ("out",) else "out"
-            view |= {"local": ident(f"{name}Local"), "queue": ident(f"{name}Queue_")}
-        return view
-
-    return {
-        "gm_inputs": [
-            {"name": ident(name), "gm": gm[name], "width": schedule.width(name)} for name in operator.kernel.inputs
-        ],
-        "gm_outputs": [
-            {"name": ident(name), "gm": gm_out[name], "width": schedule.width(name)} for name in schedule.outputs
-        ],
-        "inputs": [stream(s, False) for s in schedule.in_streams if s.tensor in operator.kernel.inputs],
-        "outputs": [stream(s, True) for s in schedule.out_streams],
-        "swap": ident(schedule.swap_when) if schedule.swap_when is not None else None,
-        "gather": schedule.gathers,
-        "split": ident(schedule.split_tensor),
-    }
-
-
-def _reduce_context(operator: OperatorPlan) -> dict:
-    """A reduce_dim kernel's programs: each level's (writing acc buffers) and the outputs', by tiling key, with
-    their slots over the tiling's scalars (members `<name>_`) and the per-row scalars (`row_[i]`)."""
+def _stages_context(operator: OperatorPlan) -> dict:
+    """A staged kernel's programs (Schedule.row_stages, reduce_dim's): each level's (writing acc buffers) and the
+    outputs', by tiling key, with their slots over the tiling's scalars (members `<name>_`) and the per-row scalars
+    (`row_[i]`)."""
     plan = operator.kernel
-    gm = {i.param: i.name for i in operator.opdef.read_inputs}
-    gm_out = {str(o.param): o.name for o in operator.opdef.outputs}
     first = plan.variants[0]
     shape = [tuple(r.op for r in stage.reductions) for stage in first.stages]
     assert all([tuple(r.op for r in s.reductions) for s in v.stages] == shape for v in plan.variants), (
@@ -346,18 +288,10 @@ def _reduce_context(operator: OperatorPlan) -> dict:
                 "accs": accs,
             }
         )
-    outputs = [
-        {"name": ident(name), "gm": gm_out[param], "local": ident(f"{name}Local")}
-        for name, param in zip(plan.outputs, operator.schedule.outputs, strict=True)
-    ]
     return {
-        "inputs": [{"name": ident(name), "gm": gm[name]} for name in plan.inputs],
-        "outputs": outputs,
-        "reduce": {
-            "row_count": len(index),
-            "stages": stages,
-            "final": final,
-            "variants": variants,
-            "has_functions": any(s.functions for s in first.stages),
-        },
+        "row_count": len(index),
+        "stages": stages,
+        "final": final,
+        "variants": variants,
+        "has_functions": any(s.functions for s in first.stages),
     }

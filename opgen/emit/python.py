@@ -8,12 +8,10 @@ from dataclasses import dataclass
 from opgen import formula as F
 from opgen.emit.templating import generated_notice, render, render_fragment
 from opgen.lang import Code, code, ident, python
+from opgen.plan.aten_binding import UnusedArg
 from opgen.plan.dtype_table import DtypeRow, dtype_rows, promotions
 from opgen.plan.operator import OperatorPlan
-from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.signature import ApiSignature, CParam
-from opgen.spec import aten_unused
-from opgen.spec.aten import AtenArg
 from opgen.types import Direction, ParamKind
 
 PACKAGE = "python/opgen_ops"
@@ -73,13 +71,13 @@ def _arg(name: str, kind: str, default: Code | None) -> PyArg:
     return PyArg(ident(name), kind, default, _ANNOTATION[kind])
 
 
-def _unused_arg(arg: AtenArg) -> PyArg:
+def _unused_arg(arg: UnusedArg) -> PyArg:
     """An aten argument the API does not take (api.aten_unused): taken, any value, and ignored, as aten ignores a
     generator outside training mode."""
     return PyArg(ident(arg.name), "unused", Code("None"), Code("object"))
 
 
-def _doc(operator: OperatorPlan, sig: ApiSignature, unused: tuple[AtenArg, ...] = ()) -> str:
+def _doc(operator: OperatorPlan, sig: ApiSignature, unused: tuple[UnusedArg, ...] = ()) -> str:
     lines = [
         f"{sig.name}: {operator.function}",
         "",
@@ -219,9 +217,9 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
                 if param.name in flattened.values():
                     like_py = operator.param(shape_of[0]).python
                     shapes = f"[{like_py}.reshape(-1) if {like_py} is not None else None]"
-                split = operator.schedule
-                if isinstance(split, HalfSplit) and not split.output_full(param.name):  # a half of the split tensor
-                    as_dtype += f", split_dim={split.dim_python}"
+                halved = operator.schedule.halved_dim(param.name)
+                if halved is not None:  # a half of the split tensor
+                    as_dtype += f", split_dim={halved}"
                 new_output = f"{out_keyword} = _rt.new_output({shapes}, {py_names(dtype_of)}{as_dtype})"
             else:
                 new_output = f"{out_keyword} = _rt.new_unwritten({operator.tensor_inputs[0].python})"
@@ -236,9 +234,8 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
             args.append(_arg(py, kind, _default(cparam)))
             flat = f"_rt.Tensor({py}.reshape(-1) if {py} is not None else None)"
             call.append(flat if param.name in flattened else argument)
-    # TODO(boundary): api.aten_unused still read from the spec; the plan should carry the placed arguments
-    args = aten_unused.placed(operator.spec, args, lambda a: str(a.name), _unused_arg, sig.inplace)
-    unused = aten_unused.unused_args(operator.spec, sig.inplace)
+    args = operator.aten_unused.placed(args, lambda a: str(a.name), _unused_arg, sig.inplace)
+    unused = operator.aten_unused.of(sig.inplace)
     doc = python.docstring_body(_doc(operator, sig, unused))
     keyword = {p.python for p in operator.params if p.keyword_only} | {a.name for a in unused if a.kwarg_only}
     return PyFunction(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from opgen import formula as F
 from opgen.lang import Code
 from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
-from opgen.plan.aten_binding import AtenFormPlan, aten_form_plan
+from opgen.plan.aten_binding import AtenFormPlan, UnusedArgs, aten_form_plan, unused_args
 from opgen.plan.aten_registration import AtenRegistration, aten_registration
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.documentation import DocsPlan, docs_plan
@@ -104,6 +104,7 @@ class OperatorPlan:
     example: ExamplePlan  # the calling program's inputs and the numbers it prints
     aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
     aten: AtenRegistration  # the aten functions registered with torch_npu (op-plugin) and the APIs they run
+    aten_unused: UnusedArgs  # aten arguments the bindings take and the API does not (api.aten_unused)
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
@@ -326,6 +327,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         example=example_plan(spec),
         aten_form=aten_form_plan(spec),
         aten=aten_registration(spec, binding_out, apis[0], apis[1] if len(apis) > 1 else None),
+        aten_unused=unused_args(spec),
         outputs=tuple(
             OutputRule(out, tuple(spec.shape_sources(out)), tuple(spec.dtype_sources(out))) for out in spec.outputs
         ),

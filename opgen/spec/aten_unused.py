@@ -41,23 +41,34 @@ def unused_args(spec: OpSpec, inplace: bool = False) -> tuple[AtenArg, ...]:
     return tuple(arg for arg in schema.args if arg.name in spec.api.aten_unused)
 
 
+def positions(spec: OpSpec, inplace: bool = False) -> tuple[tuple[AtenArg, str | None], ...]:
+    """Each unused argument (as `unused_args`) with the argument aten puts right before it (None: it is first)."""
+    op = aten_op(spec.api.aten or "")
+    schema = None if op is None else (op.inplace if inplace else op.functional)
+    if schema is None:
+        return ()
+    names = [arg.name for arg in schema.args]
+    return tuple(
+        (arg, names[names.index(arg.name) - 1] if names.index(arg.name) else None) for arg in unused_args(spec, inplace)
+    )
+
+
+def insert_after(items: list[T], name_of: Callable[[T], str], made: list[tuple[T, str | None]]) -> list[T]:
+    """`items` with each (item, before) of `made` inserted, in turn, right after the item named `before` (first when
+    no item is)."""
+    result = list(items)
+    for item, before in made:
+        at = next((i + 1 for i, other in enumerate(result) if name_of(other) == before), 0)
+        result.insert(at, item)
+    return result
+
+
 def placed(
     spec: OpSpec, items: list[T], name_of: Callable[[T], str], make: Callable[[AtenArg], T], inplace: bool = False
 ) -> list[T]:
     """`items` (a binding's inputs, by their aten names) with each unused argument made by `make` and inserted right
     after the argument aten puts before it (first when aten puts it first)."""
-    op = aten_op(spec.api.aten or "")
-    schema = None if op is None else (op.inplace if inplace else op.functional)
-    result = list(items)
-    if schema is None:
-        return result
-    names = [arg.name for arg in schema.args]
-    for arg in unused_args(spec, inplace):
-        index = names.index(arg.name)
-        before = names[index - 1] if index else None
-        at = next((i + 1 for i, item in enumerate(result) if name_of(item) == before), 0)
-        result.insert(at, make(arg))
-    return result
+    return insert_after(items, name_of, [(make(arg), before) for arg, before in positions(spec, inplace)])
 
 
 def problems(spec: OpSpec) -> list[tuple[FieldPath, str]]:

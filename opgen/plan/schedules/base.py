@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from opgen import formula as F
+from opgen.lang import ident
 from opgen.plan.kernel_model import run_program_outputs
 from opgen.plan.lowering import VectorProgram, lower_outputs
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
 if TYPE_CHECKING:
-    from opgen.plan.kernel import KernelVariant
+    from opgen.plan.kernel import KernelPlan, KernelVariant
+    from opgen.plan.opdef import OpDefPlan
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,47 @@ class Schedule:
     def zeroed_on_empty(self) -> tuple[str, ...]:
         """Outputs the empty-tensor return sets to zeros (a sum of nothing)."""
         return tuple(s.output for s in self.sums)
+
+    # -- the kernel's and the host tiling's template data (opgen.emit.kernel, opgen.emit.host) ------------------
+
+    # the kernel runs stages before the outputs' program (`lower`'s: reduce_dim's row reductions) that compute
+    # per-row scalars the programs' slots read: the kernel emitter renders the stages' programs and those slots
+    row_stages: ClassVar[bool] = False
+    # the host tiling sizes tiles by each kernel variant's elementwise UB cost per element (queues, temporary and
+    # mask buffers); False: by the schedule's own figures, in its host_tiling_data
+    elementwise_ub: ClassVar[bool] = True
+
+    def kernel_data(self, kernel: KernelPlan, opdef: OpDefPlan) -> dict:
+        """What the schedule's kernel template reads beyond the emitter's common data: here each output's GM
+        argument (its OpDef name), local tensor, queue and GM member, named as the lowered program's output buffers
+        are (out* for the one output of a kernel, <output>* for each of several)."""
+        outputs = []
+        for name, output in zip(kernel.outputs, opdef.outputs, strict=True):
+            outputs.append(
+                {
+                    "gm": output.name,
+                    "local": ident(f"{name}Local"),
+                    "queue": ident(f"{name}Queue_"),
+                    "gm_member": ident(f"{name}Gm_"),
+                }
+            )
+        return {"outputs": outputs}
+
+    def host_tiling_data(self, opdef: OpDefPlan, kernel: KernelPlan) -> dict:
+        """What the schedule's host tiling templates read beyond the emitter's common data (none here)."""
+        return {}
+
+    def shape_rule_data(self, opdef: OpDefPlan) -> dict:
+        """What the infershape rule takes beyond its kind and sources (none here: every output a copy or broadcast
+        of its sources)."""
+        return {}
+
+    # -- the bindings' hooks ----------------------------------------------------------------------------------
+
+    def halved_dim(self, output: str) -> str | None:
+        """Where `output` is the input's shape halved along a dim (a half of a split tensor): that dim as the Python
+        binding's source (its parameter's Python name, or the literal), which allocates the output; else None."""
+        return None
 
     # -- golden-test hooks: Python sources over the tensors' Python names --------------------------------------
 

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from opgen.lang import Code, code, ident
 from opgen.plan.schedules.base import ElementLoop, Schedule
 from opgen.spec.half_split import full_shape
 from opgen.spec.model import OpSpec
+
+if TYPE_CHECKING:
+    from opgen.plan.kernel import KernelPlan
+    from opgen.plan.opdef import OpDefPlan
 
 
 @dataclass(frozen=True)
@@ -206,6 +212,69 @@ class HalfSplit(Schedule):
 
     def output_full(self, output: str) -> bool:
         return output not in self.half_size
+
+    # -- the kernel's and the host tiling's template data ------------------------------------------------------
+
+    def kernel_data(self, kernel: KernelPlan, opdef: OpDefPlan) -> dict:
+        """The kernel's GM tensors and UB streams (each a queue of the lowered program's buffers); its outputs are
+        its streams (an output written per half is two)."""
+        gm = {i.param: i.name for i in opdef.read_inputs}
+        gm_out = {str(o.param): o.name for o in opdef.outputs}
+
+        def stream(s: SplitStream, output: bool) -> dict:
+            pitch, base = self.stream_layout(s)
+            # ny = 1: GatherMask's pattern picking a half out of the split tensor's pairs (None: a half-size tensor)
+            pattern = code(self.gather_pattern(s)) if s.half is not None and self.gathers else None
+            view: dict[str, Code | None] = {
+                "name": ident(s.name),
+                "tensor": ident(s.tensor),
+                "pitch": code(pitch),
+                "base": code(base),
+                "pattern": pattern,
+            }
+            if output:  # named as the lowered program's output buffers: out* for one output, <name>* for several
+                name = s.name if kernel.outputs != ("out",) else "out"
+                view |= {"local": ident(f"{name}Local"), "queue": ident(f"{name}Queue_")}
+            return view
+
+        return {
+            "gm_inputs": [{"name": ident(name), "gm": gm[name], "width": self.width(name)} for name in kernel.inputs],
+            "gm_outputs": [
+                {"name": ident(name), "gm": gm_out[name], "width": self.width(name)} for name in self.outputs
+            ],
+            "inputs": [stream(s, False) for s in self.in_streams if s.tensor in kernel.inputs],
+            "outputs": [stream(s, True) for s in self.out_streams],
+            "swap": ident(self.swap_when) if self.swap_when is not None else None,
+            "gather": self.gathers,
+            "split": ident(self.split_tensor),
+        }
+
+    def host_split(self, opdef: OpDefPlan) -> dict:
+        """Where the host finds the split: the split tensor's OpDef input, the dim's attribute (or the literal), the
+        bool attribute swapping the halves (swap_when), if any, and whether ny = 1 goes through GatherMask."""
+        dim = self.split_dim
+        attr = opdef.attr_of(dim) if isinstance(dim, str) else None
+        swap = opdef.attr_of(self.swap_when) if self.swap_when is not None else None
+        return {
+            "input": opdef.input_index(self.split_tensor),
+            "dim_attr": attr.index if attr else None,
+            "dim": dim,
+            "swap": ident(self.swap_when) if self.swap_when is not None else None,
+            "swap_attr": swap.index if swap else None,
+            "gathers": self.gathers,
+        }
+
+    def host_tiling_data(self, opdef: OpDefPlan, kernel: KernelPlan) -> dict:
+        return {"split": self.host_split(opdef)}
+
+    def shape_rule_data(self, opdef: OpDefPlan) -> dict:
+        """The split, and whether each output is full-size (else the split tensor's shape with size(dim) halved)."""
+        return {"split": self.host_split(opdef), "full": [self.output_full(o) for o in self.outputs]}
+
+    # -- the bindings' hooks ----------------------------------------------------------------------------------
+
+    def halved_dim(self, output: str) -> str | None:
+        return None if self.output_full(output) else self.dim_python
 
     # -- golden-test hooks ------------------------------------------------------------------------------------
 

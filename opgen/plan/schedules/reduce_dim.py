@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from opgen import formula as F
+from opgen.lang import code, ident
+from opgen.plan import reduce_dim_tiling
 from opgen.plan.lowering import VectorProgram, lower_outputs
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules.base import Schedule
@@ -35,7 +37,8 @@ from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
 if TYPE_CHECKING:
-    from opgen.plan.kernel import KernelVariant
+    from opgen.plan.kernel import KernelPlan, KernelVariant
+    from opgen.plan.opdef import OpDefPlan
 
 ROW_PREFIX = "row"  # the per-row scalars' names in the lowered programs (row0, row1...), one per reduction
 ACC_PREFIX = "acc"  # the buffers a level's programs write, the kernel reduces each to its row scalar
@@ -145,6 +148,8 @@ class ReduceDim(Schedule):
     tiling_template = "op/op_host/reduce_dim_tiling.cpp.j2"
     tiling_header_template = "op/op_host/reduce_dim_tiling.h.j2"
     tiling_test_template = "op/tests/ut/op_host/reduce_dim_test_tiling.cpp.j2"
+    row_stages = True  # each level's program before the outputs' (ReductionStage)
+    elementwise_ub = False  # a row's UB figures are reduce_dim_tiling's (host_tiling_data)
 
     reduced_tensor: str = ""
     reduce_dim: str | int = -1  # the int64 parameter, or a literal dim
@@ -204,6 +209,51 @@ class ReduceDim(Schedule):
         rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
         results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
         return {n: np.moveaxis(v.reshape(inner), -1, axis).reshape(-1) for n, v in results.items()}
+
+    def kernel_data(self, kernel: KernelPlan, opdef: OpDefPlan) -> dict:
+        """The kernel's GM inputs and outputs (each output a local tensor named as the outputs' program's buffer);
+        the stages' programs are the kernel emitter's (row_stages)."""
+        gm = {i.param: i.name for i in opdef.read_inputs}
+        gm_out = {str(o.param): o.name for o in opdef.outputs}
+        return {
+            "inputs": [{"name": ident(name), "gm": gm[name]} for name in kernel.inputs],
+            "outputs": [
+                {"name": ident(name), "gm": gm_out[param], "local": ident(f"{name}Local")}
+                for name, param in zip(kernel.outputs, self.outputs, strict=True)
+            ],
+        }
+
+    def host_tiling_data(self, opdef: OpDefPlan, kernel: KernelPlan) -> dict:
+        """Where the host finds the reduced tensor and dim, and each kernel variant's UB figures (the tiling
+        model's)."""
+        dim = self.reduce_dim
+        attr = opdef.attr_of(dim) if isinstance(dim, str) else None
+        variants = []
+        for v in kernel.variants:
+            cost = reduce_dim_tiling.reduce_cost(v, len(kernel.program_inputs), len(kernel.outputs))
+            variants.append(
+                {
+                    "key": ident(v.key_name),
+                    "dtype": code(v.storage.ge_enum),
+                    "mode": v.mode_index,
+                    "item_size": cost.item_size,
+                    "queues": cost.queues,
+                    "float_buffers": cost.float_buffers,
+                    "masks": cost.masks,
+                    "name": ident(v.name),
+                }
+            )
+        reduce = {
+            "input": opdef.input_index(self.reduced_tensor),
+            "dim_attr": attr.index if attr else None,
+            "dim": dim,
+            "variants": variants,
+            "sum_width": reduce_dim_tiling.SUM_WIDTH,
+            "repeat_floats": reduce_dim_tiling.REPEAT_FLOATS,
+            "scalar_floats": reduce_dim_tiling.SCALAR_FLOATS,
+            "max_block_count": reduce_dim_tiling.MAX_BLOCK_COUNT,
+        }
+        return {"reduce": reduce}
 
     def shape_notes(self, name: str) -> tuple[str, ...]:
         if isinstance(self.reduce_dim, str) and name == self.reduce_dim:
