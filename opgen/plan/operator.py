@@ -20,8 +20,10 @@ from opgen.plan.aten_registration import AtenRegistration, aten_registration
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
+from opgen.plan.golden_scripts import GoldenScripts, golden_scripts
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
+from opgen.plan.op_api_expectations import SuccessData, success_data
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.opdef_configs import AicoreRegistration, aicore_registration
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
@@ -115,6 +117,8 @@ class OperatorPlan:
     schedule: Schedule  # how the operator maps onto the hardware: shape rules, channel inputs, sums
     success_calls: tuple[Call, ...]  # the C++ op_api tests' success calls (each dtype, each further kernel mode)
     tiling: TilingCases | None  # the C++ tiling tests' expected plans; None: the operator runs another's kernel
+    success_data: tuple[SuccessData, ...]  # each success call's inputs and expected outputs, in success_calls' order
+    golden_scripts: GoldenScripts  # the golden settings and options tests/golden's scripts are generated from
     # kernel.runs: the other operator's L0 op the op_api calls; None: this operator's own OpDef, tiling and kernel
     runs: RunsPlan | None = None
 
@@ -305,6 +309,8 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
         return rejected(spec, checked, values)
 
+    successes = success_calls(spec, kernel, valid, rejects)
+
     return OperatorPlan(
         spec=spec,
         source=source,
@@ -346,7 +352,9 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         precision=precision,
         aclnn=aclnn_checks(spec),
         schedule=schedule,
-        success_calls=success_calls(spec, kernel, valid, rejects),
+        success_calls=successes,
+        success_data=tuple(success_data(spec, kernel, call) for call in successes),
+        golden_scripts=golden_scripts(spec),
         tiling=tiling_cases(spec, kernel, socs, schedule.gathers) if runs is None else None,
         runs=runs,
     )
