@@ -2,13 +2,16 @@
 
 - `tests/ut/op_api/test_aclnn_<api>.cpp` per aclnn API (the in-place one too): one case per error-table row
   asserting its status (null workspaceSize/executor included), one success case per dtype (and per extra
-  mode) whose output is checked against values computed here from the kernel plan's precision path;
+  mode) whose output is checked against the plan's expectations through the kernel's precision path
+  (`opgen.plan.op_api_expectations`);
 - `tests/ut/op_host/test_<op>_tiling.cpp`: `Plan<OpType>Tiling` per SoC x kernel variant x size, checked
   against `opgen.plan.tiling` and against the tiling's invariants (cores, 32-byte blocks, UB budget);
 - `tests/ut/op_api/op_api_ut.h`, the helpers the op_api tests share; the tests include "gtest/gtest.h" as
   ops-nn's do, which on the twin is `opgen/twin/include/gtest/gtest.h` (one stand-in, not a copy per package);
 - `tests/golden/gen_data.py` and `compare_data.py`: standalone CANN-style input/golden generation and
-  comparison under the spec's precision standard.
+  comparison under the spec's precision standard (settings and options: `opgen.plan.golden_scripts`).
+
+Every decision is the plan's; this module only prints it.
 """
 
 from __future__ import annotations
