@@ -11,7 +11,7 @@
 - `tests/golden/gen_data.py` and `compare_data.py`: standalone CANN-style input/golden generation and
   comparison under the spec's precision standard (settings and options: `opgen.plan.golden_scripts`).
 
-Every decision is the plan's; this module only prints it.
+What it prints comes from the plan (`OperatorPlan`) alone.
 """
 
 from __future__ import annotations
