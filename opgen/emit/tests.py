@@ -2,13 +2,16 @@
 
 - `tests/ut/op_api/test_aclnn_<api>.cpp` per aclnn API (the in-place one too): one case per error-table row
   asserting its status (null workspaceSize/executor included), one success case per dtype (and per extra
-  mode) whose output is checked against values computed here from the kernel plan's precision path;
+  mode) whose output is checked against the plan's expectations through the kernel's precision path
+  (`opgen.plan.op_api_expectations`);
 - `tests/ut/op_host/test_<op>_tiling.cpp`: `Plan<OpType>Tiling` per SoC x kernel variant x size, checked
   against `opgen.plan.tiling` and against the tiling's invariants (cores, 32-byte blocks, UB budget);
 - `tests/ut/op_api/op_api_ut.h`, the helpers the op_api tests share; the tests include "gtest/gtest.h" as
   ops-nn's do, which on the twin is `opgen/twin/include/gtest/gtest.h` (one stand-in, not a copy per package);
 - `tests/golden/gen_data.py` and `compare_data.py`: standalone CANN-style input/golden generation and
-  comparison under the spec's precision standard.
+  comparison under the spec's precision standard (settings and options: `opgen.plan.golden_scripts`).
+
+What it prints comes from the plan (`OperatorPlan`) alone.
 """
 
 from __future__ import annotations
@@ -25,15 +28,14 @@ from opgen.dtypes import DType
 from opgen.emit.golden_tests import derived_input_context, reference_source
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
-from opgen.plan.aclnn_path import aclnn_output
 from opgen.plan.cases import Arg, Call
 from opgen.plan.dtype_table import DtypeRow, dtype_rows
-from opgen.plan.kernel import BLOCK_BYTES, KernelPlan
+from opgen.plan.golden_scripts import ScriptOption
+from opgen.plan.kernel import BLOCK_BYTES
+from opgen.plan.op_api_expectations import SuccessData
 from opgen.plan.operator import OperatorPlan
-from opgen.plan.schedules.half_split import HalfSplit
 from opgen.plan.signature import ApiSignature
 from opgen.plan.unit_cases import LARGE_TILING_SIZE
-from opgen.spec.model import OpSpec, Param, snake_case
 from opgen.types import Direction, ParamKind
 
 UNWRITTEN_SENTINEL = 7.0  # what an output the API never writes holds before and after a success case
@@ -129,30 +131,6 @@ def wrap_comment(text: str, indent: int = 0, width: int = 120) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- op_api tests
-
-
-def sample_values(spec: OpSpec, index: int, count: int, dtype: DType | None = None) -> np.ndarray:
-    """Deterministic float64 inputs for tensor input `index`: the spec's special values (shifted per input so
-    they meet ordinary values of the other inputs) and a grid over the golden range in quarter steps (exact in
-    every float dtype). For an integer dtype: its min, max, -1, 0, 1 and the integral special values in its
-    range instead, and the grid rounded to integers."""
-    lo, hi = spec.golden.value_range
-    specials = [float(v) for v in spec.golden.special_values]
-    if dtype is not None and dtype.is_integral:
-        info = np.iinfo(dtype.numpy)
-        boundaries = [float(info.min), float(info.max), -1.0, 0.0, 1.0] + specials
-        specials = list(dict.fromkeys(v for v in boundaries if v.is_integer() and info.min <= v <= info.max))
-        lo, hi = max(lo, float(info.min)), min(hi, float(info.max))
-    values = []
-    for i in range(count):
-        j = (i - 2 * index) % count
-        if j < len(specials):
-            values.append(specials[j])
-        else:
-            position = ((i * 3 + index) % count + 0.5) / count
-            step = 1 if dtype is not None and dtype.is_integral else 4
-            values.append(round((lo + (hi - lo) * position) * step) / step)
-    return np.asarray(values, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -260,49 +238,29 @@ def _api_args(sig: ApiSignature, call: Call) -> dict[str, Arg] | None:
     return {p.name: call.args[p.name] for p in sig.user_params}
 
 
-def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call) -> ApiCase | None:
+def _success_case(operator: OperatorPlan, sig: ApiSignature, data: SuccessData) -> ApiCase | None:
+    call = data.call
     api_args = _api_args(sig, call)
     if api_args is None:
         return None
-    inputs: dict[str, np.ndarray] = {}
-    dtypes: dict[str, DType] = {}
-    for index, param in enumerate(spec.tensor_inputs):
-        arg = call.args[param.name]
-        assert arg.dtype is not None
-        count = int(np.prod(arg.shape))
-        values = sample_values(spec, index, count, arg.dtype)
-        if arg.dtype.is_complex:  # imaginary parts: the same values met in another order
-            values = values + 0j  # (values * 1j would turn an infinite part into NaN + inf j)
-            values.imag = sample_values(spec, index + 1, count, arg.dtype)
-        with np.errstate(over="ignore"):  # a special value beyond the dtype's range rounds to inf, as stored
-            inputs[param.name] = values.astype(arg.dtype.numpy)
-        inputs[param.name] = inputs[param.name].reshape(arg.shape)
-        dtypes[param.name] = arg.dtype
-    out = spec.outputs[0]
-    out_dtype = call.args[out.name].dtype
-    assert out_dtype is not None
-    scalars: dict[str, float | bool | int | str] = {}
-    for p in spec.params:
-        value = call.args[p.name].value
-        if p.kind is not ParamKind.TENSOR and value is not None:
-            scalars[p.name] = value
-    expected = aclnn_output(spec, plan, inputs, dtypes, scalars, out_dtype)
-    tolerance = spec.golden.tolerance[out_dtype]
+    inputs = data.inputs
+    first = data.outputs[0]
+    out, out_dtype, expected, tolerance = first.name, first.dtype, first.values, first.tolerance
     # The in-place tensor holds the first replaced input's data and receives the result.
     data_of = dict(inputs)
-    output = out.name
+    output = out
     if sig.inplace:
         output = next(p.name for p in sig.user_params if p.inplace)
         data_of[output] = inputs[sig.replaced[0]]
     # An output the API never writes is given sentinels, which must still be there after the run.
-    unwritten = [p.name for p in spec.unwritten_outputs if api_args.get(p.name, Arg("null")).kind != "null"]
+    unwritten = [p.name for p in operator.unwritten_outputs if api_args.get(p.name, Arg("null")).kind != "null"]
     for name in unwritten:
-        api_args[name] = Arg("tensor", call.args[out.name].shape, out_dtype)
-        data_of[name] = np.full(call.args[out.name].shape, UNWRITTEN_SENTINEL).astype(out_dtype.numpy)
+        api_args[name] = Arg("tensor", call.args[out].shape, out_dtype)
+        data_of[name] = np.full(call.args[out].shape, UNWRITTEN_SENTINEL).astype(out_dtype.numpy)
     parts = [_case_arg(name, arg, data_of.get(name)) for name, arg in api_args.items()]
     tensors = ", ".join(f"{n} {a.dtype.value}" for n, a in api_args.items() if a.kind == "tensor" and a.dtype)
     comment = wrap_comment(
-        f"Success: {tensors}, shape {list(call.args[out.name].shape)}. Expected: the spec's formula through the "
+        f"Success: {tensors}, shape {list(call.args[out].shape)}. Expected: the spec's formula through the "
         "kernel plan's precision path, computed when this file was generated."
     )
     items = [cpp.float_literal(float(v), "double") for v in _expected_values(expected)]
@@ -326,13 +284,10 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
         f"EXPECT_LE({check}, {allowed}u);" if allowed else f"EXPECT_EQ({check}, 0u);",
     ]
     # every further computed output, checked the same way against its own precision path
-    for other in spec.outputs[1:]:
+    for other in data.outputs[1:]:
         if sig.inplace:
             break  # an in-place API writes one tensor
-        other_dtype = call.args[other.name].dtype
-        assert other_dtype is not None
-        values = aclnn_output(spec, plan, inputs, dtypes, scalars, other_dtype, other.name)
-        other_tolerance = spec.golden.tolerance[other_dtype]
+        values, other_tolerance = other.values, other.tolerance
         other_allowed = math.floor(other_tolerance.max_fail_ratio * values.size)
         items = [cpp.float_literal(float(v), "double") for v in _expected_values(values)]
         variable = f"expected_{other.name}"
@@ -353,13 +308,13 @@ def _success_case(spec: OpSpec, plan: KernelPlan, sig: ApiSignature, call: Call)
     return ApiCase.of(call.name, comment, body)
 
 
-def _error_case(spec: OpSpec, sig: ApiSignature, call: Call) -> ApiCase | None:
+def _error_case(operator: OperatorPlan, sig: ApiSignature, call: Call) -> ApiCase | None:
     api_args = _api_args(sig, call)
     if api_args is None:
         return None
     parts = [_case_arg(name, arg, None) for name, arg in api_args.items()]
     assert call.row is not None  # a negative call names its row
-    row = spec.errors[call.row]
+    row = operator.errors[call.row]
     body = _phase_one(sig, parts, call.null_outputs) + [f"EXPECT_EQ(ret, {call.status_name});  // {call.status}"]
     comment = wrap_comment(f"Error row {call.row} ({row.status.value}): {row.message}")
     return ApiCase.of(call.name, comment, body)
@@ -367,15 +322,14 @@ def _error_case(spec: OpSpec, sig: ApiSignature, call: Call) -> ApiCase | None:
 
 def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
     """The op_api test of one API: the error rows it can express, then the success cases."""
-    spec, plan = operator.spec, operator.kernel
-    cases = [case for call in operator.negative_calls if (case := _error_case(spec, sig, call))]
-    cases += [case for call in operator.success_calls if (case := _success_case(spec, plan, sig, call))]
-    api_snake = snake_case(sig.name[len("aclnn") :])
+    cases = [case for call in operator.negative_calls if (case := _error_case(operator, sig, call))]
+    cases += [case for data in operator.success_data if (case := _success_case(operator, sig, data))]
+    api_snake = sig.snake
     return ApiTest(
         path=f"tests/ut/op_api/test_aclnn_{api_snake}.cpp",
         api=ident(sig.name),
         suite=ident(f"l2_{api_snake}_test"),
-        header=code(spec.api.header_name),
+        header=code(operator.header_name),
         cases=cases,
     )
 
@@ -388,7 +342,7 @@ def api_tests(operator: OperatorPlan) -> list[ApiTest]:
 
 
 def _tiling_context(operator: OperatorPlan) -> dict:
-    spec, plan, tiling = operator.spec, operator.kernel, operator.tiling
+    plan, tiling = operator.kernel, operator.tiling
     assert tiling is not None  # an operator with its own kernel
     socs = tiling.socs
     variants = [
@@ -440,8 +394,8 @@ def _tiling_context(operator: OperatorPlan) -> dict:
         for case in tiling.cases
     ]
     return {
-        "op_type": ident(spec.operator.type),
-        "tiling_header": code(f"{spec.operator.file_stem}_tiling.h"),
+        "op_type": ident(operator.op_type),
+        "tiling_header": code(f"{operator.file_stem}_tiling.h"),
         "socs": [{"name": ident(s.name), "cores": s.vector_cores, "ub": s.ub_usable_bytes} for s in socs],
         "variants": variants,
         "cases": cases,
@@ -459,9 +413,10 @@ def _tiling_context(operator: OperatorPlan) -> dict:
 # ---------------------------------------------------------------------------------------------- golden scripts
 
 
-def _option(param: Param, default: object) -> dict[str, Code]:
-    """The gen_data.py command-line option of a host parameter: argparse keywords, and the conversion of
-    what argparse gives back."""
+def _option(param: ScriptOption) -> dict[str, Code]:
+    """The gen_data.py command-line option of a host parameter (or of a one-element tensor's value): argparse
+    keywords, and the conversion of what argparse gives back."""
+    default = param.default
     if param.kind is ParamKind.BOOL:
         text = "true" if default else "false"
         return {"argument": code(f'choices=["true", "false"], default="{text}"'), "convert": Code(' == "true"')}
@@ -483,31 +438,30 @@ def _option(param: Param, default: object) -> dict[str, Code]:
 def _script_split(operator: OperatorPlan) -> dict | None:
     """A half-split operator's golden scripts: `--shape` is the split tensor's; the dim (its option's key in the
     values, or the literal) and the half-size inputs, which take the shape with size(dim) halved."""
-    schedule = operator.schedule
-    if not isinstance(schedule, HalfSplit):
+    tensors = [(p.name, p.python) for p in operator.tensor_inputs]
+    split = operator.schedule.script_split(tensors, operator.outputs[0].param.name)
+    if split is None:
         return None
-    named = isinstance(schedule.split_dim, str)
-    half = [p.python for p in operator.spec.tensor_inputs if p.name in schedule.half_size]
-    option = f" (--{schedule.dim_python.replace('_', '-')})" if named else ""
+    named = isinstance(split.dim, str)
+    half = list(split.half_inputs)
+    option = f" (--{str(split.dim).replace('_', '-')})" if named else ""
     taking = f"; {', '.join(half)} take it with size(dim) halved" if half else ""
     return {
-        "tensor": ident(schedule.split_python),
+        "tensor": ident(split.tensor),
         # the call's dim: the named parameter's value (None when left out), or the literal dim
-        "dim_value": code(f"values.get({python.string(schedule.dim_python)})")
-        if named
-        else code(str(schedule.split_dim)),
+        "dim_value": code(f"values.get({python.string(str(split.dim))})") if named else code(str(split.dim)),
         "half_inputs": bool(half),
         "half_literal": python.literal(half),
         # the golden output (the first) written per half: full-size, a torch difference declared over the halves
-        "per_half": any(out == operator.spec.outputs[0].name for out, _, _ in schedule.per_half),
-        "doc": f" (--shape is {schedule.split_python}'s, split in two halves along dim{option}{taking})",
+        "per_half": split.per_half,
+        "doc": f" (--shape is {split.tensor}'s, split in two halves along dim{option}{taking})",
     }
 
 
 def _golden_context(operator: OperatorPlan) -> dict:
-    spec = operator.spec
+    golden = operator.golden_scripts
     names = operator.formulas.python_names
-    inputs = [p for p in spec.params if p.direction is Direction.INPUT]
+    inputs = [p for p in operator.params if p.direction is Direction.INPUT]
     schedule = operator.schedule
     channels = [c.python for c in schedule.channel_inputs]
     rejections: list[dict[str, Code]] = []
@@ -517,36 +471,24 @@ def _golden_context(operator: OperatorPlan) -> dict:
         rejections.append({"condition": code(rejection.python), "message": python.string(rejection.row.message)})
     options = [
         {
-            "name": ident(p.python),
-            "key": python.string(p.python),
-            "option": code(p.python.replace("_", "-")),
-            **_option(p, spec.example.scalars[p.name]),
+            "name": ident(o.python),
+            "key": python.string(o.python),
+            "option": code(o.python.replace("_", "-")),
+            **_option(o),
         }
-        for p in inputs
-        if p.kind is not ParamKind.TENSOR
+        for o in golden.options
     ]
     # a one-element tensor: the value it holds, an option (default: its first golden value)
-    held = [p for p in inputs if p.shape.one_element]
-    golden_values = spec.golden_scalar_values()
-    options += [
-        {
-            "name": ident(p.python),
-            "key": python.string(p.python),
-            "option": code(p.python.replace("_", "-")),
-            "argument": code(f"type=float, default={python.float_literal(float(golden_values[p.name][0]))}"),
-            "convert": Code(""),
-        }
-        for p in held
-    ]
+    held = [o.python for o in golden.options if o.held]
     source = reference_source(operator.formulas, names)
     # the golden of the first output; one written per half is its halves' references joined (the schedule's)
-    reference = schedule.output_references(source.outputs)[spec.outputs[0].name]
-    every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
+    reference = schedule.output_references(source.outputs)[operator.outputs[0].param.name]
+    every_output = [p.name for p in operator.params if p.direction is Direction.OUTPUT]
     # several computed outputs: a golden of each, from its formula or its element of aten's tuple
     computed = (
         [
             {
-                "key": python.string(spec.param(name).python),
+                "key": python.string(operator.param(name).python),
                 "position": every_output.index(name),
                 "reference": code(schedule.reference(name, text)),
             }
@@ -555,13 +497,13 @@ def _golden_context(operator: OperatorPlan) -> dict:
         if schedule.several
         else []
     )
-    reduced = {spec.param(s.output).python: (s.of_python, s.like_python) for s in schedule.sums}
+    reduced = {operator.param(s.output).python: (s.of_python, s.like_python) for s in schedule.sums}
     aten_views = {c.python: c.of_python for c in schedule.channel_inputs}
-    goldens = ", ".join(f"golden_{p.python}.bin" for p in spec.outputs)
+    goldens = ", ".join(f"golden_{rule.param.python}.bin" for rule in operator.outputs)
     # the CANN-style scripts carry floating data (.bin files of float values); integer dtypes are covered by the
     # pytest golden tests and the C++ op_api tests
-    dtypes = [d.value for d in spec.tensor_inputs[0].dtypes if d.is_floating]
-    shapes = [",".join(str(d) for d in schedule.script_shape(tuple(shape))) for shape in spec.golden.shapes]
+    dtypes = [d.value for d in operator.tensor_inputs[0].dtypes if d.is_floating]
+    shapes = [",".join(str(d) for d in schedule.script_shape(tuple(shape))) for shape in golden.shapes]
     in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
     declared = (
         " (the spec's formula where the spec declares that ops-nn differs from torch)"
@@ -569,20 +511,20 @@ def _golden_context(operator: OperatorPlan) -> dict:
         else ""
     )
     golden_source = (
-        f"torch.ops.aten.{spec.api.aten} computed in float{in_double} when torch is importable{declared}, else "
+        f"torch.ops.aten.{golden.aten} computed in float{in_double} when torch is importable{declared}, else "
         f"the spec's formula in numpy, computed in float{in_double}"
-        if spec.api.aten
+        if golden.aten
         else f"the spec's formula in numpy, computed in float{in_double}"
     )
     derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in operator.derived_inputs)
-    anew = "; the torch golden derives them anew in its precision" if spec.api.aten else ""
+    anew = "; the torch golden derives them anew in its precision" if golden.aten else ""
     derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
     held_doc = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
     split = _script_split(operator)
     if split is not None:
         held_doc += split.pop("doc")
     if held:
-        held_doc += f" (a one-element tensor holds the value of its option: {', '.join(p.python for p in held)})"
+        held_doc += f" (a one-element tensor holds the value of its option: {', '.join(held)})"
     doc = (
         f"Writes input_<name>.bin for each tensor input{held_doc} and {goldens}: raw "
         "little-endian arrays of the dtype (BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value "
@@ -591,22 +533,22 @@ def _golden_context(operator: OperatorPlan) -> dict:
     )
     return {
         "doc": [python.docstring_body(line) for line in textwrap.wrap(doc, width=116)],
-        "op_type": ident(spec.operator.type),
-        "api": ident(spec.api.name),
-        "aten": ident(spec.api.aten) if spec.api.aten else None,
+        "op_type": ident(operator.op_type),
+        "api": ident(operator.main.name),
+        "aten": ident(golden.aten) if golden.aten else None,
         # aten returning several tensors (log_sigmoid_forward: output, buffer): the computed one
         "aten_pick": code(f"[{operator.result_index}]" if operator.result_index is not None else ""),
         "dtypes": python.literal(dtypes),
-        "value_range": python.literal(tuple(float(v) for v in spec.golden.value_range)),
-        "special": python.literal([float(v) for v in spec.golden.special_values]),
-        "tensors": python.literal([p.python for p in spec.tensor_inputs]),
-        "output": ident(spec.outputs[0].python),
-        "output_literal": python.string(spec.outputs[0].python),
+        "value_range": python.literal(golden.value_range),
+        "special": python.literal(list(golden.special_values)),
+        "tensors": python.literal([p.python for p in operator.tensor_inputs]),
+        "output": ident(operator.outputs[0].param.python),
+        "output_literal": python.string(operator.outputs[0].param.python),
         "params": idents([p.python for p in inputs]),
         "params_literal": python.literal([p.python for p in inputs]),
         "keyword_only": python.literal([p.python for p in inputs if p.keyword_only]),
         "channels": python.literal(channels) if channels else None,
-        "held": python.literal([p.python for p in held]) if held else None,
+        "held": python.literal(held) if held else None,
         "options": options,
         "reference": code(reference),
         "lets": source.assignments,
@@ -622,7 +564,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
         "split": split,
         "tolerance": {
             python.string(d.value): python.literal((t.rtol, t.atol, t.max_fail_ratio, t.standard or ""))
-            for d, t in spec.golden.tolerance.items()
+            for d, t in golden.tolerance.items()
         },
     }
 
@@ -656,10 +598,10 @@ def _ut_helper_context() -> dict[str, object]:
 
 
 def render_tests(operator: OperatorPlan) -> dict[str, str]:
-    spec, spec_name = operator.spec, operator.source
-    op = spec.operator.file_stem
+    spec_name = operator.source
+    op = operator.file_stem
     helper = "tests/ut/op_api/op_api_ut.h"
-    guard = ident(f"{spec.operator.dir.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")  # one header per directory
+    guard = ident(f"{operator.op.upper()}_TESTS_UT_OP_API_OP_API_UT_H_")  # one header per directory
     files = {
         helper: render("op/tests/ut/op_api/op_api_ut.h.j2", helper, spec_name, guard=guard, **_ut_helper_context())
     }
@@ -672,7 +614,7 @@ def render_tests(operator: OperatorPlan) -> dict[str, str]:
         files[tiling] = render(template, tiling, spec_name, **context)
     golden = _golden_context(operator)
     # A directory's later operators (their own stem) keep their scripts in a folder of their own.
-    folder = "tests/golden/" if op == spec.operator.dir else f"tests/golden/{op}/"
+    folder = "tests/golden/" if op == operator.op else f"tests/golden/{op}/"
     for name in ("gen_data.py", "compare_data.py"):
         path = folder + name
         text = render(f"op/tests/golden/{name}.j2", path, spec_name, **golden)

@@ -21,8 +21,10 @@ from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.documentation import DocsPlan, docs_plan
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
+from opgen.plan.golden_scripts import GoldenScripts, golden_scripts
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
+from opgen.plan.op_api_expectations import SuccessData, success_data
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.opdef_configs import AicoreRegistration, aicore_registration
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
@@ -118,6 +120,8 @@ class OperatorPlan:
     success_calls: tuple[Call, ...]  # the C++ op_api tests' success calls (each dtype, each further kernel mode)
     tiling: TilingCases | None  # the C++ tiling tests' expected plans; None: the operator runs another's kernel
     docs: DocsPlan  # what the README and API docs state: parameter and error tables, formulas, constraints
+    success_data: tuple[SuccessData, ...]  # each success call's inputs and expected outputs, in success_calls' order
+    golden_scripts: GoldenScripts  # the golden settings and options tests/golden's scripts are generated from
     # kernel.runs: the other operator's L0 op the op_api calls; None: this operator's own OpDef, tiling and kernel
     runs: RunsPlan | None = None
 
@@ -308,6 +312,8 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
         return rejected(spec, checked, values)
 
+    successes = success_calls(spec, kernel, valid, rejects)
+
     return OperatorPlan(
         spec=spec,
         source=source,
@@ -350,7 +356,9 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         precision=precision,
         aclnn=aclnn_checks(spec),
         schedule=schedule,
-        success_calls=success_calls(spec, kernel, valid, rejects),
+        success_calls=successes,
+        success_data=tuple(success_data(spec, kernel, call) for call in successes),
+        golden_scripts=golden_scripts(spec),
         tiling=tiling_cases(spec, kernel, socs, schedule.gathers) if runs is None else None,
         docs=docs_plan(spec, schedule, apis, kernel, precision),
         runs=runs,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.spec.model import Direction, OpSpec, Param, ParamKind
+from opgen.spec.model import Direction, OpSpec, Param, ParamKind, snake_case
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,11 @@ class ApiSignature:
     params: tuple[CParam, ...]  # phase-one parameters in order, workspaceSize and executor last
     inplace: bool
     replaced: tuple[str, ...] = ()  # main-API params the in-place param stands for
+
+    @property
+    def snake(self) -> str:
+        """The API's name after aclnn in snake case (aclnnLeakyRelu -> leaky_relu), e.g. its op_api test's file."""
+        return snake_case(self.name.removeprefix("aclnn"))
 
     @property
     def get_workspace_name(self) -> str:

@@ -9,12 +9,12 @@ elementwise program reads and writes its inputs and outputs; only the tile loop 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from opgen.lang import Code, code, ident
-from opgen.plan.schedules.base import ElementLoop, Schedule
+from opgen.plan.schedules.base import ElementLoop, Schedule, ScriptSplit
 from opgen.spec.half_split import full_shape
 from opgen.spec.model import OpSpec
 
@@ -303,6 +303,16 @@ class HalfSplit(Schedule):
             elif name not in seconds:
                 references[name] = source
         return references
+
+    def script_split(self, tensor_inputs: Sequence[tuple[str, str]], golden_output: str) -> ScriptSplit | None:
+        """The split tensor's shape is `--shape`; the dim is its option's (or the literal); a half-size input takes
+        the shape with size(dim) halved; a golden output written per half is full-size."""
+        return ScriptSplit(
+            tensor=self.split_python,
+            dim=self.dim_python if isinstance(self.split_dim, str) else self.split_dim,
+            half_inputs=tuple(python for name, python in tensor_inputs if name in self.half_size),
+            per_half=any(out == golden_output for out, _, _ in self.per_half),
+        )
 
 
 SCHEDULE = HalfSplit
