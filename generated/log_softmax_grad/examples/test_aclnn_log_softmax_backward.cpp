@@ -2,7 +2,7 @@
 #include <iostream>
 #include <vector>
 #include "acl/acl.h"
-#include "aclnnop/aclnn_log_softmax_backward.h"
+#include "aclnnop/aclnn_logsoftmax_backward.h"
 
 #define CHECK_RET(cond, return_expr) \
     do {                             \
@@ -81,7 +81,7 @@ int main()
     aclTensor* output = nullptr;
     aclTensor* out = nullptr;
     std::vector<float> gradOutputHostData = {1, -1, 0.5, 2, 0, 1, -2, 1};
-    std::vector<float> outputHostData = {-2.3, -1.6, -1.2, -0.9, -1.4, -1.4, -1.4, -1.4};
+    std::vector<float> outputHostData = {-3.44, -2.44, -1.44, -0.44, -1.4, -1.4, -1.4, -1.4};
     std::vector<float> outHostData = {0, 0, 0, 0, 0, 0, 0, 0};
     int64_t dimValue = -1;
     // 创建gradOutput aclTensor
@@ -118,10 +118,10 @@ int main()
 
     // 5. 获取输出的值，将device侧内存上的结果拷贝至host侧，需要根据具体API的接口定义修改
     // 预期输出（由spec中的公式计算）：
-    //   result[0] is: 0.749353
-    //   result[1] is: -1.504741
-    //   result[2] is: -0.252986
-    //   result[3] is: 0.983576
+    //   result[0] is: 0.919838
+    //   result[1] is: -1.217902
+    //   result[2] is: -0.092319
+    //   result[3] is: 0.389909
     //   result[4] is: 0.000000
     //   result[5] is: 1.000000
     //   result[6] is: -2.000000

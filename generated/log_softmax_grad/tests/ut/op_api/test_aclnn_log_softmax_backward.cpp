@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "op_api_ut.h"
-#include "../../../op_api/aclnn_log_softmax_backward.h"
+#include "../../../op_api/aclnn_logsoftmax_backward.h"
 
 using op_api_ut::AclRuntime;
 using op_api_ut::CountMismatches;
