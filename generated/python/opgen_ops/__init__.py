@@ -1251,7 +1251,7 @@ def log_softmax_backward(grad_output, output, dim, *, out=None):
     Args:
         grad_output: 反向传播的梯度值，公式中的g。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
         output: log-softmax的正向输出，公式中的y，数据类型与gradOutput一致，shape与gradOutput一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        dim: log-softmax计算的维度，取值范围[-gradOutput.dim, gradOutput.dim-1]（gradOutput为0维时为[-1, 0]；文档写作[-n, n]，代码不接受n）。 (int64; dtypes: -)
+        dim: log-softmax计算的维度（ops-nn文档写作[-n, n]，其代码不接受n，此处与代码一致）。 (int64; dtypes: -)
         out: 公式中的out，shape与gradOutput一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
 
     Raises:
@@ -2002,7 +2002,7 @@ def softmax_backward(grad_output, output, dim, *, out=None):
     Args:
         grad_output: 反向传播的梯度值，公式中的g。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
         output: softmax的正向输出，公式中的y，数据类型与gradOutput一致，shape与gradOutput一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        dim: softmax计算的维度，取值范围[-gradOutput.dim, gradOutput.dim-1]（gradOutput为0维时为[-1, 0]）。 (int64; dtypes: -)
+        dim: softmax计算的维度。 (int64; dtypes: -)
         out: 公式中的out，shape与gradOutput一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
 
     Raises:
