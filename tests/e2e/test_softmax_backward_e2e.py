@@ -212,3 +212,17 @@ def test_bit_identical_for_1_8_and_48_cores(op, tmp_path, twin_lib):
             other = results[cores][index]
             assert other.plan["blockDim"] <= cores
             np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
+
+
+@pytest.mark.parametrize(
+    ("op", "first"),
+    [("softmax_grad", "dim is out of the range"), ("log_softmax_grad", "the shapes of output and out")],
+)
+def test_the_codes_order_decides_which_row_answers(op, first):
+    """As ops-nn's CheckParams: the dtype rows before the dim and shape rows in both APIs; SoftmaxBackward checks
+    dim before the shapes, LogSoftmaxBackward the shapes before dim."""
+    g = np.zeros((2, 3), np.float32)
+    with pytest.raises(opgen_ops.AclnnError, match=first):  # a bad dim and a mismatched output
+        _binding(op)(g, np.zeros((3, 2), np.float32), 5)
+    with pytest.raises(opgen_ops.AclnnError, match="the dtype"):  # and an output of another dtype
+        _binding(op)(g, np.zeros((3, 2), np.float16), 5)
