@@ -247,6 +247,12 @@ def _stages_context(operator: OperatorPlan) -> dict:
     def stage_view(programs: list[VariantView]) -> list[BranchView]:
         return branches(programs, lambda v: (tuple(v.lines), tuple(v.slots), v.temps, v.masks, v.uses_cmp_len))
 
+    def read_inputs(programs: list) -> list[dict]:
+        """The inputs some variant's program reads (a level may read only some: LogSoftmaxGrad's sum reads only the
+        gradient), each the float view its function declares."""
+        read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
+        return [{"name": ident(name), "gm": gm[name]} for name in plan.inputs if name in read]
+
     stages = []
     for level, stage in enumerate(first.stages):
         views = [view(v, v.stages[level].program) for v in plan.variants]
@@ -264,9 +270,13 @@ def _stages_context(operator: OperatorPlan) -> dict:
                     )
                 ),
                 "branches": stage_view(views),
+                "inputs": read_inputs([v.stages[level].program for v in plan.variants]),
             }
         )
-    final = {"branches": stage_view([view(v, v.program) for v in plan.variants])}
+    final = {
+        "branches": stage_view([view(v, v.program) for v in plan.variants]),
+        "inputs": read_inputs([v.program for v in plan.variants]),
+    }
 
     def counts(v: KernelVariant) -> tuple[int, int, int]:
         programs = [v.program, *(s.program for s in v.stages)]

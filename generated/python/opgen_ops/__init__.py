@@ -56,6 +56,7 @@ __all__ = [
     "log_sigmoid_backward",
     "log_sigmoid_forward",
     "log_softmax",
+    "log_softmax_backward",
     "mish",
     "mish_",
     "mish_backward",
@@ -83,6 +84,7 @@ __all__ = [
     "situ_glu",
     "situ_glu_grad",
     "softmax",
+    "softmax_backward",
     "softplus",
     "softplus_backward",
     "softshrink",
@@ -1241,6 +1243,37 @@ def log_sigmoid_forward(self, *, output=None, buffer=None):
     return output, buffer
 
 
+def log_softmax_backward(grad_output, output, dim, *, out=None):
+    """aclnnLogSoftmaxBackward: 完成[log-softmax](../../log_softmax_v2/docs/aclnnLogSoftmax.md)的反向传播：根据log-softmax的正向输出与反向传播的梯度，沿指定维度dim计算log-softmax的梯度输入。
+
+        out = g - exp(y) * rowsum(g)
+
+    Args:
+        grad_output: 反向传播的梯度值，公式中的g。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        output: log-softmax的正向输出，公式中的y，数据类型与gradOutput一致，shape与gradOutput一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: log-softmax计算的维度（ops-nn文档写作[-n, n]，其代码不接受n，此处与代码一致）。 (int64; dtypes: -)
+        out: 公式中的out，shape与gradOutput一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、output、out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output不是支持的数据类型。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput不是支持的数据类型。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput与output的数据类型不一致。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或output的维度大于8。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output、out的shape不一致。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在gradOutput维度范围内。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    output = _rt.as_array(output)
+    if out is None:
+        out = _rt.new_output([grad_output], [grad_output])
+    _rt.call(
+        "aclnnLogSoftmaxBackward",
+        [_rt.Tensor(grad_output), _rt.Tensor(output), _rt.Int(dim), _rt.Tensor(out, output=True)],
+    )
+    return out
+
+
 def log_softmax(self, dim=-1, *, out=None):
     """aclnnLogSoftmax: 对输入张量沿指定维度dim计算log-softmax：每个元素减去其所在行（沿dim的一组元素）的最大值，再减去该行（减去最大值后）指数之和的自然对数。
 
@@ -1957,6 +1990,37 @@ def softshrink_backward(grad_output, self, lambd, *, out=None):
     _rt.call(
         "aclnnSoftshrinkBackward",
         [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)],
+    )
+    return out
+
+
+def softmax_backward(grad_output, output, dim, *, out=None):
+    """aclnnSoftmaxBackward: 完成[softmax](../../softmax_v2/docs/aclnnSoftmax.md)的反向传播：根据softmax的正向输出与反向传播的梯度，沿指定维度dim计算softmax的梯度输入。
+
+        out = y * (g - rowsum(g * y))
+
+    Args:
+        grad_output: 反向传播的梯度值，公式中的g。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        output: softmax的正向输出，公式中的y，数据类型与gradOutput一致，shape与gradOutput一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        dim: softmax计算的维度。 (int64; dtypes: -)
+        out: 公式中的out，shape与gradOutput一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、output、out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput不是支持的数据类型。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output不是支持的数据类型。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output的数据类型与gradOutput不一致。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在gradOutput维度范围内。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput的维度大于8。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output、out的shape不一致。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    grad_output = _rt.as_array(grad_output)
+    output = _rt.as_array(output)
+    if out is None:
+        out = _rt.new_output([grad_output], [grad_output])
+    _rt.call(
+        "aclnnSoftmaxBackward",
+        [_rt.Tensor(grad_output), _rt.Tensor(output), _rt.Int(dim), _rt.Tensor(out, output=True)],
     )
     return out
 

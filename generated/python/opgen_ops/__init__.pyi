@@ -170,6 +170,9 @@ def log_sigmoid(self: np.ndarray | None, *, out: np.ndarray | None = None) -> np
 def log_sigmoid_forward(
     self: np.ndarray | None, *, output: np.ndarray | None = None, buffer: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]: ...
+def log_softmax_backward(
+    grad_output: np.ndarray | None, output: np.ndarray | None, dim: int, *, out: np.ndarray | None = None
+) -> np.ndarray: ...
 def log_softmax(self: np.ndarray | None, dim: int = -1, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def log_sigmoid_backward(
     grad_output: np.ndarray | None, self: np.ndarray | None, buffer: np.ndarray | None, *, out: np.ndarray | None = None
@@ -278,6 +281,9 @@ def softshrink_backward(
     lambd: float | int | bool | np.generic | None,
     *,
     out: np.ndarray | None = None,
+) -> np.ndarray: ...
+def softmax_backward(
+    grad_output: np.ndarray | None, output: np.ndarray | None, dim: int, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...
 def softmax(self: np.ndarray | None, dim: int = -1, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def softplus(

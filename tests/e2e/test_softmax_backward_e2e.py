@@ -1,0 +1,228 @@
+"""aclnnSoftmaxBackward (specs/softmax_grad.yaml) and aclnnLogSoftmaxBackward (specs/log_softmax_grad.yaml), the
+reduce_dim schedule with two inputs (gradOutput and output) streamed through the kernel, through the generated API
+on the twin, against torch.ops.aten._softmax_backward_data / _log_softmax_backward_data: rows of one element, rows
+just under and just over what fits in UB (found with the tiling model), a row of 100,000 elements, ±inf and NaN in
+a row, empty tensors, negative dims; the twin's trace shows each input read once when rows fit and twice otherwise
+(the sum pass, then the output pass), the result written once; the generated kernel gives bit-identical results for
+1, 8 and 48 cores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_harness import KernelHarness
+from spec_list import specs
+
+from opgen.plan.kernel import kernel_plan
+from opgen.plan.reduce_dim_tiling import plan_reduce, reduce_cost
+from opgen.plan.reduce_model import SUM_WIDTH
+from opgen.spec.dtypes import DType
+from opgen.spec.socs import DEFAULT_SOC, get_soc
+
+opgen_ops = pytest.importorskip("opgen_ops")
+torch = pytest.importorskip("torch")
+
+OPS = ("softmax_grad", "log_softmax_grad")
+INPUTS = 2  # gradOutput and output, each read from GM
+
+
+def _spec(op: str):
+    return specs()[op]
+
+
+def _binding(op: str):
+    return getattr(opgen_ops, _spec(op).api.binding_name)
+
+
+def _variant(op: str, dtype: DType):
+    plan = kernel_plan(_spec(op))
+    return plan, next(v for v in plan.variants if v.storage is dtype)
+
+
+def _plan(op: str, rows: int, r: int, dtype: DType = DType.FLOAT):
+    """The tiling model's plan for (rows, r) on the SoC the binding runs on."""
+    plan, variant = _variant(op, dtype)
+    soc = get_soc(DEFAULT_SOC)
+    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+    return plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
+
+
+def _longest_fitting_row(op: str, dtype: DType = DType.FLOAT) -> int:
+    """The largest r whose (32-byte padded) row fits in one tile: the tile of a row too long to fit."""
+    chunked = _plan(op, 1, 10**7, dtype)
+    assert chunked is not None and chunked.rows_per_tile == 0
+    return chunked.tile_length  # a multiple of SUM_WIDTH, so of every dtype's block
+
+
+def _forward(op: str, x: np.ndarray, dim: int) -> np.ndarray:
+    """The forward's result, the `output` a caller hands the backward."""
+    f = torch.nn.functional.softmax if op == "softmax_grad" else torch.nn.functional.log_softmax
+    return f(torch.from_numpy(x), dim=dim).numpy()
+
+
+def _torch_backward(op: str, g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:
+    """aten's backward in float32 (its input_dtype: the float32 the inputs are widened to)."""
+    aten = torch.ops.aten
+    fn = aten._softmax_backward_data if op == "softmax_grad" else aten._log_softmax_backward_data
+    g32, y32 = (torch.from_numpy(np.ascontiguousarray(a, np.float32)) for a in (g, y))
+    return fn(g32, y32, dim, torch.float32).numpy()
+
+
+def _run(op: str, g: np.ndarray, y: np.ndarray, dim: int, tmp_path, monkeypatch):
+    """The binding's result and the kernel launches' GM bytes (read, written), from the twin's trace."""
+    from opgen.twin.trace import read_trace
+
+    trace = tmp_path / "trace.jsonl"
+    trace.unlink(missing_ok=True)
+    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
+    got = _binding(op)(g, y, dim)
+    stem = _spec(op).operator.file_stem
+    launches = [t for t in read_trace(trace) if t.kernel == stem] if trace.exists() else []
+    moved = [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+    return got, moved
+
+
+def _inputs(op: str, rows: int, r: int, dtype: DType, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A gradient and the forward's result of random logits, both stored in `dtype`."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-10, 10, (rows, r)).astype(np.float32)
+    g = rng.uniform(-1, 1, (rows, r)).astype(dtype.numpy)
+    return g, _forward(op, x, -1).astype(dtype.numpy)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_the_ub_boundary_is_where_the_tiling_model_puts_it(op):
+    """Two inputs and their float copies share UB: the longest fitting row is shorter than softmax's."""
+    under = _longest_fitting_row(op)
+    assert under % SUM_WIDTH == 0 and under > 1000
+    assert _plan(op, 3, under).rows_per_tile > 0
+    assert _plan(op, 3, under + 1).rows_per_tile == 0
+    plan, variant = _variant(op, DType.FLOAT)
+    assert len(plan.program_inputs) == INPUTS
+    assert reduce_cost(variant, len(plan.program_inputs), len(plan.outputs)).queues == INPUTS + 1
+
+
+CASES = [
+    ("rows_of_one", DType.FLOAT),
+    ("rows_of_one", DType.FLOAT16),
+    ("short_rows", DType.FLOAT),
+    ("short_rows", DType.FLOAT16),
+    ("short_rows", DType.BFLOAT16),
+    ("just_under_ub", DType.FLOAT),
+    ("just_over_ub", DType.FLOAT),
+    ("just_under_ub", DType.FLOAT16),
+    ("just_over_ub", DType.FLOAT16),
+    ("row_of_100000", DType.FLOAT),
+    ("row_of_100000", DType.FLOAT16),
+]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize(("case", "dtype"), CASES)
+def test_matches_torch_and_reads_each_input_once_or_twice(op, case, dtype, tmp_path, monkeypatch):
+    r = {
+        "rows_of_one": 1,
+        "short_rows": 77,
+        "just_under_ub": _longest_fitting_row(op, dtype),
+        "just_over_ub": _longest_fitting_row(op, dtype) + 1,
+        "row_of_100000": 100_000,
+    }[case]
+    rows = {"rows_of_one": 1001, "short_rows": 130, "row_of_100000": 2}.get(case, 3)
+    g, y = _inputs(op, rows, r, dtype, seed=r)
+    got, moved = _run(op, g, y, -1, tmp_path, monkeypatch)
+    assert got.dtype == dtype.numpy and got.shape == g.shape
+    want = _torch_backward(op, g, y, -1)
+    if case == "rows_of_one":  # y = 1 (softmax) or 0 (log-softmax): the gradient of a constant, exactly 0
+        assert np.all(got == 0) and np.all(want == 0)
+    tolerance = _spec(op).golden.tolerance[dtype]
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=tolerance.rtol, atol=tolerance.atol)
+    planned = _plan(op, rows, r, dtype)
+    ((read, written),) = moved
+    assert written == g.nbytes, "out written once"
+    reads = read / (INPUTS * g.nbytes)
+    if planned.rows_per_tile > 0:
+        assert reads == 1, "rows in UB: gradOutput and output read once"
+    else:
+        assert reads == 2, "a row in chunks: read for the row's sum, then again for the output"
+    assert (planned.rows_per_tile > 0) == (case not in ("just_over_ub", "row_of_100000"))
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize(("shape", "dim"), [((4, 5, 6), -1), ((4, 5, 6), 2), ((7,), -1), ((), -1), ((), 0)])
+def test_negative_and_last_dims_match_torch(op, shape, dim, tmp_path, monkeypatch):
+    """The last dim by either spelling, a 1-d tensor (-1 is -n), a 0-d tensor (one row of one element, dim in
+    [-1, 0]); dim == n is refused (LogSoftmaxBackward's doc gives [-n, n], its code [-n, n-1])."""
+    rng = np.random.default_rng(10 * len(shape) + dim + 1)
+    x = np.asarray(rng.uniform(-10, 10, shape), np.float32)
+    g = np.asarray(rng.uniform(-1, 1, shape), np.float32)
+    y = _forward(op, x, dim)
+    got, _ = _run(op, g, y, dim, tmp_path, monkeypatch)
+    assert got.shape == shape
+    np.testing.assert_allclose(got, _torch_backward(op, g, y, dim), rtol=1e-5, atol=1e-6)
+    with pytest.raises(opgen_ops.AclnnError, match="161002"):
+        _binding(op)(g, y, max(len(shape), 1))
+    with pytest.raises(opgen_ops.AclnnError, match="161002"):
+        _binding(op)(g, y, -max(len(shape), 1) - 1)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_infinities_and_nan_in_a_row_as_torch(op, tmp_path, monkeypatch):
+    inf, nan = np.inf, np.nan
+    rows = [  # (g, y): softmax's y in [0, 1], log-softmax's in [-inf, 0], but any values reach the formula
+        ([1.0, inf, 2.0, 3.0], [0.1, 0.2, 0.3, 0.4]),  # an infinite gradient
+        ([1.0, -inf, 2.0, 3.0], [0.1, 0.2, 0.3, 0.4]),
+        ([1.0, nan, 2.0, 3.0], [0.1, 0.2, 0.3, 0.4]),  # NaN in the gradient
+        ([1.0, 2.0, 3.0, 4.0], [0.1, nan, 0.3, 0.4]),  # NaN in the result
+        ([1.0, 2.0, 3.0, 4.0], [-inf, -inf, 0.0, -inf]),  # log-softmax of one finite logit
+        ([1.0, 2.0, 3.0, 4.0], [inf, 0.0, 0.0, 0.0]),  # an infinite result
+        ([inf, 2.0, 3.0, 4.0], [0.0, 0.5, 0.5, 0.0]),  # inf times a zero result
+    ]
+    g = np.array([r[0] for r in rows], np.float32)
+    y = np.array([r[1] for r in rows], np.float32)
+    got, _ = _run(op, g, y, -1, tmp_path, monkeypatch)
+    want = _torch_backward(op, g, y, -1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)  # infinities equal, signs included
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("shape", [(0,), (0, 5), (5, 0), (2, 0, 3)])
+def test_empty_tensors_return_empty(op, shape, tmp_path, monkeypatch):
+    g = np.zeros(shape, np.float32)
+    got, moved = _run(op, g, g.copy(), -1, tmp_path, monkeypatch)
+    assert got.shape == _torch_backward(op, g, g, -1).shape and moved == []
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_bit_identical_for_1_8_and_48_cores(op, tmp_path, twin_lib):
+    """The generated kernel and tiling (through the kernel harness, the tiling planning for the core count given):
+    rows split over 1, 8 or 48 cores give the same bits, for rows that fit and for rows in chunks."""
+    harness = KernelHarness(_spec(op), twin_lib, tmp_path)
+    plan = kernel_plan(_spec(op))
+    runs = []
+    for dtype in (DType.FLOAT, DType.FLOAT16):
+        variant = next(v for v in plan.variants if v.storage is dtype)
+        for rows, r in ((200, 777), (5000, 3), (5, 20_000)):
+            g, y = _inputs(op, rows, r, dtype, seed=rows + r)
+            runs.append((variant.storage, variant.mode_index, {"gradOutput": g.ravel(), "output": y.ravel()}, {}, r))
+    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
+    for index, run in enumerate(results[48]):
+        assert run.plan["blockDim"] > 1
+        for cores in (1, 8):
+            other = results[cores][index]
+            assert other.plan["blockDim"] <= cores
+            np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
+
+
+@pytest.mark.parametrize(
+    ("op", "first"),
+    [("softmax_grad", "dim is out of the range"), ("log_softmax_grad", "the shapes of output and out")],
+)
+def test_the_codes_order_decides_which_row_answers(op, first):
+    """As ops-nn's CheckParams: the dtype rows before the dim and shape rows in both APIs; SoftmaxBackward checks
+    dim before the shapes, LogSoftmaxBackward the shapes before dim."""
+    g = np.zeros((2, 3), np.float32)
+    with pytest.raises(opgen_ops.AclnnError, match=first):  # a bad dim and a mismatched output
+        _binding(op)(g, np.zeros((3, 2), np.float32), 5)
+    with pytest.raises(opgen_ops.AclnnError, match="the dtype"):  # and an output of another dtype
+        _binding(op)(g, np.zeros((3, 2), np.float16), 5)
