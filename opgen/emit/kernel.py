@@ -251,7 +251,7 @@ def _stages_context(operator: OperatorPlan) -> dict:
         """The inputs some variant's program reads (a level may read only some: LogSoftmaxGrad's sum reads only the
         gradient), each the float view its function declares."""
         read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
-        return [{"name": ident(name), "gm": gm[name]} for name in plan.inputs if name in read]
+        return [{"name": ident(name)} for name in plan.inputs if name in read]
 
     stages = []
     for level, stage in enumerate(first.stages):
