@@ -156,6 +156,8 @@ def reduce_view(schedule: ReduceDim, opdef: OpDefPlan, plan: KernelPlan) -> dict
                 "queues": cost.queues,
                 "float_buffers": cost.float_buffers,
                 "masks": cost.masks,
+                "columns": cost.columns,
+                "sums": cost.sums,
                 "name": ident(v.name),
             }
         )
@@ -168,6 +170,7 @@ def reduce_view(schedule: ReduceDim, opdef: OpDefPlan, plan: KernelPlan) -> dict
         "repeat_floats": reduce_dim_tiling.REPEAT_FLOATS,
         "scalar_floats": reduce_dim_tiling.SCALAR_FLOATS,
         "max_block_count": reduce_dim_tiling.MAX_BLOCK_COUNT,
+        "column_chunk": reduce_dim_tiling.COLUMN_CHUNK,
     }
 
 
