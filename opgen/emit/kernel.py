@@ -22,9 +22,9 @@ from opgen.plan.kernel import (
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
 from opgen.plan.opdef import OpDefPlan
 from opgen.plan.operator import OperatorPlan
-from opgen.plan.schedules.half_split import HalfSplit, SplitStream
-from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.plan.reduce_columns import ColumnProgram, ColumnStep, column_programs
+from opgen.plan.reduce_model import SUM_WIDTH
+from opgen.plan.schedules.half_split import HalfSplit, SplitStream
 from opgen.plan.schedules.reduce_dim import ReduceDim
 
 

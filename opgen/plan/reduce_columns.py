@@ -131,17 +131,18 @@ def column_program(program: VectorProgram, rows: frozenset[str], first: int) -> 
         if scalar is None or scalar.slot not in buffers:
             instrs.append(instr)
             continue
-        column = buffers[scalar.slot]
+        spread = buffers[scalar.slot]
         if instr.api == "Duplicate":  # the spread value is the column buffer: an exact copy
-            instrs.append(Instr("Muls", instr.dst, (column,), Scalar(F.Const(1.0))))
+            instrs.append(Instr("Muls", instr.dst, (spread,), Scalar(F.Const(1.0))))
         elif instr.api == "Select":
-            instrs.append(replace(instr, srcs=(*instr.srcs, column), scalar=None, mode="VSEL_TENSOR_TENSOR_MODE"))
+            instrs.append(replace(instr, srcs=(*instr.srcs, spread), scalar=None, mode="VSEL_TENSOR_TENSOR_MODE"))
         elif instr.api in _TENSOR_FORM:
-            instrs.append(replace(instr, api=_TENSOR_FORM[instr.api], srcs=(*instr.srcs, column), scalar=None))
+            instrs.append(replace(instr, api=_TENSOR_FORM[instr.api], srcs=(*instr.srcs, spread), scalar=None))
         else:  # LeakyRelu's slope has no tensor form
             raise LoweringError(f"the columns path has no tensor form of {instr.api} with a per-row scalar")
-    kept = [s for s in program.slots if s.name not in buffers]
-    transformed = replace(program, instrs=instrs, slots=kept)
+    kept = [s for s in program.slots if not _reads_rows(s.expr, rows)]  # those reading rows: buffers, or unused
+    # the column buffers are inputs of the program (each a vector of the tile row's length)
+    transformed = replace(program, inputs=[*program.inputs, *buffers.values()], instrs=instrs, slots=kept)
     return ColumnProgram(transformed, tuple(slots), tuple(steps), next_column - first)
 
 

@@ -17,8 +17,8 @@ from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
 from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
-from opgen.plan.schedules import schedule_for
 from opgen.plan.reduce_model import SUM_WIDTH
+from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
 from opgen.spec.socs import DEFAULT_SOC, get_soc
 
