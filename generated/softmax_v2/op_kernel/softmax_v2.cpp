@@ -389,7 +389,7 @@ private:
         int64_t level = 0;
         for (; (k & 1u) != 0; k >>= 1, ++level) {
             LocalTensor<float> block = Column(base + level);
-            Add(block, block, carry, len);
+            Add(block, carry, block, len); // = block + carry; dst over src1, the overlap the vector APIs document
             PipeBarrier<PIPE_V>();
             carry = block;
         }
