@@ -158,7 +158,9 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
             np.testing.assert_array_equal(results[cores][index].output.view(np.uint8), run.output.view(np.uint8))
 
 
-def test_infinities_and_nan_in_a_row_as_torch():
+@pytest.mark.parametrize("along", ["rows", "columns"])
+def test_infinities_and_nan_in_a_row_as_torch(along):
+    """Each row below along the last dim, or as a column reduced along dim 0 (the columns path)."""
     inf, nan = np.inf, np.nan
     x = np.array(
         [
@@ -171,7 +173,7 @@ def test_infinities_and_nan_in_a_row_as_torch():
         ],
         np.float32,
     )
-    got = opgen_ops.log_softmax(x, -1)
+    got = opgen_ops.log_softmax(np.ascontiguousarray(x.T), 0).T if along == "columns" else opgen_ops.log_softmax(x, -1)
     want = _torch(x, -1)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -26,6 +26,7 @@ opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
 
 OP = "softmax_v2"
+LARGER_UB_SOC = "ascend950"  # 253,952 bytes of UB to the default SoC's 188,160
 
 
 def _spec():
@@ -218,8 +219,9 @@ def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype
 
 
 def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(tmp_path, twin_lib):
-    """The columns path through the kernel harness: units split over 1, 8 or 48 cores give the same bits, which are
-    the plan's bit-exact model's (the rows path's sum order), for columns that fit and for column chunks."""
+    """The columns path through the kernel harness: units split over 1, 8 or 48 cores, and the tiles of a larger UB,
+    give the same bits, which are the plan's bit-exact model's (the rows path's sum order), for columns that fit and
+    for column chunks."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
     plan = kernel_plan(_spec())
     schedule = schedule_for(_spec())
@@ -234,8 +236,11 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
             (want,) = schedule.kernel_outputs(variant, {"self": x.reshape(a1, r, a0)}, {}, {"dim": 1}).values()
             wants.append(want)
     results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
+    larger_ub = harness.run(LARGER_UB_SOC, runs, cores=48)  # other tiles: more columns or rows per load
+    assert any(a.plan["tile"] != b.plan["tile"] for a, b in zip(larger_ub, results[48], strict=True))
     for index, run in enumerate(results[48]):
         np.testing.assert_array_equal(run.output.view(np.uint8), wants[index].view(np.uint8))
+        np.testing.assert_array_equal(larger_ub[index].output.view(np.uint8), run.output.view(np.uint8))
         assert run.plan["blockDim"] > 1
         for cores in (1, 8):
             other = results[cores][index]
@@ -243,7 +248,9 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
             np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
 
 
-def test_infinities_and_nan_in_a_row_as_torch(tmp_path, monkeypatch):
+@pytest.mark.parametrize("along", ["rows", "columns"])
+def test_infinities_and_nan_in_a_row_as_torch(along, tmp_path, monkeypatch):
+    """Each row below along the last dim, or as a column reduced along dim 0 (the columns path)."""
     inf, nan = np.inf, np.nan
     x = np.array(
         [
@@ -256,11 +263,22 @@ def test_infinities_and_nan_in_a_row_as_torch(tmp_path, monkeypatch):
         ],
         np.float32,
     )
-    got, _ = _run(x, -1, tmp_path, monkeypatch)
+    if along == "columns":
+        got, _ = _run(np.ascontiguousarray(x.T), 0, tmp_path, monkeypatch)
+        got = got.T
+    else:
+        got, _ = _run(x, -1, tmp_path, monkeypatch)
     want = _torch_softmax(x, -1)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
     assert np.isnan(got[2]).all()
+
+
+@pytest.mark.parametrize(("shape", "dim"), [((2, 0, 3), 0), ((2, 0, 3), 1), ((0, 4, 5), -2)])
+def test_empty_tensors_along_a_non_last_dim_return_empty(shape, dim, tmp_path, monkeypatch):
+    x = np.zeros(shape, np.float32)
+    got, moved = _run(x, dim, tmp_path, monkeypatch)
+    assert got.shape == shape and moved == []
 
 
 @pytest.mark.parametrize("shape", [(0,), (0, 5), (5, 0), (2, 0, 3)])
