@@ -194,7 +194,8 @@ class ReduceDim(Schedule):
         attributes: Mapping[str, float],
         scalars: Mapping[str, float | bool | int | str],
     ) -> dict[str, np.ndarray]:
-        """Row by row (`opgen.plan.reduce_model`): the inputs moved to (rows, r), the outputs moved back, flat."""
+        """Row by row (`opgen.plan.reduce_model`): the inputs moved to (rows, r), the outputs moved back, flat; a dim
+        that is not the last included (its columns path computes the same bits, `opgen.plan.reduce_columns`)."""
         shape = np.shape(next(iter(inputs.values())))
         full = shape or (1,)
         axis = self.reduced_axis(shape, scalars)
