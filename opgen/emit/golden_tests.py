@@ -271,6 +271,8 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         held=[{"name": ident(p.python), "key": python.string(p.python)} for p in held],
         held_keys=python.literal([p.python for p in held]),
         split=_split_view(operator),
+        # a reduction along a dim parameter: its cases keep the dims within each shape's rank (0-d: [-1, 0])
+        reduce_dim_key=python.string(names[dim]) if isinstance(dim := operator.formulas.reduce_dim, str) else None,
         out_keyword=python.string(out_keyword),
         unwritten=[{"key": python.string(p.python), "name": ident(p.python)} for p in spec.unwritten_outputs]
         if operator.binding_out

@@ -21,6 +21,8 @@ from opgen.plan.kernel import (
 )
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
 from opgen.plan.operator import OperatorPlan
+from opgen.plan.reduce_columns import ColumnProgram, ColumnStep, column_programs
+from opgen.plan.reduce_model import SUM_WIDTH
 
 
 def scalar_cpp(scalar: Scalar | None, compute: DType) -> str:
@@ -253,13 +255,34 @@ def _stages_context(operator: OperatorPlan) -> dict:
         read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
         return [{"name": ident(name)} for name in plan.inputs if name in read]
 
+    # a0 > 1: each program's columns form (opgen.plan.reduce_columns), per variant: the program over column buffers
+    # and the steps computing them
+    def columns_of(variant: KernelVariant) -> list[ColumnProgram]:
+        programs = [*(s.program for s in variant.stages), variant.program]
+        return column_programs(programs, names, len(names))
+
+    def column_view(variant: KernelVariant, column: ColumnProgram) -> VariantView:
+        base = view(variant, column.program)
+        declared = [code(f"LocalTensor<float> {s.name}Local = Column({s.column});") for s in column.slots]
+        return replace(base, lines=declared + base.lines)
+
+    def steps_view(variant: KernelVariant, column: ColumnProgram) -> VariantView:
+        base = view(variant, replace(column.program, instrs=[], slots=[]))
+        lines = [code(line) for step in column.steps for line in _column_step_cpp(step, fields)]
+        return replace(base, lines=lines, temps=0, masks=0, uses_cmp_len=False)
+
+    columns = {v.key: columns_of(v) for v in plan.variants}
+
+    sum_index = {r.name: i for i, r in enumerate(r for s in first.stages for r in s.reductions if r.op == "sum")}
     stages = []
     for level, stage in enumerate(first.stages):
         views = [view(v, v.stages[level].program) for v in plan.variants]
         stages.append(
             {
                 "accs": [ident(f"acc{i}") for i in range(len(stage.reductions))],
-                "reductions": [{"op": r.op, "index": index[r.name]} for r in stage.reductions],
+                "reductions": [
+                    {"op": r.op, "index": index[r.name], "sum": sum_index.get(r.name, -1)} for r in stage.reductions
+                ],
                 "functions": [
                     {"api": code(f.api), "index": index[f.name], "arg": index[f.arg]} for f in stage.functions
                 ],
@@ -271,11 +294,15 @@ def _stages_context(operator: OperatorPlan) -> dict:
                 ),
                 "branches": stage_view(views),
                 "inputs": read_inputs([v.stages[level].program for v in plan.variants]),
+                "column_branches": stage_view([column_view(v, columns[v.key][level]) for v in plan.variants]),
+                "slot_branches": stage_view([steps_view(v, columns[v.key][level]) for v in plan.variants]),
             }
         )
     final = {
         "branches": stage_view([view(v, v.program) for v in plan.variants]),
         "inputs": read_inputs([v.program for v in plan.variants]),
+        "column_branches": stage_view([column_view(v, columns[v.key][-1]) for v in plan.variants]),
+        "slot_branches": stage_view([steps_view(v, columns[v.key][-1]) for v in plan.variants]),
     }
 
     def counts(v: KernelVariant) -> tuple[int, int, int]:
@@ -296,6 +323,7 @@ def _stages_context(operator: OperatorPlan) -> dict:
                 "temps": temps,
                 "masks": masks,
                 "accs": accs,
+                "columns": len(names) + max(c.buffers for c in columns[v.key]),
             }
         )
     return {
@@ -304,4 +332,21 @@ def _stages_context(operator: OperatorPlan) -> dict:
         "final": final,
         "variants": variants,
         "has_functions": any(s.functions for s in first.stages),
+        "sum_width": SUM_WIDTH,
+        # each sum's counter blocks, in reduction order: sums[i] is the i-th sum's place among the sums
+        "sums": sum(r.op == "sum" for stage in first.stages for r in stage.reductions),
     }
+
+
+def _column_step_cpp(step: ColumnStep, fields: dict[str, str]) -> list[str]:
+    """One step computing a slot's column buffer (a0 > 1), then a V barrier (the next step or program reads it)."""
+    dst = f"Column({step.dst})"
+    srcs = [f"Column({s})" for s in step.srcs]
+    if step.api == "Duplicate":
+        assert step.scalar is not None
+        line = f"Duplicate({dst}, {uniform_cpp(step.scalar, fields)}, len);"
+    elif step.scalar is not None:
+        line = f"{step.api}({dst}, {srcs[0]}, {uniform_cpp(step.scalar, fields)}, len);"
+    else:
+        line = f"{step.api}({dst}, {', '.join(srcs)}, len);"
+    return [line, "PipeBarrier<PIPE_V>();"]

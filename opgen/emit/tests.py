@@ -384,11 +384,15 @@ def _tiling_context(operator: OperatorPlan) -> dict:
                 {
                     "rows": rows,
                     "r": r,
+                    "a0": a0,
                     "block_dim": p.block_dim,
                     "rows_per_tile": p.rows_per_tile,
                     "tile": p.tile_length,
+                    "columns_per_tile": p.columns_per_tile,
+                    "rows_per_chunk": p.rows_per_chunk,
+                    "levels": p.levels,
                 }
-                for (rows, r), p in case.reduce_plans
+                for (rows, r, a0), p in case.reduce_plans
             ],
         }
         for case in tiling.cases

@@ -1,7 +1,7 @@
 """Python model of the reduce_dim tiling (`op_host/<op>_tiling.cpp` of an operator reducing along dim,
 `Plan<OpType>Tiling`), step by step in the C++'s integer arithmetic, so the generated tiling tests state exact plans.
 
-Every tensor is viewed as (a1, r, a0); a0 == 1 (TODO(reduce-dim): a0 > 1 is refused). UB per element of a tile:
+Every tensor is viewed as (a1, r, a0) (rows = a1). UB per element of a tile:
 each input and output queue in the stored dtype (one buffer each), a float copy of each input and output when the
 stored dtype is not FLOAT, the acc buffers of the widest level, the temporaries and masks of the largest program;
 each float buffer holds REPEAT_FLOATS more (a Compare's whole repeats from a row's start); per SUM_WIDTH elements
@@ -9,6 +9,14 @@ each float buffer holds REPEAT_FLOATS more (a Compare's whole repeats from a row
 the fixed sum order). A padded row (r rounded up to whole 32-byte blocks) within the tile: as many whole rows as fit
 (at most MAX_BLOCK_COUNT, one DataCopyPad); else the row in chunks of the tile (rowsPerTile 0). Rows are split evenly
 over the cores, at least MIN_BYTES_PER_CORE of input each.
+
+a0 > 1 (the columns path, `opgen.plan.reduce_columns`): a unit is one a1 index and a0Tile columns, its rows a pitch
+of whole 32-byte blocks apart (pitch = a0Tile rounded up to a block); the same buffers of `tile` elements, plus one
+more InitBuffer of column buffers, each pitch + REPEAT_FLOATS floats: the per-row values and slot buffers
+(`cost.columns`) and `levels` = bit length of r counter blocks per sum. Columns fit: the most columns (whole blocks,
+or a0) whose r rows all fit in a tile (at most MAX_BLOCK_COUNT rows, one DataCopyPad); x read once. Else column
+chunks: a0Tile = min(a0, COLUMN_CHUNK) columns, rChunk rows per load (as many as fit); x read once per level and once
+more for the outputs. Units (a1 x column tiles) are split evenly over the cores.
 """
 
 from __future__ import annotations
@@ -16,12 +24,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.plan.kernel import BLOCK_BYTES, KernelVariant
+from opgen.plan.reduce_columns import column_programs
 from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.plan.tiling import MIN_BYTES_PER_CORE, _align_up, _ceil_div
 
 REPEAT_FLOATS = 64  # slack past each float buffer
 SCALAR_FLOATS = 16  # the scalar exchange buffer (ReduceMax's dst)
 MAX_BLOCK_COUNT = 4095
+COLUMN_CHUNK = 64  # columns per unit when the r rows of a block of columns do not fit
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,13 @@ class ReduceCost:
     queues: int  # inputs + outputs
     float_buffers: int  # float copies (not FLOAT), accs and temporaries
     masks: int
+    columns: int = 0  # a0 > 1: column buffers of the per-row values and the slots reading them
+    sums: int = 0  # sum reductions: a binary counter of column buffers each
+
+    @property
+    def element_bits(self) -> int:
+        """UB bits of one tile element: the queues in the stored dtype, the float buffers, the masks."""
+        return (self.queues * self.item_size + self.float_buffers * 4) * 8 + self.masks
 
     @property
     def buffers(self) -> int:
@@ -45,7 +62,11 @@ def reduce_cost(variant: KernelVariant, inputs: int, outputs: int) -> ReduceCost
     masks = max(len(p.masks) for p in programs)
     accs = max((len(s.reductions) for s in variant.stages), default=0)
     copies = 0 if variant.storage.itemsize == 4 and variant.storage.is_floating else inputs + outputs
-    return ReduceCost(variant.storage.itemsize, inputs + outputs, copies + accs + temps, masks)
+    rows = [n for s in variant.stages for n in (*(r.name for r in s.reductions), *(f.name for f in s.functions))]
+    columns = column_programs(programs, rows, len(rows))
+    sums = sum(r.op == "sum" for s in variant.stages for r in s.reductions)
+    slots = max(c.buffers for c in columns)
+    return ReduceCost(variant.storage.itemsize, inputs + outputs, copies + accs + temps, masks, len(rows) + slots, sums)
 
 
 @dataclass(frozen=True)
@@ -54,14 +75,30 @@ class ReducePlan:
     block_dim: int
     rows_per_tile: int  # 0: a row in chunks of tile_length
     tile_length: int
+    columns_per_tile: int = 0  # a0 > 1: columns per unit (a0Tile); 0: a0 == 1
+    rows_per_chunk: int = 0  # a0 > 1: rows of r per load (r: the columns fit)
+    levels: int = 0  # a0 > 1: counter blocks per sum (the bit length of r)
+
+
+def _tile(cost: ReduceCost, ub: int) -> int:
+    """The most elements of a tile buffer in `ub` bytes: a multiple of SUM_WIDTH (may be <= 0)."""
+    fixed = SCALAR_FLOATS * 4 + cost.buffers * BLOCK_BYTES + cost.float_buffers * REPEAT_FLOATS * 4
+    bits = cost.element_bits
+    return (ub - fixed) * 8 * SUM_WIDTH // (bits * SUM_WIDTH + 3 * 4 * 8) // SUM_WIDTH * SUM_WIDTH
+
+
+def _column_tile(cost: ReduceCost, ub: int, levels: int, pitch: int) -> int:
+    """The tile left beside the column buffers (one more InitBuffer) of rows `pitch` elements long."""
+    column_bytes = (cost.columns + cost.sums * levels) * (pitch + REPEAT_FLOATS) * 4
+    return _tile(cost, ub - BLOCK_BYTES - column_bytes)
 
 
 def plan_reduce(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_num: int, ub: int) -> ReducePlan | None:
-    if rows <= 0 or r <= 0 or a0 != 1 or core_num == 0:
+    if rows <= 0 or r <= 0 or a0 <= 0 or core_num == 0:
         return None
-    fixed = SCALAR_FLOATS * 4 + cost.buffers * BLOCK_BYTES + cost.float_buffers * REPEAT_FLOATS * 4
-    bits = (cost.queues * cost.item_size + cost.float_buffers * 4) * 8 + cost.masks
-    tile = (ub - fixed) * 8 * SUM_WIDTH // (bits * SUM_WIDTH + 3 * 4 * 8) // SUM_WIDTH * SUM_WIDTH
+    if a0 > 1:
+        return _plan_columns(key, cost, rows, r, a0, core_num, ub)
+    tile = _tile(cost, ub)
     if tile <= 0:
         return None
     padded = _align_up(r, BLOCK_BYTES // cost.item_size)
@@ -71,3 +108,32 @@ def plan_reduce(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_num
         tile = _align_up(rows_per_tile * padded, SUM_WIDTH)
     block_dim = min(core_num, rows, max(1, _ceil_div(rows * r * cost.item_size, MIN_BYTES_PER_CORE)))
     return ReducePlan(key, block_dim, rows_per_tile, tile)
+
+
+def _plan_columns(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_num: int, ub: int) -> ReducePlan | None:
+    block = BLOCK_BYTES // cost.item_size
+    levels = r.bit_length()
+    # columns fit: the widest pitch (whole blocks, at most a0's) whose r rows fit in a tile, from an estimate (the
+    # tile without column buffers shared by r rows and the column buffers) down by a block at a time
+    pitch = 0
+    if r <= MAX_BLOCK_COUNT:
+        bits = cost.element_bits + 2  # + the group sums' 3 floats per SUM_WIDTH elements, rounded up
+        column_bits = (cost.columns + cost.sums * levels) * 32
+        estimate = max(0, _column_tile(cost, ub, levels, 0)) * bits // (r * bits + column_bits)
+        pitch = min(_align_up(a0, block), estimate // block * block)
+        while pitch > 0 and _column_tile(cost, ub, levels, pitch) < r * pitch:
+            pitch -= block
+    if pitch > 0:
+        a0_tile = min(a0, pitch)
+        rows_per_chunk = r
+    else:  # column chunks
+        a0_tile = min(a0, COLUMN_CHUNK)
+        pitch = _align_up(a0_tile, block)
+        rows_per_chunk = min(r, MAX_BLOCK_COUNT, max(0, _column_tile(cost, ub, levels, pitch)) // pitch)
+        if rows_per_chunk <= 0:
+            return None
+    pitch = _align_up(a0_tile, block)
+    tile = _align_up(rows_per_chunk * pitch, SUM_WIDTH)
+    units = rows * _ceil_div(a0, a0_tile)
+    wanted = max(1, _ceil_div(rows * r * a0 * cost.item_size, MIN_BYTES_PER_CORE))
+    return ReducePlan(key, min(core_num, units, wanted), 0, tile, a0_tile, rows_per_chunk, levels)

@@ -7,7 +7,9 @@ Reductions, as the twin's Ascend C APIs compute them (opgen/twin/include/opgen_t
 - max (ReduceMax): NaN when the row holds one, else the largest;
 - sum: groups of SUM_WIDTH elements from the row's first, each summed by WholeReduceSum's lane tree (lanes 2i and
   2i + 1 added, then pairwise again; the last group's missing lanes +0), the group sums added in the kernel's
-  binary counter (`pairwise_total`). The order does not depend on the tile, the path or the core count.
+  binary counter (`pairwise_total`). The order does not depend on the tile, the path or the core count: the columns
+  path (a reduced dim that is not the last, `opgen.plan.reduce_columns`) sums each column in a counter over the rows,
+  the same tree, and computes every program step as the same IEEE operation, so one model serves both.
 A level's per-row functions (ln of a sum) are the API's float64 model of the float scalar, rounded to float.
 """
 

@@ -41,8 +41,8 @@ class TilingCase:
     plans: tuple[tuple[int, TilingPlan], ...]  # (total elements, the plan)
     # a half split's plans instead: ((rows, ny) of the split tensor, the plan)
     split_plans: tuple[tuple[tuple[int, int], HalfSplitPlan], ...] = ()
-    # a reduction along dim's plans instead: ((rows, r) of the reduced tensor, the plan)
-    reduce_plans: tuple[tuple[tuple[int, int], ReducePlan], ...] = ()
+    # a reduction along dim's plans instead: ((rows, r, a0) of the reduced tensor, the plan)
+    reduce_plans: tuple[tuple[tuple[int, int, int], ReducePlan], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,22 @@ class TilingCases:
     cases: tuple[TilingCase, ...]
 
 
-# (rows, r) of a reduction's tiling tests: a row of one element, short and odd rows, a row just past a tile, a long one
-REDUCE_TILING_SHAPES = ((1, 1), (7, 13), (5000, 3), (3, 2000), (2, 20000), (1, 100000))
+# (rows, r, a0) of a reduction's tiling tests: a row of one element, short and odd rows, a row just past a tile, a long
+# one; a reduced dim that is not the last (a0 > 1): columns that fit (a few, many), r rows of a block of columns too
+# many for a tile, more rows than one copy moves
+REDUCE_TILING_SHAPES = (
+    (1, 1, 1),
+    (7, 13, 1),
+    (5000, 3, 1),
+    (3, 2000, 1),
+    (2, 20000, 1),
+    (1, 100000, 1),
+    (4, 5, 6),
+    (7, 13, 4099),
+    (3, 1000, 100),
+    (2, 20000, 3),
+    (1, 5000, 70000),
+)
 
 
 def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...], gathers: bool) -> TilingCases:
@@ -64,11 +78,11 @@ def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...],
             if spec.reduce_dim is not None:
                 cost = reduce_cost(variant, len(kernel.program_inputs), len(kernel.outputs))
                 reduce_plans = []
-                for rows, r in REDUCE_TILING_SHAPES:
-                    planned = plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
+                for rows, r, a0 in REDUCE_TILING_SHAPES:
+                    planned = plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
                     if planned is None:
-                        raise ValueError(f"{spec.operator.type}: no tiling for ({rows}, {r}) of {variant.name}")
-                    reduce_plans.append(((rows, r), planned))
+                        raise ValueError(f"{spec.operator.type}: no tiling for ({rows}, {r}, {a0}) of {variant.name}")
+                    reduce_plans.append(((rows, r, a0), planned))
                 cases.append(TilingCase(soc_index, variant_index, (), (), tuple(reduce_plans)))
                 continue
             if spec.split is not None:

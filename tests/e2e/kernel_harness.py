@@ -8,7 +8,8 @@ A run gives the kernel program's input buffers, flat: for an elementwise kernel 
 kernel (schedule `HalfSplit`) its UB streams, each (rows, ny) elements, from which the harness lays out the split
 tensor as (rows, 2, ny) and into which it cuts a full-size output back (`KernelRun.outputs` follow the program's
 outputs either way); for a reduce_dim kernel (schedule `ReduceDim`) its GM inputs as (rows, ny) with rows of ny
-elements along the reduced dim (the last).
+elements along the reduced dim (the last), or, with ny given as (r, a0), as (rows, r, a0) reduced along r (a0 > 1:
+the reduced dim not the last; the program takes rows, r * a0 and a0 last).
 """
 
 from __future__ import annotations
@@ -187,9 +188,19 @@ class KernelHarness:
             )
             if self.swap is not None:  # the run's last argument (GmAlloc fills the tiling data with 0xff)
                 tiling_lines += f"\n  tilingData->swapHalves = std::atoi(argv[{first_scalar + len(self.scalars)}]);"
-        elif self.rows_of:  # (rows, r = ny) with the reduced dim last (a0 = 1)
-            plan_args = "rows, ny, 1"
-            fields = {"rows": "rows", "r": "ny", "rowsPerTile": "plan.rowsPerTile", "tileLength": "plan.tileLength"}
+        elif self.rows_of:  # (rows, r * a0 = ny, a0): a0 the run's last argument
+            a0 = f"std::atoll(argv[{first_scalar + len(self.scalars)}])"
+            plan_args = f"rows, ny / {a0}, {a0}"
+            fields = {
+                "rows": "rows",
+                "r": f"ny / {a0}",
+                "rowsPerTile": "plan.rowsPerTile",
+                "tileLength": "plan.tileLength",
+                "a0": a0,
+                "columnsPerTile": "plan.columnsPerTile",
+                "rowsPerChunk": "plan.rowsPerChunk",
+                "levels": "plan.levels",
+            }
             tiling_lines = "\n".join(f"  tilingData->{f} = {v};" for f, v in fields.items())
         else:
             plan_args = "rows"
@@ -205,7 +216,7 @@ class KernelHarness:
                 gm_params=", ".join("GM_ADDR" for _ in range(len(entry_args) + len(spec.outputs))),
                 num_outputs=len(spec.outputs),
                 out_args=", ".join(f"outs[{i}]" for i in range(len(spec.outputs))),
-                min_args=first_scalar + len(self.scalars) + (self.swap is not None),
+                min_args=first_scalar + len(self.scalars) + (self.swap is not None or self.rows_of),
                 num_inputs=len(self.inputs),
                 num_gm_scalars=len(self.gm_scalars),
                 in_widths=", ".join(str(self._width(p.name)) for p in self.inputs),
@@ -259,15 +270,18 @@ class KernelHarness:
     def run(
         self,
         soc_name: str,
-        runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float], int]],
+        runs: list[tuple[DType, int, dict[str, np.ndarray], dict[str, float], int | tuple[int, int]]],
         cores: int | None = None,
     ) -> list[KernelRun]:
         """Each (dtype, mode, inputs, scalars, ny) run, in one process on SoC `soc_name`; `inputs` holds each of
-        `program_inputs`, flat; a half split views them as (rows, ny) (elementwise: ny = 1). The tiling plans for
-        `cores` vector cores (default: the SoC's)."""
+        `program_inputs`, flat; a half split views them as (rows, ny) (elementwise: ny = 1), a reduce_dim kernel as
+        (rows, ny) or, ny = (r, a0), (rows, r, a0). The tiling plans for `cores` vector cores (default: the SoC's)."""
         soc = get_soc(soc_name)
         lines, outputs = [], []
-        for index, (dtype, mode, inputs, scalars, ny) in enumerate(runs):
+        for index, (dtype, mode, inputs, scalars, view) in enumerate(runs):
+            r, a0 = view if isinstance(view, tuple) else (view, 1)
+            assert a0 == 1 or self.rows_of, view
+            ny = r * a0
             total = next(iter(inputs.values())).size
             assert total % ny == 0 and (ny == 1 or self.split is not None or self.rows_of), (total, ny)
             rows = total // ny
@@ -286,6 +300,7 @@ class KernelHarness:
             fields = [rows, ny, GE_DTYPE[dtype], mode, cores or soc.vector_cores, soc.ub_usable_bytes, dtype.itemsize]
             fields += [out_path, *files] + [repr(float(scalars[a.param])) for a in self.scalars]
             fields += [int(swap)] if self.swap is not None else []
+            fields += [a0] if self.rows_of else []
             lines.append(" ".join(map(str, fields)))
         run_file = self.workdir / "runs.txt"
         run_file.write_text("\n".join(lines) + "\n")

@@ -1,7 +1,10 @@
 """aclnnLogSoftmax (specs/log_softmax_v2.yaml, the reduce_dim schedule with ln of each row's sum computed per row on
 the vector unit) through the generated API on the twin, against torch's F.log_softmax: rows of one element, short
 rows, rows that fit in UB and rows in chunks, ±inf and NaN in a row, empty tensors; the generated kernel matches the
-plan's numpy model bit for bit (the per-row Ln included) and gives the same bits for 1 and 48 cores."""
+plan's numpy model bit for bit (the per-row Ln included) and gives the same bits for 1 and 48 cores. A reduced dim
+that is not the last (the columns path: Ln of a column of sums): non-last and negative dims vs F.log_softmax, columns
+that fit and column chunks (found with the tiling model; x read once / three times by the twin's trace),
+bit-identical for 1, 8 and 48 cores and equal to the model."""
 
 from __future__ import annotations
 
@@ -11,9 +14,11 @@ from kernel_harness import KernelHarness
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
+from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
 from opgen.plan.reduce_model import run_reduce_outputs
+from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC
+from opgen.spec.socs import DEFAULT_SOC, get_soc
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -52,12 +57,110 @@ def test_matches_torch(rows, r, dtype):
     np.testing.assert_allclose(got.astype(np.float32), want, rtol=tolerance.rtol, atol=tolerance.atol)
 
 
-def test_a_3d_tensor_along_its_last_dim():
-    x = np.random.default_rng(5).uniform(-10, 10, (4, 5, 6)).astype(np.float32)
-    np.testing.assert_allclose(opgen_ops.log_softmax(x, 2), _torch(x, 2), rtol=1e-6, atol=1e-6)
+def _plan(rows: int, r: int, a0: int, dtype: DType = DType.FLOAT):
+    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
+    plan = kernel_plan(_spec())
+    variant = next(v for v in plan.variants if v.storage is dtype)
+    soc = get_soc(DEFAULT_SOC)
+    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
 
 
-def test_infinities_and_nan_in_a_row_as_torch():
+def _longest_fitting_columns(a0: int, dtype: DType = DType.FLOAT) -> int:
+    """The largest r whose r rows of (a block of) a0 columns fit in one tile."""
+    low, high = 1, MAX_BLOCK_COUNT + 1
+    assert _plan(1, high, a0, dtype).rows_per_chunk < high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if _plan(1, middle, a0, dtype).rows_per_chunk == middle else (low, middle)
+    return low
+
+
+def _run(x: np.ndarray, dim: int, tmp_path, monkeypatch):
+    """The binding's result and the kernel launch's GM bytes (read, written), from the twin's trace."""
+    from opgen.twin.trace import read_trace
+
+    trace = tmp_path / "trace.jsonl"
+    trace.unlink(missing_ok=True)
+    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
+    got = opgen_ops.log_softmax(x, dim)
+    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem]
+    return got, [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+
+
+def _check(got: np.ndarray, x: np.ndarray, dim: int, dtype: DType) -> None:
+    assert got.dtype == x.dtype and got.shape == x.shape
+    tolerance = _spec().golden.tolerance[dtype]
+    want = _torch(x.astype(np.float32), dim)
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=tolerance.rtol, atol=tolerance.atol)
+
+
+@pytest.mark.parametrize("dim", [2, -1, 1, 0, -2, -3])
+@pytest.mark.parametrize("dtype", [DType.FLOAT, DType.FLOAT16])
+def test_every_dim_of_a_3d_tensor_matches_torch(dim, dtype, tmp_path, monkeypatch):
+    """The last dim, and the non-last ones (the columns path), positive and negative."""
+    x = np.random.default_rng(5).uniform(-10, 10, (4, 5, 6)).astype(dtype.numpy)
+    got, moved = _run(x, dim, tmp_path, monkeypatch)
+    _check(got, x, dim, dtype)
+    assert moved == [(x.nbytes, x.nbytes)]
+
+
+@pytest.mark.parametrize(
+    ("case", "dtype"),
+    [
+        ("columns_fit", DType.FLOAT),
+        ("columns_fit", DType.FLOAT16),
+        ("wide_columns_fit", DType.BFLOAT16),
+        ("just_under_a_tile", DType.FLOAT),
+        ("just_over_a_tile", DType.FLOAT),
+        ("just_over_a_tile", DType.FLOAT16),
+        ("more_rows_than_one_copy", DType.FLOAT),
+    ],
+)
+def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype, tmp_path, monkeypatch):
+    fit = _longest_fitting_columns(6, dtype)
+    a1, r, a0 = {
+        "columns_fit": (3, 77, 6),
+        "wide_columns_fit": (2, 30, 3000),
+        "just_under_a_tile": (2, fit, 6),
+        "just_over_a_tile": (2, fit + 1, 6),
+        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 2),
+    }[case]
+    x = np.random.default_rng(r).uniform(-10, 10, (a1, r, a0)).astype(dtype.numpy)
+    got, moved = _run(x, -2, tmp_path, monkeypatch)
+    _check(got, x, -2, dtype)
+    fits = _plan(a1, r, a0, dtype).rows_per_chunk == r
+    assert fits == (case in ("columns_fit", "wide_columns_fit", "just_under_a_tile")), case
+    ((read, written),) = moved
+    assert written == x.nbytes
+    assert read / x.nbytes == (1 if fits else 3), "columns in UB: once; chunks: the max, the sum of exp, the output"
+
+
+def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(tmp_path, twin_lib):
+    """The columns path's Ln of a column of sums and its sums in the rows path's order: the model's bits, whatever
+    the core count, for columns that fit and for column chunks."""
+    harness = KernelHarness(_spec(), twin_lib, tmp_path)
+    plan = kernel_plan(_spec())
+    schedule = schedule_for(_spec())
+    rng = np.random.default_rng(50)
+    runs, wants = [], []
+    for dtype in (DType.FLOAT, DType.FLOAT16):
+        variant = next(v for v in plan.variants if v.storage is dtype)
+        for a1, r, a0 in ((16, 300, 40), (4, 128, 700), (2, 6000, 20), (300, 130, 3)):
+            x = rng.uniform(-10, 10, a1 * r * a0).astype(dtype.numpy)
+            runs.append((variant.storage, variant.mode_index, {"self": x}, {}, (r, a0)))
+            (want,) = schedule.kernel_outputs(variant, {"self": x.reshape(a1, r, a0)}, {}, {"dim": 1}).values()
+            wants.append(want)
+    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
+    for index, run in enumerate(results[48]):
+        np.testing.assert_array_equal(run.output.view(np.uint8), wants[index].view(np.uint8))
+        for cores in (1, 8):
+            np.testing.assert_array_equal(results[cores][index].output.view(np.uint8), run.output.view(np.uint8))
+
+
+@pytest.mark.parametrize("along", ["rows", "columns"])
+def test_infinities_and_nan_in_a_row_as_torch(along):
+    """Each row below along the last dim, or as a column reduced along dim 0 (the columns path)."""
     inf, nan = np.inf, np.nan
     x = np.array(
         [
@@ -70,7 +173,7 @@ def test_infinities_and_nan_in_a_row_as_torch():
         ],
         np.float32,
     )
-    got = opgen_ops.log_softmax(x, -1)
+    got = opgen_ops.log_softmax(np.ascontiguousarray(x.T), 0).T if along == "columns" else opgen_ops.log_softmax(x, -1)
     want = _torch(x, -1)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -2,7 +2,9 @@
 torch's F.softmax: rows of one element, rows just under and just over what fits in UB (found with the tiling model),
 a row of 100,000 elements, ±inf and NaN in a row, a row of all -inf, empty tensors; each row sums to 1 within the
 bound the docs state; the twin's trace shows x read once when rows fit and at most three times otherwise, y written
-once; the generated kernel gives bit-identical results for 1, 8 and 48 cores."""
+once; the generated kernel gives bit-identical results for 1, 8 and 48 cores. A reduced dim that is not the last (the
+columns path, a0 > 1): non-last and negative dims, columns that fit and column chunks (found with the tiling model),
+x read once or three times, bit-identical for 1, 8 and 48 cores and equal to the plan's model bit for bit."""
 
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from kernel_harness import KernelHarness
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import plan_reduce, reduce_cost
+from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
 from opgen.plan.reduce_model import SUM_WIDTH
+from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
 from opgen.spec.socs import DEFAULT_SOC, get_soc
 
@@ -23,6 +26,7 @@ opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
 
 OP = "softmax_v2"
+LARGER_UB_SOC = "ascend950"  # 253,952 bytes of UB to the default SoC's 188,160
 
 
 def _spec():
@@ -34,12 +38,22 @@ def _variant(dtype: DType):
     return plan, next(v for v in plan.variants if v.storage is dtype)
 
 
-def _plan(rows: int, r: int, dtype: DType = DType.FLOAT):
-    """The tiling model's plan for (rows, r) on the SoC the binding runs on."""
+def _plan(rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
+    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
     plan, variant = _variant(dtype)
     soc = get_soc(DEFAULT_SOC)
     cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
+    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
+
+
+def _longest_fitting_columns(a0: int, dtype: DType = DType.FLOAT) -> int:
+    """The largest r whose r rows of (a block of) a0 columns fit in one tile: one more row needs column chunks."""
+    low, high = 1, MAX_BLOCK_COUNT + 1  # fits at low, not at high
+    assert _plan(1, low, dtype, a0).rows_per_chunk == low and _plan(1, high, dtype, a0).rows_per_chunk < high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if _plan(1, middle, dtype, a0).rows_per_chunk == middle else (low, middle)
+    return low
 
 
 def _longest_fitting_row(dtype: DType = DType.FLOAT) -> int:
@@ -140,20 +154,103 @@ def test_matches_torch_and_moves_each_element_once_or_thrice(case, dtype, tmp_pa
     assert (planned.rows_per_tile > 0) == (case not in ("just_over_ub", "row_of_100000"))
 
 
-@pytest.mark.parametrize("dim", [-1, 1, 0, -3])
-def test_other_dims_and_a_3d_tensor_match_torch(dim, tmp_path, monkeypatch):
-    """The last dim along any spelling; a non-last dim (TODO(reduce-dim): no kernel path yet) is refused by the
-    tiling, an error rather than a wrong result."""
-    x = np.random.default_rng(5).uniform(-10, 10, (4, 5, 6)).astype(np.float32)
-    if dim % 3 != 2:
-        with pytest.raises(opgen_ops.AclnnError, match="561002"):  # the tiling refuses it
-            opgen_ops.softmax(x, dim)
-        return
+@pytest.mark.parametrize("dim", [-1, 2, 1, 0, -2, -3])
+@pytest.mark.parametrize("dtype", [DType.FLOAT, DType.FLOAT16])
+def test_every_dim_of_a_3d_tensor_matches_torch(dim, dtype, tmp_path, monkeypatch):
+    """The last dim along any spelling, and the non-last ones (the columns path), positive and negative."""
+    x = np.random.default_rng(5).uniform(-10, 10, (4, 5, 6)).astype(dtype.numpy)
+    got, moved = _run(x, dim, tmp_path, monkeypatch)
+    assert got.dtype == x.dtype and got.shape == x.shape
+    _check_rows(got, x, dim, dtype)
+    ((read, written),) = moved
+    assert read == written == x.nbytes
+
+
+@pytest.mark.parametrize("dim", [1, -3, 0])
+def test_non_last_dims_of_a_4d_tensor_match_torch(dim, tmp_path, monkeypatch):
+    x = np.random.default_rng(6).uniform(-30, 30, (3, 70, 9, 11)).astype(np.float32)
     got, _ = _run(x, dim, tmp_path, monkeypatch)
     _check_rows(got, x, dim, DType.FLOAT)
 
 
-def test_infinities_and_nan_in_a_row_as_torch(tmp_path, monkeypatch):
+def test_the_column_chunk_boundary_is_where_the_tiling_model_puts_it():
+    for a0 in (3, 40):
+        fit = _longest_fitting_columns(a0)
+        assert fit > 100
+        planned = _plan(2, fit, DType.FLOAT, a0)
+        assert planned.rows_per_chunk == fit and planned.columns_per_tile >= 1
+        over = _plan(2, fit + 1, DType.FLOAT, a0)
+        assert 1 <= over.rows_per_chunk <= fit
+
+
+@pytest.mark.parametrize(
+    ("case", "dtype"),
+    [
+        ("columns_fit", DType.FLOAT),
+        ("columns_fit", DType.FLOAT16),
+        ("wide_columns_fit", DType.FLOAT),
+        ("just_under_a_tile", DType.FLOAT),
+        ("just_over_a_tile", DType.FLOAT),
+        ("just_over_a_tile", DType.FLOAT16),
+        ("more_rows_than_one_copy", DType.FLOAT),
+    ],
+)
+def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype, tmp_path, monkeypatch):
+    """(a1, r, a0) reduced along r: columns whose r rows fit in UB (x read once), and column chunks (a block of
+    columns' rows too many for a tile, or more than one DataCopyPad moves: x read three times), vs torch."""
+    fit = _longest_fitting_columns(5, dtype)
+    a1, r, a0 = {
+        "columns_fit": (3, 77, 5),
+        "wide_columns_fit": (2, 30, 3000),
+        "just_under_a_tile": (2, fit, 5),
+        "just_over_a_tile": (2, fit + 1, 5),
+        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 3),
+    }[case]
+    x = np.random.default_rng(r).uniform(-10, 10, (a1, r, a0)).astype(dtype.numpy)
+    got, moved = _run(x, 1, tmp_path, monkeypatch)
+    assert got.dtype == x.dtype and got.shape == x.shape
+    _check_rows(got, x, 1, dtype)
+    planned = _plan(a1, r, dtype, a0)
+    ((read, written),) = moved
+    assert written == x.nbytes, "y written once"
+    fits = planned.rows_per_chunk == r
+    assert fits == case.endswith("fit") or case == "just_under_a_tile", case
+    assert read / x.nbytes == (1 if fits else 3), "columns in UB: once; chunks: the max, the sum of exp, the output"
+
+
+def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(tmp_path, twin_lib):
+    """The columns path through the kernel harness: units split over 1, 8 or 48 cores, and the tiles of a larger UB,
+    give the same bits, which are the plan's bit-exact model's (the rows path's sum order), for columns that fit and
+    for column chunks."""
+    harness = KernelHarness(_spec(), twin_lib, tmp_path)
+    plan = kernel_plan(_spec())
+    schedule = schedule_for(_spec())
+    rng = np.random.default_rng(49)
+    runs, wants = [], []
+    for dtype in (DType.FLOAT, DType.FLOAT16):
+        variant = next(v for v in plan.variants if v.storage is dtype)
+        for a1, r, a0 in ((16, 300, 40), (4, 77, 700), (2, 6000, 20), (300, 130, 3)):
+            x = rng.uniform(-10, 10, a1 * r * a0).astype(dtype.numpy)
+            x[: r * a0 : 7] = -0.0  # zeros of either sign in the sums
+            runs.append((variant.storage, variant.mode_index, {"self": x}, {}, (r, a0)))
+            (want,) = schedule.kernel_outputs(variant, {"self": x.reshape(a1, r, a0)}, {}, {"dim": 1}).values()
+            wants.append(want)
+    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
+    larger_ub = harness.run(LARGER_UB_SOC, runs, cores=48)  # other tiles: more columns or rows per load
+    assert any(a.plan["tile"] != b.plan["tile"] for a, b in zip(larger_ub, results[48], strict=True))
+    for index, run in enumerate(results[48]):
+        np.testing.assert_array_equal(run.output.view(np.uint8), wants[index].view(np.uint8))
+        np.testing.assert_array_equal(larger_ub[index].output.view(np.uint8), run.output.view(np.uint8))
+        assert run.plan["blockDim"] > 1
+        for cores in (1, 8):
+            other = results[cores][index]
+            assert other.plan["blockDim"] <= cores
+            np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
+
+
+@pytest.mark.parametrize("along", ["rows", "columns"])
+def test_infinities_and_nan_in_a_row_as_torch(along, tmp_path, monkeypatch):
+    """Each row below along the last dim, or as a column reduced along dim 0 (the columns path)."""
     inf, nan = np.inf, np.nan
     x = np.array(
         [
@@ -166,11 +263,22 @@ def test_infinities_and_nan_in_a_row_as_torch(tmp_path, monkeypatch):
         ],
         np.float32,
     )
-    got, _ = _run(x, -1, tmp_path, monkeypatch)
+    if along == "columns":
+        got, _ = _run(np.ascontiguousarray(x.T), 0, tmp_path, monkeypatch)
+        got = got.T
+    else:
+        got, _ = _run(x, -1, tmp_path, monkeypatch)
     want = _torch_softmax(x, -1)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
     assert np.isnan(got[2]).all()
+
+
+@pytest.mark.parametrize(("shape", "dim"), [((2, 0, 3), 0), ((2, 0, 3), 1), ((0, 4, 5), -2)])
+def test_empty_tensors_along_a_non_last_dim_return_empty(shape, dim, tmp_path, monkeypatch):
+    x = np.zeros(shape, np.float32)
+    got, moved = _run(x, dim, tmp_path, monkeypatch)
+    assert got.shape == shape and moved == []
 
 
 @pytest.mark.parametrize("shape", [(0,), (0, 5), (5, 0), (2, 0, 3)])

@@ -124,8 +124,10 @@ int main() {{
       std::printf("fail\\n");
       continue;
     }}
-    std::printf("%llu %u %lld %lld\\n", static_cast<unsigned long long>(plan.tilingKey), plan.blockDim,
-                static_cast<long long>(plan.rowsPerTile), static_cast<long long>(plan.tileLength));
+    std::printf("%llu %u %lld %lld %lld %lld %lld\\n", static_cast<unsigned long long>(plan.tilingKey), plan.blockDim,
+                static_cast<long long>(plan.rowsPerTile), static_cast<long long>(plan.tileLength),
+                static_cast<long long>(plan.columnsPerTile), static_cast<long long>(plan.rowsPerChunk),
+                static_cast<long long>(plan.levels));
   }}
   return 0;
 }}
@@ -151,8 +153,10 @@ def test_reduce_dim_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_li
     sizes += [int(t) for t in np.exp(rng.uniform(0, np.log(2e6), 40))]
     platforms = sorted({(soc.vector_cores, soc.ub_usable_bytes) for soc in SOCS})
     platforms += [(0, 196_608), (1, 196_608), (7, 65_536), (40, 16_384), (3, 64)]
+    # a0 > 1: the columns path (a few columns, a block's, more than fit, 0 refused)
+    a0s = [1, 1, 1, 0, 2, 3, 8, 17, 100, 5000, 70_000]
     queries = [
-        (variant, int(rng.choice(sizes)), int(rng.choice(sizes)), int(rng.choice([1, 1, 1, 2])), cores, ub)
+        (variant, int(rng.choice(sizes)), int(rng.choice(sizes)), int(rng.choice(a0s)), cores, ub)
         for variant in range(len(plan.variants))
         for cores, ub in platforms
         for _ in range(60)
@@ -169,6 +173,7 @@ def test_reduce_dim_tiling_model_matches_the_generated_cpp(op, tmp_path, twin_li
             assert line == "fail", (variant, rows, r, a0, cores, ub, line)
             continue
         expected = f"{model.tiling_key} {model.block_dim} {model.rows_per_tile} {model.tile_length}"
+        expected += f" {model.columns_per_tile} {model.rows_per_chunk} {model.levels}"
         assert line == expected, (variant, rows, r, a0, cores, ub)
     assert len(lines) == len(queries) + 1
     assert 0 < refused < len(queries) // 2  # both outcomes were exercised

@@ -12,6 +12,7 @@ constexpr int64_t SUM_WIDTH = 64;         // elements per group sum: a tile hold
 constexpr int64_t REPEAT_FLOATS = 64;     // slack past each float buffer (a Compare's whole repeats)
 constexpr int64_t SCALAR_FLOATS = 16;     // the scalar exchange buffer
 constexpr int64_t MAX_BLOCK_COUNT = 4095; // DataCopyPad moves at most 4095 rows at once
+constexpr int64_t COLUMN_CHUNK = 64;      // a0 > 1: columns per unit when r rows of a block do not fit
 
 // One row per kernel variant (dtype x mode): the buffers the kernel allocates for it.
 struct KernelVariant {
@@ -22,16 +23,98 @@ struct KernelVariant {
     int64_t queues;       // input and output queues of the stored dtype
     int64_t floatBuffers; // float copies of the queues (not FLOAT), the acc buffers, the temporaries
     int64_t masks;        // compare masks, one bit per element
+    int64_t columns;      // a0 > 1: column buffers of the per-row values and the slots reading them
+    int64_t sums;         // sum reductions: a binary counter of column buffers each
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
-    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 3, 2, 0},     // float
-    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 3, 5, 0}, // float16
-    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 3, 5, 0},   // bfloat16
+    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 3, 2, 0, 2, 1},     // float
+    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 3, 5, 0, 2, 1}, // float16
+    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 3, 5, 0, 2, 1},   // bfloat16
 };
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t AlignUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
+
+int64_t ElementBits(const KernelVariant& v)
+{
+    return (v.queues * v.itemSize + v.floatBuffers * 4) * BITS_PER_BYTE + v.masks;
+}
+
+// The most elements of a tile buffer in `ub` bytes: each InitBuffer may round up by a block; float buffers hold
+// REPEAT_FLOATS more; per SUM_WIDTH elements 3 floats of group sums and ReduceMax's work area.
+int64_t TileIn(const KernelVariant& v, int64_t ub)
+{
+    const int64_t buffers = v.queues + v.floatBuffers + v.masks + 3;
+    const int64_t fixed = SCALAR_FLOATS * 4 + buffers * BLOCK_BYTES + v.floatBuffers * REPEAT_FLOATS * 4;
+    return (ub - fixed) * BITS_PER_BYTE * SUM_WIDTH / (ElementBits(v) * SUM_WIDTH + 3 * 4 * BITS_PER_BYTE) / SUM_WIDTH *
+           SUM_WIDTH;
+}
+
+// a0 > 1: the tile left beside the column buffers (one more InitBuffer), each a row of `pitch` floats + slack.
+int64_t ColumnTile(const KernelVariant& v, int64_t ub, int64_t levels, int64_t pitch)
+{
+    return TileIn(v, ub - BLOCK_BYTES - (v.columns + v.sums * levels) * (pitch + REPEAT_FLOATS) * 4);
+}
+
+int64_t BitLength(int64_t n)
+{
+    int64_t bits = 0;
+    for (; n > 0; n >>= 1) {
+        ++bits;
+    }
+    return bits;
+}
+} // namespace
+
+namespace {
+// a0 > 1 (the columns path): a unit is one a1 index and columnsPerTile columns, a row of the unit every pitch
+// elements (whole 32-byte blocks). Columns fit: the widest pitch whose r rows fit in a tile (one DataCopyPad of at
+// most MAX_BLOCK_COUNT rows), from an estimate down a block at a time; else COLUMN_CHUNK columns, rowsPerChunk rows
+// per load. Units are split evenly over the cores.
+bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, uint32_t coreNum, int64_t ub,
+                 SoftmaxGradTilingPlan& plan)
+{
+    const int64_t block = BLOCK_BYTES / v.itemSize;
+    const int64_t levels = BitLength(r);
+    int64_t pitch = 0;
+    if (r <= MAX_BLOCK_COUNT) {
+        const int64_t bits = ElementBits(v) + 2; // + the group sums' 3 floats per SUM_WIDTH elements, rounded up
+        const int64_t columnBits = (v.columns + v.sums * levels) * 32;
+        const int64_t bare = ColumnTile(v, ub, levels, 0);
+        const int64_t estimate = (bare > 0 ? bare : 0) * bits / (r * bits + columnBits);
+        pitch = Min(AlignUp(a0, block), estimate / block * block);
+        while (pitch > 0 && ColumnTile(v, ub, levels, pitch) < r * pitch) {
+            pitch -= block;
+        }
+    }
+    int64_t columns = 0;
+    int64_t rowsPerChunk = r;
+    if (pitch > 0) {
+        columns = Min(a0, pitch);
+    } else { // column chunks
+        columns = Min(a0, COLUMN_CHUNK);
+        pitch = AlignUp(columns, block);
+        const int64_t room = ColumnTile(v, ub, levels, pitch);
+        rowsPerChunk = Min(Min(r, MAX_BLOCK_COUNT), (room > 0 ? room : 0) / pitch);
+        if (rowsPerChunk <= 0) {
+            return false;
+        }
+    }
+    pitch = AlignUp(columns, block);
+    const int64_t units = rows * CeilDiv(a0, columns);
+    const int64_t wanted = CeilDiv(rows * r * a0 * v.itemSize, MIN_BYTES_PER_CORE);
+    const int64_t blockDim = Min(Min(static_cast<int64_t>(coreNum), units), wanted < 1 ? 1 : wanted);
+    plan.tilingKey = v.key;
+    plan.blockDim = static_cast<uint32_t>(blockDim);
+    plan.rowsPerTile = 0;
+    plan.tileLength = AlignUp(rowsPerChunk * pitch, SUM_WIDTH);
+    plan.columnsPerTile = columns;
+    plan.rowsPerChunk = rowsPerChunk;
+    plan.levels = levels;
+    return true;
+}
 } // namespace
 
 bool PlanSoftmaxGradTiling(int64_t rows, int64_t r, int64_t a0, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype,
@@ -43,18 +126,14 @@ bool PlanSoftmaxGradTiling(int64_t rows, int64_t r, int64_t a0, uint32_t coreNum
             variant = &candidate;
         }
     }
-    // TODO(reduce-dim): a reduced dim that is not the last (a0 > 1) has no kernel path yet
-    if (variant == nullptr || rows <= 0 || r <= 0 || a0 != 1 || coreNum == 0) {
+    if (variant == nullptr || rows <= 0 || r <= 0 || a0 <= 0 || coreNum == 0) {
         return false;
     }
-    // Each InitBuffer may round up by a block; float buffers hold REPEAT_FLOATS more; per SUM_WIDTH elements 3
-    // floats of group sums and ReduceMax's work area.
-    const int64_t buffers = variant->queues + variant->floatBuffers + variant->masks + 3;
-    const int64_t fixed = SCALAR_FLOATS * 4 + buffers * BLOCK_BYTES + variant->floatBuffers * REPEAT_FLOATS * 4;
-    const int64_t bits = (variant->queues * variant->itemSize + variant->floatBuffers * 4) * BITS_PER_BYTE +
-                         variant->masks;
-    int64_t tile = (static_cast<int64_t>(ubSize) - fixed) * BITS_PER_BYTE * SUM_WIDTH /
-                   (bits * SUM_WIDTH + 3 * 4 * BITS_PER_BYTE) / SUM_WIDTH * SUM_WIDTH;
+    const int64_t ub = static_cast<int64_t>(ubSize);
+    if (a0 > 1) {
+        return PlanColumns(*variant, rows, r, a0, coreNum, ub, plan);
+    }
+    int64_t tile = TileIn(*variant, ub);
     if (tile <= 0) {
         return false;
     }
@@ -74,6 +153,9 @@ bool PlanSoftmaxGradTiling(int64_t rows, int64_t r, int64_t a0, uint32_t coreNum
     plan.blockDim = static_cast<uint32_t>(blockDim < 1 ? 1 : blockDim);
     plan.rowsPerTile = rowsPerTile;
     plan.tileLength = tile;
+    plan.columnsPerTile = 0;
+    plan.rowsPerChunk = 0;
+    plan.levels = 0;
     return true;
 }
 
@@ -131,6 +213,10 @@ static ge::graphStatus Tiling4SoftmaxGrad(gert::TilingContext* context)
     tiling->r = r;
     tiling->rowsPerTile = plan.rowsPerTile;
     tiling->tileLength = plan.tileLength;
+    tiling->a0 = a0;
+    tiling->columnsPerTile = plan.columnsPerTile;
+    tiling->rowsPerChunk = plan.rowsPerChunk;
+    tiling->levels = plan.levels;
     context->SetBlockDim(plan.blockDim);
     context->SetTilingKey(plan.tilingKey);
     size_t* workspaces = context->GetWorkspaceSizes(1);

@@ -10,13 +10,16 @@
 namespace optiling {
 struct SoftmaxGradCompileInfo {};
 
-// Views every tensor as (rows, r, a0) along the reduced dim, sizes the UB tile and splits rows over the vector
-// cores; pure, so tests can call it.
+// Views every tensor as (rows, r, a0) along the reduced dim, sizes the UB tile and splits rows (a0 > 1:
+// units of columns) over the vector cores; pure, so tests can call it.
 struct SoftmaxGradTilingPlan {
     uint64_t tilingKey;
     uint32_t blockDim;
     int64_t rowsPerTile; // 0: a row in chunks of tileLength
     int64_t tileLength;
+    int64_t columnsPerTile; // a0 > 1: columns per unit; 0: a0 == 1
+    int64_t rowsPerChunk;   // a0 > 1: rows of r per load (r: the columns fit)
+    int64_t levels;         // a0 > 1: counter blocks per sum (the bit length of r)
 };
 bool PlanSoftmaxGradTiling(int64_t rows, int64_t r, int64_t a0, uint32_t coreNum, uint64_t ubSize, ge::DataType dtype,
                            uint32_t mode, SoftmaxGradTilingPlan& plan);

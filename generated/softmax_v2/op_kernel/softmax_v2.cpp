@@ -12,6 +12,13 @@ namespace {
 // float: each input tile is Cast to float once and the result Cast back (CAST_RINT).
 // rowsPerTile > 0: whole rows per tile (each pass from UB); 0: the row in chunks of tileLength, read once per level
 // and once more for the output.
+// a0 > 1 (the reduced dim not the last; opgen/plan/reduce_columns.py): a unit is one index of the dims before the
+// reduced one and columnsPerTile columns of a0; its rows (r, a0 elements apart in GM) are loaded by strided
+// DataCopyPad, a row every rowPitch_ elements of UB, never transposed. Each program runs on one tile row at a time;
+// the per-row values are per-column vectors (column buffers), reduced across the rows element by element (Max row
+// after row; sums in a binary counter over the rows); a scalar slot reading them is a column buffer too. rowsPerChunk
+// == r: the whole column tile in UB (x read once); else chunks of rowsPerChunk rows, read once per level and once more
+// for the output.
 // Sums: groups of SUM_WIDTH elements from a row's first element (WholeReduceSum), the group sums added in a binary
 // counter (PairwiseSum): the same order whatever the path, the tile size or the core count.
 constexpr int64_t SUM_WIDTH = 64;
@@ -54,7 +61,7 @@ private:
     uint64_t count_ = 0;
 };
 
-template <typename T, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS, uint32_t ACCS>
+template <typename T, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS, uint32_t ACCS, uint32_t COLUMNS>
 class KernelSoftmaxV2 {
 public:
     __aicore__ inline KernelSoftmaxV2() {}
@@ -65,11 +72,15 @@ public:
         r_ = tiling.r;
         rowsPerTile_ = tiling.rowsPerTile;
         tile_ = tiling.tileLength;
+        a0_ = tiling.a0;
+        columnsPerTile_ = tiling.columnsPerTile;
+        rowsPerChunk_ = tiling.rowsPerChunk;
+        levels_ = tiling.levels;
         firstRow_ = rows_ * GetBlockIdx() / GetBlockNum();
         endRow_ = rows_ * (GetBlockIdx() + 1) / GetBlockNum();
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), rows_ * r_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), rows_ * r_ * a0_);
         pipe_.InitBuffer(selfQueue_, 1, tile_ * sizeof(T));
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), rows_ * r_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), rows_ * r_ * a0_);
         pipe_.InitBuffer(outQueue_, 1, tile_ * sizeof(T));
         const uint32_t floatBytes = static_cast<uint32_t>((tile_ + REPEAT_FLOATS) * sizeof(float));
         if constexpr (!FLOAT) {
@@ -92,10 +103,26 @@ public:
             maxTmpBuf_,
             static_cast<uint32_t>(CeilTo(2 * (tile_ / SUM_WIDTH > 0 ? tile_ / SUM_WIDTH : 1), 8) * sizeof(float)));
         pipe_.InitBuffer(scalarBuf_, static_cast<uint32_t>(SCALAR_FLOATS * sizeof(float)));
+        if (a0_ > 1) { // the column buffers: per-row values and slots, then each sum's counter blocks
+            rowPitch_ = Pitch(columnsPerTile_);
+            columnStride_ = rowPitch_ + REPEAT_FLOATS;
+            pipe_.InitBuffer(columnBuf_,
+                             static_cast<uint32_t>((COLUMNS + SUMS * levels_) * columnStride_ * sizeof(float)));
+        }
     }
 
     __aicore__ inline void Process()
     {
+        if (a0_ > 1) { // units of (index before the reduced dim, column tile), split evenly over the cores
+            const int64_t tiles = (a0_ + columnsPerTile_ - 1) / columnsPerTile_;
+            const int64_t units = rows_ * tiles;
+            for (int64_t u = units * GetBlockIdx() / GetBlockNum(); u < units * (GetBlockIdx() + 1) / GetBlockNum();
+                 ++u) {
+                const int64_t col = u % tiles * columnsPerTile_;
+                ColumnTile(u / tiles, col, a0_ - col < columnsPerTile_ ? a0_ - col : columnsPerTile_);
+            }
+            return;
+        }
         if (rowsPerTile_ > 0) { // whole rows, rowsPerTile at a time
             for (int64_t row = firstRow_; row < endRow_; row += rowsPerTile_) {
                 RowsTile(row, endRow_ - row < rowsPerTile_ ? endRow_ - row : rowsPerTile_);
@@ -110,6 +137,7 @@ public:
 private:
     static constexpr bool FLOAT = std::is_same<T, float>::value;
     static constexpr int64_t BLOCK_ELEMENTS = 32 / sizeof(T);
+    static constexpr int64_t SUMS = 1; // sum reductions: a counter of levels_ column buffers each
 
     __aicore__ inline int64_t Pitch(int64_t n) const
     {
@@ -311,6 +339,249 @@ private:
         }
     }
 
+    // --- a0 > 1: the columns path ---
+
+    __aicore__ inline LocalTensor<float> Column(int64_t k) { return columnBuf_.Get<float>()[k * columnStride_]; }
+
+    // `rows` rows of `cols` columns from element `offset` of each input (a row every a0 elements in GM, every rowPitch_
+    // in UB); the float view of each.
+    __aicore__ inline void ColumnLoad(int64_t offset, int64_t rows, int64_t cols)
+    {
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        const uint32_t skip = static_cast<uint32_t>((rowPitch_ - Pitch(cols)) / BLOCK_ELEMENTS); // UB blocks
+        const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)),
+                                       static_cast<uint32_t>((a0_ - cols) * sizeof(T)), skip, 0};
+        {
+            LocalTensor<T> x = selfQueue_.template AllocTensor<T>();
+            DataCopyPad(x, selfGm_[offset], params, pad);
+            selfQueue_.EnQue(x);
+            selfT_ = selfQueue_.template DeQue<T>();
+            if constexpr (FLOAT) {
+                selfF_ = selfT_.template ReinterpretCast<float>();
+            } else {
+                selfF_ = copyBuf_[0].template Get<float>();
+                Cast(selfF_, selfT_, RoundMode::CAST_NONE, static_cast<uint32_t>(rows * rowPitch_));
+            }
+        }
+        PipeBarrier<PIPE_V>();
+    }
+
+    __aicore__ inline void ColumnStore(int64_t offset, int64_t rows, int64_t cols)
+    {
+        PipeBarrier<PIPE_V>();
+        const uint32_t skip = static_cast<uint32_t>((rowPitch_ - Pitch(cols)) / BLOCK_ELEMENTS); // UB blocks
+        const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), skip,
+                                       static_cast<uint32_t>((a0_ - cols) * sizeof(T)), 0};
+        if constexpr (!FLOAT) {
+            Cast(outT_, outF_, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * rowPitch_));
+        }
+        outQueue_.EnQue(outT_);
+        outT_ = outQueue_.template DeQue<T>();
+        DataCopyPad(outGm_[offset], outT_, params);
+        outQueue_.FreeTensor(outT_);
+    }
+
+    // Pushes `leaf` as leaf k of the column-wise binary counter whose blocks start at column buffer `base` (the
+    // PairwiseSum order, element by element).
+    __aicore__ inline void ColumnPush(const LocalTensor<float>& leaf, int64_t base, uint64_t k, uint32_t len)
+    {
+        LocalTensor<float> carry = leaf;
+        int64_t level = 0;
+        for (; (k & 1u) != 0; k >>= 1, ++level) {
+            LocalTensor<float> block = Column(base + level);
+            Add(block, carry, block, len); // = block + carry; dst over src1, the overlap the vector APIs document
+            PipeBarrier<PIPE_V>();
+            carry = block;
+        }
+        Muls(Column(base + level), carry, 1.0f, len); // an exact copy
+        PipeBarrier<PIPE_V>();
+    }
+
+    // The counter's blocks from the last to the first into `total` (PairwiseSum::Total); + 0 where the rows path's
+    // last lane tree adds its missing lanes (r not a multiple of SUM_WIDTH: a sum of -0 is +0 there).
+    __aicore__ inline void ColumnTotal(const LocalTensor<float>& total, int64_t base, uint32_t len)
+    {
+        bool any = false;
+        for (int64_t level = 0; level < levels_; ++level) {
+            if (((static_cast<uint64_t>(r_) >> level) & 1u) == 0) {
+                continue;
+            }
+            if (any) {
+                Add(total, Column(base + level), total, len);
+            } else {
+                Muls(total, Column(base + level), 1.0f, len);
+            }
+            any = true;
+            PipeBarrier<PIPE_V>();
+        }
+        if (r_ % SUM_WIDTH != 0) {
+            Adds(total, total, 0.0f, len);
+            PipeBarrier<PIPE_V>();
+        }
+    }
+
+    // level 0 on one tile row (a0 > 1): row0 = rowmax(self)
+    __aicore__ inline void ColumnLevel0(int64_t at, uint32_t len)
+    {
+        LocalTensor<float> selfLocal = selfF_[at];
+        LocalTensor<float> acc0Local = accBuf_[0].template Get<float>();
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
+                      KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
+            Muls(acc0Local, selfLocal, static_cast<float>(1.0f), len);
+        }
+    }
+
+    // the column buffers of level 0's slots reading per-row values
+    __aicore__ inline void ColumnSlots0(uint32_t len)
+    {
+        (void)len; // a level may read no per-row value
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
+                      KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
+        }
+    }
+
+    // rows [0, rows) of the tile through level 0, folded into its per-row values (leaves first, first + 1...)
+    __aicore__ inline void ColumnPass0(int64_t rows, int64_t first, uint32_t len)
+    {
+        for (int64_t i = 0; i < rows; ++i) {
+            ColumnLevel0(i * rowPitch_, len);
+            PipeBarrier<PIPE_V>();
+            if (first + i == 0) {
+                Muls(Column(0), accBuf_[0].template Get<float>(), 1.0f, len); // an exact copy
+            } else { // the first NaN, else the largest, the first of equal ones (ReduceMax's)
+                Max(Column(0), accBuf_[0].template Get<float>(), Column(0), len);
+            }
+            PipeBarrier<PIPE_V>();
+        }
+    }
+
+    // level 0's sums and functions, once its rows are all folded
+    __aicore__ inline void ColumnFinish0(uint32_t len) { (void)len; }
+
+    // level 1 on one tile row (a0 > 1): row1 = rowsum(exp(self - row0))
+    __aicore__ inline void ColumnLevel1(int64_t at, uint32_t len)
+    {
+        LocalTensor<float> selfLocal = selfF_[at];
+        LocalTensor<float> acc0Local = accBuf_[0].template Get<float>();
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
+                      KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
+            LocalTensor<float> tmp0 = tmpBuf_[0].template Get<float>();
+            LocalTensor<float> s1Local = Column(2);
+            Add(tmp0, selfLocal, s1Local, len);
+            PipeBarrier<PIPE_V>();
+            Exp(acc0Local, tmp0, len);
+        }
+    }
+
+    // the column buffers of level 1's slots reading per-row values
+    __aicore__ inline void ColumnSlots1(uint32_t len)
+    {
+        (void)len; // a level may read no per-row value
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
+                      KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
+            Muls(Column(2), Column(0), -1.0f, len);
+            PipeBarrier<PIPE_V>();
+        }
+    }
+
+    // rows [0, rows) of the tile through level 1, folded into its per-row values (leaves first, first + 1...)
+    __aicore__ inline void ColumnPass1(int64_t rows, int64_t first, uint32_t len)
+    {
+        for (int64_t i = 0; i < rows; ++i) {
+            ColumnLevel1(i * rowPitch_, len);
+            PipeBarrier<PIPE_V>();
+            ColumnPush(accBuf_[0].template Get<float>(), COLUMNS + 0 * levels_, static_cast<uint64_t>(first + i), len);
+        }
+    }
+
+    // level 1's sums and functions, once its rows are all folded
+    __aicore__ inline void ColumnFinish1(uint32_t len)
+    {
+        ColumnTotal(Column(1), COLUMNS + 0 * levels_, len);
+        (void)len;
+    }
+
+    // the outputs' program on one tile row (a0 > 1)
+    __aicore__ inline void ColumnOutputs(int64_t at, uint32_t len)
+    {
+        LocalTensor<float> selfLocal = selfF_[at];
+        LocalTensor<float> outLocal = outF_[at];
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
+                      KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
+            LocalTensor<float> tmp0 = tmpBuf_[0].template Get<float>();
+            LocalTensor<float> tmp1 = tmpBuf_[1].template Get<float>();
+            LocalTensor<float> s1Local = Column(2);
+            LocalTensor<float> s2Local = Column(1);
+            Add(tmp0, selfLocal, s1Local, len);
+            PipeBarrier<PIPE_V>();
+            Exp(tmp0, tmp0, len);
+            Muls(tmp1, s2Local, static_cast<float>(1.0f), len);
+            PipeBarrier<PIPE_V>();
+            Div(outLocal, tmp0, tmp1, len);
+        }
+    }
+
+    __aicore__ inline void ColumnOutputSlots(uint32_t len)
+    {
+        (void)len;
+        if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
+                      KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
+            Muls(Column(2), Column(0), -1.0f, len);
+            PipeBarrier<PIPE_V>();
+        }
+    }
+
+    // One unit: `cols` columns from `col` of index b before the reduced dim.
+    __aicore__ inline void ColumnTile(int64_t b, int64_t col, int64_t cols)
+    {
+        const int64_t base = b * r_ * a0_ + col;
+        const uint32_t len = static_cast<uint32_t>(cols);
+        if (rowsPerChunk_ >= r_) { // the whole column tile in UB: every pass from it
+            ColumnLoad(base, r_, cols);
+            ColumnSlots0(len);
+            ColumnPass0(r_, 0, len);
+            ColumnFinish0(len);
+            ColumnSlots1(len);
+            ColumnPass1(r_, 0, len);
+            ColumnFinish1(len);
+            ColumnOutputSlots(len);
+            AllocOutputs();
+            for (int64_t i = 0; i < r_; ++i) {
+                ColumnOutputs(i * rowPitch_, len);
+            }
+            FreeInputs();
+            ColumnStore(base, r_, cols);
+            return;
+        }
+        ColumnSlots0(len);
+        for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // level 0
+            const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
+            ColumnLoad(base + i * a0_, n, cols);
+            ColumnPass0(n, i, len);
+            FreeInputs();
+        }
+        ColumnFinish0(len);
+        ColumnSlots1(len);
+        for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // level 1
+            const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
+            ColumnLoad(base + i * a0_, n, cols);
+            ColumnPass1(n, i, len);
+            FreeInputs();
+        }
+        ColumnFinish1(len);
+        ColumnOutputSlots(len);
+        for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // the output pass
+            const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
+            ColumnLoad(base + i * a0_, n, cols);
+            AllocOutputs();
+            for (int64_t j = 0; j < n; ++j) {
+                ColumnOutputs(j * rowPitch_, len);
+            }
+            FreeInputs();
+            ColumnStore(base + i * a0_, n, cols);
+        }
+    }
+
     TPipe pipe_;
     TQue<TPosition::VECIN, 1> selfQueue_;
     GlobalTensor<T> selfGm_;
@@ -327,12 +598,19 @@ private:
     TBuf<TPosition::VECCALC> groupBuf_;
     TBuf<TPosition::VECCALC> maxTmpBuf_;
     TBuf<TPosition::VECCALC> scalarBuf_;
+    TBuf<TPosition::VECCALC> columnBuf_;
     int64_t rows_ = 0;
     int64_t r_ = 0;
     int64_t rowsPerTile_ = 0;
     int64_t tile_ = 0;
     int64_t firstRow_ = 0;
     int64_t endRow_ = 0;
+    int64_t a0_ = 1;
+    int64_t columnsPerTile_ = 0;
+    int64_t rowsPerChunk_ = 0;
+    int64_t levels_ = 0;
+    int64_t rowPitch_ = 0;
+    int64_t columnStride_ = 0;
     float row_[ROWS > 0 ? ROWS : 1] = {};
 };
 
@@ -344,15 +622,15 @@ extern "C" __global__ __aicore__ void softmax_v2(GM_ADDR x, GM_ADDR y, GM_ADDR w
     REGISTER_TILING_DEFAULT(SoftmaxV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(SoftmaxV2TilingData, tilingData, tiling);
     if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
-        KernelSoftmaxV2<float, TILING_KEY_FLOAT, 2, 0, 1> op;
+        KernelSoftmaxV2<float, TILING_KEY_FLOAT, 2, 0, 1, 3> op;
         op.Init(x, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
-        KernelSoftmaxV2<half, TILING_KEY_FLOAT16, 2, 0, 1> op;
+        KernelSoftmaxV2<half, TILING_KEY_FLOAT16, 2, 0, 1, 3> op;
         op.Init(x, y, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
-        KernelSoftmaxV2<bfloat16_t, TILING_KEY_BFLOAT16, 2, 0, 1> op;
+        KernelSoftmaxV2<bfloat16_t, TILING_KEY_BFLOAT16, 2, 0, 1, 3> op;
         op.Init(x, y, tilingData);
         op.Process();
     }

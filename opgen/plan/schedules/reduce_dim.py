@@ -12,11 +12,12 @@ Paths (templates/op/op_kernel/reduce_dim_kernel.cpp.j2, tiling model `opgen.plan
 - rows fit (a0 == 1, a padded row within a tile): as many whole rows per tile as fit, one DataCopyPad; every
   pass runs from UB (GM: each input read once, each output written once);
 - row chunks (a0 == 1, a row longer than a tile): each level reads the row again in chunks, then the output pass
-  (GM: each input read levels + 1 times, 3 for softmax).
+  (GM: each input read levels + 1 times, 3 for softmax);
+- columns fit / column chunks (a0 > 1, `opgen.plan.reduce_columns`): a tile of (r, a0-chunk) reduced across r element
+  by element, the per-row values per-column vectors; r rows in UB (read once) or chunks of rows (levels + 1 reads).
 Sums run over groups of SUM_WIDTH elements from a row's first element, the group sums added in a fixed binary-
-counter order, and a row never spans cores: results do not depend on the core count, the tile size or the path.
-TODO(reduce-dim): a0 > 1 (a reduced dim that is not the last) is refused by the tiling (561002); the hand-written
-kernel's columns paths (tests/twin/kernels/softmax_kernels.cpp) show the design.
+counter order (the columns path's counter over rows is the same tree), and a row never spans cores: results do not
+depend on the core count, the tile size or the path.
 """
 
 from __future__ import annotations
@@ -198,7 +199,8 @@ class ReduceDim(Schedule):
         attributes: Mapping[str, float],
         scalars: Mapping[str, float | bool | int | str],
     ) -> dict[str, np.ndarray]:
-        """Row by row (`opgen.plan.reduce_model`): the inputs moved to (rows, r), the outputs moved back, flat."""
+        """Row by row (`opgen.plan.reduce_model`): the inputs moved to (rows, r), the outputs moved back, flat; a dim
+        that is not the last included (its columns path computes the same bits, `opgen.plan.reduce_columns`)."""
         shape = np.shape(next(iter(inputs.values())))
         full = shape or (1,)
         axis = self.reduced_axis(shape, scalars)
@@ -240,6 +242,8 @@ class ReduceDim(Schedule):
                     "queues": cost.queues,
                     "float_buffers": cost.float_buffers,
                     "masks": cost.masks,
+                    "columns": cost.columns,
+                    "sums": cost.sums,
                     "name": ident(v.name),
                 }
             )
@@ -252,6 +256,7 @@ class ReduceDim(Schedule):
             "repeat_floats": reduce_dim_tiling.REPEAT_FLOATS,
             "scalar_floats": reduce_dim_tiling.SCALAR_FLOATS,
             "max_block_count": reduce_dim_tiling.MAX_BLOCK_COUNT,
+            "column_chunk": reduce_dim_tiling.COLUMN_CHUNK,
         }
         return {"reduce": reduce}
 
