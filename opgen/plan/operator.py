@@ -20,6 +20,7 @@ from opgen.plan.aten_registration import AtenRegistration, aten_registration
 from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
+from opgen.plan.golden import GoldenPlan, golden_plan
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
@@ -101,6 +102,7 @@ class OperatorPlan:
     registration: AicoreRegistration  # the OpDef's AI Core dtypes and its AddConfig groups per SoC
     formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
     example: ExamplePlan  # the calling program's inputs and the numbers it prints
+    golden: GoldenPlan  # what the golden tests check: cases, inputs, tolerances, results, error rows
     aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
     aten: AtenRegistration  # the aten functions registered with torch_npu (op-plugin) and the APIs they run
     outputs: tuple[OutputRule, ...]
@@ -301,6 +303,17 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     schedule = schedule_for(spec)
     apis = tuple(signatures(spec))
     binding_out = spec.api.aten is None or has_out_overload(spec.api.aten)
+    formulas = formula_plan(spec)
+    golden = golden_plan(
+        spec,
+        kernel,
+        schedule,
+        formulas.over_params,
+        negatives,
+        binding_out,
+        binding_out_keywords(spec),
+        {p.name: binding_result_index(spec, p.name) for p in spec.outputs},
+    )
 
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
         return rejected(spec, checked, values)
@@ -320,8 +333,9 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         kernel_entry=kernel_entry(spec),
         opdef=opdef_plan(spec),
         registration=aicore_registration(spec, socs),
-        formulas=formula_plan(spec),
+        formulas=formulas,
         example=example_plan(spec),
+        golden=golden,
         aten_form=aten_form_plan(spec),
         aten=aten_registration(spec, binding_out, apis[0], apis[1] if len(apis) > 1 else None),
         outputs=tuple(

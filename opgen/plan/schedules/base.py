@@ -20,6 +20,7 @@ from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
 if TYPE_CHECKING:
+    from opgen.plan.golden import GoldenSplit
     from opgen.plan.kernel import KernelVariant
 
 
@@ -202,3 +203,8 @@ class Schedule:
     def aten_arg(self, name: str, python: str) -> str:
         """How the golden test passes tensor input `name` (held in `python`) to aten's elementwise op."""
         return python
+
+    def golden_split(self, tensor_inputs: Mapping[str, str]) -> GoldenSplit | None:
+        """How the golden test cuts a case's inputs (`tensor_inputs`: each one's Python name by parameter name, in
+        order) where the schedule splits a tensor; None: each input is drawn in the case's shape."""
+        return None

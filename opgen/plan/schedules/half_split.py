@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from opgen.plan.golden import GoldenSplit
 from opgen.plan.schedules.base import ElementLoop, Schedule
 from opgen.spec.half_split import full_shape
 from opgen.spec.model import OpSpec
@@ -234,6 +235,17 @@ class HalfSplit(Schedule):
             elif name not in seconds:
                 references[name] = source
         return references
+
+    def golden_split(self, tensor_inputs: Mapping[str, str]) -> GoldenSplit:
+        """A case's shape is a half's: the split tensor doubles it along dim, a half-size input is a half of a
+        full-size array; an output written per half is compared per half where torch differs."""
+        dim = self.split_dim
+        return GoldenSplit(
+            dim_python=self.dim_python if isinstance(dim, str) else None,
+            dim=dim if isinstance(dim, int) else None,
+            half_inputs=tuple(python for name, python in tensor_inputs.items() if name in self.half_size),
+            full_outputs=tuple(out for out, _, _ in self.per_half),
+        )
 
 
 SCHEDULE = HalfSplit
