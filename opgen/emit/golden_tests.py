@@ -203,6 +203,14 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         held=[{"name": ident(name), "key": python.string(name)} for name in golden.held],
         held_keys=python.literal(list(golden.held)),
         split=_split_view(golden),
+        case_derived=[
+            {
+                "name": ident(operator.param(name).python),
+                "key": python.string(operator.param(name).python),
+                "expr": code(F.to_numpy(expr, formula_names)),
+            }
+            for name, expr in golden.case_derived
+        ],
         out_keyword=python.string(golden.out_keyword),
         unwritten=[{"key": python.string(name), "name": ident(name)} for name in golden.unwritten],
     )

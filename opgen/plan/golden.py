@@ -78,6 +78,9 @@ class GoldenPlan:
     errors: tuple[GoldenError, ...]
     unwritten: tuple[str, ...]  # outputs never written, checked to keep their bytes (Python names)
     split: GoldenSplit | None
+    # golden.derived_inputs derived per case (over parameter names, the halves too), in dependency order: each
+    # computed once the case's values are chosen and the split tensor is cut
+    case_derived: tuple[tuple[str, F.Expr], ...] = ()
 
     @property
     def complexes(self) -> bool:
@@ -121,9 +124,10 @@ def golden_plan(
     binding_out: bool,
     out_keywords: Mapping[str, str],
     result_index: Mapping[str, int | None],
+    case_derived: Sequence[tuple[str, F.Expr]] = (),
 ) -> GoldenPlan:
     """The golden tests' plan; `over_params`: each computed output's formula over parameter names, `result_index`:
-    each output's position among the binding's results."""
+    each output's position among the binding's results, `case_derived`: the derived inputs made per case."""
     golden = spec.golden
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
     dtypes = tuple(spec.tensor_inputs[0].dtypes)
@@ -161,4 +165,5 @@ def golden_plan(
         errors=_errors(spec, negatives, binding_out),
         unwritten=tuple(p.python for p in spec.unwritten_outputs) if binding_out else (),
         split=schedule.golden_split(tensor_inputs),
+        case_derived=tuple(case_derived),
     )

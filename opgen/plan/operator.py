@@ -36,6 +36,7 @@ from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import (
     derived_inputs,
+    derived_per_case,
     kernel_formula,
     kernel_formulas,
     parsed_formula,
@@ -92,7 +93,8 @@ class OperatorPlan:
     checks: tuple[CppCheck, ...]  # one per error row, in order
     rejections: tuple[Rejection, ...]
     torch_differences: tuple[F.Expr, ...]  # golden.differs_from_torch's conditions (with api.aten), over params
-    # golden.derived_inputs: (input, its expression over parameter names), in dependency order
+    # golden.derived_inputs made with the inputs: (input, its expression over parameter names), in dependency order
+    # (those derived per case: golden.case_derived)
     derived_inputs: tuple[tuple[str, F.Expr], ...]
     kernel: KernelPlan
     # the supported SoCs the AI Core kernel is built and registered for (CMake COMPUTE_UNIT, OpDef AddConfig)
@@ -297,7 +299,9 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     checked = rejections(spec)
     # the golden tests compare with the aten op api.aten names; an aten form's differences serve its own test
     differences = tuple(torch_differences(spec)) if spec.api.aten else ()
-    derived = tuple(derived_inputs(spec))
+    per_case = derived_per_case(spec)
+    every_derived = derived_inputs(spec)
+    derived = tuple((name, expr) for name, expr in every_derived if name not in per_case)
     valid = tuple(valid_calls(spec))
     socs = kernel_socs(spec)
     schedule = schedule_for(spec)
@@ -313,6 +317,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         binding_out,
         binding_out_keywords(spec),
         {p.name: binding_result_index(spec, p.name) for p in spec.outputs},
+        tuple((name, expr) for name, expr in every_derived if name in per_case),
     )
 
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
@@ -351,7 +356,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
                     *kernel_formulas(spec).values(),
                     *(r.condition for r in checked),
                     *differences,
-                    *(expr for _, expr in derived),
+                    *(expr for _, expr in every_derived),
                 ]
             ),
             reference_helpers(spec),

@@ -47,3 +47,13 @@ def test_a_binding_without_out_gets_only_the_error_rows_it_can_reach():
     assert {e.out.kind for e in plan.golden.errors} == {"null"}
     with_out = _plan("leaky_relu").golden.errors
     assert with_out and all(e.out.kind == "tensor" for e in with_out)
+
+
+def test_a_derived_input_of_the_halves_is_made_per_case():
+    """ge_glu_grad_v2's gelu reads the gate half B and approximate: derived per golden case, not with the inputs
+    (which are drawn before a case's values are chosen and the split tensor is cut)."""
+    plan = _plan("ge_glu_grad_v2")
+    assert [name for name, _ in plan.golden.case_derived] == ["gelu"]
+    assert plan.derived_inputs == ()
+    logsigmoid = _plan("logsigmoid_grad")  # buffer = exp(-abs(self)): made with the inputs
+    assert [name for name, _ in logsigmoid.derived_inputs] == ["buffer"] and not logsigmoid.golden.case_derived

@@ -229,6 +229,25 @@ CASES = [
         "formula",
         "uses the scalar parameter 'negativeSlope'",
     ),
+    # a half split's derived input may read the halves and the scalars (derived per case: ge_glu_grad_v2's gelu)
+    Case(
+        "derived-full-size-input-from-the-halves",
+        "  derived_inputs:\n    gelu:",
+        "  derived_inputs:\n    self:",
+        '    self: "where',
+        "formula",
+        "derived input 'self': reads the halves, so it is half-size; 'self' is full-size",
+        spec="ge_glu_grad_v2.yaml",
+    ),
+    Case(
+        "derived-input-from-the-halves-and-an-output",
+        "(approximate == 1, B /",
+        "(approximate == 1, gradInput /",
+        '    gelu: "where',
+        "formula",
+        "uses the output 'gradInput'",
+        spec="ge_glu_grad_v2.yaml",
+    ),
     Case(
         "torch-refuses-a-floating-dtype",
         "  torch_refuses: [INT32]\n",
