@@ -248,6 +248,15 @@ CASES = [
         "uses the output 'gradInput'",
         spec="ge_glu_grad_v2.yaml",
     ),
+    Case(  # derivative_of saved: {gelu: outGelu}: derived as the forward computes outGelu, of the gate half B
+        "derived-saved-input-is-not-the-forwards-output",
+        '0.5 * B * (1 + erf(B / sqrt(2))))"\n',
+        '0.5 * A * (1 + erf(A / sqrt(2))))"\n',
+        '    gelu: "where',
+        "derivative",
+        "'gelu' holds ge_glu_v2's outGelu, but its derivation is another function",
+        spec="ge_glu_grad_v2.yaml",
+    ),
     Case(
         "torch-refuses-a-floating-dtype",
         "  torch_refuses: [INT32]\n",
