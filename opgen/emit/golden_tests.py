@@ -2,7 +2,8 @@
 
 Standalone: they need numpy, ml_dtypes, the generated `opgen_ops` binding and, when importable, torch.
 The reference implementation, the special values, the tolerances and the error cases are emitted from
-the spec, so the file can run wherever `opgen_ops` runs (on the twin or on a real device).
+the operator's plan (`opgen.plan.golden`), so the file can run wherever `opgen_ops` runs (on the twin or on a real
+device).
 """
 
 from __future__ import annotations
@@ -12,39 +13,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from opgen import formula as F
-from opgen.dtypes import DType
 from opgen.emit.templating import render
 from opgen.formula.integer import to_numpy_integer
 from opgen.lang import Code, code, ident, idents, python
-from opgen.plan.cases import Arg, allocated_by_binding
+from opgen.plan.cases import Arg
 from opgen.plan.formulas import FormulaPlan
-from opgen.plan.operator import OperatorPlan, binding_out_keywords
+from opgen.plan.golden import GoldenPlan
+from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
-from opgen.plan.schedules.half_split import HalfSplit
-from opgen.spec.model import OpSpec
 from opgen.types import Direction, ParamKind
-
-# Smallest positive subnormal-range values per dtype (their negatives are added too).
-_SUBNORMALS = {
-    "FLOAT": 1e-40,
-    "FLOAT16": 1e-7,
-    "BFLOAT16": 1e-40,
-    "DOUBLE": 1e-310,
-    "COMPLEX64": 1e-40,  # of each part
-    "COMPLEX128": 1e-310,
-}
-
-
-def branch_points(expr: F.Expr) -> list[float]:
-    """Constants the formula compares tensors with: where the result switches branches."""
-    points = set()
-    for node in F.walk(expr):
-        if isinstance(node, F.Compare):
-            for side in (node.a, node.b):
-                folded = F.fold_constants(side)
-                if isinstance(folded, F.Const):
-                    points.add(folded.value)
-    return sorted(points)
 
 
 @dataclass(frozen=True)
@@ -74,20 +51,15 @@ def reference_source(
     return ReferenceSource(tuple((ident(name), code(text)) for name, text in assigned), outputs)
 
 
-def _python_names(spec: OpSpec) -> dict[str, str]:
-    return {p.name: p.python for p in spec.params}
-
-
 def derived_input_context(operator: OperatorPlan) -> dict:
     """golden.derived_inputs for a generated script: their Python names in dependency order (`derived_names`) and
     each one's numpy expression over `values`, a dict of the tensor inputs (by Python name) as float64 arrays."""
-    spec = operator.spec
-    values = {p.name: f"values[{python.string(p.python)}]" for p in spec.tensor_inputs}
+    values = {p.name: f"values[{python.string(p.python)}]" for p in operator.tensor_inputs}
     derived = [
-        {"key": python.string(spec.param(name).python), "expr": code(F.to_numpy(expr, values))}
+        {"key": python.string(operator.param(name).python), "expr": code(F.to_numpy(expr, values))}
         for name, expr in operator.derived_inputs
     ]
-    names = [spec.param(name).python for name, _ in operator.derived_inputs]
+    names = [operator.param(name).python for name, _ in operator.derived_inputs]
     return {"derived": derived, "derived_names": python.literal(names)}
 
 
@@ -104,19 +76,18 @@ def _arg_literal(arg: Arg) -> Code:
     return code(f"tensor({python.literal(tuple(arg.shape))}, {python.string(arg.dtype.value)})")
 
 
-def _split_view(operator: OperatorPlan) -> dict | None:
+def _split_view(golden: GoldenPlan) -> dict | None:
     """A half-split operator's golden cases: the dim's key among the scalars (or its literal) and the half-size
     inputs, made as a half of a full-size array."""
-    schedule = operator.schedule
-    if not isinstance(schedule, HalfSplit):
+    split = golden.split
+    if split is None:
         return None
-    named = isinstance(schedule.split_dim, str)
     return {
-        "dim_key": python.string(schedule.dim_python) if named else python.literal(None),
-        "dim_default": code(str(schedule.split_dim)) if not named else code("None"),
-        "half_inputs": [ident(p.python) for p in operator.spec.tensor_inputs if p.name in schedule.half_size],
+        "dim_key": python.string(split.dim_python) if split.dim_python is not None else python.literal(None),
+        "dim_default": code(str(split.dim)) if split.dim is not None else code("None"),
+        "half_inputs": [ident(name) for name in split.half_inputs],
         # the outputs written per half (full-size): a declared difference, over the halves, holds in each half
-        "full_outputs": python.literal([out for out, _, _ in schedule.per_half]) if schedule.per_half else None,
+        "full_outputs": python.literal(list(split.full_outputs)) if split.full_outputs else None,
     }
 
 
@@ -138,9 +109,8 @@ def _computed_view(schedule: Schedule, name: str, elementwise: str, position: in
 
 
 def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
-    spec, spec_name = operator.spec, operator.source
-    names = _python_names(spec)
-    params = [p for p in spec.params if p.direction is Direction.INPUT]
+    golden = operator.golden
+    params = [p for p in operator.params if p.direction is Direction.INPUT]
     tensors = [p.python for p in params if p.kind is ParamKind.TENSOR]
     scalars = [p for p in params if p.kind is not ParamKind.TENSOR]
     formula_names = operator.formulas.python_names
@@ -149,16 +119,11 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
     # each API output's reference (an output written per half: its halves' joined)
     references = schedule.output_references(source.outputs)
     # dtypes the AICPU kernel computes in the integer itself: their reference too, wrapping (not float64)
-    integer_dtypes = [d.value for d in spec.routing.aicpu if d.is_integral]
+    integer_dtypes = [d.value for d in golden.integer_reference_dtypes]
     integer_source = reference_source(operator.formulas, formula_names, to_numpy_integer) if integer_dtypes else None
-    every_output = [p.name for p in spec.params if p.direction is Direction.OUTPUT]
     # each computed output compared with its own formula and its own result of the binding and of aten (one output:
     # the N = 1 case, the binding's result itself, or its element result_index where aten returns several)
-    if schedule.several:
-        computed = [_computed_view(schedule, name, text, every_output.index(name)) for name, text in references.items()]
-    else:
-        main = next(iter(references))
-        computed = [_computed_view(schedule, main, references[main], operator.result_index)]
+    computed = [_computed_view(schedule, name, references[name], position) for name, position in golden.results]
     integer_references = (
         [code(text) for text in schedule.output_references(integer_source.outputs).values()] if integer_source else []
     )
@@ -174,59 +139,28 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
     ]
-    scalar_values: dict[str, list] = {
-        p.python: list(spec.golden.scalar_values.get(p.name, [spec.example.scalars[p.name]])) for p in scalars
-    }
-    # one-element tensors: each case holds one of their golden values (iterated with the scalars' values)
-    held = [p for p in params if p.shape.one_element]
-    options = spec.golden_scalar_values()
-    scalar_values |= {p.python: options[p.name] for p in held}
-    tolerance = {
-        d.value: (t.rtol, t.atol, t.max_fail_ratio, t.standard or "") for d, t in spec.golden.tolerance.items()
-    }
-    # Several outputs come back as aten returns them, a tuple in the API's order, and are passed by name.
-    out_keyword = binding_out_keywords(spec)[operator.outputs[0].param.name]
     errors = []
-    for call in operator.negative_calls:
-        if call.null_outputs:
-            continue  # a null workspaceSize/executor cannot be passed from Python (see the C++ op_api tests)
-        args = {names[n]: _arg_literal(a) for n, a in call.args.items()}
-        out_name = operator.outputs[0].param.name
-        if not operator.binding_out:
-            if not allocated_by_binding(spec, call.args):
-                continue  # a wrong out cannot be passed without out= (the C++ op_api tests hold this row)
-            args[names[out_name]] = code("None")
-        for unwritten in spec.unwritten_outputs:  # left to the binding, which passes it as torch_npu does
-            args.pop(names[unwritten.name])
+    for error in golden.errors:
+        args = {name: _arg_literal(arg) for name, arg in error.args.items()}
         errors.append(
             {
-                "name": python.string(call.name),
+                "name": python.string(error.name),
                 "args": [args[p.python] for p in params if not p.keyword_only],
                 "kwargs": [code(f"{python.string(p.python)}: {args[p.python]}") for p in params if p.keyword_only],
-                "out": args[names[out_name]],
-                "status": call.status,
-                "message": python.string(call.message),
+                "out": _arg_literal(error.out),
+                "status": error.status,
+                "message": python.string(error.message),
             }
         )
-    points = sorted({point for expr in operator.formulas.over_params.values() for point in branch_points(expr)})
-    special = [float(v) for v in spec.golden.special_values] + points
-    dtypes = [d.value for d in spec.tensor_inputs[0].dtypes]
-    # the dtype the kernel computes each floating dtype in, where it is narrower than float64
-    compute_dtypes = {}
-    for d in spec.tensor_inputs[0].dtypes:
-        if d in (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16):
-            compute = operator.kernel.compute_of(d)
-            if compute in (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16):
-                compute_dtypes[d.value] = compute.value
-    path = f"tests/test_golden_{spec.operator.file_stem}.py"
+    path = f"tests/test_golden_{operator.file_stem}.py"
     text = render(
         "op/tests/test_golden_op.py.j2",
         path,
-        spec_name,
-        op=ident(spec.operator.dir),
-        api=ident(spec.api.name),
+        operator.source,
+        op=ident(operator.op),
+        api=ident(operator.main.name),
         function=ident(operator.bindings[0]),
-        aten=ident(spec.api.aten) if spec.api.aten else None,
+        aten=ident(golden.aten) if golden.aten else None,
         params=[
             {
                 "name": ident(p.python),
@@ -250,32 +184,38 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         differences=[code(F.to_numpy(c, formula_names)) for c in operator.torch_differences],
         helpers=code(operator.numpy_helpers),
         rejections=rejections,
-        shapes=python.literal([tuple(s) for s in spec.golden.shapes]),
-        scalar_values=python.literal(scalar_values),
-        value_range=python.literal(tuple(float(v) for v in spec.golden.value_range)),
-        special=python.literal(special),
-        subnormals=python.literal({k: v for k, v in _SUBNORMALS.items() if k in dtypes}),
-        tolerance=python.literal(tolerance),
-        compute_dtypes=python.literal(compute_dtypes),
-        torch_refuses=python.literal([d.value for d in spec.golden.torch_refuses]),
-        integer_extremes=python.literal(spec.golden.integer_extremes),
-        input_dtypes=python.literal(dtypes),
-        complexes=any(d.is_complex for d in spec.tensor_inputs[0].dtypes),
-        out_dtypes=python.literal(
-            {d.value: spec.result_dtype(d).value for d in spec.tensor_inputs[0].dtypes if spec.result_dtype(d) is not d}
-        ),
+        shapes=python.literal(list(golden.shapes)),
+        scalar_values=python.literal({name: list(values) for name, values in golden.scalar_values.items()}),
+        value_range=python.literal(golden.value_range),
+        special=python.literal(list(golden.special_values)),
+        subnormals=python.literal({d.value: v for d, v in golden.subnormals.items()}),
+        tolerance=python.literal({d.value: t for d, t in golden.tolerance.items()}),
+        compute_dtypes=python.literal({d.value: c.value for d, c in golden.compute_dtypes.items()}),
+        torch_refuses=python.literal([d.value for d in golden.torch_refuses]),
+        integer_extremes=python.literal(golden.integer_extremes),
+        input_dtypes=python.literal([d.value for d in golden.input_dtypes]),
+        complexes=golden.complexes,
+        out_dtypes=python.literal({d.value: o.value for d, o in golden.out_dtypes.items()}),
         errors=errors,
         tensor_keys=python.literal(tensors),
         **derived_input_context(operator),
         channels=[{"name": ident(c.python), "of": ident(c.of_python)} for c in schedule.channel_inputs],
-        held=[{"name": ident(p.python), "key": python.string(p.python)} for p in held],
-        held_keys=python.literal([p.python for p in held]),
-        split=_split_view(operator),
+        held=[{"name": ident(name), "key": python.string(name)} for name in golden.held],
+        held_keys=python.literal(list(golden.held)),
+        split=_split_view(golden),
+        case_derived=[
+            {
+                "name": ident(operator.param(name).python),
+                "key": python.string(operator.param(name).python),
+                "expr": code(F.to_numpy(expr, formula_names)),
+            }
+            for name, expr in golden.case_derived
+        ],
         # a reduction along a dim parameter: its cases keep the dims within each shape's rank (0-d: [-1, 0])
-        reduce_dim_key=python.string(names[dim]) if isinstance(dim := operator.formulas.reduce_dim, str) else None,
-        out_keyword=python.string(out_keyword),
-        unwritten=[{"key": python.string(p.python), "name": ident(p.python)} for p in spec.unwritten_outputs]
-        if operator.binding_out
-        else [],
+        reduce_dim_key=(
+            python.string(operator.param(dim).python) if isinstance(dim := operator.formulas.reduce_dim, str) else None
+        ),
+        out_keyword=python.string(golden.out_keyword),
+        unwritten=[{"key": python.string(name), "name": ident(name)} for name in golden.unwritten],
     )
     return {path: text}

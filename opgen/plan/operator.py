@@ -21,6 +21,7 @@ from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
 from opgen.plan.documentation import DocsPlan, docs_plan
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
+from opgen.plan.golden import GoldenPlan, golden_plan
 from opgen.plan.golden_scripts import GoldenScripts, golden_scripts
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
@@ -38,6 +39,7 @@ from opgen.spec.diagnostics import FieldPath
 from opgen.spec.dtypes import DType
 from opgen.spec.formula_binding import (
     derived_inputs,
+    derived_per_case,
     kernel_formula,
     kernel_formulas,
     parsed_formula,
@@ -94,7 +96,8 @@ class OperatorPlan:
     checks: tuple[CppCheck, ...]  # one per error row, in order
     rejections: tuple[Rejection, ...]
     torch_differences: tuple[F.Expr, ...]  # golden.differs_from_torch's conditions (with api.aten), over params
-    # golden.derived_inputs: (input, its expression over parameter names), in dependency order
+    # golden.derived_inputs made with the inputs: (input, its expression over parameter names), in dependency order
+    # (those derived per case: golden.case_derived)
     derived_inputs: tuple[tuple[str, F.Expr], ...]
     kernel: KernelPlan
     # the supported SoCs the AI Core kernel is built and registered for (CMake COMPUTE_UNIT, OpDef AddConfig)
@@ -104,6 +107,7 @@ class OperatorPlan:
     registration: AicoreRegistration  # the OpDef's AI Core dtypes and its AddConfig groups per SoC
     formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
     example: ExamplePlan  # the calling program's inputs and the numbers it prints
+    golden: GoldenPlan  # what the golden tests check: cases, inputs, tolerances, results, error rows
     aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
     aten: AtenRegistration  # the aten functions registered with torch_npu (op-plugin) and the APIs they run
     aten_unused: UnusedArgs  # aten arguments the bindings take and the API does not (api.aten_unused)
@@ -302,12 +306,26 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     checked = rejections(spec)
     # the golden tests compare with the aten op api.aten names; an aten form's differences serve its own test
     differences = tuple(torch_differences(spec)) if spec.api.aten else ()
-    derived = tuple(derived_inputs(spec))
+    per_case = derived_per_case(spec)
+    every_derived = derived_inputs(spec)
+    derived = tuple((name, expr) for name, expr in every_derived if name not in per_case)
     valid = tuple(valid_calls(spec))
     socs = kernel_socs(spec)
     schedule = schedule_for(spec)
     apis = tuple(signatures(spec))
     binding_out = spec.api.aten is None or has_out_overload(spec.api.aten)
+    formulas = formula_plan(spec)
+    golden = golden_plan(
+        spec,
+        kernel,
+        schedule,
+        formulas.over_params,
+        negatives,
+        binding_out,
+        binding_out_keywords(spec),
+        {p.name: binding_result_index(spec, p.name) for p in spec.outputs},
+        tuple((name, expr) for name, expr in every_derived if name in per_case),
+    )
 
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
         return rejected(spec, checked, values)
@@ -329,8 +347,9 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         kernel_entry=kernel_entry(spec),
         opdef=opdef_plan(spec),
         registration=aicore_registration(spec, socs),
-        formulas=formula_plan(spec),
+        formulas=formulas,
         example=example_plan(spec),
+        golden=golden,
         aten_form=aten_form_plan(spec),
         aten=aten_registration(spec, binding_out, apis[0], apis[1] if len(apis) > 1 else None),
         aten_unused=unused_args(spec),
@@ -347,7 +366,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
                     *kernel_formulas(spec).values(),
                     *(r.condition for r in checked),
                     *differences,
-                    *(expr for _, expr in derived),
+                    *(expr for _, expr in every_derived),
                 ]
             ),
             reference_helpers(spec),

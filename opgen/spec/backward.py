@@ -28,7 +28,7 @@ import numpy as np
 
 from opgen import formula
 from opgen.spec.diagnostics import Diagnostic, FieldPath, Location, SpecError
-from opgen.spec.formula_binding import formula_symbols, kernel_formula, kernel_formulas
+from opgen.spec.formula_binding import derived_inputs, formula_symbols, kernel_formula, kernel_formulas
 from opgen.spec.model import DerivativeOf, Direction, OpSpec, Param, ParamKind
 from opgen.spec.names import UNLINKED_BACKWARD, ClaimedName
 from opgen.spec.yaml_source import load_yaml
@@ -193,6 +193,9 @@ def _check_halves(
             for index, half in enumerate(split.halves)
         }
         held = {ours: formula.substitute(expr, renamed) for ours, expr in saved.items()}
+        problem = _check_saved_derivations(backward, held, values)
+        if problem is not None:
+            return [problem]
         at_halves = formula.Binary("mul", grad, formula.substitute(forward_expr, renamed))
         for index, name in enumerate(written_halves):
             theirs_index = index ^ traded
@@ -214,6 +217,28 @@ def _check_halves(
             )
             return [LinkProblem(backward.formula.expr_path(name), message)]
     return []
+
+
+def _check_saved_derivations(
+    backward: OpSpec, held: Mapping[str, formula.Expr], values: Mapping[str, Any]
+) -> LinkProblem | None:
+    """A saved input the golden tests derive (golden.derived_inputs) must be derived as the forward computes the
+    output it holds (`held`: that output's formula over this spec's names), or its golden values are another
+    function than the one a real backward pass receives."""
+    derived = dict(derived_inputs(backward))
+    for name, expr in held.items():
+        if name not in derived:
+            continue
+        difference = formula.first_difference(derived[name], expr, values, rtol=RTOL, atol=ATOL)
+        if difference is not None:
+            link = _link(backward)
+            where = ", ".join(f"{k}={v!r}" for k, v in {**difference.point, **values}.items())
+            message = (
+                f"'{name}' holds {link.forward}'s {link.saved[name]}, but its derivation is another function: at "
+                f"{where} it gives {difference.first!r}, {link.saved[name]} {difference.second!r}"
+            )
+            return LinkProblem(("golden", "derived_inputs", name), message)
+    return None
 
 
 def _central_difference(expr: formula.Expr, name: str) -> Callable[[Mapping[str, Any]], np.ndarray]:

@@ -339,14 +339,32 @@ def derived_inputs(spec: OpSpec) -> list[tuple[str, formula.Expr]]:
     return ordered
 
 
+def derived_per_case(spec: OpSpec) -> set[str]:
+    """The derived inputs of a half-split operator that read its halves or its scalars (or another such input): each
+    is derived per golden case, once the case's values are chosen and the split tensor is cut (GeGluBackward's gelu,
+    the forward's gelu of the gate half); the others are derived when the inputs are drawn."""
+    if spec.split is None:
+        return set()
+    tensors = {p.name for p in spec.tensor_inputs}
+    found: set[str] = set()
+    for name, expr in derived_inputs(spec):  # dependency order: an input's sources are classified before it
+        if any(n not in tensors or n in found for n in formula.free_names(expr)):
+            found.add(name)
+    return found
+
+
 def derive_inputs(
     spec: OpSpec, values: Mapping[str, np.ndarray], dtype: np.dtype | None = None
 ) -> dict[str, np.ndarray]:
     """`values` (the tensor inputs, all of one shape) with each derived input (golden.derived_inputs) replaced by
     its expression of the others: computed in float64 from the values as given (an earlier derived one as
-    rounded), rounded once to `dtype` (default: that input's dtype in `values`)."""
+    rounded), rounded once to `dtype` (default: that input's dtype in `values`). Those derived per case
+    (`derived_per_case`) are left as given."""
     result = dict(values)
+    per_case = derived_per_case(spec)
     for name, expr in derived_inputs(spec):
+        if name in per_case:
+            continue
         shape = np.shape(values[name])
         env = {used: result[used] for used in formula.free_names(expr)}
         target = dtype if dtype is not None else np.asarray(values[name]).dtype

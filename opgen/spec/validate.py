@@ -936,7 +936,8 @@ class _Checker:
 
     def check_derived_inputs(self) -> None:
         """Each derived golden input is a tensor input, computed by a numeric expression of other tensor inputs
-        (golden inputs are made before the scalar values are chosen), and none is derived from itself."""
+        (golden inputs are made before the scalar values are chosen; a half split's may read its halves and scalars,
+        derived per case into a half-size input), and none is derived from itself."""
         # outputs are known to the expression, so that using one is reported as such (not as an unknown name)
         symbols = formula_symbols(self.spec) | {p.name: formula.Symbol.tensor() for p in self.spec.outputs}
         aliases = self.spec.formula.vars
@@ -960,23 +961,31 @@ class _Checker:
                 self.report(path, f"derived input '{name}': {noun}, not a number", "formula")
                 continue
             used = {aliases.get(n, n) for n in formula.free_names(expr)}
+            # a half split's derived input may read the halves and the scalars: it is derived per case, once the
+            # case's values are chosen and the split tensor is cut (GeGluBackward's gelu = gelu(B))
+            split = self.spec.split
+            halves = set(split.halves) if split is not None else set()
             problems = [
                 f"the output '{n}'" if self.params[n].is_tensor else f"the {self.params[n].kind.value} parameter '{n}'"
-                for n in sorted(used)
-                if not self.params[n].is_tensor or self.params[n].direction is not Direction.INPUT
+                for n in sorted(used - halves)
+                if (self.params[n].is_tensor and self.params[n].direction is not Direction.INPUT)
+                or (not self.params[n].is_tensor and split is None)
             ]
             if problems:
                 message = (
                     f"derived input '{name}': uses {', '.join(problems)}; a derived input is computed from the other"
                     " tensor inputs only"
                 )
-                if any(not self.params[n].is_tensor for n in used):
+                if any(not self.params[n].is_tensor for n in used - halves):
                     message += " (golden inputs are made before the scalar values are chosen)"
+                self.report(path, message, "formula")
+            elif used & halves and self.spec.full_size(name):
+                message = f"derived input '{name}': reads the halves, so it is half-size; '{name}' is full-size"
                 self.report(path, message, "formula")
             elif name in used:
                 self.report(path, f"'{name}' is derived from itself", "cycle")
             elif param is not None and param.is_tensor and param.direction is Direction.INPUT:
-                depends[name] = used
+                depends[name] = {n for n in used if n in self.params and self.params[n].is_tensor}
         for name in depends:
             cycle = _cycle_through(name, depends)
             if cycle:

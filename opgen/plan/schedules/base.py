@@ -21,6 +21,7 @@ from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
 if TYPE_CHECKING:
+    from opgen.plan.golden import GoldenSplit
     from opgen.plan.kernel import KernelPlan, KernelVariant
     from opgen.plan.opdef import OpDefPlan
 
@@ -263,4 +264,9 @@ class Schedule:
     def script_split(self, tensor_inputs: Sequence[tuple[str, str]], golden_output: str) -> ScriptSplit | None:
         """How the golden scripts split an input, given the tensor inputs' (name, Python name) and the golden
         output's name; None: every tensor input takes `--shape` as it is."""
+        return None
+
+    def golden_split(self, tensor_inputs: Mapping[str, str]) -> GoldenSplit | None:
+        """How the golden test cuts a case's inputs (`tensor_inputs`: each one's Python name by parameter name, in
+        order) where the schedule splits a tensor; None: each input is drawn in the case's shape."""
         return None

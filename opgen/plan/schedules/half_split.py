@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from opgen.lang import Code, code, ident
+from opgen.plan.golden import GoldenSplit
 from opgen.plan.schedules.base import ElementLoop, Schedule, ScriptSplit
 from opgen.spec.half_split import full_shape
 from opgen.spec.model import OpSpec
@@ -312,6 +313,17 @@ class HalfSplit(Schedule):
             dim=self.dim_python if isinstance(self.split_dim, str) else self.split_dim,
             half_inputs=tuple(python for name, python in tensor_inputs if name in self.half_size),
             per_half=any(out == golden_output for out, _, _ in self.per_half),
+        )
+
+    def golden_split(self, tensor_inputs: Mapping[str, str]) -> GoldenSplit:
+        """A case's shape is a half's: the split tensor doubles it along dim, a half-size input is a half of a
+        full-size array; an output written per half is compared per half where torch differs."""
+        dim = self.split_dim
+        return GoldenSplit(
+            dim_python=self.dim_python if isinstance(dim, str) else None,
+            dim=dim if isinstance(dim, int) else None,
+            half_inputs=tuple(python for name, python in tensor_inputs.items() if name in self.half_size),
+            full_outputs=tuple(out for out, _, _ in self.per_half),
         )
 
 

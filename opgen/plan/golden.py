@@ -1,0 +1,169 @@
+"""What the golden tests (tests/test_golden_<op>.py) of an operator check, decided once from its spec: the cases
+(dtypes, shapes, parameter values), how inputs are drawn (value range, special values), the tolerances, which
+outputs are compared where the binding returns them, how torch.ops.aten is called, and the error rows a binding
+can be made to hit. The emitter (`opgen.emit.golden_tests`) prints these; it reads nothing else of the spec."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from opgen import formula as F
+from opgen.dtypes import DType
+from opgen.plan.cases import Arg, Call, allocated_by_binding
+from opgen.spec.model import Direction, OpSpec, ParamKind
+
+if TYPE_CHECKING:
+    from opgen.plan.kernel import KernelPlan
+    from opgen.plan.schedules import Schedule
+
+# Smallest positive subnormal-range values per dtype (their negatives are added too).
+SUBNORMALS = {
+    DType.FLOAT: 1e-40,
+    DType.FLOAT16: 1e-7,
+    DType.BFLOAT16: 1e-40,
+    DType.DOUBLE: 1e-310,
+    DType.COMPLEX64: 1e-40,  # of each part
+    DType.COMPLEX128: 1e-310,
+}
+
+# The floating dtypes a kernel may compute in more narrowly than the float64 reference.
+_NARROW = (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+
+
+@dataclass(frozen=True)
+class GoldenSplit:
+    """How a half-split operator's golden cases are made: a case's shape is a half's, the split tensor doubles it
+    along dim, and each half-size input is a half of a full-size array (a Schedule's `golden_split`)."""
+
+    dim_python: str | None  # the dim parameter's Python name; None: a literal dim
+    dim: int | None  # the literal dim; None: the parameter's value
+    half_inputs: tuple[str, ...]  # the half-size tensor inputs' Python names, in parameter order
+    full_outputs: tuple[str, ...]  # the outputs written per half (full-size); empty: none
+
+
+@dataclass(frozen=True)
+class GoldenError:
+    """An error row's negative call as the golden test makes it through the binding."""
+
+    name: str
+    args: dict[str, Arg]  # each input by its Python name, in parameter order
+    out: Arg  # the first output's argument (null: the binding allocates it)
+    status: int
+    message: str
+
+
+@dataclass(frozen=True)
+class GoldenPlan:
+    aten: str | None  # the aten op compared with (api.aten); None: the spec reference alone
+    input_dtypes: tuple[DType, ...]  # the first tensor input's dtypes, each a golden test
+    # dtype -> the dtype the kernel computes it in, where that is a floating dtype narrower than float64
+    compute_dtypes: dict[DType, DType]
+    out_dtypes: dict[DType, DType]  # input dtype -> out's dtype, where they differ (kernel.integers_as)
+    integer_reference_dtypes: tuple[DType, ...]  # integer dtypes the AICPU kernel computes in the integer itself
+    torch_refuses: tuple[DType, ...]
+    integer_extremes: bool
+    tolerance: dict[DType, tuple[float, float, float, str]]  # (rtol, atol, max_fail_ratio, standard)
+    shapes: tuple[tuple[int, ...], ...]
+    # each scalar's golden values, then each one-element tensor's, by Python name
+    scalar_values: dict[str, tuple[bool | int | float | str | None, ...]]
+    held: tuple[str, ...]  # the one-element tensor inputs' Python names (a case holds one of their values)
+    value_range: tuple[float, float]
+    special_values: tuple[float, ...]  # golden.special_values, then the formulas' branch points
+    subnormals: dict[DType, float]  # of the input dtypes that have them
+    # each computed output compared, with its position among what the binding returns (None: the one result)
+    results: tuple[tuple[str, int | None], ...]
+    out_keyword: str  # the binding's keyword of the first output
+    errors: tuple[GoldenError, ...]
+    unwritten: tuple[str, ...]  # outputs never written, checked to keep their bytes (Python names)
+    split: GoldenSplit | None
+    # golden.derived_inputs derived per case (over parameter names, the halves too), in dependency order: each
+    # computed once the case's values are chosen and the split tensor is cut
+    case_derived: tuple[tuple[str, F.Expr], ...] = ()
+
+    @property
+    def complexes(self) -> bool:
+        return any(d.is_complex for d in self.input_dtypes)
+
+
+def branch_points(expr: F.Expr) -> list[float]:
+    """Constants the formula compares tensors with: where the result switches branches."""
+    points = set()
+    for node in F.walk(expr):
+        if isinstance(node, F.Compare):
+            for side in (node.a, node.b):
+                folded = F.fold_constants(side)
+                if isinstance(folded, F.Const):
+                    points.add(folded.value)
+    return sorted(points)
+
+
+def _errors(spec: OpSpec, negatives: Sequence[Call], binding_out: bool) -> tuple[GoldenError, ...]:
+    inputs = [p for p in spec.params if p.direction is Direction.INPUT]
+    out = spec.outputs[0].name
+    found = []
+    for call in negatives:
+        if call.null_outputs:
+            continue  # a null workspaceSize/executor cannot be passed from Python (see the C++ op_api tests)
+        if not binding_out and not allocated_by_binding(spec, call.args):
+            continue  # a wrong out cannot be passed without out= (the C++ op_api tests hold this row)
+        args = {p.python: call.args[p.name] for p in inputs}
+        # without out= the binding allocates the output itself
+        given = call.args[out] if binding_out else Arg("null")
+        found.append(GoldenError(call.name, args, given, call.status, call.message))
+    return tuple(found)
+
+
+def golden_plan(
+    spec: OpSpec,
+    kernel: KernelPlan,
+    schedule: Schedule,
+    over_params: Mapping[str, F.Expr],
+    negatives: Sequence[Call],
+    binding_out: bool,
+    out_keywords: Mapping[str, str],
+    result_index: Mapping[str, int | None],
+    case_derived: Sequence[tuple[str, F.Expr]] = (),
+) -> GoldenPlan:
+    """The golden tests' plan; `over_params`: each computed output's formula over parameter names, `result_index`:
+    each output's position among the binding's results, `case_derived`: the derived inputs made per case."""
+    golden = spec.golden
+    inputs = [p for p in spec.params if p.direction is Direction.INPUT]
+    dtypes = tuple(spec.tensor_inputs[0].dtypes)
+    compute_dtypes = {}
+    for d in dtypes:
+        if d in _NARROW and (compute := kernel.compute_of(d)) in _NARROW:
+            compute_dtypes[d] = compute
+    scalar_values: dict[str, tuple[bool | int | float | str | None, ...]] = {
+        p.python: tuple(golden.scalar_values.get(p.name, [spec.example.scalars[p.name]]))
+        for p in inputs
+        if p.kind is not ParamKind.TENSOR
+    }
+    held = [p for p in inputs if p.shape.one_element]
+    options = spec.golden_scalar_values()
+    scalar_values |= {p.python: tuple(options[p.name]) for p in held}
+    points = sorted({point for expr in over_params.values() for point in branch_points(expr)})
+    tensor_inputs = {p.name: p.python for p in spec.tensor_inputs}
+    return GoldenPlan(
+        aten=spec.api.aten,
+        input_dtypes=dtypes,
+        compute_dtypes=compute_dtypes,
+        out_dtypes={d: spec.result_dtype(d) for d in dtypes if spec.result_dtype(d) is not d},
+        integer_reference_dtypes=tuple(d for d in spec.routing.aicpu if d.is_integral),
+        torch_refuses=tuple(golden.torch_refuses),
+        integer_extremes=golden.integer_extremes,
+        tolerance={d: (t.rtol, t.atol, t.max_fail_ratio, t.standard or "") for d, t in golden.tolerance.items()},
+        shapes=tuple(tuple(s) for s in golden.shapes),
+        scalar_values=scalar_values,
+        held=tuple(p.python for p in held),
+        value_range=(float(golden.value_range[0]), float(golden.value_range[1])),
+        special_values=tuple([float(v) for v in golden.special_values] + points),
+        subnormals={d: v for d, v in SUBNORMALS.items() if d in dtypes},
+        results=tuple((name, result_index[name]) for name in schedule.outputs),
+        out_keyword=out_keywords[spec.outputs[0].name],
+        errors=_errors(spec, negatives, binding_out),
+        unwritten=tuple(p.python for p in spec.unwritten_outputs) if binding_out else (),
+        split=schedule.golden_split(tensor_inputs),
+        case_derived=tuple(case_derived),
+    )
