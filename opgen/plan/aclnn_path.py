@@ -141,6 +141,9 @@ def aclnn_output(
     elif compute.is_complex:  # AICPU, a complex dtype: the formula in complex128, as the kernel's complex<double>
         expr = specialise(kernel_formulas(spec)[output], flags)
         result = evaluate_complex(expr, {**_flat(flat), **attributes})
+    elif spec.reduce_dim is not None:  # AICPU: each row in double, reduced along dim (the tensors keep their shape)
+        expr = specialise(kernel_formulas(spec)[output], flags)
+        result = F.evaluate(expr, {**flat, **attributes}, axis=spec.split_dim(scalars))
     else:  # AICPU: the formula in double, with the attributes as float32
         expr = specialise(kernel_formulas(spec)[output], flags)
         result = F.evaluate(expr, {**_flat(flat), **attributes})
