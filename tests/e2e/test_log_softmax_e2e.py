@@ -109,6 +109,21 @@ def test_double_infinities_nan_and_empty_as_torch():
         assert opgen_ops.log_softmax(np.zeros(shape), -1).shape == shape
 
 
+@pytest.mark.parametrize(("rows", "r"), [(130, 77), (2, 100_000)])
+def test_a_float16_self_with_a_float_out_runs_the_float_kernel(rows, r):
+    """aclnnLogSoftmax casts self to out's dtype before the kernel (out's dtype.cast_inputs): a FLOAT16 self with a
+    FLOAT out gives the FLOAT kernel's result on the float-cast self, bit for bit, not the FLOAT16 kernel's cast."""
+    x = np.random.default_rng(r).uniform(-10, 10, (rows, r)).astype(np.float16)
+    out = np.empty(x.shape, np.float32)
+    got = opgen_ops.log_softmax(x, -1, out=out)
+    assert got.dtype == np.float32
+    widened = x.astype(np.float32)
+    np.testing.assert_array_equal(got, opgen_ops.log_softmax(widened, -1))
+    np.testing.assert_allclose(got, _torch(widened, -1), rtol=1e-5, atol=1e-5)
+    # the FLOAT16 kernel's result cast after it (Softmax's rule) is off by FLOAT16's rounding
+    assert np.abs(opgen_ops.log_softmax(x, -1).astype(np.float32) - got).max() > 1e-4
+
+
 def test_the_kernel_matches_the_model_bit_for_bit_for_1_and_48_cores(tmp_path, twin_lib):
     """Rows that fit and a row in chunks, FLOAT and FLOAT16: the per-row Ln of the kernel (one element on the vector
     unit) and the model's (the API's model rounded to float) agree, whatever the core count."""

@@ -116,7 +116,8 @@ aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, 
     ret = CheckNonEmptyParams(self, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
-    const op::DataType computeDtype = self->GetDataType();
+    // The inputs are cast to out's dtype before the kernel, which computes in it.
+    const op::DataType computeDtype = out->GetDataType();
     // self: contiguous, in the compute dtype
     auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);

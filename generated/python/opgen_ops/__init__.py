@@ -1249,7 +1249,7 @@ def log_softmax(self, dim=-1, *, out=None):
     Args:
         self: 公式中的x，沿dim计算log-softmax的输入。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
         dim: 计算log-softmax的维度，取值范围[-self.dim, self.dim-1]（self为0维时为[-1, 0]）。 (int64; dtypes: -)
-        out: 公式中的out，shape与self一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        out: 公式中的out，shape与self一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针。
