@@ -48,7 +48,13 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     complex_names = {name: f"{name}Value" for name, _ in loop.reads}
     # a formula.let is a const local of the element loop, computed once per element
     formulas = operator.formulas
-    double_lets, double_outputs = formulas.sources(integer_names, F.to_cpp) if double else ([], {})
+    # per-row values (a reduction along dim) computed before each row's elements, which the outputs then read
+    steps, stepped = operator.schedule.row_steps(formulas.over_params)
+    double_lets: list[tuple[str, str]]
+    if steps:
+        double_lets, double_outputs = [], {name: F.to_cpp(e, integer_names) for name, e in stepped.items()}
+    else:
+        double_lets, double_outputs = formulas.sources(integer_names, F.to_cpp) if double else ([], {})
     integer_lets, integer_outputs = formulas.sources(integer_names, to_cpp_integer) if integers else ([], {})
     return {
         path: render(
@@ -75,6 +81,11 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
             includes=[code(name) for name in loop.includes],
             double=double,
             double_lets=_lets(double_lets),
+            double_steps=[
+                {"name": ident(step.name), "op": ident(step.op), "expr": code(F.to_cpp(step.arg, integer_names))}
+                for step in steps
+            ],
+            along_row=loop.along_row,
             double_writes=_writes(loop.writes, double_outputs),
             helpers=code(operator.cpp_helpers if double or complexes else ""),
             complexes=[ident(d.value) for d in complexes],

@@ -267,6 +267,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         "l0_shape_setup": [code(line) for line in shape_setup],
         "reduces": bool(schedule.sums),  # a per-channel sum is summed by l0op::ReduceSumOp
         "compute_dtype": operator.aclnn.compute_dtype,
+        "cast_inputs_to": ident(operator.aclnn.cast_inputs_to) if operator.aclnn.cast_inputs_to else None,
         # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape
         "broadcast": schedule.expands_inputs,
         "l0_args": l0_args,

@@ -195,7 +195,8 @@ class _Latex:
             # \sum_{j} g_{j}*y_{j} reads as the sum of the product; a factor after it is constant in j, so
             # reading it inside or outside gives one value. A sum of terms is bracketed.
             text, prec = self.inner().render(node.x)
-            operand = text if prec >= Prec.MUL else _paren(text)
+            # a negated operand is bracketed too: `\max_{j} -x_{j}` would read as a difference
+            operand = text if prec >= Prec.MUL and prec != Prec.UNARY else _paren(text)
             reduced = f"{_REDUCE_LATEX[node.op]}_{{{_index(self.level + 1)}}} {operand}"
             return reduced, Prec.POW if prec >= Prec.POW else Prec.MUL
         if isinstance(node, Unary):

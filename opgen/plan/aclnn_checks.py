@@ -38,6 +38,9 @@ class AclnnChecks:
     # scalar attributes can meet an integer compute dtype (they are then truncated on the host)
     integer_scalars: bool
     scalar_values: dict[str, Code]  # a float scalar parameter -> how the C++ reads it (aclScalar::ToFloat)
+    # the output whose dtype the inputs are cast to before the kernel (dtype.cast_inputs), else "" (the inputs'
+    # promoted dtype; the result is cast to each output's dtype after the kernel)
+    cast_inputs_to: str = ""
 
 
 def _upper_snake(name: str) -> str:
@@ -83,6 +86,9 @@ def dtype_lists(spec: OpSpec) -> list[DtypeList]:
 
 
 def _compute_dtype_expr(spec: OpSpec) -> Code:
+    cast_to = spec.inputs_cast_to
+    if cast_to is not None:  # the inputs are cast to that output's dtype before the kernel (dtype.cast_inputs)
+        return code(f"{cast_to.name}->GetDataType()")
     inputs = spec.tensor_inputs
     promoted = [p.name for p in inputs if p.dtype.promote_with] or [inputs[0].name]
     names = list(dict.fromkeys(promoted + [n for p in inputs for n in p.dtype.promote_with]))
@@ -102,4 +108,5 @@ def aclnn_checks(spec: OpSpec) -> AclnnChecks:
         aicore_dtypes=code(", ".join(cpp_dtype(d) for d in aicore_dtypes(spec))),
         integer_scalars=_integer_scalars(spec),
         scalar_values={p.name: code(cpp_scalar_value(p.name)) for p in spec.params if p.kind is ParamKind.SCALAR},
+        cast_inputs_to=spec.inputs_cast_to.name if spec.inputs_cast_to is not None else "",
     )

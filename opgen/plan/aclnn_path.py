@@ -28,8 +28,11 @@ from opgen.spec.half_split import join_halves
 from opgen.spec.model import OpSpec
 
 
-def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType]) -> DType:
-    """The dtype the L0 op runs in: the promoted dtype of the inputs that promote (else the first)."""
+def compute_dtype(spec: OpSpec, input_dtypes: Mapping[str, DType], out_dtype: DType | None = None) -> DType:
+    """The dtype the L0 op runs in: the promoted dtype of the inputs that promote (else the first), or the output's
+    (`out_dtype`) where the API casts the inputs to it first (`dtype.cast_inputs`)."""
+    if spec.inputs_cast_to is not None and out_dtype is not None:
+        return out_dtype
     names = [p.name for p in spec.tensor_inputs]
     promoted = [p.name for p in spec.tensor_inputs if p.dtype.promote_with] or names[:1]
     dtype = spec.result_dtype(input_dtypes[promoted[0]])
@@ -99,7 +102,7 @@ def aclnn_output(
         first, second = (aclnn_output(spec, plan, inputs, input_dtypes, scalars, out_dtype, h) for h in halves)
         return join_halves(first, second, spec.split_dim(scalars), spec.split_swapped(scalars))
     output = output or spec.formula.main_output
-    compute = compute_dtype(spec, input_dtypes)
+    compute = compute_dtype(spec, input_dtypes, out_dtype)
     if spec.split is not None:  # the program reads each half of the split tensor and the half-size inputs
         streams = aligned_values(spec, {**inputs, **scalars})
         out_shape = np.shape(streams[plan.program_inputs[0]])
@@ -141,6 +144,9 @@ def aclnn_output(
     elif compute.is_complex:  # AICPU, a complex dtype: the formula in complex128, as the kernel's complex<double>
         expr = specialise(kernel_formulas(spec)[output], flags)
         result = evaluate_complex(expr, {**_flat(flat), **attributes})
+    elif spec.reduce_dim is not None:  # AICPU: each row in double, reduced along dim (the tensors keep their shape)
+        expr = specialise(kernel_formulas(spec)[output], flags)
+        result = F.evaluate(expr, {**flat, **attributes}, axis=spec.split_dim(scalars))
     else:  # AICPU: the formula in double, with the attributes as float32
         expr = specialise(kernel_formulas(spec)[output], flags)
         result = F.evaluate(expr, {**_flat(flat), **attributes})

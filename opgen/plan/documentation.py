@@ -121,6 +121,8 @@ def usage_notes(spec: OpSpec, param: Param, schedule: Schedule) -> list[str]:
         notes.append(
             f"数据类型需要是{_join_names(rel.castable_from)}推导之后可转换的数据类型（参见{_link('互转换关系')}）。"
         )
+    if rel.cast_inputs:
+        notes.append(f"输入Tensor先转换为{param.name}的数据类型，再按该数据类型计算。")
     if rel.castable_to is not None:
         notes.append(f"数据类型需要是可转换为{rel.castable_to.value}的数据类型（参见{_link('互转换关系')}）。")
     if rel.castable_to_promoted_of:

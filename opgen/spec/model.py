@@ -200,6 +200,12 @@ class DtypeRelation(_Strict):
         default_factory=list, description="(outputs) the promoted dtype of these must be castable to this one"
     )
     castable_to: DType | None = Field(None, description="(scalars) must be castable to this dtype")
+    cast_inputs: bool = Field(
+        False,
+        description="(an output) the API casts every tensor input to this output's dtype before the kernel, which "
+        "then computes in it (ops-nn's aclnnLogSoftmax); without it the kernel computes in the inputs' (promoted) "
+        "dtype and the API casts its result to the output's (aclnnSoftmax)",
+    )
     castable_to_promoted_of: list[Identifier] = Field(
         default_factory=list,
         description="(scalars) must be castable to the promoted dtype of these tensors (AddRelu's alpha: an integer "
@@ -930,6 +936,11 @@ class OpSpec(_Strict):
         integer or BOOL input (the op_api casts it first)."""
         integer = dtype.is_integral or dtype is DType.BOOL
         return self.kernel.integers_as if integer and self.kernel.integers_as is not None else dtype
+
+    @property
+    def inputs_cast_to(self) -> Param | None:
+        """The output whose dtype the API casts the inputs to before the kernel (`dtype.cast_inputs`), if any."""
+        return next((p for p in self.outputs if p.dtype.cast_inputs), None)
 
     def dtype_sources(self, output: Param) -> list[str]:
         """The inputs whose promoted dtype `output` is computed in (and cast from)."""

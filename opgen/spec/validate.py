@@ -179,6 +179,8 @@ class _Checker:
             )
             if dtype.same_as:
                 self.resolve(dtype.same_as, base + ("dtype", "same_as"), kinds=tensors, what="a dtype relation")
+            if dtype.cast_inputs:
+                self.check_cast_inputs(param, base + ("dtype", "cast_inputs"))
             if dtype.castable_to is not None and param.kind is not ParamKind.SCALAR:
                 self.report(
                     base + ("dtype", "castable_to"), "'castable_to' applies to scalar parameters only", "wrong-kind"
@@ -317,6 +319,24 @@ class _Checker:
                 self.check_complex_formula(j, dtype)
         for first in self.spec.tensor_inputs[:1]:  # the tensor whose dtype picks the kernel
             self.check_kernel_dtypes(first)
+
+    def check_cast_inputs(self, param: Param, path: tuple) -> None:
+        """The kernel computes in the output's dtype: one written output says so, and each of its dtypes has a
+        kernel (a dtype of the first input)."""
+        if param.kind is not ParamKind.TENSOR or param.direction is not Direction.OUTPUT:
+            self.report(path, "'cast_inputs' applies to an output tensor only", "wrong-kind")
+            return
+        if [p.name for p in self.spec.outputs if p.dtype.cast_inputs] != [param.name]:
+            self.report(path, "only one output may say the inputs are cast to its dtype", "invalid")
+            return
+        kernels = self.spec.tensor_inputs[0].dtypes if self.spec.tensor_inputs else []
+        missing = [d.value for d in param.dtypes if d not in kernels]
+        if missing:
+            self.report(
+                path,
+                f"the kernel would compute in {', '.join(missing)}, which the first input does not take: no kernel",
+                "invalid",
+            )
 
     def check_integer_formula(self, index: int, dtype: DType) -> None:
         """The AICPU kernel computes a routed integer dtype in the integer itself: the formula must mean the same

@@ -185,6 +185,48 @@ def test_empty_tensors_return_empty(shape):
     assert opgen_ops.log_softmax(x, -1).shape == shape
 
 
+@pytest.mark.parametrize(
+    ("shape", "dim"),
+    [((1001, 1), -1), ((130, 77), -1), ((2, 100_000), -1), ((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), -1), ((), 0)],
+)
+def test_double_runs_on_aicpu_and_matches_torch_in_float64(shape, dim):
+    """DOUBLE runs on the AICPU kernel (each row in double: its max, its sum of exp in order, ln of the sum once),
+    which takes any dim, the non-last ones included."""
+    x = np.random.default_rng(len(shape)).uniform(-10, 10, shape)
+    got = opgen_ops.log_softmax(x, dim)
+    assert got.dtype == np.float64 and got.shape == x.shape
+    tolerance = _spec().golden.tolerance[DType.DOUBLE]
+    np.testing.assert_allclose(got, _torch(x, dim), rtol=tolerance.rtol, atol=tolerance.atol)
+
+
+def test_double_infinities_nan_and_empty_as_torch():
+    inf, nan = np.inf, np.nan
+    x = np.array(
+        [[1.0, inf, 2.0], [1.0, -inf, 2.0], [-inf, -inf, -inf], [1.0, nan, 2.0], [-inf, 0.5, -inf], [700, -700, 0]]
+    )
+    got = opgen_ops.log_softmax(x, -1)
+    want = _torch(x, -1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-15)
+    for shape in ((0,), (3, 0), (0, 4)):
+        assert opgen_ops.log_softmax(np.zeros(shape), -1).shape == shape
+
+
+@pytest.mark.parametrize(("rows", "r"), [(130, 77), (2, 100_000)])
+def test_a_float16_self_with_a_float_out_runs_the_float_kernel(rows, r):
+    """aclnnLogSoftmax casts self to out's dtype before the kernel (out's dtype.cast_inputs): a FLOAT16 self with a
+    FLOAT out gives the FLOAT kernel's result on the float-cast self, bit for bit, not the FLOAT16 kernel's cast."""
+    x = np.random.default_rng(r).uniform(-10, 10, (rows, r)).astype(np.float16)
+    out = np.empty(x.shape, np.float32)
+    got = opgen_ops.log_softmax(x, -1, out=out)
+    assert got.dtype == np.float32
+    widened = x.astype(np.float32)
+    np.testing.assert_array_equal(got, opgen_ops.log_softmax(widened, -1))
+    np.testing.assert_allclose(got, _torch(widened, -1), rtol=1e-5, atol=1e-5)
+    # the FLOAT16 kernel's result cast after it (Softmax's rule) is off by FLOAT16's rounding
+    assert np.abs(opgen_ops.log_softmax(x, -1).astype(np.float32) - got).max() > 1e-4
+
+
 def test_the_kernel_matches_the_model_bit_for_bit_for_1_and_48_cores(tmp_path, twin_lib):
     """Rows that fit and a row in chunks, FLOAT and FLOAT16: the per-row Ln of the kernel (one element on the vector
     unit) and the model's (the API's model rounded to float) agree, whatever the core count."""

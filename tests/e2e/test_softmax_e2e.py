@@ -288,6 +288,35 @@ def test_empty_tensors_return_empty(shape, tmp_path, monkeypatch):
     assert got.shape == _torch_softmax(x, -1).shape and moved == []
 
 
+@pytest.mark.parametrize(
+    ("shape", "dim"),
+    [((1001, 1), -1), ((130, 77), -1), ((2, 100_000), -1), ((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), -1), ((), 0)],
+)
+def test_double_runs_on_aicpu_and_matches_torch_in_float64(shape, dim, tmp_path, monkeypatch):
+    """DOUBLE is routed to the AICPU kernel (each row in double: its max, its sum of exp in order, the outputs),
+    which takes any dim, the non-last ones included, and launches no AI Core kernel."""
+    x = np.random.default_rng(len(shape)).uniform(-10, 10, shape)
+    got, moved = _run(x, dim, tmp_path, monkeypatch)
+    assert got.dtype == np.float64 and got.shape == x.shape and moved == []
+    tolerance = _spec().golden.tolerance[DType.DOUBLE]
+    np.testing.assert_allclose(got, _torch_softmax(x, dim), rtol=tolerance.rtol, atol=tolerance.atol)
+    if x.size > 1:
+        assert np.abs(got.sum(axis=dim) - 1).max() < 1e-12
+
+
+def test_double_infinities_nan_and_empty_as_torch(tmp_path, monkeypatch):
+    inf, nan = np.inf, np.nan
+    x = np.array(
+        [[1.0, inf, 2.0], [1.0, -inf, 2.0], [-inf, -inf, -inf], [1.0, nan, 2.0], [-inf, 0.5, -inf], [700, -700, 0]]
+    )
+    got, _ = _run(x, -1, tmp_path, monkeypatch)
+    want = _torch_softmax(x, -1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-300)
+    for shape in ((0,), (3, 0), (0, 4)):
+        assert opgen_ops.softmax(np.zeros(shape), -1).shape == shape
+
+
 def test_bit_identical_for_1_8_and_48_cores(tmp_path, twin_lib):
     """The generated kernel and tiling (through the kernel harness, the tiling planning for the core count given):
     rows split over 1, 8 or 48 cores give the same bits, for rows that fit and for rows in chunks."""

@@ -226,6 +226,8 @@ def test_latex_indexes_tensors_and_gives_each_reduction_its_own_index() -> None:
     assert F.to_latex(parse(LOG_SOFTMAX_BACKWARD)) == r"g_{i} - exp(y_{i})*\sum_{j} g_{j}"
     assert F.to_latex(parse("rowsum(x + alpha) ** 2")) == r"(\sum_{j} (x_{j} + alpha))^{2}"
     assert F.to_latex(parse("rowsum(x)"), {"x": "x_{in}"}) == r"\sum_{j} {x_{in}}_{j}"
+    # softmin's max of -x: bracketed, as `\max_{j} -x_{j}` would read as a difference
+    assert F.to_latex(parse("-x - rowmax(-x)")) == r"-x_{i} - \max_{j} (-x_{j})"
 
 
 def test_latex_of_an_elementwise_formula_is_unchanged() -> None:

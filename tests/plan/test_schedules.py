@@ -120,3 +120,26 @@ def test_the_aicpu_loop_writes_each_output_half_where_its_split_half_lies():
     assert writes["outFirst"] == "(swapHalves ? r * 2 * ny + ny + j : r * 2 * ny + j)"
     # the references join the halves the same way
     assert schedule.joined("first", "second") == "join_halves(first, second, dim, swap_halves)"
+
+
+def test_the_reduce_dim_aicpu_loop_computes_each_rows_values_before_its_elements():
+    """Before, the AICPU element loop was per element only, so a formula reducing along dim had no DOUBLE kernel.
+    The reduce_dim schedule's loop walks rows (outer, inner) with the row innermost, and row_steps cut log-softmax
+    into the row's max, its sum of exp (reading the max), ln of the sum, then the output reading all three."""
+    from opgen import formula as F
+    from opgen.plan.schedules.reduce_dim import ReduceDim
+
+    spec = load_spec(ROOT / "specs" / "log_softmax_v2.yaml").spec
+    operator = plan_operator(spec, "specs/log_softmax_v2.yaml")
+    schedule = operator.schedule
+    assert isinstance(schedule, ReduceDim)
+    loop = schedule.element_loop(("self",), "out")
+    assert loop.along_row and [index for index, _ in loop.loops] == ["r", "c", "k"]
+    assert dict(loop.reads) == {"self": "selfData[(r * rowSize + k) * innerSize + c]"}
+    steps, outputs = schedule.row_steps(operator.formulas.over_params)
+    assert [(s.name, s.op) for s in steps] == [("row0", "max"), ("row1", "sum"), ("row2", "value")]
+    assert set(F.free_names(steps[1].arg)) == {"self", "row0"} and F.to_cpp(steps[2].arg) == "std::log(row1)"
+    assert set(F.free_names(outputs["out"])) == {"self", "row0", "row2"}
+    # an elementwise schedule has no row values: its formula stays whole
+    glu = plan_operator(load_spec(ROOT / "specs" / "glu.yaml").spec, "specs/glu.yaml")
+    assert glu.schedule.row_steps(glu.formulas.over_params) == ((), dict(glu.formulas.over_params))

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                       op::DataType::DT_BF16};
+                                                                       op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
 
 // self, out: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& GetDtypeSupportList()
@@ -116,7 +116,8 @@ aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, 
     ret = CheckNonEmptyParams(self, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
-    const op::DataType computeDtype = self->GetDataType();
+    // The inputs are cast to out's dtype before the kernel, which computes in it.
+    const op::DataType computeDtype = out->GetDataType();
     // self: contiguous, in the compute dtype
     auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);

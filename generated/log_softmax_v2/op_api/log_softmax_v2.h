@@ -6,7 +6,7 @@
 
 namespace l0op {
 // Runs LogSoftmaxV2 on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
-// op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
+// op::DataType::DT_FLOAT16, op::DataType::DT_BF16, AICPU otherwise.
 const aclTensor* LogSoftmaxV2(const aclTensor* self, int64_t dim, aclOpExecutor* executor);
 } // namespace l0op
 

@@ -24,7 +24,7 @@ except ImportError:  # the torch comparison is skipped, the reference comparison
 DTYPES, INTEGERS, COMPLEXES = golden.DTYPES, golden.INTEGERS, golden.COMPLEXES
 # integer dtypes aten refuses for this op: its float64 result, truncated as the kernel does, is the golden
 # the first tensor input's dtypes, each a golden test with every input in it
-INPUT_DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
+INPUT_DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"]
 TORCH_REFUSES = []
 # input dtype -> out's dtype where the op computes integer inputs in a floating dtype (kernel.integers_as)
 OUT_DTYPES = {}
@@ -37,6 +37,7 @@ TOLERANCE = {
     "FLOAT16": (0.001, 0.001, 0.001, "双千分之一"),
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
+    "DOUBLE": (1e-12, 1e-12, 0.0, ""),
 }
 # floating dtype -> the dtype the kernel computes it in, where that is narrower than float64: the formula evaluated in
 # it is a second reference an element may match (it overflows and underflows where the kernel does)
@@ -45,7 +46,7 @@ SHAPES = [(1,), (7, 1), (3, 13), (5, 40), (3, 5, 8), (2, 3000), (2, 20000), (500
 SCALAR_VALUES = {"dim": [-1, 0, 1]}
 VALUE_RANGE = (-10.0, 10.0)
 SPECIAL_VALUES = [0.0, -0.0, 30.0, -30.0, 80.0, -80.0]
-SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40}
+SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
 OUT_KEYWORD = "out"
 
 

@@ -85,6 +85,7 @@ __all__ = [
     "situ_glu_grad",
     "softmax",
     "softmax_backward",
+    "softmin",
     "softplus",
     "softplus_backward",
     "softshrink",
@@ -1280,9 +1281,9 @@ def log_softmax(self, dim=-1, *, out=None):
         out = x - rowmax(x) - log(rowsum(exp(x - rowmax(x))))
 
     Args:
-        self: 公式中的x，沿dim计算log-softmax的输入。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 公式中的x，沿dim计算log-softmax的输入。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
         dim: 计算log-softmax的维度，取值范围[-self.dim, self.dim-1]（self为0维时为[-1, 0]）。 (int64; dtypes: -)
-        out: 公式中的out，shape与self一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 公式中的out，shape与self一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针。
@@ -2031,9 +2032,9 @@ def softmax(self, dim=-1, *, out=None):
         out = exp(x - rowmax(x)) / rowsum(exp(x - rowmax(x)))
 
     Args:
-        self: 公式中的x，沿dim计算softmax的输入。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        self: 公式中的x，沿dim计算softmax的输入。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
         dim: 计算softmax的维度，取值范围[-self.dim, self.dim-1]（self为0维时为[-1, 0]）。 (int64; dtypes: -)
-        out: 公式中的out，shape与self一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        out: 公式中的out，shape与self一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针。
@@ -2044,6 +2045,28 @@ def softmax(self, dim=-1, *, out=None):
     if out is None:
         out = _rt.new_output([self], [self])
     _rt.call("aclnnSoftmax", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
+    return out
+
+
+def softmin(self, dim=-1, *, out=None):
+    """aclnnSoftmin: 对输入张量沿指定维度dim计算softmin，即对-x计算softmax：每个元素取负后减去其所在行（沿dim的一组元素）的最大值再取指数，除以该行指数之和，输出每行之和为1。
+
+        out = exp(-x - rowmax(-x)) / rowsum(exp(-x - rowmax(-x)))
+
+    Args:
+        self: 公式中的x，沿dim计算softmin的输入。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+        dim: 计算softmin的维度，取值范围[-self.dim, self.dim-1]（self为0维时为[-1, 0]）。 (int64; dtypes: -)
+        out: 公式中的out，shape与self一致，计算结果转换为out的数据类型。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16, DOUBLE)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在self维度范围内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围内。（self为空Tensor时直接返回成功，不做此校验。）
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    self = _rt.as_array(self)
+    if out is None:
+        out = _rt.new_output([self], [self])
+    _rt.call("aclnnSoftmin", [_rt.Tensor(self), _rt.Int(dim), _rt.Tensor(out, output=True)])
     return out
 
 

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                                       op::DataType::DT_BF16};
+                                                                       op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
 
 // self: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& GetDtypeSupportList()

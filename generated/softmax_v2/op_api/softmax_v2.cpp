@@ -8,6 +8,7 @@
 #include "opdev/op_executor.h"
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
+#include "opdev/aicpu/aicpu_task.h"
 
 using namespace op;
 
@@ -33,8 +34,11 @@ const aclTensor* SoftmaxV2(const aclTensor* self, int64_t dim, aclOpExecutor* ex
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftmaxV2 ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;
     }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "SoftmaxV2 has no kernel for dtype %s.",
-            op::ToString(self->GetDataType()).GetString());
-    return nullptr;
+    static internal::AicpuTaskSpace space("SoftmaxV2");
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SoftmaxV2, OP_ATTR_NAMES({"dim"}), OP_INPUT(self), OP_OUTPUT(out),
+                                          OP_ATTR(dim));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftmaxV2 ADD_TO_LAUNCHER_LIST_AICPU failed."),
+             return nullptr);
+    return out;
 }
 } // namespace l0op

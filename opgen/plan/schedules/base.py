@@ -59,6 +59,19 @@ class ElementLoop:
     reads: tuple[tuple[str, str], ...]  # (formula name, C++ element), e.g. ("self", "selfData[i]")
     writes: tuple[tuple[str, str], ...]  # (computed output, C++ index into outData)
     includes: tuple[str, ...] = ()  # standard headers the setup needs
+    # the innermost loop runs along a row (the reduced dim): the row's steps (`Schedule.row_steps`) run before it,
+    # each over the same range, and the outputs' formulas read their per-row values
+    along_row: bool = False
+
+
+@dataclass(frozen=True)
+class RowStep:
+    """A per-row value an element loop computes before the row's elements: `max` or `sum` of `arg` over the row's
+    elements in order (from the first), or `value`, `arg` itself (a function of earlier steps' values)."""
+
+    name: str  # the C++ local holding it, the name later steps and the outputs' formulas read it by
+    op: str  # max | sum | value
+    arg: F.Expr  # over the formula's parameters and earlier steps' names
 
 
 @dataclass(frozen=True)
@@ -176,6 +189,11 @@ class Schedule:
             reads=tuple((name, f"{name}Data[i]") for name in inputs),
             writes=((output, "i"),),
         )
+
+    def row_steps(self, exprs: Mapping[str, F.Expr]) -> tuple[tuple[RowStep, ...], dict[str, F.Expr]]:
+        """The per-row values an element loop computes before each row (none: a formula of one element) and the
+        outputs' formulas (`exprs`, over parameter names) reading them."""
+        return (), dict(exprs)
 
     def shape_notes(self, name: str) -> tuple[str, ...]:
         """The docs' usage notes (使用说明) on parameter `name`'s shape the schedule adds to its shape rule's."""

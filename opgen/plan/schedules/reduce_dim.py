@@ -33,7 +33,7 @@ from opgen.lang import code, ident
 from opgen.plan import reduce_dim_tiling
 from opgen.plan.lowering import VectorProgram, lower_outputs
 from opgen.plan.reduce_model import run_reduce_outputs
-from opgen.plan.schedules.base import Schedule
+from opgen.plan.schedules.base import ElementLoop, RowStep, Schedule
 from opgen.spec.dtypes import DType
 from opgen.spec.model import OpSpec
 
@@ -60,6 +60,7 @@ class RowFunction:
     name: str  # its per-row scalar (rowN)
     api: str  # the VectorApi of the function (opgen.formula.VECTOR_APIS)
     arg: str  # the per-row scalar it reads
+    func: str = ""  # the formula's function (log), for a kernel computing it in C++ (AICPU)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def row_passes(exprs: Mapping[str, F.Expr]) -> RowPasses:
             level_of[name] = level_of[arg.name]
             while len(functions) <= level_of[name]:
                 functions.append([])
-            functions[level_of[name]].append(RowFunction(name, lowering.name, arg.name))
+            functions[level_of[name]].append(RowFunction(name, lowering.name, arg.name, node.func))
         return names[node]
 
     def cut_node(node: F.Expr) -> F.Expr:
@@ -259,6 +260,51 @@ class ReduceDim(Schedule):
             "column_chunk": reduce_dim_tiling.COLUMN_CHUNK,
         }
         return {"reduce": reduce}
+
+    def element_loop(self, inputs: tuple[str, ...], output: str) -> ElementLoop:
+        """Every tensor viewed as (outerSize, rowSize, innerSize) around the reduced dim (a 0-d tensor: one row of
+        one element); the loops run over the rows (r, c) and, innermost, along each row (k)."""
+        dim = str(self.reduce_dim)
+        setup = (
+            f"const std::vector<int64_t> dims = {self.reduced_tensor}->GetTensorShape()->GetDimSizes();",
+            "const int64_t rank = static_cast<int64_t>(dims.size());",
+            "const int64_t axes = rank > 0 ? rank : 1;",
+            f"const int64_t axis = {dim} < 0 ? {dim} + axes : {dim};",
+            "if (axis < 0 || axis >= axes) {",
+            "  return aicpu::KERNEL_STATUS_PARAM_INVALID;",
+            "}",
+            "int64_t outerSize = 1;",
+            "const int64_t rowSize = rank > 0 ? dims[axis] : 1;",
+            "int64_t innerSize = 1;",
+            "for (int64_t d = 0; d < rank; ++d) {",
+            "  if (d < axis) {",
+            "    outerSize *= dims[d];",
+            "  } else if (d > axis) {",
+            "    innerSize *= dims[d];",
+            "  }",
+            "}",
+        )
+        index = "(r * rowSize + k) * innerSize + c"
+        return ElementLoop(
+            setup,
+            (("r", "outerSize"), ("c", "innerSize"), ("k", "rowSize")),
+            tuple((name, f"{name}Data[{index}]") for name in inputs),
+            ((output, index),),
+            ("vector",),
+            along_row=True,
+        )
+
+    def row_steps(self, exprs: Mapping[str, F.Expr]) -> tuple[tuple[RowStep, ...], dict[str, F.Expr]]:
+        """The formula cut at its reductions (`row_passes`): each level's reductions, then the functions of their
+        values (log-softmax's log of the sum), in level order."""
+        passes = row_passes(exprs)
+        steps: list[RowStep] = []
+        for level, functions in zip(passes.levels, passes.functions, strict=True):
+            steps += [RowStep(r.name, r.op, r.arg) for r in level]
+            steps += [
+                RowStep(f.name, "value", F.Call(f.func, (F.Name(f.arg, F.SymbolKind.SCALAR),))) for f in functions
+            ]
+        return tuple(steps), dict(passes.outputs)
 
     def shape_notes(self, name: str) -> tuple[str, ...]:
         if isinstance(self.reduce_dim, str) and name == self.reduce_dim:

@@ -18,6 +18,7 @@ TOLERANCE = {
     "FLOAT16": (0.001, 0.001, 0.001, "双千分之一"),
     "FLOAT": (0.0001, 0.0001, 0.0001, "双万分之一"),
     "BFLOAT16": (0.004, 0.004, 0.004, ""),
+    "DOUBLE": (1e-12, 1e-12, 0.0, ""),
 }
 STORAGE = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "DOUBLE": np.float64}
 

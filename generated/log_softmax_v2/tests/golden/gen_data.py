@@ -3,8 +3,8 @@
 
 Writes input_<name>.bin for each tensor input and golden_out.bin: raw little-endian arrays of the dtype (BFLOAT16 as
 16-bit patterns). Inputs are uniform over the spec's value range, led by its special values. The golden is the
-spec's formula in numpy, computed in float; then it is rounded to the dtype (BFLOAT16 through float). Standalone:
-needs numpy, and torch for the aten golden.
+spec's formula in numpy, computed in float (double for DOUBLE); then it is rounded to the dtype (BFLOAT16 through
+float). Standalone: needs numpy, and torch for the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 5000,3 --out-dir data
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
+DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"]
 VALUE_RANGE = (-10.0, 10.0)
 SPECIAL_VALUES = [0.0, -0.0, 30.0, -30.0, 80.0, -80.0]
 TENSOR_INPUTS = ["self"]

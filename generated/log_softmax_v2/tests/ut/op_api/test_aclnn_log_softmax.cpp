@@ -128,3 +128,31 @@ TEST_F(l2_log_softmax_test, valid_bfloat16)
     // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
+
+// Success: self DOUBLE, out DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_log_softmax_test, valid_double)
+{
+    const std::vector<double> selfData = {0.0, -0.0, 30.0, -30.0, 80.0, -80.0, 7.0, -7.0, -1.0, 5.0};
+    UtTensor self({2, 5}, ACL_DOUBLE, selfData);
+    const int64_t dim = -1;
+    UtTensor out({2, 5}, ACL_DOUBLE);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSoftmaxGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnLogSoftmax, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {-80.0,
+                                          -80.0,
+                                          -50.0,
+                                          -110.0,
+                                          0.0,
+                                          -87.12722417409286,
+                                          -0.12722417409286005,
+                                          -14.12722417409286,
+                                          -8.12722417409286,
+                                          -2.12722417409286};
+    // precision standard: rtol 1e-12, atol 1e-12; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-12, 1e-12), 0u);
+}

@@ -136,3 +136,31 @@ TEST_F(l2_softmax_test, valid_bfloat16)
     // precision standard: rtol 0.004, atol 0.004; at most 0 of 10 elements outside.
     EXPECT_EQ(CountMismatches(out.Values(), expected, 0.004, 0.004), 0u);
 }
+
+// Success: self DOUBLE, out DOUBLE, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision
+// path, computed when this file was generated.
+TEST_F(l2_softmax_test, valid_double)
+{
+    const std::vector<double> selfData = {0.0, -0.0, 30.0, -30.0, 80.0, -80.0, 7.0, -7.0, -1.0, 5.0};
+    UtTensor self({2, 5}, ACL_DOUBLE, selfData);
+    const int64_t dim = -1;
+    UtTensor out({2, 5}, ACL_DOUBLE);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftmaxGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
+    ASSERT_EQ(ret, ACLNN_SUCCESS);
+    ASSERT_EQ(RunPhaseTwo(aclnnSoftmax, workspaceSize, executor), ACLNN_SUCCESS);
+
+    const std::vector<double> expected = {1.804851387845415e-35,
+                                          1.804851387845415e-35,
+                                          1.9287498479639178e-22,
+                                          1.6889118802245324e-48,
+                                          1.0,
+                                          1.4491966373412193e-38,
+                                          0.8805362570536032,
+                                          7.321911859520326e-07,
+                                          0.0002953870067546434,
+                                          0.11916762374845619};
+    // precision standard: rtol 1e-12, atol 1e-12; at most 0 of 10 elements outside.
+    EXPECT_EQ(CountMismatches(out.Values(), expected, 1e-12, 1e-12), 0u);
+}

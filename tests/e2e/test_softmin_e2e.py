@@ -1,0 +1,150 @@
+"""aclnnSoftmin (specs/softmin.yaml: opgen's own operator on the reduce_dim schedule, softmax of -x) through the
+generated API on the twin, against torch's F.softmin: rows of one element, short rows, rows just under and just over
+what fits in UB (found with the tiling model), a row of 100,000 elements, ±inf and NaN in a row, empty tensors, and
+DOUBLE on the AICPU kernel along any dim; each row sums to 1; x is read once from GM when rows fit, three times
+otherwise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from spec_list import specs
+
+from opgen.plan.kernel import kernel_plan
+from opgen.plan.reduce_dim_tiling import plan_reduce, reduce_cost
+from opgen.spec.dtypes import DType
+from opgen.spec.socs import DEFAULT_SOC, get_soc
+
+opgen_ops = pytest.importorskip("opgen_ops")
+torch = pytest.importorskip("torch")
+
+OP = "softmin"
+
+
+def _spec():
+    return specs()[OP]
+
+
+def _plan(rows: int, r: int, dtype: DType):
+    """The tiling model's plan for (rows, r) on the SoC the binding runs on."""
+    plan = kernel_plan(_spec())
+    variant = next(v for v in plan.variants if v.storage is dtype)
+    soc = get_soc(DEFAULT_SOC)
+    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+    return plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
+
+
+def _longest_fitting_row(dtype: DType) -> int:
+    chunked = _plan(1, 10**7, dtype)
+    assert chunked is not None and chunked.rows_per_tile == 0
+    return chunked.tile_length
+
+
+def _torch(x: np.ndarray, dim: int) -> np.ndarray:
+    return torch.nn.functional.softmin(torch.from_numpy(x), dim=dim).numpy()
+
+
+def _run(x: np.ndarray, dim: int, tmp_path, monkeypatch):
+    """The binding's result and the AI Core launches' GM bytes (read, written), from the twin's trace."""
+    from opgen.twin.trace import read_trace
+
+    trace = tmp_path / "trace.jsonl"
+    trace.unlink(missing_ok=True)
+    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
+    got = opgen_ops.softmin(x, dim)
+    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem] if trace.exists() else []
+    return got, [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+
+
+@pytest.mark.parametrize(
+    ("case", "dtype"),
+    [
+        ("rows_of_one", DType.FLOAT),
+        ("short_rows", DType.FLOAT),
+        ("short_rows", DType.FLOAT16),
+        ("short_rows", DType.BFLOAT16),
+        ("just_under_ub", DType.FLOAT),
+        ("just_over_ub", DType.FLOAT),
+        ("row_of_100000", DType.FLOAT),
+        ("row_of_100000", DType.FLOAT16),
+    ],
+)
+def test_matches_torch_and_reads_x_once_or_thrice(case, dtype, tmp_path, monkeypatch):
+    r = {
+        "rows_of_one": 1,
+        "short_rows": 77,
+        "just_under_ub": _longest_fitting_row(dtype),
+        "just_over_ub": _longest_fitting_row(dtype) + 1,
+        "row_of_100000": 100_000,
+    }[case]
+    rows = {"rows_of_one": 1001, "short_rows": 130, "row_of_100000": 2}.get(case, 3)
+    x = np.random.default_rng(r).uniform(-10, 10, (rows, r)).astype(dtype.numpy)
+    got, moved = _run(x, -1, tmp_path, monkeypatch)
+    assert got.dtype == x.dtype and got.shape == x.shape
+    if case == "rows_of_one":
+        assert np.all(got == 1)
+    tolerance = _spec().golden.tolerance[dtype]
+    want = _torch(x.astype(np.float32), -1)
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=tolerance.rtol, atol=tolerance.atol)
+    assert np.abs(got.astype(np.float64).sum(axis=-1) - 1).max() < (1e-5 if dtype is DType.FLOAT else 2e-2)
+    ((read, written),) = moved
+    assert written == x.nbytes
+    fits = _plan(rows, r, dtype).rows_per_tile > 0
+    assert fits == (case not in ("just_over_ub", "row_of_100000"))
+    assert read == (1 if fits else 3) * x.nbytes
+
+
+def test_softmin_is_not_softmax():
+    """The formula negates x: the smallest element of a row gets the largest weight."""
+    x = np.array([[1.0, 2.0, 3.0]], np.float32)
+    got = opgen_ops.softmin(x, -1)
+    assert got[0].argmax() == 0
+    np.testing.assert_allclose(got, opgen_ops.softmax(-x, -1), rtol=1e-6, atol=1e-7)
+
+
+def test_infinities_and_nan_in_a_row_as_torch():
+    inf, nan = np.inf, np.nan
+    x = np.array(
+        [
+            [1.0, -inf, 2.0, 3.0],  # -x = inf: inf - inf, NaN everywhere
+            [1.0, inf, 2.0, 3.0],  # -x = -inf contributes 0
+            [inf, inf, inf, inf],  # all -x = -inf: NaN
+            [1.0, nan, 2.0, 3.0],  # NaN everywhere
+            [inf, 0.5, inf, inf],  # one finite value: 1 there
+            [-88.0, 88.0, 0.0, -88.0],  # no overflow
+        ],
+        np.float32,
+    )
+    got = opgen_ops.softmin(x, -1)
+    want = _torch(x, -1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    assert np.isnan(got[2]).all() and got[4, 1] == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(0,), (0, 5), (5, 0), (2, 0, 3)])
+def test_empty_tensors_return_empty(shape, dtype, tmp_path, monkeypatch):
+    x = np.zeros(shape, dtype)
+    got, moved = _run(x, -1, tmp_path, monkeypatch)
+    assert got.shape == _torch(x, -1).shape and got.dtype == dtype and moved == []
+
+
+@pytest.mark.parametrize(
+    ("shape", "dim"), [((1001, 1), -1), ((130, 77), -1), ((2, 100_000), -1), ((4, 5, 6), 0), ((4, 5, 6), 1), ((), 0)]
+)
+def test_double_runs_on_aicpu_and_matches_torch_in_float64(shape, dim, tmp_path, monkeypatch):
+    x = np.random.default_rng(len(shape)).uniform(-10, 10, shape)
+    got, moved = _run(x, dim, tmp_path, monkeypatch)
+    assert got.dtype == np.float64 and got.shape == x.shape and moved == []
+    tolerance = _spec().golden.tolerance[DType.DOUBLE]
+    np.testing.assert_allclose(got, _torch(x, dim), rtol=tolerance.rtol, atol=tolerance.atol)
+
+
+def test_double_infinities_and_nan_as_torch():
+    inf, nan = np.inf, np.nan
+    x = np.array([[1.0, -inf, 2.0], [1.0, inf, 2.0], [inf, inf, inf], [1.0, nan, 2.0], [-700.0, 700.0, 0.0]])
+    got = opgen_ops.softmin(x, -1)
+    want = _torch(x, -1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-300)
