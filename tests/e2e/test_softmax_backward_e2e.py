@@ -4,7 +4,9 @@ on the twin, against torch.ops.aten._softmax_backward_data / _log_softmax_backwa
 just under and just over what fits in UB (found with the tiling model), a row of 100,000 elements, ±inf and NaN in
 a row, empty tensors, negative dims; the twin's trace shows each input read once when rows fit and twice otherwise
 (the sum pass, then the output pass), the result written once; the generated kernel gives bit-identical results for
-1, 8 and 48 cores."""
+1, 8 and 48 cores. A reduced dim that is not the last (the columns path, a0 > 1): every non-last dim of a 3-d and a
+4-d tensor, positive and negative, columns that fit and column chunks (found with the tiling model) with each input
+read once or twice, ±inf and NaN along a column, bit-identical for 1, 8 and 48 cores and equal to the plan's model."""
 
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from kernel_harness import KernelHarness
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import plan_reduce, reduce_cost
+from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
 from opgen.plan.reduce_model import SUM_WIDTH
+from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
 from opgen.spec.socs import DEFAULT_SOC, get_soc
 
@@ -39,12 +42,26 @@ def _variant(op: str, dtype: DType):
     return plan, next(v for v in plan.variants if v.storage is dtype)
 
 
-def _plan(op: str, rows: int, r: int, dtype: DType = DType.FLOAT):
-    """The tiling model's plan for (rows, r) on the SoC the binding runs on."""
+def _plan(op: str, rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
+    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
     plan, variant = _variant(op, dtype)
     soc = get_soc(DEFAULT_SOC)
     cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
+    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
+
+
+def _longest_fitting_columns(op: str, a0: int, dtype: DType = DType.FLOAT) -> int:
+    """The largest r whose r rows of (a block of) a0 columns fit in one tile: one more row needs column chunks."""
+    low, high = 1, MAX_BLOCK_COUNT + 1  # fits at low, not at high
+
+    def fits(r: int) -> bool:
+        return _plan(op, 1, r, dtype, a0).rows_per_chunk == r
+
+    assert fits(low) and not fits(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low
 
 
 def _longest_fitting_row(op: str, dtype: DType = DType.FLOAT) -> int:
@@ -84,10 +101,15 @@ def _run(op: str, g: np.ndarray, y: np.ndarray, dim: int, tmp_path, monkeypatch)
 
 def _inputs(op: str, rows: int, r: int, dtype: DType, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """A gradient and the forward's result of random logits, both stored in `dtype`."""
+    return _inputs_along(op, (rows, r), -1, dtype, seed)
+
+
+def _inputs_along(op: str, shape: tuple[int, ...], dim: int, dtype: DType, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A gradient and the forward's result along `dim` of random logits, both stored in `dtype`."""
     rng = np.random.default_rng(seed)
-    x = rng.uniform(-10, 10, (rows, r)).astype(np.float32)
-    g = rng.uniform(-1, 1, (rows, r)).astype(dtype.numpy)
-    return g, _forward(op, x, -1).astype(dtype.numpy)
+    x = rng.uniform(-10, 10, shape).astype(np.float32)
+    g = rng.uniform(-1, 1, shape).astype(dtype.numpy)
+    return g, _forward(op, x, dim).astype(dtype.numpy)
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -165,8 +187,129 @@ def test_negative_and_last_dims_match_torch(op, shape, dim, tmp_path, monkeypatc
         _binding(op)(g, y, -max(len(shape), 1) - 1)
 
 
+def _check(op: str, got: np.ndarray, g: np.ndarray, y: np.ndarray, dim: int, dtype: DType) -> None:
+    assert got.dtype == dtype.numpy and got.shape == g.shape
+    want = _torch_backward(op, g, y, dim)
+    tolerance = _spec(op).golden.tolerance[dtype]
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=tolerance.rtol, atol=tolerance.atol)
+
+
+def _view(shape: tuple[int, ...], dim: int) -> tuple[int, int, int]:
+    """(a1, r, a0) of `shape` reduced along `dim`."""
+    axis = dim % len(shape)
+    return int(np.prod(shape[:axis])), shape[axis], int(np.prod(shape[axis + 1 :]))
+
+
 @pytest.mark.parametrize("op", OPS)
-def test_infinities_and_nan_in_a_row_as_torch(op, tmp_path, monkeypatch):
+@pytest.mark.parametrize("dim", [1, 0, -2, -3])
+@pytest.mark.parametrize("dtype", [DType.FLOAT, DType.FLOAT16])
+def test_non_last_dims_of_a_3d_tensor_match_torch(op, dim, dtype, tmp_path, monkeypatch):
+    """The columns path (a0 > 1) along each non-last dim, positive and negative: small, so the columns fit and each
+    input is read once."""
+    g, y = _inputs_along(op, (4, 5, 6), dim, dtype, seed=20 + dim)
+    a1, r, a0 = _view(g.shape, dim)
+    assert a0 > 1 and _plan(op, a1, r, dtype, a0).rows_per_chunk == r
+    got, moved = _run(op, g, y, dim, tmp_path, monkeypatch)
+    _check(op, got, g, y, dim, dtype)
+    ((read, written),) = moved
+    assert read == INPUTS * g.nbytes and written == g.nbytes
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dim", [0, 1, 2, -2, -3, -4])
+def test_non_last_dims_of_a_4d_tensor_match_torch(op, dim, tmp_path, monkeypatch):
+    g, y = _inputs_along(op, (3, 70, 9, 11), dim, DType.FLOAT, seed=30 + dim)
+    got, moved = _run(op, g, y, dim, tmp_path, monkeypatch)
+    _check(op, got, g, y, dim, DType.FLOAT)
+    ((read, written),) = moved
+    assert read == INPUTS * g.nbytes and written == g.nbytes, "the columns fit: each input read once"
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_the_column_chunk_boundary_is_where_the_tiling_model_puts_it(op):
+    """Two inputs and their column buffers share UB: fewer rows of a block of columns fit than in softmax."""
+    for a0 in (3, 40):
+        fit = _longest_fitting_columns(op, a0)
+        assert fit > 100
+        planned = _plan(op, 2, fit, DType.FLOAT, a0)
+        assert planned.rows_per_chunk == fit and planned.columns_per_tile >= 1
+        over = _plan(op, 2, fit + 1, DType.FLOAT, a0)
+        assert 1 <= over.rows_per_chunk <= fit
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize(
+    ("case", "dtype"),
+    [
+        ("columns_fit", DType.FLOAT),
+        ("columns_fit", DType.FLOAT16),
+        ("wide_columns_fit", DType.FLOAT),
+        ("just_under_a_tile", DType.FLOAT),
+        ("just_over_a_tile", DType.FLOAT),
+        ("just_under_a_tile", DType.FLOAT16),
+        ("just_over_a_tile", DType.FLOAT16),
+        ("more_rows_than_one_copy", DType.FLOAT),
+    ],
+)
+def test_non_last_dim_columns_fit_or_chunk_and_read_each_input_once_or_twice(op, case, dtype, tmp_path, monkeypatch):
+    """(a1, r, a0) reduced along r, as dim 1 or -2: columns whose r rows fit in UB (each input read once), and column
+    chunks (a block of columns' rows too many for a tile, or more than one DataCopyPad moves: read for the sum, then
+    for the output), vs torch."""
+    fit = _longest_fitting_columns(op, 5, dtype)
+    a1, r, a0 = {
+        "columns_fit": (3, 77, 5),
+        "wide_columns_fit": (2, 30, 3000),
+        "just_under_a_tile": (2, fit, 5),
+        "just_over_a_tile": (2, fit + 1, 5),
+        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 3),
+    }[case]
+    dim = -2 if case.startswith("just") else 1
+    g, y = _inputs_along(op, (a1, r, a0), dim, dtype, seed=r)
+    got, moved = _run(op, g, y, dim, tmp_path, monkeypatch)
+    _check(op, got, g, y, dim, dtype)
+    planned = _plan(op, a1, r, dtype, a0)
+    ((read, written),) = moved
+    assert written == g.nbytes, "out written once"
+    fits = planned.rows_per_chunk == r
+    assert fits == (case.endswith("fit") or case == "just_under_a_tile"), case
+    _, variant = _variant(op, dtype)
+    assert len(variant.stages) == 1  # one level: the row's sum
+    assert read / (INPUTS * g.nbytes) == (1 if fits else 2), "columns in UB: once; chunks: the sum, the output"
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(op, tmp_path, twin_lib):
+    """The columns path through the kernel harness: units split over 1, 8 or 48 cores give the same bits, which are
+    the plan's bit-exact model's (the rows path's sum order), for columns that fit and for column chunks."""
+    harness = KernelHarness(_spec(op), twin_lib, tmp_path)
+    plan = kernel_plan(_spec(op))
+    schedule = schedule_for(_spec(op))
+    runs, wants = [], []
+    for dtype in (DType.FLOAT, DType.FLOAT16):
+        variant = next(v for v in plan.variants if v.storage is dtype)
+        for a1, r, a0 in ((16, 300, 40), (4, 77, 700), (2, 3000, 20), (300, 130, 3)):
+            g, y = _inputs_along(op, (a1, r, a0), 1, dtype, seed=a1 + r + a0)
+            runs.append(
+                (variant.storage, variant.mode_index, {"gradOutput": g.ravel(), "output": y.ravel()}, {}, (r, a0))
+            )
+            (want,) = schedule.kernel_outputs(variant, {"gradOutput": g, "output": y}, {}, {"dim": 1}).values()
+            wants.append(want)
+    assert _plan(op, 16, 300, DType.FLOAT, 40).rows_per_chunk == 300  # columns fit
+    assert _plan(op, 2, 3000, DType.FLOAT, 20).rows_per_chunk < 3000  # column chunks
+    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
+    for index, run in enumerate(results[48]):
+        np.testing.assert_array_equal(run.output.view(np.uint8), wants[index].view(np.uint8))
+        assert run.plan["blockDim"] > 1
+        for cores in (1, 8):
+            other = results[cores][index]
+            assert other.plan["blockDim"] <= cores
+            np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("along", ["rows", "columns"])
+def test_infinities_and_nan_in_a_row_as_torch(op, along, tmp_path, monkeypatch):
+    """Each row below along the last dim, or as a column reduced along dim 0 (the columns path)."""
     inf, nan = np.inf, np.nan
     rows = [  # (g, y): softmax's y in [0, 1], log-softmax's in [-inf, 0], but any values reach the formula
         ([1.0, inf, 2.0, 3.0], [0.1, 0.2, 0.3, 0.4]),  # an infinite gradient
@@ -179,7 +322,11 @@ def test_infinities_and_nan_in_a_row_as_torch(op, tmp_path, monkeypatch):
     ]
     g = np.array([r[0] for r in rows], np.float32)
     y = np.array([r[1] for r in rows], np.float32)
-    got, _ = _run(op, g, y, -1, tmp_path, monkeypatch)
+    if along == "columns":
+        got, _ = _run(op, np.ascontiguousarray(g.T), np.ascontiguousarray(y.T), 0, tmp_path, monkeypatch)
+        got = got.T
+    else:
+        got, _ = _run(op, g, y, -1, tmp_path, monkeypatch)
     want = _torch_backward(op, g, y, -1)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)  # infinities equal, signs included
