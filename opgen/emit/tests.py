@@ -521,9 +521,16 @@ def _golden_context(operator: OperatorPlan) -> dict:
         if golden.aten
         else f"the spec's formula in numpy, computed in float{in_double}"
     )
-    derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in golden.derived_inputs)
-    anew = "; the torch golden derives them anew in its precision" if golden.aten else ""
-    derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
+    # those made with the inputs (which the torch golden derives anew, as the golden tests do), then those made from
+    # the split tensor's halves and the options once every input is stored
+    derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in golden.derived_inputs + golden.case_derived)
+    anew = "; the torch golden derives them anew in its precision" if golden.aten and golden.derived_inputs else ""
+    halves = ""
+    if golden.case_derived and golden.split is not None:
+        halves = f"; {' and '.join(golden.split.halves)} are {golden.split.tensor}'s halves"
+    derived_doc = (
+        f", but for those the spec derives from the others as stored ({derived}{anew}{halves})" if derived else ""
+    )
     held_doc = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
     split = _script_split(operator)
     if split is not None:

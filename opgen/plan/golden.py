@@ -43,6 +43,7 @@ class GoldenSplit:
     input is a half of a full-size array (gen_data: the shape with size(dim) halved)."""
 
     tensor: str  # the split tensor's Python name
+    halves: tuple[str, str]  # the halves' names in the formulas (golden.derived_inputs may read them)
     dim_python: str | None  # the dim parameter's Python name (gen_data's option); None: a literal dim
     dim: int | None  # the literal dim; None: the parameter's value
     example_dim: int  # the dim of gen_data's default call (the example's)

@@ -38,15 +38,16 @@ def test_the_formulas_branch_points_follow_the_declared_special_values():
 
 
 def test_the_half_split_schedule_says_how_golden_cases_are_cut():
-    """The split is asked of the schedule (its golden_split hook), not of the schedule's class: the split tensor, a
-    dim parameter or a literal dim, the example's dim, the half-size inputs by Python name, the outputs written per
-    half; gen_data's --shape is the split tensor's (a golden case's half shape doubled along the example's dim)."""
+    """The split is asked of the schedule (its golden_split hook), not of the schedule's class: the split tensor and
+    its halves' names, a dim parameter or a literal dim, the example's dim, the half-size inputs by Python name, the
+    outputs written per half; gen_data's --shape is the split tensor's (a golden case's half shape doubled along the
+    example's dim)."""
     plain = _plan("leaky_relu").golden
     assert plain.split is None and plain.script_shapes == plain.shapes
     grad = _plan("ge_glu_grad_v2").golden
     dim = every_operator()["ge_glu_grad_v2"].example.scalars["dim"]
-    assert grad.split == GoldenSplit("self", "dim", None, dim, ("grad_output", "gelu"), ("gradInput",))
-    assert _plan("fatrelu_mul").golden.split == GoldenSplit("input", None, -1, -1, (), ())
+    assert grad.split == GoldenSplit("self", ("A", "B"), "dim", None, dim, ("grad_output", "gelu"), ("gradInput",))
+    assert _plan("fatrelu_mul").golden.split == GoldenSplit("input", ("x1", "x2"), None, -1, -1, (), ())
     for half, full in zip(grad.shapes, grad.script_shapes, strict=True):
         axis = dim % len(half)
         assert full == tuple(2 * n if i == axis else n for i, n in enumerate(half))

@@ -307,6 +307,7 @@ class HalfSplit(Schedule):
         dim = self.split_dim
         return GoldenSplit(
             tensor=self.split_python,
+            halves=self.halves,
             dim_python=self.dim_python if isinstance(dim, str) else None,
             dim=dim if isinstance(dim, int) else None,
             example_dim=self.default_dim,
