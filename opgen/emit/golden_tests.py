@@ -52,15 +52,34 @@ def reference_source(
 
 
 def derived_input_context(operator: OperatorPlan) -> dict:
-    """golden.derived_inputs for a generated script: their Python names in dependency order (`derived_names`) and
-    each one's numpy expression over `values`, a dict of the tensor inputs (by Python name) as float64 arrays."""
+    """golden.derived_inputs for a generated script (the golden tests, gen_data), from the golden plan: those made with
+    the inputs, their Python names in dependency order (`derived_names`) and each one's numpy expression over
+    `values`, a dict of the tensor inputs (by Python name) as float64 arrays; those made per case (`case_derived`,
+    reading a half split's halves or the parameters' values), each one's numpy expression over the parameters'
+    Python names (the halves cut from the split tensor), in dependency order (`case_derived_names`)."""
+    golden = operator.golden
     values = {p.name: f"values[{python.string(p.python)}]" for p in operator.tensor_inputs}
     derived = [
         {"key": python.string(operator.param(name).python), "expr": code(F.to_numpy(expr, values))}
-        for name, expr in operator.derived_inputs
+        for name, expr in golden.derived_inputs
     ]
-    names = [operator.param(name).python for name, _ in operator.derived_inputs]
-    return {"derived": derived, "derived_names": python.literal(names)}
+    names = [operator.param(name).python for name, _ in golden.derived_inputs]
+    formula_names = operator.formulas.python_names
+    case_derived = [
+        {
+            "name": ident(operator.param(name).python),
+            "key": python.string(operator.param(name).python),
+            "expr": code(F.to_numpy(expr, formula_names)),
+        }
+        for name, expr in golden.case_derived
+    ]
+    case_names = [operator.param(name).python for name, _ in golden.case_derived]
+    return {
+        "derived": derived,
+        "derived_names": python.literal(names),
+        "case_derived": case_derived,
+        "case_derived_names": python.literal(case_names),
+    }
 
 
 def _arg_literal(arg: Arg) -> Code:
@@ -187,9 +206,11 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         shapes=python.literal(list(golden.shapes)),
         scalar_values=python.literal({name: list(values) for name, values in golden.scalar_values.items()}),
         value_range=python.literal(golden.value_range),
-        special=python.literal(list(golden.special_values)),
+        special=python.literal(list(golden.leading_values)),
         subnormals=python.literal({d.value: v for d, v in golden.subnormals.items()}),
-        tolerance=python.literal({d.value: t for d, t in golden.tolerance.items()}),
+        tolerance=python.literal(
+            {d.value: (t.rtol, t.atol, t.max_fail_ratio, t.standard or "") for d, t in golden.tolerance.items()}
+        ),
         compute_dtypes=python.literal({d.value: c.value for d, c in golden.compute_dtypes.items()}),
         torch_refuses=python.literal([d.value for d in golden.torch_refuses]),
         integer_extremes=python.literal(golden.integer_extremes),
@@ -203,14 +224,6 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         held=[{"name": ident(name), "key": python.string(name)} for name in golden.held],
         held_keys=python.literal(list(golden.held)),
         split=_split_view(golden),
-        case_derived=[
-            {
-                "name": ident(operator.param(name).python),
-                "key": python.string(operator.param(name).python),
-                "expr": code(F.to_numpy(expr, formula_names)),
-            }
-            for name, expr in golden.case_derived
-        ],
         # a reduction along a dim parameter: its cases keep the dims within each shape's rank (0-d: [-1, 0])
         reduce_dim_key=(
             python.string(operator.param(dim).python) if isinstance(dim := operator.formulas.reduce_dim, str) else None

@@ -9,7 +9,8 @@
 - `tests/ut/op_api/op_api_ut.h`, the helpers the op_api tests share; the tests include "gtest/gtest.h" as
   ops-nn's do, which on the twin is `opgen/twin/include/gtest/gtest.h` (one stand-in, not a copy per package);
 - `tests/golden/gen_data.py` and `compare_data.py`: standalone CANN-style input/golden generation and
-  comparison under the spec's precision standard (settings and options: `opgen.plan.golden_scripts`).
+  comparison under the spec's precision standard (settings, options, derived inputs and the split: the golden
+  plan, `opgen.plan.golden`, which the golden tests print too).
 
 What it prints comes from the plan (`OperatorPlan`) alone.
 """
@@ -30,7 +31,7 @@ from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
 from opgen.plan.cases import Arg, Call
 from opgen.plan.dtype_table import DtypeRow, dtype_rows
-from opgen.plan.golden_scripts import ScriptOption
+from opgen.plan.golden import ScriptOption
 from opgen.plan.kernel import BLOCK_BYTES
 from opgen.plan.op_api_expectations import SuccessData
 from opgen.plan.operator import OperatorPlan
@@ -442,28 +443,28 @@ def _option(param: ScriptOption) -> dict[str, Code]:
 def _script_split(operator: OperatorPlan) -> dict | None:
     """A half-split operator's golden scripts: `--shape` is the split tensor's; the dim (its option's key in the
     values, or the literal) and the half-size inputs, which take the shape with size(dim) halved."""
-    tensors = [(p.name, p.python) for p in operator.tensor_inputs]
-    split = operator.schedule.script_split(tensors, operator.outputs[0].param.name)
+    split = operator.golden.split
     if split is None:
         return None
-    named = isinstance(split.dim, str)
+    named = split.dim_python is not None
+    dim = split.dim_python if split.dim_python is not None else split.dim
     half = list(split.half_inputs)
-    option = f" (--{str(split.dim).replace('_', '-')})" if named else ""
+    option = f" (--{str(dim).replace('_', '-')})" if named else ""
     taking = f"; {', '.join(half)} take it with size(dim) halved" if half else ""
     return {
         "tensor": ident(split.tensor),
         # the call's dim: the named parameter's value (None when left out), or the literal dim
-        "dim_value": code(f"values.get({python.string(str(split.dim))})") if named else code(str(split.dim)),
+        "dim_value": code(f"values.get({python.string(str(dim))})") if named else code(str(dim)),
         "half_inputs": bool(half),
         "half_literal": python.literal(half),
         # the golden output (the first) written per half: full-size, a torch difference declared over the halves
-        "per_half": split.per_half,
+        "per_half": operator.outputs[0].param.name in split.full_outputs,
         "doc": f" (--shape is {split.tensor}'s, split in two halves along dim{option}{taking})",
     }
 
 
 def _golden_context(operator: OperatorPlan) -> dict:
-    golden = operator.golden_scripts
+    golden = operator.golden
     names = operator.formulas.python_names
     inputs = [p for p in operator.params if p.direction is Direction.INPUT]
     schedule = operator.schedule
@@ -507,7 +508,7 @@ def _golden_context(operator: OperatorPlan) -> dict:
     # the CANN-style scripts carry floating data (.bin files of float values); integer dtypes are covered by the
     # pytest golden tests and the C++ op_api tests
     dtypes = [d.value for d in operator.tensor_inputs[0].dtypes if d.is_floating]
-    shapes = [",".join(str(d) for d in schedule.script_shape(tuple(shape))) for shape in golden.shapes]
+    shapes = [",".join(str(d) for d in shape) for shape in golden.script_shapes]
     in_double = " (double for DOUBLE)" if "DOUBLE" in dtypes else ""
     declared = (
         " (the spec's formula where the spec declares that ops-nn differs from torch)"
@@ -520,9 +521,16 @@ def _golden_context(operator: OperatorPlan) -> dict:
         if golden.aten
         else f"the spec's formula in numpy, computed in float{in_double}"
     )
-    derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in operator.derived_inputs)
-    anew = "; the torch golden derives them anew in its precision" if golden.aten else ""
-    derived_doc = f", but for those the spec derives from the others as stored ({derived}{anew})" if derived else ""
+    # those made with the inputs (which the torch golden derives anew, as the golden tests do), then those made from
+    # the split tensor's halves and the options once every input is stored
+    derived = "; ".join(f"{name} = {F.to_text(expr)}" for name, expr in golden.derived_inputs + golden.case_derived)
+    anew = "; the torch golden derives them anew in its precision" if golden.aten and golden.derived_inputs else ""
+    halves = ""
+    if golden.case_derived and golden.split is not None:
+        halves = f"; {' and '.join(golden.split.halves)} are {golden.split.tensor}'s halves"
+    derived_doc = (
+        f", but for those the spec derives from the others as stored ({derived}{anew}{halves})" if derived else ""
+    )
     held_doc = " (a channel input holds one value per channel: dim 1 of the shape)" if channels else ""
     split = _script_split(operator)
     if split is not None:

@@ -1,7 +1,9 @@
-"""What the golden tests (tests/test_golden_<op>.py) of an operator check, decided once from its spec: the cases
-(dtypes, shapes, parameter values), how inputs are drawn (value range, special values), the tolerances, which
-outputs are compared where the binding returns them, how torch.ops.aten is called, and the error rows a binding
-can be made to hit. The emitter (`opgen.emit.golden_tests`) prints these; it reads nothing else of the spec."""
+"""The golden facts of an operator, decided once from its spec, for both emitters that print golden data: the golden
+tests (tests/test_golden_<op>.py, `opgen.emit.golden_tests`) and the CANN-style scripts (tests/golden/gen_data.py,
+compare_data.py, `opgen.emit.tests`). The cases (dtypes, shapes, parameter values), how inputs are drawn (value
+range, special values, derived inputs) and cut (a half split), the tolerances, the scripts' options, which outputs are
+compared where the binding returns them, how torch.ops.aten is called, and the error rows a binding can be made to
+hit. The emitters print these; they read nothing else of the spec."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from typing import TYPE_CHECKING
 from opgen import formula as F
 from opgen.dtypes import DType
 from opgen.plan.cases import Arg, Call, allocated_by_binding
+from opgen.plan.op_api_expectations import Tolerance, tolerances
+from opgen.spec.half_split import full_shape
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 if TYPE_CHECKING:
@@ -34,13 +38,30 @@ _NARROW = (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
 
 @dataclass(frozen=True)
 class GoldenSplit:
-    """How a half-split operator's golden cases are made: a case's shape is a half's, the split tensor doubles it
-    along dim, and each half-size input is a half of a full-size array (a Schedule's `golden_split`)."""
+    """How a half-split operator's golden inputs are cut (a Schedule's `golden_split`): a golden case's shape is a
+    half's, the split tensor doubles it along dim (gen_data's `--shape` is the split tensor's), and each half-size
+    input is a half of a full-size array (gen_data: the shape with size(dim) halved)."""
 
-    dim_python: str | None  # the dim parameter's Python name; None: a literal dim
+    tensor: str  # the split tensor's Python name
+    halves: tuple[str, str]  # the halves' names in the formulas (golden.derived_inputs may read them)
+    dim_python: str | None  # the dim parameter's Python name (gen_data's option); None: a literal dim
     dim: int | None  # the literal dim; None: the parameter's value
+    example_dim: int  # the dim of gen_data's default call (the example's)
     half_inputs: tuple[str, ...]  # the half-size tensor inputs' Python names, in parameter order
     full_outputs: tuple[str, ...]  # the outputs written per half (full-size); empty: none
+
+
+@dataclass(frozen=True)
+class ScriptOption:
+    """A gen_data.py option: a host parameter's (default: the example's value), or a one-element tensor's (`held`:
+    the value it holds, default its first golden value)."""
+
+    name: str
+    python: str
+    kind: ParamKind
+    values: tuple[int | str, ...] | None  # the parameter's fixed set of values (a kernel mode), else None
+    default: bool | int | float | str | None  # None: an optional scalar left out
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,13 +85,16 @@ class GoldenPlan:
     integer_reference_dtypes: tuple[DType, ...]  # integer dtypes the AICPU kernel computes in the integer itself
     torch_refuses: tuple[DType, ...]
     integer_extremes: bool
-    tolerance: dict[DType, tuple[float, float, float, str]]  # (rtol, atol, max_fail_ratio, standard)
-    shapes: tuple[tuple[int, ...], ...]
+    tolerance: dict[DType, Tolerance]  # golden.tolerance, in the spec's order
+    shapes: tuple[tuple[int, ...], ...]  # golden.shapes (a half split's: a half's)
+    script_shapes: tuple[tuple[int, ...], ...]  # gen_data's --shape of each (a half split's: the split tensor's)
     # each scalar's golden values, then each one-element tensor's, by Python name
     scalar_values: dict[str, tuple[bool | int | float | str | None, ...]]
     held: tuple[str, ...]  # the one-element tensor inputs' Python names (a case holds one of their values)
+    options: tuple[ScriptOption, ...]  # gen_data's: the host parameters' in order, then the one-element tensors'
     value_range: tuple[float, float]
-    special_values: tuple[float, ...]  # golden.special_values, then the formulas' branch points
+    special_values: tuple[float, ...]  # golden.special_values (what gen_data's inputs are led by)
+    branch_points: tuple[float, ...]  # the formulas' (the golden tests' inputs are led by these too)
     subnormals: dict[DType, float]  # of the input dtypes that have them
     # each computed output compared, with its position among what the binding returns (None: the one result)
     results: tuple[tuple[str, int | None], ...]
@@ -78,6 +102,8 @@ class GoldenPlan:
     errors: tuple[GoldenError, ...]
     unwritten: tuple[str, ...]  # outputs never written, checked to keep their bytes (Python names)
     split: GoldenSplit | None
+    # golden.derived_inputs made with the inputs: (input, its expression over parameter names), in dependency order
+    derived_inputs: tuple[tuple[str, F.Expr], ...] = ()
     # golden.derived_inputs derived per case (over parameter names, the halves too), in dependency order: each
     # computed once the case's values are chosen and the split tensor is cut
     case_derived: tuple[tuple[str, F.Expr], ...] = ()
@@ -85,6 +111,11 @@ class GoldenPlan:
     @property
     def complexes(self) -> bool:
         return any(d.is_complex for d in self.input_dtypes)
+
+    @property
+    def leading_values(self) -> tuple[float, ...]:
+        """What the golden tests' inputs are led by: the declared special values, then the branch points."""
+        return self.special_values + self.branch_points
 
 
 def branch_points(expr: F.Expr) -> list[float]:
@@ -124,10 +155,12 @@ def golden_plan(
     binding_out: bool,
     out_keywords: Mapping[str, str],
     result_index: Mapping[str, int | None],
+    derived: Sequence[tuple[str, F.Expr]] = (),
     case_derived: Sequence[tuple[str, F.Expr]] = (),
 ) -> GoldenPlan:
-    """The golden tests' plan; `over_params`: each computed output's formula over parameter names, `result_index`:
-    each output's position among the binding's results, `case_derived`: the derived inputs made per case."""
+    """The golden plan; `over_params`: each computed output's formula over parameter names, `result_index`: each
+    output's position among the binding's results, `derived`/`case_derived`: the derived inputs made with the inputs
+    and those made per case."""
     golden = spec.golden
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
     dtypes = tuple(spec.tensor_inputs[0].dtypes)
@@ -145,6 +178,21 @@ def golden_plan(
     scalar_values |= {p.python: tuple(options[p.name]) for p in held}
     points = sorted({point for expr in over_params.values() for point in branch_points(expr)})
     tensor_inputs = {p.name: p.python for p in spec.tensor_inputs}
+    split = schedule.golden_split(tensor_inputs)
+    shapes = tuple(tuple(s) for s in golden.shapes)
+    script_options = [
+        ScriptOption(
+            p.name,
+            p.python,
+            p.kind,
+            tuple(p.values) if p.values is not None else None,
+            spec.example.scalars[p.name],
+        )
+        for p in inputs
+        if p.kind is not ParamKind.TENSOR
+    ]
+    # a one-element tensor's option: the value it holds, by default its first golden value
+    script_options += [ScriptOption(p.name, p.python, p.kind, None, float(options[p.name][0]), held=True) for p in held]
     return GoldenPlan(
         aten=spec.api.aten,
         input_dtypes=dtypes,
@@ -153,17 +201,21 @@ def golden_plan(
         integer_reference_dtypes=tuple(d for d in spec.routing.aicpu if d.is_integral),
         torch_refuses=tuple(golden.torch_refuses),
         integer_extremes=golden.integer_extremes,
-        tolerance={d: (t.rtol, t.atol, t.max_fail_ratio, t.standard or "") for d, t in golden.tolerance.items()},
-        shapes=tuple(tuple(s) for s in golden.shapes),
+        tolerance=tolerances(spec),
+        shapes=shapes,
+        script_shapes=shapes if split is None else tuple(full_shape(s, split.example_dim) for s in shapes),
         scalar_values=scalar_values,
         held=tuple(p.python for p in held),
+        options=tuple(script_options),
         value_range=(float(golden.value_range[0]), float(golden.value_range[1])),
-        special_values=tuple([float(v) for v in golden.special_values] + points),
+        special_values=tuple(float(v) for v in golden.special_values),
+        branch_points=tuple(points),
         subnormals={d: v for d, v in SUBNORMALS.items() if d in dtypes},
         results=tuple((name, result_index[name]) for name in schedule.outputs),
         out_keyword=out_keywords[spec.outputs[0].name],
         errors=_errors(spec, negatives, binding_out),
         unwritten=tuple(p.python for p in spec.unwritten_outputs) if binding_out else (),
-        split=schedule.golden_split(tensor_inputs),
+        split=split,
+        derived_inputs=tuple(derived),
         case_derived=tuple(case_derived),
     )

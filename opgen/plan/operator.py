@@ -22,7 +22,6 @@ from opgen.plan.documentation import DocsPlan, docs_plan
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
 from opgen.plan.golden import GoldenPlan, golden_plan
-from opgen.plan.golden_scripts import GoldenScripts, golden_scripts
 from opgen.plan.kernel import KernelPlan, kernel_entry, kernel_plan, tiling_struct
 from opgen.plan.lowering import LoweringError
 from opgen.plan.op_api_expectations import SuccessData, success_data
@@ -96,9 +95,6 @@ class OperatorPlan:
     checks: tuple[CppCheck, ...]  # one per error row, in order
     rejections: tuple[Rejection, ...]
     torch_differences: tuple[F.Expr, ...]  # golden.differs_from_torch's conditions (with api.aten), over params
-    # golden.derived_inputs made with the inputs: (input, its expression over parameter names), in dependency order
-    # (those derived per case: golden.case_derived)
-    derived_inputs: tuple[tuple[str, F.Expr], ...]
     kernel: KernelPlan
     # the supported SoCs the AI Core kernel is built and registered for (CMake COMPUTE_UNIT, OpDef AddConfig)
     kernel_socs: tuple[str, ...]
@@ -107,7 +103,9 @@ class OperatorPlan:
     registration: AicoreRegistration  # the OpDef's AI Core dtypes and its AddConfig groups per SoC
     formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
     example: ExamplePlan  # the calling program's inputs and the numbers it prints
-    golden: GoldenPlan  # what the golden tests check: cases, inputs, tolerances, results, error rows
+    # the golden facts the golden tests and the golden scripts print: cases, inputs (derived ones too), how a split
+    # cuts them, tolerances, the scripts' options, results, error rows
+    golden: GoldenPlan
     aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
     aten: AtenRegistration  # the aten functions registered with torch_npu (op-plugin) and the APIs they run
     aten_unused: UnusedArgs  # aten arguments the bindings take and the API does not (api.aten_unused)
@@ -125,7 +123,6 @@ class OperatorPlan:
     tiling: TilingCases | None  # the C++ tiling tests' expected plans; None: the operator runs another's kernel
     docs: DocsPlan  # what the README and API docs state: parameter and error tables, formulas, constraints
     success_data: tuple[SuccessData, ...]  # each success call's inputs and expected outputs, in success_calls' order
-    golden_scripts: GoldenScripts  # the golden settings and options tests/golden's scripts are generated from
     # kernel.runs: the other operator's L0 op the op_api calls; None: this operator's own OpDef, tiling and kernel
     runs: RunsPlan | None = None
 
@@ -308,7 +305,6 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     differences = tuple(torch_differences(spec)) if spec.api.aten else ()
     per_case = derived_per_case(spec)
     every_derived = derived_inputs(spec)
-    derived = tuple((name, expr) for name, expr in every_derived if name not in per_case)
     valid = tuple(valid_calls(spec))
     socs = kernel_socs(spec)
     schedule = schedule_for(spec)
@@ -324,7 +320,8 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         binding_out,
         binding_out_keywords(spec),
         {p.name: binding_result_index(spec, p.name) for p in spec.outputs},
-        tuple((name, expr) for name, expr in every_derived if name in per_case),
+        derived=tuple((name, expr) for name, expr in every_derived if name not in per_case),
+        case_derived=tuple((name, expr) for name, expr in every_derived if name in per_case),
     )
 
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
@@ -341,7 +338,6 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         checks=tuple(row.check.cpp(spec, i) for i, row in enumerate(spec.errors)),
         rejections=checked,
         torch_differences=differences,
-        derived_inputs=derived,
         kernel=kernel,
         kernel_socs=socs,
         kernel_entry=kernel_entry(spec),
@@ -377,7 +373,6 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         schedule=schedule,
         success_calls=successes,
         success_data=tuple(success_data(spec, kernel, call) for call in successes),
-        golden_scripts=golden_scripts(spec),
         tiling=tiling_cases(spec, kernel, socs, schedule.gathers) if runs is None else None,
         docs=docs_plan(spec, schedule, apis, kernel, precision),
         runs=runs,

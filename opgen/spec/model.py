@@ -756,11 +756,12 @@ class Golden(_Strict):
     )
     derived_inputs: dict[Identifier, DerivedExpr] = Field(
         default_factory=dict,
-        description="tensor inputs the golden tests compute from the other tensor inputs instead of drawing them at "
-        "random: input -> formula-language expression, e.g. {buffer: 'exp(-abs(self))'} (an auxiliary input that "
-        "the kernel ignores but torch.ops.aten reads); evaluated in float64 on the inputs as stored, then cast to "
-        "the input's dtype. A half split's half-size input may read the halves and the scalars, derived per golden "
-        "case (ge_glu_grad_v2's gelu: the forward's gelu of the gate half B)",
+        description="tensor inputs the golden tests and gen_data.py compute from the other tensor inputs instead of "
+        "drawing them at random: input -> formula-language expression, e.g. {buffer: 'exp(-abs(self))'} (an "
+        "auxiliary input that the kernel ignores but torch.ops.aten reads); evaluated in float64 on the inputs as "
+        "stored, then cast to the input's dtype. A half split's half-size input may read the halves and the "
+        "scalars, derived per golden case (and by gen_data.py from its options; ge_glu_grad_v2's gelu: the "
+        "forward's gelu of the gate half B)",
     )
     integer_extremes: bool = Field(
         True,

@@ -99,7 +99,7 @@ def test_derived_inputs_are_made_in_dependency_order_from_the_inputs_as_stored(t
     assert "  derived_inputs: {buffer: exp(-abs(self))}" in text
     text = text.replace("  derived_inputs: {buffer: exp(-abs(self))}", derived)
     plan = check_spec_text(text, "specs/logsigmoid_grad.yaml", ROOT / "specs")  # its derivative check reads log_sigmoid
-    assert [name for name, _ in plan.derived_inputs] == ["buffer", "gradOutput"]
+    assert [name for name, _ in plan.golden.derived_inputs] == ["buffer", "gradOutput"]
     golden = render_golden_tests(plan)["tests/test_golden_logsigmoid_grad.py"]
     compile(golden, "golden.py", "exec")
     assert 'DERIVED_INPUTS = ["buffer", "grad_output"]' in golden
@@ -122,7 +122,7 @@ def test_derived_inputs_are_made_in_dependency_order_from_the_inputs_as_stored(t
 
 def test_a_spec_without_derived_inputs_generates_no_derivation() -> None:
     plan = _variant("leaky_relu.yaml")
-    assert plan.derived_inputs == ()
+    assert plan.golden.derived_inputs == ()
     for text in (
         render_golden_tests(plan)["tests/test_golden_leaky_relu.py"],
         render_tests(plan)["tests/golden/gen_data.py"],

@@ -1,13 +1,17 @@
-"""The golden tests' plan (`opgen.plan.golden`): what the generated golden tests check, decided from the spec once, so
-their emitter reads nothing but the plan."""
+"""The golden plan (`opgen.plan.golden`): the golden facts the generated golden tests check and the golden scripts
+(gen_data.py, compare_data.py) print, decided from the spec once, so both emitters read nothing but the one plan."""
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cache
 
+import pytest
 from spec_list import every_operator
 
+from opgen.emit import golden_tests, tests
 from opgen.plan.golden import GoldenSplit
+from opgen.plan.op_api_expectations import Tolerance
 from opgen.plan.operator import OperatorPlan, plan_operator
 
 
@@ -24,18 +28,59 @@ def test_one_output_is_the_n_equals_one_case_of_several():
 
 
 def test_the_formulas_branch_points_follow_the_declared_special_values():
+    """gen_data's inputs are led by the declared special values; the golden tests' by those, then the branch
+    points."""
     golden = _plan("leaky_relu").golden
     declared = [float(v) for v in every_operator()["leaky_relu"].golden.special_values]
-    assert repr(list(golden.special_values[: len(declared)])) == repr(declared)  # NaN among them
-    assert golden.special_values[len(declared) :] == (0.0,)  # self > 0
+    assert repr(list(golden.special_values)) == repr(declared)  # NaN among them
+    assert golden.branch_points == (0.0,)  # self > 0
+    assert repr(golden.leading_values) == repr((*declared, 0.0))
 
 
 def test_the_half_split_schedule_says_how_golden_cases_are_cut():
-    """The split is asked of the schedule (its golden_split hook), not of the schedule's class: a dim parameter or a
-    literal dim, the half-size inputs by Python name, the outputs written per half."""
-    assert _plan("leaky_relu").golden.split is None
-    assert _plan("ge_glu_grad_v2").golden.split == GoldenSplit("dim", None, ("grad_output", "gelu"), ("gradInput",))
-    assert _plan("fatrelu_mul").golden.split == GoldenSplit(None, -1, (), ())
+    """The split is asked of the schedule (its golden_split hook), not of the schedule's class: the split tensor and
+    its halves' names, a dim parameter or a literal dim, the example's dim, the half-size inputs by Python name, the
+    outputs written per half; gen_data's --shape is the split tensor's (a golden case's half shape doubled along the
+    example's dim)."""
+    plain = _plan("leaky_relu").golden
+    assert plain.split is None and plain.script_shapes == plain.shapes
+    grad = _plan("ge_glu_grad_v2").golden
+    dim = every_operator()["ge_glu_grad_v2"].example.scalars["dim"]
+    assert grad.split == GoldenSplit("self", ("A", "B"), "dim", None, dim, ("grad_output", "gelu"), ("gradInput",))
+    assert _plan("fatrelu_mul").golden.split == GoldenSplit("input", ("x1", "x2"), None, -1, -1, (), ())
+    for half, full in zip(grad.shapes, grad.script_shapes, strict=True):
+        axis = dim % len(half)
+        assert full == tuple(2 * n if i == axis else n for i, n in enumerate(half))
+
+
+def test_both_emitters_print_the_one_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The golden tests and the golden scripts render what the one golden plan holds: a changed value range,
+    tolerance or split in the plan changes both files (neither reads its own copy of the spec's golden section)."""
+    plan = _plan("ge_glu_grad_v2")
+    assert plan.golden.split is not None
+    golden = dataclasses.replace(
+        plan.golden,
+        value_range=(-2.5, 7.25),
+        tolerance={d: Tolerance(0.125, 0.375, 0.0625, "x") for d in plan.golden.tolerance},
+        split=dataclasses.replace(plan.golden.split, half_inputs=("grad_output",)),
+    )
+    changed = dataclasses.replace(plan, golden=golden)
+    rendered = []
+
+    def record(template: str, output_path: str, spec_name: object, **context: object) -> str:
+        rendered.append((template, context))
+        return ""
+
+    monkeypatch.setattr(golden_tests, "render", record)
+    monkeypatch.setattr(tests, "render", record)
+    golden_tests.render_golden_tests(changed)
+    tests.render_tests(changed)
+    contexts = dict(rendered)
+    ours, script = contexts["op/tests/test_golden_op.py.j2"], contexts["op/tests/golden/gen_data.py.j2"]
+    assert ours["value_range"] == script["value_range"] == "(-2.5, 7.25)"
+    assert '(0.125, 0.375, 0.0625, "x")' in ours["tolerance"]
+    assert '(0.125, 0.375, 0.0625, "x")' in next(iter(script["tolerance"].values()))
+    assert ours["split"]["half_inputs"] == ["grad_output"] and script["split"]["half_literal"] == '["grad_output"]'
 
 
 def test_a_binding_without_out_gets_only_the_error_rows_it_can_reach():
@@ -54,6 +99,6 @@ def test_a_derived_input_of_the_halves_is_made_per_case():
     (which are drawn before a case's values are chosen and the split tensor is cut)."""
     plan = _plan("ge_glu_grad_v2")
     assert [name for name, _ in plan.golden.case_derived] == ["gelu"]
-    assert plan.derived_inputs == ()
-    logsigmoid = _plan("logsigmoid_grad")  # buffer = exp(-abs(self)): made with the inputs
-    assert [name for name, _ in logsigmoid.derived_inputs] == ["buffer"] and not logsigmoid.golden.case_derived
+    assert plan.golden.derived_inputs == ()
+    logsigmoid = _plan("logsigmoid_grad").golden  # buffer = exp(-abs(self)): made with the inputs
+    assert [name for name, _ in logsigmoid.derived_inputs] == ["buffer"] and not logsigmoid.case_derived

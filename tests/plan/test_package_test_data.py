@@ -1,7 +1,7 @@
 """What the generated package tests (tests/ut/op_api, tests/golden) are rendered from is planned with the rest of the
 operator: each success call's inputs and expectations (`opgen.plan.op_api_expectations`), the golden scripts'
-settings and options (`opgen.plan.golden_scripts`) and the half split the scripts make (`Schedule.script_split`),
-so the test emitter reads the plan alone."""
+settings and options and the half split the scripts make (the golden plan, `opgen.plan.golden`, which the golden tests
+read too; the split from `Schedule.golden_split`), so the test emitter reads the plan alone."""
 
 from __future__ import annotations
 
@@ -71,14 +71,14 @@ def test_golden_script_options_are_the_host_parameters_then_the_held_values(stem
     inputs = [p for p in spec.params if p.direction is Direction.INPUT]
     host = [p for p in inputs if p.kind is not ParamKind.TENSOR]
     held = [p for p in inputs if p.shape.one_element]
-    options = plan.golden_scripts.options
+    options = plan.golden.options
     assert [o.name for o in options] == [p.name for p in host + held]
     assert [o.held for o in options] == [False] * len(host) + [True] * len(held)
     for option in options:
         expected = spec.golden_scalar_values()[option.name][0] if option.held else spec.example.scalars[option.name]
         assert option.default == expected
-    assert plan.golden_scripts.aten == spec.api.aten
-    assert list(plan.golden_scripts.tolerance) == list(spec.golden.tolerance)
+    assert plan.golden.aten == spec.api.aten
+    assert list(plan.golden.tolerance) == list(spec.golden.tolerance)
 
 
 @pytest.mark.parametrize("stem", list(every_operator()))
@@ -86,15 +86,21 @@ def test_the_scripts_split_what_the_half_split_schedule_splits(stem: str) -> Non
     plan = _plan(stem)
     schedule = plan.schedule
     tensors = [(p.name, p.python) for p in plan.tensor_inputs]
-    split = schedule.script_split(tensors, plan.outputs[0].param.name)
+    split = plan.golden.split
     if not isinstance(schedule, HalfSplit):
         assert split is None  # every input takes --shape as it is
+        assert plan.golden.script_shapes == plan.golden.shapes
         return
     assert split is not None
     assert split.tensor == plan.param(schedule.split_tensor).python
-    assert split.dim == (schedule.dim_python if isinstance(schedule.split_dim, str) else schedule.split_dim)
+    named = isinstance(schedule.split_dim, str)
+    assert (split.dim_python, split.dim) == ((schedule.dim_python, None) if named else (None, schedule.split_dim))
+    assert split.example_dim == plan.spec.split_dim(plan.spec.example.scalars)
     assert set(split.half_inputs) == {python for name, python in tensors if name in schedule.half_size}
-    assert split.per_half == (plan.outputs[0].param.name in plan.spec.formula.per_half)
+    assert set(split.full_outputs) == set(plan.spec.formula.per_half)
+    # gen_data's --shape is the split tensor's in each golden case
+    for half, full in zip(plan.golden.shapes, plan.golden.script_shapes, strict=True):
+        assert full == plan.spec.input_shape(schedule.split_tensor, half, dim=split.example_dim)
 
 
 @pytest.mark.parametrize("stem", list(every_operator()))

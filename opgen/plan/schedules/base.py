@@ -7,7 +7,7 @@ subclass overrides the hooks where its operators differ (one module each, in thi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -72,16 +72,6 @@ class RowStep:
     name: str  # the C++ local holding it, the name later steps and the outputs' formulas read it by
     op: str  # max | sum | value
     arg: F.Expr  # over the formula's parameters and earlier steps' names
-
-
-@dataclass(frozen=True)
-class ScriptSplit:
-    """How the golden scripts (gen_data.py) cut a half-split operator's input: `--shape` is the split tensor's."""
-
-    tensor: str  # the split tensor's Python name
-    dim: str | int  # the dim parameter's Python name (its option's key), or the literal dim
-    half_inputs: tuple[str, ...]  # the half-size tensor inputs' Python names: the shape with size(dim) halved
-    per_half: bool  # the golden output (the first) is written per half: full-size
 
 
 @dataclass(frozen=True)
@@ -270,21 +260,12 @@ class Schedule:
         """Each API output's numpy reference, from the computed outputs' sources (the formula's, by name)."""
         return dict(computed)
 
-    def script_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
-        """The shape the golden scripts' `--shape` takes for a golden case of `shape` (the first output's): the
-        tensor inputs' own."""
-        return shape
-
     def aten_arg(self, name: str, python: str) -> str:
         """How the golden test passes tensor input `name` (held in `python`) to aten's elementwise op."""
         return python
 
-    def script_split(self, tensor_inputs: Sequence[tuple[str, str]], golden_output: str) -> ScriptSplit | None:
-        """How the golden scripts split an input, given the tensor inputs' (name, Python name) and the golden
-        output's name; None: every tensor input takes `--shape` as it is."""
-        return None
-
     def golden_split(self, tensor_inputs: Mapping[str, str]) -> GoldenSplit | None:
-        """How the golden test cuts a case's inputs (`tensor_inputs`: each one's Python name by parameter name, in
-        order) where the schedule splits a tensor; None: each input is drawn in the case's shape."""
+        """How the golden tests and scripts cut a case's inputs (`tensor_inputs`: each one's Python name by parameter
+        name, in order) where the schedule splits a tensor; None: each input is drawn in the case's shape (and
+        gen_data's `--shape` is every tensor input's)."""
         return None

@@ -9,14 +9,13 @@ elementwise program reads and writes its inputs and outputs; only the tile loop 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from opgen.lang import Code, code, ident
 from opgen.plan.golden import GoldenSplit
-from opgen.plan.schedules.base import ElementLoop, Schedule, ScriptSplit
-from opgen.spec.half_split import full_shape
+from opgen.plan.schedules.base import ElementLoop, Schedule
 from opgen.spec.model import OpSpec
 
 if TYPE_CHECKING:
@@ -282,10 +281,6 @@ class HalfSplit(Schedule):
     def reference(self, output: str, elementwise: str) -> str:
         return elementwise
 
-    def script_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
-        """The split tensor's: a golden case's half shape doubled along the default dim."""
-        return full_shape(shape, self.default_dim)
-
     def joined(self, first: str, second: str) -> str:
         """The numpy reference of a full-size output from its halves' sources (swapped where swap_when holds)."""
         if self.swap_when is None:
@@ -305,23 +300,17 @@ class HalfSplit(Schedule):
                 references[name] = source
         return references
 
-    def script_split(self, tensor_inputs: Sequence[tuple[str, str]], golden_output: str) -> ScriptSplit | None:
-        """The split tensor's shape is `--shape`; the dim is its option's (or the literal); a half-size input takes
-        the shape with size(dim) halved; a golden output written per half is full-size."""
-        return ScriptSplit(
-            tensor=self.split_python,
-            dim=self.dim_python if isinstance(self.split_dim, str) else self.split_dim,
-            half_inputs=tuple(python for name, python in tensor_inputs if name in self.half_size),
-            per_half=any(out == golden_output for out, _, _ in self.per_half),
-        )
-
     def golden_split(self, tensor_inputs: Mapping[str, str]) -> GoldenSplit:
-        """A case's shape is a half's: the split tensor doubles it along dim, a half-size input is a half of a
-        full-size array; an output written per half is compared per half where torch differs."""
+        """A case's shape is a half's: the split tensor doubles it along dim (gen_data's `--shape` is the split
+        tensor's, cut along the example's dim by default), a half-size input is a half of a full-size array; an output
+        written per half is compared per half where torch differs."""
         dim = self.split_dim
         return GoldenSplit(
+            tensor=self.split_python,
+            halves=self.halves,
             dim_python=self.dim_python if isinstance(dim, str) else None,
             dim=dim if isinstance(dim, int) else None,
+            example_dim=self.default_dim,
             half_inputs=tuple(python for name, python in tensor_inputs.items() if name in self.half_size),
             full_outputs=tuple(out for out, _, _ in self.per_half),
         )

@@ -3,9 +3,11 @@
 
 Writes input_<name>.bin for each tensor input (--shape is self's, split in two halves along dim (--dim);
 grad_output, gelu take it with size(dim) halved) and golden_grad_input.bin: raw little-endian arrays of the dtype
-(BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value range, led by its special values. The golden
-is the spec's formula in numpy, computed in float; then it is rounded to the dtype (BFLOAT16 through float).
-Standalone: needs numpy, and torch for the aten golden.
+(BFLOAT16 as 16-bit patterns). Inputs are uniform over the spec's value range, led by its special values, but for
+those the spec derives from the others as stored (gelu = where(approximate == 1, B / (1 + exp(-2 * sqrt(2 / pi) * (B
++ 0.044715 * B ** 3))), 0.5 * B * (1 + erf(B / sqrt(2)))); A and B are self's halves). The golden is the spec's
+formula in numpy, computed in float; then it is rounded to the dtype (BFLOAT16 through float). Standalone: needs
+numpy, and torch for the aten golden.
 
     python gen_data.py --dtype FLOAT16 --shape 5000,2 --out-dir data
 """
@@ -106,6 +108,35 @@ def reference(grad_output, self, gelu, dim, approximate, activate_left):
     )
 
 
+# golden.derived_inputs of the halves or the options (e.g. a forward's saved output), in dependency order: derived once
+# every input is stored and the options are read, instead of drawn at random
+CASE_DERIVED = ["gelu"]
+
+
+def derive_in_case(name, grad_output, self, gelu, dim, approximate, activate_left):
+    """A derived input's values (float64) from the inputs as stored (float64 arrays, the split tensor cut into its
+    halves) and the options' values."""
+    with np.errstate(all="ignore"):
+        if name == "gelu":
+            return np.where(
+                approximate == 1.0,
+                split_half(self, dim, 0 if activate_left else 1)
+                / (
+                    1.0
+                    + np.exp(
+                        ((-2.0) * np.sqrt(2.0 / 3.141592653589793))
+                        * (
+                            split_half(self, dim, 0 if activate_left else 1)
+                            + (0.044715 * (split_half(self, dim, 0 if activate_left else 1) ** 3.0))
+                        )
+                    )
+                ),
+                (0.5 * split_half(self, dim, 0 if activate_left else 1))
+                * (1.0 + _erf(split_half(self, dim, 0 if activate_left else 1) / np.sqrt(2.0))),
+            )
+    raise KeyError(name)
+
+
 def rejection(_given):
     """The error-table message for scalar/flag values the API refuses, else None."""
     return None
@@ -198,6 +229,11 @@ def main(argv=None):
         )
         stored.tofile(args.out_dir / f"input_{name}.bin")
         values[name] = from_storage(stored, args.dtype)  # what the device reads
+    for name in CASE_DERIVED:  # replacing their random draws: computed in float, as a forward would, then the dtype
+        derived = np.broadcast_to(derive_in_case(name, **values), np.shape(values[name]))
+        stored = to_storage(derived.astype(np.float64 if args.dtype == "DOUBLE" else np.float32), args.dtype)
+        stored.tofile(args.out_dir / f"input_{name}.bin")
+        values[name] = from_storage(stored, args.dtype)
     use_torch = args.reference == "torch" or (args.reference == "auto" and torch_available())
     result = golden(values, args.dtype, use_torch)
     to_storage(result, args.dtype).tofile(args.out_dir / f"golden_{OUTPUT}.bin")
