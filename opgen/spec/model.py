@@ -732,6 +732,17 @@ class TorchDifference(_Strict):
     note: str = Field(description="the difference in one sentence (Chinese, as the docs), listed in 约束说明")
 
 
+class AtenRoundsEachStep(_Strict):
+    """aten's CPU kernel computes these 16-bit dtypes step by step in the dtype itself, each intermediate rounded
+    (glu_backward: sigmoid(b) and every product), so its own result there misses a standard the float computation
+    meets: torch is compared in float for them (the CANN golden's way), and the claim is checked against aten."""
+
+    dtypes: list[DType] = Field(
+        min_length=1, description="FLOAT16 and/or BFLOAT16: the dtypes aten rounds each step in"
+    )
+    note: str = Field(description="why: which steps aten's kernel rounds (one sentence)")
+
+
 # A derived golden input's expression (golden.derived_inputs), in the formula language.
 DerivedExpr = Annotated[str, Field(max_length=FORMULA_MAX_LENGTH)]
 
@@ -766,6 +777,12 @@ class Golden(_Strict):
         default_factory=list,
         description="integer dtypes torch.ops.aten does not implement for this op (hardsigmoid, selu on INT32): "
         "the golden tests call it in float64 on the integer values and truncate toward zero, as the kernel does",
+    )
+    aten_rounds_each_step: AtenRoundsEachStep | None = Field(
+        None,
+        description="16-bit dtypes torch.ops.aten's CPU kernel computes step by step in the dtype itself, each step "
+        "rounded, so that its own result misses the precision standard (glu_backward): torch is compared in float "
+        "for them, as the golden tests do for every 16-bit dtype",
     )
 
 

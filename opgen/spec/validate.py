@@ -926,6 +926,7 @@ class _Checker:
                     f"{dtype.value} is not an integer dtype the first input takes",
                     "invalid",
                 )
+        self.check_aten_rounds_each_step(accepted)
         for j, difference in enumerate(differences):
             path: FieldPath = ("golden", "differs_from_torch", j, "when")
             expr = self.parse(difference.when, path, formula_symbols(self.spec), "condition")
@@ -933,6 +934,25 @@ class _Checker:
                 self.report(path, "condition: not a boolean (write a comparison, e.g. self != self)", "formula")
             if not difference.note.strip():
                 self.report(("golden", "differs_from_torch", j, "note"), "empty note", "invalid")
+
+    def check_aten_rounds_each_step(self, accepted: set[DType]) -> None:
+        """golden.aten_rounds_each_step names 16-bit dtypes the first input takes, of an operator with an aten op."""
+        rounds = self.spec.golden.aten_rounds_each_step
+        if rounds is None:
+            return
+        if not self.spec.api.aten:
+            self.report(("golden", "aten_rounds_each_step"), "api.aten is not set: there is no torch op", "invalid")
+        seen: set[DType] = set()
+        for j, dtype in enumerate(rounds.dtypes):
+            path: FieldPath = ("golden", "aten_rounds_each_step", "dtypes", j)
+            if dtype in seen:
+                self.report(path, f"{dtype.value} is listed twice", "invalid")
+            elif dtype not in (DType.FLOAT16, DType.BFLOAT16) or dtype not in accepted:
+                message = f"{dtype.value} is not a 16-bit floating dtype (FLOAT16, BFLOAT16) the first input takes"
+                self.report(path, message, "invalid")
+            seen.add(dtype)
+        if not rounds.note.strip():
+            self.report(("golden", "aten_rounds_each_step", "note"), "empty note", "invalid")
 
     def check_derived_inputs(self) -> None:
         """Each derived golden input is a tensor input, computed by a numeric expression of other tensor inputs

@@ -7,11 +7,13 @@ for every dtype the op accepts, and every scalar/mode value the spec's golden se
 from __future__ import annotations
 
 import itertools
+import shutil
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
-from spec_list import loaded
+from spec_list import SPEC_DIR, loaded
 from support.floats import ulp_error
 
 from opgen.plan.cases import negative_calls
@@ -20,6 +22,7 @@ from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.dtypes import DType, wrap_integer
 from opgen.spec.formula_binding import derive_inputs, differs_from_torch, evaluate_reference
 from opgen.spec.half_split import join_halves
+from opgen.spec.loader import load_spec
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 torch = pytest.importorskip("torch")
@@ -132,7 +135,17 @@ CASES = [
 
 @pytest.mark.parametrize("name,dtype", CASES, ids=[f"{n}-{d.value}" for n, d in CASES])
 def test_reference_agrees_with_aten(name, dtype):
-    spec = spec_of(name)
+    check_against_aten(spec_of(name), dtype)
+
+
+def rounds_each_step(spec: OpSpec) -> tuple[DType, ...]:
+    """The 16-bit dtypes aten's CPU kernel rounds each step in (golden.aten_rounds_each_step)."""
+    declared = spec.golden.aten_rounds_each_step
+    return tuple(declared.dtypes) if declared is not None else ()
+
+
+def check_against_aten(spec: OpSpec, dtype: DType) -> None:
+    """The reference agrees with aten in float64, and aten in the dtype meets the spec's standard against it."""
     rng = np.random.default_rng(20261122)
     points = inputs(spec, dtype, rng)
     checked = 0
@@ -164,9 +177,10 @@ def test_reference_agrees_with_aten(name, dtype):
             cancels = np.abs(ours64[finite] - theirs_wide[finite]) <= 2.0**-40 * scale[kept][finite]
         assert ((ulps <= (8.0 if dtype is DType.DOUBLE else 1.0)) | cancels).all(), "more than one rounding apart"
         # 2. aten in the tensor's own dtype (float32 compute) meets the spec's precision standard; where aten's CPU
-        # kernel rounds every step to a 16-bit dtype (ATEN_ROUNDS_EACH_STEP), aten over the rounded inputs in float
+        # kernel rounds every step to a 16-bit dtype (golden.aten_rounds_each_step), aten over the rounded inputs in
+        # float
         native_inputs = {k: to_torch(v, dtype) for k, v in tensors.items()}
-        if name in ATEN_ROUNDS_EACH_STEP and dtype in (DType.FLOAT16, DType.BFLOAT16):
+        if dtype in rounds_each_step(spec):
             in_float = aten_call(spec, {k: v.float() for k, v in native_inputs.items()}, scalars)
             native = from_torch(in_float.to(native_inputs[spec.tensor_inputs[0].name].dtype), dtype)
         else:
@@ -185,28 +199,63 @@ def test_reference_agrees_with_aten(name, dtype):
     assert checked >= min(2, len(scalar_cases(spec)))  # every accepted case (at least two where there are)
 
 
-# aten CPU kernels that compute FLOAT16/BFLOAT16 step by step in that dtype (each sigmoid and product rounded), so
-# their own result misses the spec's standard where ours (computed in float) meets it: compared in float instead,
-# and the claim itself is checked by test_aten_rounds_each_step
-ATEN_ROUNDS_EACH_STEP = {"glu_grad": "glu_backward rounds sigmoid(b) and each product to the 16-bit dtype"}
+ROUNDING = [(name, dtype) for name, spec in SPECS.items() for dtype in rounds_each_step(spec)]
 
 
-@pytest.mark.parametrize("name", sorted(ATEN_ROUNDS_EACH_STEP))
-def test_aten_rounds_each_step(name):
-    """The exception above is a fact about aten, not a blind spot: in FLOAT16 its result misses the standard at
-    some points where aten computed in float over the same rounded inputs does not."""
+@pytest.mark.parametrize("name,dtype", ROUNDING, ids=[f"{n}-{d.value}" for n, d in ROUNDING])
+def test_aten_rounds_each_step(name, dtype):
+    """golden.aten_rounds_each_step is a fact about aten, not a blind spot: in that dtype aten's result misses the
+    standard at some points where aten computed in float over the same rounded inputs does not."""
     spec = spec_of(name)
-    dtype = DType.FLOAT16
     points = inputs(spec, dtype, np.random.default_rng(20261127))
     (scalars, *_) = [s for s in scalar_cases(spec) if not rejected(spec, s)]
     tensors = {k: to_torch(v, dtype) for k, v in for_call(spec, points, scalars).items()}
     exact = aten_call(spec, {k: v.double() for k, v in tensors.items()}, scalars).numpy()
     tol = spec.golden.tolerance[dtype]
     native = aten_call(spec, tensors, scalars).double().numpy()
-    in_float = aten_call(spec, {k: v.float() for k, v in tensors.items()}, scalars).half().double().numpy()
+    in_float = aten_call(spec, {k: v.float() for k, v in tensors.items()}, scalars)
+    in_float = in_float.to(TORCH_DTYPE[dtype]).double().numpy()
     finite = np.isfinite(exact)
-    assert not np.isclose(native, exact, rtol=tol.rtol, atol=tol.atol)[finite].all()
+    assert not np.isclose(native, exact, rtol=tol.rtol, atol=tol.atol)[finite].all(), spec.golden.aten_rounds_each_step
     assert np.isclose(in_float, exact, rtol=tol.rtol, atol=tol.atol)[finite].all()
+
+
+ROUNDS_FIELD = (
+    "  aten_rounds_each_step:\n"
+    "    dtypes: [FLOAT16, BFLOAT16]\n"
+    "    note: glu_backward rounds sigmoid(b) and each product to the 16-bit dtype\n"
+)
+
+
+def _user_copy_of_glu_grad(folder: Path, declared: bool) -> OpSpec:
+    """glu_grad.yaml as a user's own operator (another OpType, directory and API over the same aten op), with or
+    without golden.aten_rounds_each_step; glu.yaml beside it for its derivative_of."""
+    shutil.copy(SPEC_DIR / "glu.yaml", folder / "glu.yaml")
+    text = (SPEC_DIR / "glu_grad.yaml").read_text(encoding="utf-8")
+    assert ROUNDS_FIELD in text  # the shipped spec changed: update the copy
+    for old, new in (
+        ("type: GLUGrad", "type: MyGluGrad"),
+        ("dir: glu_grad", "dir: my_glu_grad"),
+        ("name: aclnnGluBackward", "name: aclnnMyGluBackward"),
+        (ROUNDS_FIELD, ROUNDS_FIELD if declared else ""),
+    ):
+        assert old in text, old
+        text = text.replace(old, new)
+    path = folder / "my_glu_grad.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_spec(path).spec
+
+
+@pytest.mark.parametrize("dtype", [DType.FLOAT16, DType.BFLOAT16], ids=lambda d: d.value)
+def test_a_new_spec_declaring_that_aten_rounds_each_step_needs_no_test_side_list(tmp_path, dtype):
+    """The comparison with aten follows the spec's field, whatever the operator is called: a user's copy of glu_grad
+    under another name passes with the field, and fails without it (aten's own 16-bit result misses the standard)."""
+    spec = _user_copy_of_glu_grad(tmp_path, declared=True)
+    assert spec.operator.file_stem not in SPECS
+    check_against_aten(spec, dtype)
+    undeclared = _user_copy_of_glu_grad(tmp_path, declared=False)
+    with pytest.raises(AssertionError):
+        check_against_aten(undeclared, dtype)
 
 
 # Scalar checks of a CANN API that aten does not make, and why: (operator, row of its error table) -> reason.
