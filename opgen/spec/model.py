@@ -657,6 +657,11 @@ class ErrorRow(_Strict):
         "one before this row, as ops-nn's aclnnHardshrinkBackward does before its broadcast check (these rows "
         "end the table)",
     )
+    aten_accepts: str | None = Field(
+        None,
+        description="on a reject_if row: why torch.ops.aten takes the values this row rejects (aten's hardtanh "
+        "clamps with min_val > max_val); without it, the tests check that aten refuses them too",
+    )
 
     @model_validator(mode="after")
     def _code_matches(self) -> ErrorRow:

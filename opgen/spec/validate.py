@@ -659,8 +659,22 @@ class _Checker:
                 if name in self.params and not self.params[name].written:
                     message = f"'{name}' is left unwritten (written: false): the API checks nothing of it"
                     self.report(("errors", i, "check"), message, "invalid")
+            self.check_aten_accepts(i)
         self.check_empty_return()
         self.check_host_params()
+
+    def check_aten_accepts(self, i: int) -> None:
+        """errors[i].aten_accepts: a reason, on a row rejecting parameter values, of an operator with an aten op."""
+        reason = self.spec.errors[i].aten_accepts
+        if reason is None:
+            return
+        path: FieldPath = ("errors", i, "aten_accepts")
+        if self.spec.errors[i].check.kind != "reject_if":
+            self.report(path, "only a reject_if row (a check of parameter values) can be one aten accepts", "invalid")
+        elif not self.spec.api.aten:
+            self.report(path, "api.aten is not set: there is no torch op", "invalid")
+        elif not reason.strip():
+            self.report(path, "empty reason", "invalid")
 
     def check_empty_return(self) -> None:
         """The empty-tensor return sits at one place in the table: rows after it end the table, and it reads what

@@ -16,13 +16,13 @@ import pytest
 from spec_list import SPEC_DIR, loaded
 from support.floats import ulp_error
 
-from opgen.plan.cases import negative_calls
+from opgen.plan.cases import Call, negative_calls
 from opgen.plan.operator import binding_result_index
 from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.dtypes import DType, wrap_integer
 from opgen.spec.formula_binding import derive_inputs, differs_from_torch, evaluate_reference
 from opgen.spec.half_split import join_halves
-from opgen.spec.loader import load_spec
+from opgen.spec.loader import load_spec, load_spec_text
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 torch = pytest.importorskip("torch")
@@ -258,47 +258,75 @@ def test_a_new_spec_declaring_that_aten_rounds_each_step_needs_no_test_side_list
         check_against_aten(undeclared, dtype)
 
 
-# Scalar checks of a CANN API that aten does not make, and why: (operator, row of its error table) -> reason.
-ATEN_ACCEPTS = {
-    # aclnnHardtanh refuses clipValueMin > clipValueMax; aten's hardtanh clamps anyway (the result is max_val)
-    ("clip_by_value_v2", 5): "aten's hardtanh takes min_val > max_val",
-    # aclnnRrelu implements eval mode only; aten's rrelu in training mode draws a random slope per element
-    ("rrelu", 6): "aten's rrelu takes training=True",
-}
+def _scalar_rows(specs: dict[str, OpSpec]) -> list[tuple[str, Call]]:
+    """The negative calls of the error rows over parameter values (reject_if) that aten is asked about."""
+    return [
+        (name, call)
+        for name, spec in specs.items()
+        # PyTorch checks scalar arguments in the forward op only (softshrink_backward takes a negative lambd that
+        # softshrink refuses), so backward specs are not asked for it
+        if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten) and spec.derivative_of is None
+        for call in negative_calls(spec)
+        if spec.errors[call.row].check.kind == "reject_if"
+    ]
 
-_SCALAR_ROWS = [
-    (name, call)
-    for name, spec in SPECS.items()
-    # PyTorch checks scalar arguments in the forward op only (softshrink_backward takes a negative lambd that
-    # softshrink refuses), so backward specs are not asked for it
-    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten) and spec.derivative_of is None
-    for call in negative_calls(spec)
-    if spec.errors[call.row].check.kind == "reject_if"
-]
-REJECTED = [(name, call) for name, call in _SCALAR_ROWS if (name, call.row) not in ATEN_ACCEPTS]
-ACCEPTED = [(name, call) for name, call in _SCALAR_ROWS if (name, call.row) in ATEN_ACCEPTS]
+
+# a row the spec says aten takes (errors[].aten_accepts, with the reason) is checked to be taken, any other refused
+_SCALAR_ROWS = _scalar_rows(SPECS)
+REJECTED = [(name, call) for name, call in _SCALAR_ROWS if SPECS[name].errors[call.row].aten_accepts is None]
+ACCEPTED = [(name, call) for name, call in _SCALAR_ROWS if SPECS[name].errors[call.row].aten_accepts is not None]
+
+
+def call_aten_like(spec: OpSpec, call: Call):
+    """aten called with a negative call's values (each tensor three ones)."""
+    values = {n: (torch.ones(3) if a.kind == "tensor" else a.value) for n, a in call.args.items() if a.kind != "null"}
+    tensors = {n: v for n, v in values.items() if isinstance(v, torch.Tensor)}
+    return aten_call(spec, tensors, values)
 
 
 @pytest.mark.parametrize("name,call", REJECTED, ids=[f"{n}-{c.name}" for n, c in REJECTED])
 def test_aten_refuses_what_the_error_table_rejects(name, call):
-    spec = spec_of(name)
-    values = {n: (torch.ones(3) if a.kind == "tensor" else a.value) for n, a in call.args.items() if a.kind != "null"}
-    tensors = {n: v for n, v in values.items() if isinstance(v, torch.Tensor)}
     with pytest.raises(RuntimeError):
-        aten_call(spec, tensors, values)
+        call_aten_like(spec_of(name), call)
 
 
 @pytest.mark.parametrize("name,call", ACCEPTED, ids=[f"{n}-{c.name}" for n, c in ACCEPTED])
-def test_aten_still_accepts_the_known_exceptions(name, call):
-    """Each entry of ATEN_ACCEPTS still names a row aten takes (once aten refuses it, the entry must go)."""
+def test_aten_still_accepts_what_the_spec_says_it_accepts(name, call):
+    """Each row marked aten_accepts is one aten takes (once aten refuses it, the mark must go)."""
     spec = spec_of(name)
-    values = {n: (torch.ones(3) if a.kind == "tensor" else a.value) for n, a in call.args.items() if a.kind != "null"}
-    tensors = {n: v for n, v in values.items() if isinstance(v, torch.Tensor)}
-    assert aten_call(spec, tensors, values).shape == (3,), ATEN_ACCEPTS[(name, call.row)]
+    assert call_aten_like(spec, call).shape == (3,), spec.errors[call.row].aten_accepts
 
 
-def test_every_known_exception_is_a_scalar_row():
-    assert set(ATEN_ACCEPTS) == {(name, call.row) for name, call in ACCEPTED}
+def test_every_row_aten_accepts_is_asked_of_aten():
+    """No mark goes unchecked: each row of a forward spec with an aten op marked aten_accepts has a negative call."""
+    marked = {
+        (name, row)
+        for name, spec in SPECS.items()
+        if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten) and spec.derivative_of is None
+        for row, error in enumerate(spec.errors)
+        if error.aten_accepts is not None
+    }
+    assert marked == {(name, call.row) for name, call in ACCEPTED}
+
+
+def test_a_new_spec_marking_a_row_aten_accepts_needs_no_test_side_list(tmp_path):
+    """The row aten takes is found from the spec, whatever the operator is called: a user's copy of
+    clip_by_value_v2 under another name has its min > max row asked to be taken, not refused."""
+    text = (SPEC_DIR / "clip_by_value_v2.yaml").read_text(encoding="utf-8")
+    for old, new in (("dir: clip_by_value_v2", "dir: my_clip"), ("type: ClipByValueV2", "type: MyClip")):
+        assert old in text, old
+        text = text.replace(old, new)
+    (tmp_path / "my_clip.yaml").write_text(text, encoding="utf-8")
+    spec = load_spec(tmp_path / "my_clip.yaml").spec
+    rows = _scalar_rows({"my_clip": spec})
+    taken = [call for _, call in rows if spec.errors[call.row].aten_accepts is not None]
+    assert taken and all(call_aten_like(spec, call).shape == (3,) for call in taken)
+    # without the mark the same row is asked to be refused, which aten does not do: the mark is what keeps it apart
+    unmarked = load_spec_text(text.replace("    aten_accepts:", "    # aten_accepts:"), "my_clip.yaml").spec
+    refused = [
+        call for _, call in _scalar_rows({"my_clip": unmarked}) if unmarked.errors[call.row].aten_accepts is None
+    ]
+    assert {call.row for call in taken} <= {call.row for call in refused}
 
 
 INTEGER_CASES = [
