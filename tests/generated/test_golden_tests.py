@@ -202,7 +202,7 @@ def test_several_outputs_take_torch_refuses(op, monkeypatch):
     assert seen == {torch.float64}
 
 
-@pytest.mark.parametrize("op", ["p_relu", *SEVERAL])
+@pytest.mark.parametrize("op", list(dict.fromkeys([*CHANNELS, *SEVERAL])))  # the per-channel and several bodies
 def test_every_golden_body_truncates_integer_scalars(op, monkeypatch):
     golden = _golden_module(op)
     calls = []
