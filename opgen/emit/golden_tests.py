@@ -213,6 +213,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         ),
         compute_dtypes=python.literal({d.value: c.value for d, c in golden.compute_dtypes.items()}),
         torch_refuses=python.literal([d.value for d in golden.torch_refuses]),
+        aten_rounds_each_step=python.comment(", ".join(d.value for d in golden.aten_rounds_each_step)),
         integer_extremes=python.literal(golden.integer_extremes),
         input_dtypes=python.literal([d.value for d in golden.input_dtypes]),
         complexes=golden.complexes,

@@ -84,6 +84,9 @@ class GoldenPlan:
     out_dtypes: dict[DType, DType]  # input dtype -> out's dtype, where they differ (kernel.integers_as)
     integer_reference_dtypes: tuple[DType, ...]  # integer dtypes the AICPU kernel computes in the integer itself
     torch_refuses: tuple[DType, ...]
+    # 16-bit dtypes aten's CPU kernel rounds each step in (golden.aten_rounds_each_step): compared in float, as every
+    # 16-bit dtype is, and the generated test says why
+    aten_rounds_each_step: tuple[DType, ...]
     integer_extremes: bool
     tolerance: dict[DType, Tolerance]  # golden.tolerance, in the spec's order
     shapes: tuple[tuple[int, ...], ...]  # golden.shapes (a half split's: a half's)
@@ -200,6 +203,7 @@ def golden_plan(
         out_dtypes={d: spec.result_dtype(d) for d in dtypes if spec.result_dtype(d) is not d},
         integer_reference_dtypes=tuple(d for d in spec.routing.aicpu if d.is_integral),
         torch_refuses=tuple(golden.torch_refuses),
+        aten_rounds_each_step=tuple(golden.aten_rounds_each_step.dtypes) if golden.aten_rounds_each_step else (),
         integer_extremes=golden.integer_extremes,
         tolerance=tolerances(spec),
         shapes=shapes,

@@ -663,6 +663,11 @@ class ErrorRow(_Strict):
         "one before this row, as ops-nn's aclnnHardshrinkBackward does before its broadcast check (these rows "
         "end the table)",
     )
+    aten_accepts: str | None = Field(
+        None,
+        description="on a reject_if row: why torch.ops.aten takes the values this row rejects (aten's hardtanh "
+        "clamps with min_val > max_val); without it, the tests check that aten refuses them too",
+    )
 
     @model_validator(mode="after")
     def _code_matches(self) -> ErrorRow:
@@ -736,6 +741,23 @@ class TorchDifference(_Strict):
         max_length=4096,
     )
     note: str = Field(description="the difference in one sentence (Chinese, as the docs), listed in 约束说明")
+    always: bool = Field(
+        True,
+        description="whether torch differs at every position where `when` holds; false where torch's own result "
+        "there depends on where an element falls in its CPU loops (softshrink_backward's NaN: its vectorised loop "
+        "agrees, its scalar tail loop does not), so the golden inputs need not reach a differing one",
+    )
+
+
+class AtenRoundsEachStep(_Strict):
+    """aten's CPU kernel computes these 16-bit dtypes step by step in the dtype itself, each intermediate rounded
+    (glu_backward: sigmoid(b) and every product), so its own result there misses a standard the float computation
+    meets: torch is compared in float for them (the CANN golden's way), and the claim is checked against aten."""
+
+    dtypes: list[DType] = Field(
+        min_length=1, description="FLOAT16 and/or BFLOAT16: the dtypes aten rounds each step in"
+    )
+    note: str = Field(description="why: which steps aten's kernel rounds (one sentence)")
 
 
 # A derived golden input's expression (golden.derived_inputs), in the formula language.
@@ -773,6 +795,12 @@ class Golden(_Strict):
         default_factory=list,
         description="integer dtypes torch.ops.aten does not implement for this op (hardsigmoid, selu on INT32): "
         "the golden tests call it in float64 on the integer values and truncate toward zero, as the kernel does",
+    )
+    aten_rounds_each_step: AtenRoundsEachStep | None = Field(
+        None,
+        description="16-bit dtypes torch.ops.aten's CPU kernel computes step by step in the dtype itself, each step "
+        "rounded, so that its own result misses the precision standard (glu_backward): torch is compared in float "
+        "for them, as the golden tests do for every 16-bit dtype",
     )
 
 

@@ -679,8 +679,22 @@ class _Checker:
                 if name in self.params and not self.params[name].written:
                     message = f"'{name}' is left unwritten (written: false): the API checks nothing of it"
                     self.report(("errors", i, "check"), message, "invalid")
+            self.check_aten_accepts(i)
         self.check_empty_return()
         self.check_host_params()
+
+    def check_aten_accepts(self, i: int) -> None:
+        """errors[i].aten_accepts: a reason, on a row rejecting parameter values, of an operator with an aten op."""
+        reason = self.spec.errors[i].aten_accepts
+        if reason is None:
+            return
+        path: FieldPath = ("errors", i, "aten_accepts")
+        if self.spec.errors[i].check.kind != "reject_if":
+            self.report(path, "only a reject_if row (a check of parameter values) can be one aten accepts", "invalid")
+        elif not self.spec.api.aten:
+            self.report(path, "api.aten is not set: there is no torch op", "invalid")
+        elif not reason.strip():
+            self.report(path, "empty reason", "invalid")
 
     def check_empty_return(self) -> None:
         """The empty-tensor return sits at one place in the table: rows after it end the table, and it reads what
@@ -946,6 +960,7 @@ class _Checker:
                     f"{dtype.value} is not an integer dtype the first input takes",
                     "invalid",
                 )
+        self.check_aten_rounds_each_step(accepted)
         for j, difference in enumerate(differences):
             path: FieldPath = ("golden", "differs_from_torch", j, "when")
             expr = self.parse(difference.when, path, formula_symbols(self.spec), "condition")
@@ -953,6 +968,25 @@ class _Checker:
                 self.report(path, "condition: not a boolean (write a comparison, e.g. self != self)", "formula")
             if not difference.note.strip():
                 self.report(("golden", "differs_from_torch", j, "note"), "empty note", "invalid")
+
+    def check_aten_rounds_each_step(self, accepted: set[DType]) -> None:
+        """golden.aten_rounds_each_step names 16-bit dtypes the first input takes, of an operator with an aten op."""
+        rounds = self.spec.golden.aten_rounds_each_step
+        if rounds is None:
+            return
+        if not self.spec.api.aten:
+            self.report(("golden", "aten_rounds_each_step"), "api.aten is not set: there is no torch op", "invalid")
+        seen: set[DType] = set()
+        for j, dtype in enumerate(rounds.dtypes):
+            path: FieldPath = ("golden", "aten_rounds_each_step", "dtypes", j)
+            if dtype in seen:
+                self.report(path, f"{dtype.value} is listed twice", "invalid")
+            elif dtype not in (DType.FLOAT16, DType.BFLOAT16) or dtype not in accepted:
+                message = f"{dtype.value} is not a 16-bit floating dtype (FLOAT16, BFLOAT16) the first input takes"
+                self.report(path, message, "invalid")
+            seen.add(dtype)
+        if not rounds.note.strip():
+            self.report(("golden", "aten_rounds_each_step", "note"), "empty note", "invalid")
 
     def check_derived_inputs(self) -> None:
         """Each derived golden input is a tensor input, computed by a numeric expression of other tensor inputs

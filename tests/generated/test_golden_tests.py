@@ -9,9 +9,11 @@ import warnings
 
 import numpy as np
 import pytest
-from spec_list import GENERATED, every_operator
+from spec_list import GENERATED, SPEC_DIR, every_operator
 
 from opgen.spec.half_split import full_shape
+from opgen.spec.loader import load_spec_text
+from opgen.spec.model import OpSpec
 
 pytest.importorskip("opgen_ops")
 
@@ -55,14 +57,29 @@ def test_a_wrong_reference_fails_naming_each_failing_case(op, monkeypatch):
     assert "vs the spec reference" in message
 
 
-# Every operator whose spec declares where ops-nn differs from torch (golden.differs_from_torch), but soft_shrink_grad:
-# its declaration (self = NaN) covers torch's scalar tail loop, which no NaN input of its golden shapes reaches.
-# golden tests compare with the aten op api.aten names (an aten form's differences serve test_aten_forms.py)
-DECLARED = [
-    op
-    for op, spec in every_operator().items()
-    if spec.golden.differs_from_torch and spec.api.aten and op != "soft_shrink_grad"
-]
+def differs_always(spec: OpSpec) -> bool:
+    """Whether the spec declares a difference from torch that holds wherever its condition does: one the golden
+    inputs must reach. A difference with `always: false` (soft_shrink_grad's self = NaN, where torch's vectorised loop
+    agrees and only its scalar tail loop differs) need not be reached by them."""
+    return any(d.always for d in spec.golden.differs_from_torch)
+
+
+# Every operator whose spec declares where ops-nn differs from torch everywhere its condition holds
+# (golden.differs_from_torch); golden tests compare with the aten op api.aten names (an aten form's differences serve
+# test_aten_forms.py)
+DECLARED = [op for op, spec in every_operator().items() if differs_always(spec) and spec.api.aten]
+
+
+def test_which_declared_differences_the_golden_inputs_must_reach_is_the_specs_word():
+    """The selection above reads golden.differs_from_torch[].always, not a list of names: a user's copy of
+    soft_shrink_grad under another name is left out while its difference says `always: false`, taken without it."""
+    text = (SPEC_DIR / "soft_shrink_grad.yaml").read_text(encoding="utf-8")
+    text = text.replace("dir: soft_shrink_grad", "dir: mine")
+    mark = "      always: false"
+    assert mark in text and not differs_always(load_spec_text(text, "mine.yaml", SPEC_DIR / "mine.yaml").spec)
+    assert differs_always(
+        load_spec_text(text.replace(mark, "      # always: false"), "mine.yaml", SPEC_DIR / "mine.yaml").spec
+    )
 
 
 @pytest.mark.parametrize("op", DECLARED)
@@ -185,7 +202,7 @@ def test_several_outputs_take_torch_refuses(op, monkeypatch):
     assert seen == {torch.float64}
 
 
-@pytest.mark.parametrize("op", ["p_relu", *SEVERAL])
+@pytest.mark.parametrize("op", list(dict.fromkeys([*CHANNELS, *SEVERAL])))  # the per-channel and several bodies
 def test_every_golden_body_truncates_integer_scalars(op, monkeypatch):
     golden = _golden_module(op)
     calls = []

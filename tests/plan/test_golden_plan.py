@@ -7,7 +7,7 @@ import dataclasses
 from functools import cache
 
 import pytest
-from spec_list import every_operator
+from spec_list import GENERATED, every_operator
 
 from opgen.emit import golden_tests, tests
 from opgen.plan.golden import GoldenSplit
@@ -102,3 +102,17 @@ def test_a_derived_input_of_the_halves_is_made_per_case():
     assert plan.golden.derived_inputs == ()
     logsigmoid = _plan("logsigmoid_grad").golden  # buffer = exp(-abs(self)): made with the inputs
     assert [name for name, _ in logsigmoid.derived_inputs] == ["buffer"] and not logsigmoid.case_derived
+
+
+def test_the_dtypes_aten_rounds_each_step_in_reach_the_generated_golden_test():
+    """golden.aten_rounds_each_step goes through the plan; the generated test, which compares with aten in float for
+    every 16-bit dtype, says why for those (the reason text stays in the spec)."""
+    glu_grad = _plan("glu_grad")
+    declared = every_operator()["glu_grad"].golden.aten_rounds_each_step
+    assert declared is not None and glu_grad.golden.aten_rounds_each_step == tuple(declared.dtypes)
+    assert _plan("leaky_relu").golden.aten_rounds_each_step == ()
+    generated = GENERATED / "glu_grad" / "tests" / "test_golden_glu_grad.py"
+    dtypes = ", ".join(d.value for d in declared.dtypes)
+    assert f"# (aten's own kernel rounds each step in {dtypes}, missing" in generated.read_text(encoding="utf-8")
+    leaky = (GENERATED / "leaky_relu" / "tests" / "test_golden_leaky_relu.py").read_text(encoding="utf-8")
+    assert "rounds each step" not in leaky

@@ -7,19 +7,22 @@ for every dtype the op accepts, and every scalar/mode value the spec's golden se
 from __future__ import annotations
 
 import itertools
+import shutil
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
-from spec_list import loaded
+from spec_list import SPEC_DIR, loaded
 from support.floats import ulp_error
 
-from opgen.plan.cases import negative_calls
+from opgen.plan.cases import Call, negative_calls
 from opgen.plan.operator import binding_result_index
 from opgen.spec.channel_broadcast import pointwise
 from opgen.spec.dtypes import DType, wrap_integer
 from opgen.spec.formula_binding import derive_inputs, differs_from_torch, evaluate_reference
 from opgen.spec.half_split import join_halves
+from opgen.spec.loader import load_spec, load_spec_text
 from opgen.spec.model import Direction, OpSpec, ParamKind
 
 torch = pytest.importorskip("torch")
@@ -132,7 +135,17 @@ CASES = [
 
 @pytest.mark.parametrize("name,dtype", CASES, ids=[f"{n}-{d.value}" for n, d in CASES])
 def test_reference_agrees_with_aten(name, dtype):
-    spec = spec_of(name)
+    check_against_aten(spec_of(name), dtype)
+
+
+def rounds_each_step(spec: OpSpec) -> tuple[DType, ...]:
+    """The 16-bit dtypes aten's CPU kernel rounds each step in (golden.aten_rounds_each_step)."""
+    declared = spec.golden.aten_rounds_each_step
+    return tuple(declared.dtypes) if declared is not None else ()
+
+
+def check_against_aten(spec: OpSpec, dtype: DType) -> None:
+    """The reference agrees with aten in float64, and aten in the dtype meets the spec's standard against it."""
     rng = np.random.default_rng(20261122)
     points = inputs(spec, dtype, rng)
     checked = 0
@@ -164,9 +177,10 @@ def test_reference_agrees_with_aten(name, dtype):
             cancels = np.abs(ours64[finite] - theirs_wide[finite]) <= 2.0**-40 * scale[kept][finite]
         assert ((ulps <= (8.0 if dtype is DType.DOUBLE else 1.0)) | cancels).all(), "more than one rounding apart"
         # 2. aten in the tensor's own dtype (float32 compute) meets the spec's precision standard; where aten's CPU
-        # kernel rounds every step to a 16-bit dtype (ATEN_ROUNDS_EACH_STEP), aten over the rounded inputs in float
+        # kernel rounds every step to a 16-bit dtype (golden.aten_rounds_each_step), aten over the rounded inputs in
+        # float
         native_inputs = {k: to_torch(v, dtype) for k, v in tensors.items()}
-        if name in ATEN_ROUNDS_EACH_STEP and dtype in (DType.FLOAT16, DType.BFLOAT16):
+        if dtype in rounds_each_step(spec):
             in_float = aten_call(spec, {k: v.float() for k, v in native_inputs.items()}, scalars)
             native = from_torch(in_float.to(native_inputs[spec.tensor_inputs[0].name].dtype), dtype)
         else:
@@ -185,71 +199,134 @@ def test_reference_agrees_with_aten(name, dtype):
     assert checked >= min(2, len(scalar_cases(spec)))  # every accepted case (at least two where there are)
 
 
-# aten CPU kernels that compute FLOAT16/BFLOAT16 step by step in that dtype (each sigmoid and product rounded), so
-# their own result misses the spec's standard where ours (computed in float) meets it: compared in float instead,
-# and the claim itself is checked by test_aten_rounds_each_step
-ATEN_ROUNDS_EACH_STEP = {"glu_grad": "glu_backward rounds sigmoid(b) and each product to the 16-bit dtype"}
+ROUNDING = [(name, dtype) for name, spec in SPECS.items() for dtype in rounds_each_step(spec)]
 
 
-@pytest.mark.parametrize("name", sorted(ATEN_ROUNDS_EACH_STEP))
-def test_aten_rounds_each_step(name):
-    """The exception above is a fact about aten, not a blind spot: in FLOAT16 its result misses the standard at
-    some points where aten computed in float over the same rounded inputs does not."""
+@pytest.mark.parametrize("name,dtype", ROUNDING, ids=[f"{n}-{d.value}" for n, d in ROUNDING])
+def test_aten_rounds_each_step(name, dtype):
+    """golden.aten_rounds_each_step is a fact about aten, not a blind spot: in that dtype aten's result misses the
+    standard at some points where aten computed in float over the same rounded inputs does not."""
     spec = spec_of(name)
-    dtype = DType.FLOAT16
     points = inputs(spec, dtype, np.random.default_rng(20261127))
     (scalars, *_) = [s for s in scalar_cases(spec) if not rejected(spec, s)]
     tensors = {k: to_torch(v, dtype) for k, v in for_call(spec, points, scalars).items()}
     exact = aten_call(spec, {k: v.double() for k, v in tensors.items()}, scalars).numpy()
     tol = spec.golden.tolerance[dtype]
     native = aten_call(spec, tensors, scalars).double().numpy()
-    in_float = aten_call(spec, {k: v.float() for k, v in tensors.items()}, scalars).half().double().numpy()
+    in_float = aten_call(spec, {k: v.float() for k, v in tensors.items()}, scalars)
+    in_float = in_float.to(TORCH_DTYPE[dtype]).double().numpy()
     finite = np.isfinite(exact)
-    assert not np.isclose(native, exact, rtol=tol.rtol, atol=tol.atol)[finite].all()
+    assert not np.isclose(native, exact, rtol=tol.rtol, atol=tol.atol)[finite].all(), spec.golden.aten_rounds_each_step
     assert np.isclose(in_float, exact, rtol=tol.rtol, atol=tol.atol)[finite].all()
 
 
-# Scalar checks of a CANN API that aten does not make, and why: (operator, row of its error table) -> reason.
-ATEN_ACCEPTS = {
-    # aclnnHardtanh refuses clipValueMin > clipValueMax; aten's hardtanh clamps anyway (the result is max_val)
-    ("clip_by_value_v2", 5): "aten's hardtanh takes min_val > max_val",
-    # aclnnRrelu implements eval mode only; aten's rrelu in training mode draws a random slope per element
-    ("rrelu", 6): "aten's rrelu takes training=True",
-}
+ROUNDS_FIELD = (
+    "  aten_rounds_each_step:\n"
+    "    dtypes: [FLOAT16, BFLOAT16]\n"
+    "    note: glu_backward rounds sigmoid(b) and each product to the 16-bit dtype\n"
+)
 
-_SCALAR_ROWS = [
-    (name, call)
-    for name, spec in SPECS.items()
-    # PyTorch checks scalar arguments in the forward op only (softshrink_backward takes a negative lambd that
-    # softshrink refuses), so backward specs are not asked for it
-    if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten) and spec.derivative_of is None
-    for call in negative_calls(spec)
-    if spec.errors[call.row].check.kind == "reject_if"
-]
-REJECTED = [(name, call) for name, call in _SCALAR_ROWS if (name, call.row) not in ATEN_ACCEPTS]
-ACCEPTED = [(name, call) for name, call in _SCALAR_ROWS if (name, call.row) in ATEN_ACCEPTS]
+
+def _user_copy_of_glu_grad(folder: Path, declared: bool) -> OpSpec:
+    """glu_grad.yaml as a user's own operator (another OpType, directory and API over the same aten op), with or
+    without golden.aten_rounds_each_step; glu.yaml beside it for its derivative_of."""
+    shutil.copy(SPEC_DIR / "glu.yaml", folder / "glu.yaml")
+    text = (SPEC_DIR / "glu_grad.yaml").read_text(encoding="utf-8")
+    assert ROUNDS_FIELD in text  # the shipped spec changed: update the copy
+    for old, new in (
+        ("type: GLUGrad", "type: MyGluGrad"),
+        ("dir: glu_grad", "dir: my_glu_grad"),
+        ("name: aclnnGluBackward", "name: aclnnMyGluBackward"),
+        (ROUNDS_FIELD, ROUNDS_FIELD if declared else ""),
+    ):
+        assert old in text, old
+        text = text.replace(old, new)
+    path = folder / "my_glu_grad.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_spec(path).spec
+
+
+@pytest.mark.parametrize("dtype", [DType.FLOAT16, DType.BFLOAT16], ids=lambda d: d.value)
+def test_a_new_spec_declaring_that_aten_rounds_each_step_needs_no_test_side_list(tmp_path, dtype):
+    """The comparison with aten follows the spec's field, whatever the operator is called: a user's copy of glu_grad
+    under another name passes with the field, and fails without it (aten's own 16-bit result misses the standard)."""
+    spec = _user_copy_of_glu_grad(tmp_path, declared=True)
+    assert spec.operator.file_stem not in SPECS
+    check_against_aten(spec, dtype)
+    undeclared = _user_copy_of_glu_grad(tmp_path, declared=False)
+    with pytest.raises(AssertionError):
+        check_against_aten(undeclared, dtype)
+
+
+def _scalar_rows(specs: dict[str, OpSpec]) -> list[tuple[str, Call]]:
+    """The negative calls of the error rows over parameter values (reject_if) that aten is asked about."""
+    return [
+        (name, call)
+        for name, spec in specs.items()
+        # PyTorch checks scalar arguments in the forward op only (softshrink_backward takes a negative lambd that
+        # softshrink refuses), so backward specs are not asked for it
+        if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten) and spec.derivative_of is None
+        for call in negative_calls(spec)
+        if spec.errors[call.row].check.kind == "reject_if"
+    ]
+
+
+# a row the spec says aten takes (errors[].aten_accepts, with the reason) is checked to be taken, any other refused
+_SCALAR_ROWS = _scalar_rows(SPECS)
+REJECTED = [(name, call) for name, call in _SCALAR_ROWS if SPECS[name].errors[call.row].aten_accepts is None]
+ACCEPTED = [(name, call) for name, call in _SCALAR_ROWS if SPECS[name].errors[call.row].aten_accepts is not None]
+
+
+def call_aten_like(spec: OpSpec, call: Call):
+    """aten called with a negative call's values (each tensor three ones)."""
+    values = {n: (torch.ones(3) if a.kind == "tensor" else a.value) for n, a in call.args.items() if a.kind != "null"}
+    tensors = {n: v for n, v in values.items() if isinstance(v, torch.Tensor)}
+    return aten_call(spec, tensors, values)
 
 
 @pytest.mark.parametrize("name,call", REJECTED, ids=[f"{n}-{c.name}" for n, c in REJECTED])
 def test_aten_refuses_what_the_error_table_rejects(name, call):
-    spec = spec_of(name)
-    values = {n: (torch.ones(3) if a.kind == "tensor" else a.value) for n, a in call.args.items() if a.kind != "null"}
-    tensors = {n: v for n, v in values.items() if isinstance(v, torch.Tensor)}
     with pytest.raises(RuntimeError):
-        aten_call(spec, tensors, values)
+        call_aten_like(spec_of(name), call)
 
 
 @pytest.mark.parametrize("name,call", ACCEPTED, ids=[f"{n}-{c.name}" for n, c in ACCEPTED])
-def test_aten_still_accepts_the_known_exceptions(name, call):
-    """Each entry of ATEN_ACCEPTS still names a row aten takes (once aten refuses it, the entry must go)."""
+def test_aten_still_accepts_what_the_spec_says_it_accepts(name, call):
+    """Each row marked aten_accepts is one aten takes (once aten refuses it, the mark must go)."""
     spec = spec_of(name)
-    values = {n: (torch.ones(3) if a.kind == "tensor" else a.value) for n, a in call.args.items() if a.kind != "null"}
-    tensors = {n: v for n, v in values.items() if isinstance(v, torch.Tensor)}
-    assert aten_call(spec, tensors, values).shape == (3,), ATEN_ACCEPTS[(name, call.row)]
+    assert call_aten_like(spec, call).shape == (3,), spec.errors[call.row].aten_accepts
 
 
-def test_every_known_exception_is_a_scalar_row():
-    assert set(ATEN_ACCEPTS) == {(name, call.row) for name, call in ACCEPTED}
+def test_every_row_aten_accepts_is_asked_of_aten():
+    """No mark goes unchecked: each row of a forward spec with an aten op marked aten_accepts has a negative call."""
+    marked = {
+        (name, row)
+        for name, spec in SPECS.items()
+        if spec.api.aten and hasattr(torch.ops.aten, spec.api.aten) and spec.derivative_of is None
+        for row, error in enumerate(spec.errors)
+        if error.aten_accepts is not None
+    }
+    assert marked == {(name, call.row) for name, call in ACCEPTED}
+
+
+def test_a_new_spec_marking_a_row_aten_accepts_needs_no_test_side_list(tmp_path):
+    """The row aten takes is found from the spec, whatever the operator is called: a user's copy of
+    clip_by_value_v2 under another name has its min > max row asked to be taken, not refused."""
+    text = (SPEC_DIR / "clip_by_value_v2.yaml").read_text(encoding="utf-8")
+    for old, new in (("dir: clip_by_value_v2", "dir: my_clip"), ("type: ClipByValueV2", "type: MyClip")):
+        assert old in text, old
+        text = text.replace(old, new)
+    (tmp_path / "my_clip.yaml").write_text(text, encoding="utf-8")
+    spec = load_spec(tmp_path / "my_clip.yaml").spec
+    rows = _scalar_rows({"my_clip": spec})
+    taken = [call for _, call in rows if spec.errors[call.row].aten_accepts is not None]
+    assert taken and all(call_aten_like(spec, call).shape == (3,) for call in taken)
+    # without the mark the same row is asked to be refused, which aten does not do: the mark is what keeps it apart
+    unmarked = load_spec_text(text.replace("    aten_accepts:", "    # aten_accepts:"), "my_clip.yaml").spec
+    refused = [
+        call for _, call in _scalar_rows({"my_clip": unmarked}) if unmarked.errors[call.row].aten_accepts is None
+    ]
+    assert {call.row for call in taken} <= {call.row for call in refused}
 
 
 INTEGER_CASES = [
