@@ -1122,6 +1122,12 @@ class _Checker:
                     message = f"a {param.kind.value} parameter is carried as {carried_as}, not {kind}"
                     self.report(path + ("kind",), message, "wrong-kind")
                     continue
+                reduced = self.spec.reduce_dim.dim if self.spec.reduce_dim is not None else None
+                if attr_kinds.kind(kind).is_list and param.name != reduced:
+                    # TODO(opdef): the tilings read a list attribute only as reduce_dim's dimension (dim_reader)
+                    message = f"a {kind} attribute carries reduce_dim's dim; carry '{param.name}' as {natural}"
+                    self.report(path + ("kind",), message, "invalid")
+                    continue
                 if as_text and sorted(attr.values) != sorted(param.values or []):
                     message = f"give the text of each of '{param.name}''s values {param.values}"
                     self.report(path + ("values",), message, "invalid")

@@ -176,6 +176,14 @@ CASES = [
         "a scalar parameter is carried as a Float attribute, not ListInt",
     ),
     Case(
+        "list-attr-carries-the-reduced-dim",
+        "glu_grad.yaml",
+        "{name: dim, param: dim, default: -1}",
+        "{name: dim, param: dim, kind: ListInt, default: [-1]}",
+        "kind: ListInt, default: [-1]}",
+        "a ListInt attribute carries reduce_dim's dim; carry 'dim' as Int",
+    ),
+    Case(
         "list-attr-needs-a-param",
         "softmax_v2.yaml",
         "{name: half_to_float, kind: Bool, default: false}",
