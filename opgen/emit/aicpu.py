@@ -12,9 +12,6 @@ from opgen.formula.integer import CPP_INTEGER_HELPERS, to_cpp_integer
 from opgen.lang import Code, code, ident
 from opgen.plan.operator import OperatorPlan
 
-# each OpDef attribute kind the kernel reads: its C++ type and the AttrValue getter
-_ATTR_CTYPES = {"Float": "double", "Bool": "bool", "Int": "int64_t"}
-
 
 def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
     spec_name = operator.source
@@ -71,7 +68,9 @@ def render_aicpu(operator: OperatorPlan) -> dict[str, str]:
                     "name": a.name,
                     "param": a.param,
                     "kind": ident(a.kind),
-                    "ctype": code(_ATTR_CTYPES[a.kind]),
+                    # its C++ type and its read from the AttrValue, by its kind
+                    "ctype": code(a.kind_record.aicpu_ctype),
+                    "read": a.kind_record.aicpu_value(f"{a.param}Attr"),
                 }
                 for a in attrs
             ],

@@ -152,17 +152,31 @@ def _l0_args(operator: OperatorPlan, attrs: list[OpDefAttr]) -> list[dict]:
 
 
 def _launch_attrs(attrs: list[OpDefAttr]) -> list[Code]:
-    """What the L0 op passes for each OpDef attribute, in order: its parameter, or the value the API fixes."""
-    return [attr.param if attr.param is not None else _constant(attr) for attr in attrs]
+    """What the L0 op passes for each OpDef attribute, in order: its parameter (a list attribute the one-element
+    array `_list_attrs` allocates), or the value the API fixes."""
+    return [
+        _constant(attr)
+        if attr.param is None
+        else ident(f"{attr.param}List")
+        if attr.kind_record.is_list
+        else attr.param
+        for attr in attrs
+    ]
+
+
+def _list_attrs(attrs: list[OpDefAttr]) -> list[dict[str, Code]]:
+    """The list attributes an int64 parameter carries: the L0 op allocates each as a one-element aclIntArray, as
+    ops-nn's l0op::SoftmaxV2 passes its dim (AllocIntArray)."""
+    return [
+        {"name": ident(f"{attr.param}List"), "param": attr.param}
+        for attr in attrs
+        if attr.param is not None and attr.kind_record.is_list
+    ]
 
 
 def _constant(attr: OpDefAttr) -> Code:
     assert attr.constant is not None
-    if attr.kind == "Float":  # OP_ATTR takes a float as it is declared
-        return code(f"static_cast<float>({attr.constant})")
-    if attr.kind == "Int":
-        return code(f"static_cast<int64_t>({attr.constant})")
-    return attr.constant
+    return attr.kind_record.fixed(attr.constant)  # OP_ATTR takes a value as the OpDef declares it
 
 
 def _launch_inputs(opdef: OpDefPlan) -> list[Code]:
@@ -253,6 +267,7 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         # scalars the OpDef takes as one-element tensors of the kernel's dtype (ConvertToTensor in the L0 op)
         "scalar_tensors": [ident(str(i.param)) for i in opdef.scalar_inputs if not i.one_element],
         "launch_attrs": _launch_attrs(list(opdef.attrs)),
+        "list_attrs": _list_attrs(list(opdef.attrs)),
         "attr_names": [a.name for a in opdef.attrs],
         "channels": bool(schedule.channel_inputs),
         "min_channel_run": MIN_CHANNEL_RUN,

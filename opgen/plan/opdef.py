@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from opgen import attr_kinds
 from opgen import formula as F
+from opgen.attr_kinds import AttrKind
 from opgen.lang import Code, cpp, ident
 from opgen.spec.formula_binding import kernel_formulas
-from opgen.spec.model import ATTR_KINDS, OpDefAttrSpec, OpDefTensor, OpSpec, Param, ParamKind
+from opgen.spec.model import OpDefAttrSpec, OpDefTensor, OpSpec, Param, ParamKind
 
 FLOAT_CTYPE = Code("float")
-# The runtime attribute's C type (GetAttrPointer<ctype>) per attribute kind.
-_CTYPES = {"Float": FLOAT_CTYPE, "Int": Code("int64_t"), "Bool": Code("bool"), "String": Code("char")}
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class OpDefIO:
 class OpDefAttr:
     name: Code  # the OpDef attribute name
     param: Code | None  # the API parameter it carries; None: the L0 op passes `constant`
-    kind: Code  # "Float", "Bool", "Int" or "String"
+    kind: Code  # "Float", "Bool", "Int", "String" or "ListInt" (`attr_kinds`)
     default: Code | None  # C++ literal; None: the OpDef gives none (`Float()`)
     index: int  # the runtime attribute index
     ctype: Code = FLOAT_CTYPE  # the runtime attribute's C type (GetAttrPointer<ctype>)
@@ -49,6 +49,10 @@ class OpDefAttr:
     # an int64 parameter carried as a String attribute: (API value, attribute text), in the parameter's order
     texts: tuple[tuple[int, str], ...] = ()
     constant: Code | None = None  # the C++ value the L0 op passes when no API parameter carries it
+
+    @property
+    def kind_record(self) -> AttrKind:
+        return attr_kinds.kind(self.kind)
 
     @property
     def attr_type(self) -> Code:
@@ -134,36 +138,35 @@ def _declared_attr(spec: OpSpec, attr: OpDefAttrSpec, index: int) -> OpDefAttr:
         assert attr.kind is not None
         value = _literal(attr.kind, attr.default)
         assert value is not None
-        return OpDefAttr(name, None, Code(attr.kind), value, index, _CTYPES[attr.kind], attr.required, (), value)
+        ctype = Code(attr_kinds.kind(attr.kind).runtime_ctype)
+        return OpDefAttr(name, None, Code(attr.kind), value, index, ctype, attr.required, (), value)
     param = spec.param(attr.param)
     derived = _attr_of(param, name, index)
     kind = attr.kind or derived.kind
-    default = _literal(kind, attr.default) if attr.default_given else derived.default
+    ctype = Code(attr_kinds.kind(kind).runtime_ctype)
+    if attr.default_given:
+        default = _literal(kind, attr.default)
+    elif attr_kinds.kind(kind).is_list:  # the parameter's default as a one-element list
+        default = None if derived.default is None else attr_kinds.kind(kind).literal([int(derived.default)])
+    else:
+        default = derived.default
     if kind == "String" and param.kind is ParamKind.INT64:
         texts = tuple(attr.values.items())
         if not attr.default_given:  # the text of the parameter's default (else its first value)
             first = param.default if param.default is not None else (param.values or [0])[0]
             default = cpp.string(dict(texts)[int(first)])
-        return OpDefAttr(name, derived.param, Code(kind), default, index, _CTYPES[kind], attr.required, texts)
-    return OpDefAttr(name, derived.param, Code(kind), default, index, _CTYPES[kind], attr.required)
+        return OpDefAttr(name, derived.param, Code(kind), default, index, ctype, attr.required, texts)
+    return OpDefAttr(name, derived.param, Code(kind), default, index, ctype, attr.required)
 
 
-def _literal(kind: str, value: bool | int | float | str | None) -> Code | None:
-    if value is None:
-        return None
-    if kind == "Float":
-        return cpp.float_literal(float(value))
-    if kind == "Int":
-        return Code(str(int(value)))
-    if kind == "Bool":
-        return Code("true" if value else "false")
-    return cpp.string(str(value))
+def _literal(kind: str, value: attr_kinds.SpecValue | None) -> Code | None:
+    return None if value is None else attr_kinds.kind(kind).literal(value)
 
 
 def _attr_of(param: Param, name: Code, index: int) -> OpDefAttr:
     """The attribute carrying an API parameter, with the parameter's default (or its null default)."""
     api = ident(param.name)
-    kind = ATTR_KINDS[param.kind]
+    kind = attr_kinds.NATURAL[param.kind].name
     if param.kind in (ParamKind.SCALAR, ParamKind.DOUBLE):
         default_value = param.null_default if param.default is None else param.default
         default = cpp.float_literal(float(default_value if default_value is not None else 0.0))
@@ -175,4 +178,4 @@ def _attr_of(param: Param, name: Code, index: int) -> OpDefAttr:
         default = cpp.string(str(param.default if param.default is not None else param.values[0]))
     else:
         default = Code("true" if param.default else "false")
-    return OpDefAttr(name, api, Code(kind), default, index, _CTYPES[kind])
+    return OpDefAttr(name, api, Code(kind), default, index, Code(attr_kinds.kind(kind).runtime_ctype))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias, Union
 
 from pydantic import AfterValidator, BaseModel, Discriminator, Field, Tag, model_validator
 
+from opgen.attr_kinds import AttrKindName
 from opgen.formula.parser import MAX_LENGTH as FORMULA_MAX_LENGTH
 from opgen.spec.base import (
     MAX_RANK,
@@ -356,16 +357,6 @@ class Param(_Strict):
 
 # ---------------------------------------------------------------------------------------------- opdef
 
-AttrKind = Literal["Float", "Int", "Bool", "String"]
-# The attribute kind each host parameter kind is carried as, unless opdef.attrs says otherwise.
-ATTR_KINDS: dict[ParamKind, str] = {
-    ParamKind.SCALAR: "Float",
-    ParamKind.BOOL: "Bool",
-    ParamKind.INT64: "Int",
-    ParamKind.DOUBLE: "Float",  # ops-nn's OpDef declares a double as Float (the generated aclnn converts it)
-    ParamKind.STRING: "String",
-}
-
 
 class OpDefTensor(_Strict):
     """One input or output of the OpDef (the graph interface), in the OpDef's order."""
@@ -403,10 +394,15 @@ class OpDefAttrSpec(_Strict):
         description="the API scalar, bool, int64 or string parameter it carries; none: the L0 op passes `default` "
         "(an attribute ops-nn's kernel reads that the API fixes, e.g. HardSigmoidGrad's alpha)",
     )
-    kind: AttrKind | None = Field(None, description="Float, Int, Bool or String; default: the parameter's kind")
-    default: bool | int | float | str | None = Field(
+    kind: AttrKindName | None = Field(
         None,
-        description="the OpDef default; default: the parameter's; null: none is given (`Float()`, as CeluV2's alpha)",
+        description="Float, Int, Bool, String or ListInt (an int64 parameter passed as a one-element list, as ops-nn's "
+        "softmax family carries its dim: `axes` ListInt({-1})); default: the parameter's kind",
+    )
+    default: bool | int | float | str | list[int] | None = Field(
+        None,
+        description="the OpDef default; default: the parameter's ([the parameter's] for a ListInt); null: none is "
+        "given (`Float()`, as CeluV2's alpha); a list for a ListInt, e.g. [-1]",
     )
     required: bool = Field(False, description="AttrType REQUIRED (default OPTIONAL)")
     values: dict[int, EnumValue] = Field(

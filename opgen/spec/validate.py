@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen import formula
+from opgen import attr_kinds, formula
 from opgen.formula.complex import COMPLEX_FUNCTIONS, complex_problem
 from opgen.formula.grammar import CONSTANTS, KEYWORDS, REDUCTION_SPELLING, RESERVED
 from opgen.formula.integer import integer_problem
@@ -25,7 +25,7 @@ from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.dtypes import AICORE_DTYPES, AICPU_COMPLEX_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols, kernel_formulas, let_symbol, local_lets, output_symbols
 from opgen.spec.half_split import half_shape, split_axis
-from opgen.spec.model import ATTR_KINDS, Direction, HalvesFormula, OpDefTensor, OpSpec, Param, ParamKind, ctype_base
+from opgen.spec.model import Direction, HalvesFormula, OpDefTensor, OpSpec, Param, ParamKind, ctype_base
 from opgen.spec.names import identifier_problems
 from opgen.spec.socs import SOC_BY_NAME
 from opgen.spec.yaml_source import SourceDocument
@@ -1140,7 +1140,6 @@ class _Checker:
 
     def check_opdef_attrs(self, used: set[str]) -> None:
         assert self.spec.opdef.attrs is not None
-        values = {"Float": (int, float), "Int": (int,), "Bool": (bool,), "String": (str,)}
         # scalars opdef.inputs carries as one-element tensors
         tensor_carried = {e.param for e in self.spec.opdef.inputs or [] if e.param in self.scalar_names()}
         carried = set(tensor_carried)
@@ -1154,6 +1153,10 @@ class _Checker:
                     message = "an attribute no parameter carries needs its 'kind' and the 'default' the L0 op passes"
                     self.report(path, message, "invalid")
                     continue
+                if attr_kinds.kind(kind).is_list:
+                    # TODO(opdef): the L0 op would allocate the fixed list (AllocIntArray) before its launch
+                    self.report(path + ("kind",), f"a {kind} attribute carries an int64 parameter ('param')", "invalid")
+                    continue
             else:
                 param = self.resolve(attr.param, path + ("param",), kinds=HOST_KINDS, what="an attribute")
                 if param is None:
@@ -1163,12 +1166,21 @@ class _Checker:
                     self.report(path + ("param",), message, "duplicate")
                     continue
                 carried.add(param.name)
-                natural = ATTR_KINDS[param.kind]
+                natural = attr_kinds.NATURAL[param.kind].name
                 kind = kind or natural
                 as_text = kind == "String" and param.kind is ParamKind.INT64
-                if kind != natural and not as_text:
-                    message = f"a {param.kind.value} parameter is carried as a {natural} attribute, not {kind}"
+                if param.kind not in attr_kinds.kind(kind).carries:
+                    ways = [k for k, known in attr_kinds.KINDS.items() if param.kind in known.carries and k != natural]
+                    alternatives = "".join(f" or {k}" for k in ways)
+                    carried_as = f"a {natural}{alternatives} attribute"
+                    message = f"a {param.kind.value} parameter is carried as {carried_as}, not {kind}"
                     self.report(path + ("kind",), message, "wrong-kind")
+                    continue
+                reduced = self.spec.reduce_dim.dim if self.spec.reduce_dim is not None else None
+                if attr_kinds.kind(kind).is_list and param.name != reduced:
+                    # TODO(opdef): the tilings read a list attribute only as reduce_dim's dimension (dim_reader)
+                    message = f"a {kind} attribute carries reduce_dim's dim; carry '{param.name}' as {natural}"
+                    self.report(path + ("kind",), message, "invalid")
                     continue
                 if as_text and sorted(attr.values) != sorted(param.values or []):
                     message = f"give the text of each of '{param.name}''s values {param.values}"
@@ -1177,7 +1189,7 @@ class _Checker:
                     self.report(
                         path + ("values",), "'values' applies to an int64 parameter carried as String", "invalid"
                     )
-            if kind is not None and attr.default is not None and type(attr.default) not in values[kind]:
+            if kind is not None and attr.default is not None and not attr_kinds.kind(kind).accepts(attr.default):
                 message = f"{attr.default!r} is not a default for a {kind} attribute"
                 self.report(path + ("default",), message, "wrong-kind")
         for param in self.spec.params:

@@ -160,6 +160,38 @@ CASES = [
         "needs its 'kind' and the 'default' the L0 op passes",
     ),
     Case(
+        "list-attr-default-is-a-list",
+        "softmax_grad.yaml",
+        "{name: axes, param: dim, kind: ListInt, default: [-1]}",
+        "{name: axes, param: dim, kind: ListInt, default: -1}",
+        "kind: ListInt, default: -1}",
+        "-1 is not a default for a ListInt attribute",
+    ),
+    Case(
+        "list-attr-carries-an-int64",
+        "leaky_relu.yaml",
+        "{name: negative_slope, param: negativeSlope, default: 0.0}",
+        "{name: negative_slope, param: negativeSlope, kind: ListInt, default: [0]}",
+        "kind: ListInt, default: [0]}",
+        "a scalar parameter is carried as a Float attribute, not ListInt",
+    ),
+    Case(
+        "list-attr-carries-the-reduced-dim",
+        "glu_grad.yaml",
+        "{name: dim, param: dim, default: -1}",
+        "{name: dim, param: dim, kind: ListInt, default: [-1]}",
+        "kind: ListInt, default: [-1]}",
+        "a ListInt attribute carries reduce_dim's dim; carry 'dim' as Int",
+    ),
+    Case(
+        "list-attr-needs-a-param",
+        "softmax_v2.yaml",
+        "{name: half_to_float, kind: Bool, default: false}",
+        "{name: half_to_float, kind: ListInt, default: [0]}",
+        "{name: half_to_float, kind: ListInt",
+        "a ListInt attribute carries an int64 parameter ('param')",
+    ),
+    Case(
         "attr-read-by-kernel-left-out",
         "hardtanh_grad.yaml",
         "    - {name: max_val, param: max, default: 1.0, required: true}\n",
@@ -202,6 +234,33 @@ def test_l0_follows_the_opdef() -> None:
     # an input the kernel does not read gets the tensor ops-nn's L0 op passes (GeluGrad's y: gradOutput)
     assert "OP_INPUT(gradOutput, self, gradOutput)" in _read("gelu_grad", "op_api/gelu_grad.cpp")
     assert "OP_INPUT(gradOutput, self, self)" in _read("swish_grad", "op_api/swish_grad.cpp")
+
+
+def test_an_int64_carried_as_a_one_element_list() -> None:
+    """The softmax family's dim is ops-nn's `axes` ListInt({-1}): the L0 op keeps the int64 and passes {dim} as an
+    aclIntArray (a fixed attribute after it), the tiling reads the list (GetListInt). Before: an Int attribute."""
+    assert 'this->Attr("axes").AttrType(OPTIONAL).ListInt({-1});' in _read("softmax_v2", "op_host/softmax_v2_def.cpp")
+    l0 = " ".join(_read("softmax_v2", "op_api/softmax_v2.cpp").split())
+    assert "SoftmaxV2(const aclTensor* self, int64_t dim, aclOpExecutor* executor)" in l0
+    assert "const aclIntArray* dimList = executor->AllocIntArray(&dim, 1);" in l0
+    assert "OP_ATTR(dimList, false)" in l0
+    assert "attrs->GetListInt(0)" in _read("softmax_v2", "op_host/softmax_v2_tiling.cpp")
+    assert "attrs->GetListInt(0)" in _read("log_softmax_grad", "op_host/log_softmax_grad_tiling.cpp")
+
+
+def test_a_list_default_follows_the_parameter() -> None:
+    """Without its own default, a ListInt attribute's is the parameter's as a one-element list."""
+    text = (SPEC_DIR / "softmax_v2.yaml").read_text(encoding="utf-8")
+    text = text.replace(
+        "{name: axes, param: dim, kind: ListInt, default: [-1]}", "{name: axes, param: dim, kind: ListInt}"
+    )
+    plan = check_spec_text(text.replace("    default: -1\n", "    default: 1\n", 1), "specs/softmax_v2.yaml", SPEC_DIR)
+    axes = plan.opdef.attrs[0]
+    assert (str(axes.kind), str(axes.default), str(axes.ctype)) == (
+        "ListInt",
+        "{1}",
+        "gert::TypedContinuousVector<int64_t>",
+    )
 
 
 def test_kernel_entry_takes_every_opdef_input() -> None:

@@ -28,9 +28,11 @@ const aclTensor* LogSoftmaxGrad(const aclTensor* gradOutput, const aclTensor* ou
     L0_DFX(LogSoftmaxGrad, gradOutput, output, dim);
     auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
+    const aclIntArray* dimList = executor->AllocIntArray(&dim, 1);
+    CHECK_RET(dimList != nullptr, nullptr);
     if (IsAiCoreSupport(gradOutput)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(LogSoftmaxGrad, OP_INPUT(gradOutput, output), OP_OUTPUT(out),
-                                               OP_ATTR(dim));
+                                               OP_ATTR(dimList));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "LogSoftmaxGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
                  return nullptr);

@@ -6,25 +6,25 @@ class LogSoftmaxV2 : public OpDef {
 public:
     explicit LogSoftmaxV2(const char* name) : OpDef(name)
     {
-        this->Input("x")
+        this->Input("logits")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Output("y")
+        this->Output("logsoftmax")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("dim").AttrType(OPTIONAL).Int(-1);
+        this->Attr("axes").AttrType(OPTIONAL).ListInt({-1});
 
         OpAICoreConfig aicoreConfig;
-        aicoreConfig.Input("x")
+        aicoreConfig.Input("logits")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        aicoreConfig.Output("y")
+        aicoreConfig.Output("logsoftmax")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})

@@ -66,7 +66,7 @@ class KernelLogSoftmaxV2 {
 public:
     __aicore__ inline KernelLogSoftmaxV2() {}
 
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const LogSoftmaxV2TilingData& tiling)
+    __aicore__ inline void Init(GM_ADDR logits, GM_ADDR logsoftmax, const LogSoftmaxV2TilingData& tiling)
     {
         rows_ = tiling.rows;
         r_ = tiling.r;
@@ -78,9 +78,9 @@ public:
         levels_ = tiling.levels;
         firstRow_ = rows_ * GetBlockIdx() / GetBlockNum();
         endRow_ = rows_ * (GetBlockIdx() + 1) / GetBlockNum();
-        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), rows_ * r_ * a0_);
+        selfGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(logits), rows_ * r_ * a0_);
         pipe_.InitBuffer(selfQueue_, 1, tile_ * sizeof(T));
-        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), rows_ * r_ * a0_);
+        outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(logsoftmax), rows_ * r_ * a0_);
         pipe_.InitBuffer(outQueue_, 1, tile_ * sizeof(T));
         const uint32_t floatBytes = static_cast<uint32_t>((tile_ + REPEAT_FLOATS) * sizeof(float));
         if constexpr (!FLOAT) {
@@ -641,22 +641,23 @@ private:
 
 } // namespace
 
-extern "C" __global__ __aicore__ void log_softmax_v2(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void log_softmax_v2(GM_ADDR logits, GM_ADDR logsoftmax, GM_ADDR workspace,
+                                                     GM_ADDR tiling)
 {
     (void)workspace;
     REGISTER_TILING_DEFAULT(LogSoftmaxV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(LogSoftmaxV2TilingData, tilingData, tiling);
     if (TILING_KEY_IS(TILING_KEY_FLOAT)) {
         KernelLogSoftmaxV2<float, TILING_KEY_FLOAT, 1, 0, 1, 5> op;
-        op.Init(x, y, tilingData);
+        op.Init(logits, logsoftmax, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_FLOAT16)) {
         KernelLogSoftmaxV2<half, TILING_KEY_FLOAT16, 1, 0, 1, 5> op;
-        op.Init(x, y, tilingData);
+        op.Init(logits, logsoftmax, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(TILING_KEY_BFLOAT16)) {
         KernelLogSoftmaxV2<bfloat16_t, TILING_KEY_BFLOAT16, 1, 0, 1, 5> op;
-        op.Init(x, y, tilingData);
+        op.Init(logits, logsoftmax, tilingData);
         op.Process();
     }
 }

@@ -27,8 +27,11 @@ const aclTensor* SoftmaxGrad(const aclTensor* output, const aclTensor* gradOutpu
     L0_DFX(SoftmaxGrad, output, gradOutput, dim);
     auto out = executor->AllocTensor(output->GetViewShape(), output->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
+    const aclIntArray* dimList = executor->AllocIntArray(&dim, 1);
+    CHECK_RET(dimList != nullptr, nullptr);
     if (IsAiCoreSupport(output)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftmaxGrad, OP_INPUT(output, gradOutput), OP_OUTPUT(out), OP_ATTR(dim));
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftmaxGrad, OP_INPUT(output, gradOutput), OP_OUTPUT(out),
+                                               OP_ATTR(dimList));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftmaxGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;

@@ -21,7 +21,7 @@ public:
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("axes").AttrType(OPTIONAL).Int(-1);
+        this->Attr("axes").AttrType(OPTIONAL).ListInt({-1});
 
         OpAICoreConfig aicoreConfig;
         aicoreConfig.Input("softmax")

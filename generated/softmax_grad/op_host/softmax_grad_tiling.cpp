@@ -182,10 +182,13 @@ static ge::graphStatus Tiling4SoftmaxGrad(gert::TilingContext* context)
     const gert::Shape& dims = reducedShape->GetStorageShape();
     const int64_t rank = static_cast<int64_t>(dims.GetDimNum());
     const int64_t checkedRank = rank == 0 ? 1 : rank;
-    const int64_t* dimValue = attrs->GetAttrPointer<int64_t>(0);
-    if (dimValue == nullptr) {
+    const gert::TypedContinuousVector<int64_t>* dimList = attrs->GetListInt(0);
+    if (dimList != nullptr && dimList->GetSize() > 1) {
         return ge::GRAPH_FAILED;
     }
+    static const int64_t lastDim = -1;
+    const bool noList = dimList == nullptr || dimList->GetSize() == 0;
+    const int64_t* dimValue = noList ? &lastDim : dimList->GetData();
     const int64_t axis = *dimValue < 0 ? *dimValue + checkedRank : *dimValue;
     if (axis < 0 || axis >= checkedRank) {
         return ge::GRAPH_FAILED;

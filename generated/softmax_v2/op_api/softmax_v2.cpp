@@ -28,15 +28,17 @@ const aclTensor* SoftmaxV2(const aclTensor* self, int64_t dim, aclOpExecutor* ex
     L0_DFX(SoftmaxV2, self, dim);
     auto out = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
+    const aclIntArray* dimList = executor->AllocIntArray(&dim, 1);
+    CHECK_RET(dimList != nullptr, nullptr);
     if (IsAiCoreSupport(self)) {
-        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftmaxV2, OP_INPUT(self), OP_OUTPUT(out), OP_ATTR(dim));
+        auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftmaxV2, OP_INPUT(self), OP_OUTPUT(out), OP_ATTR(dimList, false));
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftmaxV2 ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;
     }
     static internal::AicpuTaskSpace space("SoftmaxV2");
-    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SoftmaxV2, OP_ATTR_NAMES({"dim"}), OP_INPUT(self), OP_OUTPUT(out),
-                                          OP_ATTR(dim));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICPU(SoftmaxV2, OP_ATTR_NAMES({"axes", "half_to_float"}), OP_INPUT(self),
+                                          OP_OUTPUT(out), OP_ATTR(dimList, false));
     OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftmaxV2 ADD_TO_LAUNCHER_LIST_AICPU failed."),
              return nullptr);
     return out;

@@ -16,7 +16,8 @@ public:
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("dim").AttrType(OPTIONAL).Int(-1);
+        this->Attr("axes").AttrType(OPTIONAL).ListInt({-1});
+        this->Attr("half_to_float").AttrType(OPTIONAL).Bool(false);
 
         OpAICoreConfig aicoreConfig;
         aicoreConfig.Input("x")

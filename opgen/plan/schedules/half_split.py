@@ -258,6 +258,8 @@ class HalfSplit(Schedule):
         return {
             "input": opdef.input_index(self.split_tensor),
             "dim_attr": attr.index if attr else None,
+            # the lines reading it as a dimension into dimValue, by its kind (an Int, a ListInt of one)
+            "dim_read": attr.kind_record.dim_reader(attr.index) if attr else (),
             "dim": dim,
             "swap": ident(self.swap_when) if self.swap_when is not None else None,
             "swap_attr": swap.index if swap else None,

@@ -251,6 +251,8 @@ class ReduceDim(Schedule):
         reduce = {
             "input": opdef.input_index(self.reduced_tensor),
             "dim_attr": attr.index if attr else None,
+            # the lines reading it as a dimension into dimValue, by its kind (an Int, a ListInt of one)
+            "dim_read": attr.kind_record.dim_reader(attr.index) if attr else (),
             "dim": dim,
             "variants": variants,
             "sum_width": reduce_dim_tiling.SUM_WIDTH,

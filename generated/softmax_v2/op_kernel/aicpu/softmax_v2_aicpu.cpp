@@ -71,11 +71,11 @@ public:
         if (self->GetDataType() != dtype) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        AttrValue* dimAttr = ctx.GetAttr("dim");
+        AttrValue* dimAttr = ctx.GetAttr("axes");
         if (dimAttr == nullptr) {
             return KERNEL_STATUS_PARAM_INVALID;
         }
-        const int64_t dim = dimAttr->GetInt();
+        const int64_t dim = (dimAttr->ListIntSize() == 0 ? -1 : dimAttr->GetListInt()[0]);
         switch (dtype) {
             case DT_DOUBLE:
                 return ComputeSoftmaxV2Double(self, out, dim);
