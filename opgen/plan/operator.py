@@ -378,7 +378,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         success_calls=successes,
         success_data=tuple(success_data(spec, kernel, call) for call in successes),
         golden_scripts=golden_scripts(spec),
-        tiling=tiling_cases(spec, kernel, socs, schedule.gathers) if runs is None else None,
+        tiling=tiling_cases(spec, kernel, socs, schedule.gathers, schedule.interleaves) if runs is None else None,
         docs=docs_plan(spec, schedule, apis, kernel, precision),
         runs=runs,
     )
