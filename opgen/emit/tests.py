@@ -406,6 +406,8 @@ def _tiling_context(operator: OperatorPlan) -> dict:
         "cases": cases,
         "large": LARGE_TILING_SIZE,
         "block_bytes": BLOCK_BYTES,
+        # ny = 1 interleaves an output written per half (Gather): UB bytes per element of the joined buffers
+        "interleaves": operator.schedule.interleaves,
         "unknown_mode": plan.mode_count,  # a mode index no variant has: the tiling must refuse it
         "first_dtype": code(plan.variants[0].storage.ge_enum),
         # a dtype no variant has (INT64 never has an AI Core kernel): the tiling must refuse it

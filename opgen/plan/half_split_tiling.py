@@ -12,8 +12,9 @@ double-buffered queue per stream, temporaries and masks), giving `tile` elements
   buffer (2 * tile elements, one buffer) and separated by GatherMask's built-in patterns 1 (even elements: the first
   half) and 2 (odd: the second), as ops-nn's glu_single_shape does; half-size tensors are contiguous then. The
   joined buffer costs 2 * item size more UB bytes per element, and a tile holds up to `tile` rows (one copy each,
-  no blockCount limit). An output written per half would need the opposite interleave (Gather with an offset
-  vector of 2 * rows uint32 in UB, built per core), so those operators keep the strided rows for ny = 1.
+  no blockCount limit). An output written per half (`interleaves`) keeps both halves in one buffer and is
+  interleaved back by Gather into a joined output buffer (2 * tile elements, one buffer), taking its elements at
+  byte offsets held in UB (2 * tile uint32, built once per kernel): 2 * item size + 8 more UB bytes per element.
 Work units (whole rows, or row chunks) are split evenly over the cores, at least MIN_BYTES_PER_CORE of input each.
 It follows the C++ step by step, in the same integer arithmetic, so the generated tiling tests state exact plans.
 """
@@ -41,13 +42,24 @@ class HalfSplitPlan:
     gather: bool = False  # ny = 1, the halves gathered from one contiguous copy (rows_per_tile rows each)
 
 
-def plan_half_split(x: int, ny: int, variant: KernelVariant, soc: Soc, gathers: bool) -> HalfSplitPlan | None:
+OFFSET_BYTES = 4  # one uint32 byte offset of Gather's srcOffset per element of a joined output tile
+
+
+def plan_half_split(
+    x: int, ny: int, variant: KernelVariant, soc: Soc, gathers: bool, interleaves: bool = False
+) -> HalfSplitPlan | None:
     """The plan the C++ tiling computes for a split tensor viewed as (x, 2, ny) on `soc`; None where it fails."""
-    return plan_half_split_on(x, ny, variant, soc.vector_cores, soc.ub_usable_bytes, gathers)
+    return plan_half_split_on(x, ny, variant, soc.vector_cores, soc.ub_usable_bytes, gathers, interleaves)
+
+
+def joined_bytes_per_element(item_size: int, interleaves: bool) -> int:
+    """UB bytes per tile element a gathering kernel (ny = 1) adds to its streams: the joined input buffer (both
+    halves), and where an output is written per half, the joined output buffer and Gather's offsets."""
+    return 2 * item_size + (2 * item_size + 2 * OFFSET_BYTES if interleaves else 0)
 
 
 def plan_half_split_on(
-    x: int, ny: int, variant: KernelVariant, core_num: int, ub_size: int, gathers: bool
+    x: int, ny: int, variant: KernelVariant, core_num: int, ub_size: int, gathers: bool, interleaves: bool = False
 ) -> HalfSplitPlan | None:
     if x <= 0 or ny <= 0 or core_num == 0:
         return None
@@ -55,7 +67,8 @@ def plan_half_split_on(
     budget = ub_size - len(variant.program.masks) * BLOCK_BYTES
     align = variant.align_elements
     gather = gathers and ny == 1
-    joined_bits = 2 * item_size * 8 if gather else 0  # the joined buffer: both halves of a tile, not double-buffered
+    # the joined buffers (both halves of a tile) and Gather's offsets, not double-buffered
+    joined_bits = joined_bytes_per_element(item_size, interleaves) * 8 if gather else 0
     tile = _trunc_div(_trunc_div(budget * 8, variant.bits_per_element + joined_bits), align) * align
     if tile <= 0:
         return None

@@ -373,7 +373,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         schedule=schedule,
         success_calls=successes,
         success_data=tuple(success_data(spec, kernel, call) for call in successes),
-        tiling=tiling_cases(spec, kernel, socs, schedule.gathers) if runs is None else None,
+        tiling=tiling_cases(spec, kernel, socs, schedule.gathers, schedule.interleaves) if runs is None else None,
         docs=docs_plan(spec, schedule, apis, kernel, precision),
         runs=runs,
     )

@@ -69,8 +69,11 @@ REDUCE_TILING_SHAPES = (
 )
 
 
-def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...], gathers: bool) -> TilingCases:
-    """`gathers`: a half split whose kernel takes ny = 1 through GatherMask (HalfSplit.gathers)."""
+def tiling_cases(
+    spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...], gathers: bool, interleaves: bool = False
+) -> TilingCases:
+    """`gathers`: a half split whose kernel takes ny = 1 through GatherMask (HalfSplit.gathers); `interleaves`: and
+    interleaves an output written per half by Gather then (HalfSplit.interleaves)."""
     socs: list[Soc] = [get_soc(soc) for soc in kernel_socs]
     cases = []
     for soc_index, soc in enumerate(socs):
@@ -88,7 +91,7 @@ def tiling_cases(spec: OpSpec, kernel: KernelPlan, kernel_socs: tuple[str, ...],
             if spec.split is not None:
                 split_plans = []
                 for x, ny in SPLIT_TILING_SHAPES:
-                    found = plan_half_split(x, ny, variant, soc, gathers)
+                    found = plan_half_split(x, ny, variant, soc, gathers, interleaves)
                     if found is None:
                         raise ValueError(f"{spec.operator.type}: no tiling for ({x}, 2, {ny}) of {variant.name}")
                     split_plans.append(((x, ny), found))

@@ -59,10 +59,16 @@ def test_each_element_moves_once_and_matches_the_reference(op, case, index, tmp_
     assert x * ny == int(np.prod(half))
     traffic = run.traffic
     assert (traffic.read, traffic.written) == (traffic.ideal_read, traffic.ideal_written)
-    if ny == 1 and schedule_for(spec).gathers:
-        # one contiguous copy of the pairs and GatherMask (two per tile), not a 32-byte UB row per element: every
-        # copied element takes its own bytes (and the last block's padding) instead of 8x
+    schedule = schedule_for(spec)
+    assert schedule.interleaves == bool(spec.formula.per_half)
+    if ny == 1:
+        # every split operator: one contiguous copy of the pairs and GatherMask (two per tile), not a 32-byte UB row
+        # per element; an output written per half interleaved back by Gather (one per tile) and written by one
+        # contiguous copy: every copied element takes its own bytes (and the last block's padding) instead of 8x,
+        # inputs and outputs alike
+        assert schedule.gathers
         assert traffic.gather_masks > 0 and traffic.gather_masks % 2 == 0
+        assert (traffic.gathers > 0) == bool(spec.formula.per_half)
         assert traffic.ub_bytes_per_element < 1.1 * ITEM_SIZE
     else:
-        assert traffic.gather_masks == 0
+        assert traffic.gather_masks == traffic.gathers == 0

@@ -145,6 +145,8 @@ def test_the_kernel_and_the_aicpu_write_each_gradient_half_where_torch_puts_it(t
                         totals = launches[0].totals()
                         moved = (totals.gm_to_ub_bytes, totals.ub_to_gm_bytes)
                         assert moved == (x.nbytes // 2 + grad.nbytes // 2, got.nbytes), (half, dim, swap)
+                        # ny = 1: the gradient's halves interleaved by Gather, each where swap puts it
+                        assert (totals.calls("Gather") > 0) == (half[axis:] == (1,)), (half, dim, swap)
                     else:
                         assert not launches  # DOUBLE runs on the AICPU kernel
                     checked += 1

@@ -54,3 +54,24 @@ def test_swap_when_swaps_the_halves_read_not_the_output_halves_written() -> None
     assert reads["a"] == "selfData[(activateLeft ? r * 2 * ny + ny + j : r * 2 * ny + j)]"
     assert reads["b"] == "selfData[(activateLeft ? r * 2 * ny + j : r * 2 * ny + ny + j)]"
     assert loop.writes == (("out", "r * ny + j"),)
+
+
+def test_an_output_written_per_half_is_interleaved_by_gather_at_ny_1() -> None:
+    """GluBackward's gradient (written per half) keeps both halves in one buffer of 2 * tileLength, the second
+    tileLength elements in; at ny = 1 one Gather per tile interleaves them (offsets built once, in Init) and one copy
+    writes 2 * rows elements; the host tiling counts the extra UB. GLU (no output written per half) has none of it.
+    Before, GluBackward took the strided path at ny = 1 (one 32-byte UB row per element)."""
+    generated = ROOT / "generated"
+    grad = (generated / "glu_grad" / "op_kernel" / "glu_grad.cpp").read_text(encoding="utf-8")
+    assert "pipe_.InitBuffer(outHalvesQueue_, BUFFER_NUM, 2 * tiling.tileLength * sizeof(T));" in grad
+    assert "LocalTensor<T> outSecondLocal = outFirstLocal[tileLength_];" in grad
+    assert grad.count("InitOffsets();") == 1 and grad.count("Gather(joined0, outFirstLocal, offsetBuf_") == 1
+    assert "DataCopyPad(outGm_[row * 2], joined0," in grad
+    assert "CopyRowsOut(outGm_, outFirstLocal[tileLength_], 2 * ny_, ny_, row, rows, col, cols);" in grad
+    tiling = (generated / "glu_grad" / "op_host" / "glu_grad_tiling.cpp").read_text(encoding="utf-8")
+    assert "constexpr bool INTERLEAVES_HALVES = true;" in tiling
+    glu = (generated / "glu" / "op_kernel" / "glu.cpp").read_text(encoding="utf-8")
+    assert "GatherMask(" in glu and "Gather(" not in glu.replace("GatherMask(", "")
+    assert "offsetBuf_" not in glu and "HalvesQueue_" not in glu
+    glu_tiling = (generated / "glu" / "op_host" / "glu_tiling.cpp").read_text(encoding="utf-8")
+    assert "constexpr bool INTERLEAVES_HALVES = false;" in glu_tiling

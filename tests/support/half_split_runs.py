@@ -38,6 +38,7 @@ class Traffic:
     copies: int  # GM <-> UB copy instructions issued
     ub_copy_bytes: int  # UB bytes those copies occupied (each block padded to 32 bytes)
     gather_masks: int  # GatherMask instructions (ny = 1: each half of the split tensor out of its pairs)
+    gathers: int  # Gather instructions (ny = 1: an output written per half, its halves interleaved)
 
     @property
     def read_ratio(self) -> float:
@@ -141,6 +142,7 @@ def run_class(spec: OpSpec, function, case: str, index: int, trace: Path) -> Run
         totals.copies,
         totals.ub_copy_bytes,
         totals.calls("GatherMask"),
+        totals.calls("Gather"),
     )
     results = got if isinstance(got, tuple) else (got,)
     return Run(values, scalars, tuple(results), dim, traffic)

@@ -170,3 +170,71 @@ def test_declarations_match_asc_devkit(tmp_path_factory):
     program = _compile(tmp_path_factory, "api_signatures")
     result = run_program(program, check=True)
     assert result.stdout.strip() == "blockCount=1 srcStride=3 dstStride=5 ext.blockCount=1"
+
+
+@pytest.fixture(scope="module")
+def gather(tmp_path_factory) -> Path:
+    return _compile(tmp_path_factory, "gather_kernels")
+
+
+# dtype, count, srcBaseAddr (bytes), offsets (bytes; None: a reversed interleave of the two halves of src)
+GATHER_RUNS = [
+    ("half", 128, 0, "reversed"),  # the reference's example: 128 halves, offsets 254, 252, ..., 0
+    ("float", 200, 0, "interleave"),  # the half split's: element r of each half in turn, pairs (r, 128 + r)
+    ("float", 37, 64, "random"),  # a base past the first 16 elements, repeats and any order
+    ("half", 0, 0, "random"),  # count 0 writes nothing
+]
+
+
+def _offsets(kind: str, count: int, itemsize: int, base: int) -> np.ndarray:
+    if kind == "reversed":
+        return ((count - 1 - np.arange(count)) * itemsize).astype(np.uint32)
+    if kind == "interleave":
+        r = np.arange(count) // 2
+        return ((r + np.arange(count) % 2 * 128) * itemsize).astype(np.uint32)
+    rng = np.random.default_rng(count)
+    return (rng.integers(0, 256 - base // itemsize, count) * itemsize).astype(np.uint32)
+
+
+@pytest.mark.parametrize("dtype, count, base, kind", GATHER_RUNS, ids=[f"{c[0]}-{c[3]}-{c[1]}" for c in GATHER_RUNS])
+def test_gather_matches_its_documented_addressing(gather, tmp_path, dtype, count, base, kind):
+    np_dtype = DTYPES[dtype]
+    itemsize = np.dtype(np_dtype).itemsize
+    src = (np.arange(256) + 1).astype(np_dtype)
+    offsets = _offsets(kind, count, itemsize, base)
+    src.tofile(tmp_path / "src.bin")
+    offsets.tofile(tmp_path / "offsets.bin")
+    run_program(gather, "run", dtype, str(count), str(base), str(tmp_path), check=True)
+    dst = np.fromfile(tmp_path / "dst.bin", dtype=np_dtype)
+    # dst[i] lies srcBaseAddr + srcOffset[i] bytes into src
+    expected = src.view(np.uint8)[base:].view(np_dtype)[offsets // itemsize] if count else src[:0]
+    np.testing.assert_array_equal(dst[:count], expected)
+    assert np.all(dst[count:] == -7)  # nothing written past count elements
+    if kind == "interleave":
+        assert list(dst[:4]) == [1, 129, 2, 130]
+
+
+# case, check, fragments of the details
+GATHER_LIMITS = [
+    ("gather_offset_misaligned", "INVALID_ARGUMENT", ["srcOffset[5]=22 bytes", "4-byte"]),
+    ("gather_offset_past_src", "UB_OUT_OF_BOUNDS", ["srcOffset[63]=256 bytes", "256 bytes"]),
+    ("gather_base_misaligned", "INVALID_ARGUMENT", ["srcBaseAddr=2 bytes"]),
+    ("gather_base_past_src", "UB_OUT_OF_BOUNDS", ["srcOffset[63]=252 bytes (+ srcBaseAddr 4)"]),
+    ("gather_dst_is_src", "UB_OVERLAP", ["overlaps src"]),
+    ("gather_count_past_offsets", "UB_OUT_OF_BOUNDS", ["srcOffset"]),
+]
+
+
+@pytest.mark.parametrize("case, check, fragments", GATHER_LIMITS, ids=[c[0] for c in GATHER_LIMITS])
+def test_gather_limit_violation_stops_the_kernel(gather, case, check, fragments):
+    found = twin_failure(gather, case)
+    assert (found["check"], found["kernel"], found["core"], found["api"]) == (check, "gather_case", "0", "Gather")
+    for fragment in fragments:
+        assert fragment in (found["details"] or ""), (fragment, found["details"])
+
+
+def test_gather_runs_where_its_reference_lists_it(gather):
+    for soc in ("ascend910b", "ascend910_93", "ascend950", "ascend310p", "ascend310b"):
+        assert run_program(gather, "gather_ok", OPGEN_SOC=soc).returncode == 0, soc
+    found = twin_failure(gather, "gather_ok", OPGEN_SOC="ascend910")  # the Atlas training parts have no Gather
+    assert (found["check"], found["api"]) == ("DTYPE_UNSUPPORTED", "Gather")

@@ -23,6 +23,7 @@ public:
         rowsPerTile_ = tiling.rowsPerTile;
         chunk_ = tiling.chunk;
         chunksPerRow_ = tiling.chunksPerRow;
+        tileLength_ = static_cast<uint32_t>(tiling.tileLength);
         // this core's work units: whole rows, or row chunks (chunksPerRow > 1)
         const int64_t units = rows_ * chunksPerRow_;
         firstUnit_ = units * GetBlockIdx() / GetBlockNum();
@@ -143,7 +144,8 @@ private:
         x2Queue_.EnQue(x2Local);
     }
 
-    // ny = 1: every output is half-size (none is written per half), rows contiguous elements.
+    // ny = 1: a half-size output's rows are contiguous elements; an output written per half is its halves'
+    // elements interleaved (Gather), 2 * rows contiguous elements.
     __aicore__ inline void ContiguousOut(int64_t row, int64_t rows)
     {
         LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
@@ -223,6 +225,7 @@ private:
     int64_t rowsPerTile_ = 1;
     int64_t chunk_ = 0;
     int64_t chunksPerRow_ = 1;
+    uint32_t tileLength_ = 0; // elements of a stream's buffer (an output written per half: its second half's start)
     bool gather_ = false;
     int64_t firstUnit_ = 0;
     int64_t endUnit_ = 0;

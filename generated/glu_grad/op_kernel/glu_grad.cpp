@@ -9,6 +9,10 @@ namespace {
 // The split tensor viewed as (rows, 2, ny): half h of row r starts at r * 2ny + h * ny; a half-size tensor's row r
 // at r * ny. Each UB stream (a half, a half-size tensor) moves `rows` rows of `cols` elements per tile, each row
 // padded to whole 32-byte blocks in UB, by one strided DataCopyPad.
+// Where ny = 1 (tiling.gather) the rows are element pairs: a tile's pairs come in one contiguous copy and GatherMask's
+// built-in patterns 1 (even elements) and 2 (odd) separate the halves; half-size tensors are contiguous then.
+// An output written per half keeps both halves in one buffer, the second tileLength elements after the first; at
+// ny = 1 Gather interleaves them into one contiguous tile (byte offsets built once per kernel), moved by one copy.
 template <typename T, typename C, uint64_t KEY, uint32_t TEMPS, uint32_t MASKS>
 class KernelGLUGrad {
 public:
@@ -21,6 +25,7 @@ public:
         rowsPerTile_ = tiling.rowsPerTile;
         chunk_ = tiling.chunk;
         chunksPerRow_ = tiling.chunksPerRow;
+        tileLength_ = static_cast<uint32_t>(tiling.tileLength);
         // this core's work units: whole rows, or row chunks (chunksPerRow > 1)
         const int64_t units = rows_ * chunksPerRow_;
         firstUnit_ = units * GetBlockIdx() / GetBlockNum();
@@ -31,19 +36,35 @@ public:
         pipe_.InitBuffer(aQueue_, BUFFER_NUM, tiling.tileLength * sizeof(T));
         pipe_.InitBuffer(bQueue_, BUFFER_NUM, tiling.tileLength * sizeof(T));
         pipe_.InitBuffer(gradOutQueue_, BUFFER_NUM, tiling.tileLength * sizeof(T));
-        pipe_.InitBuffer(outFirstQueue_, BUFFER_NUM, tiling.tileLength * sizeof(T));
-        pipe_.InitBuffer(outSecondQueue_, BUFFER_NUM, tiling.tileLength * sizeof(T));
+        pipe_.InitBuffer(outHalvesQueue_, BUFFER_NUM, 2 * tiling.tileLength * sizeof(T));
         for (uint32_t i = 0; i < TEMPS; ++i) {
             pipe_.InitBuffer(tmpBuf_[i], tiling.tileLength * sizeof(C));
         }
         for (uint32_t i = 0; i < MASKS; ++i) {
             pipe_.InitBuffer(maskBuf_[i], tiling.tileLength / 8);
         }
+        gather_ = tiling.gather != 0;
+        if (gather_) { // a tile's element pairs, both halves, before GatherMask separates them
+            pipe_.InitBuffer(joinedQueue_, 1, 2 * tiling.tileLength * sizeof(T));
+            // the interleaved halves of an output written per half, and where Gather takes each element from
+            pipe_.InitBuffer(joinedOutQueue_, 1, 2 * tiling.tileLength * sizeof(T));
+            pipe_.InitBuffer(offsetBuf_, 2 * tiling.tileLength * sizeof(uint32_t));
+            InitOffsets();
+        }
         InitScalars(tiling);
     }
 
     __aicore__ inline void Process()
     {
+        if (gather_) { // ny = 1: rowsPerTile element pairs per tile
+            for (int64_t row = firstUnit_; row < endUnit_; row += rowsPerTile_) {
+                const int64_t rows = endUnit_ - row < rowsPerTile_ ? endUnit_ - row : rowsPerTile_;
+                GatherIn(row, rows);
+                Compute(static_cast<uint32_t>((rows + BLOCK_ELEMENTS - 1) / BLOCK_ELEMENTS * BLOCK_ELEMENTS));
+                ContiguousOut(row, rows);
+            }
+            return;
+        }
         if (chunksPerRow_ == 1) { // whole rows, rowsPerTile at a time
             for (int64_t row = firstUnit_; row < endUnit_; row += rowsPerTile_) {
                 const int64_t rows = endUnit_ - row < rowsPerTile_ ? endUnit_ - row : rowsPerTile_;
@@ -108,13 +129,76 @@ private:
         gradOutQueue_.EnQue(gradOutLocal);
     }
 
+    // ny = 1: rows pairs of the split tensor in one copy, each half gathered out of them into its stream; a half-size
+    // input's rows elements in one copy.
+    __aicore__ inline void GatherIn(int64_t row, int64_t rows)
+    {
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        LocalTensor<T> joined = joinedQueue_.template AllocTensor<T>();
+        DataCopyPad(joined, selfGm_[row * 2],
+                    DataCopyExtParams{1, static_cast<uint32_t>(2 * rows * sizeof(T)), 0, 0, 0}, pad);
+        joinedQueue_.EnQue(joined);
+        joined = joinedQueue_.template DeQue<T>();
+        // Normal mode, whole 256-byte repeats: the joined buffer holds 2 * tileLength elements, whole repeats.
+        const uint16_t repeats = static_cast<uint16_t>((2 * rows * static_cast<int64_t>(sizeof(T)) + 255) / 256);
+        uint64_t kept = 0;
+        LocalTensor<T> aLocal = aQueue_.template AllocTensor<T>();
+        GatherMask(aLocal, joined, static_cast<uint8_t>(1), false, 0, GatherMaskParams{1, repeats, 8, 0}, kept);
+        LocalTensor<T> bLocal = bQueue_.template AllocTensor<T>();
+        GatherMask(bLocal, joined, static_cast<uint8_t>(2), false, 0, GatherMaskParams{1, repeats, 8, 0}, kept);
+        LocalTensor<T> gradOutLocal = gradOutQueue_.template AllocTensor<T>();
+        DataCopyPad(gradOutLocal, gradOutGm_[row],
+                    DataCopyExtParams{1, static_cast<uint32_t>(rows * sizeof(T)), 0, 0, 0}, pad);
+        PipeBarrier<PIPE_V>(); // the vector program reads what GatherMask wrote
+        joinedQueue_.FreeTensor(joined);
+        aQueue_.EnQue(aLocal);
+        bQueue_.EnQue(bLocal);
+        gradOutQueue_.EnQue(gradOutLocal);
+    }
+
+    // Element 2r + p of a joined output tile (p: the place in its row, 0 or 1) comes from row r of the half that
+    // lies there: byte offsets into the halves' buffer, whose second half starts tileLength elements in. Built once,
+    // for the most rows a tile of this core holds.
+    __aicore__ inline void InitOffsets()
+    {
+        LocalTensor<uint32_t> offsets = offsetBuf_.template Get<uint32_t>();
+        const uint32_t first = 0;
+        const int64_t units = endUnit_ - firstUnit_;
+        const int64_t rows = units < rowsPerTile_ ? units : rowsPerTile_;
+        for (int64_t r = 0; r < rows; ++r) {
+            offsets.SetValue(static_cast<uint32_t>(2 * r),
+                             static_cast<uint32_t>((first * tileLength_ + r) * sizeof(T)));
+            offsets.SetValue(static_cast<uint32_t>(2 * r + 1),
+                             static_cast<uint32_t>(((1 - first) * tileLength_ + r) * sizeof(T)));
+        }
+        const TEventID id = pipe_.FetchEventID(HardEvent::S_V); // Gather reads what the scalar unit wrote
+        SetFlag<HardEvent::S_V>(id);
+        WaitFlag<HardEvent::S_V>(id);
+    }
+
+    // ny = 1: a half-size output's rows are contiguous elements; an output written per half is its halves'
+    // elements interleaved (Gather), 2 * rows contiguous elements.
+    __aicore__ inline void ContiguousOut(int64_t row, int64_t rows)
+    {
+        LocalTensor<T> outFirstLocal = outHalvesQueue_.template DeQue<T>();
+        LocalTensor<T> joined0 = joinedOutQueue_.template AllocTensor<T>();
+        Gather(joined0, outFirstLocal, offsetBuf_.template Get<uint32_t>(), 0, static_cast<uint32_t>(2 * rows));
+        outHalvesQueue_.FreeTensor(outFirstLocal);
+        joinedOutQueue_.EnQue(joined0);
+        joined0 = joinedOutQueue_.template DeQue<T>();
+        DataCopyPad(outGm_[row * 2], joined0,
+                    DataCopyExtParams{1, static_cast<uint32_t>(2 * rows * sizeof(T)), 0, 0, 0});
+        joinedOutQueue_.FreeTensor(joined0);
+    }
+
     __aicore__ inline void Compute(uint32_t len)
     {
         LocalTensor<T> aLocal = aQueue_.template DeQue<T>();
         LocalTensor<T> bLocal = bQueue_.template DeQue<T>();
         LocalTensor<T> gradOutLocal = gradOutQueue_.template DeQue<T>();
-        LocalTensor<T> outFirstLocal = outFirstQueue_.template AllocTensor<T>();
-        LocalTensor<T> outSecondLocal = outSecondQueue_.template AllocTensor<T>();
+        LocalTensor<T> outFirstLocal = outHalvesQueue_.template AllocTensor<T>();
+        // the buffer (and queue) of the output before it, tileLength elements in
+        LocalTensor<T> outSecondLocal = outFirstLocal[tileLength_];
         if constexpr (KEY == TILING_KEY_FLOAT) {
             // float: computed in float
             LocalTensor<C> tmp0 = tmpBuf_[0].template Get<C>();
@@ -159,8 +243,7 @@ private:
             PipeBarrier<PIPE_V>();
             Cast(outSecondLocal, tmp2, RoundMode::CAST_RINT, len);
         }
-        outFirstQueue_.EnQue(outFirstLocal);
-        outSecondQueue_.EnQue(outSecondLocal);
+        outHalvesQueue_.EnQue(outFirstLocal);
         aQueue_.FreeTensor(aLocal);
         bQueue_.FreeTensor(bLocal);
         gradOutQueue_.FreeTensor(gradOutLocal);
@@ -168,20 +251,20 @@ private:
 
     __aicore__ inline void CopyOut(int64_t row, int64_t rows, int64_t col, int64_t cols)
     {
-        LocalTensor<T> outFirstLocal = outFirstQueue_.template DeQue<T>();
+        LocalTensor<T> outFirstLocal = outHalvesQueue_.template DeQue<T>();
         CopyRowsOut(outGm_, outFirstLocal, 2 * ny_, 0, row, rows, col, cols);
-        outFirstQueue_.FreeTensor(outFirstLocal);
-        LocalTensor<T> outSecondLocal = outSecondQueue_.template DeQue<T>();
-        CopyRowsOut(outGm_, outSecondLocal, 2 * ny_, ny_, row, rows, col, cols);
-        outSecondQueue_.FreeTensor(outSecondLocal);
+        CopyRowsOut(outGm_, outFirstLocal[tileLength_], 2 * ny_, ny_, row, rows, col, cols);
+        outHalvesQueue_.FreeTensor(outFirstLocal);
     }
 
     TPipe pipe_;
     TQue<TPosition::VECIN, BUFFER_NUM> aQueue_;
     TQue<TPosition::VECIN, BUFFER_NUM> bQueue_;
     TQue<TPosition::VECIN, BUFFER_NUM> gradOutQueue_;
-    TQue<TPosition::VECOUT, BUFFER_NUM> outFirstQueue_;
-    TQue<TPosition::VECOUT, BUFFER_NUM> outSecondQueue_;
+    TQue<TPosition::VECOUT, BUFFER_NUM> outHalvesQueue_; // both halves of out, tileLength elements apart
+    TQue<TPosition::VECIN, 1> joinedQueue_;
+    TQue<TPosition::VECOUT, 1> joinedOutQueue_;
+    TBuf<TPosition::VECCALC> offsetBuf_; // 2 * tileLength uint32_t: Gather's byte offsets
     TBuf<TPosition::VECCALC> tmpBuf_[TEMPS > 0 ? TEMPS : 1];
     TBuf<TPosition::VECCALC> maskBuf_[MASKS > 0 ? MASKS : 1];
     GlobalTensor<T> gradOutGm_;
@@ -192,6 +275,8 @@ private:
     int64_t rowsPerTile_ = 1;
     int64_t chunk_ = 0;
     int64_t chunksPerRow_ = 1;
+    uint32_t tileLength_ = 0; // elements of a stream's buffer (an output written per half: its second half's start)
+    bool gather_ = false;
     int64_t firstUnit_ = 0;
     int64_t endUnit_ = 0;
 };

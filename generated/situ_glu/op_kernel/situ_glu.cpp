@@ -23,6 +23,7 @@ public:
         rowsPerTile_ = tiling.rowsPerTile;
         chunk_ = tiling.chunk;
         chunksPerRow_ = tiling.chunksPerRow;
+        tileLength_ = static_cast<uint32_t>(tiling.tileLength);
         // activateLeft: the formula's first half is the row's second (a half written per output half swaps too)
         halfBase_[0] = tiling.swapHalves != 0 ? ny_ : 0;
         halfBase_[1] = ny_ - halfBase_[0];
@@ -150,7 +151,8 @@ private:
         gateQueue_.EnQue(gateLocal);
     }
 
-    // ny = 1: every output is half-size (none is written per half), rows contiguous elements.
+    // ny = 1: a half-size output's rows are contiguous elements; an output written per half is its halves'
+    // elements interleaved (Gather), 2 * rows contiguous elements.
     __aicore__ inline void ContiguousOut(int64_t row, int64_t rows)
     {
         LocalTensor<T> outLocal = outQueue_.template DeQue<T>();
@@ -286,6 +288,7 @@ private:
     int64_t rowsPerTile_ = 1;
     int64_t chunk_ = 0;
     int64_t chunksPerRow_ = 1;
+    uint32_t tileLength_ = 0; // elements of a stream's buffer (an output written per half: its second half's start)
     bool gather_ = false;
     int64_t halfBase_[2] = {0, 0}; // where the formula's first and second half start in a row
     int64_t firstUnit_ = 0;

@@ -12,8 +12,12 @@ constexpr int64_t BITS_PER_BYTE = 8;
 constexpr int64_t QUEUE_NUM = 5;            // the kernel's queues: one per stream it reads or writes
 constexpr int64_t MAX_BLOCK_COUNT = 4095;   // DataCopyPad moves at most 4095 blocks at once
 constexpr int64_t MAX_STRIDE_BYTES = 65535; // strides kept within 16 bits
-// ny = 1: one contiguous copy of a tile's element pairs, GatherMask separating the halves (no output written per half)
-constexpr bool GATHERS_HALVES = false;
+// ny = 1: one contiguous copy of a tile's element pairs, GatherMask separating the halves
+constexpr bool GATHERS_HALVES = true;
+// ny = 1 and an output written per half: its halves interleaved by Gather into one joined output buffer, taking each
+// element at a uint32_t byte offset held in UB
+constexpr bool INTERLEAVES_HALVES = true;
+constexpr int64_t OFFSET_BYTES = 4; // one Gather srcOffset per element of a joined output tile
 
 // One row per kernel variant (dtype x mode): the buffers its lowered vector program allocates.
 struct KernelVariant {
@@ -69,9 +73,12 @@ bool PlanSituGluGradTiling(int64_t rows, int64_t ny, uint32_t coreNum, uint64_t 
     // Each mask buffer may be rounded up by one 32-byte block; the rest of the UB is shared per element.
     const int64_t budget = static_cast<int64_t>(ubSize) - variant->maskBufNum * BLOCK_BYTES;
     const int64_t alignElements = AlignElements(*variant);
-    // Gathering, both halves of a tile first land in one joined buffer of 2 * tile elements (not double-buffered).
+    // Gathering, both halves of a tile first land in one joined buffer of 2 * tile elements (not double-buffered);
+    // interleaving, the joined output tile (2 * tile elements) and its 2 * tile byte offsets as well.
     const bool gather = GATHERS_HALVES && ny == 1;
-    const int64_t joinedBits = gather ? 2 * variant->itemSize * BITS_PER_BYTE : 0;
+    const int64_t joinedBytes = 2 * variant->itemSize +
+                                (INTERLEAVES_HALVES ? 2 * variant->itemSize + 2 * OFFSET_BYTES : 0);
+    const int64_t joinedBits = gather ? joinedBytes * BITS_PER_BYTE : 0;
     int64_t tile = budget * BITS_PER_BYTE / (BitsPerElement(*variant) + joinedBits) / alignElements * alignElements;
     if (tile <= 0) {
         return false;

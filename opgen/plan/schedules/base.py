@@ -137,6 +137,11 @@ class Schedule:
         return False
 
     @property
+    def interleaves(self) -> bool:
+        """Whether the kernel also interleaves an output's two half results with Gather (a half split's ny = 1)."""
+        return False
+
+    @property
     def expands_inputs(self) -> bool:
         """Whether the aclnn API expands inputs to the output's shape before the kernel (numpy broadcast)."""
         return self.broadcast

@@ -116,9 +116,17 @@ class HalfSplit(Schedule):
 
     @property
     def gathers(self) -> bool:
-        """ny = 1 runs through GatherMask (opgen.plan.half_split_tiling) only where no output is written per half,
-        which would need the opposite interleave."""
-        return not self.per_half
+        """ny = 1 runs through GatherMask (opgen.plan.half_split_tiling): one contiguous copy of a tile's element
+        pairs, each half gathered out of them; an output written per half is interleaved back by Gather
+        (`interleaves`)."""
+        return True
+
+    @property
+    def interleaves(self) -> bool:
+        """ny = 1 with an output written per half: its two half results share one UB buffer (the second
+        tileLength elements after the first) and Gather, with a vector of byte offsets built once per kernel,
+        interleaves them into one contiguous tile written by one copy."""
+        return bool(self.per_half)
 
     def gather_pattern(self, stream: SplitStream) -> str:
         """GatherMask's built-in pattern picking a half's elements out of the pairs (ny = 1), as C++: 1 keeps the even
@@ -234,8 +242,26 @@ class HalfSplit(Schedule):
             }
             if output:  # named as the lowered program's output buffers: out* for one output, <name>* for several
                 name = s.name if kernel.outputs != ("out",) else "out"
-                view |= {"local": ident(f"{name}Local"), "queue": ident(f"{name}Queue_")}
+                view |= {"local": ident(f"{name}Local"), "queue": ident(f"{name}Queue_"), "within": None}
+                if s.half is not None:  # both halves of an output written per half share one buffer (its queue)
+                    view["queue"] = ident(f"{s.tensor}HalvesQueue_")
+                    if s.half == 1:  # the second half: tileLength elements into the first's buffer
+                        view["within"] = code(f"{halves_local[s.tensor]}[tileLength_]")
+                    else:
+                        halves_local[s.tensor] = f"{name}Local"
             return view
+
+        halves_local: dict[str, str] = {}
+        outputs = [stream(s, True) for s in self.out_streams]
+        # the output queues: one per half-size output, one (of two halves' buffers) per output written per half
+        out_queues: list[dict] = []
+        for view in outputs:
+            if view["within"] is None:
+                out_queues.append({"queue": view["queue"], "local": view["local"], "pair": False, "streams": []})
+            out_queues[-1]["streams"].append(view)
+        for q in out_queues:
+            q["pair"] = len(q["streams"]) == 2
+            q["tensor"] = q["streams"][0]["tensor"]
 
         return {
             "gm_inputs": [{"name": ident(name), "gm": gm[name], "width": self.width(name)} for name in kernel.inputs],
@@ -243,7 +269,9 @@ class HalfSplit(Schedule):
                 {"name": ident(name), "gm": gm_out[name], "width": self.width(name)} for name in self.outputs
             ],
             "inputs": [stream(s, False) for s in self.in_streams if s.tensor in kernel.inputs],
-            "outputs": [stream(s, True) for s in self.out_streams],
+            "outputs": outputs,
+            "out_queues": out_queues,
+            "interleave": self.interleaves,
             "swap": ident(self.swap_when) if self.swap_when is not None else None,
             "gather": self.gathers,
             "split": ident(self.split_tensor),
@@ -251,7 +279,8 @@ class HalfSplit(Schedule):
 
     def host_split(self, opdef: OpDefPlan) -> dict:
         """Where the host finds the split: the split tensor's OpDef input, the dim's attribute (or the literal), the
-        bool attribute swapping the halves (swap_when), if any, and whether ny = 1 goes through GatherMask."""
+        bool attribute swapping the halves (swap_when), if any, whether ny = 1 goes through GatherMask and whether an
+        output written per half is interleaved by Gather then."""
         dim = self.split_dim
         attr = opdef.attr_of(dim) if isinstance(dim, str) else None
         swap = opdef.attr_of(self.swap_when) if self.swap_when is not None else None
@@ -264,6 +293,7 @@ class HalfSplit(Schedule):
             "swap": ident(self.swap_when) if self.swap_when is not None else None,
             "swap_attr": swap.index if swap else None,
             "gathers": self.gathers,
+            "interleaves": self.interleaves,
         }
 
     def host_tiling_data(self, opdef: OpDefPlan, kernel: KernelPlan) -> dict:

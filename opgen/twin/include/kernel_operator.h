@@ -18,6 +18,7 @@
 #include "opgen_twin/compare_select.h"
 #include "opgen_twin/cast.h"
 #include "opgen_twin/gather_mask.h"
+#include "opgen_twin/gather.h"
 #include "opgen_twin/reduce.h"
 #include "opgen_twin/tiling.h"
 

@@ -71,6 +71,8 @@ void TakeAll() {
                      uint64_t&) = &GatherMask<T, U>;
   void (*gatherBuiltin)(const L&, const L&, const uint8_t, const bool, const uint32_t, const GatherMaskParams&,
                         uint64_t&) = &GatherMask<T>;
+  // kernel_operator_vec_gather_intf.h (the level-2 count form)
+  void (*gather)(const L&, const L&, const LocalTensor<uint32_t>&, const uint32_t, const uint32_t) = &Gather<T>;
   // kernel_operator_vec_duplicate_intf.h
   void (*duplicate)(const L&, const T&, const int32_t&) = &Duplicate<T>;
   void (*duplicateMask)(const L&, const T&, uint64_t, const uint8_t, const uint16_t, const uint8_t) = &Duplicate<T>;
@@ -127,6 +129,7 @@ void TakeAll() {
                        reinterpret_cast<const void*>(padIn),        reinterpret_cast<const void*>(padOut),
                        reinterpret_cast<const void*>(padInOld),     reinterpret_cast<const void*>(padOutOld),
                        reinterpret_cast<const void*>(gatherUser),   reinterpret_cast<const void*>(gatherBuiltin),
+                       reinterpret_cast<const void*>(gather),
                        reinterpret_cast<const void*>(duplicate),    reinterpret_cast<const void*>(duplicateMask),
                        reinterpret_cast<const void*>(mul),          reinterpret_cast<const void*>(div),
                        reinterpret_cast<const void*>(add),          reinterpret_cast<const void*>(sub),

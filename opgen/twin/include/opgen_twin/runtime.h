@@ -47,6 +47,7 @@ enum class Api : uint8_t {
   kFloor,
   kTrunc,
   kGatherMask,
+  kGather,
   kWholeReduceMax,
   kWholeReduceSum,
   kBlockReduceMax,

@@ -40,6 +40,20 @@ bool HasGatherMask(const SocInfo& soc) {
   return std::strcmp(soc.arch, "arch22") == 0 || std::strcmp(soc.arch, "arch35") == 0;
 }
 
+// Gather's reference: A2/A3 16- and 32-bit types and bfloat16_t; Atlas inference AI Core (arch20) the same without
+// bfloat16_t; Atlas 200I/500 A2 (arch30) 8-, 16- and 32-bit types without bfloat16_t; Ascend 950 also the 64-bit
+// integers; not the Atlas training parts. Kirin is not named, so the twin refuses it there.
+DTypeMask GatherDtypes(const SocInfo& soc, DTypeMask bf16_data) {
+  const DTypeMask bytes = DTypeBit(DType::kInt8) | DTypeBit(DType::kUint8);
+  if (std::strcmp(soc.arch, "arch22") == 0) return kAll16And32 | bf16_data;
+  if (std::strcmp(soc.arch, "arch20") == 0) return kAll16And32;
+  if (std::strcmp(soc.arch, "arch30") == 0) return kAll16And32 | bytes;
+  if (std::strcmp(soc.arch, "arch35") == 0) {
+    return kAll16And32 | bytes | bf16_data | DTypeBit(DType::kInt64) | DTypeBit(DType::kUint64);
+  }
+  return 0;
+}
+
 // The reductions (WholeReduce*, BlockReduce*, PairReduceSum, ReduceMax/ReduceSum) take half/float; the Atlas
 // training parts half only (WholeReduceMax's reference). Ascend 950's integer WholeReduceMax is not modelled.
 DTypeMask ReductionDtypes(const SocInfo& soc) {
@@ -95,6 +109,8 @@ DTypeMask AllowedDtypes(Api api, const SocInfo& soc) {
       return kHalfFloat | bf16_arith;
     case Api::kGatherMask:
       return HasGatherMask(soc) ? kAll16And32 | bf16_data : 0u;
+    case Api::kGather:
+      return GatherDtypes(soc, bf16_data);
     case Api::kWholeReduceMax:
     case Api::kWholeReduceSum:
     case Api::kBlockReduceMax:

@@ -88,7 +88,7 @@ const char* ApiName(Api api) {
       "Adds",     "Muls",        "Maxs", "Mins",       "LeakyRelu", "Exp",  "Ln",      "Abs",
       "Sqrt",     "Reciprocal",  "Relu", "Duplicate",  "Compare",   "Compares", "CompareScalar", "Select",
       "Cast",     "Rsqrt",       "Tanh", "Erf",        "Sigmoid",   "Sign",     "Floor",         "Trunc",
-      "GatherMask", "WholeReduceMax", "WholeReduceSum", "BlockReduceMax", "BlockReduceSum", "PairReduceSum",
+      "GatherMask", "Gather", "WholeReduceMax", "WholeReduceSum", "BlockReduceMax", "BlockReduceSum", "PairReduceSum",
       "ReduceMax",  "ReduceSum"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Api::kCount), "one name per Api");
   const size_t index = static_cast<size_t>(api);

@@ -77,8 +77,10 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     }
     EXPECT_GE(plan.chunk * plan.chunksPerRow, expected.ny);
     EXPECT_EQ(plan.tileLength % variant.alignElements, 0);
-    // the joined buffer of a gathering tile: 2 * tileLength elements, once
-    const int64_t joined = plan.gather != 0 ? 2 * plan.tileLength * variant.itemSize : 0;
+    // the joined buffer of a gathering tile: 2 * tileLength elements, once; the joined output tile
+    // (2 * tileLength elements) and Gather's 2 * tileLength uint32_t byte offsets
+    const int64_t joinedBytes = 2 * variant.itemSize + 2 * variant.itemSize + 2 * 4;
+    const int64_t joined = plan.gather != 0 ? plan.tileLength * joinedBytes : 0;
     const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes + joined;
     EXPECT_LE(ubBytes, static_cast<int64_t>(soc.ubSize)) << soc.name;
     // The exact plan of opgen's tiling model.
@@ -94,8 +96,8 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
 TEST(SituGluGradTilingTest, ascend950_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 18, 560, 1, 1, 4480, 0},   {3, 70000, 48, 1, 4480, 16, 4480, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 3136, 1, 1, 3136, 1},  {3, 70000, 48, 1, 4480, 16, 4480, 0},
         {1001, 40, 56, 112, 40, 1, 4480, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -106,8 +108,8 @@ TEST(SituGluGradTilingTest, ascend950_float_when00)
 TEST(SituGluGradTilingTest, ascend950_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 18, 528, 1, 1, 4224, 0},   {3, 70000, 51, 1, 4224, 17, 4224, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 3008, 1, 1, 3008, 1},  {3, 70000, 51, 1, 4224, 17, 4224, 0},
         {1001, 40, 56, 105, 40, 1, 4224, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -118,8 +120,8 @@ TEST(SituGluGradTilingTest, ascend950_float_when01)
 TEST(SituGluGradTilingTest, ascend950_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 396, 1, 1, 6336, 0},    {3, 70000, 36, 1, 6336, 12, 6336, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 4480, 1, 1, 4480, 1},   {3, 70000, 36, 1, 6336, 12, 6336, 0},
         {1001, 40, 40, 132, 40, 1, 6336, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -130,8 +132,8 @@ TEST(SituGluGradTilingTest, ascend950_float16_when00)
 TEST(SituGluGradTilingTest, ascend950_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 360, 1, 1, 5760, 0},    {3, 70000, 39, 1, 5760, 13, 5760, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 4224, 1, 1, 4224, 1},   {3, 70000, 39, 1, 5760, 13, 5760, 0},
         {1001, 40, 40, 120, 40, 1, 5760, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -142,8 +144,8 @@ TEST(SituGluGradTilingTest, ascend950_float16_when01)
 TEST(SituGluGradTilingTest, ascend950_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 396, 1, 1, 6336, 0},    {3, 70000, 36, 1, 6336, 12, 6336, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 4480, 1, 1, 4480, 1},   {3, 70000, 36, 1, 6336, 12, 6336, 0},
         {1001, 40, 40, 132, 40, 1, 6336, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -154,8 +156,8 @@ TEST(SituGluGradTilingTest, ascend950_bfloat16_when00)
 TEST(SituGluGradTilingTest, ascend950_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},           {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 360, 1, 1, 5760, 0},    {3, 70000, 39, 1, 5760, 13, 5760, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},           {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 4224, 1, 1, 4224, 1},   {3, 70000, 39, 1, 5760, 13, 5760, 0},
         {1001, 40, 40, 120, 40, 1, 5760, 0}, {4096, 4096, 56, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -166,8 +168,8 @@ TEST(SituGluGradTilingTest, ascend950_bfloat16_when01)
 TEST(SituGluGradTilingTest, ascend910_93_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 18, 416, 1, 1, 3328, 0},  {3, 70000, 48, 1, 3328, 22, 3328, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 2304, 1, 1, 2304, 1}, {3, 70000, 48, 1, 3328, 22, 3328, 0},
         {1001, 40, 48, 83, 40, 1, 3328, 0}, {4096, 4096, 48, 1, 3328, 2, 3328, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -178,8 +180,8 @@ TEST(SituGluGradTilingTest, ascend910_93_float_when00)
 TEST(SituGluGradTilingTest, ascend910_93_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 18, 392, 1, 1, 3136, 0},  {3, 70000, 48, 1, 3136, 23, 3136, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 2240, 1, 1, 2240, 1}, {3, 70000, 48, 1, 3136, 23, 3136, 0},
         {1001, 40, 48, 78, 40, 1, 3136, 0}, {4096, 4096, 48, 1, 3136, 2, 3136, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -190,8 +192,8 @@ TEST(SituGluGradTilingTest, ascend910_93_float_when01)
 TEST(SituGluGradTilingTest, ascend910_93_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 3328, 1, 1, 3328, 1},  {3, 70000, 45, 1, 4672, 15, 4672, 0},
         {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -202,8 +204,8 @@ TEST(SituGluGradTilingTest, ascend910_93_float16_when00)
 TEST(SituGluGradTilingTest, ascend910_93_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 264, 1, 1, 4224, 0},   {3, 70000, 48, 1, 4224, 17, 4224, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 3136, 1, 1, 3136, 1},  {3, 70000, 48, 1, 4224, 17, 4224, 0},
         {1001, 40, 40, 88, 40, 1, 4224, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -214,8 +216,8 @@ TEST(SituGluGradTilingTest, ascend910_93_float16_when01)
 TEST(SituGluGradTilingTest, ascend910_93_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 3328, 1, 1, 3328, 1},  {3, 70000, 45, 1, 4672, 15, 4672, 0},
         {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -226,8 +228,8 @@ TEST(SituGluGradTilingTest, ascend910_93_bfloat16_when00)
 TEST(SituGluGradTilingTest, ascend910_93_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 264, 1, 1, 4224, 0},   {3, 70000, 48, 1, 4224, 17, 4224, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 3136, 1, 1, 3136, 1},  {3, 70000, 48, 1, 4224, 17, 4224, 0},
         {1001, 40, 40, 88, 40, 1, 4224, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -238,8 +240,8 @@ TEST(SituGluGradTilingTest, ascend910_93_bfloat16_when01)
 TEST(SituGluGradTilingTest, ascend910b_float_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 18, 416, 1, 1, 3328, 0},  {3, 70000, 48, 1, 3328, 22, 3328, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 2304, 1, 1, 2304, 1}, {3, 70000, 48, 1, 3328, 22, 3328, 0},
         {1001, 40, 48, 83, 40, 1, 3328, 0}, {4096, 4096, 48, 1, 3328, 2, 3328, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -250,8 +252,8 @@ TEST(SituGluGradTilingTest, ascend910b_float_when00)
 TEST(SituGluGradTilingTest, ascend910b_float_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 18, 392, 1, 1, 3136, 0},  {3, 70000, 48, 1, 3136, 23, 3136, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 18, 2240, 1, 1, 2240, 1}, {3, 70000, 48, 1, 3136, 23, 3136, 0},
         {1001, 40, 48, 78, 40, 1, 3136, 0}, {4096, 4096, 48, 1, 3136, 2, 3136, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -262,8 +264,8 @@ TEST(SituGluGradTilingTest, ascend910b_float_when01)
 TEST(SituGluGradTilingTest, ascend910b_float16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 3328, 1, 1, 3328, 1},  {3, 70000, 45, 1, 4672, 15, 4672, 0},
         {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -274,8 +276,8 @@ TEST(SituGluGradTilingTest, ascend910b_float16_when00)
 TEST(SituGluGradTilingTest, ascend910b_float16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 264, 1, 1, 4224, 0},   {3, 70000, 48, 1, 4224, 17, 4224, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 3136, 1, 1, 3136, 1},  {3, 70000, 48, 1, 4224, 17, 4224, 0},
         {1001, 40, 40, 88, 40, 1, 4224, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -286,8 +288,8 @@ TEST(SituGluGradTilingTest, ascend910b_float16_when01)
 TEST(SituGluGradTilingTest, ascend910b_bfloat16_when00)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 292, 1, 1, 4672, 0},   {3, 70000, 45, 1, 4672, 15, 4672, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 3328, 1, 1, 3328, 1},  {3, 70000, 45, 1, 4672, 15, 4672, 0},
         {1001, 40, 40, 97, 40, 1, 4672, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {
@@ -298,8 +300,8 @@ TEST(SituGluGradTilingTest, ascend910b_bfloat16_when00)
 TEST(SituGluGradTilingTest, ascend910b_bfloat16_when01)
 {
     const ExpectedPlan expected[] = {
-        {1, 1, 1, 1, 1, 1, 64, 0},          {7, 13, 1, 7, 13, 1, 128, 0},
-        {9000, 1, 9, 264, 1, 1, 4224, 0},   {3, 70000, 48, 1, 4224, 17, 4224, 0},
+        {1, 1, 1, 1, 1, 1, 64, 1},          {7, 13, 1, 7, 13, 1, 128, 0},
+        {9000, 1, 9, 3136, 1, 1, 3136, 1},  {3, 70000, 48, 1, 4224, 17, 4224, 0},
         {1001, 40, 40, 88, 40, 1, 4224, 0}, {4096, 4096, 48, 1, 4096, 1, 4096, 0},
     };
     for (const ExpectedPlan& plan : expected) {

@@ -75,7 +75,8 @@ void CheckPlan(const SocFigures& soc, const VariantFigures& variant, const Expec
     EXPECT_GE(plan.chunk * plan.chunksPerRow, expected.ny);
     EXPECT_EQ(plan.tileLength % variant.alignElements, 0);
     // the joined buffer of a gathering tile: 2 * tileLength elements, once
-    const int64_t joined = plan.gather != 0 ? 2 * plan.tileLength * variant.itemSize : 0;
+    const int64_t joinedBytes = 2 * variant.itemSize;
+    const int64_t joined = plan.gather != 0 ? plan.tileLength * joinedBytes : 0;
     const int64_t ubBytes = (plan.tileLength * variant.bitsPerElement + 7) / 8 + variant.masks * kBlockBytes + joined;
     EXPECT_LE(ubBytes, static_cast<int64_t>(soc.ubSize)) << soc.name;
     // The exact plan of opgen's tiling model.
