@@ -419,7 +419,6 @@ private:
     __aicore__ inline void ColumnLevel0(int64_t at, uint32_t len)
     {
         LocalTensor<float> gradOutputLocal = gradOutputF_[at];
-        LocalTensor<float> outputLocal = outputF_[at];
         LocalTensor<float> acc0Local = accBuf_[0].template Get<float>();
         if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
                       KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
