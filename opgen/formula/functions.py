@@ -656,14 +656,17 @@ STRUCTURAL: Mapping[str, StructuralFunction] = {
             "the largest element of x's row along the operator's dim (the elements sharing every other index), given "
             "to every element of the row; NaN if the row holds one; an expression of tensors, and may hold reductions",
             r"\max_{j} x_{j}",
-            "none yet: opgen check refuses it until the reduce-along-dim schedule exists (TODO(reduce-dim))",
+            "the reduce_dim schedule's levels: a last dim through `ReduceMax` over the row (chunks folded with "
+            "`Max`); a dim that is not the last, `Max` of the rows element by element across the columns",
         ),
         StructuralFunction(
             "rowsum",
             1,
             "the sum of x's row along the operator's dim, given to every element of the row (0 for an empty row)",
             r"\sum_{j} x_{j}",
-            "none yet: opgen check refuses it until the reduce-along-dim schedule exists (TODO(reduce-dim))",
+            "the reduce_dim schedule's levels: groups of 64 elements through `WholeReduceSum`, the group sums "
+            "added in a fixed binary-counter order (the same order for a dim that is not the last, with `Add`), so "
+            "results do not depend on cores or tiles",
         ),
     )
 }
