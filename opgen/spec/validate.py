@@ -167,6 +167,8 @@ class _Checker:
             )
             if shape.same_as:
                 self.resolve(shape.same_as, base + ("shape", "same_as"), kinds=tensors, what="a shape relation")
+            if shape.rows_of:
+                self.check_rows_of(param, base + ("shape", "rows_of"))
             if shape.channel_of:
                 self.check_channel_of(param, base + ("shape", "channel_of"))
             if shape.one_element:
@@ -437,6 +439,27 @@ class _Checker:
                     "a reduce_dim operator's tensors all have the reduced tensor's shape (no broadcast or channel)"
                 )
                 self.report(("params", i, "shape"), message, "invalid")
+
+    def check_rows_of(self, param: Param, path: FieldPath) -> None:
+        """A per-row output: of a reduce_dim operator's reduced tensor, its expression constant along the row (every
+        tensor it reads inside a row reduction)."""
+        section = self.spec.reduce_dim
+        if param.direction is not Direction.OUTPUT or section is None or param.shape.rows_of != section.tensor:
+            message = "'rows_of' is for an output of a reduce_dim operator, naming the reduced tensor"
+            self.report(path, message + (f" ('{section.tensor}')" if section is not None else ""), "invalid")
+            return
+        if param.shape.same_as or param.shape.broadcast_result_of:
+            self.report(path, "give an output either 'rows_of' or another shape relation", "invalid")
+        text = self.spec.formula.computed.get(param.name)
+        if text is None:
+            return
+        try:
+            expr = formula.parse(text, formula_symbols(self.spec))
+        except formula.FormulaError:
+            return  # reported where the formula is checked
+        if formula.varies_along_row(expr):
+            message = f"'{param.name}' holds one value per row: its expression must read tensors only inside rowmax/rowsum"
+            self.report(("formula", "outputs", param.name), message, "invalid")
 
     def check_formula(self) -> None:
         f = self.spec.formula
@@ -834,6 +857,8 @@ class _Checker:
             if out.name not in tensors or not all(s in tensors for s in sources):
                 continue
             want = _broadcast(*(tuple(tensors[s].shape) for s in sources))
+            if want is not None and out.shape.rows_of and self.spec.reduce_dim is not None:
+                want = self.spec.row_shape(want, self.spec.example.scalars)
             out_shape = tensors[out.name].shape
             if want is not None and tuple(out_shape) != want:
                 message = f"shape {out_shape} must be {list(want)}, the broadcast shape of {', '.join(sources)}"
