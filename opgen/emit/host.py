@@ -118,7 +118,15 @@ def _conditions(plan: KernelPlan, attrs: list[OpDefAttr]) -> list[dict]:
 def shape_rule(schedule: Schedule, opdef: OpDefPlan) -> dict:
     """The schedule's infershape rule, its sources as OpDef input indices."""
     sources = [opdef.input_index(name) for name in schedule.shape_sources]
-    rule: dict[str, object] = {"kind": schedule.shape_kind, "sources": sources}  # kind: for tests
+    rule: dict[str, object] = {"kind": schedule.shape_kind, "sources": sources, "rows": None}  # kind: for tests
+    if schedule.row_outputs:  # per-row outputs: the first source's shape without the reduced dim
+        dim = schedule.row_dim
+        attr = opdef.attr_of(dim) if isinstance(dim, str) else None
+        rule["rows"] = {
+            "outputs": [o in schedule.row_outputs for o in schedule.outputs],
+            "dim_attr": attr.index if attr else None,
+            "dim": dim,
+        }
     if isinstance(schedule, HalfSplit):
         rule |= {"split": split_view(schedule, opdef), "full": [schedule.output_full(o) for o in schedule.outputs]}
     return rule

@@ -222,6 +222,9 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
                 split = operator.schedule
                 if isinstance(split, HalfSplit) and not split.output_full(param.name):  # a half of the split tensor
                     as_dtype += f", split_dim={split.dim_python}"
+                row_dim = split.row_dim
+                if param.name in split.row_outputs and row_dim is not None:  # one value per row: without dim
+                    as_dtype += f", row_dim={operator.param(row_dim).python if isinstance(row_dim, str) else row_dim}"
                 new_output = f"{out_keyword} = _rt.new_output({shapes}, {py_names(dtype_of)}{as_dtype})"
             else:
                 new_output = f"{out_keyword} = _rt.new_unwritten({operator.tensor_inputs[0].python})"

@@ -82,6 +82,8 @@ class Schedule:
     empty_return: tuple[str, ...]
     channel_inputs: tuple[ChannelInput, ...] = ()
     sums: tuple[ChannelSum, ...] = ()
+    # the outputs holding one value per row of a reduction along dim (`rows_of`): the shape without that dim
+    row_outputs: tuple[str, ...] = ()
 
     @classmethod
     def applies(cls, spec: OpSpec) -> bool:
@@ -171,6 +173,11 @@ class Schedule:
     def adapter_size(self, output: str) -> str | None:
         """The torch_npu adapter's C++ size of `output` (over the aten arguments' names) where the schedule fixes
         it, else None: the output's shape rule (a copy or broadcast of its sources)."""
+        return None
+
+    @property
+    def row_dim(self) -> str | int | None:
+        """The dim a per-row output (`row_outputs`) drops: the int64 parameter or a literal (None: none)."""
         return None
 
     def channel_of(self, name: str) -> ChannelInput | None:

@@ -22,13 +22,13 @@ kernel's columns paths (tests/twin/kernels/softmax_kernels.cpp) show the design.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from opgen import formula as F
-from opgen.plan.lowering import VectorProgram, lower_outputs
+from opgen.plan.lowering import LoweringError, VectorProgram, lower_outputs
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules.base import Schedule
 from opgen.spec.dtypes import DType
@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 
 ROW_PREFIX = "row"  # the per-row scalars' names in the lowered programs (row0, row1...), one per reduction
 ACC_PREFIX = "acc"  # the buffers a level's programs write, the kernel reduces each to its row scalar
+
+
+# what a per-row output's expression may hold: the scalar unit's float arithmetic (`uniform_cpp`)
+ROW_OUTPUT_NODES = (F.Const, F.Name, F.Unary, F.Binary)
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,9 @@ class ReductionStage:
     reductions: tuple[RowReduction, ...]
     program: VectorProgram
     functions: tuple[RowFunction, ...] = ()  # computed after the reductions, from their per-row scalars
+    # per-row outputs (`rows_of`) computed after the reductions and functions, on the scalar unit: each one value per
+    # row over the per-row scalars and host scalars (+ - * / min max); set on the last level
+    row_outputs: tuple[tuple[str, F.Expr], ...] = ()
 
     @property
     def acc_names(self) -> tuple[str, ...]:
@@ -159,7 +166,12 @@ class ReduceDim(Schedule):
         section = spec.reduce_dim
         assert section is not None
         dim = section.dim if isinstance(section.dim, int) else spec.param(section.dim).python
-        return {"reduced_tensor": section.tensor, "reduce_dim": section.dim, "dim_python": str(dim)}
+        return {
+            "reduced_tensor": section.tensor,
+            "reduce_dim": section.dim,
+            "dim_python": str(dim),
+            "row_outputs": tuple(spec.per_row_outputs),
+        }
 
     @property
     def expands_inputs(self) -> bool:
@@ -176,7 +188,14 @@ class ReduceDim(Schedule):
             accs = {f"{ACC_PREFIX}{i}": r.arg for i, r in enumerate(level)}  # ReductionStage.acc_names
             program = lower_outputs(accs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
             stages.append(ReductionStage(level, program, functions))
-        outputs = dict(passes.outputs)
+        outputs = {n: e for n, e in passes.outputs if n not in self.row_outputs}
+        per_row = tuple((n, e) for n, e in passes.outputs if n in self.row_outputs)
+        if per_row:  # computed once per row after the last level (validation: every tensor read inside a reduction)
+            for name, expr in per_row:
+                unsupported = [n for n in F.walk(expr) if not isinstance(n, ROW_OUTPUT_NODES)]
+                if unsupported or any(isinstance(n, F.Binary) and n.op == "pow" for n in F.walk(expr)):
+                    raise LoweringError(f"{name}: {F.to_text(expr)} is not computable on the scalar unit per row")
+            stages[-1] = replace(stages[-1], row_outputs=per_row)
         program = lower_outputs(outputs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
         return program, tuple(stages)
 
@@ -200,10 +219,43 @@ class ReduceDim(Schedule):
         moved = {n: np.moveaxis(np.reshape(v, full), axis, -1) for n, v in inputs.items()}
         inner = next(iter(moved.values())).shape
         if not all(full):  # an empty tensor: the kernel does not run
-            return {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
+            empty = {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
+            return empty | {n: np.zeros(0, variant.storage.numpy) for n in self.row_outputs}
         rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
         results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
-        return {n: np.moveaxis(v.reshape(inner), -1, axis).reshape(-1) for n, v in results.items()}
+        return {
+            n: v.reshape(-1) if n in self.row_outputs else np.moveaxis(v.reshape(inner), -1, axis).reshape(-1)
+            for n, v in results.items()
+        }
+
+    @property
+    def row_dim(self) -> str | int | None:
+        return self.reduce_dim
+
+    def l0_shapes(self, first: str) -> tuple[list[str], dict[str, str]]:
+        """Every output takes the reduced tensor's shape, a per-row one (`row_outputs`) without the reduced dim."""
+        shapes = dict.fromkeys(self.outputs, f"{self.reduced_tensor}->GetViewShape()")
+        if not self.row_outputs:
+            return [], shapes
+        tensor, dim = self.reduced_tensor, str(self.reduce_dim)
+        setup = [
+            f"const op::Shape& fullShape = {tensor}->GetViewShape();",
+            "const int64_t fullRank = static_cast<int64_t>(fullShape.GetDimNum());",
+            f"const int64_t rowAxis = {dim} < 0 ? {dim} + fullRank : {dim};",
+            "op::Shape rowShape;",
+            "for (int64_t d = 0; d < fullRank; ++d) {",
+            "  if (d != rowAxis) {",
+            "    rowShape.AppendDim(fullShape.GetDim(d));",
+            "  }",
+            "}",
+        ]
+        return setup, shapes | dict.fromkeys(self.row_outputs, "rowShape")
+
+    def adapter_size(self, output: str) -> str | None:
+        """A per-row output: the reduced tensor's sizes without the reduced dim (torch_npu's adapter)."""
+        if output not in self.row_outputs:
+            return None
+        return f"op_infer::reduce_ops_npu_output_size({self.reduced_tensor}, {{{self.dim_python}}}, false)"
 
     def shape_notes(self, name: str) -> tuple[str, ...]:
         if isinstance(self.reduce_dim, str) and name == self.reduce_dim:
