@@ -346,9 +346,16 @@ def _reduce_context(operator: OperatorPlan) -> dict:
                 "accs": accs,
             }
         )
+    row_outputs = operator.schedule.row_outputs
     outputs = [
-        {"name": ident(name), "gm": gm_out[param], "local": ident(f"{name}Local")}
+        {"name": ident(name), "gm": gm_out[param], "local": ident(f"{name}Local"), "per_row": param in row_outputs}
         for name, param in zip(plan.outputs, operator.schedule.outputs, strict=True)
+    ]
+    # per-row outputs (one value per row), computed on the scalar unit after the last level's reductions
+    kernel_name = dict(zip(operator.schedule.outputs, plan.outputs, strict=True))
+    per_row = [
+        {"name": ident(kernel_name[name]), "cpp": code(uniform_cpp(expr, fields))}
+        for name, expr in (first.stages[-1].row_outputs if first.stages else ())
     ]
     return {
         "inputs": [{"name": ident(name), "gm": gm[name]} for name in plan.inputs],
@@ -359,5 +366,6 @@ def _reduce_context(operator: OperatorPlan) -> dict:
             "final": final,
             "variants": variants,
             "has_functions": any(s.functions for s in first.stages),
+            "per_row": per_row,
         },
     }

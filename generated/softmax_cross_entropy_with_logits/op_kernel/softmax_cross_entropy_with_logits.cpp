@@ -73,7 +73,7 @@ public:
         pipe_.InitBuffer(featuresQueue_, 1, tile_ * sizeof(T));
         labelsGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(labels), rows_ * r_);
         pipe_.InitBuffer(labelsQueue_, 1, tile_ * sizeof(T));
-        lossGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(loss), rows_ * r_);
+        lossGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(loss), rows_);
         pipe_.InitBuffer(lossQueue_, 1, tile_ * sizeof(T));
         backpropGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(backprop), rows_ * r_);
         pipe_.InitBuffer(backpropQueue_, 1, tile_ * sizeof(T));
@@ -172,17 +172,11 @@ private:
     // Where the outputs' program writes: the output queue tensor (FLOAT), or a float buffer Cast at the store.
     __aicore__ inline void AllocOutputs()
     {
-        lossT_ = lossQueue_.template AllocTensor<T>();
-        if constexpr (FLOAT) {
-            lossF_ = lossT_.template ReinterpretCast<float>();
-        } else {
-            lossF_ = copyBuf_[2].template Get<float>();
-        }
         backpropT_ = backpropQueue_.template AllocTensor<T>();
         if constexpr (FLOAT) {
             backpropF_ = backpropT_.template ReinterpretCast<float>();
         } else {
-            backpropF_ = copyBuf_[3].template Get<float>();
+            backpropF_ = copyBuf_[2].template Get<float>();
         }
     }
 
@@ -191,19 +185,46 @@ private:
         PipeBarrier<PIPE_V>();
         const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
         if constexpr (!FLOAT) {
-            Cast(lossT_, lossF_, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * Pitch(len)));
-        }
-        lossQueue_.EnQue(lossT_);
-        lossT_ = lossQueue_.template DeQue<T>();
-        DataCopyPad(lossGm_[offset], lossT_, params);
-        lossQueue_.FreeTensor(lossT_);
-        if constexpr (!FLOAT) {
             Cast(backpropT_, backpropF_, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * Pitch(len)));
         }
         backpropQueue_.EnQue(backpropT_);
         backpropT_ = backpropQueue_.template DeQue<T>();
         DataCopyPad(backpropGm_[offset], backpropT_, params);
         backpropQueue_.FreeTensor(backpropT_);
+    }
+
+    // Per-row outputs: one value per row, written by the scalar unit (SetValue) at the row's index in the tile.
+    __aicore__ inline void AllocRowOutputs()
+    {
+        lossT_ = lossQueue_.template AllocTensor<T>();
+        if constexpr (FLOAT) {
+            lossF_ = lossT_.template ReinterpretCast<float>();
+        } else {
+            lossF_ = copyBuf_[2].template Get<float>();
+        }
+    }
+
+    // The per-row values of row `i` of the tile, from the per-row scalars (after the last level).
+    __aicore__ inline void RowValues(int64_t i) { lossF_.SetValue(static_cast<uint32_t>(i), (-row_[3])); }
+
+    // `rows` per-row values from row `row`: contiguous in UB and in GM, one copy (the vector Cast reads the scalar
+    // unit's stores after S_V, the copy after S_MTE3).
+    __aicore__ inline void StoreRows(int64_t row, int64_t rows)
+    {
+        const TEventID toVector = pipe_.FetchEventID(HardEvent::S_V);
+        SetFlag<HardEvent::S_V>(toVector);
+        WaitFlag<HardEvent::S_V>(toVector);
+        const TEventID toCopy = pipe_.FetchEventID(HardEvent::S_MTE3);
+        SetFlag<HardEvent::S_MTE3>(toCopy);
+        WaitFlag<HardEvent::S_MTE3>(toCopy);
+        const DataCopyExtParams params{1, static_cast<uint32_t>(rows * sizeof(T)), 0, 0, 0};
+        if constexpr (!FLOAT) {
+            Cast(lossT_, lossF_, RoundMode::CAST_RINT, static_cast<uint32_t>(CeilTo(rows, BLOCK_ELEMENTS)));
+        }
+        lossQueue_.EnQue(lossT_);
+        lossT_ = lossQueue_.template DeQue<T>();
+        DataCopyPad(lossGm_[row], lossT_, params);
+        lossQueue_.FreeTensor(lossT_);
     }
 
     // The max of acc[0, n): the first NaN, else the largest.
@@ -308,7 +329,6 @@ private:
     {
         LocalTensor<float> featuresLocal = featuresF_[at];
         LocalTensor<float> labelsLocal = labelsF_[at];
-        LocalTensor<float> lossLocal = lossF_[at];
         LocalTensor<float> backpropLocal = backpropF_[at];
         if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
                       KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
@@ -334,6 +354,7 @@ private:
         const uint32_t len = static_cast<uint32_t>(r_);
         Load(row * r_, rows, r_);
         AllocOutputs();
+        AllocRowOutputs();
         for (int64_t i = 0; i < rows; ++i) {
             Level0(i * pitch, len);
             row_[0] = SegmentMax(accBuf_[0].template Get<float>(), r_);
@@ -354,10 +375,12 @@ private:
                 PushGroupSums(accBuf_[0].template Get<float>(), r_, sum);
                 row_[3] = sum.Total();
             }
+            RowValues(i);
             Outputs(i * pitch, len);
         }
         FreeInputs();
         Store(row * r_, rows, r_);
+        StoreRows(row, rows); // the tile's per-row values gathered: one copy
     }
 
     // rowsPerTile == 0: one row in chunks of tile_ elements, each level a pass over the row, then the output pass.
@@ -407,6 +430,9 @@ private:
             }
             row_[3] = sum0.Total();
         }
+        AllocRowOutputs(); // the row's per-row values, once its last level is done
+        RowValues(0);
+        StoreRows(row, 1);
         for (int64_t c = 0; c < r_; c += tile_) { // the output pass
             const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
             Load(base + c, 1, n);
