@@ -348,8 +348,14 @@ def _reduce_context(operator: OperatorPlan) -> dict:
         )
     row_outputs = operator.schedule.row_outputs
     outputs = [
-        {"name": ident(name), "gm": gm_out[param], "local": ident(f"{name}Local"), "per_row": param in row_outputs}
-        for name, param in zip(plan.outputs, operator.schedule.outputs, strict=True)
+        {
+            "name": ident(name),
+            "gm": gm_out[param],
+            "local": ident(f"{name}Local"),
+            "per_row": param in row_outputs,
+            "copy_index": len(plan.inputs) + index,  # its float buffer (copyBuf_) where the stored dtype is not FLOAT
+        }
+        for index, (name, param) in enumerate(zip(plan.outputs, operator.schedule.outputs, strict=True))
     ]
     # per-row outputs (one value per row), computed on the scalar unit after the last level's reductions
     kernel_name = dict(zip(operator.schedule.outputs, plan.outputs, strict=True))

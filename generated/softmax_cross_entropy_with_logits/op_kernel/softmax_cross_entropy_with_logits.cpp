@@ -176,7 +176,7 @@ private:
         if constexpr (FLOAT) {
             backpropF_ = backpropT_.template ReinterpretCast<float>();
         } else {
-            backpropF_ = copyBuf_[2].template Get<float>();
+            backpropF_ = copyBuf_[3].template Get<float>();
         }
     }
 

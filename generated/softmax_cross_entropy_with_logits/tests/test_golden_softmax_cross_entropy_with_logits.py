@@ -82,15 +82,18 @@ def reference(
     """The spec's formula of each computed output (COMPUTED's order), in float64."""
     with np.errstate(all="ignore"):
         return [
-            (
-                -_row_sum(
-                    labels
-                    * (
-                        (features - _row_max(features, -1))
-                        - np.log(_row_sum(np.exp(features - _row_max(features, -1)), -1))
-                    ),
-                    -1,
-                )
+            np.squeeze(
+                (
+                    -_row_sum(
+                        labels
+                        * (
+                            (features - _row_max(features, -1))
+                            - np.log(_row_sum(np.exp(features - _row_max(features, -1)), -1))
+                        ),
+                        -1,
+                    )
+                ),
+                axis=-1,
             ),
             (
                 (np.exp(features - _row_max(features, -1)) / _row_sum(np.exp(features - _row_max(features, -1)), -1))
@@ -229,31 +232,31 @@ def scalar(value, dtype):
 ERROR_CASES = [
     (
         "row0_notnull",
-        lambda: ([None, tensor((2, 3), "FLOAT")], {}, tensor((2, 3), "FLOAT")),
+        lambda: ([None, tensor((2, 3), "FLOAT")], {}, tensor((2,), "FLOAT")),
         161001,
         "features, labels, loss or backprop is nullptr.",
     ),
     (
         "row1_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "FLOAT")], {}, tensor((2, 3), "INT32")),
+        lambda: ([tensor((2, 3), "INT32"), tensor((2, 3), "FLOAT")], {}, tensor((2,), "INT32")),
         161002,
         "the dtype of features, labels, loss or backprop is not supported.",
     ),
     (
         "row2_samedtype",
-        lambda: ([tensor((2, 3), "FLOAT"), tensor((2, 3), "FLOAT")], {}, tensor((2, 3), "FLOAT16")),
+        lambda: ([tensor((2, 3), "FLOAT"), tensor((2, 3), "FLOAT")], {}, tensor((2,), "FLOAT16")),
         161002,
         "the dtype of loss or backprop is not the dtype of features.",
     ),
     (
         "row3_maxrank",
-        lambda: ([tensor((1, 1, 1), "FLOAT"), tensor((2, 3), "FLOAT")], {}, tensor((1, 1, 1), "FLOAT")),
+        lambda: ([tensor((1, 1, 1), "FLOAT"), tensor((2, 3), "FLOAT")], {}, tensor((1, 1), "FLOAT")),
         161002,
         "the rank of features, labels, loss or backprop is greater than 8.",
     ),
     (
         "row4_minrank",
-        lambda: ([tensor((1,), "FLOAT"), tensor((2, 3), "FLOAT")], {}, tensor((1,), "FLOAT")),
+        lambda: ([tensor((1,), "FLOAT"), tensor((2, 3), "FLOAT")], {}, tensor((), "FLOAT")),
         161002,
         "the rank of features or labels is not 2.",
     ),

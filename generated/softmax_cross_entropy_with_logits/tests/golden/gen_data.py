@@ -48,15 +48,18 @@ def _row_sum(values, axis, shape=None):
 def reference(features, labels):
     """The spec's formula of each computed output (OUTPUTS's order); tensors as float arrays, flags as bools."""
     return [
-        (
-            -_row_sum(
-                labels
-                * (
-                    (features - _row_max(features, -1))
-                    - np.log(_row_sum(np.exp(features - _row_max(features, -1)), -1))
-                ),
-                -1,
-            )
+        np.squeeze(
+            (
+                -_row_sum(
+                    labels
+                    * (
+                        (features - _row_max(features, -1))
+                        - np.log(_row_sum(np.exp(features - _row_max(features, -1)), -1))
+                    ),
+                    -1,
+                )
+            ),
+            axis=-1,
         ),
         (
             (np.exp(features - _row_max(features, -1)) / _row_sum(np.exp(features - _row_max(features, -1)), -1))
