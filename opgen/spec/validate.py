@@ -441,8 +441,7 @@ class _Checker:
                 self.report(("params", i, "shape"), message, "invalid")
 
     def check_rows_of(self, param: Param, path: FieldPath) -> None:
-        """A per-row output: of a reduce_dim operator's reduced tensor, its expression constant along the row (every
-        tensor it reads inside a row reduction)."""
+        """A per-row output: of a reduce_dim operator's reduced tensor (its expression is checked with the formula)."""
         section = self.spec.reduce_dim
         if param.direction is not Direction.OUTPUT or section is None or param.shape.rows_of != section.tensor:
             message = "'rows_of' is for an output of a reduce_dim operator, naming the reduced tensor"
@@ -450,16 +449,6 @@ class _Checker:
             return
         if param.shape.same_as or param.shape.broadcast_result_of:
             self.report(path, "give an output either 'rows_of' or another shape relation", "invalid")
-        text = self.spec.formula.computed.get(param.name)
-        if text is None:
-            return
-        try:
-            expr = formula.parse(text, formula_symbols(self.spec))
-        except formula.FormulaError:
-            return  # reported where the formula is checked
-        if formula.varies_along_row(expr):
-            message = f"'{param.name}' holds one value per row: its expression must read tensors only inside rowmax/rowsum"
-            self.report(("formula", "outputs", param.name), message, "invalid")
 
     def check_formula(self) -> None:
         f = self.spec.formula
@@ -494,6 +483,10 @@ class _Checker:
         for name, text in f.computed.items():
             if text:
                 parsed.append(self.parse(text, f.expr_path(name), output_symbols(self.spec), "formula"))
+                per_row = name in self.params and self.params[name].shape.rows_of
+                if per_row and parsed[-1] is not None and formula.varies_along_row(parsed[-1]):
+                    message = f"'{name}' holds one value per row: its expression reads tensors only inside rowmax/rowsum"
+                    self.report(f.expr_path(name), message, "invalid")
             elif self.spec.derivative_of is None:
                 self.report(
                     ("formula",),
