@@ -223,9 +223,12 @@ class ReduceDim(Schedule):
             return empty | {n: np.zeros(0, variant.storage.numpy) for n in self.row_outputs}
         rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
         results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
-        return {
-            n: v.reshape(-1) if n in self.row_outputs else np.moveaxis(v.reshape(inner), -1, axis).reshape(-1)
-            for n, v in results.items()
+        order = [n for n in self.outputs if n in results] + [n for n in results if n not in self.outputs]
+        return {  # in the outputs' order (a per-row output's values come from the last level, the others after)
+            n: results[n].reshape(-1)
+            if n in self.row_outputs
+            else np.moveaxis(results[n].reshape(inner), -1, axis).reshape(-1)
+            for n in order
         }
 
     @property
