@@ -132,6 +132,8 @@ def shape_cases(spec: OpSpec, dtype: DType, large: bool, dim: int | None = None)
     for label, shapes in cases:
         if label == "0d" and (spec.split is not None or spec.lowest_rank > 0):
             continue  # out of the rank range (lifted, it would repeat n1)
+        if any(len(s) > spec.param(n).rank[1] for n, s in shapes.items() if spec.param(n).rank is not None):
+            continue  # above a rank range (features of rank 2 exactly)
         # within every tensor's rank range: (n,) as (1, n) where rank 2 is needed (GeluMul), the split dim kept
         shapes = {n: spec.within_rank(s, dim) for n, s in shapes.items()}
         # a channel input holds one value per channel of the tensor it follows (one value in the one_value case)
@@ -144,7 +146,9 @@ def shape_of(spec: OpSpec, name: str, shapes: dict[str, tuple[int, ...]], dim: i
     """Output `name`'s shape in a case of these input shapes: the inputs' (broadcast); a half split's, its split
     tensor's or that with size(dim) halved."""
     if spec.split is None:
-        return tuple(np.broadcast_shapes(*(spec.aligned_shape(n, shapes) for n in shapes)))
+        shape = tuple(np.broadcast_shapes(*(spec.aligned_shape(n, shapes) for n in shapes)))
+        # one value per row: without the reduced dim (a literal dim, or the example's)
+        return spec.row_shape(shape, spec.example.scalars) if name in spec.per_row_outputs else shape
     full = shapes[spec.split.tensor]
     assert dim is not None
     return full if spec.full_size(name) else half_shape(full, dim)

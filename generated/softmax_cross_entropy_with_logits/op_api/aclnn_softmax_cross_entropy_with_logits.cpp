@@ -6,6 +6,7 @@
 #include "aclnn_kernels/cast.h"
 #include "aclnn_kernels/common/op_error_check.h"
 #include "aclnn_kernels/contiguous.h"
+#include "level0/zero_op.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -118,9 +119,17 @@ aclnnStatus aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(const aclTensor* 
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    // An empty features or labels needs no launch: success with a zero workspace.
+    // An empty features or labels needs no kernel launch: success, and a sum of nothing is zero.
     if (features->IsEmpty() || labels->IsEmpty()) {
-        *workspaceSize = 0;
+        if (!loss->IsEmpty()) {
+            const aclTensor* lossLike = uniqueExecutor.get()->AllocTensor(loss->GetViewShape(), loss->GetDataType());
+            CHECK_RET(lossLike != nullptr, ACLNN_ERR_INNER_NULLPTR);
+            auto lossZeros = l0op::ZerosLike(lossLike, uniqueExecutor.get());
+            CHECK_RET(lossZeros != nullptr, ACLNN_ERR_INNER_NULLPTR);
+            auto lossZerosCopy = l0op::ViewCopy(lossZeros, loss, uniqueExecutor.get());
+            CHECK_RET(lossZerosCopy != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        }
+        *workspaceSize = uniqueExecutor->GetWorkspaceSize();
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }

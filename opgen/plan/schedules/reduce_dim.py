@@ -220,7 +220,9 @@ class ReduceDim(Schedule):
         inner = next(iter(moved.values())).shape
         if not all(full):  # an empty tensor: the kernel does not run
             empty = {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
-            return empty | {n: np.zeros(0, variant.storage.numpy) for n in self.row_outputs}
+            # a per-row output of empty rows: the API's zeros (zeroed_on_empty), one per row
+            rows = int(np.prod(inner[:-1]))
+            return empty | {n: np.zeros(rows, variant.storage.numpy) for n in self.row_outputs}
         rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
         results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
         order = [n for n in self.outputs if n in results] + [n for n in results if n not in self.outputs]
@@ -234,6 +236,11 @@ class ReduceDim(Schedule):
     @property
     def row_dim(self) -> str | int | None:
         return self.reduce_dim
+
+    @property
+    def zeroed_on_empty(self) -> tuple[str, ...]:
+        """A per-row output of rows of no element: zeros, the sum of nothing (ops-nn leaves it unwritten)."""
+        return self.row_outputs
 
     def l0_shapes(self, first: str) -> tuple[list[str], dict[str, str]]:
         """Every output takes the reduced tensor's shape, a per-row one (`row_outputs`) without the reduced dim."""
