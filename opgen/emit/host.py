@@ -167,8 +167,11 @@ def reduce_view(schedule: ReduceDim, opdef: OpDefPlan, plan: KernelPlan) -> dict
                 "name": ident(v.name),
             }
         )
+    reduced = opdef.input_index(schedule.reduced_tensor)
     return {
-        "input": opdef.input_index(schedule.reduced_tensor),
+        "input": reduced,
+        # the other inputs the kernel reads (softmax cross entropy's labels): row for row, so of its shape and dtype
+        "others": [i.index for i in opdef.read_inputs if i.index != reduced],
         "dim_attr": attr.index if attr else None,
         "dim": dim,
         "variants": variants,

@@ -305,11 +305,17 @@ def _reduce_context(operator: OperatorPlan) -> dict:
     def stage_view(programs: list[VariantView]) -> list[BranchView]:
         return branches(programs, lambda v: (tuple(v.lines), tuple(v.slots), v.temps, v.masks, v.uses_cmp_len))
 
+    def reads(programs: list) -> list[str]:
+        """The inputs some variant's program reads (a level may read only some: softmax cross entropy's max)."""
+        used = {b.name for p in programs for instr in p.instrs for b in instr.srcs}
+        return [ident(name) for name in plan.inputs if name in used]
+
     stages = []
     for level, stage in enumerate(first.stages):
         views = [view(v, v.stages[level].program) for v in plan.variants]
         stages.append(
             {
+                "reads": reads([v.stages[level].program for v in plan.variants]),
                 "accs": [ident(f"acc{i}") for i in range(len(stage.reductions))],
                 "reductions": [{"op": r.op, "index": index[r.name]} for r in stage.reductions],
                 "functions": [
@@ -324,7 +330,10 @@ def _reduce_context(operator: OperatorPlan) -> dict:
                 "branches": stage_view(views),
             }
         )
-    final = {"branches": stage_view([view(v, v.program) for v in plan.variants])}
+    final = {
+        "branches": stage_view([view(v, v.program) for v in plan.variants]),
+        "reads": reads([v.program for v in plan.variants]),
+    }
 
     def counts(v: KernelVariant) -> tuple[int, int, int]:
         programs = [v.program, *(s.program for s in v.stages)]

@@ -281,7 +281,6 @@ private:
     __aicore__ inline void Level0(int64_t at, uint32_t len)
     {
         LocalTensor<float> featuresLocal = featuresF_[at];
-        LocalTensor<float> labelsLocal = labelsF_[at];
         LocalTensor<float> acc0Local = accBuf_[0].template Get<float>();
         if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
                       KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
@@ -293,7 +292,6 @@ private:
     __aicore__ inline void Level1(int64_t at, uint32_t len)
     {
         LocalTensor<float> featuresLocal = featuresF_[at];
-        LocalTensor<float> labelsLocal = labelsF_[at];
         LocalTensor<float> acc0Local = accBuf_[0].template Get<float>();
         if constexpr (KEY == TILING_KEY_FLOAT || KEY == TILING_KEY_FLOAT16 ||
                       KEY == TILING_KEY_BFLOAT16) { // float, float16, bfloat16: computed in float
