@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from opgen import formula as F
-from opgen.plan.kernel_model import slot_value, run_program_outputs
+from opgen.plan.kernel_model import run_program_outputs, slot_value
 from opgen.plan.lowering import VectorProgram
 from opgen.spec.dtypes import DType
 

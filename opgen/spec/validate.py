@@ -485,7 +485,7 @@ class _Checker:
                 parsed.append(self.parse(text, f.expr_path(name), output_symbols(self.spec), "formula"))
                 per_row = name in self.params and self.params[name].shape.rows_of
                 if per_row and parsed[-1] is not None and formula.varies_along_row(parsed[-1]):
-                    message = f"'{name}' holds one value per row: its expression reads tensors only inside rowmax/rowsum"
+                    message = f"'{name}' holds one value per row: it may read tensors only inside rowmax/rowsum"
                     self.report(f.expr_path(name), message, "invalid")
             elif self.spec.derivative_of is None:
                 self.report(

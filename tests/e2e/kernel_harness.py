@@ -105,7 +105,8 @@ static int RunOne(int argc, char** argv) {{
   ICPU_RUN_KF({op}, plan.blockDim, {launch_args}, {out_args}, workspace, reinterpret_cast<uint8_t*>(tilingData));
   std::ofstream result(argv[8], std::ios::binary);
   for (int i = 0; i < {num_outputs}; ++i) {{
-    result.write(reinterpret_cast<const char*>(outs[i]), static_cast<std::streamsize>(OutBytes(i, rows, unit, itemSize)));
+    const auto bytes = static_cast<std::streamsize>(OutBytes(i, rows, unit, itemSize));
+    result.write(reinterpret_cast<const char*>(outs[i]), bytes);
   }}
   return 0;
 }}

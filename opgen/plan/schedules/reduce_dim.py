@@ -221,8 +221,8 @@ class ReduceDim(Schedule):
         if not all(full):  # an empty tensor: the kernel does not run
             empty = {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
             # a per-row output of empty rows: the API's zeros (zeroed_on_empty), one per row
-            rows = int(np.prod(inner[:-1]))
-            return empty | {n: np.zeros(rows, variant.storage.numpy) for n in self.row_outputs}
+            count = int(np.prod(inner[:-1]))
+            return empty | {n: np.zeros(count, variant.storage.numpy) for n in self.row_outputs}
         rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
         results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
         order = [n for n in self.outputs if n in results] + [n for n in results if n not in self.outputs]
