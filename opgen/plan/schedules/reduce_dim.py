@@ -270,6 +270,8 @@ class ReduceDim(Schedule):
     def shape_notes(self, name: str) -> tuple[str, ...]:
         if isinstance(self.reduce_dim, str) and name == self.reduce_dim:
             return (f"取值范围为[-{self.reduced_tensor}.dim, {self.reduced_tensor}.dim-1]（0维时为[-1, 0]）。",)
+        if name in self.row_outputs:  # one value per row
+            return (f"每行一个值：shape需要为{self.reduced_tensor}的shape去掉第{self.reduce_dim}维，否则返回错误。",)
         return ()
 
 
