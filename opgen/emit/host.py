@@ -164,6 +164,8 @@ def reduce_view(schedule: ReduceDim, opdef: OpDefPlan, plan: KernelPlan) -> dict
                 "queues": cost.queues,
                 "float_buffers": cost.float_buffers,
                 "masks": cost.masks,
+                "row_queues": cost.row_queues,
+                "row_copies": cost.row_copies,
                 "name": ident(v.name),
             }
         )
@@ -174,6 +176,7 @@ def reduce_view(schedule: ReduceDim, opdef: OpDefPlan, plan: KernelPlan) -> dict
         "others": [i.index for i in opdef.read_inputs if i.index != reduced],
         "dim_attr": attr.index if attr else None,
         "dim": dim,
+        "per_row": bool(schedule.row_outputs),  # per-row outputs' buffers in the UB budget
         "variants": variants,
         "sum_width": reduce_dim_tiling.SUM_WIDTH,
         "repeat_floats": reduce_dim_tiling.REPEAT_FLOATS,

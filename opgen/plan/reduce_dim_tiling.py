@@ -2,8 +2,9 @@
 `Plan<OpType>Tiling`), step by step in the C++'s integer arithmetic, so the generated tiling tests state exact plans.
 
 Every tensor is viewed as (a1, r, a0); a0 == 1 (TODO(reduce-dim): a0 > 1 is refused). UB per element of a tile:
-each input and output queue in the stored dtype (one buffer each), a float copy of each input and output when the
-stored dtype is not FLOAT, the acc buffers of the widest level, the temporaries and masks of the largest program;
+each input and full-size output queue in the stored dtype (one buffer each), a float copy of each input and output
+when the stored dtype is not FLOAT (a per-row output's queue and copy hold one element per 32-byte block of the tile:
+a tile holds at most that many rows), the acc buffers of the widest level, the temporaries and masks of the largest program;
 each float buffer holds REPEAT_FLOATS more (a Compare's whole repeats from a row's start); per SUM_WIDTH elements
 3 floats of group sums and ReduceMax's work area. The tile is a multiple of SUM_WIDTH (a chunk holds whole groups of
 the fixed sum order). A padded row (r rounded up to whole 32-byte blocks) within the tile: as many whole rows as fit
@@ -29,14 +30,29 @@ class ReduceCost:
     """A kernel variant's UB figures, as the kernel allocates."""
 
     item_size: int
-    queues: int  # inputs + outputs
+    queues: int  # inputs + full-size outputs
     float_buffers: int  # float copies (not FLOAT), accs and temporaries
     masks: int
+    # per-row outputs (one value per row): a queue of one element per BLOCK_BYTES of a tile's stored elements (a
+    # row's padded length is at least a block), and its float copy (not FLOAT)
+    row_queues: int = 0
+    row_copies: int = 0
 
     @property
     def buffers(self) -> int:
         """InitBuffer calls: each may round up by one 32-byte block (+ groups, ReduceMax's area, scalars)."""
-        return self.queues + self.float_buffers + self.masks + 3
+        return self.queues + self.float_buffers + self.masks + 3 + self.row_queues + self.row_copies
+
+    @property
+    def row_bits(self) -> int:
+        """A tile element's share of the per-row buffers, in bits: item_size / BLOCK_BYTES of an element each."""
+        return (self.row_queues * self.item_size + self.row_copies * 4) * 8 * self.item_size // BLOCK_BYTES
+
+    @property
+    def row_slack(self) -> int:
+        """Bytes the per-row buffers round up by: one block of elements each (tile / block rounded up)."""
+        block = BLOCK_BYTES // self.item_size
+        return block * (self.row_queues * self.item_size + self.row_copies * 4)
 
 
 def reduce_cost(variant: KernelVariant, inputs: int, outputs: int) -> ReduceCost:
@@ -44,8 +60,12 @@ def reduce_cost(variant: KernelVariant, inputs: int, outputs: int) -> ReduceCost
     temps = max(len(p.temps) for p in programs)
     masks = max(len(p.masks) for p in programs)
     accs = max((len(s.reductions) for s in variant.stages), default=0)
-    copies = 0 if variant.storage.itemsize == 4 and variant.storage.is_floating else inputs + outputs
-    return ReduceCost(variant.storage.itemsize, inputs + outputs, copies + accs + temps, masks)
+    per_row = len(variant.stages[-1].row_outputs) if variant.stages else 0
+    full = inputs + outputs - per_row
+    floating = variant.storage.itemsize == 4 and variant.storage.is_floating
+    copies = 0 if floating else full
+    row_copies = 0 if floating else per_row
+    return ReduceCost(variant.storage.itemsize, full, copies + accs + temps, masks, per_row, row_copies)
 
 
 @dataclass(frozen=True)
@@ -59,8 +79,8 @@ class ReducePlan:
 def plan_reduce(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_num: int, ub: int) -> ReducePlan | None:
     if rows <= 0 or r <= 0 or a0 != 1 or core_num == 0:
         return None
-    fixed = SCALAR_FLOATS * 4 + cost.buffers * BLOCK_BYTES + cost.float_buffers * REPEAT_FLOATS * 4
-    bits = (cost.queues * cost.item_size + cost.float_buffers * 4) * 8 + cost.masks
+    fixed = SCALAR_FLOATS * 4 + cost.buffers * BLOCK_BYTES + cost.float_buffers * REPEAT_FLOATS * 4 + cost.row_slack
+    bits = (cost.queues * cost.item_size + cost.float_buffers * 4) * 8 + cost.masks + cost.row_bits
     tile = (ub - fixed) * 8 * SUM_WIDTH // (bits * SUM_WIDTH + 3 * 4 * 8) // SUM_WIDTH * SUM_WIDTH
     if tile <= 0:
         return None

@@ -23,12 +23,14 @@ struct KernelVariant {
     int64_t queues;       // input and output queues of the stored dtype
     int64_t floatBuffers; // float copies of the queues (not FLOAT), the acc buffers, the temporaries
     int64_t masks;        // compare masks, one bit per element
+    int64_t rowQueues;    // per-row outputs: one element per 32-byte block of a tile (a tile's most rows)
+    int64_t rowCopies;    // their float copies (not FLOAT)
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
-    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 4, 3, 0},     // float
-    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 4, 7, 0}, // float16
-    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 4, 7, 0},   // bfloat16
+    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 3, 3, 0, 1, 0},     // float
+    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 3, 6, 0, 1, 1}, // float16
+    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 3, 6, 0, 1, 1},   // bfloat16
 };
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -51,10 +53,14 @@ bool PlanSoftmaxCrossEntropyWithLogitsTiling(int64_t rows, int64_t r, int64_t a0
     }
     // Each InitBuffer may round up by a block; float buffers hold REPEAT_FLOATS more; per SUM_WIDTH elements 3
     // floats of group sums and ReduceMax's work area.
-    const int64_t buffers = variant->queues + variant->floatBuffers + variant->masks + 3;
-    const int64_t fixed = SCALAR_FLOATS * 4 + buffers * BLOCK_BYTES + variant->floatBuffers * REPEAT_FLOATS * 4;
+    // A per-row output holds a tile's rows: one element per block of the tile, rounded up to a block of elements.
+    const int64_t rowBytes = variant->rowQueues * variant->itemSize + variant->rowCopies * 4;
+    const int64_t buffers = variant->queues + variant->floatBuffers + variant->masks + 3 + variant->rowQueues +
+                            variant->rowCopies;
+    const int64_t fixed = SCALAR_FLOATS * 4 + buffers * BLOCK_BYTES + variant->floatBuffers * REPEAT_FLOATS * 4 +
+                          BLOCK_BYTES / variant->itemSize * rowBytes;
     const int64_t bits = (variant->queues * variant->itemSize + variant->floatBuffers * 4) * BITS_PER_BYTE +
-                         variant->masks;
+                         variant->masks + rowBytes * BITS_PER_BYTE * variant->itemSize / BLOCK_BYTES;
     int64_t tile = (static_cast<int64_t>(ubSize) - fixed) * BITS_PER_BYTE * SUM_WIDTH /
                    (bits * SUM_WIDTH + 3 * 4 * BITS_PER_BYTE) / SUM_WIDTH * SUM_WIDTH;
     if (tile <= 0) {

@@ -74,14 +74,18 @@ public:
         labelsGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(labels), rows_ * r_);
         pipe_.InitBuffer(labelsQueue_, 1, tile_ * sizeof(T));
         lossGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(loss), rows_);
-        pipe_.InitBuffer(lossQueue_, 1, tile_ * sizeof(T));
+        // one value per row: a tile holds at most one row per 32-byte block
+        pipe_.InitBuffer(lossQueue_, 1,
+                         static_cast<uint32_t>(CeilTo(tile_ / BLOCK_ELEMENTS, BLOCK_ELEMENTS) * sizeof(T)));
         backpropGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(backprop), rows_ * r_);
         pipe_.InitBuffer(backpropQueue_, 1, tile_ * sizeof(T));
         const uint32_t floatBytes = static_cast<uint32_t>((tile_ + REPEAT_FLOATS) * sizeof(float));
         if constexpr (!FLOAT) {
-            for (uint32_t i = 0; i < 4; ++i) {
-                pipe_.InitBuffer(copyBuf_[i], floatBytes);
-            }
+            pipe_.InitBuffer(copyBuf_[0], floatBytes);
+            pipe_.InitBuffer(copyBuf_[1], floatBytes);
+            pipe_.InitBuffer(copyBuf_[2],
+                             static_cast<uint32_t>(CeilTo(tile_ / BLOCK_ELEMENTS, BLOCK_ELEMENTS) * sizeof(float)));
+            pipe_.InitBuffer(copyBuf_[3], floatBytes);
         }
         for (uint32_t i = 0; i < ACCS; ++i) {
             pipe_.InitBuffer(accBuf_[i], floatBytes);
