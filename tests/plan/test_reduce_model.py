@@ -65,7 +65,7 @@ def test_a_per_row_output_is_its_expression_over_the_rows_values_in_float32():
 
     spec = load_spec(ROOT / "specs" / "softmax_cross_entropy_with_logits.yaml").spec
     variant = next(v for v in kernel_plan(spec).variants if v.storage is DType.FLOAT)
-    ((name, expr),) = variant.stages[-1].row_outputs
+    ((name, _),) = variant.stages[-1].row_outputs
     assert name == "loss" and not any(s.row_outputs for s in variant.stages[:-1])
     rng = np.random.default_rng(7)
     x = rng.uniform(-10, 10, (5, 9)).astype(np.float32)
