@@ -2,14 +2,17 @@
 `Plan<OpType>Tiling`), step by step in the C++'s integer arithmetic, so the generated tiling tests state exact plans.
 
 Every tensor is viewed as (a1, r, a0); a0 == 1 (TODO(reduce-dim): a0 > 1 is refused). UB per element of a tile:
-each input and full-size output queue in the stored dtype (one buffer each), a float copy of each input and output
-when the stored dtype is not FLOAT (a per-row output's queue and copy hold one element per 32-byte block of the
-tile: a tile holds at most that many rows), the acc buffers of the widest level, the temporaries and masks of the
-largest program; each float buffer holds REPEAT_FLOATS more (a Compare's whole repeats from a row's start); per
-SUM_WIDTH elements 3 floats of group sums and ReduceMax's work area. The tile is a multiple of SUM_WIDTH (a chunk holds whole groups of
+each input and output queue in the stored dtype (one buffer each), a float copy of each input and output when the
+stored dtype is not FLOAT, the acc buffers of the widest level, the temporaries and masks of the largest program;
+each float buffer holds REPEAT_FLOATS more (a Compare's whole repeats from a row's start); per SUM_WIDTH elements
+3 floats of group sums and ReduceMax's work area. The tile is a multiple of SUM_WIDTH (a chunk holds whole groups of
 the fixed sum order). A padded row (r rounded up to whole 32-byte blocks) within the tile: as many whole rows as fit
 (at most MAX_BLOCK_COUNT, one DataCopyPad); else the row in chunks of the tile (rowsPerTile 0). Rows are split evenly
 over the cores, at least MIN_BYTES_PER_CORE of input each.
+
+A per-row output (one value per row, `row_outputs`) has a queue and, when the stored dtype is not FLOAT, a float copy
+of one element per 32-byte block of the tile (a tile holds at most that many rows): `ReduceCost.row_bits` per element
+and `row_slack` bytes.
 """
 
 from __future__ import annotations
