@@ -257,3 +257,11 @@ def test_the_reference_of_a_per_row_output_drops_the_reduced_dim() -> None:
     log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     np.testing.assert_allclose(loss, -(y * log_softmax).sum(axis=1), rtol=1e-14)
     assert spec.row_shape((4, 7), {}) == (4,)
+
+
+def test_check_refuses_a_per_row_output_the_scalar_unit_cannot_compute(tmp_path: Path, capsys) -> None:
+    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
+    _edit(spec, SCE_LOSS, "loss: exp(rowsum(y * x) * rowmax(x))")
+    err = _check(spec, capsys)
+    assert "loss: exp(row0 * row1) is not computable on the scalar unit per row" in err, err
+    assert "internal error" not in err

@@ -194,7 +194,10 @@ class ReduceDim(Schedule):
             for name, expr in per_row:
                 unsupported = [n for n in F.walk(expr) if not isinstance(n, ROW_OUTPUT_NODES)]
                 if unsupported or any(isinstance(n, F.Binary) and n.op == "pow" for n in F.walk(expr)):
-                    raise LoweringError(f"{name}: {F.to_text(expr)} is not computable on the scalar unit per row")
+                    raise LoweringError(
+                        f"{name}: {F.to_text(expr)} is not computable on the scalar unit per row (+ - * / min max of "
+                        "the rows' values rowN; a function applies to a reduction alone, e.g. log(rowsum(...)))"
+                    )
             stages[-1] = replace(stages[-1], row_outputs=per_row)
         program = lower_outputs(outputs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
         return program, tuple(stages)
