@@ -326,6 +326,11 @@ def _stages_context(operator: OperatorPlan) -> dict:
                 "columns": len(names) + max(c.buffers for c in columns[v.key]),
             }
         )
+    kernel_name = dict(zip(operator.schedule.outputs, plan.outputs, strict=True))
+    per_row = [
+        {"name": ident(kernel_name[name]), "cpp": code(uniform_cpp(expr, fields))}
+        for name, expr in (first.stages[-1].row_outputs if first.stages else ())
+    ]
     return {
         "row_count": len(index),
         "stages": stages,
@@ -333,6 +338,8 @@ def _stages_context(operator: OperatorPlan) -> dict:
         "variants": variants,
         "has_functions": any(s.functions for s in first.stages),
         "sum_width": SUM_WIDTH,
+        # per-row outputs (one value per row), computed on the scalar unit after the last level's reductions
+        "per_row": per_row,
         # each sum's counter blocks, in reduction order: sums[i] is the i-th sum's place among the sums
         "sums": sum(r.op == "sum" for stage in first.stages for r in stage.reductions),
     }

@@ -186,6 +186,12 @@ class ShapeRelation(_Strict):
         "element count is 1 or that channel count, whatever the shape (e.g. aclnnPrelu's weight); a "
         "channel_size error row checks it",
     )
+    rows_of: Identifier | None = Field(
+        None,
+        description="(outputs of a reduce_dim operator) one value per row of this input: its shape without the reduced "
+        "dim (aclnnSoftmaxCrossEntropyWithLogits' loss [N] of features [N, C]); the output's expression is a row "
+        "reduction (its value the same along the row), written once per row",
+    )
     one_element: bool = Field(
         False,
         description="(inputs) a tensor of exactly one element, whatever its shape ([], [1], [1, 1]), that the formula "
@@ -891,7 +897,20 @@ class OpSpec(_Strict):
         operator's outputs follow the split tensor (halved along dim, or whole for an output written per half)."""
         if self.split is not None and not (output.shape.broadcast_result_of or output.shape.same_as):
             return [self.split.tensor]
+        if output.shape.rows_of:
+            return [output.shape.rows_of]
         return output.shape.broadcast_result_of or [output.shape.same_as or self.tensor_inputs[0].name]
+
+    def row_shape(self, shape: tuple[int, ...], values: Mapping[str, object]) -> tuple[int, ...]:
+        """The shape of a per-row output (`rows_of`) of a reduced tensor of `shape`: without the reduced dim."""
+        dim = self.split_dim(values)
+        axis = dim + max(len(shape), 1) if dim < 0 else dim
+        return tuple(shape[:axis]) + tuple(shape[axis + 1 :])
+
+    @property
+    def per_row_outputs(self) -> list[str]:
+        """The outputs holding one value per row of the reduced tensor (`shape: {rows_of: ...}`)."""
+        return [p.name for p in self.outputs if p.shape.rows_of]
 
     def full_size(self, name: str) -> bool:
         """Whether tensor `name` of a half-split operator is full-size: the split input and the outputs written
