@@ -65,6 +65,7 @@ def rows(chosen: list[tuple[str, DType, str]] | None = None) -> list[dict]:
                     "cores": run.cores,
                     "read_per_element": run.read_per_element,
                     "read_bound": run.read_bound,
+                    "levels": run.levels,
                     "written_per_element": run.written_per_element,
                     "ub_high_water": run.ub_high_water,
                     "ub_bytes": run.ub_bytes,

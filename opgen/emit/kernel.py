@@ -255,6 +255,12 @@ def _stages_context(operator: OperatorPlan) -> dict:
         read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
         return [{"name": ident(name)} for name in plan.inputs if name in read]
 
+    def load_mask(programs: list) -> int:
+        """The inputs a pass over chunks loads, bit k for input k: those its programs read (softmax cross entropy's
+        labels are loaded in its last level and output pass only, not in the max's and the sum's)."""
+        read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
+        return sum(1 << k for k, name in enumerate(plan.inputs) if name in read)
+
     # a0 > 1: each program's columns form (opgen.plan.reduce_columns), per variant: the program over column buffers
     # and the steps computing them
     def columns_of(variant: KernelVariant) -> list[ColumnProgram]:
@@ -294,6 +300,7 @@ def _stages_context(operator: OperatorPlan) -> dict:
                 ),
                 "branches": stage_view(views),
                 "inputs": read_inputs([v.stages[level].program for v in plan.variants]),
+                "mask": load_mask([v.stages[level].program for v in plan.variants]),
                 "column_branches": stage_view([column_view(v, columns[v.key][level]) for v in plan.variants]),
                 "slot_branches": stage_view([steps_view(v, columns[v.key][level]) for v in plan.variants]),
             }
@@ -301,6 +308,7 @@ def _stages_context(operator: OperatorPlan) -> dict:
     final = {
         "branches": stage_view([view(v, v.program) for v in plan.variants]),
         "inputs": read_inputs([v.program for v in plan.variants]),
+        "mask": load_mask([v.program for v in plan.variants]),
         "column_branches": stage_view([column_view(v, columns[v.key][-1]) for v in plan.variants]),
         "slot_branches": stage_view([steps_view(v, columns[v.key][-1]) for v in plan.variants]),
     }

@@ -74,14 +74,20 @@ def test_reads_and_writes_stay_within_the_bounds(op):
         if row["path"] in FITTING_PATHS:
             assert row["read_per_element"] == 1, where
         else:
-            assert 1 < row["read_per_element"] <= row["read_bound"], where
+            assert 1 < row["read_per_element"] <= row["read_bound"] <= row["levels"] + 1, where
         assert 0 < row["ub_high_water"] <= row["ub_bytes"] and row["cores"] >= 1, where
 
 
 def test_the_bound_check_sees_a_crossing():
     """A run within every bound passes; each bound broken alone is named."""
-    fine = ReduceRun("aclnnX", DType.FLOAT, "one_element_more", (3, 9217), -1, ROW_CHUNKS, 2, 3, 3, 3.0, 1.0, 100, 200)
+    fine = ReduceRun(
+        "aclnnX", DType.FLOAT, "one_element_more", (3, 9217), -1, ROW_CHUNKS, 2, 3, 3, 3, 3.0, 1.0, 100, 200
+    )
     assert fine.read_bound == 3 and problems(fine) == []
+    # two inputs, one of them read by one pass of three: 2 loads per element at most
+    assert dataclasses.replace(fine, passes=2.0, read_per_element=2.0).read_bound == 2
+    (over,) = problems(dataclasses.replace(fine, passes=2.0, read_per_element=3.0))
+    assert "read 3.00 per element in row chunks (at most 2" in over, over
     broken = {
         "read 4.00": dataclasses.replace(fine, read_per_element=4.0),
         "read 2.00 per element where the rows fit": dataclasses.replace(

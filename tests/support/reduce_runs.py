@@ -5,9 +5,10 @@ with the tiling model for each operator and dtype, not written down: rows of one
 that fits in a tile and one element more, a row of 100,000; along a non-last dim (a0 > 1) columns that fit (a few
 rows, the most rows of 5 columns that fit, many columns), one row more than fits and more rows than one DataCopyPad
 moves (column chunks), those only for an operator whose reduced dim may be other than the last (`classes`). The
-bounds (`problems`): each input read once where rows or columns fit, at most levels + 1
-times in chunks (each level's pass, then the outputs'), each output written once; the launch's cores are the
-model's. benchmarks/reduce_traffic_bench.py prints every run, tests/e2e/test_reduce_traffic.py checks a selection."""
+bounds (`problems`): each input read once where rows or columns fit; in chunks each input loaded by the passes whose
+programs read it (`passes`: each level's, then the outputs'), at most levels + 1 times; each output written once; the
+launch's cores are the model's. benchmarks/reduce_traffic_bench.py prints every run, tests/e2e/test_reduce_traffic.py
+checks a selection."""
 
 from __future__ import annotations
 
@@ -84,6 +85,21 @@ def levels(spec: OpSpec, dtype: DType) -> int:
     return len(_variant(spec, dtype)[2].stages)
 
 
+def passes(spec: OpSpec, dtype: DType) -> float:
+    """Loads per input element on a chunked path: each input is loaded by the passes whose programs read it (each
+    level's, then the outputs'), so at most levels + 1 times (softmax cross entropy: features 4 times, labels twice,
+    only its last level and the outputs read them), averaged over the inputs (all of the reduced tensor's size)."""
+    plan = kernel_plan(spec)
+    variant = _variant(spec, dtype)[2]
+    programs = [*(s.program for s in variant.stages), variant.program]
+
+    def reads(program, name: str) -> bool:
+        return any(b.kind == "input" and b.name == name for i in program.instrs for b in i.srcs)
+
+    counts = [sum(reads(p, name) for p in programs) for name in plan.inputs]
+    return sum(counts) / len(counts)
+
+
 def model_plan(spec: OpSpec, dtype: DType, a1: int, r: int, a0: int) -> ReducePlan:
     """The tiling model's plan for the (a1, r, a0) view on the SoC the twin runs."""
     inputs, outputs, variant = _variant(spec, dtype)
@@ -157,6 +173,7 @@ class ReduceRun:
     dim: int
     path: str  # the tiling model's
     levels: int
+    passes: float  # loads per input element on a chunked path (`passes`)
     model_cores: int  # the tiling model's blockDim
     cores: int  # the launch's blockDim
     read_per_element: float  # GM bytes read / the inputs' bytes
@@ -165,8 +182,9 @@ class ReduceRun:
     ub_bytes: int  # the SoC's usable UB
 
     @property
-    def read_bound(self) -> int:
-        return 1 if self.path in FITTING_PATHS else self.levels + 1
+    def read_bound(self) -> float:
+        """1 where rows or columns fit; in chunks the model's passes (at most levels + 1)."""
+        return 1 if self.path in FITTING_PATHS else min(self.passes, self.levels + 1)
 
 
 def problems(run: ReduceRun) -> list[str]:
@@ -238,6 +256,7 @@ def run_class(stem: str, function: Callable[..., object], dtype: DType, case: st
         dim=dim,
         path=path_of(planned, r, a0),
         levels=levels(spec, dtype),
+        passes=passes(spec, dtype),
         model_cores=planned.block_dim,
         cores=launch.block_dim,
         read_per_element=totals.gm_to_ub_bytes / sum(v.nbytes for v in values.values()),

@@ -147,7 +147,8 @@ public:
 private:
     static constexpr bool FLOAT = std::is_same<T, float>::value;
     static constexpr int64_t BLOCK_ELEMENTS = 32 / sizeof(T);
-    static constexpr int64_t SUMS = 2; // sum reductions: a counter of levels_ column buffers each
+    static constexpr uint32_t ALL_INPUTS = 3u; // Load's `which`: every input
+    static constexpr int64_t SUMS = 2;         // sum reductions: a counter of levels_ column buffers each
 
     __aicore__ inline int64_t Pitch(int64_t n) const
     {
@@ -162,13 +163,14 @@ private:
         WaitFlag<HardEvent::V_S>(id);
     }
 
-    // `rows` rows of `len` elements from element `offset` of each input, a row every Pitch(len) elements of UB; the
-    // float view of each (the queue tensor itself, or its Cast).
-    __aicore__ inline void Load(int64_t offset, int64_t rows, int64_t len)
+    // `rows` rows of `len` elements from element `offset` of each input in `which` (bit k: input k; a chunk's pass
+    // loads only those its level reads), a row every Pitch(len) elements of UB; the float view of each (the queue
+    // tensor itself, or its Cast).
+    __aicore__ inline void Load(int64_t offset, int64_t rows, int64_t len, uint32_t which)
     {
         const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
         const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-        {
+        if ((which & 1u) != 0) {
             LocalTensor<T> x = featuresQueue_.template AllocTensor<T>();
             DataCopyPad(x, featuresGm_[offset], params, pad);
             featuresQueue_.EnQue(x);
@@ -180,7 +182,7 @@ private:
                 Cast(featuresF_, featuresT_, RoundMode::CAST_NONE, static_cast<uint32_t>(rows * Pitch(len)));
             }
         }
-        {
+        if ((which & 2u) != 0) {
             LocalTensor<T> x = labelsQueue_.template AllocTensor<T>();
             DataCopyPad(x, labelsGm_[offset], params, pad);
             labelsQueue_.EnQue(x);
@@ -195,10 +197,15 @@ private:
         PipeBarrier<PIPE_V>();
     }
 
-    __aicore__ inline void FreeInputs()
+    // Frees the inputs in `which`, those the last Load (ColumnLoad) loaded.
+    __aicore__ inline void FreeInputs(uint32_t which)
     {
-        featuresQueue_.FreeTensor(featuresT_);
-        labelsQueue_.FreeTensor(labelsT_);
+        if ((which & 1u) != 0) {
+            featuresQueue_.FreeTensor(featuresT_);
+        }
+        if ((which & 2u) != 0) {
+            labelsQueue_.FreeTensor(labelsT_);
+        }
     }
 
     // Where the outputs' program writes: the output queue tensor (FLOAT), or a float buffer Cast at the store.
@@ -382,7 +389,7 @@ private:
     {
         const int64_t pitch = Pitch(r_);
         const uint32_t len = static_cast<uint32_t>(r_);
-        Load(row * r_, rows, r_);
+        Load(row * r_, rows, r_, ALL_INPUTS);
         AllocOutputs();
         AllocRowOutputs();
         for (int64_t i = 0; i < rows; ++i) {
@@ -408,7 +415,7 @@ private:
             RowValues(i);
             Outputs(i * pitch, len);
         }
-        FreeInputs();
+        FreeInputs(ALL_INPUTS);
         Store(row * r_, rows, r_);
         StoreRows(row, rows); // the tile's per-row values gathered: one copy
     }
@@ -421,7 +428,7 @@ private:
             PairwiseSum sum0;
             for (int64_t c = 0; c < r_; c += tile_) {
                 const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-                Load(base + c, 1, n);
+                Load(base + c, 1, n, 1u); // the inputs level 0 reads
                 Level0(0, static_cast<uint32_t>(n));
                 {
                     const float m = SegmentMax(accBuf_[0].template Get<float>(), n);
@@ -430,17 +437,17 @@ private:
                         row_[0] = m;
                     }
                 }
-                FreeInputs();
+                FreeInputs(1u);
             }
         }
         { // level 1
             PairwiseSum sum0;
             for (int64_t c = 0; c < r_; c += tile_) {
                 const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-                Load(base + c, 1, n);
+                Load(base + c, 1, n, 1u); // the inputs level 1 reads
                 Level1(0, static_cast<uint32_t>(n));
                 PushGroupSums(accBuf_[0].template Get<float>(), n, sum0);
-                FreeInputs();
+                FreeInputs(1u);
             }
             row_[1] = sum0.Total();
             {
@@ -453,10 +460,10 @@ private:
             PairwiseSum sum0;
             for (int64_t c = 0; c < r_; c += tile_) {
                 const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-                Load(base + c, 1, n);
+                Load(base + c, 1, n, 3u); // the inputs level 2 reads
                 Level2(0, static_cast<uint32_t>(n));
                 PushGroupSums(accBuf_[0].template Get<float>(), n, sum0);
-                FreeInputs();
+                FreeInputs(3u);
             }
             row_[3] = sum0.Total();
         }
@@ -465,10 +472,10 @@ private:
         StoreRows(row, 1);
         for (int64_t c = 0; c < r_; c += tile_) { // the output pass
             const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-            Load(base + c, 1, n);
+            Load(base + c, 1, n, 3u); // the inputs the outputs' program reads
             AllocOutputs();
             Outputs(0, static_cast<uint32_t>(n));
-            FreeInputs();
+            FreeInputs(3u);
             Store(base + c, 1, n);
         }
     }
@@ -477,15 +484,15 @@ private:
 
     __aicore__ inline LocalTensor<float> Column(int64_t k) { return columnBuf_.Get<float>()[k * columnStride_]; }
 
-    // `rows` rows of `cols` columns from element `offset` of each input (a row every a0 elements in GM, every rowPitch_
-    // in UB); the float view of each.
-    __aicore__ inline void ColumnLoad(int64_t offset, int64_t rows, int64_t cols)
+    // `rows` rows of `cols` columns from element `offset` of each input in `which` (as Load's), a row every a0 elements
+    // in GM, every rowPitch_ in UB; the float view of each.
+    __aicore__ inline void ColumnLoad(int64_t offset, int64_t rows, int64_t cols, uint32_t which)
     {
         const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
         const uint32_t skip = static_cast<uint32_t>((rowPitch_ - Pitch(cols)) / BLOCK_ELEMENTS); // UB blocks
         const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)),
                                        static_cast<uint32_t>((a0_ - cols) * sizeof(T)), skip, 0};
-        {
+        if ((which & 1u) != 0) {
             LocalTensor<T> x = featuresQueue_.template AllocTensor<T>();
             DataCopyPad(x, featuresGm_[offset], params, pad);
             featuresQueue_.EnQue(x);
@@ -497,7 +504,7 @@ private:
                 Cast(featuresF_, featuresT_, RoundMode::CAST_NONE, static_cast<uint32_t>(rows * rowPitch_));
             }
         }
-        {
+        if ((which & 2u) != 0) {
             LocalTensor<T> x = labelsQueue_.template AllocTensor<T>();
             DataCopyPad(x, labelsGm_[offset], params, pad);
             labelsQueue_.EnQue(x);
@@ -737,7 +744,7 @@ private:
         const int64_t base = b * r_ * a0_ + col;
         const uint32_t len = static_cast<uint32_t>(cols);
         if (rowsPerChunk_ >= r_) { // the whole column tile in UB: every pass from it
-            ColumnLoad(base, r_, cols);
+            ColumnLoad(base, r_, cols, ALL_INPUTS);
             ColumnSlots0(len);
             ColumnPass0(r_, 0, len);
             ColumnFinish0(len);
@@ -752,43 +759,43 @@ private:
             for (int64_t i = 0; i < r_; ++i) {
                 ColumnOutputs(i * rowPitch_, len);
             }
-            FreeInputs();
+            FreeInputs(ALL_INPUTS);
             ColumnStore(base, r_, cols);
             return;
         }
         ColumnSlots0(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // level 0
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 1u); // the inputs level 0 reads
             ColumnPass0(n, i, len);
-            FreeInputs();
+            FreeInputs(1u);
         }
         ColumnFinish0(len);
         ColumnSlots1(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // level 1
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 1u); // the inputs level 1 reads
             ColumnPass1(n, i, len);
-            FreeInputs();
+            FreeInputs(1u);
         }
         ColumnFinish1(len);
         ColumnSlots2(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // level 2
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 3u); // the inputs level 2 reads
             ColumnPass2(n, i, len);
-            FreeInputs();
+            FreeInputs(3u);
         }
         ColumnFinish2(len);
         ColumnOutputSlots(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // the output pass
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 3u); // the inputs the outputs' program reads
             AllocOutputs();
             for (int64_t j = 0; j < n; ++j) {
                 ColumnOutputs(j * rowPitch_, len);
             }
-            FreeInputs();
+            FreeInputs(3u);
             ColumnStore(base + i * a0_, n, cols);
         }
     }
