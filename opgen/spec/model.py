@@ -106,6 +106,14 @@ class ApiInfo(_Strict):
         "this (aclnnGeluBackward, the tanh form only: gelu_backward_tanh)",
     )
 
+    torch_npu: Annotated[str, Field(pattern=r"^npu_[a-z0-9_]+$", max_length=80)] | None = Field(
+        None,
+        description="the torch_npu op-plugin function's name where npu_<snake> is torch_npu's own op of another "
+        "schema (aclnnSoftmaxCrossEntropyWithLogits returns loss and backprop, torch_npu's "
+        "npu_softmax_cross_entropy_with_logits loss only): a name torch_npu does not use, so the generated entry and "
+        "adapter drop in beside its own",
+    )
+
     @property
     def snake(self) -> str:
         """`aclnnLeakyReluBackward` -> `leaky_relu_backward` (header aclnn_<snake>.h)."""
@@ -115,6 +123,14 @@ class ApiInfo(_Strict):
     def compared_aten(self) -> str | None:
         """The aten op this API's results are compared with: `aten`, else the aten form's op."""
         return self.aten or (self.aten_form.name if self.aten_form else None)
+
+    @property
+    def torch_npu_name(self) -> str:
+        """The torch_npu op: the aten op, else `torch_npu`, else a binding named like torch_npu's (npu_geglu runs
+        aclnnGeGluV3), else npu_ and the API's snake case."""
+        if self.aten or self.torch_npu:
+            return self.aten or self.torch_npu or ""
+        return self.binding if self.binding is not None and self.binding.startswith("npu_") else f"npu_{self.snake}"
 
     @property
     def binding_name(self) -> str:

@@ -6,8 +6,8 @@
 namespace op_api {
 using npu_preparation = at_npu::native::OpPreparation;
 
-std::tuple<at::Tensor, at::Tensor> npu_softmax_cross_entropy_with_logits(const at::Tensor& features,
-                                                                         const at::Tensor& labels)
+std::tuple<at::Tensor, at::Tensor> npu_softmax_cross_entropy_with_logits_and_backprop(const at::Tensor& features,
+                                                                                      const at::Tensor& labels)
 {
     auto output_size = op_infer::reduce_ops_npu_output_size(features, {-1}, false);
     at::ScalarType output_dtype = features.scalar_type();
