@@ -11,15 +11,17 @@ namespace {
 // level of the formula's reductions runs its program over the row into acc buffers, which are reduced to one float
 // per row (row_[i], read by the later programs as scalars), then the outputs' program. Everything is computed in
 // float: each input tile is Cast to float once and the result Cast back (CAST_RINT).
-// rowsPerTile > 0: whole rows per tile (each pass from UB); 0: the row in chunks of tileLength, read once per level
-// and once more for the output.
+// rowsPerTile > 0: whole rows per tile (each pass from UB); 0: the row in chunks of tileLength, a pass per level and
+// one more for the output, each loading only the inputs its program reads.
+// A per-row output (one value per row) is computed by the scalar unit after the last level: on the rows paths only
+// (the tiling refuses a0 > 1 for this operator).
 // a0 > 1 (the reduced dim not the last; opgen/plan/reduce_columns.py): a unit is one index of the dims before the
 // reduced one and columnsPerTile columns of a0; its rows (r, a0 elements apart in GM) are loaded by strided
 // DataCopyPad, a row every rowPitch_ elements of UB, never transposed. Each program runs on one tile row at a time;
 // the per-row values are per-column vectors (column buffers), reduced across the rows element by element (Max row
 // after row; sums in a binary counter over the rows); a scalar slot reading them is a column buffer too. rowsPerChunk
-// == r: the whole column tile in UB (x read once); else chunks of rowsPerChunk rows, read once per level and once more
-// for the output.
+// == r: the whole column tile in UB (x read once); else chunks of rowsPerChunk rows, a pass per level and one more for
+// the output, each loading the inputs it reads.
 // Sums: groups of SUM_WIDTH elements from a row's first element (WholeReduceSum), the group sums added in a binary
 // counter (PairwiseSum): the same order whatever the path, the tile size or the core count.
 constexpr int64_t SUM_WIDTH = 64;
