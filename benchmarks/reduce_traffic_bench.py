@@ -29,16 +29,20 @@ for _path in (ROOT / "tests", ROOT / "generated" / "python", ROOT):
         sys.path.insert(0, str(_path))
 
 from spec_list import binding  # noqa: E402
-from support.reduce_runs import CLASSES, dtypes, problems, reduce_operators, run_class  # noqa: E402
+from support.reduce_runs import classes, dtypes, problems, reduce_operators, run_class  # noqa: E402
 
 import opgen_ops  # noqa: E402
 from opgen.spec.dtypes import DType  # noqa: E402
 
 
 def selection() -> list[tuple[str, DType, str]]:
-    """Every run: (operator's file stem, dtype, class) of each reduce_dim operator, FLOAT and FLOAT16, each class."""
+    """Every run: (operator's file stem, dtype, class) of each reduce_dim operator, FLOAT and FLOAT16, each class it
+    can take."""
     return [
-        (stem, dtype, case) for stem, spec in reduce_operators().items() for dtype in dtypes(spec) for case in CLASSES
+        (stem, dtype, case)
+        for stem, spec in reduce_operators().items()
+        for dtype in dtypes(spec)
+        for case in classes(spec)
     ]
 
 
@@ -61,6 +65,7 @@ def rows(chosen: list[tuple[str, DType, str]] | None = None) -> list[dict]:
                     "cores": run.cores,
                     "read_per_element": run.read_per_element,
                     "read_bound": run.read_bound,
+                    "levels": run.levels,
                     "written_per_element": run.written_per_element,
                     "ub_high_water": run.ub_high_water,
                     "ub_bytes": run.ub_bytes,

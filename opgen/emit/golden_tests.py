@@ -44,10 +44,13 @@ def reference_source(
     (how the generated Python refers to each parameter); a formula with local names computes each once, into a
     local variable of its own."""
     dim = formulas.reduce_dim
+    axis = None
     if dim is not None and printer is F.to_numpy:  # reductions reduce along the operator's dim
         axis = names.get(dim, dim) if isinstance(dim, str) else str(dim)
         printer = functools.partial(F.to_numpy, axis=axis)
     assigned, outputs = formulas.sources(names, printer)
+    if axis is not None:  # a per-row output: its kept axis of length 1 dropped
+        outputs |= {name: f"np.squeeze({outputs[name]}, axis={axis})" for name in formulas.per_row}
     return ReferenceSource(tuple((ident(name), code(text)) for name, text in assigned), outputs)
 
 

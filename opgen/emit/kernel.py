@@ -255,6 +255,12 @@ def _stages_context(operator: OperatorPlan) -> dict:
         read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
         return [{"name": ident(name)} for name in plan.inputs if name in read]
 
+    def load_mask(programs: list) -> int:
+        """The inputs a pass over chunks loads, bit k for input k: those its programs read (softmax cross entropy's
+        labels are loaded in its last level and output pass only, not in the max's and the sum's)."""
+        read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
+        return sum(1 << k for k, name in enumerate(plan.inputs) if name in read)
+
     # a0 > 1: each program's columns form (opgen.plan.reduce_columns), per variant: the program over column buffers
     # and the steps computing them
     def columns_of(variant: KernelVariant) -> list[ColumnProgram]:
@@ -294,6 +300,7 @@ def _stages_context(operator: OperatorPlan) -> dict:
                 ),
                 "branches": stage_view(views),
                 "inputs": read_inputs([v.stages[level].program for v in plan.variants]),
+                "mask": load_mask([v.stages[level].program for v in plan.variants]),
                 "column_branches": stage_view([column_view(v, columns[v.key][level]) for v in plan.variants]),
                 "slot_branches": stage_view([steps_view(v, columns[v.key][level]) for v in plan.variants]),
             }
@@ -301,6 +308,7 @@ def _stages_context(operator: OperatorPlan) -> dict:
     final = {
         "branches": stage_view([view(v, v.program) for v in plan.variants]),
         "inputs": read_inputs([v.program for v in plan.variants]),
+        "mask": load_mask([v.program for v in plan.variants]),
         "column_branches": stage_view([column_view(v, columns[v.key][-1]) for v in plan.variants]),
         "slot_branches": stage_view([steps_view(v, columns[v.key][-1]) for v in plan.variants]),
     }
@@ -326,6 +334,11 @@ def _stages_context(operator: OperatorPlan) -> dict:
                 "columns": len(names) + max(c.buffers for c in columns[v.key]),
             }
         )
+    kernel_name = dict(zip(operator.schedule.outputs, plan.outputs, strict=True))
+    per_row = [
+        {"name": ident(kernel_name[name]), "cpp": code(uniform_cpp(expr, fields))}
+        for name, expr in (first.stages[-1].row_outputs if first.stages else ())
+    ]
     return {
         "row_count": len(index),
         "stages": stages,
@@ -333,6 +346,8 @@ def _stages_context(operator: OperatorPlan) -> dict:
         "variants": variants,
         "has_functions": any(s.functions for s in first.stages),
         "sum_width": SUM_WIDTH,
+        # per-row outputs (one value per row), computed on the scalar unit after the last level's reductions
+        "per_row": per_row,
         # each sum's counter blocks, in reduction order: sums[i] is the i-th sum's place among the sums
         "sums": sum(r.op == "sum" for stage in first.stages for r in stage.reductions),
     }

@@ -220,6 +220,9 @@ def _function(operator: OperatorPlan, sig: ApiSignature, name: str) -> PyFunctio
                 halved = operator.schedule.halved_dim(param.name)
                 if halved is not None:  # a half of the split tensor
                     as_dtype += f", split_dim={halved}"
+                dropped = operator.schedule.dropped_dim(param.name)
+                if dropped is not None:  # one value per row: the input's shape without the reduced dim
+                    as_dtype += f", row_dim={dropped}"
                 new_output = f"{out_keyword} = _rt.new_output({shapes}, {py_names(dtype_of)}{as_dtype})"
             else:
                 new_output = f"{out_keyword} = _rt.new_unwritten({operator.tensor_inputs[0].python})"

@@ -155,4 +155,6 @@ def aclnn_output(
         of, like = reduced
         total = channel_sum(np.asarray(result, np.float64).reshape(out_shape), inputs[of], inputs[like])
         return _through_float(_through_float(total, compute), out_dtype)
+    if output in spec.per_row_outputs:  # one value per row: the reduced dim removed
+        out_shape = spec.row_shape(out_shape, scalars)
     return _through_float(result, out_dtype).reshape(out_shape)

@@ -169,9 +169,7 @@ def aten_functions(
     if official:
         inputs = _with_unused(spec, inputs)
     names = {p.name: p.python for p in spec.params}  # the output's name is its local variable / out argument
-    # torch_npu's own name where the binding takes it (npu_geglu runs aclnnGeGluV3), else npu_ and the API's
-    binding = spec.api.binding
-    op = spec.api.aten or (binding if binding is not None and binding.startswith("npu_") else f"npu_{spec.api.snake}")
+    op = spec.api.torch_npu_name
     found = aten_op(op) if official else None
     schema = found.functional if found is not None else None
     returned = tuple(r.name for r in schema.returns) if schema and len(schema.returns) == len(results) else ()
@@ -209,4 +207,4 @@ def aten_registration(
     spec: OpSpec, with_out: bool, main: ApiSignature, inplace_api: ApiSignature | None
 ) -> AtenRegistration:
     functions = tuple(aten_functions(spec, with_out, main, inplace_api))
-    return AtenRegistration(functions, spec.api.aten or f"npu_{spec.api.snake}")
+    return AtenRegistration(functions, spec.api.aten or spec.api.torch_npu or f"npu_{spec.api.snake}")

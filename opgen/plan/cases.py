@@ -53,9 +53,15 @@ def output_shape(spec: OpSpec, output: Param, args: Args) -> tuple[int, ...]:
         return full if spec.full_size(output.name) or split_axis(len(full), dim) is None else half_shape(full, dim)
     sources = spec.shape_sources(output)
     try:
-        return tuple(np.broadcast_shapes(*(args[s].shape for s in sources)))
+        shape = tuple(np.broadcast_shapes(*(args[s].shape for s in sources)))
     except ValueError:
-        return args[sources[0]].shape
+        shape = args[sources[0]].shape
+    if output.shape.rows_of and spec.reduce_dim is not None:  # one value per row: without the reduced dim
+        values = {n: a.value for n, a in args.items()}
+        dim = spec.split_dim(values)
+        if -max(len(shape), 1) <= dim < max(len(shape), 1):  # a dim out of range: for the API to refuse
+            shape = spec.row_shape(shape, values)
+    return shape
 
 
 def output_dtype(spec: OpSpec, output: Param, args: Args) -> DType:
@@ -100,7 +106,8 @@ def allocated_by_binding(spec: OpSpec, args: Args) -> bool:
     for output in spec.outputs:
         out = args[output.name]
         like_shape, like_dtype = args[spec.shape_sources(output)[0]], args[spec.dtype_sources(output)[0]]
-        if out.shape != like_shape.shape or out.dtype != like_dtype.dtype:
+        shape = output_shape(spec, output, args) if output.shape.rows_of else like_shape.shape
+        if out.shape != shape or out.dtype != like_dtype.dtype:
             return False
     return True
 

@@ -31,6 +31,8 @@ class FormulaPlan:
     python_names: dict[str, str]  # how generated Python refers to each parameter in formulas (reference_names)
     # reduce_dim.dim: the int64 parameter (or literal dim) the formula's reductions run along; None: no reduction
     reduce_dim: str | int | None = None
+    # the outputs holding one value per row (`rows_of`): their references drop the reduced dim
+    per_row: tuple[str, ...] = ()
 
     def sources(
         self, names: Mapping[str, str], printer: Callable[[F.Expr, Mapping[str, str]], str]
@@ -57,4 +59,5 @@ def formula_plan(spec: OpSpec) -> FormulaPlan:
         latex=latex_symbols(spec),
         python_names=reference_names(spec),
         reduce_dim=spec.reduce_dim.dim if spec.reduce_dim is not None else None,
+        per_row=tuple(spec.per_row_outputs),
     )

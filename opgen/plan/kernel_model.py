@@ -60,7 +60,7 @@ def _integer_arith(dtype: DType, fn, *operands: np.ndarray) -> np.ndarray:
         return fn(*(np.asarray(o).astype(np.int64) for o in operands)).astype(dtype.numpy)
 
 
-def _slot_value(expr: F.Expr, scalars: Mapping[str, float | np.ndarray]) -> np.float32 | np.ndarray:
+def slot_value(expr: F.Expr, scalars: Mapping[str, float | np.ndarray]) -> np.float32 | np.ndarray:
     """A host-uniform expression as the kernel's scalar unit computes it: float32 step by step (a scalar may be an
     array of one value per row, broadcasting against the rows: a reduction's per-row result)."""
     f32 = np.float32
@@ -69,9 +69,9 @@ def _slot_value(expr: F.Expr, scalars: Mapping[str, float | np.ndarray]) -> np.f
     if isinstance(expr, F.Name):
         return f32(scalars[expr.name])
     if isinstance(expr, F.Unary):
-        return np.negative(_slot_value(expr.x, scalars))
+        return np.negative(slot_value(expr.x, scalars))
     assert isinstance(expr, F.Binary)
-    a, b = _slot_value(expr.a, scalars), _slot_value(expr.b, scalars)
+    a, b = slot_value(expr.a, scalars), slot_value(expr.b, scalars)
     with np.errstate(all="ignore"):
         value = {
             "add": lambda: f32(a + b),
@@ -120,7 +120,7 @@ def run_program_outputs(
     of any one shape; a scalar may be an array broadcasting against it (one value per row, shape (rows, 1))."""
     compute = program.compute
     values: dict[Buffer, np.ndarray] = {b: np.asarray(inputs[b.name]).astype(_np(b.dtype)) for b in program.inputs}
-    slots = {slot.name: _round(_slot_value(slot.expr, scalars), compute) for slot in program.slots}
+    slots = {slot.name: _round(slot_value(slot.expr, scalars), compute) for slot in program.slots}
 
     def scalar(s: Scalar) -> np.ndarray:
         if s.slot is not None:

@@ -17,6 +17,10 @@ more InitBuffer of column buffers, each pitch + REPEAT_FLOATS floats: the per-ro
 or a0) whose r rows all fit in a tile (at most MAX_BLOCK_COUNT rows, one DataCopyPad); x read once. Else column
 chunks: a0Tile = min(a0, COLUMN_CHUNK) columns, rChunk rows per load (as many as fit); x read once per level and once
 more for the outputs. Units (a1 x column tiles) are split evenly over the cores.
+
+A per-row output (one value per row, `row_outputs`) has a queue and, when the stored dtype is not FLOAT, a float copy
+of one element per 32-byte block of the tile (a tile holds at most that many rows): `ReduceCost.row_bits` per element
+and `row_slack` bytes. It is computed on the rows path only: a0 > 1 is refused for an operator with one.
 """
 
 from __future__ import annotations
@@ -39,21 +43,37 @@ class ReduceCost:
     """A kernel variant's UB figures, as the kernel allocates."""
 
     item_size: int
-    queues: int  # inputs + outputs
+    queues: int  # inputs + full-size outputs
     float_buffers: int  # float copies (not FLOAT), accs and temporaries
     masks: int
     columns: int = 0  # a0 > 1: column buffers of the per-row values and the slots reading them
     sums: int = 0  # sum reductions: a binary counter of column buffers each
+    # per-row outputs (one value per row): a queue of one element per BLOCK_BYTES of a tile's stored elements (a
+    # row's padded length is at least a block), and its float copy (not FLOAT)
+    row_queues: int = 0
+    row_copies: int = 0
 
     @property
     def element_bits(self) -> int:
-        """UB bits of one tile element: the queues in the stored dtype, the float buffers, the masks."""
-        return (self.queues * self.item_size + self.float_buffers * 4) * 8 + self.masks
+        """UB bits of one tile element: the queues in the stored dtype, the float buffers, the masks, the share of the
+        per-row outputs' buffers."""
+        return (self.queues * self.item_size + self.float_buffers * 4) * 8 + self.masks + self.row_bits
 
     @property
     def buffers(self) -> int:
         """InitBuffer calls: each may round up by one 32-byte block (+ groups, ReduceMax's area, scalars)."""
-        return self.queues + self.float_buffers + self.masks + 3
+        return self.queues + self.float_buffers + self.masks + 3 + self.row_queues + self.row_copies
+
+    @property
+    def row_bits(self) -> int:
+        """A tile element's share of the per-row buffers, in bits: item_size / BLOCK_BYTES of an element each."""
+        return (self.row_queues * self.item_size + self.row_copies * 4) * 8 * self.item_size // BLOCK_BYTES
+
+    @property
+    def row_slack(self) -> int:
+        """Bytes the per-row buffers round up by: one block of elements each (tile / block rounded up)."""
+        block = BLOCK_BYTES // self.item_size
+        return block * (self.row_queues * self.item_size + self.row_copies * 4)
 
 
 def reduce_cost(variant: KernelVariant, inputs: int, outputs: int) -> ReduceCost:
@@ -61,12 +81,24 @@ def reduce_cost(variant: KernelVariant, inputs: int, outputs: int) -> ReduceCost
     temps = max(len(p.temps) for p in programs)
     masks = max(len(p.masks) for p in programs)
     accs = max((len(s.reductions) for s in variant.stages), default=0)
-    copies = 0 if variant.storage.itemsize == 4 and variant.storage.is_floating else inputs + outputs
+    per_row = len(variant.stages[-1].row_outputs) if variant.stages else 0
+    full = inputs + outputs - per_row
+    floating = variant.storage.itemsize == 4 and variant.storage.is_floating
+    copies = 0 if floating else full
     rows = [n for s in variant.stages for n in (*(r.name for r in s.reductions), *(f.name for f in s.functions))]
     columns = column_programs(programs, rows, len(rows))
     sums = sum(r.op == "sum" for s in variant.stages for r in s.reductions)
     slots = max(c.buffers for c in columns)
-    return ReduceCost(variant.storage.itemsize, inputs + outputs, copies + accs + temps, masks, len(rows) + slots, sums)
+    return ReduceCost(
+        variant.storage.itemsize,
+        full,
+        copies + accs + temps,
+        masks,
+        len(rows) + slots,
+        sums,
+        row_queues=per_row,
+        row_copies=0 if floating else per_row,
+    )
 
 
 @dataclass(frozen=True)
@@ -82,7 +114,7 @@ class ReducePlan:
 
 def _tile(cost: ReduceCost, ub: int) -> int:
     """The most elements of a tile buffer in `ub` bytes: a multiple of SUM_WIDTH (may be <= 0)."""
-    fixed = SCALAR_FLOATS * 4 + cost.buffers * BLOCK_BYTES + cost.float_buffers * REPEAT_FLOATS * 4
+    fixed = SCALAR_FLOATS * 4 + cost.buffers * BLOCK_BYTES + cost.float_buffers * REPEAT_FLOATS * 4 + cost.row_slack
     bits = cost.element_bits
     return (ub - fixed) * 8 * SUM_WIDTH // (bits * SUM_WIDTH + 3 * 4 * 8) // SUM_WIDTH * SUM_WIDTH
 
@@ -97,6 +129,8 @@ def plan_reduce(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_num
     if rows <= 0 or r <= 0 or a0 <= 0 or core_num == 0:
         return None
     if a0 > 1:
+        if cost.row_queues:  # a per-row output is computed on the rows path only
+            return None
         return _plan_columns(key, cost, rows, r, a0, core_num, ub)
     tile = _tile(cost, ub)
     if tile <= 0:

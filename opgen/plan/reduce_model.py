@@ -10,7 +10,9 @@ Reductions, as the twin's Ascend C APIs compute them (opgen/twin/include/opgen_t
   binary counter (`pairwise_total`). The order does not depend on the tile, the path or the core count: the columns
   path (a reduced dim that is not the last, `opgen.plan.reduce_columns`) sums each column in a counter over the rows,
   the same tree, and computes every program step as the same IEEE operation, so one model serves both.
-A level's per-row functions (ln of a sum) are the API's float64 model of the float scalar, rounded to float.
+A level's per-row functions (ln of a sum) are the API's float64 model of the float scalar, rounded to float; a per-row
+output (`rows_of`, the loss of softmax cross entropy) is its expression over the per-row scalars in float32 step by
+step (the kernel's scalar unit), one value per row.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from opgen import formula as F
-from opgen.plan.kernel_model import run_program_outputs
+from opgen.plan.kernel_model import run_program_outputs, slot_value
 from opgen.plan.lowering import VectorProgram
 from opgen.spec.dtypes import DType
 
@@ -90,6 +92,9 @@ def run_reduce_outputs(
             api = F.VECTOR_APIS[function.api]
             with np.errstate(all="ignore"):
                 known[function.name] = api.model(np.asarray(known[function.arg], np.float64)).astype(np.float32)
-    outputs = run_program_outputs(program, floats, known)
+        for name, expr in stage.row_outputs:  # one value per row, float32 step by step as the scalar unit
+            known[name] = np.broadcast_to(slot_value(expr, known), (len(next(iter(floats.values()))), 1))
+    outputs = run_program_outputs(program, floats, known) if program.outputs else {}
+    outputs |= {name: np.asarray(known[name])[:, 0] for stage in stages for name, _ in stage.row_outputs}
     with np.errstate(over="ignore"):
         return {name: np.asarray(values, np.float32).astype(storage.numpy) for name, values in outputs.items()}

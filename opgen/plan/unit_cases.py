@@ -82,6 +82,8 @@ def tiling_cases(
                 cost = reduce_cost(variant, len(kernel.program_inputs), len(kernel.outputs))
                 reduce_plans = []
                 for rows, r, a0 in REDUCE_TILING_SHAPES:
+                    if a0 > 1 and cost.row_queues:  # a per-row output: the rows path only (the tiling refuses a0 > 1)
+                        continue
                     planned = plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
                     if planned is None:
                         raise ValueError(f"{spec.operator.type}: no tiling for ({rows}, {r}, {a0}) of {variant.name}")

@@ -284,7 +284,9 @@ def evaluate_reference(
     if reduced is None:
         # a reduction along dim reduces along the spec's (reduce_dim), given in `values` or literal
         axis = spec.split_dim(values) if spec.reduce_dim is not None else None
-        return formula.evaluate(expr, env, out_dtype, axis=axis)
+        # a per-row output (`rows_of`): one value per row, the reduced dim removed
+        per_row = (output or spec.formula.main_output) in spec.per_row_outputs
+        return formula.evaluate(expr, env, out_dtype, axis=axis, keepdims=not per_row)
     of, like = reduced
     total = channel_sum(formula.evaluate(expr, env), values[of], values[like])
     return total if out_dtype is None else formula.round_to_dtype(total, out_dtype)

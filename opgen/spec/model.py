@@ -106,6 +106,14 @@ class ApiInfo(_Strict):
         "this (aclnnGeluBackward, the tanh form only: gelu_backward_tanh)",
     )
 
+    torch_npu: Annotated[str, Field(pattern=r"^npu_[a-z0-9_]+$", max_length=80)] | None = Field(
+        None,
+        description="the torch_npu op-plugin function's name where npu_<snake> is torch_npu's own op of another "
+        "schema (aclnnSoftmaxCrossEntropyWithLogits returns loss and backprop, torch_npu's "
+        "npu_softmax_cross_entropy_with_logits loss only): a name torch_npu does not use, so the generated entry and "
+        "adapter drop in beside its own",
+    )
+
     @property
     def snake(self) -> str:
         """`aclnnLeakyReluBackward` -> `leaky_relu_backward` (header aclnn_<snake>.h)."""
@@ -115,6 +123,14 @@ class ApiInfo(_Strict):
     def compared_aten(self) -> str | None:
         """The aten op this API's results are compared with: `aten`, else the aten form's op."""
         return self.aten or (self.aten_form.name if self.aten_form else None)
+
+    @property
+    def torch_npu_name(self) -> str:
+        """The torch_npu op: the aten op, else `torch_npu`, else a binding named like torch_npu's (npu_geglu runs
+        aclnnGeGluV3), else npu_ and the API's snake case."""
+        if self.aten or self.torch_npu:
+            return self.aten or self.torch_npu or ""
+        return self.binding if self.binding is not None and self.binding.startswith("npu_") else f"npu_{self.snake}"
 
     @property
     def binding_name(self) -> str:
@@ -185,6 +201,12 @@ class ShapeRelation(_Strict):
         description="(inputs) one value per channel of this input, along its dim 1 (1 channel below rank 2): the "
         "element count is 1 or that channel count, whatever the shape (e.g. aclnnPrelu's weight); a "
         "channel_size error row checks it",
+    )
+    rows_of: Identifier | None = Field(
+        None,
+        description="(outputs of a reduce_dim operator) one value per row of this input: its shape without the reduced "
+        "dim (aclnnSoftmaxCrossEntropyWithLogits' loss [N] of features [N, C]); the output's expression is a row "
+        "reduction (its value the same along the row), written once per row",
     )
     one_element: bool = Field(
         False,
@@ -891,7 +913,20 @@ class OpSpec(_Strict):
         operator's outputs follow the split tensor (halved along dim, or whole for an output written per half)."""
         if self.split is not None and not (output.shape.broadcast_result_of or output.shape.same_as):
             return [self.split.tensor]
+        if output.shape.rows_of:
+            return [output.shape.rows_of]
         return output.shape.broadcast_result_of or [output.shape.same_as or self.tensor_inputs[0].name]
+
+    def row_shape(self, shape: tuple[int, ...], values: Mapping[str, object]) -> tuple[int, ...]:
+        """The shape of a per-row output (`rows_of`) of a reduced tensor of `shape`: without the reduced dim."""
+        dim = self.split_dim(values)
+        axis = dim + max(len(shape), 1) if dim < 0 else dim
+        return tuple(shape[:axis]) + tuple(shape[axis + 1 :])
+
+    @property
+    def per_row_outputs(self) -> list[str]:
+        """The outputs holding one value per row of the reduced tensor (`shape: {rows_of: ...}`)."""
+        return [p.name for p in self.outputs if p.shape.rows_of]
 
     def full_size(self, name: str) -> bool:
         """Whether tensor `name` of a half-split operator is full-size: the split input and the outputs written

@@ -167,6 +167,8 @@ class _Checker:
             )
             if shape.same_as:
                 self.resolve(shape.same_as, base + ("shape", "same_as"), kinds=tensors, what="a shape relation")
+            if shape.rows_of:
+                self.check_rows_of(param, base + ("shape", "rows_of"))
             if shape.channel_of:
                 self.check_channel_of(param, base + ("shape", "channel_of"))
             if shape.one_element:
@@ -458,6 +460,21 @@ class _Checker:
                 )
                 self.report(("params", i, "shape"), message, "invalid")
 
+    def check_rows_of(self, param: Param, path: FieldPath) -> None:
+        """A per-row output: of a reduce_dim operator's reduced tensor (its expression is checked with the formula)."""
+        section = self.spec.reduce_dim
+        if param.direction is not Direction.OUTPUT or section is None or param.shape.rows_of != section.tensor:
+            message = "'rows_of' is for an output of a reduce_dim operator, naming the reduced tensor"
+            self.report(path, message + (f" ('{section.tensor}')" if section is not None else ""), "invalid")
+            return
+        if param.shape.same_as or param.shape.broadcast_result_of:
+            self.report(path, "give an output either 'rows_of' or another shape relation", "invalid")
+        if section.dim != -1:  # a non-last dim takes the columns path (a0 > 1), which has no per-row output
+            message = "a per-row output needs reduce_dim.dim -1 (the last dim): the columns path (a0 > 1) has none"
+            self.report(path, message, "invalid")
+        if self.spec.routing.aicpu:  # the AICPU element loop writes every output per element
+            self.report(path, "a per-row output runs on AI Core only: leave routing.aicpu out", "invalid")
+
     def check_formula(self) -> None:
         f = self.spec.formula
         for name in f.outputs or f.computed:
@@ -491,6 +508,10 @@ class _Checker:
         for name, text in f.computed.items():
             if text:
                 parsed.append(self.parse(text, f.expr_path(name), output_symbols(self.spec), "formula"))
+                per_row = name in self.params and self.params[name].shape.rows_of
+                if per_row and parsed[-1] is not None and formula.varies_along_row(parsed[-1]):
+                    message = f"'{name}' holds one value per row: it may read tensors only inside rowmax/rowsum"
+                    self.report(f.expr_path(name), message, "invalid")
             elif self.spec.derivative_of is None:
                 self.report(
                     ("formula",),
@@ -868,6 +889,8 @@ class _Checker:
             if out.name not in tensors or not all(s in tensors for s in sources):
                 continue
             want = _broadcast(*(tuple(tensors[s].shape) for s in sources))
+            if want is not None and out.shape.rows_of and self.spec.reduce_dim is not None:
+                want = self.spec.row_shape(want, self.spec.example.scalars)
             out_shape = tensors[out.name].shape
             if want is not None and tuple(out_shape) != want:
                 message = f"shape {out_shape} must be {list(want)}, the broadcast shape of {', '.join(sources)}"

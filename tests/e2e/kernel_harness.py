@@ -56,6 +56,12 @@ static void ReadFile(const char* path, void* dst, size_t bytes) {{
 // Each GM input's and output's elements in units of rows * ny (a half split's full-size tensors hold two).
 static const size_t IN_WIDTHS[] = {{{in_widths}}};
 static const size_t OUT_WIDTHS[] = {{{out_widths}}};
+// 1: an output of one value per row (rows elements), else OUT_WIDTHS of rows * ny
+static const bool OUT_PER_ROW[] = {{{out_per_row}}};
+
+static size_t OutBytes(int i, int64_t rows, size_t unit, size_t itemSize) {{
+  return OUT_PER_ROW[i] ? static_cast<size_t>(rows) * itemSize : unit * OUT_WIDTHS[i];
+}}
 
 static int RunOne(int argc, char** argv) {{
   // argv: rows ny dtype mode coreNum ubSize itemSize out.bin in.bin... scalar.bin... scalars... [swapHalves]
@@ -89,7 +95,7 @@ static int RunOne(int argc, char** argv) {{
   }}
   std::vector<uint8_t*> outs;  // every computed output, written one after the other into the result file
   for (int i = 0; i < {num_outputs}; ++i) {{
-    outs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(unit * OUT_WIDTHS[i])));
+    outs.push_back(static_cast<uint8_t*>(AscendC::GmAlloc(OutBytes(i, rows, unit, itemSize))));
   }}
   auto* tilingData = static_cast<{tiling_struct}*>(AscendC::GmAlloc(sizeof({tiling_struct})));
 {tiling_lines}
@@ -100,7 +106,8 @@ static int RunOne(int argc, char** argv) {{
   ICPU_RUN_KF({op}, plan.blockDim, {launch_args}, {out_args}, workspace, reinterpret_cast<uint8_t*>(tilingData));
   std::ofstream result(argv[8], std::ios::binary);
   for (int i = 0; i < {num_outputs}; ++i) {{
-    result.write(reinterpret_cast<const char*>(outs[i]), static_cast<std::streamsize>(unit * OUT_WIDTHS[i]));
+    const auto bytes = static_cast<std::streamsize>(OutBytes(i, rows, unit, itemSize));
+    result.write(reinterpret_cast<const char*>(outs[i]), bytes);
   }}
   return 0;
 }}
@@ -156,6 +163,7 @@ class KernelHarness:
         # a split's swap_when: the bool a run's scalars may hold (default false), set in the tiling data's swapHalves
         self.swap = self.split.swap_when if self.split is not None else None
         self.rows_of = isinstance(schedule, ReduceDim)  # runs are (rows, ny) of rows along the reduced dim
+        self.row_outputs = schedule.row_outputs  # outputs of one value per row
         # the API scalars of that view (Schedule.kernel_outputs): the reduced dim the last
         self.view_scalars = {str(schedule.reduce_dim): -1} if isinstance(schedule, ReduceDim) else {}
         # the inputs the kernel reads, in the OpDef's (entry's) order; an optional one the API has none for is null,
@@ -221,6 +229,7 @@ class KernelHarness:
                 num_gm_scalars=len(self.gm_scalars),
                 in_widths=", ".join(str(self._width(p.name)) for p in self.inputs),
                 out_widths=", ".join(str(self._width(p.name)) for p in spec.outputs),
+                out_per_row=", ".join("true" if p.name in schedule.row_outputs else "false" for p in spec.outputs),
                 plan_args=plan_args,
                 tiling_lines=tiling_lines,
                 scalar_lines=scalar_lines,
@@ -234,6 +243,10 @@ class KernelHarness:
             ops_dirs=[],
             flags=[f"-I{package / 'op_host'}", f"-I{package / 'op_kernel'}"],
         )
+
+    def _elements(self, output: str, rows: int, ny: int) -> int:
+        """Output `output`'s elements in a run: one per row (a per-row output), else rows * ny times its width."""
+        return rows if output in self.row_outputs else rows * ny * self._width(output)
 
     def _width(self, tensor: str) -> int:
         return 1 if self.split is None else self.split.width(tensor)
@@ -313,6 +326,6 @@ class KernelHarness:
         results = []
         for (path, dtype, rows, ny, swap), plan in zip(outputs, plans, strict=True):
             data = np.frombuffer(path.read_bytes(), dtype=dtype.numpy).copy()
-            sizes = np.cumsum([rows * ny * self._width(p.name) for p in self.spec.outputs])[:-1]
+            sizes = np.cumsum([self._elements(p.name, rows, ny) for p in self.spec.outputs])[:-1]
             results.append(KernelRun(self._program_outputs(np.split(data, sizes), rows, swap), plan))
         return results

@@ -53,7 +53,11 @@ def test_aclnn_matrix_on_soc(soc, ops, tmp_path):
     assert not summary["failures"], "\n".join(summary["failures"][:20])
     # every dtype x shape case (x modes, + strided variants); fewer means cases were skipped
     for op in ops:
-        assert summary["cases"][op] >= SHAPES_PER_DTYPE * len(spec_of(op).tensor_inputs[0].dtypes), summary["cases"]
+        spec = spec_of(op)
+        # the 8-d cases (dense and strided) are above a rank range such as features' [2, 2]
+        above = any(p.rank is not None and p.rank[1] < 8 for p in spec.tensor_inputs)
+        wanted = (SHAPES_PER_DTYPE - (2 if above else 0)) * len(spec.tensor_inputs[0].dtypes)
+        assert summary["cases"][op] >= wanted, summary["cases"]
     cores = get_soc(soc).vector_cores
     assert {facts["block_dim"] for facts in summary["large"].values()} == {cores}
     assert len(summary["large"]) == len(ops), "one large launch per operator"

@@ -54,7 +54,9 @@ def _split_dim(spec: OpSpec) -> int | None:
 
 def _shape_of(spec: OpSpec, name: str, shape: tuple[int, ...]) -> tuple[int, ...]:
     """Tensor `name`'s shape in a golden case of `shape` (a half split's: a half's shape; full-size tensors double it
-    along gen_data's default dim)."""
+    along gen_data's default dim; a per-row output: without the reduced dim)."""
+    if name in spec.per_row_outputs:
+        return spec.row_shape(shape, spec.example.scalars)
     return spec.input_shape(name, shape, dim=_split_dim(spec)) if spec.split is not None else shape
 
 

@@ -10,7 +10,7 @@ from spec_list import specs
 
 from opgen import formula as F
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.kernel_model import _slot_value, run_program_outputs
+from opgen.plan.kernel_model import run_program_outputs, slot_value
 from opgen.plan.lowering import LoweringError, lower_outputs
 from opgen.plan.reduce_columns import ColumnProgram, column_program, needs_zero
 from opgen.plan.reduce_dim_tiling import (
@@ -70,7 +70,7 @@ def _steps_values(column: ColumnProgram, columns: dict[int, np.ndarray], scalars
     with np.errstate(all="ignore"):
         for step in column.steps:
             srcs = [values[s] for s in step.srcs]
-            scalar = _slot_value(step.scalar, scalars) if step.scalar is not None else None
+            scalar = slot_value(step.scalar, scalars) if step.scalar is not None else None
             if step.api == "Duplicate":
                 values[step.dst] = np.broadcast_to(np.float32(scalar), srcs[0].shape if srcs else (1,))
             elif step.api in ("Muls", "Adds"):

@@ -52,3 +52,29 @@ def test_the_max_of_a_row_with_nan_is_nan():
     rows = np.array([[1.0, np.nan, 3.0], [-np.inf, -np.inf, -np.inf], [1.0, 5.0, 2.0]], np.float32)
     got = row_max(rows)
     assert np.isnan(got[0]) and got[1] == -np.inf and got[2] == 5.0
+
+
+def test_a_per_row_output_is_its_expression_over_the_rows_values_in_float32():
+    """softmax cross entropy's loss: one float per row, -(the row's last sum), computed after the last level; the
+    full-size output beside it keeps the row's shape."""
+    from opgen.plan.kernel import kernel_plan
+    from opgen.plan.schedules import schedule_for
+    from opgen.spec.dtypes import DType
+    from opgen.spec.loader import load_spec
+    from tests.conftest import ROOT
+
+    spec = load_spec(ROOT / "specs" / "softmax_cross_entropy_with_logits.yaml").spec
+    variant = next(v for v in kernel_plan(spec).variants if v.storage is DType.FLOAT)
+    ((name, _),) = variant.stages[-1].row_outputs
+    assert name == "loss" and not any(s.row_outputs for s in variant.stages[:-1])
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-10, 10, (5, 9)).astype(np.float32)
+    y = rng.uniform(0, 1, (5, 9)).astype(np.float32)
+    outputs = schedule_for(spec).kernel_outputs(variant, {"features": x, "labels": y}, {}, {})
+    assert list(outputs) == ["loss", "backprop"] and outputs["loss"].shape == (5,) and outputs["backprop"].size == 45
+    # the last level's sum, negated on the scalar unit: the kernel's float32 sum order, then a sign flip
+    m = x.max(axis=1, keepdims=True)
+    s = pairwise_total(lane_tree_sums(np.exp(x - m).astype(np.float32)))[:, None]
+    terms = (y * ((x - m) - np.log(s.astype(np.float64)).astype(np.float32))).astype(np.float32)
+    want = -pairwise_total(lane_tree_sums(terms))
+    np.testing.assert_allclose(outputs["loss"], want, rtol=1e-6)

@@ -210,3 +210,74 @@ def test_row_passes_cut_log_of_a_row_sum_into_a_per_row_function() -> None:
     assert [[(r.name, r.op) for r in level] for level in passes.levels] == [[("row0", "max")], [("row1", "sum")]]
     assert passes.functions == ((), (RowFunction("row2", "Ln", "row1", "log"),))
     assert [(name, formula.to_text(expr)) for name, expr in passes.outputs] == [("out", "self - row0 - row2")]
+
+
+# ---------------------------------------------------------------------------------------------- per-row outputs
+
+SCE_LOSS = "loss: -rowsum(y * (x - rowmax(x) - log(rowsum(exp(x - rowmax(x))))))"
+
+
+def test_check_refuses_a_per_row_output_whose_expression_varies_along_the_row(tmp_path: Path, capsys) -> None:
+    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
+    _edit(spec, SCE_LOSS, "loss: -y * rowsum(x)")
+    err = _check(spec, capsys)
+    line = line_of(spec.read_text(encoding="utf-8"), "loss: -y * rowsum(x)")
+    assert re.search(
+        rf"\.yaml:{line}:\d+: formula\.outputs\.loss: 'loss' holds one value per row: it may read tensors only inside "
+        r"rowmax/rowsum",
+        err,
+    ), err
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("shape: {rows_of: features}", "shape: {rows_of: labels}", "params[2].shape.rows_of"),  # not the reduced one
+        ("reduce_dim: {tensor: features, dim: -1}\n", "", "params[2].shape.rows_of"),  # no reduction along dim
+    ],
+)
+def test_check_refuses_rows_of_without_the_reduced_tensor(tmp_path: Path, capsys, old, new, field) -> None:
+    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
+    _edit(spec, old, new)
+    err = _check(spec, capsys)
+    assert f"{field}: 'rows_of' is for an output of a reduce_dim operator" in err, err
+    assert "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("reduce_dim: {tensor: features, dim: -1}", "reduce_dim: {tensor: features, dim: 0}", "reduce_dim.dim -1"),
+        ("\nreduce_dim:", "\nrouting: {aicpu: [DOUBLE]}\n\nreduce_dim:", "AI Core only"),
+    ],
+)
+def test_check_refuses_a_per_row_output_off_the_rows_path(tmp_path: Path, capsys, old, new, message) -> None:
+    """The columns path (a reduced dim that is not the last) and the AICPU kernel compute no per-row output."""
+    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
+    _edit(spec, old, new)
+    err = _check(spec, capsys)
+    assert re.search(rf"params\[2\]\.shape\.rows_of: [^\n]*{message}", err), err
+    assert "internal error" not in err
+
+
+def test_the_reference_of_a_per_row_output_drops_the_reduced_dim() -> None:
+    from opgen.spec.formula_binding import evaluate_reference
+    from opgen.spec.loader import load_spec
+
+    spec = load_spec(SPECS / "softmax_cross_entropy_with_logits.yaml").spec
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-5, 5, (4, 7))
+    y = rng.uniform(0, 1, (4, 7))
+    loss = evaluate_reference(spec, {"features": x, "labels": y}, None, "loss")
+    shifted = x - x.max(axis=1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(loss, -(y * log_softmax).sum(axis=1), rtol=1e-14)
+    assert spec.row_shape((4, 7), {}) == (4,)
+
+
+def test_check_refuses_a_per_row_output_the_scalar_unit_cannot_compute(tmp_path: Path, capsys) -> None:
+    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
+    _edit(spec, SCE_LOSS, "loss: exp(rowsum(y * x) * rowmax(x))")
+    err = _check(spec, capsys)
+    assert "loss: exp(row0 * row1) is not computable on the scalar unit per row" in err, err
+    assert "internal error" not in err

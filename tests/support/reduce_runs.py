@@ -4,9 +4,11 @@ launch did: GM bytes read per input element, written per output element, cores, 
 with the tiling model for each operator and dtype, not written down: rows of one element, short rows, the longest row
 that fits in a tile and one element more, a row of 100,000; along a non-last dim (a0 > 1) columns that fit (a few
 rows, the most rows of 5 columns that fit, many columns), one row more than fits and more rows than one DataCopyPad
-moves (column chunks). The bounds (`problems`): each input read once where rows or columns fit, at most levels + 1
-times in chunks (each level's pass, then the outputs'), each output written once; the launch's cores are the
-model's. benchmarks/reduce_traffic_bench.py prints every run, tests/e2e/test_reduce_traffic.py checks a selection."""
+moves (column chunks), those only for an operator whose reduced dim may be other than the last (`classes`). The
+bounds (`problems`): each input read once where rows or columns fit; in chunks each input loaded by the passes whose
+programs read it (`passes`: each level's, then the outputs'), at most levels + 1 times; each output written once; the
+launch's cores are the model's. benchmarks/reduce_traffic_bench.py prints every run, tests/e2e/test_reduce_traffic.py
+checks a selection."""
 
 from __future__ import annotations
 
@@ -45,6 +47,15 @@ CLASSES = {
 }
 
 
+def classes(spec: OpSpec) -> list[str]:
+    """The classes operator `spec` can take: every one, but only the rows paths' where its reduced dim is always the
+    last (a literal -1: softmax cross entropy, whose per-row loss has no columns path)."""
+    assert spec.reduce_dim is not None
+    if spec.reduce_dim.dim == -1:
+        return [case for case, path in CLASSES.items() if path in (ROWS_FIT, ROW_CHUNKS)]
+    return list(CLASSES)
+
+
 def reduce_operators() -> dict[str, OpSpec]:
     """{file stem: spec} of every shipped operator on the reduce_dim schedule with a kernel of its own."""
     from spec_list import kernel_operators
@@ -72,6 +83,21 @@ def dtypes(spec: OpSpec) -> list[DType]:
 def levels(spec: OpSpec, dtype: DType) -> int:
     """The row's reduction levels (softmax: the max, then the sum): a chunked path reads each input levels + 1 times."""
     return len(_variant(spec, dtype)[2].stages)
+
+
+def passes(spec: OpSpec, dtype: DType) -> float:
+    """Loads per input element on a chunked path: each input is loaded by the passes whose programs read it (each
+    level's, then the outputs'), so at most levels + 1 times (softmax cross entropy: features 4 times, labels twice,
+    only its last level and the outputs read them), averaged over the inputs (all of the reduced tensor's size)."""
+    plan = kernel_plan(spec)
+    variant = _variant(spec, dtype)[2]
+    programs = [*(s.program for s in variant.stages), variant.program]
+
+    def reads(program, name: str) -> bool:
+        return any(b.kind == "input" and b.name == name for i in program.instrs for b in i.srcs)
+
+    counts = [sum(reads(p, name) for p in programs) for name in plan.inputs]
+    return sum(counts) / len(counts)
 
 
 def model_plan(spec: OpSpec, dtype: DType, a1: int, r: int, a0: int) -> ReducePlan:
@@ -147,6 +173,7 @@ class ReduceRun:
     dim: int
     path: str  # the tiling model's
     levels: int
+    passes: float  # loads per input element on a chunked path (`passes`)
     model_cores: int  # the tiling model's blockDim
     cores: int  # the launch's blockDim
     read_per_element: float  # GM bytes read / the inputs' bytes
@@ -155,8 +182,9 @@ class ReduceRun:
     ub_bytes: int  # the SoC's usable UB
 
     @property
-    def read_bound(self) -> int:
-        return 1 if self.path in FITTING_PATHS else self.levels + 1
+    def read_bound(self) -> float:
+        """1 where rows or columns fit; in chunks the model's passes (at most levels + 1)."""
+        return 1 if self.path in FITTING_PATHS else min(self.passes, self.levels + 1)
 
 
 def problems(run: ReduceRun) -> list[str]:
@@ -209,7 +237,7 @@ def run_class(stem: str, function: Callable[..., object], dtype: DType, case: st
     previous = os.environ.get("OPGEN_TWIN_TRACE")
     os.environ["OPGEN_TWIN_TRACE"] = str(trace)
     try:
-        function(*args, **kwargs)
+        result = function(*args, **kwargs)
     finally:
         if previous is None:
             del os.environ["OPGEN_TWIN_TRACE"]
@@ -218,7 +246,8 @@ def run_class(stem: str, function: Callable[..., object], dtype: DType, case: st
     (launch,) = [t for t in read_trace(trace) if t.kernel == spec.operator.file_stem]
     assert launch.ok, f"{stem} {case}: {launch.status}"
     totals = launch.totals()
-    elements = int(np.prod(shape))
+    # every output's bytes (a per-row output, softmax cross entropy's loss, holds one value per row)
+    written = sum(np.asarray(o).nbytes for o in (result if isinstance(result, tuple) else (result,)))
     return ReduceRun(
         operator=spec.api.name,
         dtype=dtype,
@@ -227,10 +256,11 @@ def run_class(stem: str, function: Callable[..., object], dtype: DType, case: st
         dim=dim,
         path=path_of(planned, r, a0),
         levels=levels(spec, dtype),
+        passes=passes(spec, dtype),
         model_cores=planned.block_dim,
         cores=launch.block_dim,
         read_per_element=totals.gm_to_ub_bytes / sum(v.nbytes for v in values.values()),
-        written_per_element=totals.ub_to_gm_bytes / (len(spec.outputs) * elements * dtype.itemsize),
+        written_per_element=totals.ub_to_gm_bytes / written,
         ub_high_water=totals.ub_high_water,
         ub_bytes=get_soc(soc_name()).ub_usable_bytes,
     )

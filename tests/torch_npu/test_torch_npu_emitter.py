@@ -666,3 +666,37 @@ def test_every_aten_argument_kind_has_a_cpp_type_and_a_test_value(tmp_path):
     source = tmp_path / "kinds.cpp"
     source.write_text("\n".join([*lines, "}"]) + "\n")
     compile_cpp([source], write_declarations(tmp_path, schemas), ["-std=c++17"])
+
+
+# ---------------------------------------------------------------------------------------------- torch_npu's own names
+
+# torch_npu's own functions whose schema is known (op-plugin's docs: torch_npu.npu_softmax_cross_entropy_with_logits
+# returns the loss alone); a generated entry of one of these names would register it a second time, or clash
+TORCH_NPU_OWN = {
+    "npu_softmax_cross_entropy_with_logits": "npu_softmax_cross_entropy_with_logits(Tensor self, Tensor labels) -> "
+    "Tensor",
+}
+
+
+def test_no_generated_entry_takes_the_name_of_a_torch_npu_function():
+    """Before: aclnnSoftmaxCrossEntropyWithLogits' entry was npu_softmax_cross_entropy_with_logits(Tensor features,
+    Tensor labels) -> (Tensor loss, Tensor backprop), torch_npu's name with another schema."""
+    doc = yaml.safe_load(FILES[FUNCTIONS_YAML])
+    names = {torch._C.parse_schema("npu::" + e["func"]).name.removeprefix("npu::") for e in doc.get("custom", [])}
+    assert names and not names & set(TORCH_NPU_OWN), names & set(TORCH_NPU_OWN)
+    for own in TORCH_NPU_OWN.values():  # the facts above parse as schemas
+        torch._C.parse_schema("npu::" + own)
+
+
+def test_api_torch_npu_names_the_entry_and_the_adapter():
+    """`api.torch_npu` names the op-plugin entry and its adapter file; the Python binding keeps the API's name."""
+    [plan] = [p for p in PLANS if p.main.name == "aclnnSoftmaxCrossEntropyWithLogits"]
+    spec = plan.spec
+    assert spec.api.torch_npu == "npu_softmax_cross_entropy_with_logits_and_backprop"
+    assert spec.api.binding_name == "softmax_cross_entropy_with_logits"
+    doc = yaml.safe_load(FILES[FUNCTIONS_YAML])
+    [entry] = [e for e in doc["custom"] if e["func"].startswith(spec.api.torch_npu + "(")]
+    schema = torch._C.parse_schema("npu::" + entry["func"])
+    assert [a.name for a in schema.arguments] == ["features", "labels"]
+    assert [r.name for r in schema.returns] == ["loss", "backprop"]
+    assert adapter_path(plan) == "torch_npu/opapi/NpuSoftmaxCrossEntropyWithLogitsAndBackpropKernelNpuOpApi.cpp"

@@ -10,15 +10,15 @@ namespace {
 // level of the formula's reductions runs its program over the row into acc buffers, which are reduced to one float
 // per row (row_[i], read by the later programs as scalars), then the outputs' program. Everything is computed in
 // float: each input tile is Cast to float once and the result Cast back (CAST_RINT).
-// rowsPerTile > 0: whole rows per tile (each pass from UB); 0: the row in chunks of tileLength, read once per level
-// and once more for the output.
+// rowsPerTile > 0: whole rows per tile (each pass from UB); 0: the row in chunks of tileLength, a pass per level and
+// one more for the output, each loading only the inputs its program reads.
 // a0 > 1 (the reduced dim not the last; opgen/plan/reduce_columns.py): a unit is one index of the dims before the
 // reduced one and columnsPerTile columns of a0; its rows (r, a0 elements apart in GM) are loaded by strided
 // DataCopyPad, a row every rowPitch_ elements of UB, never transposed. Each program runs on one tile row at a time;
 // the per-row values are per-column vectors (column buffers), reduced across the rows element by element (Max row
 // after row; sums in a binary counter over the rows); a scalar slot reading them is a column buffer too. rowsPerChunk
-// == r: the whole column tile in UB (x read once); else chunks of rowsPerChunk rows, read once per level and once more
-// for the output.
+// == r: the whole column tile in UB (x read once); else chunks of rowsPerChunk rows, a pass per level and one more for
+// the output, each loading the inputs it reads.
 // Sums: groups of SUM_WIDTH elements from a row's first element (WholeReduceSum), the group sums added in a binary
 // counter (PairwiseSum): the same order whatever the path, the tile size or the core count.
 constexpr int64_t SUM_WIDTH = 64;
@@ -139,7 +139,8 @@ public:
 private:
     static constexpr bool FLOAT = std::is_same<T, float>::value;
     static constexpr int64_t BLOCK_ELEMENTS = 32 / sizeof(T);
-    static constexpr int64_t SUMS = 1; // sum reductions: a counter of levels_ column buffers each
+    static constexpr uint32_t ALL_INPUTS = 3u; // Load's `which`: every input
+    static constexpr int64_t SUMS = 1;         // sum reductions: a counter of levels_ column buffers each
 
     __aicore__ inline int64_t Pitch(int64_t n) const
     {
@@ -154,13 +155,14 @@ private:
         WaitFlag<HardEvent::V_S>(id);
     }
 
-    // `rows` rows of `len` elements from element `offset` of each input, a row every Pitch(len) elements of UB; the
-    // float view of each (the queue tensor itself, or its Cast).
-    __aicore__ inline void Load(int64_t offset, int64_t rows, int64_t len)
+    // `rows` rows of `len` elements from element `offset` of each input in `which` (bit k: input k; a chunk's pass
+    // loads only those its level reads), a row every Pitch(len) elements of UB; the float view of each (the queue
+    // tensor itself, or its Cast).
+    __aicore__ inline void Load(int64_t offset, int64_t rows, int64_t len, uint32_t which)
     {
         const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
         const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-        {
+        if ((which & 1u) != 0) {
             LocalTensor<T> x = gradOutputQueue_.template AllocTensor<T>();
             DataCopyPad(x, gradOutputGm_[offset], params, pad);
             gradOutputQueue_.EnQue(x);
@@ -172,7 +174,7 @@ private:
                 Cast(gradOutputF_, gradOutputT_, RoundMode::CAST_NONE, static_cast<uint32_t>(rows * Pitch(len)));
             }
         }
-        {
+        if ((which & 2u) != 0) {
             LocalTensor<T> x = outputQueue_.template AllocTensor<T>();
             DataCopyPad(x, outputGm_[offset], params, pad);
             outputQueue_.EnQue(x);
@@ -187,10 +189,15 @@ private:
         PipeBarrier<PIPE_V>();
     }
 
-    __aicore__ inline void FreeInputs()
+    // Frees the inputs in `which`, those the last Load (ColumnLoad) loaded.
+    __aicore__ inline void FreeInputs(uint32_t which)
     {
-        gradOutputQueue_.FreeTensor(gradOutputT_);
-        outputQueue_.FreeTensor(outputT_);
+        if ((which & 1u) != 0) {
+            gradOutputQueue_.FreeTensor(gradOutputT_);
+        }
+        if ((which & 2u) != 0) {
+            outputQueue_.FreeTensor(outputT_);
+        }
     }
 
     // Where the outputs' program writes: the output queue tensor (FLOAT), or a float buffer Cast at the store.
@@ -282,7 +289,7 @@ private:
     {
         const int64_t pitch = Pitch(r_);
         const uint32_t len = static_cast<uint32_t>(r_);
-        Load(row * r_, rows, r_);
+        Load(row * r_, rows, r_, ALL_INPUTS);
         AllocOutputs();
         for (int64_t i = 0; i < rows; ++i) {
             Level0(i * pitch, len);
@@ -293,7 +300,7 @@ private:
             }
             Outputs(i * pitch, len);
         }
-        FreeInputs();
+        FreeInputs(ALL_INPUTS);
         Store(row * r_, rows, r_);
     }
 
@@ -305,19 +312,19 @@ private:
             PairwiseSum sum0;
             for (int64_t c = 0; c < r_; c += tile_) {
                 const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-                Load(base + c, 1, n);
+                Load(base + c, 1, n, 1u); // the inputs level 0 reads
                 Level0(0, static_cast<uint32_t>(n));
                 PushGroupSums(accBuf_[0].template Get<float>(), n, sum0);
-                FreeInputs();
+                FreeInputs(1u);
             }
             row_[0] = sum0.Total();
         }
         for (int64_t c = 0; c < r_; c += tile_) { // the output pass
             const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-            Load(base + c, 1, n);
+            Load(base + c, 1, n, 3u); // the inputs the outputs' program reads
             AllocOutputs();
             Outputs(0, static_cast<uint32_t>(n));
-            FreeInputs();
+            FreeInputs(3u);
             Store(base + c, 1, n);
         }
     }
@@ -326,15 +333,15 @@ private:
 
     __aicore__ inline LocalTensor<float> Column(int64_t k) { return columnBuf_.Get<float>()[k * columnStride_]; }
 
-    // `rows` rows of `cols` columns from element `offset` of each input (a row every a0 elements in GM, every rowPitch_
-    // in UB); the float view of each.
-    __aicore__ inline void ColumnLoad(int64_t offset, int64_t rows, int64_t cols)
+    // `rows` rows of `cols` columns from element `offset` of each input in `which` (as Load's), a row every a0 elements
+    // in GM, every rowPitch_ in UB; the float view of each.
+    __aicore__ inline void ColumnLoad(int64_t offset, int64_t rows, int64_t cols, uint32_t which)
     {
         const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
         const uint32_t skip = static_cast<uint32_t>((rowPitch_ - Pitch(cols)) / BLOCK_ELEMENTS); // UB blocks
         const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)),
                                        static_cast<uint32_t>((a0_ - cols) * sizeof(T)), skip, 0};
-        {
+        if ((which & 1u) != 0) {
             LocalTensor<T> x = gradOutputQueue_.template AllocTensor<T>();
             DataCopyPad(x, gradOutputGm_[offset], params, pad);
             gradOutputQueue_.EnQue(x);
@@ -346,7 +353,7 @@ private:
                 Cast(gradOutputF_, gradOutputT_, RoundMode::CAST_NONE, static_cast<uint32_t>(rows * rowPitch_));
             }
         }
-        {
+        if ((which & 2u) != 0) {
             LocalTensor<T> x = outputQueue_.template AllocTensor<T>();
             DataCopyPad(x, outputGm_[offset], params, pad);
             outputQueue_.EnQue(x);
@@ -484,7 +491,7 @@ private:
         const int64_t base = b * r_ * a0_ + col;
         const uint32_t len = static_cast<uint32_t>(cols);
         if (rowsPerChunk_ >= r_) { // the whole column tile in UB: every pass from it
-            ColumnLoad(base, r_, cols);
+            ColumnLoad(base, r_, cols, ALL_INPUTS);
             ColumnSlots0(len);
             ColumnPass0(r_, 0, len);
             ColumnFinish0(len);
@@ -493,27 +500,27 @@ private:
             for (int64_t i = 0; i < r_; ++i) {
                 ColumnOutputs(i * rowPitch_, len);
             }
-            FreeInputs();
+            FreeInputs(ALL_INPUTS);
             ColumnStore(base, r_, cols);
             return;
         }
         ColumnSlots0(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // level 0
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 1u); // the inputs level 0 reads
             ColumnPass0(n, i, len);
-            FreeInputs();
+            FreeInputs(1u);
         }
         ColumnFinish0(len);
         ColumnOutputSlots(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // the output pass
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 3u); // the inputs the outputs' program reads
             AllocOutputs();
             for (int64_t j = 0; j < n; ++j) {
                 ColumnOutputs(j * rowPitch_, len);
             }
-            FreeInputs();
+            FreeInputs(3u);
             ColumnStore(base + i * a0_, n, cols);
         }
     }

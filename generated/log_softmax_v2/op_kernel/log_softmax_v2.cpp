@@ -10,15 +10,15 @@ namespace {
 // level of the formula's reductions runs its program over the row into acc buffers, which are reduced to one float
 // per row (row_[i], read by the later programs as scalars), then the outputs' program. Everything is computed in
 // float: each input tile is Cast to float once and the result Cast back (CAST_RINT).
-// rowsPerTile > 0: whole rows per tile (each pass from UB); 0: the row in chunks of tileLength, read once per level
-// and once more for the output.
+// rowsPerTile > 0: whole rows per tile (each pass from UB); 0: the row in chunks of tileLength, a pass per level and
+// one more for the output, each loading only the inputs its program reads.
 // a0 > 1 (the reduced dim not the last; opgen/plan/reduce_columns.py): a unit is one index of the dims before the
 // reduced one and columnsPerTile columns of a0; its rows (r, a0 elements apart in GM) are loaded by strided
 // DataCopyPad, a row every rowPitch_ elements of UB, never transposed. Each program runs on one tile row at a time;
 // the per-row values are per-column vectors (column buffers), reduced across the rows element by element (Max row
 // after row; sums in a binary counter over the rows); a scalar slot reading them is a column buffer too. rowsPerChunk
-// == r: the whole column tile in UB (x read once); else chunks of rowsPerChunk rows, read once per level and once more
-// for the output.
+// == r: the whole column tile in UB (x read once); else chunks of rowsPerChunk rows, a pass per level and one more for
+// the output, each loading the inputs it reads.
 // Sums: groups of SUM_WIDTH elements from a row's first element (WholeReduceSum), the group sums added in a binary
 // counter (PairwiseSum): the same order whatever the path, the tile size or the core count.
 constexpr int64_t SUM_WIDTH = 64;
@@ -137,7 +137,8 @@ public:
 private:
     static constexpr bool FLOAT = std::is_same<T, float>::value;
     static constexpr int64_t BLOCK_ELEMENTS = 32 / sizeof(T);
-    static constexpr int64_t SUMS = 1; // sum reductions: a counter of levels_ column buffers each
+    static constexpr uint32_t ALL_INPUTS = 1u; // Load's `which`: every input
+    static constexpr int64_t SUMS = 1;         // sum reductions: a counter of levels_ column buffers each
 
     __aicore__ inline int64_t Pitch(int64_t n) const
     {
@@ -152,13 +153,14 @@ private:
         WaitFlag<HardEvent::V_S>(id);
     }
 
-    // `rows` rows of `len` elements from element `offset` of each input, a row every Pitch(len) elements of UB; the
-    // float view of each (the queue tensor itself, or its Cast).
-    __aicore__ inline void Load(int64_t offset, int64_t rows, int64_t len)
+    // `rows` rows of `len` elements from element `offset` of each input in `which` (bit k: input k; a chunk's pass
+    // loads only those its level reads), a row every Pitch(len) elements of UB; the float view of each (the queue
+    // tensor itself, or its Cast).
+    __aicore__ inline void Load(int64_t offset, int64_t rows, int64_t len, uint32_t which)
     {
         const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
         const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0};
-        {
+        if ((which & 1u) != 0) {
             LocalTensor<T> x = selfQueue_.template AllocTensor<T>();
             DataCopyPad(x, selfGm_[offset], params, pad);
             selfQueue_.EnQue(x);
@@ -173,7 +175,13 @@ private:
         PipeBarrier<PIPE_V>();
     }
 
-    __aicore__ inline void FreeInputs() { selfQueue_.FreeTensor(selfT_); }
+    // Frees the inputs in `which`, those the last Load (ColumnLoad) loaded.
+    __aicore__ inline void FreeInputs(uint32_t which)
+    {
+        if ((which & 1u) != 0) {
+            selfQueue_.FreeTensor(selfT_);
+        }
+    }
 
     // Where the outputs' program writes: the output queue tensor (FLOAT), or a float buffer Cast at the store.
     __aicore__ inline void AllocOutputs()
@@ -296,7 +304,7 @@ private:
     {
         const int64_t pitch = Pitch(r_);
         const uint32_t len = static_cast<uint32_t>(r_);
-        Load(row * r_, rows, r_);
+        Load(row * r_, rows, r_, ALL_INPUTS);
         AllocOutputs();
         for (int64_t i = 0; i < rows; ++i) {
             Level0(i * pitch, len);
@@ -314,7 +322,7 @@ private:
             }
             Outputs(i * pitch, len);
         }
-        FreeInputs();
+        FreeInputs(ALL_INPUTS);
         Store(row * r_, rows, r_);
     }
 
@@ -326,7 +334,7 @@ private:
             PairwiseSum sum0;
             for (int64_t c = 0; c < r_; c += tile_) {
                 const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-                Load(base + c, 1, n);
+                Load(base + c, 1, n, 1u); // the inputs level 0 reads
                 Level0(0, static_cast<uint32_t>(n));
                 {
                     const float m = SegmentMax(accBuf_[0].template Get<float>(), n);
@@ -335,17 +343,17 @@ private:
                         row_[0] = m;
                     }
                 }
-                FreeInputs();
+                FreeInputs(1u);
             }
         }
         { // level 1
             PairwiseSum sum0;
             for (int64_t c = 0; c < r_; c += tile_) {
                 const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-                Load(base + c, 1, n);
+                Load(base + c, 1, n, 1u); // the inputs level 1 reads
                 Level1(0, static_cast<uint32_t>(n));
                 PushGroupSums(accBuf_[0].template Get<float>(), n, sum0);
-                FreeInputs();
+                FreeInputs(1u);
             }
             row_[1] = sum0.Total();
             {
@@ -356,10 +364,10 @@ private:
         }
         for (int64_t c = 0; c < r_; c += tile_) { // the output pass
             const int64_t n = r_ - c < tile_ ? r_ - c : tile_;
-            Load(base + c, 1, n);
+            Load(base + c, 1, n, 1u); // the inputs the outputs' program reads
             AllocOutputs();
             Outputs(0, static_cast<uint32_t>(n));
-            FreeInputs();
+            FreeInputs(1u);
             Store(base + c, 1, n);
         }
     }
@@ -368,15 +376,15 @@ private:
 
     __aicore__ inline LocalTensor<float> Column(int64_t k) { return columnBuf_.Get<float>()[k * columnStride_]; }
 
-    // `rows` rows of `cols` columns from element `offset` of each input (a row every a0 elements in GM, every rowPitch_
-    // in UB); the float view of each.
-    __aicore__ inline void ColumnLoad(int64_t offset, int64_t rows, int64_t cols)
+    // `rows` rows of `cols` columns from element `offset` of each input in `which` (as Load's), a row every a0 elements
+    // in GM, every rowPitch_ in UB; the float view of each.
+    __aicore__ inline void ColumnLoad(int64_t offset, int64_t rows, int64_t cols, uint32_t which)
     {
         const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
         const uint32_t skip = static_cast<uint32_t>((rowPitch_ - Pitch(cols)) / BLOCK_ELEMENTS); // UB blocks
         const DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)),
                                        static_cast<uint32_t>((a0_ - cols) * sizeof(T)), skip, 0};
-        {
+        if ((which & 1u) != 0) {
             LocalTensor<T> x = selfQueue_.template AllocTensor<T>();
             DataCopyPad(x, selfGm_[offset], params, pad);
             selfQueue_.EnQue(x);
@@ -562,7 +570,7 @@ private:
         const int64_t base = b * r_ * a0_ + col;
         const uint32_t len = static_cast<uint32_t>(cols);
         if (rowsPerChunk_ >= r_) { // the whole column tile in UB: every pass from it
-            ColumnLoad(base, r_, cols);
+            ColumnLoad(base, r_, cols, ALL_INPUTS);
             ColumnSlots0(len);
             ColumnPass0(r_, 0, len);
             ColumnFinish0(len);
@@ -574,35 +582,35 @@ private:
             for (int64_t i = 0; i < r_; ++i) {
                 ColumnOutputs(i * rowPitch_, len);
             }
-            FreeInputs();
+            FreeInputs(ALL_INPUTS);
             ColumnStore(base, r_, cols);
             return;
         }
         ColumnSlots0(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // level 0
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 1u); // the inputs level 0 reads
             ColumnPass0(n, i, len);
-            FreeInputs();
+            FreeInputs(1u);
         }
         ColumnFinish0(len);
         ColumnSlots1(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // level 1
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 1u); // the inputs level 1 reads
             ColumnPass1(n, i, len);
-            FreeInputs();
+            FreeInputs(1u);
         }
         ColumnFinish1(len);
         ColumnOutputSlots(len);
         for (int64_t i = 0; i < r_; i += rowsPerChunk_) { // the output pass
             const int64_t n = r_ - i < rowsPerChunk_ ? r_ - i : rowsPerChunk_;
-            ColumnLoad(base + i * a0_, n, cols);
+            ColumnLoad(base + i * a0_, n, cols, 1u); // the inputs the outputs' program reads
             AllocOutputs();
             for (int64_t j = 0; j < n; ++j) {
                 ColumnOutputs(j * rowPitch_, len);
             }
-            FreeInputs();
+            FreeInputs(1u);
             ColumnStore(base + i * a0_, n, cols);
         }
     }

@@ -85,6 +85,7 @@ __all__ = [
     "situ_glu_grad",
     "softmax",
     "softmax_backward",
+    "softmax_cross_entropy_with_logits",
     "softmin",
     "softplus",
     "softplus_backward",
@@ -1993,6 +1994,37 @@ def softshrink_backward(grad_output, self, lambd, *, out=None):
         [_rt.Tensor(grad_output), _rt.Tensor(self), _rt.Scalar(lambd, real=True), _rt.Tensor(out, output=True)],
     )
     return out
+
+
+def softmax_cross_entropy_with_logits(features, labels, *, loss=None, backprop=None):
+    """aclnnSoftmaxCrossEntropyWithLogits: 对二维输入features的每一行计算softmax与labels的交叉熵损失loss（每行一个值），并给出对features的梯度backprop。
+
+        loss = -rowsum(y * (x - rowmax(x) - log(rowsum(exp(x - rowmax(x))))))
+
+    Args:
+        features: 公式中的x，模型输出的logits，shape为[N, C]。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        labels: 公式中的y，每行的标签分布，shape与features一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        loss: 公式中的loss，每行一个值，shape为[N]。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        backprop: 公式中的backprop，shape与features一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+
+    Raises:
+        AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的features、labels、loss或backprop是空指针。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if features和labels的数据类型不在支持的范围之内。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if loss、backprop的数据类型与features不一致。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if features、labels、loss或backprop的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if features或labels的维度不等于2。
+    """  # noqa: E501 (the docstring keeps the spec's texts whole)
+    features = _rt.as_array(features)
+    labels = _rt.as_array(labels)
+    if loss is None:
+        loss = _rt.new_output([features], [features], row_dim=-1)
+    if backprop is None:
+        backprop = _rt.new_output([features], [features])
+    _rt.call(
+        "aclnnSoftmaxCrossEntropyWithLogits",
+        [_rt.Tensor(features), _rt.Tensor(labels), _rt.Tensor(loss, output=True), _rt.Tensor(backprop, output=True)],
+    )
+    return loss, backprop
 
 
 def softmax_backward(grad_output, output, dim, *, out=None):

@@ -282,6 +282,13 @@ def softshrink_backward(
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray: ...
+def softmax_cross_entropy_with_logits(
+    features: np.ndarray | None,
+    labels: np.ndarray | None,
+    *,
+    loss: np.ndarray | None = None,
+    backprop: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]: ...
 def softmax_backward(
     grad_output: np.ndarray | None, output: np.ndarray | None, dim: int, *, out: np.ndarray | None = None
 ) -> np.ndarray: ...

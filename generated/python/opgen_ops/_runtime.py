@@ -874,11 +874,16 @@ def result_dtype(*arrays: np.ndarray | None) -> np.dtype:
 
 
 def new_output(
-    shape_of: list, dtype_of: list, integers_as: str | None = None, split_dim: int | None = None
+    shape_of: list,
+    dtype_of: list,
+    integers_as: str | None = None,
+    split_dim: int | None = None,
+    row_dim: int | None = None,
 ) -> np.ndarray:
     """The output PyTorch would allocate: shape and dtype from the given inputs (a dummy if one is None); integer
     and bool inputs give `integers_as` where the op computes them in that dtype (erfinv: float32); `split_dim`: a
-    half of the (one) shape input split along it (a dim out of range keeps its shape, for the API to refuse)."""
+    half of the (one) shape input split along it (a dim out of range keeps its shape, for the API to refuse);
+    `row_dim`: one value per row along it, the (one) shape input's shape without that dim."""
     for a in (*shape_of, *dtype_of):
         if a is None:
             return np.empty(0, np.float32)
@@ -887,6 +892,9 @@ def new_output(
     if split_dim is not None and -len(shape) <= split_dim < len(shape):
         axis = split_dim % len(shape)
         shape = tuple(size // 2 if i == axis else size for i, size in enumerate(shape))
+    if row_dim is not None and -len(shape) <= row_dim < len(shape):
+        axis = row_dim % len(shape)
+        shape = tuple(size for i, size in enumerate(shape) if i != axis)
     if integers_as is not None:  # each integer input counts as integers_as before the promotion
         dtype_of = [np.empty(0, integers_as) if a.dtype.kind in "iub" else a for a in dtype_of]
     dtype = dtype_of[0].dtype if len(dtype_of) == 1 else result_dtype(*dtype_of)

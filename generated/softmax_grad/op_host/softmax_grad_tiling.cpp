@@ -180,6 +180,14 @@ static ge::graphStatus Tiling4SoftmaxGrad(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     const gert::Shape& dims = reducedShape->GetStorageShape();
+    { // input 0 is read row for row with the reduced tensor: its shape and dtype (TODO(reduce-dim): broadcast)
+        const gert::StorageShape* otherShape = context->GetInputShape(0);
+        const gert::CompileTimeTensorDesc* otherDesc = context->GetInputDesc(0);
+        if (otherShape == nullptr || otherDesc == nullptr || !(otherShape->GetStorageShape() == dims) ||
+            otherDesc->GetDataType() != inputDesc->GetDataType()) {
+            return ge::GRAPH_FAILED;
+        }
+    }
     const int64_t rank = static_cast<int64_t>(dims.GetDimNum());
     const int64_t checkedRank = rank == 0 ? 1 : rank;
     const gert::TypedContinuousVector<int64_t>* dimList = attrs->GetListInt(0);

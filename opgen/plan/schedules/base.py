@@ -98,6 +98,8 @@ class Schedule:
     empty_return: tuple[str, ...]
     channel_inputs: tuple[ChannelInput, ...] = ()
     sums: tuple[ChannelSum, ...] = ()
+    # the outputs holding one value per row of a reduction along dim (`rows_of`): the shape without that dim
+    row_outputs: tuple[str, ...] = ()
 
     @classmethod
     def applies(cls, spec: OpSpec) -> bool:
@@ -253,6 +255,12 @@ class Schedule:
     def halved_dim(self, output: str) -> str | None:
         """Where `output` is the input's shape halved along a dim (a half of a split tensor): that dim as the Python
         binding's source (its parameter's Python name, or the literal), which allocates the output; else None."""
+        return None
+
+    def dropped_dim(self, output: str) -> str | None:
+        """Where `output` holds one value per row of a reduction (`row_outputs`): the reduced dim as the Python
+        binding's source (its parameter's Python name, or the literal), which allocates the output without that dim;
+        else None."""
         return None
 
     # -- golden-test hooks: Python sources over the tensors' Python names --------------------------------------

@@ -23,7 +23,7 @@ depend on the core count, the tile size or the path.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,7 +31,7 @@ import numpy as np
 from opgen import formula as F
 from opgen.lang import code, ident
 from opgen.plan import reduce_dim_tiling
-from opgen.plan.lowering import VectorProgram, lower_outputs
+from opgen.plan.lowering import LoweringError, VectorProgram, lower_outputs
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules.base import ElementLoop, RowStep, Schedule
 from opgen.spec.dtypes import DType
@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 
 ROW_PREFIX = "row"  # the per-row scalars' names in the lowered programs (row0, row1...), one per reduction
 ACC_PREFIX = "acc"  # the buffers a level's programs write, the kernel reduces each to its row scalar
+
+
+# what a per-row output's expression may hold: the scalar unit's float arithmetic (`uniform_cpp`)
+ROW_OUTPUT_NODES = (F.Const, F.Name, F.Unary, F.Binary)
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,9 @@ class ReductionStage:
     reductions: tuple[RowReduction, ...]
     program: VectorProgram
     functions: tuple[RowFunction, ...] = ()  # computed after the reductions, from their per-row scalars
+    # per-row outputs (`rows_of`) computed after the reductions and functions, on the scalar unit: each one value per
+    # row over the per-row scalars and host scalars (+ - * / min max); set on the last level
+    row_outputs: tuple[tuple[str, F.Expr], ...] = ()
 
     @property
     def acc_names(self) -> tuple[str, ...]:
@@ -166,7 +173,12 @@ class ReduceDim(Schedule):
         section = spec.reduce_dim
         assert section is not None
         dim = section.dim if isinstance(section.dim, int) else spec.param(section.dim).python
-        return {"reduced_tensor": section.tensor, "reduce_dim": section.dim, "dim_python": str(dim)}
+        return {
+            "reduced_tensor": section.tensor,
+            "reduce_dim": section.dim,
+            "dim_python": str(dim),
+            "row_outputs": tuple(spec.per_row_outputs),
+        }
 
     @property
     def expands_inputs(self) -> bool:
@@ -183,7 +195,17 @@ class ReduceDim(Schedule):
             accs = {f"{ACC_PREFIX}{i}": r.arg for i, r in enumerate(level)}  # ReductionStage.acc_names
             program = lower_outputs(accs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
             stages.append(ReductionStage(level, program, functions))
-        outputs = dict(passes.outputs)
+        outputs = {n: e for n, e in passes.outputs if n not in self.row_outputs}
+        per_row = tuple((n, e) for n, e in passes.outputs if n in self.row_outputs)
+        if per_row:  # computed once per row after the last level (validation: every tensor read inside a reduction)
+            for name, expr in per_row:
+                unsupported = [n for n in F.walk(expr) if not isinstance(n, ROW_OUTPUT_NODES)]
+                if unsupported or any(isinstance(n, F.Binary) and n.op == "pow" for n in F.walk(expr)):
+                    raise LoweringError(
+                        f"{name}: {F.to_text(expr)} is not computable on the scalar unit per row (+ - * / min max of "
+                        "the rows' values rowN; a function applies to a reduction alone, e.g. log(rowsum(...)))"
+                    )
+            stages[-1] = replace(stages[-1], row_outputs=per_row)
         program = lower_outputs(outputs, inputs=inputs, storage=DType.FLOAT, compute=DType.FLOAT, exact=exact)
         return program, tuple(stages)
 
@@ -208,23 +230,67 @@ class ReduceDim(Schedule):
         moved = {n: np.moveaxis(np.reshape(v, full), axis, -1) for n, v in inputs.items()}
         inner = next(iter(moved.values())).shape
         if not all(full):  # an empty tensor: the kernel does not run
-            return {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
+            empty = {b.name: np.zeros(0, b.dtype.numpy) for b in variant.program.outputs}
+            # a per-row output of empty rows: the API's zeros (zeroed_on_empty), one per row
+            count = int(np.prod(inner[:-1]))
+            return empty | {n: np.zeros(count, variant.storage.numpy) for n in self.row_outputs}
         rows = {n: v.reshape(-1, full[axis]) for n, v in moved.items()}
         results = run_reduce_outputs(variant.program, variant.stages, rows, attributes, variant.storage)
-        return {n: np.moveaxis(v.reshape(inner), -1, axis).reshape(-1) for n, v in results.items()}
+        order = [n for n in self.outputs if n in results] + [n for n in results if n not in self.outputs]
+        return {  # in the outputs' order (a per-row output's values come from the last level, the others after)
+            n: results[n].reshape(-1)
+            if n in self.row_outputs
+            else np.moveaxis(results[n].reshape(inner), -1, axis).reshape(-1)
+            for n in order
+        }
+
+    @property
+    def zeroed_on_empty(self) -> tuple[str, ...]:
+        """A per-row output of rows of no element: zeros, the sum of nothing (ops-nn leaves it unwritten)."""
+        return self.row_outputs
+
+    def l0_shapes(self, first: str) -> tuple[list[str], dict[str, str]]:
+        """Every output takes `first`'s shape, a per-row one (`row_outputs`) the reduced tensor's without the reduced
+        dim."""
+        shapes = dict.fromkeys(self.outputs, f"{first}->GetViewShape()")
+        if not self.row_outputs:
+            return [], shapes
+        tensor, dim = self.reduced_tensor, str(self.reduce_dim)
+        setup = [
+            f"const op::Shape& fullShape = {tensor}->GetViewShape();",
+            "const int64_t fullRank = static_cast<int64_t>(fullShape.GetDimNum());",
+            f"const int64_t rowAxis = {dim} < 0 ? {dim} + fullRank : {dim};",
+            "op::Shape rowShape;",
+            "for (int64_t d = 0; d < fullRank; ++d) {",
+            "  if (d != rowAxis) {",
+            "    rowShape.AppendDim(fullShape.GetDim(d));",
+            "  }",
+            "}",
+        ]
+        return setup, shapes | dict.fromkeys(self.row_outputs, "rowShape")
+
+    def adapter_size(self, output: str) -> str | None:
+        """A per-row output: the reduced tensor's sizes without the reduced dim (torch_npu's adapter)."""
+        if output not in self.row_outputs:
+            return None
+        return f"op_infer::reduce_ops_npu_output_size({self.reduced_tensor}, {{{self.dim_python}}}, false)"
 
     def kernel_data(self, kernel: KernelPlan, opdef: OpDefPlan) -> dict:
         """The kernel's GM inputs and outputs (each output a local tensor named as the outputs' program's buffer);
         the stages' programs are the kernel emitter's (row_stages)."""
         gm = {i.param: i.name for i in opdef.read_inputs}
         gm_out = {str(o.param): o.name for o in opdef.outputs}
-        return {
-            "inputs": [{"name": ident(name), "gm": gm[name]} for name in kernel.inputs],
-            "outputs": [
-                {"name": ident(name), "gm": gm_out[param], "local": ident(f"{name}Local")}
-                for name, param in zip(kernel.outputs, self.outputs, strict=True)
-            ],
-        }
+        outputs = [
+            {
+                "name": ident(name),
+                "gm": gm_out[param],
+                "local": ident(f"{name}Local"),
+                "per_row": param in self.row_outputs,  # one value per row (rows_of): its own queue and store
+                "copy_index": len(kernel.inputs) + index,  # its float buffer (copyBuf_) where the dtype is not FLOAT
+            }
+            for index, (name, param) in enumerate(zip(kernel.outputs, self.outputs, strict=True))
+        ]
+        return {"inputs": [{"name": ident(name), "gm": gm[name]} for name in kernel.inputs], "outputs": outputs}
 
     def host_tiling_data(self, opdef: OpDefPlan, kernel: KernelPlan) -> dict:
         """Where the host finds the reduced tensor and dim, and each kernel variant's UB figures (the tiling
@@ -245,11 +311,17 @@ class ReduceDim(Schedule):
                     "masks": cost.masks,
                     "columns": cost.columns,
                     "sums": cost.sums,
+                    "row_queues": cost.row_queues,
+                    "row_copies": cost.row_copies,
                     "name": ident(v.name),
                 }
             )
+        reduced = opdef.input_index(self.reduced_tensor)
         reduce = {
-            "input": opdef.input_index(self.reduced_tensor),
+            "input": reduced,
+            # the other inputs the kernel reads (softmax cross entropy's labels): row for row, so of its shape and dtype
+            "others": [i.index for i in opdef.read_inputs if i.index != reduced],
+            "per_row": bool(self.row_outputs),  # per-row outputs' buffers in the UB budget; no columns path
             "dim_attr": attr.index if attr else None,
             # the lines reading it as a dimension into dimValue, by its kind (an Int, a ListInt of one)
             "dim_read": attr.kind_record.dim_reader(attr.index) if attr else (),
@@ -262,6 +334,24 @@ class ReduceDim(Schedule):
             "column_chunk": reduce_dim_tiling.COLUMN_CHUNK,
         }
         return {"reduce": reduce}
+
+    def shape_rule_data(self, opdef: OpDefPlan) -> dict:
+        """With per-row outputs (`row_outputs`): which outputs drop the reduced dim, and where the dim is (its
+        attribute's index and the lines reading it, or the literal)."""
+        if not self.row_outputs:
+            return {}
+        dim = self.reduce_dim
+        attr = opdef.attr_of(dim) if isinstance(dim, str) else None
+        rows = {
+            "outputs": [o in self.row_outputs for o in self.outputs],
+            "dim_attr": attr.index if attr else None,
+            "dim_read": attr.kind_record.dim_reader(attr.index) if attr else (),
+            "dim": dim,
+        }
+        return {"rows": rows}
+
+    def dropped_dim(self, output: str) -> str | None:
+        return self.dim_python if output in self.row_outputs else None
 
     def element_loop(self, inputs: tuple[str, ...], output: str) -> ElementLoop:
         """Every tensor viewed as (outerSize, rowSize, innerSize) around the reduced dim (a 0-d tensor: one row of
@@ -311,6 +401,8 @@ class ReduceDim(Schedule):
     def shape_notes(self, name: str) -> tuple[str, ...]:
         if isinstance(self.reduce_dim, str) and name == self.reduce_dim:
             return (f"取值范围为[-{self.reduced_tensor}.dim, {self.reduced_tensor}.dim-1]（0维时为[-1, 0]）。",)
+        if name in self.row_outputs:  # one value per row
+            return (f"每行一个值：shape需要为{self.reduced_tensor}的shape去掉第{self.reduce_dim}维，否则返回错误。",)
         return ()
 
 

@@ -1,0 +1,238 @@
+"""aclnnSoftmaxCrossEntropyWithLogits (specs/softmax_cross_entropy_with_logits.yaml: the reduce_dim schedule with a
+per-row output) through the generated API on the twin, against torch: loss against F.cross_entropy with soft labels
+(reduction='none'), backprop against softmax(x) - labels. Rows of one element, rows just under and just over what fits
+in UB (found with the tiling model), rows of 100,000 elements, ±inf and NaN, empty tensors, every error row and the
+shape quirk; the twin's trace shows each input read once when rows fit, otherwise features four times (three levels
+and the output pass) and labels twice (the loss's level and the output pass), loss and backprop written once; the
+generated kernel gives bit-identical results for 1, 8 and 48 cores and matches the plan's numpy model bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_harness import KernelHarness
+from spec_list import specs
+
+from opgen.plan.kernel import kernel_plan
+from opgen.plan.reduce_dim_tiling import plan_reduce, reduce_cost
+from opgen.plan.reduce_model import SUM_WIDTH, run_reduce_outputs
+from opgen.spec.dtypes import DType
+from opgen.spec.socs import DEFAULT_SOC, get_soc
+
+opgen_ops = pytest.importorskip("opgen_ops")
+torch = pytest.importorskip("torch")
+
+OP = "softmax_cross_entropy_with_logits"
+LEVELS = 3  # the row's max, the sum of exp, the sum of labels * log-softmax: each a pass over a row in chunks
+
+
+def _spec():
+    return specs()[OP]
+
+
+def _variant(dtype: DType):
+    plan = kernel_plan(_spec())
+    return plan, next(v for v in plan.variants if v.storage is dtype)
+
+
+def _plan(rows: int, r: int, dtype: DType = DType.FLOAT):
+    """The tiling model's plan for (rows, r) on the SoC the binding runs on."""
+    plan, variant = _variant(dtype)
+    soc = get_soc(DEFAULT_SOC)
+    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+    return plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
+
+
+def _longest_fitting_row(dtype: DType = DType.FLOAT) -> int:
+    """The largest r whose (32-byte padded) row fits in one tile: the tile of a row too long to fit."""
+    chunked = _plan(1, 10**7, dtype)
+    assert chunked is not None and chunked.rows_per_tile == 0
+    return chunked.tile_length
+
+
+def _soft_labels(rng: np.random.Generator, rows: int, r: int) -> np.ndarray:
+    p = rng.uniform(0.0, 1.0, (rows, r))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def _torch(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    loss = torch.nn.functional.cross_entropy(xt, yt, reduction="none")
+    return loss.numpy(), (torch.nn.functional.softmax(xt, dim=-1) - yt).numpy()
+
+
+def _run(x: np.ndarray, y: np.ndarray, tmp_path, monkeypatch):
+    """(loss, backprop) from the binding, and each kernel launch's GM bytes (read, written) from the twin's trace."""
+    from opgen.twin.trace import read_trace
+
+    trace = tmp_path / "trace.jsonl"
+    trace.unlink(missing_ok=True)
+    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
+    loss, backprop = opgen_ops.softmax_cross_entropy_with_logits(x, y)
+    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem] if trace.exists() else []
+    return loss, backprop, [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+
+
+def test_the_ub_boundary_is_where_the_tiling_model_puts_it():
+    under = _longest_fitting_row()
+    assert under % SUM_WIDTH == 0 and under > 1000
+    assert _plan(3, under).rows_per_tile > 0
+    assert _plan(3, under + 1).rows_per_tile == 0
+
+
+@pytest.mark.parametrize(
+    ("case", "dtype"),
+    [
+        ("rows_of_one", DType.FLOAT),
+        ("rows_of_one", DType.FLOAT16),
+        ("short_rows", DType.FLOAT),
+        ("short_rows", DType.FLOAT16),
+        ("short_rows", DType.BFLOAT16),
+        ("just_under_ub", DType.FLOAT),
+        ("just_over_ub", DType.FLOAT),
+        ("just_under_ub", DType.FLOAT16),
+        ("just_over_ub", DType.FLOAT16),
+        ("rows_of_100000", DType.FLOAT),
+        ("rows_of_100000", DType.BFLOAT16),
+    ],
+)
+def test_matches_torch_and_reads_features_once_or_four_times_labels_once_or_twice(case, dtype, tmp_path, monkeypatch):
+    r = {
+        "rows_of_one": 1,
+        "short_rows": 77,
+        "just_under_ub": _longest_fitting_row(dtype),
+        "just_over_ub": _longest_fitting_row(dtype) + 1,
+        "rows_of_100000": 100_000,
+    }[case]
+    rows = {"rows_of_one": 1001, "short_rows": 130, "rows_of_100000": 2}.get(case, 3)
+    rng = np.random.default_rng(r)
+    x = rng.uniform(-10, 10, (rows, r)).astype(dtype.numpy)
+    y = _soft_labels(rng, rows, r).astype(dtype.numpy)
+    loss, backprop, moved = _run(x, y, tmp_path, monkeypatch)
+    assert loss.dtype == backprop.dtype == dtype.numpy
+    assert loss.shape == (rows,) and backprop.shape == (rows, r)
+    want_loss, want_backprop = _torch(x.astype(np.float32), y.astype(np.float32))
+    if case == "rows_of_one":  # log-softmax of one element is 0: loss 0, backprop 1 - labels (0 here)
+        assert np.all(loss == 0) and np.all(backprop == 1 - y)
+    tolerance = _spec().golden.tolerance[dtype]
+    np.testing.assert_allclose(loss.astype(np.float32), want_loss, rtol=tolerance.rtol, atol=tolerance.atol)
+    np.testing.assert_allclose(backprop.astype(np.float32), want_backprop, rtol=tolerance.rtol, atol=tolerance.atol)
+    planned = _plan(rows, r, dtype)
+    ((read, written),) = moved
+    assert written == loss.nbytes + backprop.nbytes, "loss and backprop written once"
+    if planned.rows_per_tile > 0:
+        assert read == x.nbytes + y.nbytes, "rows in UB: features and labels read once"
+    else:
+        # features by every level and the output pass; labels only by the loss's sum (the last level) and the output
+        # pass: the max's and the exp-sum's passes do not load them
+        assert read == (LEVELS + 1) * x.nbytes + 2 * y.nbytes, "a row in chunks: each pass loads what it reads"
+    assert (planned.rows_per_tile > 0) == (case not in ("just_over_ub", "rows_of_100000"))
+
+
+def test_infinities_and_nan_as_torch(tmp_path, monkeypatch):
+    inf, nan = np.inf, np.nan
+    x = np.array(
+        [
+            [1.0, inf, 2.0, 3.0],  # inf - inf: NaN everywhere
+            [1.0, -inf, 2.0, 3.0],  # log-softmax -inf under a positive label: an infinite loss
+            [-inf, -inf, -inf, -inf],  # all -inf: NaN
+            [1.0, nan, 2.0, 3.0],  # NaN everywhere
+            [-inf, 0.5, -inf, -inf],  # one finite value
+            [88.0, -88.0, 0.0, 88.0],  # exp of offsets from the row's max: no overflow
+            [1.0, 2.0, 3.0, 4.0],  # a NaN label: loss and that element's backprop NaN
+        ],
+        np.float32,
+    )
+    y = np.full(x.shape, 0.25, np.float32)
+    y[4] = [0.0, 1.0, 0.0, 0.0]  # 0 * -inf: NaN in both
+    y[6, 2] = nan
+    loss, backprop, _ = _run(x, y, tmp_path, monkeypatch)
+    want_loss, want_backprop = _torch(x, y)
+    for got, want in ((loss, want_loss), (backprop, want_backprop)):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    assert loss[1] == inf and np.isnan(loss[[0, 2, 3, 4, 6]]).all()
+
+
+def test_empty_tensors_launch_no_kernel(tmp_path, monkeypatch):
+    loss, backprop, moved = _run(np.zeros((0, 5), np.float32), np.zeros((0, 5), np.float32), tmp_path, monkeypatch)
+    assert loss.shape == (0,) and backprop.shape == (0, 5) and moved == []
+    # rows of no element: the loss of each is the sum of nothing
+    loss, backprop, moved = _run(np.zeros((3, 0), np.float32), np.zeros((3, 0), np.float32), tmp_path, monkeypatch)
+    assert loss.shape == (3,) and np.all(loss == 0) and backprop.shape == (3, 0) and moved == []
+
+
+def _refused(code: int, message: str, *args, **kwargs) -> None:
+    with pytest.raises(opgen_ops.AclnnError) as caught:
+        opgen_ops.softmax_cross_entropy_with_logits(*args, **kwargs)
+    assert caught.value.status == code and message in str(caught.value), str(caught.value)
+
+
+def test_every_error_row_in_the_codes_order():
+    x = np.zeros((3, 5), np.float32)
+    y = np.full((3, 5), 0.2, np.float32)
+    rows = _spec().errors
+    null, dtypes, same, max_rank, min_rank = rows
+    _refused(161001, null.message, x, None)
+    _refused(161002, dtypes.message, x.astype(np.int32), y)
+    _refused(161002, dtypes.message, x, y.astype(np.int32))
+    _refused(161002, dtypes.message, x, y, loss=np.zeros(3, np.float64))
+    _refused(161002, same.message, x, y, loss=np.zeros(3, np.float16))
+    _refused(161002, same.message, x, y, backprop=np.zeros((3, 5), np.float16))
+    _refused(161002, max_rank.message, x, y, loss=np.zeros((1,) * 9, np.float32))
+    _refused(161002, max_rank.message, x.reshape(3, 5, 1), y.reshape(3, 5, 1))  # above features' [2, 2]
+    _refused(161002, min_rank.message, x.reshape(-1), y)
+    _refused(161002, min_rank.message, x, y.reshape(-1))
+    # a dtype row comes before a rank row, as the code checks them
+    _refused(161002, dtypes.message, x.reshape(-1).astype(np.int32), y)
+
+
+def test_the_op_api_does_not_compare_shapes_as_ops_nn():
+    """ops-nn's op_api checks ranks only: labels of another shape pass it and the host tiling refuses them; a loss of
+    another shape than [N] is refused by the ViewCopy of the kernel's result; labels of another dtype are cast."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-10, 10, (3, 5)).astype(np.float32)
+    y = _soft_labels(rng, 3, 5).astype(np.float32)
+    with pytest.raises(opgen_ops.AclnnError, match="561002"):  # the tiling: labels row for row with features
+        opgen_ops.softmax_cross_entropy_with_logits(x, y[:1])
+    with pytest.raises(opgen_ops.AclnnError) as caught:
+        opgen_ops.softmax_cross_entropy_with_logits(x, y, loss=np.zeros((3, 5), np.float32))
+    assert caught.value.status == 561103 and "ViewCopy" in str(caught.value)
+    loss, backprop = opgen_ops.softmax_cross_entropy_with_logits(x, y.astype(np.float16))
+    want_loss, want_backprop = _torch(x, y.astype(np.float16).astype(np.float32))
+    np.testing.assert_allclose(loss, want_loss, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(backprop, want_backprop, rtol=1e-5, atol=1e-6)
+
+
+def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_lib):
+    """The generated kernel and tiling through the kernel harness (the tiling planning for the core count given):
+    rows that fit and rows in chunks give the same bits of loss and backprop on 1, 8 or 48 cores, those of the plan's
+    numpy model."""
+    harness = KernelHarness(_spec(), twin_lib, tmp_path)
+    plan = kernel_plan(_spec())
+    rng = np.random.default_rng(48)
+    runs, wants = [], []
+    for dtype in (DType.FLOAT, DType.FLOAT16):
+        variant = next(v for v in plan.variants if v.storage is dtype)
+        for rows, r in ((200, 777), (5000, 3), (5, 20_000)):
+            x = rng.uniform(-10, 10, rows * r).astype(dtype.numpy)
+            y = _soft_labels(rng, rows, r).astype(dtype.numpy).reshape(-1)
+            runs.append((variant.storage, variant.mode_index, {"features": x, "labels": y}, {}, r))
+            model = run_reduce_outputs(
+                variant.program,
+                variant.stages,
+                {"features": x.reshape(rows, r), "labels": y.reshape(rows, r)},
+                {},
+                variant.storage,
+            )
+            wants.append([model["loss"].reshape(-1), model["backprop"].reshape(-1)])
+    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
+    for index, run in enumerate(results[48]):
+        assert run.plan["blockDim"] > 1
+        for got, want in zip(run.outputs, wants[index], strict=True):
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+        for cores in (1, 8):
+            other = results[cores][index]
+            assert other.plan["blockDim"] <= cores
+            for got, want in zip(other.outputs, run.outputs, strict=True):
+                np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
