@@ -32,6 +32,7 @@ class CheckView:
 
 
 def checks(operator: OperatorPlan) -> list[CheckView]:
+    """The rows the op_api checks: every row but those the host tiling checks (ACLNN_ERR_INNER_TILING_ERROR)."""
     return [
         CheckView(
             ident(row.status.value),
@@ -42,6 +43,7 @@ def checks(operator: OperatorPlan) -> list[CheckView]:
             row.check.cpp_helper,
         )
         for row, check in zip(operator.errors, operator.checks, strict=True)
+        if not row.in_tiling
     ]
 
 
@@ -209,6 +211,15 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     read = {str(i.param) for i in opdef.read_inputs}
     held = {str(i.param) for i in opdef.scalar_inputs if i.one_element}  # API tensors of one element
     shape_setup, shapes = schedule.l0_shapes(str(opdef.read_inputs[0].param)) if opdef.read_inputs else ([], {})
+    tiling_checks = operator.tiling_checks is not None
+    if tiling_checks and runs is None:
+        # the tiling checks the launched outputs' shapes: the L0 op allocates each with the caller's output's
+        # (as CANN's OpDef-generated aclnn passes its tensors), so a wrong one reaches the tiling's check
+        shape_setup, shapes = [], {o: f"{o}Shape" for o in schedule.outputs}
+        l0_args += [
+            {"name": ident(f"{o}Shape"), "ctype": Code("const op::Shape&"), "value": code(f"{o}->GetViewShape()")}
+            for o in schedule.outputs
+        ]
     taken: set[str] = set()
     views = checks(operator)
     helpers = check_helpers(main, [c for c in views if not c.after_empty_return], taken)
@@ -265,6 +276,9 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         ],
         # the L0 op allocates each output by its schedule's shape rule
         "l0_shape_setup": [code(line) for line in shape_setup],
+        # the L0 op fails past its allocations where its launch does: where the tiling refuses a row of the table,
+        # the status that row names (an operator whose rows the tiling checks), else a null result
+        "l0_failed": ident("ACLNN_ERR_INNER_TILING_ERROR" if tiling_checks else "ACLNN_ERR_INNER_NULLPTR"),
         "reduces": bool(schedule.sums),  # a per-channel sum is summed by l0op::ReduceSumOp
         "compute_dtype": operator.aclnn.compute_dtype,
         # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape

@@ -28,6 +28,7 @@ from opgen.plan.lowering import LoweringError
 from opgen.plan.op_api_expectations import SuccessData, success_data
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.opdef_configs import AicoreRegistration, aicore_registration
+from opgen.plan.tiling_checks import TilingChecks, tiling_checks
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
 from opgen.plan.runs import RunsPlan, runs_plan
 from opgen.plan.schedules import Schedule, schedule_for
@@ -108,6 +109,8 @@ class OperatorPlan:
     formulas: FormulaPlan  # the formulas as generated sources print them: as written, over params, lets, names
     example: ExamplePlan  # the calling program's inputs and the numbers it prints
     golden: GoldenPlan  # what the golden tests check: cases, inputs, tolerances, results, error rows
+    # the rows of status ACLNN_ERR_INNER_TILING_ERROR, checked by the host tiling (None: no such row)
+    tiling_checks: TilingChecks | None
     aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
     aten: AtenRegistration  # the aten functions registered with torch_npu (op-plugin) and the APIs they run
     aten_unused: UnusedArgs  # aten arguments the bindings take and the API does not (api.aten_unused)
@@ -346,6 +349,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         kernel_socs=socs,
         kernel_entry=kernel_entry(spec),
         opdef=opdef_plan(spec),
+        tiling_checks=tiling_checks(spec, opdef_plan(spec)),
         registration=aicore_registration(spec, socs),
         formulas=formulas,
         example=example_plan(spec),

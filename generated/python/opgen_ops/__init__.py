@@ -2218,8 +2218,8 @@ def npu_swiglu(self, dim=-1, *, out=None):
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的x或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在取值范围内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上的大小不能整除2。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于x根据dim拆分后的shape。
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if x在dim对应维度上的大小不能整除2。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if out的shape不等于x根据dim拆分后的shape。（x为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
