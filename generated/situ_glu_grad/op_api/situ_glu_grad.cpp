@@ -23,13 +23,10 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
 }
 
 const aclTensor* SituGluGrad(const aclTensor* gradY, const aclTensor* x, int64_t dim, float beta, float linearBeta,
-                             bool activateLeft, aclOpExecutor* executor)
+                             bool activateLeft, const op::Shape& outShape, aclOpExecutor* executor)
 {
-    L0_DFX(SituGluGrad, gradY, x, dim, beta, linearBeta, activateLeft);
-    op::Shape halfShape = x->GetViewShape();
-    const int64_t splitAxis = dim < 0 ? dim + static_cast<int64_t>(halfShape.GetDimNum()) : dim;
-    halfShape.SetDim(splitAxis, halfShape.GetDim(splitAxis) / 2);
-    auto out = executor->AllocTensor(x->GetViewShape(), gradY->GetDataType());
+    L0_DFX(SituGluGrad, gradY, x, dim, beta, linearBeta, activateLeft, outShape);
+    auto out = executor->AllocTensor(outShape, gradY->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(gradY)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SituGluGrad, OP_INPUT(gradY, x), OP_OUTPUT(out),

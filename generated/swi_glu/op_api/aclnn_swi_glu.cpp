@@ -61,26 +61,13 @@ static inline bool CheckDtypeValid(const aclTensor* x, const aclTensor* out)
     return true;
 }
 
-static inline bool CheckShape(const aclTensor* x, int64_t dim)
-{
-    if (dim < -static_cast<int64_t>(x->GetViewShape().GetDimNum()) ||
-        dim >= static_cast<int64_t>(x->GetViewShape().GetDimNum())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dim is out of the range [-x.dim, x.dim - 1].");
-        return false;
-    }
-    return true;
-}
-
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* x, int64_t dim, const aclTensor* out)
+static aclnnStatus CheckParams(const aclTensor* x, const aclTensor* out)
 {
     if (!CheckNotNull(x, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
     if (!CheckDtypeValid(x, out)) {
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (!CheckShape(x, dim)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -90,7 +77,7 @@ aclnnStatus aclnnSwiGluGetWorkspaceSize(const aclTensor* x, int64_t dim, aclTens
                                         aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSwiGlu, DFX_IN(x, dim), DFX_OUT(out));
-    auto ret = CheckParams(x, dim, out);
+    auto ret = CheckParams(x, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {

@@ -126,6 +126,10 @@ static ge::graphStatus CheckTilingParams(gert::TilingContext* context)
     const gert::Shape& xShape = xStorage->GetStorageShape();
     const int64_t dim = *dimValue;
     const gert::Shape& outShape = outStorage->GetStorageShape();
+    if (dim < -static_cast<int64_t>(xShape.GetDimNum()) || dim >= static_cast<int64_t>(xShape.GetDimNum())) {
+        OP_LOGE(context, "dim is out of the range [-x.dim, x.dim - 1].");
+        return ge::GRAPH_FAILED;
+    }
     const int64_t splitAxis3 = dim < 0 ? dim + static_cast<int64_t>(xShape.GetDimNum()) : dim;
     if (xShape.GetDim(splitAxis3) % 2 != 0) {
         OP_LOGE(context, "the size of x along dim must be even.");

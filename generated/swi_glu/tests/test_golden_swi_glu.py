@@ -247,7 +247,7 @@ ERROR_CASES = [
     (
         "row2_dimrange",
         lambda: ([tensor((2, 6), "FLOAT"), 2], {}, tensor((2, 3), "FLOAT")),
-        161002,
+        561002,
         "dim is out of the range [-x.dim, x.dim - 1].",
     ),
     (

@@ -45,7 +45,7 @@ TEST_F(l2_swi_glu_test, row1_dtypesupported)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): dim is out of the range [-x.dim, x.dim - 1].
+// Error row 2 (ACLNN_ERR_INNER_TILING_ERROR): dim is out of the range [-x.dim, x.dim - 1].
 TEST_F(l2_swi_glu_test, row2_dimrange)
 {
     UtTensor x({2, 6}, ACL_FLOAT);
@@ -54,7 +54,7 @@ TEST_F(l2_swi_glu_test, row2_dimrange)
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSwiGluGetWorkspaceSize(x.get(), dim, out.get(), &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
 // Error row 3 (ACLNN_ERR_INNER_TILING_ERROR): the size of x along dim must be even.
