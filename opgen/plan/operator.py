@@ -28,11 +28,11 @@ from opgen.plan.lowering import LoweringError
 from opgen.plan.op_api_expectations import SuccessData, success_data
 from opgen.plan.opdef import OpDefAttr, OpDefPlan, opdef_plan
 from opgen.plan.opdef_configs import AicoreRegistration, aicore_registration
-from opgen.plan.tiling_checks import TilingChecks, tiling_checks
 from opgen.plan.precision import PrecisionRow, measure_precision, precision_misses
 from opgen.plan.runs import RunsPlan, runs_plan
 from opgen.plan.schedules import Schedule, schedule_for
 from opgen.plan.signature import ApiSignature, signatures
+from opgen.plan.tiling_checks import TilingChecks, tiling_checks
 from opgen.plan.unit_cases import TilingCases, success_calls, tiling_cases
 from opgen.spec.aten import has_out_overload
 from opgen.spec.checks import CheckRejectIf, CppCheck
