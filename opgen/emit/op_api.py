@@ -220,6 +220,8 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
             {"name": ident(f"{o}Shape"), "ctype": Code("const op::Shape&"), "value": code(f"{o}->GetViewShape()")}
             for o in schedule.outputs
         ]
+        # and hands back its launch's status, which is the tiling's refusal (ACLNN_ERR_INNER_TILING_ERROR)
+        l0_args.append({"name": ident("launchStatus"), "ctype": Code("aclnnStatus*"), "value": code("&launchStatus")})
     taken: set[str] = set()
     views = checks(operator)
     helpers = check_helpers(main, [c for c in views if not c.after_empty_return], taken)
@@ -276,9 +278,10 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         ],
         # the L0 op allocates each output by its schedule's shape rule
         "l0_shape_setup": [code(line) for line in shape_setup],
-        # the L0 op fails past its allocations where its launch does: where the tiling refuses a row of the table,
-        # the status that row names (an operator whose rows the tiling checks), else a null result
-        "l0_failed": ident("ACLNN_ERR_INNER_TILING_ERROR" if tiling_checks else "ACLNN_ERR_INNER_NULLPTR"),
+        # an operator whose rows the tiling checks returns the status of the L0 op's launch when it fails (the
+        # tiling's refusal: ACLNN_ERR_INNER_TILING_ERROR); another a null result's
+        "launch_status": tiling_checks and runs is None,
+        "l0_failed": ident("launchStatus" if tiling_checks and runs is None else "ACLNN_ERR_INNER_NULLPTR"),
         "reduces": bool(schedule.sums),  # a per-channel sum is summed by l0op::ReduceSumOp
         "compute_dtype": operator.aclnn.compute_dtype,
         # numpy-broadcast inputs, and channel inputs once laid along dim 1, are expanded to out's shape

@@ -5,9 +5,9 @@ API passes the caller's tensors to the operator as they are, and what its infers
 from phase one as ACLNN_ERR_INNER_TILING_ERROR. opgen keeps one op_api for every operator, but a row of that status
 is not checked there: its check kind's predicate (the same `CheckKind.cpp`, spelled with `TILING_ACCESS`) runs in
 the tiling, over the shapes of the launched operands and the attributes, logs the row's message and fails the
-tiling; the launcher turns that into the status (the twin's `CreatAiCoreKernelLauncher`), and the op_api returns it.
-The L0 op allocates each output with the caller's output shape (`l0_output_shapes`), so the tiling sees it as the
-OpDef-generated API's does.
+tiling; the launcher turns that into the status (the twin's `CreatAiCoreKernelLauncher`), the L0 op hands its
+launch's status back and the op_api returns it. The L0 op allocates each output with the caller's output shape, so
+the tiling sees it as the OpDef-generated API's does (emit/op_api.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from opgen.lang import Code, code, cpp, ident
+from opgen.lang import Code, code, cpp
 from opgen.plan.opdef import OpDefPlan
 from opgen.spec.checks import TILING_ACCESS, cpp_shape
 from opgen.spec.model import OpSpec, ParamKind
@@ -116,13 +116,3 @@ def tiling_checks(spec: OpSpec, opdef: OpDefPlan) -> TilingChecks | None:
         tuple(rows),
         strings,
     )
-
-
-def l0_output_shapes(spec: OpSpec) -> bool:
-    """Whether the L0 op allocates its outputs with the caller's output shapes (passed to it as `<out>Shape`): when
-    the tiling checks rows, which read the launched outputs' shapes as the OpDef-generated API passes them."""
-    return bool(tiling_rows_of(spec))
-
-
-def l0_shape_param(name: str) -> Code:
-    return ident(f"{name}Shape")

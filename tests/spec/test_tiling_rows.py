@@ -125,4 +125,6 @@ def test_the_tiling_checks_them_and_the_op_api_does_not(spec):
     # the L0 op allocates its output with the caller's shape, which the tiling then checks
     assert "const op::Shape& outShape" in op_api["op_api/swi_glu.cpp"]
     assert "l0op::SwiGlu(xCasted, dim, out->GetViewShape()" in api
-    assert "CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_TILING_ERROR)" in api
+    # which hands back its launch's status, the tiling's refusal, and the API returns it
+    assert "*launchStatus = ret;" in op_api["op_api/swi_glu.cpp"]
+    assert "CHECK_RET(l0Result != nullptr, launchStatus)" in api

@@ -107,8 +107,10 @@ aclnnStatus aclnnFatreluMulGetWorkspaceSize(const aclTensor* input, const aclTen
     auto thresholdCasted = l0op::Cast(thresholdContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(thresholdCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto l0Result = l0op::FatreluMul(inputCasted, thresholdCasted, out->GetViewShape(), uniqueExecutor.get());
-    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_TILING_ERROR);
+    aclnnStatus launchStatus = ACLNN_ERR_INNER_NULLPTR; // set by the L0 op's launch (the tiling's status)
+    auto l0Result = l0op::FatreluMul(inputCasted, thresholdCasted, out->GetViewShape(), &launchStatus,
+                                     uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, launchStatus);
     auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());

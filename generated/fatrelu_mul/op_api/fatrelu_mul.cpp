@@ -23,13 +23,14 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
 }
 
 const aclTensor* FatreluMul(const aclTensor* input, const aclTensor* threshold, const op::Shape& outShape,
-                            aclOpExecutor* executor)
+                            aclnnStatus* launchStatus, aclOpExecutor* executor)
 {
-    L0_DFX(FatreluMul, input, threshold, outShape);
+    L0_DFX(FatreluMul, input, threshold, outShape, launchStatus);
     auto out = executor->AllocTensor(outShape, input->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(input)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(FatreluMul, OP_INPUT(input, threshold), OP_OUTPUT(out));
+        *launchStatus = ret;
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "FatreluMul ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;

@@ -104,9 +104,10 @@ aclnnStatus aclnnGeluMulGetWorkspaceSize(const aclTensor* input, char* approxima
     auto inputCasted = l0op::Cast(inputContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(inputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
+    aclnnStatus launchStatus = ACLNN_ERR_INNER_NULLPTR; // set by the L0 op's launch (the tiling's status)
     auto l0Result = l0op::GeluMul(inputCasted, (approximateOptional == nullptr ? "none" : approximateOptional),
-                                  out->GetViewShape(), uniqueExecutor.get());
-    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_TILING_ERROR);
+                                  out->GetViewShape(), &launchStatus, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, launchStatus);
     auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());

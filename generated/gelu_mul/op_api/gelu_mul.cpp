@@ -23,13 +23,14 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
 }
 
 const aclTensor* GeluMul(const aclTensor* input, const char* approximateOptional, const op::Shape& outShape,
-                         aclOpExecutor* executor)
+                         aclnnStatus* launchStatus, aclOpExecutor* executor)
 {
-    L0_DFX(GeluMul, input, approximateOptional, outShape);
+    L0_DFX(GeluMul, input, approximateOptional, outShape, launchStatus);
     auto out = executor->AllocTensor(outShape, input->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(input)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluMul, OP_INPUT(input), OP_OUTPUT(out), OP_ATTR(approximateOptional));
+        *launchStatus = ret;
         OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "GeluMul ADD_TO_LAUNCHER_LIST_AICORE failed."),
                  return nullptr);
         return out;

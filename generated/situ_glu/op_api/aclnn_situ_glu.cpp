@@ -103,9 +103,10 @@ aclnnStatus aclnnSituGluGetWorkspaceSize(const aclTensor* x, int64_t dim, double
     auto xCasted = l0op::Cast(xContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(xCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
+    aclnnStatus launchStatus = ACLNN_ERR_INNER_NULLPTR; // set by the L0 op's launch (the tiling's status)
     auto l0Result = l0op::SituGlu(xCasted, dim, static_cast<float>(beta), static_cast<float>(linearBeta), activateLeft,
-                                  out->GetViewShape(), uniqueExecutor.get());
-    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_TILING_ERROR);
+                                  out->GetViewShape(), &launchStatus, uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, launchStatus);
     auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());

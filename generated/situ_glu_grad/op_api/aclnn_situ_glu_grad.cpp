@@ -109,10 +109,11 @@ aclnnStatus aclnnSituGluGradGetWorkspaceSize(const aclTensor* gradY, const aclTe
     auto xCasted = l0op::Cast(xContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(xCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
+    aclnnStatus launchStatus = ACLNN_ERR_INNER_NULLPTR; // set by the L0 op's launch (the tiling's status)
     auto l0Result = l0op::SituGluGrad(gradYCasted, xCasted, dim, static_cast<float>(beta),
-                                      static_cast<float>(linearBeta), activateLeft, out->GetViewShape(),
+                                      static_cast<float>(linearBeta), activateLeft, out->GetViewShape(), &launchStatus,
                                       uniqueExecutor.get());
-    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_TILING_ERROR);
+    CHECK_RET(l0Result != nullptr, launchStatus);
     auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());

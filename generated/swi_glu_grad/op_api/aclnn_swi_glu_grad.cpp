@@ -108,8 +108,10 @@ aclnnStatus aclnnSwiGluGradGetWorkspaceSize(const aclTensor* yGrad, const aclTen
     auto xCasted = l0op::Cast(xContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(xCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto l0Result = l0op::SwiGluGrad(yGradCasted, xCasted, dim, out->GetViewShape(), uniqueExecutor.get());
-    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_TILING_ERROR);
+    aclnnStatus launchStatus = ACLNN_ERR_INNER_NULLPTR; // set by the L0 op's launch (the tiling's status)
+    auto l0Result = l0op::SwiGluGrad(yGradCasted, xCasted, dim, out->GetViewShape(), &launchStatus,
+                                     uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, launchStatus);
     auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());

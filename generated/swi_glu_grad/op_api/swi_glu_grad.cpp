@@ -23,13 +23,14 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
 }
 
 const aclTensor* SwiGluGrad(const aclTensor* yGrad, const aclTensor* x, int64_t dim, const op::Shape& outShape,
-                            aclOpExecutor* executor)
+                            aclnnStatus* launchStatus, aclOpExecutor* executor)
 {
-    L0_DFX(SwiGluGrad, yGrad, x, dim, outShape);
+    L0_DFX(SwiGluGrad, yGrad, x, dim, outShape, launchStatus);
     auto out = executor->AllocTensor(outShape, yGrad->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(yGrad)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SwiGluGrad, OP_INPUT(yGrad, x), OP_OUTPUT(out), OP_ATTR(dim));
+        *launchStatus = ret;
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SwiGluGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;
