@@ -170,6 +170,8 @@ def render_host(operator: OperatorPlan) -> dict[str, str]:
         "queue_num": _queue_num(plan),
         "max_block_count": MAX_BLOCK_COUNT,
         "max_stride_bytes": MAX_STRIDE_BYTES,
+        # the error rows the tiling checks (status ACLNN_ERR_INNER_TILING_ERROR); None: none
+        "tiling_checks": operator.tiling_checks,
     }
     schedule = operator.schedule
     context |= schedule.host_tiling_data(opdef, plan)

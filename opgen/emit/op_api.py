@@ -32,6 +32,7 @@ class CheckView:
 
 
 def checks(operator: OperatorPlan) -> list[CheckView]:
+    """The rows the op_api checks: every row but those the host tiling checks (ACLNN_ERR_INNER_TILING_ERROR)."""
     return [
         CheckView(
             ident(row.status.value),
@@ -42,6 +43,7 @@ def checks(operator: OperatorPlan) -> list[CheckView]:
             row.check.cpp_helper,
         )
         for row, check in zip(operator.errors, operator.checks, strict=True)
+        if not row.in_tiling
     ]
 
 
@@ -223,6 +225,17 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
     read = {str(i.param) for i in opdef.read_inputs}
     held = {str(i.param) for i in opdef.scalar_inputs if i.one_element}  # API tensors of one element
     shape_setup, shapes = schedule.l0_shapes(str(opdef.read_inputs[0].param)) if opdef.read_inputs else ([], {})
+    tiling_checks = operator.tiling_checks is not None
+    if tiling_checks and runs is None:
+        # the tiling checks the launched outputs' shapes: the L0 op allocates each with the caller's output's
+        # (as CANN's OpDef-generated aclnn passes its tensors), so a wrong one reaches the tiling's check
+        shape_setup, shapes = [], {o: f"{o}Shape" for o in schedule.outputs}
+        l0_args += [
+            {"name": ident(f"{o}Shape"), "ctype": Code("const op::Shape&"), "value": code(f"{o}->GetViewShape()")}
+            for o in schedule.outputs
+        ]
+        # and hands back its launch's status, which is the tiling's refusal (ACLNN_ERR_INNER_TILING_ERROR)
+        l0_args.append({"name": ident("launchStatus"), "ctype": Code("aclnnStatus*"), "value": code("&launchStatus")})
     taken: set[str] = set()
     views = checks(operator)
     helpers = check_helpers(main, [c for c in views if not c.after_empty_return], taken)
@@ -280,6 +293,10 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         ],
         # the L0 op allocates each output by its schedule's shape rule
         "l0_shape_setup": [code(line) for line in shape_setup],
+        # an operator whose rows the tiling checks returns the status of the L0 op's launch when it fails (the
+        # tiling's refusal: ACLNN_ERR_INNER_TILING_ERROR); another a null result's
+        "launch_status": tiling_checks and runs is None,
+        "l0_failed": ident("launchStatus" if tiling_checks and runs is None else "ACLNN_ERR_INNER_NULLPTR"),
         "reduces": bool(schedule.sums),  # a per-channel sum is summed by l0op::ReduceSumOp
         "compute_dtype": operator.aclnn.compute_dtype,
         "cast_inputs_to": ident(operator.aclnn.cast_inputs_to) if operator.aclnn.cast_inputs_to else None,

@@ -149,7 +149,7 @@ def first_failing_row(spec: OpSpec, args: Args, null_outputs: tuple[str, ...] = 
     empty = returns_empty(spec, args)
     for index, row in enumerate(spec.errors):
         check = row.check
-        if empty and row.after_empty_return:
+        if empty and row.after_empty:
             return None  # the API returned success before this row
         if check.kind != "not_null" and any(a.kind == "null" and not spec.param(n).nullable for n, a in args.items()):
             continue  # other checks read what a pointer points to; only a null check looks at the pointer

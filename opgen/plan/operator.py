@@ -31,6 +31,7 @@ from opgen.plan.precision import PrecisionRow, measure_precision, precision_miss
 from opgen.plan.runs import RunsPlan, runs_plan
 from opgen.plan.schedules import Schedule, schedule_for
 from opgen.plan.signature import ApiSignature, signatures
+from opgen.plan.tiling_checks import TilingChecks, tiling_checks
 from opgen.plan.unit_cases import TilingCases, success_calls, tiling_cases
 from opgen.spec.aten import has_out_overload
 from opgen.spec.checks import CheckRejectIf, CppCheck
@@ -106,6 +107,8 @@ class OperatorPlan:
     # the golden facts the golden tests and the golden scripts print: cases, inputs (derived ones too), how a split
     # cuts them, tolerances, the scripts' options, results, error rows
     golden: GoldenPlan
+    # the rows of status ACLNN_ERR_INNER_TILING_ERROR, checked by the host tiling (None: no such row)
+    tiling_checks: TilingChecks | None
     aten_form: AtenFormPlan | None  # the aten-named binding over the main API (api.aten_form); None: none
     aten: AtenRegistration  # the aten functions registered with torch_npu (op-plugin) and the APIs they run
     aten_unused: UnusedArgs  # aten arguments the bindings take and the API does not (api.aten_unused)
@@ -342,6 +345,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         kernel_socs=socs,
         kernel_entry=kernel_entry(spec),
         opdef=opdef_plan(spec),
+        tiling_checks=tiling_checks(spec, opdef_plan(spec)),
         registration=aicore_registration(spec, socs),
         formulas=formulas,
         example=example_plan(spec),

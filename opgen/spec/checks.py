@@ -132,8 +132,23 @@ def cpp_dtype(dtype: DType) -> str:
     return f"op::DataType::{dtype.ge_enum.split('::')[1]}"
 
 
-def cpp_shape(name: str) -> str:
-    return f"{name}->GetViewShape()"
+@dataclass(frozen=True)
+class CppAccess:
+    """How a check's C++ reads a tensor's shape. The op_api reads the API's aclTensors; the host tiling, where the
+    rows reported as ACLNN_ERR_INNER_TILING_ERROR are checked, reads each launched operand's shape from its context
+    into a local `<name>Shape` (plan/tiling_checks.py declares them; host values keep their API names). One predicate
+    per check kind serves both."""
+
+    shape: str  # a tensor's shape, `{}` its name
+    shape_type: str  # the C++ type a shape is copied into
+
+
+OP_API_ACCESS = CppAccess("{}->GetViewShape()", "op::Shape")
+TILING_ACCESS = CppAccess("{}Shape", "gert::Shape")
+
+
+def cpp_shape(name: str, access: CppAccess = OP_API_ACCESS) -> str:
+    return access.shape.format(name)
 
 
 def cpp_promote(names: list[str]) -> str:
@@ -234,6 +249,8 @@ class CheckKind(Strict):
     # The op_api helper its rows are checked in, as ops-nn groups its checks (CheckNotNull, CheckDtypeValid,
     # CheckShape, CheckAttributeValue), and its own name for where another group's rows split that group's.
     cpp_helper: ClassVar[tuple[str, str]]
+    # whether the host tiling can check it (`cpp` with TILING_ACCESS): it reads only shapes and host values
+    tiling: ClassVar[bool] = False
 
     @property
     def case_name(self) -> str:
@@ -252,7 +269,7 @@ class CheckKind(Strict):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         raise NotImplementedError
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         raise NotImplementedError
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -284,7 +301,7 @@ class CheckNotNull(CheckKind):
                     message = f"'{name}' is optional (it has 'null_default'): a null pointer is not an error"
                     resolver.report(path + ("not_null", j), message, "invalid")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         return CppCheck(_any(self.not_null, "{} == nullptr"))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -309,7 +326,7 @@ class CheckDtypeSupported(CheckKind):
                     path + ("dtype_supported", j), f"'{param.name}' declares no dtypes to check against", "invalid"
                 )
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         return CppCheck(
             " || ".join(
                 _given(spec, n, f"!CheckType({n}->GetDataType(), {dtype_list_function(spec, n)}())")
@@ -351,7 +368,7 @@ class CheckSameDtype(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.same_dtype, path + ("same_dtype",), kinds=TENSORS, what="a dtype check")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         first, *rest = self.same_dtype
         return CppCheck(_any(rest, "{}->GetDataType() != " + f"{first}->GetDataType()"))
 
@@ -386,7 +403,7 @@ class CheckPromotable(CheckKind):
             what="a promotion check",
         )
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         return CppCheck(f"{cpp_promote(self.promotable)} == op::DataType::DT_UNDEFINED")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -440,7 +457,7 @@ class CheckCastable(CheckKind):
         if not isinstance(self.castable.target, DType):
             resolver.resolve(self.castable.target, path + ("castable", "target"), kinds=TENSORS, what="a cast check")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         target = self.castable.target
         to = cpp_dtype(target) if isinstance(target, DType) else f"{target}->GetDataType()"
         return CppCheck(f"!CanCast({cpp_result_dtype(spec, list(self.castable.source))}, {to})")
@@ -491,7 +508,7 @@ class CheckPromotedDtype(CheckKind):
         resolver.resolve_all(spec.source, where + ("source",), kinds=TENSORS, what="a dtype check")
         resolver.resolve(spec.target, where + ("target",), kinds=TENSORS, what="a dtype check")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         return CppCheck(f"{cpp_promote(self.promoted_dtype.source)} != {self.promoted_dtype.target}->GetDataType()")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -541,7 +558,7 @@ class CheckScalarsCastable(CheckKind):
             return cpp_dtype(relation.castable_to)
         return cpp_promote(relation.castable_to_promoted_of)
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         return CppCheck(
             " || ".join(
                 _given(spec, n, f"!CanCast({n}->GetDataType(), {self._cpp_goal(spec, n)})")
@@ -575,6 +592,7 @@ class CheckScalarsCastable(CheckKind):
 class CheckMaxRank(CheckKind):
     kind: ClassVar[str] = "max_rank"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckMaxDim")
+    tiling: ClassVar[bool] = True
     max_rank: list[Identifier] = Field(description="tensors whose rank must be within their 'rank' range")
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
@@ -594,13 +612,13 @@ class CheckMaxRank(CheckKind):
             return 0
         return CheckMaxRank._range(spec, name)[0]
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         parts = []
         for name in self.max_rank:
             high = self._range(spec, name)[1]
-            parts.append(f"{cpp_shape(name)}.GetDimNum() > {high}")
+            parts.append(f"{cpp_shape(name, access)}.GetDimNum() > {high}")
             if self._low(spec, name) > 0:
-                parts.append(f"{cpp_shape(name)}.GetDimNum() < {self._low(spec, name)}")
+                parts.append(f"{cpp_shape(name, access)}.GetDimNum() < {self._low(spec, name)}")
         return CppCheck(" || ".join(parts))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -628,6 +646,7 @@ class CheckMinRank(CheckKind):
 
     kind: ClassVar[str] = "min_rank"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckMinDim")
+    tiling: ClassVar[bool] = True
     min_rank: list[Identifier] = Field(
         min_length=1, description="tensors whose rank must be at least the lower bound of their 'rank' range"
     )
@@ -645,8 +664,9 @@ class CheckMinRank(CheckKind):
         assert rank is not None  # a tensor parameter always has one
         return rank[0]
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
-        return CppCheck(" || ".join(f"{cpp_shape(n)}.GetDimNum() < {self._low(spec, n)}" for n in self.min_rank))
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
+        low = self._low
+        return CppCheck(" || ".join(f"{cpp_shape(n, access)}.GetDimNum() < {low(spec, n)}" for n in self.min_rank))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return any(len(args[n].shape) < self._low(spec, n) for n in self.min_rank)
@@ -692,7 +712,7 @@ class CheckBroadcast(CheckKind):
         if found and not any(p.direction is Direction.INPUT for p in found):
             resolver.report(path + ("broadcast",), "a broadcast check needs at least one input", "invalid")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         inputs, outputs = self._split(spec)
         shape, ok = broadcast_locals(spec, row)
         setup = [f"op::Shape {shape} = {cpp_shape(inputs[0])};", f"bool {ok} = true;"]
@@ -727,15 +747,16 @@ class CheckBroadcast(CheckKind):
 class CheckSameShape(CheckKind):
     kind: ClassVar[str] = "same_shape"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckShapeSame")
+    tiling: ClassVar[bool] = True
     relational: ClassVar[bool] = True
     same_shape: list[Identifier] = Field(min_length=2)
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         resolver.resolve_all(self.same_shape, path + ("same_shape",), kinds=TENSORS, what="a shape check")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         first, *rest = self.same_shape
-        return CppCheck(_any(rest, cpp_shape("{}") + f" != {cpp_shape(first)}"))
+        return CppCheck(_any(rest, cpp_shape("{}", access) + f" != {cpp_shape(first, access)}"))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         first = args[self.same_shape[0]].shape
@@ -768,7 +789,7 @@ class CheckChannelSize(CheckKind):
                 message = f"'{name}' has no 'shape.channel_of': there is no channel count to check it against"
                 resolver.report(path + ("channel_size", j), message, "invalid")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         parts = []
         for name in self.channel_size:
             of = cpp_shape(self._of(spec, name))
@@ -793,6 +814,7 @@ class CheckChannelSize(CheckKind):
 class CheckOneElement(CheckKind):
     kind: ClassVar[str] = "one_element"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckOneElement")
+    tiling: ClassVar[bool] = True
     one_element: list[Identifier] = Field(
         min_length=1,
         description="one-element tensors (shape.one_element): exactly one element, whatever the shape ([], [1], "
@@ -806,8 +828,8 @@ class CheckOneElement(CheckKind):
                 message = f"'{name}' has no 'shape.one_element': nothing says it holds one element"
                 resolver.report(path + ("one_element", j), message, "invalid")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
-        return CppCheck(_any(self.one_element, cpp_shape("{}") + ".GetShapeSize() != 1"))
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
+        return CppCheck(_any(self.one_element, cpp_shape("{}", access) + ".GetShapeSize() != 1"))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         return any(math.prod(args[n].shape) != 1 for n in self.one_element)
@@ -843,7 +865,7 @@ class CheckChannelSumShape(CheckKind):
                 message = f"'{name}' is not a per-channel sum (formula.reduce): it has no channel shape"
                 resolver.report(path + ("channel_sum_shape", j), message, "invalid")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         parts = []
         for name in self.channel_sum_shape:
             of, like = self._sum(spec, name)
@@ -905,7 +927,7 @@ class CheckRejectIf(CheckKind):
             self.reject_if, path + ("reject_if",), formula_symbols(resolver.spec, tensors=False), "condition"
         )
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         names = {}
         for p in spec.params:
             if p.kind is ParamKind.SCALAR:
@@ -966,6 +988,7 @@ class CheckRejectIf(CheckKind):
 class CheckOneOf(CheckKind):
     kind: ClassVar[str] = "one_of"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckAttributeValue", "CheckAttributeValue")
+    tiling: ClassVar[bool] = True
     one_of: list[Identifier] = Field(min_length=1, description="int64/string parameters: the value is in 'values'")
 
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
@@ -981,7 +1004,7 @@ class CheckOneOf(CheckKind):
         assert values is not None  # validated
         return values
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         parts = []
         for name in self.one_of:
             values = self._values(spec, name)
@@ -1027,11 +1050,11 @@ def _zero_dim_as_one(spec: OpSpec) -> bool:
     return spec.split.zero_dim_as_one if spec.split is not None else spec.reduce_dim is not None
 
 
-def _checked_rank_cpp(spec: OpSpec) -> str:
+def _checked_rank_cpp(spec: OpSpec, access: CppAccess = OP_API_ACCESS) -> str:
     """The C++ rank the dim checks index the tensor with: its rank, or 1 for a 0-d tensor where the op_api counts
     it as 1-d (`_zero_dim_as_one`)."""
     tensor, _ = _split_of(spec)
-    rank = f"static_cast<int64_t>({cpp_shape(tensor)}.GetDimNum())"
+    rank = f"static_cast<int64_t>({cpp_shape(tensor, access)}.GetDimNum())"
     return f"({rank} == 0 ? int64_t{{1}} : {rank})" if _zero_dim_as_one(spec) else rank
 
 
@@ -1040,12 +1063,12 @@ def _checked_rank(spec: OpSpec, shape: tuple[int, ...]) -> int:
     return max(len(shape), 1) if _zero_dim_as_one(spec) else len(shape)
 
 
-def _split_axis_cpp(spec: OpSpec, row: int) -> tuple[str, tuple[str, ...]]:
+def _split_axis_cpp(spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> tuple[str, tuple[str, ...]]:
     """The C++ local holding the split dim as a non-negative axis of the split tensor (row-numbered: several rows of
     one helper declare their own), and the statement declaring it."""
     _, dim = _split_of(spec)
     local = f"splitAxis{row}"
-    return local, (f"const int64_t {local} = {dim} < 0 ? {dim} + {_checked_rank_cpp(spec)} : {dim};",)
+    return local, (f"const int64_t {local} = {dim} < 0 ? {dim} + {_checked_rank_cpp(spec, access)} : {dim};",)
 
 
 def _resolve_split(resolver: Resolver, names: list[str], path: FieldPath, what: str) -> None:
@@ -1058,6 +1081,7 @@ def _resolve_split(resolver: Resolver, names: list[str], path: FieldPath, what: 
 class CheckDimRange(CheckKind):
     kind: ClassVar[str] = "dim_range"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckSplitDim")
+    tiling: ClassVar[bool] = True
     dim_range: list[Identifier] = Field(
         min_length=1,
         max_length=1,
@@ -1076,9 +1100,9 @@ class CheckDimRange(CheckKind):
             message = f"'{self.dim_range[0]}' is not the tensor '{section.tensor}' the dim indexes"
             resolver.report(path + ("dim_range", 0), message, "invalid")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         _, dim = _split_of(spec)
-        rank = _checked_rank_cpp(spec)
+        rank = _checked_rank_cpp(spec, access)
         return CppCheck(f"{dim} < -{rank} || {dim} >= {rank}")
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -1098,6 +1122,7 @@ class CheckDimRange(CheckKind):
 class CheckSplitEven(CheckKind):
     kind: ClassVar[str] = "split_even"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckSplitDim")
+    tiling: ClassVar[bool] = True
     split_even: list[Identifier] = Field(
         min_length=1, max_length=1, description="the split tensor (split.tensor): its size along the split dim is even"
     )
@@ -1109,10 +1134,10 @@ class CheckSplitEven(CheckKind):
             message = f"'{self.split_even[0]}' is not the split tensor '{split.tensor}'"
             resolver.report(path + ("split_even", 0), message, "invalid")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         tensor, _ = _split_of(spec)
-        axis, setup = _split_axis_cpp(spec, row)
-        return CppCheck(f"{cpp_shape(tensor)}.GetDim({axis}) % 2 != 0", setup)
+        axis, setup = _split_axis_cpp(spec, row, access)
+        return CppCheck(f"{cpp_shape(tensor, access)}.GetDim({axis}) % 2 != 0", setup)
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
         tensor, _ = _split_of(spec)
@@ -1135,6 +1160,7 @@ class CheckSplitEven(CheckKind):
 class CheckSplitShape(CheckKind):
     kind: ClassVar[str] = "split_shape"
     cpp_helper: ClassVar[tuple[str, str]] = ("CheckShape", "CheckSplitShape")
+    tiling: ClassVar[bool] = True
     relational: ClassVar[bool] = True
     split_shape: list[Identifier] = Field(
         min_length=1,
@@ -1145,15 +1171,16 @@ class CheckSplitShape(CheckKind):
     def resolve_names(self, resolver: Resolver, path: FieldPath) -> None:
         _resolve_split(resolver, self.split_shape, path + ("split_shape",), "a split shape check")
 
-    def cpp(self, spec: OpSpec, row: int) -> CppCheck:
+    def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         tensor, _ = _split_of(spec)
-        axis, setup = _split_axis_cpp(spec, row)
+        axis, setup = _split_axis_cpp(spec, row, access)
         half = f"splitHalfShape{row}"
         setup += (
-            f"op::Shape {half} = {cpp_shape(tensor)};",
+            f"{access.shape_type} {half} = {cpp_shape(tensor, access)};",
             f"{half}.SetDim({axis}, {half}.GetDim({axis}) / 2);",
         )
-        parts = [f"{cpp_shape(n)} != {cpp_shape(tensor) if spec.full_size(n) else half}" for n in self.split_shape]
+        whole = cpp_shape(tensor, access)
+        parts = [f"{cpp_shape(n, access)} != {whole if spec.full_size(n) else half}" for n in self.split_shape]
         return CppCheck(" || ".join(parts), setup)
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:

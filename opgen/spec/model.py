@@ -635,10 +635,18 @@ class Status(str, Enum):
     ACLNN_ERR_PARAM_INVALID = "ACLNN_ERR_PARAM_INVALID"
     ACLNN_ERR_RUNTIME_ERROR = "ACLNN_ERR_RUNTIME_ERROR"
     ACLNN_ERR_INNER = "ACLNN_ERR_INNER"
+    # reported by the host tiling (or shape inference) of an API CANN generates from the OpDef (`ACLNNTYPE aclnn`)
+    ACLNN_ERR_INNER_TILING_ERROR = "ACLNN_ERR_INNER_TILING_ERROR"
 
     @property
     def code(self) -> int:
         return STATUS_CODES[self]
+
+    @property
+    def stage(self) -> str:
+        """Where a row of this status is checked: "tiling" (the generated host tiling, which fails the launch) or
+        "op_api" (the API's own checks)."""
+        return "tiling" if self is Status.ACLNN_ERR_INNER_TILING_ERROR else "op_api"
 
 
 STATUS_CODES = {
@@ -646,6 +654,7 @@ STATUS_CODES = {
     Status.ACLNN_ERR_PARAM_INVALID: 161002,
     Status.ACLNN_ERR_RUNTIME_ERROR: 361001,
     Status.ACLNN_ERR_INNER: 561000,
+    Status.ACLNN_ERR_INNER_TILING_ERROR: 561002,
 }
 
 
@@ -686,6 +695,18 @@ class ErrorRow(_Strict):
         description="on a reject_if row: why torch.ops.aten takes the values this row rejects (aten's hardtanh "
         "clamps with min_val > max_val); without it, the tests check that aten refuses them too",
     )
+
+    @property
+    def in_tiling(self) -> bool:
+        """Checked by the generated host tiling when the kernel is launched (status ACLNN_ERR_INNER_TILING_ERROR),
+        not by the op_api: as CANN's OpDef-generated aclnn reports what infershape and tiling refuse."""
+        return self.status.stage == "tiling"
+
+    @property
+    def after_empty(self) -> bool:
+        """Checked only when no tensor of the empty return is empty: marked so, or checked by the tiling (an empty
+        tensor returns before anything is launched)."""
+        return self.after_empty_return or self.in_tiling
 
     @model_validator(mode="after")
     def _code_matches(self) -> ErrorRow:
@@ -898,7 +919,7 @@ class OpSpec(_Strict):
 
     def error_doc(self, row: ErrorRow) -> str:
         """A row's doc text; a row checked after the empty-tensor return says when it is not checked."""
-        if not row.after_empty_return:
+        if not row.after_empty:
             return row.doc
         names = self.empty_return_tensors
         joined = names[0] if len(names) == 1 else "、".join(names[:-1]) + "或" + names[-1]

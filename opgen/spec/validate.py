@@ -20,7 +20,7 @@ from opgen.formula.integer import integer_problem
 from opgen.spec import aten_form, aten_unused
 from opgen.spec.channel_broadcast import accepts as channel_accepts
 from opgen.spec.channel_broadcast import channel_count
-from opgen.spec.checks import IMPLICIT_POINTERS
+from opgen.spec.checks import CHECK_KINDS, IMPLICIT_POINTERS
 from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.dtypes import AICORE_DTYPES, AICPU_COMPLEX_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols, kernel_formulas, let_symbol, local_lets, output_symbols
@@ -702,6 +702,7 @@ class _Checker:
                     self.report(("errors", i, "check"), message, "invalid")
             self.check_aten_accepts(i)
         self.check_empty_return()
+        self.check_tiling_rows()
         self.check_host_params()
 
     def check_aten_accepts(self, i: int) -> None:
@@ -717,6 +718,29 @@ class _Checker:
         elif not reason.strip():
             self.report(path, "empty reason", "invalid")
 
+    def check_tiling_rows(self) -> None:
+        """Rows the host tiling checks (status ACLNN_ERR_INNER_TILING_ERROR) end the table (the tiling runs at the
+        launch, after every op_api check), read only what the tiling sees (shapes and attributes of the launched
+        operands: dtypes are the op_api's), and need an AI Core kernel of this operator's own to be launched."""
+        spec = self.spec
+        first: int | None = None
+        for i, row in enumerate(spec.errors):
+            path = ("errors", i, "status")
+            if not row.in_tiling:
+                if first is not None:
+                    message = f"row {first} is checked by the tiling, at the launch: the rows after it must be too"
+                    self.report(path, message, "invalid")
+                continue
+            first = i if first is None else first
+            if not row.check.tiling:
+                kinds = ", ".join(k.kind for k in CHECK_KINDS if k.tiling)
+                message = f"a {row.check.kind} row is the op_api's: the tiling checks only {kinds}"
+                self.report(("errors", i, "check"), message, "invalid")
+            elif spec.kernel.runs is not None or spec.routing.aicpu:
+                what = "kernel.runs" if spec.kernel.runs is not None else "routing.aicpu"
+                message = f"the tiling checks this row, but {what} launches a kernel without this operator's tiling"
+                self.report(path, message, "invalid")
+
     def check_empty_return(self) -> None:
         """The empty-tensor return sits at one place in the table: rows after it end the table, and it reads what
         tensors point to, so null checks come before it."""
@@ -724,11 +748,11 @@ class _Checker:
         after: int | None = None
         for i, row in enumerate(self.spec.errors):
             path = ("errors", i, "after_empty_return")
-            if row.after_empty_return:
+            if row.after_empty:
                 after = i if after is None else after
                 if row.check.kind == "not_null":
                     self.report(path, "a null check must come before the empty-tensor return", "invalid")
-            elif after is not None:
+            elif after is not None and not self.spec.errors[after].in_tiling:  # else check_tiling_rows says why
                 message = f"row {after} is checked after the empty-tensor return: the rows after it must be too"
                 self.report(path, message, "invalid")
 

@@ -58,14 +58,17 @@ def test_gelu_mul_is_torch_gelu_of_the_first_half_times_the_second(dtype, approx
 
 @pytest.mark.skipif("gelu_mul" not in specs(), reason="no gelu_mul spec")
 def test_gelu_mul_refuses_what_its_tiling_would():
+    # the OpDef-generated API checks dtypes itself (161002) and reports what its tiling refuses as 561002
     x = np.ones((4, 6), np.float32)
-    assert _status(lambda: opgen_ops.npu_gelu_mul(x, approximate="fast")) == 161002
-    assert _status(lambda: opgen_ops.npu_gelu_mul(np.ones((4, 5), np.float32))) == 161002  # odd last dim
-    assert _status(lambda: opgen_ops.npu_gelu_mul(np.ones((6,), np.float32))) == 161002  # rank 1
-    assert _status(lambda: opgen_ops.npu_gelu_mul(x, out=np.zeros((4, 6), np.float32))) == 161002  # out full-size
+    assert _status(lambda: opgen_ops.npu_gelu_mul(x, approximate="fast")) == 561002
+    assert _status(lambda: opgen_ops.npu_gelu_mul(np.ones((4, 5), np.float32))) == 561002  # odd last dim
+    assert _status(lambda: opgen_ops.npu_gelu_mul(np.ones((6,), np.float32))) == 561002  # rank 1
+    assert _status(lambda: opgen_ops.npu_gelu_mul(x, out=np.zeros((4, 6), np.float32))) == 561002  # out full-size
     assert _status(lambda: opgen_ops.npu_gelu_mul(x, out=np.zeros((4, 3), np.float16))) == 161002  # out's dtype
     assert _status(lambda: opgen_ops.npu_gelu_mul(None)) == 161001
     assert opgen_ops.npu_gelu_mul(np.ones((0, 6), np.float32)).shape == (0, 3)
+    # an empty input returns before anything is launched: the tiling's rows are not checked
+    assert opgen_ops.npu_gelu_mul(np.ones((0, 5), np.float32), out=np.zeros((0, 7), np.float32)).shape == (0, 7)
 
 
 @pytest.mark.skipif("fatrelu_mul" not in specs(), reason="no fatrelu_mul spec")
@@ -93,10 +96,10 @@ def test_fatrelu_mul_is_torch_threshold_of_the_first_half_times_the_second(dtype
 def test_fatrelu_mul_refuses_what_its_tiling_would():
     x = np.ones((4, 6), np.float32)
     th = np.full((1,), 0.5, np.float32)
-    assert _status(lambda: opgen_ops.fatrelu_mul(x, np.ones((2,), np.float32))) == 161002  # two elements
+    assert _status(lambda: opgen_ops.fatrelu_mul(x, np.ones((2,), np.float32))) == 561002  # two elements
     assert _status(lambda: opgen_ops.fatrelu_mul(x, np.full((1,), 0.5, np.float16))) == 161002  # its dtype
-    assert _status(lambda: opgen_ops.fatrelu_mul(np.ones((4, 5), np.float32), th)) == 161002  # odd last dim
-    assert _status(lambda: opgen_ops.fatrelu_mul(np.ones((6,), np.float32), th)) == 161002  # rank 1
+    assert _status(lambda: opgen_ops.fatrelu_mul(np.ones((4, 5), np.float32), th)) == 561002  # odd last dim
+    assert _status(lambda: opgen_ops.fatrelu_mul(np.ones((6,), np.float32), th)) == 561002  # rank 1
     assert _status(lambda: opgen_ops.fatrelu_mul(x, None)) == 161001
     assert opgen_ops.fatrelu_mul(x, np.full((), 0.5, np.float32)).shape == (4, 3)
 
@@ -201,11 +204,13 @@ def test_situ_glu_grad_refuses_each_error_row():
     g = np.ones((4, 3), np.float32)
     assert _status(lambda: opgen_ops.situ_glu_grad(None, x)) == 161001
     assert _status(lambda: opgen_ops.situ_glu_grad(g.astype(np.int32), x.astype(np.int32))) == 161002  # dtype
-    assert _status(lambda: opgen_ops.situ_glu_grad(np.ones((1,) * 9, np.float32), np.ones((1,) * 8 + (2,)))) == 161002
-    assert _status(lambda: opgen_ops.situ_glu_grad(g, x, 2)) == 161002  # dim out of range
-    assert _status(lambda: opgen_ops.situ_glu_grad(np.ones((4, 2), np.float32), np.ones((4, 5), np.float32))) == 161002
-    assert _status(lambda: opgen_ops.situ_glu_grad(np.ones((4, 2), np.float32), x)) == 161002  # gradY not x's half
-    assert _status(lambda: opgen_ops.situ_glu_grad(g, x, out=np.zeros((4, 3), np.float32))) == 161002  # out x's
+    # ranks, dim and shapes: the tiling's (561002), after the dtypes
+    nine = np.ones((1,) * 9, np.float32)
+    assert _status(lambda: opgen_ops.situ_glu_grad(nine, np.ones((1,) * 8 + (2,), np.float32))) == 561002  # rank 9
+    assert _status(lambda: opgen_ops.situ_glu_grad(g, x, 2)) == 561002  # dim out of range
+    assert _status(lambda: opgen_ops.situ_glu_grad(np.ones((4, 2), np.float32), np.ones((4, 5), np.float32))) == 561002
+    assert _status(lambda: opgen_ops.situ_glu_grad(np.ones((4, 2), np.float32), x)) == 561002  # gradY not x's half
+    assert _status(lambda: opgen_ops.situ_glu_grad(g, x, out=np.zeros((4, 3), np.float32))) == 561002  # out x's
     assert _status(lambda: opgen_ops.situ_glu_grad(g.astype(np.float16), x)) == 161002  # gradY's dtype
     assert _status(lambda: opgen_ops.situ_glu_grad(g, x, out=np.zeros((4, 6), np.float16))) == 161002  # out's dtype
     assert opgen_ops.situ_glu_grad(np.ones((0, 3), np.float32), np.ones((0, 6), np.float32)).shape == (0, 6)

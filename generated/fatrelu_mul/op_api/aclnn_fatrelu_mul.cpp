@@ -61,34 +61,6 @@ static inline bool CheckDtypeValid(const aclTensor* input, const aclTensor* thre
     return true;
 }
 
-static inline bool CheckShape(const aclTensor* input, const aclTensor* threshold, const aclTensor* out)
-{
-    if (threshold->GetViewShape().GetShapeSize() != 1) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "threshold must hold exactly one element.");
-        return false;
-    }
-    if (input->GetViewShape().GetDimNum() > 8 || input->GetViewShape().GetDimNum() < 2 ||
-        threshold->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8 ||
-        out->GetViewShape().GetDimNum() < 2) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-                "the dim of input, threshold or out is greater than 8, or input or out has less than 2.");
-        return false;
-    }
-    const int64_t splitAxis5 = -1 < 0 ? -1 + static_cast<int64_t>(input->GetViewShape().GetDimNum()) : -1;
-    if (input->GetViewShape().GetDim(splitAxis5) % 2 != 0) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the last dim of input must be even.");
-        return false;
-    }
-    const int64_t splitAxis6 = -1 < 0 ? -1 + static_cast<int64_t>(input->GetViewShape().GetDimNum()) : -1;
-    op::Shape splitHalfShape6 = input->GetViewShape();
-    splitHalfShape6.SetDim(splitAxis6, splitHalfShape6.GetDim(splitAxis6) / 2);
-    if (out->GetViewShape() != splitHalfShape6) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must be input's with its last dim halved.");
-        return false;
-    }
-    return true;
-}
-
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* input, const aclTensor* threshold, const aclTensor* out)
 {
@@ -96,9 +68,6 @@ static aclnnStatus CheckParams(const aclTensor* input, const aclTensor* threshol
         return ACLNN_ERR_PARAM_NULLPTR;
     }
     if (!CheckDtypeValid(input, threshold, out)) {
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (!CheckShape(input, threshold, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -138,8 +107,10 @@ aclnnStatus aclnnFatreluMulGetWorkspaceSize(const aclTensor* input, const aclTen
     auto thresholdCasted = l0op::Cast(thresholdContiguous, computeDtype, uniqueExecutor.get());
     CHECK_RET(thresholdCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto l0Result = l0op::FatreluMul(inputCasted, thresholdCasted, uniqueExecutor.get());
-    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    aclnnStatus launchStatus = ACLNN_ERR_INNER_NULLPTR; // set by the L0 op's launch (the tiling's status)
+    auto l0Result = l0op::FatreluMul(inputCasted, thresholdCasted, out->GetViewShape(), &launchStatus,
+                                     uniqueExecutor.get());
+    CHECK_RET(l0Result != nullptr, launchStatus);
     auto castOut = l0op::Cast(l0Result, out->GetDataType(), uniqueExecutor.get());
     CHECK_RET(castOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(castOut, out, uniqueExecutor.get());

@@ -22,16 +22,15 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
     return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* FatreluMul(const aclTensor* input, const aclTensor* threshold, aclOpExecutor* executor)
+const aclTensor* FatreluMul(const aclTensor* input, const aclTensor* threshold, const op::Shape& outShape,
+                            aclnnStatus* launchStatus, aclOpExecutor* executor)
 {
-    L0_DFX(FatreluMul, input, threshold);
-    op::Shape halfShape = input->GetViewShape();
-    const int64_t splitAxis = -1 < 0 ? -1 + static_cast<int64_t>(halfShape.GetDimNum()) : -1;
-    halfShape.SetDim(splitAxis, halfShape.GetDim(splitAxis) / 2);
-    auto out = executor->AllocTensor(halfShape, input->GetDataType());
+    L0_DFX(FatreluMul, input, threshold, outShape, launchStatus);
+    auto out = executor->AllocTensor(outShape, input->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(input)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(FatreluMul, OP_INPUT(input, threshold), OP_OUTPUT(out));
+        *launchStatus = ret;
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "FatreluMul ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;

@@ -7,7 +7,8 @@
 namespace l0op {
 // Runs FatreluMul on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
-const aclTensor* FatreluMul(const aclTensor* input, const aclTensor* threshold, aclOpExecutor* executor);
+const aclTensor* FatreluMul(const aclTensor* input, const aclTensor* threshold, const op::Shape& outShape,
+                            aclnnStatus* launchStatus, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_FATRELU_MUL_H_

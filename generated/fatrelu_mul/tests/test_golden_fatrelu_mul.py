@@ -271,7 +271,7 @@ ERROR_CASES = [
     (
         "row3_oneelement",
         lambda: ([tensor((2, 6), "FLOAT"), tensor((2,), "FLOAT")], {}, tensor((2, 3), "FLOAT")),
-        161002,
+        561002,
         "threshold must hold exactly one element.",
     ),
     (
@@ -281,19 +281,19 @@ ERROR_CASES = [
             {},
             tensor((1, 1, 1, 1, 1, 1, 1, 1, 0), "FLOAT"),
         ),
-        161002,
+        561002,
         "the dim of input, threshold or out is greater than 8, or input or out has less than 2.",
     ),
     (
         "row5_spliteven",
         lambda: ([tensor((2, 7), "FLOAT"), tensor((1,), "FLOAT")], {}, tensor((2, 3), "FLOAT")),
-        161002,
+        561002,
         "the last dim of input must be even.",
     ),
     (
         "row6_splitshape",
         lambda: ([tensor((2, 6), "FLOAT"), tensor((1,), "FLOAT")], {}, tensor((2, 6), "FLOAT")),
-        161002,
+        561002,
         "the shape of out must be input's with its last dim halved.",
     ),
 ]

@@ -22,16 +22,15 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
     return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* GeluMul(const aclTensor* input, const char* approximateOptional, aclOpExecutor* executor)
+const aclTensor* GeluMul(const aclTensor* input, const char* approximateOptional, const op::Shape& outShape,
+                         aclnnStatus* launchStatus, aclOpExecutor* executor)
 {
-    L0_DFX(GeluMul, input, approximateOptional);
-    op::Shape halfShape = input->GetViewShape();
-    const int64_t splitAxis = -1 < 0 ? -1 + static_cast<int64_t>(halfShape.GetDimNum()) : -1;
-    halfShape.SetDim(splitAxis, halfShape.GetDim(splitAxis) / 2);
-    auto out = executor->AllocTensor(halfShape, input->GetDataType());
+    L0_DFX(GeluMul, input, approximateOptional, outShape, launchStatus);
+    auto out = executor->AllocTensor(outShape, input->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(input)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluMul, OP_INPUT(input), OP_OUTPUT(out), OP_ATTR(approximateOptional));
+        *launchStatus = ret;
         OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "GeluMul ADD_TO_LAUNCHER_LIST_AICORE failed."),
                  return nullptr);
         return out;

@@ -7,7 +7,8 @@
 namespace l0op {
 // Runs GeluMul on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
-const aclTensor* GeluMul(const aclTensor* input, const char* approximateOptional, aclOpExecutor* executor);
+const aclTensor* GeluMul(const aclTensor* input, const char* approximateOptional, const op::Shape& outShape,
+                         aclnnStatus* launchStatus, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_GELU_MUL_H_

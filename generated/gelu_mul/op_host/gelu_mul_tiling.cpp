@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "log/log.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
@@ -120,8 +121,52 @@ bool PlanGeluMulTiling(int64_t rows, int64_t ny, uint32_t coreNum, uint64_t ubSi
     return true;
 }
 
+// The error rows the tiling checks, in the table's order: what CANN's OpDef-generated aclnn reports as
+// ACLNN_ERR_INNER_TILING_ERROR, read from the launched operands and attributes.
+static ge::graphStatus CheckTilingParams(gert::TilingContext* context)
+{
+    const gert::StorageShape* inputStorage = context->GetInputShape(0);
+    const gert::StorageShape* outStorage = context->GetOutputShape(0);
+    const gert::RuntimeAttrs* attrs = context->GetAttrs();
+    if (inputStorage == nullptr || outStorage == nullptr || attrs == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    const char* approximateOptional = attrs->GetStr(0);
+    if (approximateOptional == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    const gert::Shape& inputShape = inputStorage->GetStorageShape();
+    const gert::Shape& outShape = outStorage->GetStorageShape();
+    if (approximateOptional != nullptr &&
+        (std::strcmp(approximateOptional, "none") != 0 && std::strcmp(approximateOptional, "tanh") != 0)) {
+        OP_LOGE(context, "approximateOptional must be none or tanh.");
+        return ge::GRAPH_FAILED;
+    }
+    if (inputShape.GetDimNum() > 8 || inputShape.GetDimNum() < 2 || outShape.GetDimNum() > 8 ||
+        outShape.GetDimNum() < 2) {
+        OP_LOGE(context, "the dim of input or out is greater than 8, or less than 2.");
+        return ge::GRAPH_FAILED;
+    }
+    const int64_t splitAxis5 = -1 < 0 ? -1 + static_cast<int64_t>(inputShape.GetDimNum()) : -1;
+    if (inputShape.GetDim(splitAxis5) % 2 != 0) {
+        OP_LOGE(context, "the last dim of input must be even.");
+        return ge::GRAPH_FAILED;
+    }
+    const int64_t splitAxis6 = -1 < 0 ? -1 + static_cast<int64_t>(inputShape.GetDimNum()) : -1;
+    gert::Shape splitHalfShape6 = inputShape;
+    splitHalfShape6.SetDim(splitAxis6, splitHalfShape6.GetDim(splitAxis6) / 2);
+    if (outShape != splitHalfShape6) {
+        OP_LOGE(context, "the shape of out must be input's with its last dim halved.");
+        return ge::GRAPH_FAILED;
+    }
+    return ge::GRAPH_SUCCESS;
+}
+
 static ge::graphStatus Tiling4GeluMul(gert::TilingContext* context)
 {
+    if (CheckTilingParams(context) != ge::GRAPH_SUCCESS) {
+        return ge::GRAPH_FAILED;
+    }
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
     const uint32_t coreNum = platform.GetCoreNumAiv();
     uint64_t ubSize = 0;

@@ -450,10 +450,10 @@ def fatrelu_mul(input, threshold, *, out=None):
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的input、threshold或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的数据类型不在支持的范围之内。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、threshold和out的数据类型不一致（文档的返回值表未列出）。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if threshold的元素个数不为1（文档的返回值表未列出）。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、threshold、out的维度大于8，或input、out的维度小于2（文档的返回值表未列出）。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的最后一维不能整除2（文档的返回值表未列出）。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于input的最后一维减半后的shape（文档的返回值表未列出）。
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if threshold的元素个数不为1（文档的返回值表未列出）。（input为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if input、threshold、out的维度大于8，或input、out的维度小于2（文档的返回值表未列出）。（input为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if input的最后一维不能整除2（文档的返回值表未列出）。（input为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if out的shape不等于input的最后一维减半后的shape（文档的返回值表未列出）。（input为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     input = _rt.as_array(input)
     threshold = _rt.as_array(threshold)
@@ -720,11 +720,11 @@ def npu_gelu_mul(input, *, approximate="none", out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的input或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if approximateOptional不是\"none\"或\"tanh\"（文档的返回值表未列出）。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input和out的数据类型不一致（文档的返回值表未列出）。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input、out的维度大于8或小于2（文档的返回值表未列出）。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if input的最后一维不能整除2（文档的返回值表未列出）。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于input的最后一维减半后的shape（文档的返回值表未列出）。
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if approximateOptional不是\"none\"或\"tanh\"（文档的返回值表未列出）。（input为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if input、out的维度大于8或小于2（文档的返回值表未列出）。（input为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if input的最后一维不能整除2（文档的返回值表未列出）。（input为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if out的shape不等于input的最后一维减半后的shape（文档的返回值表未列出）。（input为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     input = _rt.as_array(input)
     if out is None:
@@ -1901,11 +1901,11 @@ def situ_glu(x, dim=-1, beta=1.0, linear_beta=0.0, activate_left=True, *, out=No
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if x、out存在空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的shape维度不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在指定的取值范围内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上不能被2整除。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的维度数与x不一致，或out在dim对应维度上的大小不等于x的一半。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的数据类型与x不匹配。
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if x或out的shape维度不在支持的范围之内。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if dim不在指定的取值范围内。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if x在dim对应维度上不能被2整除。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if out的维度数与x不一致，或out在dim对应维度上的大小不等于x的一半。（x为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     x = _rt.as_array(x)
     if out is None:
@@ -1941,11 +1941,11 @@ def situ_glu_grad(grad_y, x, dim=-1, beta=1.0, linear_beta=0.0, activate_left=Tr
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if gradY、x、out存在空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradY、x或out的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradY、x或out的shape维度不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在指定的取值范围内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上不能被2整除。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradY的维度数与x不一致，或gradY在dim对应维度上的大小不等于x的一半；或out的shape与x不一致。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradY或out的数据类型与x不匹配。
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if gradY、x或out的shape维度不在支持的范围之内。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if dim不在指定的取值范围内。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if x在dim对应维度上不能被2整除。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if gradY的维度数与x不一致，或gradY在dim对应维度上的大小不等于x的一半；或out的shape与x不一致。（x为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_y = _rt.as_array(grad_y)
     x = _rt.as_array(x)
@@ -2272,9 +2272,9 @@ def npu_swiglu(self, dim=-1, *, out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的x或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x或out的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在取值范围内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上的大小不能整除2。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if out的shape不等于x根据dim拆分后的shape。
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if dim不在取值范围内。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if x在dim对应维度上的大小不能整除2。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if out的shape不等于x根据dim拆分后的shape。（x为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
@@ -2297,9 +2297,9 @@ def npu_swiglu_backward(grad_output, self, dim=-1, *, out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的yGrad或x或out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if yGrad或x或out的数据类型不在支持的范围之内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim不在取值范围内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if x在dim对应维度上的大小不能整除2。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if yGrad的shape不等于x根据dim拆分后的shape，或out的shape与x不一致。
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if dim不在取值范围内。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if x在dim对应维度上的大小不能整除2。（x为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 561002 (ACLNN_ERR_INNER_TILING_ERROR) if yGrad的shape不等于x根据dim拆分后的shape，或out的shape与x不一致。（x为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_output = _rt.as_array(grad_output)
     self = _rt.as_array(self)

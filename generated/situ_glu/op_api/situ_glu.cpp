@@ -23,17 +23,15 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
 }
 
 const aclTensor* SituGlu(const aclTensor* x, int64_t dim, float beta, float linearBeta, bool activateLeft,
-                         aclOpExecutor* executor)
+                         const op::Shape& outShape, aclnnStatus* launchStatus, aclOpExecutor* executor)
 {
-    L0_DFX(SituGlu, x, dim, beta, linearBeta, activateLeft);
-    op::Shape halfShape = x->GetViewShape();
-    const int64_t splitAxis = dim < 0 ? dim + static_cast<int64_t>(halfShape.GetDimNum()) : dim;
-    halfShape.SetDim(splitAxis, halfShape.GetDim(splitAxis) / 2);
-    auto out = executor->AllocTensor(halfShape, x->GetDataType());
+    L0_DFX(SituGlu, x, dim, beta, linearBeta, activateLeft, outShape, launchStatus);
+    auto out = executor->AllocTensor(outShape, x->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(x)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SituGlu, OP_INPUT(x), OP_OUTPUT(out),
                                                OP_ATTR(dim, beta, linearBeta, activateLeft));
+        *launchStatus = ret;
         OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SituGlu ADD_TO_LAUNCHER_LIST_AICORE failed."),
                  return nullptr);
         return out;

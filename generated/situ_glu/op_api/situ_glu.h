@@ -8,7 +8,7 @@ namespace l0op {
 // Runs SituGlu on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
 const aclTensor* SituGlu(const aclTensor* x, int64_t dim, float beta, float linearBeta, bool activateLeft,
-                         aclOpExecutor* executor);
+                         const op::Shape& outShape, aclnnStatus* launchStatus, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_SITU_GLU_H_

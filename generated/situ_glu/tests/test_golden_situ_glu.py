@@ -279,38 +279,38 @@ ERROR_CASES = [
         "the dtype of x or out is not supported.",
     ),
     (
-        "row2_maxrank",
+        "row2_samedtype",
+        lambda: ([tensor((2, 6), "FLOAT"), -1, 1.0, 0.0, True], {}, tensor((2, 3), "FLOAT16")),
+        161002,
+        "the dtypes of x and out differ.",
+    ),
+    (
+        "row3_maxrank",
         lambda: (
             [tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT"), -1, 1.0, 0.0, True],
             {},
             tensor((1, 1, 1, 1, 1, 1, 1, 1, 0), "FLOAT"),
         ),
-        161002,
+        561002,
         "the dim of x or out is greater than 8, or x is 0-d.",
     ),
     (
-        "row3_dimrange",
+        "row4_dimrange",
         lambda: ([tensor((2, 6), "FLOAT"), 2, 1.0, 0.0, True], {}, tensor((2, 3), "FLOAT")),
-        161002,
+        561002,
         "dim is out of the range [-x.dim, x.dim - 1].",
     ),
     (
-        "row4_spliteven",
+        "row5_spliteven",
         lambda: ([tensor((2, 7), "FLOAT"), -1, 1.0, 0.0, True], {}, tensor((2, 3), "FLOAT")),
-        161002,
+        561002,
         "the size of x along dim must be even.",
     ),
     (
-        "row5_splitshape",
+        "row6_splitshape",
         lambda: ([tensor((2, 6), "FLOAT"), -1, 1.0, 0.0, True], {}, tensor((2, 6), "FLOAT")),
-        161002,
+        561002,
         "the shape of out must be x's with its size along dim halved.",
-    ),
-    (
-        "row6_samedtype",
-        lambda: ([tensor((2, 6), "FLOAT"), -1, 1.0, 0.0, True], {}, tensor((2, 3), "FLOAT16")),
-        161002,
-        "the dtypes of x and out differ.",
     ),
 ]
 

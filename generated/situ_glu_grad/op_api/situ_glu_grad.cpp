@@ -23,17 +23,16 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
 }
 
 const aclTensor* SituGluGrad(const aclTensor* gradY, const aclTensor* x, int64_t dim, float beta, float linearBeta,
-                             bool activateLeft, aclOpExecutor* executor)
+                             bool activateLeft, const op::Shape& outShape, aclnnStatus* launchStatus,
+                             aclOpExecutor* executor)
 {
-    L0_DFX(SituGluGrad, gradY, x, dim, beta, linearBeta, activateLeft);
-    op::Shape halfShape = x->GetViewShape();
-    const int64_t splitAxis = dim < 0 ? dim + static_cast<int64_t>(halfShape.GetDimNum()) : dim;
-    halfShape.SetDim(splitAxis, halfShape.GetDim(splitAxis) / 2);
-    auto out = executor->AllocTensor(x->GetViewShape(), gradY->GetDataType());
+    L0_DFX(SituGluGrad, gradY, x, dim, beta, linearBeta, activateLeft, outShape, launchStatus);
+    auto out = executor->AllocTensor(outShape, gradY->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(gradY)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SituGluGrad, OP_INPUT(gradY, x), OP_OUTPUT(out),
                                                OP_ATTR(dim, beta, linearBeta, activateLeft));
+        *launchStatus = ret;
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SituGluGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;

@@ -8,7 +8,8 @@ namespace l0op {
 // Runs SituGluGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
 const aclTensor* SituGluGrad(const aclTensor* gradY, const aclTensor* x, int64_t dim, float beta, float linearBeta,
-                             bool activateLeft, aclOpExecutor* executor);
+                             bool activateLeft, const op::Shape& outShape, aclnnStatus* launchStatus,
+                             aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_SITU_GLU_GRAD_H_

@@ -247,19 +247,19 @@ ERROR_CASES = [
     (
         "row2_dimrange",
         lambda: ([tensor((2, 6), "FLOAT"), 2], {}, tensor((2, 3), "FLOAT")),
-        161002,
+        561002,
         "dim is out of the range [-x.dim, x.dim - 1].",
     ),
     (
         "row3_spliteven",
         lambda: ([tensor((2, 7), "FLOAT"), -1], {}, tensor((2, 3), "FLOAT")),
-        161002,
+        561002,
         "the size of x along dim must be even.",
     ),
     (
         "row4_splitshape",
         lambda: ([tensor((2, 6), "FLOAT"), -1], {}, tensor((2, 6), "FLOAT")),
-        161002,
+        561002,
         "the shape of out must be x's with its size along dim halved.",
     ),
 ]

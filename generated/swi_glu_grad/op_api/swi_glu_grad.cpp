@@ -22,16 +22,15 @@ static bool IsAiCoreSupport(const aclTensor* tensor)
     return CheckType(tensor->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
 }
 
-const aclTensor* SwiGluGrad(const aclTensor* yGrad, const aclTensor* x, int64_t dim, aclOpExecutor* executor)
+const aclTensor* SwiGluGrad(const aclTensor* yGrad, const aclTensor* x, int64_t dim, const op::Shape& outShape,
+                            aclnnStatus* launchStatus, aclOpExecutor* executor)
 {
-    L0_DFX(SwiGluGrad, yGrad, x, dim);
-    op::Shape halfShape = x->GetViewShape();
-    const int64_t splitAxis = dim < 0 ? dim + static_cast<int64_t>(halfShape.GetDimNum()) : dim;
-    halfShape.SetDim(splitAxis, halfShape.GetDim(splitAxis) / 2);
-    auto out = executor->AllocTensor(x->GetViewShape(), yGrad->GetDataType());
+    L0_DFX(SwiGluGrad, yGrad, x, dim, outShape, launchStatus);
+    auto out = executor->AllocTensor(outShape, yGrad->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
     if (IsAiCoreSupport(yGrad)) {
         auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SwiGluGrad, OP_INPUT(yGrad, x), OP_OUTPUT(out), OP_ATTR(dim));
+        *launchStatus = ret;
         OP_CHECK(ret == ACLNN_SUCCESS,
                  OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SwiGluGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
         return out;

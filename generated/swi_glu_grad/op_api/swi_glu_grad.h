@@ -7,7 +7,8 @@
 namespace l0op {
 // Runs SwiGluGrad on same-shape contiguous inputs of one dtype: AI Core for op::DataType::DT_FLOAT,
 // op::DataType::DT_FLOAT16, op::DataType::DT_BF16.
-const aclTensor* SwiGluGrad(const aclTensor* yGrad, const aclTensor* x, int64_t dim, aclOpExecutor* executor);
+const aclTensor* SwiGluGrad(const aclTensor* yGrad, const aclTensor* x, int64_t dim, const op::Shape& outShape,
+                            aclnnStatus* launchStatus, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_SWI_GLU_GRAD_H_

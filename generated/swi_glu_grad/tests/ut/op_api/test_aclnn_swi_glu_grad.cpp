@@ -47,7 +47,7 @@ TEST_F(l2_swi_glu_grad_test, row1_dtypesupported)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): dim is out of the range [-x.dim, x.dim - 1].
+// Error row 2 (ACLNN_ERR_INNER_TILING_ERROR): dim is out of the range [-x.dim, x.dim - 1].
 TEST_F(l2_swi_glu_grad_test, row2_dimrange)
 {
     UtTensor yGrad({2, 3}, ACL_FLOAT);
@@ -57,10 +57,10 @@ TEST_F(l2_swi_glu_grad_test, row2_dimrange)
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSwiGluGradGetWorkspaceSize(yGrad.get(), x.get(), dim, out.get(), &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
-// Error row 3 (ACLNN_ERR_PARAM_INVALID): the size of x along dim must be even.
+// Error row 3 (ACLNN_ERR_INNER_TILING_ERROR): the size of x along dim must be even.
 TEST_F(l2_swi_glu_grad_test, row3_spliteven)
 {
     UtTensor yGrad({2, 3}, ACL_FLOAT);
@@ -70,10 +70,10 @@ TEST_F(l2_swi_glu_grad_test, row3_spliteven)
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSwiGluGradGetWorkspaceSize(yGrad.get(), x.get(), dim, out.get(), &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
-// Error row 4 (ACLNN_ERR_PARAM_INVALID): the shape of yGrad must be x's with its size along dim halved, out's x's.
+// Error row 4 (ACLNN_ERR_INNER_TILING_ERROR): the shape of yGrad must be x's with its size along dim halved, out's x's.
 TEST_F(l2_swi_glu_grad_test, row4_splitshape)
 {
     UtTensor yGrad({2, 6}, ACL_FLOAT);
@@ -83,7 +83,7 @@ TEST_F(l2_swi_glu_grad_test, row4_splitshape)
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSwiGluGradGetWorkspaceSize(yGrad.get(), x.get(), dim, out.get(), &workspaceSize, &executor);
-    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+    EXPECT_EQ(ret, ACLNN_ERR_INNER_TILING_ERROR); // 561002
 }
 
 // Success: yGrad FLOAT, x FLOAT, out FLOAT, shape [2, 10]. Expected: the spec's formula through the kernel plan's
