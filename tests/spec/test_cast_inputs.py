@@ -64,8 +64,8 @@ def test_the_op_api_casts_self_to_outs_dtype():
     ("old", "new", "message"),
     [
         (
-            "    opdef_name: x\n",
-            "    opdef_name: x\n    dtype: {cast_inputs: true}\n",
+            "    opdef_name: logits\n",
+            "    opdef_name: logits\n    dtype: {cast_inputs: true}\n",
             "'cast_inputs' applies to an output tensor only",
         ),
         (
