@@ -346,6 +346,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         {p.name: binding_result_index(spec, p.name) for p in spec.outputs},
         derived=tuple((name, expr) for name, expr in every_derived if name not in per_case),
         case_derived=tuple((name, expr) for name, expr in every_derived if name in per_case),
+        soc_calls=empty_soc_calls,
     )
 
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
