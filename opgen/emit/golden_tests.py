@@ -161,6 +161,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
     ]
+
     def error_view(error: GoldenError) -> dict:
         args = {name: _arg_literal(arg) for name, arg in error.args.items()}
         return {

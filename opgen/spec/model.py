@@ -876,13 +876,31 @@ class EmptyReturn(_Strict):
     returning on an empty one (aclnnSoftmaxBackward returns early only off regbase: `!IsRegbase() && IsEmpty()`)."""
 
     tensors: list[Identifier] = Field(
-        default_factory=list, description="tensors whose emptiness ends the call with success (default: the first output)"
+        default_factory=list,
+        description="tensors whose emptiness ends the call with success (default: the first output)",
     )
     after_checks_on: list[str] = Field(
         min_length=1,
         description="SoCs on which the rows marked 'after_empty_return' are checked before the empty-tensor return: "
         "the SoCs ops-nn's `Ops::NN::AclnnUtil::IsRegbase()` selects (ascend950)",
     )
+
+
+def _empty_return_form(value: object) -> str | None:
+    """`empty_return` is a list of tensors or a mapping; the form decides which model reads it."""
+    if isinstance(value, (dict, EmptyReturn)):
+        return "mapping"
+    return "list" if isinstance(value, list) else None
+
+
+EmptyReturnField = Annotated[
+    Union[Annotated[list[Identifier], Tag("list")], Annotated[EmptyReturn, Tag("mapping")]],  # noqa: UP007
+    Discriminator(
+        _empty_return_form,
+        custom_error_type="empty_return_form",
+        custom_error_message="a list of tensors, or a mapping {tensors, after_checks_on}",
+    ),
+]
 
 
 class OpSpec(_Strict):
@@ -898,7 +916,7 @@ class OpSpec(_Strict):
         None, description="the dimension the formula's reductions (rowmax, rowsum) run along (the softmax family)"
     )
     errors: list[ErrorRow] = Field(min_length=1)
-    empty_return: list[Identifier] | EmptyReturn = Field(
+    empty_return: EmptyReturnField = Field(
         default_factory=list,
         description="tensors whose emptiness ends the call with success after the error rows not marked "
         "'after_empty_return' (nothing launched, outputs left as they are, a summed output (formula.reduce) set to "

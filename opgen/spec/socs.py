@@ -151,6 +151,7 @@ REGBASE_HEADER = "op_api/aclnn_util.h"
 def regbase_socs() -> list[str]:
     return [soc.name for soc in SOCS if soc.regbase]
 
+
 DEFAULT_SOC = "ascend910b"
 
 
