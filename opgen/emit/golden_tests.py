@@ -18,7 +18,7 @@ from opgen.formula.integer import to_numpy_integer
 from opgen.lang import Code, code, ident, idents, python
 from opgen.plan.cases import Arg
 from opgen.plan.formulas import FormulaPlan
-from opgen.plan.golden import GoldenPlan
+from opgen.plan.golden import GoldenError, GoldenPlan
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.schedules import Schedule
 from opgen.types import Direction, ParamKind
@@ -161,19 +161,21 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         {"code": r.row.code, "condition": code(r.python), "message": python.string(r.row.message)}
         for r in operator.rejections
     ]
-    errors = []
-    for error in golden.errors:
+
+    def error_view(error: GoldenError) -> dict:
         args = {name: _arg_literal(arg) for name, arg in error.args.items()}
-        errors.append(
-            {
-                "name": python.string(error.name),
-                "args": [args[p.python] for p in params if not p.keyword_only],
-                "kwargs": [code(f"{python.string(p.python)}: {args[p.python]}") for p in params if p.keyword_only],
-                "out": _arg_literal(error.out),
-                "status": error.status,
-                "message": python.string(error.message),
-            }
-        )
+        return {
+            "name": python.string(error.name),
+            "args": [args[p.python] for p in params if not p.keyword_only],
+            "kwargs": [code(f"{python.string(p.python)}: {args[p.python]}") for p in params if p.keyword_only],
+            "out": _arg_literal(error.out),
+            "status": error.status,
+            "message": python.string(error.message),
+        }
+
+    errors = [error_view(error) for error in golden.errors]
+    # calls made on a given SoC, each in a process of its own (the twin fixes its SoC when it starts)
+    soc_errors = [{**error_view(error), "soc": python.string(soc)} for soc, error in golden.soc_errors]
     path = f"tests/test_golden_{operator.file_stem}.py"
     text = render(
         "op/tests/test_golden_op.py.j2",
@@ -222,6 +224,7 @@ def render_golden_tests(operator: OperatorPlan) -> dict[str, str]:
         complexes=golden.complexes,
         out_dtypes=python.literal({d.value: o.value for d, o in golden.out_dtypes.items()}),
         errors=errors,
+        soc_errors=soc_errors,
         tensor_keys=python.literal(tensors),
         **derived_input_context(operator),
         channels=[{"name": ident(c.python), "of": ident(c.of_python)} for c in schedule.channel_inputs],

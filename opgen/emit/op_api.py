@@ -260,6 +260,9 @@ def render_op_api(operator: OperatorPlan) -> dict[str, str]:
         # the empty-tensor return: its condition, and what the comments call it
         "empty_condition": code(" || ".join(f"{n}->IsEmpty()" for n in schedule.empty_return)),
         "empty_what": code(" or ".join(operator.empty_return) if operator.empty_return else "output"),
+        # where the late rows are checked before the empty return: ops-nn's query of the SoC (None: nowhere)
+        "checks_first": code(operator.checks_first_query) if operator.checks_first_query else None,
+        "regbase_header": code(operator.checks_first_header),
         # a summed output of nothing holds zeros: the empty return writes them
         "zeroed": [ident(n) for n in schedule.zeroed_on_empty],
         "inputs": [

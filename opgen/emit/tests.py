@@ -29,7 +29,7 @@ from opgen.dtypes import DType
 from opgen.emit.golden_tests import derived_input_context, reference_source
 from opgen.emit.templating import render
 from opgen.lang import Code, code, cpp, ident, idents, python
-from opgen.plan.cases import Arg, Call
+from opgen.plan.cases import Arg, Call, SocCall
 from opgen.plan.dtype_table import DtypeRow, dtype_rows
 from opgen.plan.golden import ScriptOption
 from opgen.plan.kernel import BLOCK_BYTES
@@ -161,6 +161,7 @@ class ApiTest:
     suite: Code
     header: Code
     cases: list[ApiCase]
+    platform: bool = False  # some case switches the SoC (opdev/platform.h)
 
 
 _INDENT = "  "
@@ -321,9 +322,35 @@ def _error_case(operator: OperatorPlan, sig: ApiSignature, call: Call) -> ApiCas
     return ApiCase.of(call.name, comment, body)
 
 
+def _soc_case(operator: OperatorPlan, sig: ApiSignature, soc_call: SocCall) -> ApiCase | None:
+    """A call on another SoC: the platform switched to it for phase one (as ops-nn's UTs do), then back."""
+    call = soc_call.call
+    api_args = _api_args(sig, call)
+    if api_args is None:
+        return None
+    parts = [_case_arg(name, arg, None) for name, arg in api_args.items()]
+    names = " or ".join(operator.empty_return) or "output"
+    if call.row is None:
+        comment = f"On {soc_call.soc} an empty {names} returns success before the rows it checks later."
+    else:
+        row = operator.errors[call.row]
+        comment = f"On {soc_call.soc} error row {call.row} ({row.status.value}) is checked before the empty return."
+    body = [
+        "const op::SocVersion socBefore = op::GetCurrentPlatformInfo().GetSocVersion();",
+        f"op::SetPlatformSocVersion(op::SocVersion::{soc_call.soc_version});",
+        *_phase_one(sig, parts, ()),
+        "op::SetPlatformSocVersion(socBefore);",
+        f"EXPECT_EQ(ret, {call.status_name});" + (f"  // {call.status}" if call.status else ""),
+    ]
+    return ApiCase.of(call.name, wrap_comment(comment), body)
+
+
 def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
-    """The op_api test of one API: the error rows it can express, then the success cases."""
+    """The op_api test of one API: the error rows it can express, the calls made on another SoC, then the success
+    cases."""
     cases = [case for call in operator.negative_calls if (case := _error_case(operator, sig, call))]
+    soc_cases = [case for call in operator.empty_soc_calls if (case := _soc_case(operator, sig, call))]
+    cases += soc_cases
     cases += [case for data in operator.success_data if (case := _success_case(operator, sig, data))]
     api_snake = sig.snake
     return ApiTest(
@@ -332,6 +359,7 @@ def api_test(operator: OperatorPlan, sig: ApiSignature) -> ApiTest:
         suite=ident(f"l2_{api_snake}_test"),
         header=code(operator.header_name),
         cases=cases,
+        platform=bool(soc_cases),
     )
 
 

@@ -8,7 +8,7 @@ module only supplies the spec's output rules and picks, per row, the first mutat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from opgen.spec.checks import Arg, Args, NoCaseError
 from opgen.spec.dtypes import DType, promote_types
 from opgen.spec.half_split import half_shape, split_axis
 from opgen.spec.model import Direction, OpSpec, Param, ParamKind
+from opgen.spec.socs import get_soc
 
 BASE_SHAPE = (2, 3)
 
@@ -143,17 +144,24 @@ def returns_empty(spec: OpSpec, args: Args) -> bool:
     return any(args[n].kind == "tensor" and 0 in args[n].shape for n in spec.empty_return_tensors)
 
 
-def first_failing_row(spec: OpSpec, args: Args, null_outputs: tuple[str, ...] = ()) -> int | None:
-    """The index of the error row a call trips (the first that fails), or None when it passes them all."""
-    soc = spec.supported_socs[0].soc  # the tests run on a supported SoC
+def first_failing_row(
+    spec: OpSpec, args: Args, null_outputs: tuple[str, ...] = (), soc: str | None = None
+) -> int | None:
+    """The index of the error row a call trips on `soc` (the first that fails), or None when it passes them all.
+    Without `soc`, on the first supported SoC for the dtype rows, and with the empty return's place on every SoC
+    but those checking first (the default twin's)."""
+    dtypes_soc = soc or spec.supported_socs[0].soc  # the tests run on a supported SoC
+    empty_soc = soc or next(
+        (s.soc for s in spec.supported_socs if s.soc not in spec.checks_before_empty_return_on), dtypes_soc
+    )
     empty = returns_empty(spec, args)
     for index, row in enumerate(spec.errors):
         check = row.check
-        if empty and row.after_empty:
+        if empty and spec.returns_empty_before(row, empty_soc):
             return None  # the API returned success before this row
         if check.kind != "not_null" and any(a.kind == "null" and not spec.param(n).nullable for n, a in args.items()):
             continue  # other checks read what a pointer points to; only a null check looks at the pointer
-        if check.fails(spec, args, null_outputs, soc):
+        if check.fails(spec, args, null_outputs, dtypes_soc):
             return index
     return None
 
@@ -178,3 +186,50 @@ def negative_calls(spec: OpSpec) -> list[Call]:
         else:
             raise NoCaseError(f"no call trips error row {index} ({row.doc})", index)
     return calls
+
+
+@dataclass(frozen=True)
+class SocCall:
+    """A call made on a given SoC (the test switches the twin to it first)."""
+
+    soc: str
+    call: Call
+
+    @property
+    def soc_version(self) -> str:
+        """The op::SocVersion enumerator a test switches the platform to."""
+        return get_soc(self.soc).soc_version
+
+
+def _emptied(spec: OpSpec, args: Args) -> Args:
+    """`args` with the empty return's first tensor made empty (its first dim 0), and every tensor of its shape
+    with it, so that only the row the call was made to trip still fails."""
+    name = spec.empty_return_tensors[0]
+    shape = args[name].shape
+    empty = (0, *shape[1:]) if shape else (0,)
+    return {n: replace(a, shape=empty) if a.kind == "tensor" and a.shape == shape else a for n, a in args.items()}
+
+
+def empty_return_soc_calls(spec: OpSpec) -> list[SocCall]:
+    """Where the empty-tensor return's place differs per SoC (`empty_return.after_checks_on`): one call with an
+    empty tensor tripping a row checked after the return, made on a SoC that returns first (success) and on each
+    that checks first (the row's status). Empty when the place is the same everywhere."""
+    first = spec.checks_before_empty_return_on
+    if not first:
+        return []
+    others = [s.soc for s in spec.supported_socs if s.soc not in first]
+    for call in negative_calls(spec):
+        assert call.row is not None
+        row = spec.errors[call.row]
+        if call.null_outputs or not row.after_empty_return or row.in_tiling:
+            continue
+        args = _emptied(spec, call.args)
+        if not returns_empty(spec, args) or any(first_failing_row(spec, args, (), s) is not None for s in others):
+            continue
+        if any(first_failing_row(spec, args, (), s) != call.row for s in first):
+            continue
+        name = f"empty_row{call.row}_{call.name.split('_', 1)[1]}"
+        calls = [SocCall(others[0], Call(f"{name}_returns_first", args))] if others else []
+        calls += [SocCall(s, replace(call, name=f"{name}_checked_on_{s}", args=args)) for s in first]
+        return calls
+    raise NoCaseError("no call with an empty tensor trips a row marked after_empty_return")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from opgen import formula as F
 from opgen.dtypes import DType
-from opgen.plan.cases import Arg, Call, allocated_by_binding
+from opgen.plan.cases import Arg, Call, SocCall, allocated_by_binding
 from opgen.plan.op_api_expectations import Tolerance, tolerances
 from opgen.spec.half_split import full_shape
 from opgen.spec.model import Direction, OpSpec, ParamKind
@@ -103,6 +103,8 @@ class GoldenPlan:
     results: tuple[tuple[str, int | None], ...]
     out_keyword: str  # the binding's keyword of the first output
     errors: tuple[GoldenError, ...]
+    # calls made on a given SoC (status 0: success): an empty tensor where the empty return's place differs per SoC
+    soc_errors: tuple[tuple[str, GoldenError], ...]
     unwritten: tuple[str, ...]  # outputs never written, checked to keep their bytes (Python names)
     split: GoldenSplit | None
     # golden.derived_inputs made with the inputs: (input, its expression over parameter names), in dependency order
@@ -133,20 +135,25 @@ def branch_points(expr: F.Expr) -> list[float]:
     return sorted(points)
 
 
+def _golden_error(spec: OpSpec, call: Call, binding_out: bool) -> GoldenError | None:
+    """The call as the binding makes it, or None when it cannot."""
+    if call.null_outputs:
+        return None  # a null workspaceSize/executor cannot be passed from Python (see the C++ op_api tests)
+    if not binding_out and not allocated_by_binding(spec, call.args):
+        return None  # a wrong out cannot be passed without out= (the C++ op_api tests hold this row)
+    args = {p.python: call.args[p.name] for p in spec.params if p.direction is Direction.INPUT}
+    # without out= the binding allocates the output itself
+    given = call.args[spec.outputs[0].name] if binding_out else Arg("null")
+    return GoldenError(call.name, args, given, call.status, call.message)
+
+
 def _errors(spec: OpSpec, negatives: Sequence[Call], binding_out: bool) -> tuple[GoldenError, ...]:
-    inputs = [p for p in spec.params if p.direction is Direction.INPUT]
-    out = spec.outputs[0].name
-    found = []
-    for call in negatives:
-        if call.null_outputs:
-            continue  # a null workspaceSize/executor cannot be passed from Python (see the C++ op_api tests)
-        if not binding_out and not allocated_by_binding(spec, call.args):
-            continue  # a wrong out cannot be passed without out= (the C++ op_api tests hold this row)
-        args = {p.python: call.args[p.name] for p in inputs}
-        # without out= the binding allocates the output itself
-        given = call.args[out] if binding_out else Arg("null")
-        found.append(GoldenError(call.name, args, given, call.status, call.message))
-    return tuple(found)
+    return tuple(e for call in negatives if (e := _golden_error(spec, call, binding_out)) is not None)
+
+
+def _soc_errors(spec: OpSpec, soc_calls: Sequence[SocCall], binding_out: bool) -> tuple[tuple[str, GoldenError], ...]:
+    found = ((c.soc, _golden_error(spec, c.call, binding_out)) for c in soc_calls)
+    return tuple((soc, e) for soc, e in found if e is not None)
 
 
 def golden_plan(
@@ -160,6 +167,7 @@ def golden_plan(
     result_index: Mapping[str, int | None],
     derived: Sequence[tuple[str, F.Expr]] = (),
     case_derived: Sequence[tuple[str, F.Expr]] = (),
+    soc_calls: Sequence[SocCall] = (),
 ) -> GoldenPlan:
     """The golden plan; `over_params`: each computed output's formula over parameter names, `result_index`: each
     output's position among the binding's results, `derived`/`case_derived`: the derived inputs made with the inputs
@@ -218,6 +226,7 @@ def golden_plan(
         results=tuple((name, result_index[name]) for name in schedule.outputs),
         out_keyword=out_keywords[spec.outputs[0].name],
         errors=_errors(spec, negatives, binding_out),
+        soc_errors=_soc_errors(spec, soc_calls, binding_out),
         unwritten=tuple(p.python for p in spec.unwritten_outputs) if binding_out else (),
         split=split,
         derived_inputs=tuple(derived),

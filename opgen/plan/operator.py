@@ -17,7 +17,7 @@ from opgen.lang import Code
 from opgen.plan.aclnn_checks import AclnnChecks, aclnn_checks
 from opgen.plan.aten_binding import AtenFormPlan, UnusedArgs, aten_form_plan, unused_args
 from opgen.plan.aten_registration import AtenRegistration, aten_registration
-from opgen.plan.cases import Call, NoCaseError, negative_calls, valid_calls
+from opgen.plan.cases import Call, NoCaseError, SocCall, empty_return_soc_calls, negative_calls, valid_calls
 from opgen.plan.documentation import DocsPlan, docs_plan
 from opgen.plan.example import ExamplePlan, example_plan
 from opgen.plan.formulas import FormulaPlan, formula_plan
@@ -47,7 +47,7 @@ from opgen.spec.formula_binding import (
     torch_differences,
 )
 from opgen.spec.model import Direction, ErrorRow, OpSpec, Param, snake_case
-from opgen.spec.socs import get_soc
+from opgen.spec.socs import REGBASE_HEADER, REGBASE_QUERY, get_soc
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,9 @@ class OperatorPlan:
     outputs: tuple[OutputRule, ...]
     valid_calls: tuple[Call, ...]
     negative_calls: tuple[Call, ...]
+    # an empty tensor tripping a row checked after the empty return, per SoC where its place differs (the return
+    # first: success; the checks first: the row's status); none when the place is the same on every SoC
+    empty_soc_calls: tuple[SocCall, ...]
     bindings: tuple[str, ...]  # the Python binding of each signature: its aten name, else the API in snake case
     binding_out: bool  # the main binding takes out=: aten has an out overload (or the binding is not aten's)
     numpy_helpers: str  # the helper functions the generated Python (reference, rejections) calls, no other
@@ -194,7 +197,19 @@ class OperatorPlan:
     @property
     def empty_return(self) -> list[str]:
         """The tensors whose emptiness returns early, as written (empty: the output's)."""
-        return self.spec.empty_return
+        return self.spec.empty_return_named
+
+    @property
+    def checks_first_query(self) -> str | None:
+        """The C++ condition under which the op_api checks its `after_empty_return` rows before returning on an
+        empty tensor (ops-nn's IsRegbase(); validation keeps `after_checks_on` to exactly the SoCs it selects), or
+        None when the return comes first on every SoC."""
+        return REGBASE_QUERY if self.spec.checks_before_empty_return_on else None
+
+    @property
+    def checks_first_header(self) -> str:
+        """The header declaring `checks_first_query`, as ops-nn's op_api includes it."""
+        return REGBASE_HEADER
 
     @property
     def header_name(self) -> str:
@@ -292,6 +307,12 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         problems.append(
             PlanProblem(path, f"{exc}; an earlier row always fails first, or the check cannot fail", "unreachable")
         )
+    empty_soc_calls: tuple[SocCall, ...] = ()
+    if not problems:
+        try:
+            empty_soc_calls = tuple(empty_return_soc_calls(spec))
+        except NoCaseError as exc:
+            problems.append(PlanProblem(("empty_return", "after_checks_on"), str(exc), "unreachable"))
     for name, tensor in spec.example.tensors.items():
         if spec.param(name).direction is Direction.OUTPUT and tensor.dtype not in (DType.FLOAT, DType.DOUBLE):
             message = "the example prints its output: use FLOAT or DOUBLE"
@@ -325,6 +346,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         {p.name: binding_result_index(spec, p.name) for p in spec.outputs},
         derived=tuple((name, expr) for name, expr in every_derived if name not in per_case),
         case_derived=tuple((name, expr) for name, expr in every_derived if name in per_case),
+        soc_calls=empty_soc_calls,
     )
 
     def rejects(values: dict[str, float | bool | int | str | None]) -> bool:
@@ -358,6 +380,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         ),
         valid_calls=valid,
         negative_calls=negatives,
+        empty_soc_calls=empty_soc_calls,
         bindings=binding_names(spec),
         binding_out=binding_out,
         numpy_helpers=_joined_helpers(

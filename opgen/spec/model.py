@@ -37,6 +37,7 @@ from opgen.spec.channel_broadcast import channel_count, channel_shape
 from opgen.spec.checks import CHECK_MODELS, CheckKind, CheckRejectIf
 from opgen.spec.dtypes import DType
 from opgen.spec.half_split import full_shape, split_axis
+from opgen.spec.socs import get_soc
 
 # ---------------------------------------------------------------------------------------------- operator
 
@@ -870,6 +871,38 @@ class Kernel(_Strict):
     )
 
 
+class EmptyReturn(_Strict):
+    """`empty_return` as a mapping: the tensors, and the SoCs on which ops-nn's op_api checks every row before
+    returning on an empty one (aclnnSoftmaxBackward returns early only off regbase: `!IsRegbase() && IsEmpty()`)."""
+
+    tensors: list[Identifier] = Field(
+        default_factory=list,
+        description="tensors whose emptiness ends the call with success (default: the first output)",
+    )
+    after_checks_on: list[str] = Field(
+        min_length=1,
+        description="SoCs on which the rows marked 'after_empty_return' are checked before the empty-tensor return: "
+        "the SoCs ops-nn's `Ops::NN::AclnnUtil::IsRegbase()` selects (ascend950)",
+    )
+
+
+def _empty_return_form(value: object) -> str | None:
+    """`empty_return` is a list of tensors or a mapping; the form decides which model reads it."""
+    if isinstance(value, (dict, EmptyReturn)):
+        return "mapping"
+    return "list" if isinstance(value, list) else None
+
+
+EmptyReturnField = Annotated[
+    Union[Annotated[list[Identifier], Tag("list")], Annotated[EmptyReturn, Tag("mapping")]],  # noqa: UP007
+    Discriminator(
+        _empty_return_form,
+        custom_error_type="empty_return_form",
+        custom_error_message="a list of tensors, or a mapping {tensors, after_checks_on}",
+    ),
+]
+
+
 class OpSpec(_Strict):
     operator: OperatorInfo
     api: ApiInfo
@@ -883,11 +916,12 @@ class OpSpec(_Strict):
         None, description="the dimension the formula's reductions (rowmax, rowsum) run along (the softmax family)"
     )
     errors: list[ErrorRow] = Field(min_length=1)
-    empty_return: list[Identifier] = Field(
+    empty_return: EmptyReturnField = Field(
         default_factory=list,
         description="tensors whose emptiness ends the call with success after the error rows not marked "
         "'after_empty_return' (nothing launched, outputs left as they are, a summed output (formula.reduce) set to "
-        "zeros); default: the first output",
+        "zeros); default: the first output. The mapping form {tensors, after_checks_on} names the SoCs where the "
+        "return comes after every row instead",
     )
     constraints: Constraints = Field(default_factory=Constraints)
     example: Example
@@ -913,17 +947,42 @@ class OpSpec(_Strict):
         return [p for p in self.params if p.direction is Direction.OUTPUT and p.written]
 
     @property
+    def empty_return_named(self) -> list[str]:
+        """The tensors `empty_return` names, in either form (empty: none named)."""
+        given = self.empty_return
+        return list(given.tensors if isinstance(given, EmptyReturn) else given)
+
+    @property
     def empty_return_tensors(self) -> list[str]:
         """The tensors any of which, empty, makes the API return success before its `after_empty_return` rows."""
-        return list(self.empty_return) or [self.outputs[0].name]
+        return self.empty_return_named or [self.outputs[0].name]
+
+    @property
+    def checks_before_empty_return_on(self) -> list[str]:
+        """The SoCs on which the `after_empty_return` rows are checked before the empty-tensor return (ops-nn's
+        `IsRegbase()` branch); empty: the return comes before them on every SoC."""
+        given = self.empty_return
+        return list(given.after_checks_on) if isinstance(given, EmptyReturn) else []
+
+    def returns_empty_before(self, row: ErrorRow, soc: str) -> bool:
+        """Whether, on `soc`, an empty tensor of the empty return ends the call before `row` is checked: the one
+        rule the plan, the tests and the docs read."""
+        if row.in_tiling:
+            return True  # the tiling runs only once something is launched
+        return row.after_empty_return and soc not in self.checks_before_empty_return_on
 
     def error_doc(self, row: ErrorRow) -> str:
-        """A row's doc text; a row checked after the empty-tensor return says when it is not checked."""
+        """A row's doc text; a row checked after the empty-tensor return says when it is not checked (and on
+        which SoCs it is checked first all the same)."""
         if not row.after_empty:
             return row.doc
         names = self.empty_return_tensors
         joined = names[0] if len(names) == 1 else "、".join(names[:-1]) + "或" + names[-1]
-        return f"{row.doc}（{joined}为空Tensor时直接返回成功，不做此校验。）"
+        first = [s for s in self.checks_before_empty_return_on if not self.returns_empty_before(row, s)]
+        if not first:
+            return f"{row.doc}（{joined}为空Tensor时直接返回成功，不做此校验。）"
+        labels = "、".join(get_soc(s).api_doc_label for s in first)
+        return f"{row.doc}（{joined}为空Tensor时，{labels}先做此校验再返回成功，其他产品直接返回成功，不做此校验。）"
 
     @property
     def unwritten_outputs(self) -> list[Param]:

@@ -26,6 +26,8 @@ class Soc:
     # DataCopyPad (exact-byte GM<->UB moves), which every generated kernel uses: absent on the older training and
     # inference parts (CANN's Ascend C API reference), where ops-nn serves these ops from its built-in kernels instead
     data_copy_pad: bool = True
+    # the register-based architecture (NpuArch DAV_3510) that ops-nn's op_api tells apart with REGBASE_QUERY
+    regbase: bool = False
     figures_certain: bool = True
 
 
@@ -43,6 +45,7 @@ SOCS: tuple[Soc, ...] = (
         ub_usable_bytes=248 * _KB,
         bf16_vector_arith=True,
         bf16_supported=True,
+        regbase=True,
     ),
     Soc(
         name="ascend910_93",
@@ -138,6 +141,16 @@ SOCS: tuple[Soc, ...] = (
 )
 
 SOC_BY_NAME: dict[str, Soc] = {soc.name: soc for soc in SOCS}
+
+# How ops-nn's op_api asks whether it runs on a regbase SoC (common/inc/op_api/aclnn_util.h, NpuArch DAV_3510 and
+# DAV_5102, of which opgen knows ascend950); the header that declares it, as the op_api includes it.
+REGBASE_QUERY = "Ops::NN::AclnnUtil::IsRegbase()"
+REGBASE_HEADER = "op_api/aclnn_util.h"
+
+
+def regbase_socs() -> list[str]:
+    return [soc.name for soc in SOCS if soc.regbase]
+
 
 DEFAULT_SOC = "ascend910b"
 

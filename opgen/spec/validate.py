@@ -25,9 +25,18 @@ from opgen.spec.diagnostics import Diagnostic, FieldPath, suggest
 from opgen.spec.dtypes import AICORE_DTYPES, AICPU_COMPLEX_DTYPES, AICPU_DTYPES, AICPU_INTEGER_DTYPES, DType
 from opgen.spec.formula_binding import formula_symbols, kernel_formulas, let_symbol, local_lets, output_symbols
 from opgen.spec.half_split import half_shape, split_axis
-from opgen.spec.model import Direction, HalvesFormula, OpDefTensor, OpSpec, Param, ParamKind, ctype_base
+from opgen.spec.model import (
+    Direction,
+    EmptyReturn,
+    HalvesFormula,
+    OpDefTensor,
+    OpSpec,
+    Param,
+    ParamKind,
+    ctype_base,
+)
 from opgen.spec.names import identifier_problems
-from opgen.spec.socs import SOC_BY_NAME
+from opgen.spec.socs import REGBASE_QUERY, SOC_BY_NAME, regbase_socs
 from opgen.spec.yaml_source import SourceDocument
 
 KNOWN_FORMATS = ("ND", "NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC", "FRACTAL_NZ", "NCDHW")
@@ -744,7 +753,11 @@ class _Checker:
     def check_empty_return(self) -> None:
         """The empty-tensor return sits at one place in the table: rows after it end the table, and it reads what
         tensors point to, so null checks come before it."""
-        self.resolve_all(self.spec.empty_return, ("empty_return",), kinds=(ParamKind.TENSOR,), what="an empty return")
+        given = self.spec.empty_return
+        where: FieldPath = ("empty_return", "tensors") if isinstance(given, EmptyReturn) else ("empty_return",)
+        self.resolve_all(self.spec.empty_return_named, where, kinds=(ParamKind.TENSOR,), what="an empty return")
+        if isinstance(given, EmptyReturn):
+            self.check_empty_return_socs(given)
         after: int | None = None
         for i, row in enumerate(self.spec.errors):
             path = ("errors", i, "after_empty_return")
@@ -755,6 +768,30 @@ class _Checker:
             elif after is not None and not self.spec.errors[after].in_tiling:  # else check_tiling_rows says why
                 message = f"row {after} is checked after the empty-tensor return: the rows after it must be too"
                 self.report(path, message, "invalid")
+
+    def check_empty_return_socs(self, given: EmptyReturn) -> None:
+        """`after_checks_on` names the SoCs on which the rows after the empty return are checked before it: ops-nn
+        tells them apart with one query (IsRegbase), so the list is the regbase SoCs the spec supports, and there
+        must be such rows."""
+        path: FieldPath = ("empty_return", "after_checks_on")
+        supported = {s.soc for s in self.spec.supported_socs}
+        for i, name in enumerate(given.after_checks_on):
+            if name not in SOC_BY_NAME:
+                self.report(path + (i,), f"unknown SoC '{name}'{suggest(name, SOC_BY_NAME)}", "unknown-value")
+            elif name not in supported:
+                self.report(path + (i,), f"SoC '{name}' is not a supported row of 'socs'", "invalid")
+            elif given.after_checks_on.index(name) != i:
+                self.report(path + (i,), f"SoC '{name}' is listed twice", "duplicate-name")
+        wanted = [s for s in regbase_socs() if s in supported]
+        if set(given.after_checks_on) <= set(SOC_BY_NAME) and set(given.after_checks_on) != set(wanted):
+            message = (
+                f"ops-nn's op_api places its empty return per SoC with {REGBASE_QUERY}: list the regbase SoCs the "
+                f"spec supports ({', '.join(wanted) or 'none'})"
+            )
+            self.report(path, message, "invalid")
+        if not any(row.after_empty_return and not row.in_tiling for row in self.spec.errors):
+            message = "no op_api row is marked after_empty_return: the empty return's place is the same on every SoC"
+            self.report(path, message, "invalid")
 
     def check_host_params(self) -> None:
         """A string parameter is a pointer the error table must null-check; a parameter with `values` needs

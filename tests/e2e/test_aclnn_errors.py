@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from calls import invoke
 from spec_list import loaded
 
-from opgen.plan.cases import negative_calls, valid_calls
+from opgen.plan.cases import empty_return_soc_calls, negative_calls, valid_calls
 from opgen.plan.operator import binding_names
 from opgen.spec.model import Direction, ParamKind
 
@@ -80,3 +86,38 @@ def test_inplace_variant_writes_into_its_input_view(op):
         inplace(*args(view.astype(refused)))
     dtype_row = next(c for c in negative_calls(spec) if spec.errors[c.row].check.kind == "dtype_supported")
     assert info.value.status == dtype_row.status
+
+
+# An empty tensor tripping a row checked after the empty return, where that return's place differs per SoC
+# (empty_return.after_checks_on): the twin fixes its SoC when it starts, so each call runs in a process of its own
+# on its SoC (OPGEN_SOC); the expected status is success where the return comes first, the row's where it does not.
+SOC_CASES = [(op, c.soc, c.call) for op, spec in SPECS.items() for c in empty_return_soc_calls(spec)]
+_ON_SOC = """
+import json, sys
+import numpy as np
+import opgen_ops
+from calls import invoke
+from spec_list import loaded
+from opgen.plan.cases import empty_return_soc_calls
+spec = next(s for _, s in loaded() if s.operator.file_stem == sys.argv[1])
+call = next(c.call for c in empty_return_soc_calls(spec) if c.call.name == sys.argv[2])
+try:
+    invoke(opgen_ops, spec, call, np.random.default_rng(0))
+    print(json.dumps([0, ""]))
+except opgen_ops.AclnnError as error:
+    print(json.dumps([error.status, error.message]))
+"""
+
+
+@pytest.mark.parametrize("op,soc,call", SOC_CASES, ids=[f"{c[0]}-{c[2].name}" for c in SOC_CASES])
+def test_empty_return_place_per_soc(op, soc, call):
+    here = Path(__file__).resolve().parent
+    path = os.pathsep.join([str(here), str(here.parent), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "OPGEN_SOC": soc, "PYTHONPATH": path}
+    run = subprocess.run(
+        [sys.executable, "-c", _ON_SOC, op, call.name], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    status, message = json.loads(run.stdout.splitlines()[-1])
+    assert status == call.status, (soc, status, message)
+    assert call.message in message

@@ -15,6 +15,7 @@
 #include "opdev/platform.h"
 #include "opdev/shape_utils.h"
 #include "opdev/tensor_view_utils.h"
+#include "op_api/aclnn_util.h"
 
 using namespace op;
 
@@ -119,6 +120,12 @@ aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const aclTensor* gradOutput,
     L2_DFX_PHASE_1(aclnnLogSoftmaxBackward, DFX_IN(gradOutput, output, dim), DFX_OUT(out));
     auto ret = CheckParams(gradOutput, output, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    // An empty gradOutput or output returns success before these rows, except on a regbase SoC (Ascend 950), which
+    // checks them first
+    if (Ops::NN::AclnnUtil::IsRegbase() || !(gradOutput->IsEmpty() || output->IsEmpty())) {
+        ret = CheckNonEmptyParams(gradOutput, output, dim, out);
+        CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    }
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {
         OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize or executor is nullptr.");
@@ -134,8 +141,6 @@ aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const aclTensor* gradOutput,
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }
-    ret = CheckNonEmptyParams(gradOutput, output, dim, out);
-    CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     const op::DataType computeDtype = gradOutput->GetDataType();
     // gradOutput: contiguous, in the compute dtype

@@ -1258,12 +1258,12 @@ def log_softmax_backward(grad_output, output, dim, *, out=None):
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、output、out是空指针。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output不是支持的数据类型。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput不是支持的数据类型。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput与output的数据类型不一致。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或output的维度大于8。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output、out的shape不一致。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在gradOutput维度范围内。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output不是支持的数据类型。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput不是支持的数据类型。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput与output的数据类型不一致。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput或output的维度大于8。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output、out的shape不一致。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在gradOutput维度范围内。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_output = _rt.as_array(grad_output)
     output = _rt.as_array(output)
@@ -2040,12 +2040,12 @@ def softmax_backward(grad_output, output, dim, *, out=None):
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的gradOutput、output、out是空指针。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput不是支持的数据类型。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output不是支持的数据类型。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output的数据类型与gradOutput不一致。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在gradOutput维度范围内。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput的维度大于8。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output、out的shape不一致。（gradOutput或output为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput不是支持的数据类型。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output不是支持的数据类型。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if output的数据类型与gradOutput不一致。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在gradOutput维度范围内。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput的维度大于8。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if gradOutput、output、out的shape不一致。（gradOutput或output为空Tensor时，Ascend 950PR/Ascend 950DT先做此校验再返回成功，其他产品直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     grad_output = _rt.as_array(grad_output)
     output = _rt.as_array(output)

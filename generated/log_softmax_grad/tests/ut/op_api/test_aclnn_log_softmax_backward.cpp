@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "op_api_ut.h"
+#include "opdev/platform.h"
 #include "../../../op_api/aclnn_logsoftmax_backward.h"
 
 using op_api_ut::AclRuntime;
@@ -116,6 +117,40 @@ TEST_F(l2_log_softmax_backward_test, row6_dimrange)
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnLogSoftmaxBackwardGetWorkspaceSize(gradOutput.get(), output.get(), dim, out.get(),
                                                               &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// On ascend910_93 an empty gradOutput or output returns success before the rows it checks later.
+TEST_F(l2_log_softmax_backward_test, empty_row1_dtypesupported_returns_first)
+{
+    const op::SocVersion socBefore = op::GetCurrentPlatformInfo().GetSocVersion();
+    op::SetPlatformSocVersion(op::SocVersion::ASCEND910_93);
+    UtTensor gradOutput({0, 3}, ACL_FLOAT);
+    UtTensor output({0, 3}, ACL_INT32);
+    const int64_t dim = -1;
+    UtTensor out({0, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSoftmaxBackwardGetWorkspaceSize(gradOutput.get(), output.get(), dim, out.get(),
+                                                              &workspaceSize, &executor);
+    op::SetPlatformSocVersion(socBefore);
+    EXPECT_EQ(ret, ACLNN_SUCCESS);
+}
+
+// On ascend950 error row 1 (ACLNN_ERR_PARAM_INVALID) is checked before the empty return.
+TEST_F(l2_log_softmax_backward_test, empty_row1_dtypesupported_checked_on_ascend950)
+{
+    const op::SocVersion socBefore = op::GetCurrentPlatformInfo().GetSocVersion();
+    op::SetPlatformSocVersion(op::SocVersion::ASCEND950);
+    UtTensor gradOutput({0, 3}, ACL_FLOAT);
+    UtTensor output({0, 3}, ACL_INT32);
+    const int64_t dim = -1;
+    UtTensor out({0, 3}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSoftmaxBackwardGetWorkspaceSize(gradOutput.get(), output.get(), dim, out.get(),
+                                                              &workspaceSize, &executor);
+    op::SetPlatformSocVersion(socBefore);
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
