@@ -1,8 +1,9 @@
 """aclnnSoftmaxCrossEntropyWithLogits (specs/softmax_cross_entropy_with_logits.yaml: the reduce_dim schedule with a
 per-row output) through the generated API on the twin, against torch: loss against F.cross_entropy with soft labels
 (reduction='none'), backprop against softmax(x) - labels. Rows of one element, rows just under and just over what fits
-in UB (found with the tiling model), rows of 100,000 elements, ±inf and NaN, empty tensors, every error row and the
-shape quirk; the twin's trace shows each input read once when rows fit, otherwise features four times (three levels
+in UB (found with the tiling model), rows of 100,000 elements, ±inf and NaN, empty tensors, every error row, the
+shape quirk and the labels shapes ops-nn refuses (its broadcast forms held as strict xfails until the kernel has
+them); the twin's trace shows each input read once when rows fit, otherwise features four times (three levels
 and the output pass) and labels twice (the loss's level and the output pass), loss and backprop written once; the
 generated kernel gives bit-identical results for 1, 8 and 48 cores and matches the plan's numpy model bit for bit."""
 
@@ -193,8 +194,8 @@ def test_the_op_api_does_not_compare_shapes_as_ops_nn():
     rng = np.random.default_rng(3)
     x = rng.uniform(-10, 10, (3, 5)).astype(np.float32)
     y = _soft_labels(rng, 3, 5).astype(np.float32)
-    with pytest.raises(opgen_ops.AclnnError, match="561002"):  # the tiling: labels row for row with features
-        opgen_ops.softmax_cross_entropy_with_logits(x, y[:1])
+    with pytest.raises(opgen_ops.AclnnError, match="561002"):  # the tiling: labels [2, 5] against features [3, 5]
+        opgen_ops.softmax_cross_entropy_with_logits(x, y[:2])
     with pytest.raises(opgen_ops.AclnnError) as caught:
         opgen_ops.softmax_cross_entropy_with_logits(x, y, loss=np.zeros((3, 5), np.float32))
     assert caught.value.status == 561103 and "ViewCopy" in str(caught.value)
@@ -202,6 +203,65 @@ def test_the_op_api_does_not_compare_shapes_as_ops_nn():
     want_loss, want_backprop = _torch(x, y.astype(np.float16).astype(np.float32))
     np.testing.assert_allclose(loss, want_loss, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(backprop, want_backprop, rtol=1e-5, atol=1e-6)
+
+
+# (features, labels) shapes ops-nn's tiling refuses (GRAPH_FAILED, 561002; see the spec's header): a labels dim
+# neither 1 nor features', or features broadcast against labels (through aclnn the kernel's outputs have features'
+# shape).
+REFUSED_BY_OPS_NN = [
+    ((3, 5), (2, 5)),
+    ((3, 5), (3, 4)),
+    ((3, 5), (1, 4)),
+    ((3, 5), (2, 1)),
+    ((1, 5), (3, 5)),
+    ((3, 1), (3, 5)),
+    ((1, 1), (3, 5)),
+]
+
+
+@pytest.mark.parametrize(("features", "labels"), REFUSED_BY_OPS_NN)
+def test_shapes_ops_nn_refuses_are_refused_by_the_tiling(features, labels, tmp_path, monkeypatch):
+    rng = np.random.default_rng(20)
+    x = rng.uniform(-10, 10, features).astype(np.float32)
+    y = rng.uniform(0, 1, labels).astype(np.float32)
+    with pytest.raises(opgen_ops.AclnnError) as caught:
+        _run(x, y, tmp_path, monkeypatch)
+    # the tiling's failure is logged as ACLNN_ERR_INNER_TILING_ERROR; the l0op then returns no result, which the op_api
+    # answers with ACLNN_ERR_INNER_NULLPTR
+    message = str(caught.value)
+    assert caught.value.status == 561103 and "errno[561002]" in message and "tiling function returned" in message
+
+
+def _fitting_and_chunked_rows() -> list[tuple[str, int, int]]:
+    return [("rows_fit", 130, 77), ("rows_fit_many_tiles", 5000, 3), ("chunked", 3, _longest_fitting_row() + 1)]
+
+
+# labels shapes ops-nn's tiling broadcasts against features [N, C] (labelsBrcDim 0, 1, IS_SCALAR); opgen's kernel does
+# not yet (the spec's header): the host tiling refuses them (561002), so these fail with AclnnError until it does.
+@pytest.mark.xfail(
+    raises=opgen_ops.AclnnError, strict=True, reason="TODO(reduce-dim): labels broadcast as ops-nn's tiling does"
+)
+@pytest.mark.parametrize("form", ["row [1, C]", "column [N, 1]", "scalar [1, 1]"])
+@pytest.mark.parametrize(("size", "rows", "r"), _fitting_and_chunked_rows(), ids=lambda v: str(v))
+def test_labels_broadcast_as_ops_nn_against_torch(form, size, rows, r, tmp_path, monkeypatch):
+    rng = np.random.default_rng(rows + r)
+    x = rng.uniform(-10, 10, (rows, r)).astype(np.float32)
+    shape = {"row [1, C]": (1, r), "column [N, 1]": (rows, 1), "scalar [1, 1]": (1, 1)}[form]
+    y = rng.uniform(0, 1, shape).astype(np.float32)
+    loss, backprop, moved = _run(x, y, tmp_path, monkeypatch)
+    expanded = np.ascontiguousarray(np.broadcast_to(y, (rows, r)))
+    want_loss, want_backprop = _torch(x, expanded)
+    assert loss.shape == (rows,) and backprop.shape == (rows, r)
+    tolerance = _spec().golden.tolerance[DType.FLOAT]
+    np.testing.assert_allclose(loss, want_loss, rtol=tolerance.rtol, atol=tolerance.atol)
+    np.testing.assert_allclose(backprop, want_backprop, rtol=tolerance.rtol, atol=tolerance.atol)
+    ((read, written),) = moved
+    assert written == loss.nbytes + backprop.nbytes
+    # the broadcast labels are never expanded in GM: at most each core reads them once per pass that reads labels
+    passes = 1 if _plan(rows, r).rows_per_tile > 0 else 2
+    features_reads = x.nbytes if passes == 1 else (LEVELS + 1) * x.nbytes
+    cores = get_soc(DEFAULT_SOC).vector_cores
+    assert features_reads < read <= features_reads + passes * cores * (y.nbytes + 32)
 
 
 def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_lib):
