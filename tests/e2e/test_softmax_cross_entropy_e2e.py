@@ -2,10 +2,11 @@
 per-row output) through the generated API on the twin, against torch: loss against F.cross_entropy with soft labels
 (reduction='none'), backprop against softmax(x) - labels. Rows of one element, rows just under and just over what fits
 in UB (found with the tiling model), rows of 100,000 elements, ±inf and NaN, empty tensors, every error row, the
-shape quirk and the labels shapes ops-nn refuses (its broadcast forms held as strict xfails until the kernel has
-them); the twin's trace shows each input read once when rows fit, otherwise features four times (three levels
-and the output pass) and labels twice (the loss's level and the output pass), loss and backprop written once; the
-generated kernel gives bit-identical results for 1, 8 and 48 cores and matches the plan's numpy model bit for bit."""
+shape quirk, labels broadcast as ops-nn's tiling does ([1, C], [N, 1], [1, 1]; GM bytes from the trace) and the
+labels shapes it refuses; the twin's trace shows each input read once when rows fit, otherwise features four times
+(three levels and the output pass) and labels twice (the loss's level and the output pass), loss and backprop written
+once; the generated kernel gives bit-identical results for 1, 8 and 48 cores and matches the plan's numpy model bit
+for bit."""
 
 from __future__ import annotations
 
@@ -236,18 +237,33 @@ def _fitting_and_chunked_rows() -> list[tuple[str, int, int]]:
     return [("rows_fit", 130, 77), ("rows_fit_many_tiles", 5000, 3), ("chunked", 3, _longest_fitting_row() + 1)]
 
 
-# labels shapes ops-nn's tiling broadcasts against features [N, C] (labelsBrcDim 0, 1, IS_SCALAR); opgen's kernel does
-# not yet (the spec's header): the host tiling refuses them (561002), so these fail with AclnnError until it does.
-@pytest.mark.xfail(
-    raises=opgen_ops.AclnnError, strict=True, reason="TODO(reduce-dim): labels broadcast as ops-nn's tiling does"
-)
-@pytest.mark.parametrize("form", ["row [1, C]", "column [N, 1]", "scalar [1, 1]"])
+BROADCAST_FORMS = {
+    "row [1, C]": lambda n, c: (1, c),
+    "column [N, 1]": lambda n, c: (n, 1),
+    "one [1, 1]": lambda n, c: (1, 1),
+}
+
+
+def _broadcast_labels_reads(form: str, rows: int, r: int, item: int) -> int:
+    """The labels bytes the kernel reads from GM for a broadcast form: what every tile reads the same stays in UB,
+    read once per core (one row when rows fit; one value); one value per row is read with its row's tile (in chunks:
+    by each of the two passes that read labels, per chunk); a row too long to fit, by those two passes."""
+    planned = _plan(rows, r)
+    cores = planned.block_dim
+    if planned.rows_per_tile > 0:
+        return {"row [1, C]": cores * r, "column [N, 1]": rows, "one [1, 1]": cores}[form] * item
+    chunks = -(-r // planned.tile_length)
+    return {"row [1, C]": 2 * rows * r, "column [N, 1]": 2 * rows * chunks, "one [1, 1]": cores}[form] * item
+
+
+@pytest.mark.parametrize("form", list(BROADCAST_FORMS))
 @pytest.mark.parametrize(("size", "rows", "r"), _fitting_and_chunked_rows(), ids=lambda v: str(v))
 def test_labels_broadcast_as_ops_nn_against_torch(form, size, rows, r, tmp_path, monkeypatch):
+    """The labels shapes ops-nn's tiling broadcasts against features [N, C] (labelsBrcDim 0 and 1, IS_SCALAR): loss
+    and backprop as torch's on the expanded labels, the broadcast labels never expanded in GM."""
     rng = np.random.default_rng(rows + r)
     x = rng.uniform(-10, 10, (rows, r)).astype(np.float32)
-    shape = {"row [1, C]": (1, r), "column [N, 1]": (rows, 1), "scalar [1, 1]": (1, 1)}[form]
-    y = rng.uniform(0, 1, shape).astype(np.float32)
+    y = rng.uniform(0, 1, BROADCAST_FORMS[form](rows, r)).astype(np.float32)
     loss, backprop, moved = _run(x, y, tmp_path, monkeypatch)
     expanded = np.ascontiguousarray(np.broadcast_to(y, (rows, r)))
     want_loss, want_backprop = _torch(x, expanded)
@@ -255,13 +271,31 @@ def test_labels_broadcast_as_ops_nn_against_torch(form, size, rows, r, tmp_path,
     tolerance = _spec().golden.tolerance[DType.FLOAT]
     np.testing.assert_allclose(loss, want_loss, rtol=tolerance.rtol, atol=tolerance.atol)
     np.testing.assert_allclose(backprop, want_backprop, rtol=tolerance.rtol, atol=tolerance.atol)
+    # bit for bit what the same labels expanded give: the broadcast only changes where labels come from
+    same_loss, same_backprop, _ = _run(x, expanded, tmp_path, monkeypatch)
+    np.testing.assert_array_equal(loss.view(np.uint32), same_loss.view(np.uint32))
+    np.testing.assert_array_equal(backprop.view(np.uint32), same_backprop.view(np.uint32))
     ((read, written),) = moved
     assert written == loss.nbytes + backprop.nbytes
-    # the broadcast labels are never expanded in GM: at most each core reads them once per pass that reads labels
-    passes = 1 if _plan(rows, r).rows_per_tile > 0 else 2
-    features_reads = x.nbytes if passes == 1 else (LEVELS + 1) * x.nbytes
-    cores = get_soc(DEFAULT_SOC).vector_cores
-    assert features_reads < read <= features_reads + passes * cores * (y.nbytes + 32)
+    features_reads = x.nbytes if _plan(rows, r).rows_per_tile > 0 else (LEVELS + 1) * x.nbytes
+    assert read == features_reads + _broadcast_labels_reads(form, rows, r, 4)
+
+
+@pytest.mark.parametrize("dtype", [DType.FLOAT16, DType.BFLOAT16])
+@pytest.mark.parametrize("form", list(BROADCAST_FORMS))
+def test_labels_broadcast_in_half_dtypes_as_the_expanded_labels(form, dtype, tmp_path, monkeypatch):
+    """Half dtypes: the broadcast labels Cast once, then spread: bit for bit the expanded labels' results; with -0,
+    ±inf and NaN among the labels (-0 stays -0 when a row is copied)."""
+    rng = np.random.default_rng(16)
+    rows, r = 37, 50
+    x = rng.uniform(-10, 10, (rows, r)).astype(dtype.numpy)
+    y = rng.uniform(0, 1, BROADCAST_FORMS[form](rows, r)).astype(dtype.numpy)
+    flat = y.reshape(-1)
+    flat[: min(4, flat.size)] = np.array([-0.0, np.inf, -np.inf, np.nan], dtype.numpy)[: min(4, flat.size)]
+    loss, backprop, _ = _run(x, y, tmp_path, monkeypatch)
+    same_loss, same_backprop, _ = _run(x, np.ascontiguousarray(np.broadcast_to(y, (rows, r))), tmp_path, monkeypatch)
+    np.testing.assert_array_equal(loss.view(np.uint16), same_loss.view(np.uint16))
+    np.testing.assert_array_equal(backprop.view(np.uint16), same_backprop.view(np.uint16))
 
 
 def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_lib):
