@@ -309,3 +309,22 @@ def test_check_allows_only_another_input_broadcast_to_the_reduced_tensor(tmp_pat
     err = _check(spec, capsys)
     assert f"{param}.shape: a reduce_dim operator's tensors all have the reduced tensor's shape" in err, err
     assert "internal error" not in err
+
+
+@pytest.mark.parametrize("labels_shape", [(1, 7), (4, 1), (1, 1)])
+def test_the_reference_broadcasts_labels_to_features(labels_shape) -> None:
+    """SCE's labels broadcast to features ([1, C], [N, 1], [1, 1]): the float64 reference gives loss [N] and backprop
+    [N, C], those of the expanded labels."""
+    from opgen.spec.formula_binding import evaluate_reference
+    from opgen.spec.loader import load_spec
+
+    spec = load_spec(SPECS / "softmax_cross_entropy_with_logits.yaml").spec
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-5, 5, (4, 7))
+    y = rng.uniform(0, 1, labels_shape)
+    expanded = np.broadcast_to(y, x.shape).copy()
+    for output, shape in (("loss", (4,)), ("backprop", (4, 7))):
+        got = evaluate_reference(spec, {"features": x, "labels": y}, None, output)
+        want = evaluate_reference(spec, {"features": x, "labels": expanded}, None, output)
+        assert np.shape(got) == shape
+        np.testing.assert_array_equal(got, want)
