@@ -330,3 +330,61 @@ def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_li
             assert other.plan["blockDim"] <= cores
             for got, want in zip(other.outputs, run.outputs, strict=True):
                 np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+_SOC_RUN = """
+import sys
+import numpy as np
+import opgen_ops
+
+x = np.load(sys.argv[1])
+out = {}
+for name in sys.argv[3:]:
+    loss, backprop = opgen_ops.softmax_cross_entropy_with_logits(x, np.load(name))
+    out[name + ".loss"], out[name + ".backprop"] = loss, backprop
+np.savez(sys.argv[2], **out)
+"""
+
+
+def test_labels_broadcast_bit_identical_on_socs_of_48_and_56_cores(tmp_path):
+    """The broadcast forms on A2, A3 (48 vector cores) and ascend950 (56, another UB size: other tiles and row splits):
+    the same bits everywhere, those of the expanded labels (the SoC is picked when the twin starts, so a process
+    each). ascend910 and ascend310p are left out: the reduce_dim kernel's DataCopyPad is not on them (the twin
+    refuses every reduce_dim kernel there, labels broadcast or not)."""
+    import os
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(56)
+    rows, r = 300, 211
+    x = rng.uniform(-10, 10, (rows, r)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    names = []
+    for form, shape in BROADCAST_FORMS.items():
+        y = rng.uniform(0, 1, shape(rows, r)).astype(np.float32)
+        for kind, labels in (("brc", y), ("full", np.ascontiguousarray(np.broadcast_to(y, (rows, r))))):
+            names.append(str(tmp_path / f"{form[:3]}_{kind}.npy"))
+            np.save(names[-1], labels)
+    script = tmp_path / "run.py"
+    script.write_text(_SOC_RUN)
+    results = {}
+    for soc in ("ascend910b", "ascend910_93", "ascend950"):
+        out = tmp_path / f"{soc}.npz"
+        env = {**os.environ, "OPGEN_SOC": soc}
+        proc = subprocess.run(
+            [sys.executable, str(script), str(tmp_path / "x.npy"), str(out), *names],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        results[soc] = dict(np.load(out))
+    first = results["ascend910b"]
+    for soc, got in results.items():
+        for key, value in got.items():
+            np.testing.assert_array_equal(value.view(np.uint32), first[key].view(np.uint32), err_msg=f"{soc} {key}")
+    for name in names[::2]:  # each broadcast form against its expanded labels
+        for output in ("loss", "backprop"):
+            brc, full = first[f"{name}.{output}"], first[f"{name.replace('_brc', '_full')}.{output}"]
+            np.testing.assert_array_equal(brc.view(np.uint32), full.view(np.uint32))
