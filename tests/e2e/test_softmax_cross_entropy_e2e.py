@@ -234,7 +234,13 @@ def test_shapes_ops_nn_refuses_are_refused_by_the_tiling(features, labels, tmp_p
 
 
 def _fitting_and_chunked_rows() -> list[tuple[str, int, int]]:
-    return [("rows_fit", 130, 77), ("rows_fit_many_tiles", 5000, 3), ("chunked", 3, _longest_fitting_row() + 1)]
+    # rows that fit: one tile a core, many short rows, several tiles a core (the last one shorter); rows in chunks
+    return [
+        ("rows_fit", 130, 77),
+        ("rows_fit_short_rows", 5000, 3),
+        ("rows_fit_tiles_per_core", 20000, 77),
+        ("chunked", 3, _longest_fitting_row() + 1),
+    ]
 
 
 BROADCAST_FORMS = {
@@ -277,7 +283,10 @@ def test_labels_broadcast_as_ops_nn_against_torch(form, size, rows, r, tmp_path,
     np.testing.assert_array_equal(backprop.view(np.uint32), same_backprop.view(np.uint32))
     ((read, written),) = moved
     assert written == loss.nbytes + backprop.nbytes
-    features_reads = x.nbytes if _plan(rows, r).rows_per_tile > 0 else (LEVELS + 1) * x.nbytes
+    planned = _plan(rows, r)
+    if size == "rows_fit_tiles_per_core":  # the row or value kept in UB serves a core's later tiles
+        assert rows > 2 * planned.block_dim * planned.rows_per_tile
+    features_reads = x.nbytes if planned.rows_per_tile > 0 else (LEVELS + 1) * x.nbytes
     assert read == features_reads + _broadcast_labels_reads(form, rows, r, 4)
 
 
