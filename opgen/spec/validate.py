@@ -463,10 +463,20 @@ class _Checker:
                 self.report(path + ("dim",), message, "invalid")
         for i, param in enumerate(self.spec.params):
             shape = param.shape
-            if shape.broadcast_with or shape.broadcast_result_of or shape.channel_of or shape.one_element:
-                message = (
-                    "a reduce_dim operator's tensors all have the reduced tensor's shape (no broadcast or channel)"
-                )
+            # another input may broadcast to the reduced tensor's shape (SCE's labels [1, C], [N, 1], [1, 1]): the
+            # outputs keep the reduced tensor's shape, so the broadcast is one way
+            to_reduced = (
+                param.direction is Direction.INPUT
+                and param.name != section.tensor
+                and shape.broadcast_with == [section.tensor]
+                and not shape.same_as
+            )
+            if (shape.broadcast_with and not to_reduced) or shape.broadcast_result_of or shape.channel_of:
+                message = "a reduce_dim operator's tensors all have the reduced tensor's shape (no broadcast or "
+                message += f"channel), but another input's 'broadcast_with: [{section.tensor}]' (to its shape)"
+                self.report(("params", i, "shape"), message, "invalid")
+            elif shape.one_element:
+                message = "a reduce_dim operator's tensors all have the reduced tensor's shape (no one_element)"
                 self.report(("params", i, "shape"), message, "invalid")
 
     def check_rows_of(self, param: Param, path: FieldPath) -> None:

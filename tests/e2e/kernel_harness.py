@@ -209,6 +209,9 @@ class KernelHarness:
                 "rowsPerChunk": "plan.rowsPerChunk",
                 "levels": "plan.levels",
             }
+            # an input broadcast to the reduced tensor comes here in the reduced tensor's shape (form 0)
+            broadcast = schedule.broadcast_inputs if isinstance(schedule, ReduceDim) else ()
+            fields |= {f"{name}Broadcast": "0" for name in broadcast}
             tiling_lines = "\n".join(f"  tilingData->{f} = {v};" for f, v in fields.items())
         else:
             plan_args = "rows"

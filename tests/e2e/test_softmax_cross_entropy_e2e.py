@@ -1,10 +1,12 @@
 """aclnnSoftmaxCrossEntropyWithLogits (specs/softmax_cross_entropy_with_logits.yaml: the reduce_dim schedule with a
 per-row output) through the generated API on the twin, against torch: loss against F.cross_entropy with soft labels
 (reduction='none'), backprop against softmax(x) - labels. Rows of one element, rows just under and just over what fits
-in UB (found with the tiling model), rows of 100,000 elements, ±inf and NaN, empty tensors, every error row and the
-shape quirk; the twin's trace shows each input read once when rows fit, otherwise features four times (three levels
-and the output pass) and labels twice (the loss's level and the output pass), loss and backprop written once; the
-generated kernel gives bit-identical results for 1, 8 and 48 cores and matches the plan's numpy model bit for bit."""
+in UB (found with the tiling model), rows of 100,000 elements, ±inf and NaN, empty tensors, every error row, the
+shape quirk, labels broadcast as ops-nn's tiling does ([1, C], [N, 1], [1, 1]; GM bytes from the trace) and the
+labels shapes it refuses; the twin's trace shows each input read once when rows fit, otherwise features four times
+(three levels and the output pass) and labels twice (the loss's level and the output pass), loss and backprop written
+once; the generated kernel gives bit-identical results for 1, 8 and 48 cores and matches the plan's numpy model bit
+for bit."""
 
 from __future__ import annotations
 
@@ -193,8 +195,8 @@ def test_the_op_api_does_not_compare_shapes_as_ops_nn():
     rng = np.random.default_rng(3)
     x = rng.uniform(-10, 10, (3, 5)).astype(np.float32)
     y = _soft_labels(rng, 3, 5).astype(np.float32)
-    with pytest.raises(opgen_ops.AclnnError, match="561002"):  # the tiling: labels row for row with features
-        opgen_ops.softmax_cross_entropy_with_logits(x, y[:1])
+    with pytest.raises(opgen_ops.AclnnError, match="561002"):  # the tiling: labels [2, 5] against features [3, 5]
+        opgen_ops.softmax_cross_entropy_with_logits(x, y[:2])
     with pytest.raises(opgen_ops.AclnnError) as caught:
         opgen_ops.softmax_cross_entropy_with_logits(x, y, loss=np.zeros((3, 5), np.float32))
     assert caught.value.status == 561103 and "ViewCopy" in str(caught.value)
@@ -202,6 +204,107 @@ def test_the_op_api_does_not_compare_shapes_as_ops_nn():
     want_loss, want_backprop = _torch(x, y.astype(np.float16).astype(np.float32))
     np.testing.assert_allclose(loss, want_loss, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(backprop, want_backprop, rtol=1e-5, atol=1e-6)
+
+
+# (features, labels) shapes ops-nn's tiling refuses (GRAPH_FAILED, 561002; see the spec's header): a labels dim
+# neither 1 nor features', or features broadcast against labels (through aclnn the kernel's outputs have features'
+# shape).
+REFUSED_BY_OPS_NN = [
+    ((3, 5), (2, 5)),
+    ((3, 5), (3, 4)),
+    ((3, 5), (1, 4)),
+    ((3, 5), (2, 1)),
+    ((1, 5), (3, 5)),
+    ((3, 1), (3, 5)),
+    ((1, 1), (3, 5)),
+]
+
+
+@pytest.mark.parametrize(("features", "labels"), REFUSED_BY_OPS_NN)
+def test_shapes_ops_nn_refuses_are_refused_by_the_tiling(features, labels, tmp_path, monkeypatch):
+    rng = np.random.default_rng(20)
+    x = rng.uniform(-10, 10, features).astype(np.float32)
+    y = rng.uniform(0, 1, labels).astype(np.float32)
+    with pytest.raises(opgen_ops.AclnnError) as caught:
+        _run(x, y, tmp_path, monkeypatch)
+    # the tiling's failure is logged as ACLNN_ERR_INNER_TILING_ERROR; the l0op then returns no result, which the op_api
+    # answers with ACLNN_ERR_INNER_NULLPTR
+    message = str(caught.value)
+    assert caught.value.status == 561103 and "errno[561002]" in message and "tiling function returned" in message
+
+
+def _fitting_and_chunked_rows() -> list[tuple[str, int, int]]:
+    # rows that fit: one tile a core, many short rows, several tiles a core (the last one shorter); rows in chunks
+    return [
+        ("rows_fit", 130, 77),
+        ("rows_fit_short_rows", 5000, 3),
+        ("rows_fit_tiles_per_core", 20000, 77),
+        ("chunked", 3, _longest_fitting_row() + 1),
+    ]
+
+
+BROADCAST_FORMS = {
+    "row [1, C]": lambda n, c: (1, c),
+    "column [N, 1]": lambda n, c: (n, 1),
+    "one [1, 1]": lambda n, c: (1, 1),
+}
+
+
+def _broadcast_labels_reads(form: str, rows: int, r: int, item: int) -> int:
+    """The labels bytes the kernel reads from GM for a broadcast form: what every tile reads the same stays in UB,
+    read once per core (one row when rows fit; one value); one value per row is read with its row's tile (in chunks:
+    by each of the two passes that read labels, per chunk); a row too long to fit, by those two passes."""
+    planned = _plan(rows, r)
+    cores = planned.block_dim
+    if planned.rows_per_tile > 0:
+        return {"row [1, C]": cores * r, "column [N, 1]": rows, "one [1, 1]": cores}[form] * item
+    chunks = -(-r // planned.tile_length)
+    return {"row [1, C]": 2 * rows * r, "column [N, 1]": 2 * rows * chunks, "one [1, 1]": cores}[form] * item
+
+
+@pytest.mark.parametrize("form", list(BROADCAST_FORMS))
+@pytest.mark.parametrize(("size", "rows", "r"), _fitting_and_chunked_rows(), ids=lambda v: str(v))
+def test_labels_broadcast_as_ops_nn_against_torch(form, size, rows, r, tmp_path, monkeypatch):
+    """The labels shapes ops-nn's tiling broadcasts against features [N, C] (labelsBrcDim 0 and 1, IS_SCALAR): loss
+    and backprop as torch's on the expanded labels, the broadcast labels never expanded in GM."""
+    rng = np.random.default_rng(rows + r)
+    x = rng.uniform(-10, 10, (rows, r)).astype(np.float32)
+    y = rng.uniform(0, 1, BROADCAST_FORMS[form](rows, r)).astype(np.float32)
+    loss, backprop, moved = _run(x, y, tmp_path, monkeypatch)
+    expanded = np.ascontiguousarray(np.broadcast_to(y, (rows, r)))
+    want_loss, want_backprop = _torch(x, expanded)
+    assert loss.shape == (rows,) and backprop.shape == (rows, r)
+    tolerance = _spec().golden.tolerance[DType.FLOAT]
+    np.testing.assert_allclose(loss, want_loss, rtol=tolerance.rtol, atol=tolerance.atol)
+    np.testing.assert_allclose(backprop, want_backprop, rtol=tolerance.rtol, atol=tolerance.atol)
+    # bit for bit what the same labels expanded give: the broadcast only changes where labels come from
+    same_loss, same_backprop, _ = _run(x, expanded, tmp_path, monkeypatch)
+    np.testing.assert_array_equal(loss.view(np.uint32), same_loss.view(np.uint32))
+    np.testing.assert_array_equal(backprop.view(np.uint32), same_backprop.view(np.uint32))
+    ((read, written),) = moved
+    assert written == loss.nbytes + backprop.nbytes
+    planned = _plan(rows, r)
+    if size == "rows_fit_tiles_per_core":  # the row or value kept in UB serves a core's later tiles
+        assert rows > 2 * planned.block_dim * planned.rows_per_tile
+    features_reads = x.nbytes if planned.rows_per_tile > 0 else (LEVELS + 1) * x.nbytes
+    assert read == features_reads + _broadcast_labels_reads(form, rows, r, 4)
+
+
+@pytest.mark.parametrize("dtype", [DType.FLOAT16, DType.BFLOAT16])
+@pytest.mark.parametrize("form", list(BROADCAST_FORMS))
+def test_labels_broadcast_in_half_dtypes_as_the_expanded_labels(form, dtype, tmp_path, monkeypatch):
+    """Half dtypes: the broadcast labels Cast once, then spread: bit for bit the expanded labels' results; with -0,
+    ±inf and NaN among the labels (-0 stays -0 when a row is copied)."""
+    rng = np.random.default_rng(16)
+    rows, r = 37, 50
+    x = rng.uniform(-10, 10, (rows, r)).astype(dtype.numpy)
+    y = rng.uniform(0, 1, BROADCAST_FORMS[form](rows, r)).astype(dtype.numpy)
+    flat = y.reshape(-1)
+    flat[: min(4, flat.size)] = np.array([-0.0, np.inf, -np.inf, np.nan], dtype.numpy)[: min(4, flat.size)]
+    loss, backprop, _ = _run(x, y, tmp_path, monkeypatch)
+    same_loss, same_backprop, _ = _run(x, np.ascontiguousarray(np.broadcast_to(y, (rows, r))), tmp_path, monkeypatch)
+    np.testing.assert_array_equal(loss.view(np.uint16), same_loss.view(np.uint16))
+    np.testing.assert_array_equal(backprop.view(np.uint16), same_backprop.view(np.uint16))
 
 
 def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_lib):
@@ -236,3 +339,61 @@ def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_li
             assert other.plan["blockDim"] <= cores
             for got, want in zip(other.outputs, run.outputs, strict=True):
                 np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+_SOC_RUN = """
+import sys
+import numpy as np
+import opgen_ops
+
+x = np.load(sys.argv[1])
+out = {}
+for name in sys.argv[3:]:
+    loss, backprop = opgen_ops.softmax_cross_entropy_with_logits(x, np.load(name))
+    out[name + ".loss"], out[name + ".backprop"] = loss, backprop
+np.savez(sys.argv[2], **out)
+"""
+
+
+def test_labels_broadcast_bit_identical_on_socs_of_48_and_56_cores(tmp_path):
+    """The broadcast forms on A2, A3 (48 vector cores) and ascend950 (56, another UB size: other tiles and row splits):
+    the same bits everywhere, those of the expanded labels (the SoC is picked when the twin starts, so a process
+    each). ascend910 and ascend310p are left out: the reduce_dim kernel's DataCopyPad is not on them (the twin
+    refuses every reduce_dim kernel there, labels broadcast or not)."""
+    import os
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(56)
+    rows, r = 300, 211
+    x = rng.uniform(-10, 10, (rows, r)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    names = []
+    for form, shape in BROADCAST_FORMS.items():
+        y = rng.uniform(0, 1, shape(rows, r)).astype(np.float32)
+        for kind, labels in (("brc", y), ("full", np.ascontiguousarray(np.broadcast_to(y, (rows, r))))):
+            names.append(str(tmp_path / f"{form[:3]}_{kind}.npy"))
+            np.save(names[-1], labels)
+    script = tmp_path / "run.py"
+    script.write_text(_SOC_RUN)
+    results = {}
+    for soc in ("ascend910b", "ascend910_93", "ascend950"):
+        out = tmp_path / f"{soc}.npz"
+        env = {**os.environ, "OPGEN_SOC": soc}
+        proc = subprocess.run(
+            [sys.executable, str(script), str(tmp_path / "x.npy"), str(out), *names],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        results[soc] = dict(np.load(out))
+    first = results["ascend910b"]
+    for soc, got in results.items():
+        for key, value in got.items():
+            np.testing.assert_array_equal(value.view(np.uint32), first[key].view(np.uint32), err_msg=f"{soc} {key}")
+    for name in names[::2]:  # each broadcast form against its expanded labels
+        for output in ("loss", "backprop"):
+            brc, full = first[f"{name}.{output}"], first[f"{name.replace('_brc', '_full')}.{output}"]
+            np.testing.assert_array_equal(brc.view(np.uint32), full.view(np.uint32))

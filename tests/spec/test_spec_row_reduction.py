@@ -281,3 +281,50 @@ def test_check_refuses_a_per_row_output_the_scalar_unit_cannot_compute(tmp_path:
     err = _check(spec, capsys)
     assert "loss: exp(row0 * row1) is not computable on the scalar unit per row" in err, err
     assert "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "param"),
+    [
+        # the reduced tensor itself broadcasting: the outputs take its shape, so nothing could broadcast up to it
+        (
+            "    formats: [ND]\n    rank: [2, 2]\n    non_contiguous: true\n    empty_tensor: true\n  - name: labels",
+            "    formats: [ND]\n    rank: [2, 2]\n    non_contiguous: true\n    empty_tensor: true\n"
+            "    shape: {broadcast_with: [labels]}\n  - name: labels",
+            "params[0]",
+        ),
+        # an output: its shape follows the reduced tensor
+        (
+            "    shape: {same_as: features}\n    dtype: {same_as: features}",
+            "    shape: {broadcast_with: [features]}\n    dtype: {same_as: features}",
+            "params[3]",
+        ),
+    ],
+)
+def test_check_allows_only_another_input_broadcast_to_the_reduced_tensor(tmp_path: Path, capsys, old, new, param):
+    """SCE's labels broadcast to features (`broadcast_with: [features]`, what the spec says); the reduced tensor or an
+    output broadcasting is refused at its shape."""
+    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
+    _edit(spec, old, new)
+    err = _check(spec, capsys)
+    assert f"{param}.shape: a reduce_dim operator's tensors all have the reduced tensor's shape" in err, err
+    assert "internal error" not in err
+
+
+@pytest.mark.parametrize("labels_shape", [(1, 7), (4, 1), (1, 1)])
+def test_the_reference_broadcasts_labels_to_features(labels_shape) -> None:
+    """SCE's labels broadcast to features ([1, C], [N, 1], [1, 1]): the float64 reference gives loss [N] and backprop
+    [N, C], those of the expanded labels."""
+    from opgen.spec.formula_binding import evaluate_reference
+    from opgen.spec.loader import load_spec
+
+    spec = load_spec(SPECS / "softmax_cross_entropy_with_logits.yaml").spec
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-5, 5, (4, 7))
+    y = rng.uniform(0, 1, labels_shape)
+    expanded = np.broadcast_to(y, x.shape).copy()
+    for output, shape in (("loss", (4,)), ("backprop", (4, 7))):
+        got = evaluate_reference(spec, {"features": x, "labels": y}, None, output)
+        want = evaluate_reference(spec, {"features": x, "labels": expanded}, None, output)
+        assert np.shape(got) == shape
+        np.testing.assert_array_equal(got, want)

@@ -2003,7 +2003,7 @@ def softmax_cross_entropy_with_logits(features, labels, *, loss=None, backprop=N
 
     Args:
         features: 公式中的x，模型输出的logits，shape为[N, C]。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
-        labels: 公式中的y，每行的标签分布，shape与features一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
+        labels: 公式中的y，每行的标签分布，shape为[N, C]，或可广播到features的[1, C]、[N, 1]、[1, 1]。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
         loss: 公式中的loss，每行一个值，shape为[N]。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
         backprop: 公式中的backprop，shape与features一致。 (tensor; dtypes: FLOAT, FLOAT16, BFLOAT16)
 

@@ -193,13 +193,13 @@ static ge::graphStatus Tiling4SoftmaxCrossEntropyWithLogits(gert::TilingContext*
         return ge::GRAPH_FAILED;
     }
     const gert::Shape& dims = reducedShape->GetStorageShape();
-    { // input 1 is read row for row with the reduced tensor: its shape and dtype (TODO(reduce-dim): broadcast)
-        const gert::StorageShape* otherShape = context->GetInputShape(1);
-        const gert::CompileTimeTensorDesc* otherDesc = context->GetInputDesc(1);
-        if (otherShape == nullptr || otherDesc == nullptr || !(otherShape->GetStorageShape() == dims) ||
-            otherDesc->GetDataType() != inputDesc->GetDataType()) {
-            return ge::GRAPH_FAILED;
-        }
+    // input 1 broadcasts to the reduced tensor's shape (sorted out below, once the reduced dim is known); its dtype
+    const gert::StorageShape* labelsShape = context->GetInputShape(1);
+    const gert::CompileTimeTensorDesc* labelsDesc = context->GetInputDesc(1);
+    if (labelsShape == nullptr || labelsDesc == nullptr ||
+        labelsShape->GetStorageShape().GetDimNum() != dims.GetDimNum() ||
+        labelsDesc->GetDataType() != inputDesc->GetDataType()) {
+        return ge::GRAPH_FAILED;
     }
     const int64_t rank = static_cast<int64_t>(dims.GetDimNum());
     const int64_t checkedRank = rank == 0 ? 1 : rank;
@@ -215,6 +215,40 @@ static ge::graphStatus Tiling4SoftmaxCrossEntropyWithLogits(gert::TilingContext*
             rows *= dims.GetDim(i);
         } else if (i > axis) {
             a0 *= dims.GetDim(i);
+        }
+    }
+    // Input 1 against the reduced tensor: each dim its own or 1 (else refused), read as the whole tensor (0), one row
+    // [1, r] for every row (1), one value per row [rows, 1] (2) or one value (3); a dim of 1 after the reduced one is
+    // not read that way (the columns path reads columns of whole tensors).
+    int64_t labelsBroadcast = 0;
+    {
+        const gert::Shape& other = labelsShape->GetStorageShape();
+        bool rowsOwn = true;
+        bool rowsOne = true;
+        for (int64_t i = 0; i < rank; ++i) {
+            const int64_t d = other.GetDim(i);
+            if ((d != dims.GetDim(i) && d != 1) || (i > axis && d != dims.GetDim(i))) {
+                return ge::GRAPH_FAILED;
+            }
+            if (i < axis) {
+                rowsOwn = rowsOwn && d == dims.GetDim(i);
+                rowsOne = rowsOne && d == 1;
+            }
+        }
+        const int64_t otherR = rank == 0 ? 1 : other.GetDim(axis);
+        if (rowsOwn && otherR == r) {
+            labelsBroadcast = 0;
+        } else if (rowsOne && otherR == r) {
+            labelsBroadcast = 1;
+        } else if (rowsOwn && otherR == 1) {
+            labelsBroadcast = 2;
+        } else if (rowsOne && otherR == 1) {
+            labelsBroadcast = 3;
+        } else { // some dims before the reduced one broadcast, others not
+            return ge::GRAPH_FAILED;
+        }
+        if (labelsBroadcast != 0 && a0 > 1) {
+            return ge::GRAPH_FAILED;
         }
     }
 
@@ -234,6 +268,7 @@ static ge::graphStatus Tiling4SoftmaxCrossEntropyWithLogits(gert::TilingContext*
     tiling->columnsPerTile = plan.columnsPerTile;
     tiling->rowsPerChunk = plan.rowsPerChunk;
     tiling->levels = plan.levels;
+    tiling->labelsBroadcast = labelsBroadcast;
     context->SetBlockDim(plan.blockDim);
     context->SetTilingKey(plan.tilingKey);
     size_t* workspaces = context->GetWorkspaceSizes(1);

@@ -84,7 +84,9 @@ public:
         endRow_ = rows_ * (GetBlockIdx() + 1) / GetBlockNum();
         featuresGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(features), rows_ * r_ * a0_);
         pipe_.InitBuffer(featuresQueue_, 1, tile_ * sizeof(T));
-        labelsGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(labels), rows_ * r_ * a0_);
+        labelsBroadcast_ = tiling.labelsBroadcast;
+        const int64_t labelsElements[] = {rows_ * r_ * a0_, r_, rows_, 1}; // by its broadcast form
+        labelsGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(labels), labelsElements[labelsBroadcast_]);
         pipe_.InitBuffer(labelsQueue_, 1, tile_ * sizeof(T));
         lossGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(loss), rows_);
         // one value per row: a tile holds at most one row per 32-byte block
@@ -139,10 +141,14 @@ public:
             for (int64_t row = firstRow_; row < endRow_; row += rowsPerTile_) {
                 RowsTile(row, endRow_ - row < rowsPerTile_ ? endRow_ - row : rowsPerTile_);
             }
-            return;
+        } else {
+            for (int64_t row = firstRow_; row < endRow_; ++row) {
+                ChunkedRow(row);
+            }
         }
-        for (int64_t row = firstRow_; row < endRow_; ++row) {
-            ChunkedRow(row);
+        if (labelsResident_) {
+            labelsQueue_.FreeTensor(labelsT_);
+            labelsResident_ = false;
         }
     }
 
@@ -184,7 +190,11 @@ private:
                 Cast(featuresF_, featuresT_, RoundMode::CAST_NONE, static_cast<uint32_t>(rows * Pitch(len)));
             }
         }
-        if ((which & 2u) != 0) {
+        if ((which & 2u) != 0 && labelsBroadcast_ != 0) {
+            if (!labelsResident_) {
+                LoadBroadcast1(offset, rows, len);
+            }
+        } else if ((which & 2u) != 0) {
             LocalTensor<T> x = labelsQueue_.template AllocTensor<T>();
             DataCopyPad(x, labelsGm_[offset], params, pad);
             labelsQueue_.EnQue(x);
@@ -205,9 +215,57 @@ private:
         if ((which & 1u) != 0) {
             featuresQueue_.FreeTensor(featuresT_);
         }
-        if ((which & 2u) != 0) {
+        if ((which & 2u) != 0 && !labelsResident_) {
             labelsQueue_.FreeTensor(labelsT_);
         }
+    }
+
+    // labels broadcast to the reduced tensor (labelsBroadcast_ 1: one row [1, r], 2: one value per row [rows, 1],
+    // 3: one value), laid out in UB as Load lays out `rows` rows of `len` elements from element `offset`: the GM
+    // elements they need read once, then spread by the vector unit. What every tile reads the same (one row for rows
+    // that fit, one value) stays in UB for the core's whole run (Resident), read from GM once per core.
+    __aicore__ inline void LoadBroadcast1(int64_t offset, int64_t rows, int64_t len)
+    {
+        const int64_t pitch = Pitch(len);
+        const int64_t brc = labelsBroadcast_;
+        const int64_t count = brc == 1 ? len : (brc == 2 ? rows : 1);
+        const int64_t from = brc == 1 ? offset % r_ : (brc == 2 ? offset / r_ : 0);
+        const DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+        const DataCopyExtParams params{1, static_cast<uint32_t>(count * sizeof(T)), 0, 0, 0};
+        LocalTensor<T> x = labelsQueue_.template AllocTensor<T>();
+        DataCopyPad(x, labelsGm_[from], params, pad);
+        labelsQueue_.EnQue(x);
+        labelsT_ = labelsQueue_.template DeQue<T>();
+        if constexpr (FLOAT) {
+            labelsF_ = labelsT_.template ReinterpretCast<float>();
+        } else {
+            labelsF_ = copyBuf_[1].template Get<float>();
+            Cast(labelsF_, labelsT_, RoundMode::CAST_NONE, static_cast<uint32_t>(count));
+        }
+        PipeBarrier<PIPE_V>();
+        if (brc == 1) { // the row copied to the tile's other rows (Muls by 1 keeps every bit: -0, NaN)
+            for (int64_t k = 1; k < rows; ++k) {
+                Muls(labelsF_[k * pitch], labelsF_, 1.0f, static_cast<uint32_t>(len));
+            }
+            labelsResident_ = rowsPerTile_ > 0; // a core's first tile has its most rows
+            return;
+        }
+        // One value per row: the scalar unit reads them (after the Cast, or the copy) and Duplicates each over its row,
+        // the last row first: row k starts at k * pitch >= k, past the values still to read.
+        const TEventID copied = pipe_.FetchEventID(HardEvent::MTE2_S);
+        SetFlag<HardEvent::MTE2_S>(copied);
+        WaitFlag<HardEvent::MTE2_S>(copied);
+        WaitVector();
+        if (brc == 2) {
+            for (int64_t k = rows - 1; k >= 0; --k) {
+                const float value = labelsF_.GetValue(static_cast<uint32_t>(k));
+                Duplicate(labelsF_[k * pitch], value, static_cast<uint32_t>(len));
+            }
+            return;
+        }
+        const float value = labelsF_.GetValue(0); // one value: the whole tile, once per core
+        Duplicate(labelsF_, value, static_cast<uint32_t>(tile_));
+        labelsResident_ = true;
     }
 
     // Where the outputs' program writes: the output queue tensor (FLOAT), or a float buffer Cast at the store.
@@ -811,6 +869,8 @@ private:
     GlobalTensor<T> labelsGm_;
     LocalTensor<T> labelsT_;
     LocalTensor<float> labelsF_;
+    int64_t labelsBroadcast_ = 0;
+    bool labelsResident_ = false; // loaded once, kept in UB until the core's end
     TQue<TPosition::VECOUT, 1> lossQueue_;
     GlobalTensor<T> lossGm_;
     LocalTensor<T> lossT_;

@@ -12,14 +12,16 @@
 
 // Shared by the host tiling (op_host) and the kernel: every tensor viewed as (rows, r, a0) along the reduced dim.
 struct SoftmaxCrossEntropyWithLogitsTilingData {
-    int64_t rows;           // the product of the dims other than the reduced one
-    int64_t r;              // the reduced dim's size: a row
-    int64_t rowsPerTile;    // whole rows one tile holds; 0: a row is cut in chunks of tileLength
-    int64_t tileLength;     // elements of one tile buffer (a multiple of the 64-element sum groups)
-    int64_t a0;             // the product of the dims after the reduced one (1: rows are contiguous)
-    int64_t columnsPerTile; // a0 > 1: columns per unit (a1 index x column tile)
-    int64_t rowsPerChunk;   // a0 > 1: rows of r per load (r: the whole column tile in UB)
-    int64_t levels;         // a0 > 1: counter blocks per sum (the bit length of r)
+    int64_t rows;            // the product of the dims other than the reduced one
+    int64_t r;               // the reduced dim's size: a row
+    int64_t rowsPerTile;     // whole rows one tile holds; 0: a row is cut in chunks of tileLength
+    int64_t tileLength;      // elements of one tile buffer (a multiple of the 64-element sum groups)
+    int64_t a0;              // the product of the dims after the reduced one (1: rows are contiguous)
+    int64_t columnsPerTile;  // a0 > 1: columns per unit (a1 index x column tile)
+    int64_t rowsPerChunk;    // a0 > 1: rows of r per load (r: the whole column tile in UB)
+    int64_t levels;          // a0 > 1: counter blocks per sum (the bit length of r)
+    int64_t labelsBroadcast; // labels: 0 the reduced tensor's shape, 1 one row [1, r], 2 one value per row [rows, 1], 3
+                             // one value
 };
 
 #endif // SOFTMAX_CROSS_ENTROPY_WITH_LOGITS_TILING_DATA_H_

@@ -163,6 +163,9 @@ class ReduceDim(Schedule):
     reduced_tensor: str = ""
     reduce_dim: str | int = -1  # the int64 parameter, or a literal dim
     dim_python: str = ""  # the dim parameter's Python name, or the literal
+    # other inputs broadcast to the reduced tensor's shape (`broadcast_with: [reduced]`: SCE's labels [1, C], [N, 1],
+    # [1, 1]): the host tiling says which form, the kernel reads a dim of 1 from GM once and lays it out in UB
+    broadcast_inputs: tuple[str, ...] = ()
 
     @classmethod
     def applies(cls, spec: OpSpec) -> bool:
@@ -178,6 +181,9 @@ class ReduceDim(Schedule):
             "reduce_dim": section.dim,
             "dim_python": str(dim),
             "row_outputs": tuple(spec.per_row_outputs),
+            "broadcast_inputs": tuple(
+                p.name for p in spec.tensor_inputs if p.name != section.tensor and p.shape.broadcast_with
+            ),
         }
 
     @property
@@ -290,7 +296,11 @@ class ReduceDim(Schedule):
             }
             for index, (name, param) in enumerate(zip(kernel.outputs, self.outputs, strict=True))
         ]
-        return {"inputs": [{"name": ident(name), "gm": gm[name]} for name in kernel.inputs], "outputs": outputs}
+        inputs = [
+            {"name": ident(name), "gm": gm[name], "broadcast": name in self.broadcast_inputs, "index": index}
+            for index, name in enumerate(kernel.inputs)
+        ]
+        return {"inputs": inputs, "outputs": outputs, "any_broadcast": bool(self.broadcast_inputs)}
 
     def host_tiling_data(self, opdef: OpDefPlan, kernel: KernelPlan) -> dict:
         """Where the host finds the reduced tensor and dim, and each kernel variant's UB figures (the tiling
@@ -319,8 +329,13 @@ class ReduceDim(Schedule):
         reduced = opdef.input_index(self.reduced_tensor)
         reduce = {
             "input": reduced,
-            # the other inputs the kernel reads (softmax cross entropy's labels): row for row, so of its shape and dtype
-            "others": [i.index for i in opdef.read_inputs if i.index != reduced],
+            # the other inputs the kernel reads (softmax cross entropy's labels): of its dtype, and of its shape unless
+            # they broadcast to it
+            "others": [
+                {"index": i.index, "name": ident(str(i.param)), "broadcast": i.param in self.broadcast_inputs}
+                for i in opdef.read_inputs
+                if i.index != reduced
+            ],
             "per_row": bool(self.row_outputs),  # per-row outputs' buffers in the UB budget; no columns path
             "dim_attr": attr.index if attr else None,
             # the lines reading it as a dimension into dimValue, by its kind (an Int, a ListInt of one)
