@@ -135,7 +135,9 @@ def _kernel_ub_bytes(cost: ReduceCost, tile: int, pitch: int, levels: int) -> in
     """The UB the generated kernel's InitBuffer calls take (reduce_dim_kernel.cpp.j2's Init), each rounded up to a
     32-byte block: stated from the kernel, not from the tiling's formula."""
     sizes = [tile * cost.item_size] * cost.queues
-    sizes += [(tile + REPEAT_FLOATS) * 4] * cost.float_buffers
+    sizes += [(tile + REPEAT_FLOATS) * 4] * (cost.float_buffers - (cost.scratch if pitch else 0))
+    # the accs and temporaries: on the columns path one tile row each (the programs run row by row)
+    sizes += [(pitch + REPEAT_FLOATS) * 4] * (cost.scratch if pitch else 0)
     sizes += [(tile + REPEAT_FLOATS) // 8] * cost.masks
     sizes.append(_align(_align(tile, SUM_WIDTH) // SUM_WIDTH, 8) * 4)
     sizes.append(_align(2 * max(tile // SUM_WIDTH, 1), 8) * 4)
@@ -176,3 +178,30 @@ def test_more_rows_than_one_copy_moves_are_column_chunks():
     assert planned is not None and planned.rows_per_chunk < MAX_BLOCK_COUNT + 1
     fits = plan_reduce(variant.key, cost, 2, MAX_BLOCK_COUNT, 2, 48, 10**7)
     assert fits is not None and fits.rows_per_chunk == MAX_BLOCK_COUNT
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("ub", [196_352, 65_536])
+@pytest.mark.parametrize("a0", [5, 100])
+def test_columns_fit_up_to_the_most_rows_the_kernels_ub_holds(op, ub, a0):
+    """The columns-fit boundary (the most rows r of a0 columns planned in one tile) is at least the largest r whose
+    buffers, as the kernel allocates them (accs and temporaries one tile row each), fit the UB less the model's
+    rounding allowance: no UB left idle that would take more rows. Derived from the kernel's InitBuffer sizes."""
+    plan = kernel_plan(specs()[op])
+    for variant in plan.variants:
+        cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+        assert cost.scratch >= 1  # softmax's accs
+        pitch = _align(a0, BLOCK_BYTES // cost.item_size)
+
+        def kernel_bytes(r: int) -> int:
+            return _kernel_ub_bytes(cost, _align(r * pitch, SUM_WIDTH), pitch, r.bit_length())
+
+        def planned_rows(r: int) -> int:
+            planned = plan_reduce(variant.key, cost, 1, r, a0, 48, ub)
+            assert planned is not None
+            return planned.rows_per_chunk if planned.columns_per_tile == a0 else 0
+
+        allowed = max(r for r in range(1, MAX_BLOCK_COUNT + 1) if kernel_bytes(r) <= ub - 64 * cost.buffers)
+        boundary = max(r for r in range(1, MAX_BLOCK_COUNT + 1) if planned_rows(r) == r)
+        assert boundary >= allowed, (variant.name, boundary, allowed)
+        assert kernel_bytes(boundary) <= ub

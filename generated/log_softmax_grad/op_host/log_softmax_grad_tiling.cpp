@@ -23,14 +23,15 @@ struct KernelVariant {
     int64_t queues;       // input and output queues of the stored dtype
     int64_t floatBuffers; // float copies of the queues (not FLOAT), the acc buffers, the temporaries
     int64_t masks;        // compare masks, one bit per element
+    int64_t scratch;      // the accs and temporaries of floatBuffers: one tile row each on the columns path
     int64_t columns;      // a0 > 1: column buffers of the per-row values and the slots reading them
     int64_t sums;         // sum reductions: a binary counter of column buffers each
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
-    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 3, 2, 0, 1, 1},     // float
-    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 3, 5, 0, 1, 1}, // float16
-    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 3, 5, 0, 1, 1},   // bfloat16
+    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 3, 2, 0, 2, 1, 1},     // float
+    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 3, 5, 0, 2, 1, 1}, // float16
+    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 3, 5, 0, 2, 1, 1},   // bfloat16
 };
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -56,6 +57,17 @@ int64_t TileIn(const KernelVariant& v, int64_t ub)
 int64_t ColumnTile(const KernelVariant& v, int64_t ub, int64_t levels, int64_t pitch)
 {
     return TileIn(v, ub - BLOCK_BYTES - (v.columns + v.sums * levels) * (pitch + REPEAT_FLOATS) * 4);
+}
+
+// a0 > 1: the programs run on one tile row at a time, so the scratch buffers (accs, temporaries) leave the tile's
+// float buffers and are sized as column buffers (one tile row each, whole blocks).
+KernelVariant ColumnsPath(const KernelVariant& v)
+{
+    KernelVariant c = v;
+    c.floatBuffers -= v.scratch;
+    c.columns += v.scratch;
+    c.scratch = 0;
+    return c;
 }
 
 int64_t BitLength(int64_t n)
@@ -131,7 +143,7 @@ bool PlanLogSoftmaxGradTiling(int64_t rows, int64_t r, int64_t a0, uint32_t core
     }
     const int64_t ub = static_cast<int64_t>(ubSize);
     if (a0 > 1) {
-        return PlanColumns(*variant, rows, r, a0, coreNum, ub, plan);
+        return PlanColumns(ColumnsPath(*variant), rows, r, a0, coreNum, ub, plan);
     }
     int64_t tile = TileIn(*variant, ub);
     if (tile <= 0) {
