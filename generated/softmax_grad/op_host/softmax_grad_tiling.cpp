@@ -83,8 +83,8 @@ int64_t BitLength(int64_t n)
 namespace {
 // a0 > 1 (the columns path): a unit is one a1 index and columnsPerTile columns, a row of the unit every pitch
 // elements (whole 32-byte blocks). Columns fit: the widest pitch whose r rows fit in a tile (one DataCopyPad of at
-// most MAX_BLOCK_COUNT rows), from an estimate down a block at a time; else COLUMN_CHUNK columns, rowsPerChunk rows
-// per load. Units are split evenly over the cores.
+// most MAX_BLOCK_COUNT rows), from an estimate down a block at a time, no wider than leaves each core a unit; else
+// COLUMN_CHUNK columns, rowsPerChunk rows per load. Units are split evenly over the cores.
 bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, uint32_t coreNum, int64_t ub,
                  SoftmaxGradTilingPlan& plan)
 {
@@ -101,9 +101,17 @@ bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, ui
             pitch -= block;
         }
     }
+    const int64_t wanted = CeilDiv(rows * r * a0 * v.itemSize, MIN_BYTES_PER_CORE);
     int64_t columns = 0;
     int64_t rowsPerChunk = r;
     if (pitch > 0) {
+        // no wider than gives each core it is meant to use a unit: a0 in at least the column tiles the cores need (the
+        // widest pitch p of whole blocks with CeilDiv(a0, p) >= tiles, a block at least)
+        const int64_t tiles = CeilDiv(Min(static_cast<int64_t>(coreNum), wanted < 1 ? 1 : wanted), rows);
+        if (tiles > 1) {
+            const int64_t cap = (CeilDiv(a0, tiles - 1) - 1) / block * block;
+            pitch = Min(pitch, cap > block ? cap : block);
+        }
         columns = Min(a0, pitch);
     } else { // column chunks
         columns = Min(a0, COLUMN_CHUNK);
@@ -116,7 +124,6 @@ bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, ui
     }
     pitch = AlignUp(columns, block);
     const int64_t units = rows * CeilDiv(a0, columns);
-    const int64_t wanted = CeilDiv(rows * r * a0 * v.itemSize, MIN_BYTES_PER_CORE);
     const int64_t blockDim = Min(Min(static_cast<int64_t>(coreNum), units), wanted < 1 ? 1 : wanted);
     plan.tilingKey = v.key;
     plan.blockDim = static_cast<uint32_t>(blockDim);
