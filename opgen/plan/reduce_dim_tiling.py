@@ -11,10 +11,12 @@ the fixed sum order). A padded row (r rounded up to whole 32-byte blocks) within
 over the cores, at least MIN_BYTES_PER_CORE of input each.
 
 a0 > 1 (the columns path, `opgen.plan.reduce_columns`): a unit is one a1 index and a0Tile columns, its rows a pitch
-of whole 32-byte blocks apart (pitch = a0Tile rounded up to a block); the same buffers of `tile` elements, plus one
-more InitBuffer of column buffers, each pitch + REPEAT_FLOATS floats: the per-row values and slot buffers
-(`cost.columns`) and `levels` = bit length of r counter blocks per sum. Columns fit: the most columns (whole blocks,
-or a0) whose r rows all fit in a tile (at most MAX_BLOCK_COUNT rows, one DataCopyPad); x read once. Else column
+of whole 32-byte blocks apart (pitch = a0Tile rounded up to a block); the queues, float copies and masks of `tile`
+elements, but the accs and temporaries (`cost.scratch`) of one tile row each (the programs run on one tile row at a
+time: pitch + REPEAT_FLOATS floats, whole blocks), plus one more InitBuffer of column buffers of that size each: the
+per-row values and slot buffers (`cost.columns`) and `levels` = bit length of r counter blocks per sum. Columns fit:
+the most columns (whole blocks, or a0) whose r rows all fit in a tile (at most MAX_BLOCK_COUNT rows, one
+DataCopyPad), but no more than leaves a unit to each core the launch is meant to use; x read once. Else column
 chunks: a0Tile = min(a0, COLUMN_CHUNK) columns, rChunk rows per load (as many as fit); x read once per level and once
 more for the outputs. Units (a1 x column tiles) are split evenly over the cores.
 
@@ -25,7 +27,7 @@ and `row_slack` bytes. It is computed on the rows path only: a0 > 1 is refused f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from opgen.plan.kernel import BLOCK_BYTES, KernelVariant
 from opgen.plan.reduce_columns import column_programs
@@ -46,6 +48,7 @@ class ReduceCost:
     queues: int  # inputs + full-size outputs
     float_buffers: int  # float copies (not FLOAT), accs and temporaries
     masks: int
+    scratch: int = 0  # the accs and temporaries of float_buffers: on the columns path one tile row each
     columns: int = 0  # a0 > 1: column buffers of the per-row values and the slots reading them
     sums: int = 0  # sum reductions: a binary counter of column buffers each
     # per-row outputs (one value per row): a queue of one element per BLOCK_BYTES of a tile's stored elements (a
@@ -75,6 +78,13 @@ class ReduceCost:
         block = BLOCK_BYTES // self.item_size
         return block * (self.row_queues * self.item_size + self.row_copies * 4)
 
+    def columns_path(self) -> ReduceCost:
+        """The figures of the columns path's tile: the scratch buffers leave the tile's float buffers and are sized
+        as column buffers (one tile row each, no rounding: whole blocks)."""
+        return replace(
+            self, float_buffers=self.float_buffers - self.scratch, columns=self.columns + self.scratch, scratch=0
+        )
+
 
 def reduce_cost(variant: KernelVariant, inputs: int, outputs: int) -> ReduceCost:
     programs = [variant.program, *(s.program for s in variant.stages)]
@@ -94,6 +104,7 @@ def reduce_cost(variant: KernelVariant, inputs: int, outputs: int) -> ReduceCost
         full,
         copies + accs + temps,
         masks,
+        accs + temps,
         len(rows) + slots,
         sums,
         row_queues=per_row,
@@ -131,7 +142,7 @@ def plan_reduce(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_num
     if a0 > 1:
         if cost.row_queues:  # a per-row output is computed on the rows path only
             return None
-        return _plan_columns(key, cost, rows, r, a0, core_num, ub)
+        return _plan_columns(key, cost.columns_path(), rows, r, a0, core_num, ub)
     tile = _tile(cost, ub)
     if tile <= 0:
         return None
@@ -157,7 +168,13 @@ def _plan_columns(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_n
         pitch = min(_align_up(a0, block), estimate // block * block)
         while pitch > 0 and _column_tile(cost, ub, levels, pitch) < r * pitch:
             pitch -= block
+    wanted = max(1, _ceil_div(rows * r * a0 * cost.item_size, MIN_BYTES_PER_CORE))
     if pitch > 0:
+        # no wider than gives each core it is meant to use a unit: a0 in at least the column tiles the cores need
+        # (the widest pitch p of whole blocks with ceil(a0 / p) >= tiles, a block at least)
+        tiles = _ceil_div(min(core_num, wanted), rows)
+        if tiles > 1:
+            pitch = min(pitch, max(block, (_ceil_div(a0, tiles - 1) - 1) // block * block))
         a0_tile = min(a0, pitch)
         rows_per_chunk = r
     else:  # column chunks
@@ -169,5 +186,4 @@ def _plan_columns(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_n
     pitch = _align_up(a0_tile, block)
     tile = _align_up(rows_per_chunk * pitch, SUM_WIDTH)
     units = rows * _ceil_div(a0, a0_tile)
-    wanted = max(1, _ceil_div(rows * r * a0 * cost.item_size, MIN_BYTES_PER_CORE))
     return ReducePlan(key, min(core_num, units, wanted), 0, tile, a0_tile, rows_per_chunk, levels)

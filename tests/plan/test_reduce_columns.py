@@ -23,6 +23,7 @@ from opgen.plan.reduce_dim_tiling import (
     reduce_cost,
 )
 from opgen.plan.reduce_model import SUM_WIDTH, lane_tree_sums, pairwise_total
+from opgen.plan.tiling import MIN_BYTES_PER_CORE
 from opgen.spec.dtypes import DType
 
 OPS = ("softmax_v2", "log_softmax_v2")
@@ -135,7 +136,9 @@ def _kernel_ub_bytes(cost: ReduceCost, tile: int, pitch: int, levels: int) -> in
     """The UB the generated kernel's InitBuffer calls take (reduce_dim_kernel.cpp.j2's Init), each rounded up to a
     32-byte block: stated from the kernel, not from the tiling's formula."""
     sizes = [tile * cost.item_size] * cost.queues
-    sizes += [(tile + REPEAT_FLOATS) * 4] * cost.float_buffers
+    sizes += [(tile + REPEAT_FLOATS) * 4] * (cost.float_buffers - (cost.scratch if pitch else 0))
+    # the accs and temporaries: on the columns path one tile row each (the programs run row by row)
+    sizes += [(pitch + REPEAT_FLOATS) * 4] * (cost.scratch if pitch else 0)
     sizes += [(tile + REPEAT_FLOATS) // 8] * cost.masks
     sizes.append(_align(_align(tile, SUM_WIDTH) // SUM_WIDTH, 8) * 4)
     sizes.append(_align(2 * max(tile // SUM_WIDTH, 1), 8) * 4)
@@ -161,9 +164,14 @@ def test_column_plans_fit_the_ub_and_columns_that_fit_are_the_widest(op, ub):
             assert 1 <= planned.rows_per_chunk <= min(r, MAX_BLOCK_COUNT)
             assert planned.rows_per_chunk * pitch <= planned.tile_length
             assert _kernel_ub_bytes(cost, planned.tile_length, pitch, planned.levels) <= ub, (rows, r, a0)
-            if planned.rows_per_chunk == r and planned.columns_per_tile < a0:  # one block more would not fit
+            if planned.rows_per_chunk == r and planned.columns_per_tile < a0:
+                # one block more would not fit, or would leave a core the launch is meant to use without a unit
                 wider = _align((pitch + block) * r, SUM_WIDTH)
-                assert _kernel_ub_bytes(cost, wider, pitch + block, planned.levels) > ub - 64 * cost.buffers
+                target = min(48, -(-rows * r * a0 * cost.item_size // MIN_BYTES_PER_CORE))
+                fewer_units = rows * -(-a0 // (pitch + block)) < target
+                assert (
+                    fewer_units or _kernel_ub_bytes(cost, wider, pitch + block, planned.levels) > ub - 64 * cost.buffers
+                )
             units = rows * -(-a0 // planned.columns_per_tile)
             assert 1 <= planned.block_dim <= min(48, units)
 
@@ -176,3 +184,42 @@ def test_more_rows_than_one_copy_moves_are_column_chunks():
     assert planned is not None and planned.rows_per_chunk < MAX_BLOCK_COUNT + 1
     fits = plan_reduce(variant.key, cost, 2, MAX_BLOCK_COUNT, 2, 48, 10**7)
     assert fits is not None and fits.rows_per_chunk == MAX_BLOCK_COUNT
+
+
+RANGE = range(1, MAX_BLOCK_COUNT + 1)  # the rows one DataCopyPad moves
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("ub", [196_352, 65_536])
+@pytest.mark.parametrize("a0", [5, 100])
+def test_columns_fit_up_to_the_most_rows_the_kernels_ub_holds(op, ub, a0):
+    """The columns-fit boundary (the most rows r of a0 columns planned in one tile) is at least the largest r whose
+    buffers, as the kernel allocates them (accs and temporaries one tile row each), fit the UB less the model's
+    rounding allowance: no UB left idle that would take more rows. Derived from the kernel's InitBuffer sizes."""
+    plan = kernel_plan(specs()[op])
+    for variant in plan.variants:
+        cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+        assert cost.scratch >= 1  # softmax's accs
+        pitch = _align(a0, BLOCK_BYTES // cost.item_size)
+        fits = [_kernel_ub_bytes(cost, _align(r * pitch, SUM_WIDTH), pitch, r.bit_length()) for r in RANGE]
+        allowed = max(r for r, used in zip(RANGE, fits, strict=True) if used <= ub - 64 * cost.buffers)
+        planned = [plan_reduce(variant.key, cost, 1, r, a0, 1, ub) for r in RANGE]  # one core: a0 not cut for cores
+        boundary = max(
+            r for r, p in zip(RANGE, planned, strict=True) if p and p.columns_per_tile == a0 and p.rows_per_chunk == r
+        )
+        assert boundary >= allowed, (variant.name, boundary, allowed)
+        assert fits[boundary - 1] <= ub
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize(("rows", "r", "a0"), [(1, 1001, 1000), (1, 300, 4099), (2, 500, 777), (3, 64, 20_000)])
+@pytest.mark.parametrize("cores", [8, 48, 56])
+def test_columns_that_fit_leave_every_core_a_unit(op, rows, r, a0, cores):
+    """Columns that fit are not so wide that the cores the launch is meant to use lack a unit: a large tensor along a
+    non-last dim keeps every core busy."""
+    plan = kernel_plan(specs()[op])
+    for variant in plan.variants:
+        cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+        planned = plan_reduce(variant.key, cost, rows, r, a0, cores, 253_952)
+        assert planned is not None and planned.rows_per_chunk == r
+        assert planned.block_dim == min(cores, -(-rows * r * a0 * cost.item_size // MIN_BYTES_PER_CORE)), variant.name

@@ -14,7 +14,8 @@ namespace {
 // one more for the output, each loading only the inputs its program reads.
 // a0 > 1 (the reduced dim not the last; opgen/plan/reduce_columns.py): a unit is one index of the dims before the
 // reduced one and columnsPerTile columns of a0; its rows (r, a0 elements apart in GM) are loaded by strided
-// DataCopyPad, a row every rowPitch_ elements of UB, never transposed. Each program runs on one tile row at a time;
+// DataCopyPad, a row every rowPitch_ elements of UB, never transposed. Each program runs on one tile row at a time
+// (its accs and temporaries one tile row long);
 // the per-row values are per-column vectors (column buffers), reduced across the rows element by element (Max row
 // after row; sums in a binary counter over the rows); a scalar slot reading them is a column buffer too. rowsPerChunk
 // == r: the whole column tile in UB (x read once); else chunks of rowsPerChunk rows, a pass per level and one more for
@@ -88,11 +89,17 @@ public:
                 pipe_.InitBuffer(copyBuf_[i], floatBytes);
             }
         }
+        if (a0_ > 1) {
+            rowPitch_ = Pitch(columnsPerTile_);
+            columnStride_ = rowPitch_ + REPEAT_FLOATS;
+        }
+        // the programs' accs and temporaries: a tile, or on the columns path one tile row (its programs run row by row)
+        const uint32_t scratchBytes = a0_ > 1 ? static_cast<uint32_t>(columnStride_ * sizeof(float)) : floatBytes;
         for (uint32_t i = 0; i < ACCS; ++i) {
-            pipe_.InitBuffer(accBuf_[i], floatBytes);
+            pipe_.InitBuffer(accBuf_[i], scratchBytes);
         }
         for (uint32_t i = 0; i < TEMPS; ++i) {
-            pipe_.InitBuffer(tmpBuf_[i], floatBytes);
+            pipe_.InitBuffer(tmpBuf_[i], scratchBytes);
         }
         for (uint32_t i = 0; i < MASKS; ++i) {
             pipe_.InitBuffer(maskBuf_[i], static_cast<uint32_t>((tile_ + REPEAT_FLOATS) / 8));
@@ -104,8 +111,6 @@ public:
             static_cast<uint32_t>(CeilTo(2 * (tile_ / SUM_WIDTH > 0 ? tile_ / SUM_WIDTH : 1), 8) * sizeof(float)));
         pipe_.InitBuffer(scalarBuf_, static_cast<uint32_t>(SCALAR_FLOATS * sizeof(float)));
         if (a0_ > 1) { // the column buffers: per-row values and slots, then each sum's counter blocks
-            rowPitch_ = Pitch(columnsPerTile_);
-            columnStride_ = rowPitch_ + REPEAT_FLOATS;
             pipe_.InitBuffer(columnBuf_,
                              static_cast<uint32_t>((COLUMNS + SUMS * levels_) * columnStride_ * sizeof(float)));
         }

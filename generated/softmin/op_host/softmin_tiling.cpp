@@ -23,14 +23,15 @@ struct KernelVariant {
     int64_t queues;       // input and output queues of the stored dtype
     int64_t floatBuffers; // float copies of the queues (not FLOAT), the acc buffers, the temporaries
     int64_t masks;        // compare masks, one bit per element
+    int64_t scratch;      // the accs and temporaries of floatBuffers: one tile row each on the columns path
     int64_t columns;      // a0 > 1: column buffers of the per-row values and the slots reading them
     int64_t sums;         // sum reductions: a binary counter of column buffers each
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
-    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 2, 3, 0, 3, 1},     // float
-    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 2, 5, 0, 3, 1}, // float16
-    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 2, 5, 0, 3, 1},   // bfloat16
+    {TILING_KEY_FLOAT, ge::DT_FLOAT, 0, 4, 2, 3, 0, 3, 3, 1},     // float
+    {TILING_KEY_FLOAT16, ge::DT_FLOAT16, 0, 2, 2, 5, 0, 3, 3, 1}, // float16
+    {TILING_KEY_BFLOAT16, ge::DT_BF16, 0, 2, 2, 5, 0, 3, 3, 1},   // bfloat16
 };
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -58,6 +59,17 @@ int64_t ColumnTile(const KernelVariant& v, int64_t ub, int64_t levels, int64_t p
     return TileIn(v, ub - BLOCK_BYTES - (v.columns + v.sums * levels) * (pitch + REPEAT_FLOATS) * 4);
 }
 
+// a0 > 1: the programs run on one tile row at a time, so the scratch buffers (accs, temporaries) leave the tile's
+// float buffers and are sized as column buffers (one tile row each, whole blocks).
+KernelVariant ColumnsPath(const KernelVariant& v)
+{
+    KernelVariant c = v;
+    c.floatBuffers -= v.scratch;
+    c.columns += v.scratch;
+    c.scratch = 0;
+    return c;
+}
+
 int64_t BitLength(int64_t n)
 {
     int64_t bits = 0;
@@ -71,8 +83,8 @@ int64_t BitLength(int64_t n)
 namespace {
 // a0 > 1 (the columns path): a unit is one a1 index and columnsPerTile columns, a row of the unit every pitch
 // elements (whole 32-byte blocks). Columns fit: the widest pitch whose r rows fit in a tile (one DataCopyPad of at
-// most MAX_BLOCK_COUNT rows), from an estimate down a block at a time; else COLUMN_CHUNK columns, rowsPerChunk rows
-// per load. Units are split evenly over the cores.
+// most MAX_BLOCK_COUNT rows), from an estimate down a block at a time, no wider than leaves each core a unit; else
+// COLUMN_CHUNK columns, rowsPerChunk rows per load. Units are split evenly over the cores.
 bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, uint32_t coreNum, int64_t ub,
                  SoftminTilingPlan& plan)
 {
@@ -89,9 +101,17 @@ bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, ui
             pitch -= block;
         }
     }
+    const int64_t wanted = CeilDiv(rows * r * a0 * v.itemSize, MIN_BYTES_PER_CORE);
     int64_t columns = 0;
     int64_t rowsPerChunk = r;
     if (pitch > 0) {
+        // no wider than gives each core it is meant to use a unit: a0 in at least the column tiles the cores need (the
+        // widest pitch p of whole blocks with CeilDiv(a0, p) >= tiles, a block at least)
+        const int64_t tiles = CeilDiv(Min(static_cast<int64_t>(coreNum), wanted < 1 ? 1 : wanted), rows);
+        if (tiles > 1) {
+            const int64_t cap = (CeilDiv(a0, tiles - 1) - 1) / block * block;
+            pitch = Min(pitch, cap > block ? cap : block);
+        }
         columns = Min(a0, pitch);
     } else { // column chunks
         columns = Min(a0, COLUMN_CHUNK);
@@ -104,7 +124,6 @@ bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, ui
     }
     pitch = AlignUp(columns, block);
     const int64_t units = rows * CeilDiv(a0, columns);
-    const int64_t wanted = CeilDiv(rows * r * a0 * v.itemSize, MIN_BYTES_PER_CORE);
     const int64_t blockDim = Min(Min(static_cast<int64_t>(coreNum), units), wanted < 1 ? 1 : wanted);
     plan.tilingKey = v.key;
     plan.blockDim = static_cast<uint32_t>(blockDim);
@@ -131,7 +150,7 @@ bool PlanSoftminTiling(int64_t rows, int64_t r, int64_t a0, uint32_t coreNum, ui
     }
     const int64_t ub = static_cast<int64_t>(ubSize);
     if (a0 > 1) {
-        return PlanColumns(*variant, rows, r, a0, coreNum, ub, plan);
+        return PlanColumns(ColumnsPath(*variant), rows, r, a0, coreNum, ub, plan);
     }
     int64_t tile = TileIn(*variant, ub);
     if (tile <= 0) {

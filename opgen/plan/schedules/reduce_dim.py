@@ -319,6 +319,7 @@ class ReduceDim(Schedule):
                     "queues": cost.queues,
                     "float_buffers": cost.float_buffers,
                     "masks": cost.masks,
+                    "scratch": cost.scratch,
                     "columns": cost.columns,
                     "sums": cost.sums,
                     "row_queues": cost.row_queues,
