@@ -8,6 +8,7 @@ bit-identical for 1, 8 and 48 cores and equal to the model."""
 
 from __future__ import annotations
 
+import empty_self
 import numpy as np
 import pytest
 from kernel_harness import KernelHarness
@@ -246,3 +247,14 @@ def test_the_kernel_matches_the_model_bit_for_bit_for_1_and_48_cores(tmp_path, t
     for cores in (1, 48):
         for run, want in zip(harness.run(DEFAULT_SOC, runs, cores=cores), wants, strict=True):
             np.testing.assert_array_equal(run.output.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize(("kind", "self_shape", "out_shape", "out_dtype", "dim"), empty_self.CASES, ids=empty_self.IDS)
+def test_an_empty_self_is_refused_by_every_row(kind, self_shape, out_shape, out_dtype, dim):
+    """ops-nn's aclnnLogSoftmax returns on an empty self only after its last check (CheckLogSoftmaxParams runs
+    first): an empty self with an out of another shape, dtype or rank, or a dim past its dims, fails that row."""
+    row = next(r for r in _spec().errors if r.check.kind == kind)
+    x, out = empty_self.arrays(self_shape, out_shape, out_dtype)
+    with pytest.raises(opgen_ops.AclnnError) as info:
+        opgen_ops.log_softmax(x, dim, out=out)
+    assert info.value.status == row.code and row.message in info.value.message

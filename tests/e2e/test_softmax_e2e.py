@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import empty_self
 import numpy as np
 import pytest
 from kernel_harness import KernelHarness
@@ -336,3 +337,13 @@ def test_bit_identical_for_1_8_and_48_cores(tmp_path, twin_lib):
             other = results[cores][index]
             assert other.plan["blockDim"] <= cores
             np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
+
+
+@pytest.mark.parametrize(("kind", "self_shape", "out_shape", "out_dtype", "dim"), empty_self.CASES, ids=empty_self.IDS)
+def test_an_empty_self_returns_before_every_row_but_the_null_check(kind, self_shape, out_shape, out_dtype, dim):
+    """The API returns success on an empty self right after the null check, as ops-nn's aclnnSoftmax does: an out
+    of another shape, dtype or rank, or a dim past self's dims, is not looked at, and out is left as it is."""
+    assert any(r.check.kind == kind and r.after_empty for r in _spec().errors)
+    x, out = empty_self.arrays(self_shape, out_shape, out_dtype)
+    assert opgen_ops.softmax(x, dim, out=out) is out
+    assert np.all(out == 7)
