@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
@@ -246,3 +247,26 @@ def test_the_kernel_matches_the_model_bit_for_bit_for_1_and_48_cores(tmp_path, t
     for cores in (1, 48):
         for run, want in zip(harness.run(DEFAULT_SOC, runs, cores=cores), wants, strict=True):
             np.testing.assert_array_equal(run.output.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize(softmax_family.ARGS, softmax_family.CASES, ids=softmax_family.IDS)
+def test_an_empty_self_is_refused_by_every_row(kind, self_shape, out_shape, out_dtype, dim):
+    """ops-nn's aclnnLogSoftmax returns on an empty self only after its last check (CheckLogSoftmaxParams runs
+    first): an empty self with an out of another shape, dtype or rank, or a dim past its dims, fails that row."""
+    row = next(r for r in _spec().errors if r.check.kind == kind)
+    x, out = softmax_family.arrays(self_shape, out_shape, out_dtype)
+    with pytest.raises(opgen_ops.AclnnError) as info:
+        opgen_ops.log_softmax(x, dim, out=out)
+    assert info.value.status == row.code and row.message in info.value.message
+
+
+@pytest.mark.parametrize("soc", ["ascend910", "ascend310p"])
+def test_bfloat16_is_refused_on_a_soc_without_it(soc):
+    """The dtype row's list is the SoC's (socs.exclude_dtypes): 910 and 310P take no BFLOAT16, as ops-nn's list for
+    a SoC outside 910B..910E and regbase; FLOAT passes the row there (the twin then stops at the kernel, which needs
+    DataCopyPad those parts lack: ops-nn serves them from built-in kernels)."""
+    row = next(r for r in _spec().errors if r.check.kind == "dtype_supported")
+    refused = softmax_family.call_on_soc(soc, "log_softmax", "BFLOAT16")
+    assert refused.startswith(f"{row.code} ") and row.message in refused
+    assert row.message not in softmax_family.call_on_soc(soc, "log_softmax", "FLOAT")
+    assert softmax_family.call_on_soc("ascend910b", "log_softmax", "BFLOAT16") == "ok"

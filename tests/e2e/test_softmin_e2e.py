@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import softmax_family
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
@@ -148,3 +149,13 @@ def test_double_infinities_and_nan_as_torch():
     want = _torch(x, -1)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-300)
+
+
+@pytest.mark.parametrize(softmax_family.ARGS, softmax_family.CASES, ids=softmax_family.IDS)
+def test_an_empty_self_returns_before_every_row_but_the_null_check(kind, self_shape, out_shape, out_dtype, dim):
+    """The API returns success on an empty self right after the null check, as ops-nn's aclnnSoftmax does: an out
+    of another shape, dtype or rank, or a dim past self's dims, is not looked at, and out is left as it is."""
+    assert any(r.check.kind == kind and r.after_empty for r in _spec().errors)
+    x, out = softmax_family.arrays(self_shape, out_shape, out_dtype)
+    assert opgen_ops.softmin(x, dim, out=out) is out
+    assert np.all(out == 7)

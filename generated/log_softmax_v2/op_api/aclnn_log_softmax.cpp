@@ -24,6 +24,8 @@ extern "C" {
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
 // self, out: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& GetDtypeSupportList()
@@ -33,6 +35,9 @@ static const std::initializer_list<op::DataType>& GetDtypeSupportList()
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
             return DTYPE_SUPPORT_LIST;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
             return DTYPE_SUPPORT_LIST;
     }
@@ -47,7 +52,7 @@ static inline bool CheckNotNull(const aclTensor* self, const aclTensor* out)
     return true;
 }
 
-static inline bool CheckShape(const aclTensor* self, int64_t dim)
+static inline bool CheckSplitDim(const aclTensor* self, int64_t dim)
 {
     if (dim < -(static_cast<int64_t>(self->GetViewShape().GetDimNum()) == 0 ?
                     int64_t{1} :
@@ -71,22 +76,32 @@ static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
     return true;
 }
 
+static inline bool CheckMaxDim(const aclTensor* self, const aclTensor* out)
+{
+    if (self->GetViewShape().GetDimNum() > 8 || out->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self or out is greater than 8.");
+        return false;
+    }
+    if (out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
+        return false;
+    }
+    return true;
+}
+
 // The error table of the spec, in its order: the first failing row decides the status.
 static aclnnStatus CheckParams(const aclTensor* self, int64_t dim, const aclTensor* out)
 {
     if (!CheckNotNull(self, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    if (!CheckShape(self, dim)) {
+    if (!CheckSplitDim(self, dim)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    return ACLNN_SUCCESS;
-}
-
-// The rows checked once no tensor is empty (an empty self returns success before them).
-static aclnnStatus CheckNonEmptyParams(const aclTensor* self, const aclTensor* out)
-{
     if (!CheckDtypeValid(self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckMaxDim(self, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -113,8 +128,6 @@ aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, 
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }
-    ret = CheckNonEmptyParams(self, out);
-    CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     // The inputs are cast to out's dtype before the kernel, which computes in it.
     const op::DataType computeDtype = out->GetDataType();

@@ -233,6 +233,18 @@ ERROR_CASES = [
         161002,
         "the dtype of self or out is not supported.",
     ),
+    (
+        "row3_maxrank",
+        lambda: ([tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT"), -1], {}, tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")),
+        161002,
+        "the dim of self or out is greater than 8.",
+    ),
+    (
+        "row4_sameshape",
+        lambda: ([tensor((2, 3), "FLOAT"), -1], {}, tensor((5,), "FLOAT")),
+        161002,
+        "the shape of out must equal self's shape.",
+    ),
 ]
 
 

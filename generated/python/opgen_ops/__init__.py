@@ -1289,7 +1289,9 @@ def log_softmax(self, dim=-1, *, out=None):
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针。
         AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在self维度范围内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的dtype不是支持的数据类型。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self和out的dtype不是支持的数据类型。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的维度大于8。
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
@@ -2070,8 +2072,10 @@ def softmax(self, dim=-1, *, out=None):
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在self维度范围内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围内。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围内。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在self维度范围内。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。（self为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:
@@ -2092,8 +2096,10 @@ def softmin(self, dim=-1, *, out=None):
 
     Raises:
         AclnnError: status 161001 (ACLNN_ERR_PARAM_NULLPTR) if 传入的self、out是空指针。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在self维度范围内。
-        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的数据类型不在支持的范围内。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self或out的数据类型不在支持的范围内。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if dim值不在self维度范围内。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self的维度大于8。（self为空Tensor时直接返回成功，不做此校验。）
+        AclnnError: status 161002 (ACLNN_ERR_PARAM_INVALID) if self与out的shape不一致。（self为空Tensor时直接返回成功，不做此校验。）
     """  # noqa: E501 (the docstring keeps the spec's texts whole)
     self = _rt.as_array(self)
     if out is None:

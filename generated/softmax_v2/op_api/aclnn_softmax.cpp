@@ -24,8 +24,10 @@ extern "C" {
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_BF16, op::DataType::DT_DOUBLE};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_DOUBLE};
 
-// self: dtypes accepted on the current SoC.
+// self, out: dtypes accepted on the current SoC.
 static const std::initializer_list<op::DataType>& GetDtypeSupportList()
 {
     switch (GetCurrentPlatformInfo().GetSocVersion()) {
@@ -33,6 +35,9 @@ static const std::initializer_list<op::DataType>& GetDtypeSupportList()
         case SocVersion::ASCEND910_93:
         case SocVersion::ASCEND910B:
             return DTYPE_SUPPORT_LIST;
+        case SocVersion::ASCEND310P:
+        case SocVersion::ASCEND910:
+            return ASCEND310P_DTYPE_SUPPORT_LIST;
         default:
             return DTYPE_SUPPORT_LIST;
     }
@@ -47,7 +52,17 @@ static inline bool CheckNotNull(const aclTensor* self, const aclTensor* out)
     return true;
 }
 
-static inline bool CheckShape(const aclTensor* self, int64_t dim)
+static inline bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
+{
+    if (!CheckType(self->GetDataType(), GetDtypeSupportList()) ||
+        !CheckType(out->GetDataType(), GetDtypeSupportList())) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self or out is not supported.");
+        return false;
+    }
+    return true;
+}
+
+static inline bool CheckShape(const aclTensor* self, int64_t dim, const aclTensor* out)
 {
     if (dim < -(static_cast<int64_t>(self->GetViewShape().GetDimNum()) == 0 ?
                     int64_t{1} :
@@ -58,34 +73,33 @@ static inline bool CheckShape(const aclTensor* self, int64_t dim)
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dim is out of the range of self's dims.");
         return false;
     }
-    return true;
-}
-
-static inline bool CheckDtypeValid(const aclTensor* self)
-{
-    if (!CheckType(self->GetDataType(), GetDtypeSupportList())) {
-        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtype of self is not supported.");
+    if (self->GetViewShape().GetDimNum() > 8) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dim of self is greater than 8.");
+        return false;
+    }
+    if (out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the shape of out must equal self's shape.");
         return false;
     }
     return true;
 }
 
 // The error table of the spec, in its order: the first failing row decides the status.
-static aclnnStatus CheckParams(const aclTensor* self, int64_t dim, const aclTensor* out)
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* out)
 {
     if (!CheckNotNull(self, out)) {
         return ACLNN_ERR_PARAM_NULLPTR;
-    }
-    if (!CheckShape(self, dim)) {
-        return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
 }
 
 // The rows checked once no tensor is empty (an empty self returns success before them).
-static aclnnStatus CheckNonEmptyParams(const aclTensor* self)
+static aclnnStatus CheckNonEmptyParams(const aclTensor* self, int64_t dim, const aclTensor* out)
 {
-    if (!CheckDtypeValid(self)) {
+    if (!CheckDtypeValid(self, out)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (!CheckShape(self, dim, out)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
@@ -95,7 +109,7 @@ aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, acl
                                          aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSoftmax, DFX_IN(self, dim), DFX_OUT(out));
-    auto ret = CheckParams(self, dim, out);
+    auto ret = CheckParams(self, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
     // Whatever the error table says, phase one cannot report its results through null pointers.
     if (workspaceSize == nullptr || executor == nullptr) {
@@ -112,7 +126,7 @@ aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, acl
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }
-    ret = CheckNonEmptyParams(self);
+    ret = CheckNonEmptyParams(self, dim, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     const op::DataType computeDtype = self->GetDataType();

@@ -222,16 +222,28 @@ def scalar(value, dtype):
 ERROR_CASES = [
     ("row0_notnull", lambda: ([None, -1], {}, tensor((2, 3), "FLOAT")), 161001, "self or out is nullptr."),
     (
-        "row1_dimrange",
+        "row1_dtypesupported",
+        lambda: ([tensor((2, 3), "INT32"), -1], {}, tensor((2, 3), "INT32")),
+        161002,
+        "the dtype of self or out is not supported.",
+    ),
+    (
+        "row2_dimrange",
         lambda: ([tensor((2, 3), "FLOAT"), 2], {}, tensor((2, 3), "FLOAT")),
         161002,
         "dim is out of the range of self's dims.",
     ),
     (
-        "row2_dtypesupported",
-        lambda: ([tensor((2, 3), "INT32"), -1], {}, tensor((2, 3), "INT32")),
+        "row3_maxrank",
+        lambda: ([tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT"), -1], {}, tensor((1, 1, 1, 1, 1, 1, 1, 1, 1), "FLOAT")),
         161002,
-        "the dtype of self is not supported.",
+        "the dim of self is greater than 8.",
+    ),
+    (
+        "row4_sameshape",
+        lambda: ([tensor((2, 3), "FLOAT"), -1], {}, tensor((5,), "FLOAT")),
+        161002,
+        "the shape of out must equal self's shape.",
     ),
 ]
 

@@ -57,6 +57,30 @@ TEST_F(l2_log_softmax_test, row2_dtypesupported)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self or out is greater than 8.
+TEST_F(l2_log_softmax_test, row3_maxrank)
+{
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    const int64_t dim = -1;
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSoftmaxGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
+TEST_F(l2_log_softmax_test, row4_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    const int64_t dim = -1;
+    UtTensor out({5}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnLogSoftmaxGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
 // Success: self FLOAT, out FLOAT, shape [2, 5]. Expected: the spec's formula through the kernel plan's precision path,
 // computed when this file was generated.
 TEST_F(l2_log_softmax_test, valid_float)

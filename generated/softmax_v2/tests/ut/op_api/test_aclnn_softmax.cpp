@@ -33,8 +33,20 @@ TEST_F(l2_softmax_test, row0_notnull)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_NULLPTR); // 161001
 }
 
-// Error row 1 (ACLNN_ERR_PARAM_INVALID): dim is out of the range of self's dims.
-TEST_F(l2_softmax_test, row1_dimrange)
+// Error row 1 (ACLNN_ERR_PARAM_INVALID): the dtype of self or out is not supported.
+TEST_F(l2_softmax_test, row1_dtypesupported)
+{
+    UtTensor self({2, 3}, ACL_INT32);
+    const int64_t dim = -1;
+    UtTensor out({2, 3}, ACL_INT32);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftmaxGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 2 (ACLNN_ERR_PARAM_INVALID): dim is out of the range of self's dims.
+TEST_F(l2_softmax_test, row2_dimrange)
 {
     UtTensor self({2, 3}, ACL_FLOAT);
     const int64_t dim = 2;
@@ -45,12 +57,24 @@ TEST_F(l2_softmax_test, row1_dimrange)
     EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
 }
 
-// Error row 2 (ACLNN_ERR_PARAM_INVALID): the dtype of self is not supported.
-TEST_F(l2_softmax_test, row2_dtypesupported)
+// Error row 3 (ACLNN_ERR_PARAM_INVALID): the dim of self is greater than 8.
+TEST_F(l2_softmax_test, row3_maxrank)
 {
-    UtTensor self({2, 3}, ACL_INT32);
+    UtTensor self({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
     const int64_t dim = -1;
-    UtTensor out({2, 3}, ACL_INT32);
+    UtTensor out({1, 1, 1, 1, 1, 1, 1, 1, 1}, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus ret = aclnnSoftmaxGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
+    EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID); // 161002
+}
+
+// Error row 4 (ACLNN_ERR_PARAM_INVALID): the shape of out must equal self's shape.
+TEST_F(l2_softmax_test, row4_sameshape)
+{
+    UtTensor self({2, 3}, ACL_FLOAT);
+    const int64_t dim = -1;
+    UtTensor out({5}, ACL_FLOAT);
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus ret = aclnnSoftmaxGetWorkspaceSize(self.get(), dim, out.get(), &workspaceSize, &executor);
