@@ -5,14 +5,14 @@ Every tensor is viewed as (a1, r, a0) (rows = a1). UB per element of a tile:
 each input and output queue in the stored dtype (one buffer each), a float copy of each input and output when the
 stored dtype is not FLOAT, the acc buffers of the widest level, the temporaries and masks of the largest program;
 each float buffer holds REPEAT_FLOATS more (a Compare's whole repeats from a row's start); per SUM_WIDTH elements
-3 floats of group sums and ReduceMax's work area. The tile is a multiple of SUM_WIDTH (a chunk holds whole groups of
+3 floats of group sums and ReduceMax's work area (rows path only). The tile is a multiple of SUM_WIDTH (a chunk holds whole groups of
 the fixed sum order). A padded row (r rounded up to whole 32-byte blocks) within the tile: as many whole rows as fit
 (at most MAX_BLOCK_COUNT, one DataCopyPad); else the row in chunks of the tile (rowsPerTile 0). Rows are split evenly
 over the cores, at least MIN_BYTES_PER_CORE of input each.
 
 a0 > 1 (the columns path, `opgen.plan.reduce_columns`): a unit is one a1 index and a0Tile columns, its rows a pitch
 of whole 32-byte blocks apart (pitch = a0Tile rounded up to a block); the queues, float copies and masks of `tile`
-elements, but the accs and temporaries (`cost.scratch`) of one tile row each (the programs run on one tile row at a
+elements, but the accs, temporaries (`cost.scratch`) and masks of one tile row each (the programs run on one tile row at a
 time: pitch + REPEAT_FLOATS floats, whole blocks), plus one more InitBuffer of column buffers of that size each: the
 per-row values and slot buffers (`cost.columns`) and `levels` = bit length of r counter blocks per sum. Columns fit:
 the most columns (whole blocks, or a0) whose r rows all fit in a tile (at most MAX_BLOCK_COUNT rows, one
@@ -55,6 +55,8 @@ class ReduceCost:
     # row's padded length is at least a block), and its float copy (not FLOAT)
     row_queues: int = 0
     row_copies: int = 0
+    row_masks: int = 0  # the columns path's masks: one tile row each (its programs run row by row)
+    groups: int = 1  # 1: the group sums' and ReduceMax's buffers (3 floats per SUM_WIDTH elements); the rows path's
 
     @property
     def element_bits(self) -> int:
@@ -64,8 +66,9 @@ class ReduceCost:
 
     @property
     def buffers(self) -> int:
-        """InitBuffer calls: each may round up by one 32-byte block (+ groups, ReduceMax's area, scalars)."""
-        return self.queues + self.float_buffers + self.masks + 3 + self.row_queues + self.row_copies
+        """InitBuffer calls: each may round up by one 32-byte block (+ scalars, and groups and ReduceMax's area)."""
+        fixed = self.queues + self.float_buffers + self.masks + self.row_masks + 1 + 2 * self.groups
+        return fixed + self.row_queues + self.row_copies
 
     @property
     def row_bits(self) -> int:
@@ -80,9 +83,16 @@ class ReduceCost:
 
     def columns_path(self) -> ReduceCost:
         """The figures of the columns path's tile: the scratch buffers leave the tile's float buffers and are sized
-        as column buffers (one tile row each, no rounding: whole blocks)."""
+        as column buffers (one tile row each, no rounding: whole blocks), the masks one tile row each, and no group
+        sums or ReduceMax area (the levels reduce element by element across rows)."""
         return replace(
-            self, float_buffers=self.float_buffers - self.scratch, columns=self.columns + self.scratch, scratch=0
+            self,
+            float_buffers=self.float_buffers - self.scratch,
+            columns=self.columns + self.scratch,
+            scratch=0,
+            row_masks=self.row_masks + self.masks,
+            masks=0,
+            groups=0,
         )
 
 
@@ -127,12 +137,13 @@ def _tile(cost: ReduceCost, ub: int) -> int:
     """The most elements of a tile buffer in `ub` bytes: a multiple of SUM_WIDTH (may be <= 0)."""
     fixed = SCALAR_FLOATS * 4 + cost.buffers * BLOCK_BYTES + cost.float_buffers * REPEAT_FLOATS * 4 + cost.row_slack
     bits = cost.element_bits
-    return (ub - fixed) * 8 * SUM_WIDTH // (bits * SUM_WIDTH + 3 * 4 * 8) // SUM_WIDTH * SUM_WIDTH
+    return (ub - fixed) * 8 * SUM_WIDTH // (bits * SUM_WIDTH + 3 * 4 * 8 * cost.groups) // SUM_WIDTH * SUM_WIDTH
 
 
 def _column_tile(cost: ReduceCost, ub: int, levels: int, pitch: int) -> int:
-    """The tile left beside the column buffers (one more InitBuffer) of rows `pitch` elements long."""
+    """The tile left beside the column buffers (one more InitBuffer) and the masks of rows `pitch` elements long."""
     column_bytes = (cost.columns + cost.sums * levels) * (pitch + REPEAT_FLOATS) * 4
+    column_bytes += cost.row_masks * ((pitch + REPEAT_FLOATS) // 8)
     return _tile(cost, ub - BLOCK_BYTES - column_bytes)
 
 
@@ -162,8 +173,8 @@ def _plan_columns(key: int, cost: ReduceCost, rows: int, r: int, a0: int, core_n
     # tile without column buffers shared by r rows and the column buffers) down by a block at a time
     pitch = 0
     if r <= MAX_BLOCK_COUNT:
-        bits = cost.element_bits + 2  # + the group sums' 3 floats per SUM_WIDTH elements, rounded up
-        column_bits = (cost.columns + cost.sums * levels) * 32
+        bits = cost.element_bits + 2 * cost.groups  # + the group sums' 3 floats per SUM_WIDTH elements, rounded up
+        column_bits = (cost.columns + cost.sums * levels) * 32 + cost.row_masks
         estimate = max(0, _column_tile(cost, ub, levels, 0)) * bits // (r * bits + column_bits)
         pitch = min(_align_up(a0, block), estimate // block * block)
         while pitch > 0 and _column_tile(cost, ub, levels, pitch) < r * pitch:

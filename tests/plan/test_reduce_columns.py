@@ -4,6 +4,8 @@ program's per-row slots become column buffers computing the same values, and the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from spec_list import specs
@@ -139,9 +141,11 @@ def _kernel_ub_bytes(cost: ReduceCost, tile: int, pitch: int, levels: int) -> in
     sizes += [(tile + REPEAT_FLOATS) * 4] * (cost.float_buffers - (cost.scratch if pitch else 0))
     # the accs and temporaries: on the columns path one tile row each (the programs run row by row)
     sizes += [(pitch + REPEAT_FLOATS) * 4] * (cost.scratch if pitch else 0)
-    sizes += [(tile + REPEAT_FLOATS) // 8] * cost.masks
-    sizes.append(_align(_align(tile, SUM_WIDTH) // SUM_WIDTH, 8) * 4)
-    sizes.append(_align(2 * max(tile // SUM_WIDTH, 1), 8) * 4)
+    # the masks: on the columns path one tile row each
+    sizes += [((pitch if pitch else tile) + REPEAT_FLOATS) // 8] * cost.masks
+    if not pitch:  # the group sums and ReduceMax's area: the rows path only
+        sizes.append(_align(_align(tile, SUM_WIDTH) // SUM_WIDTH, 8) * 4)
+        sizes.append(_align(2 * max(tile // SUM_WIDTH, 1), 8) * 4)
     sizes.append(SCALAR_FLOATS * 4)
     if pitch:
         sizes.append((cost.columns + cost.sums * levels) * (pitch + REPEAT_FLOATS) * 4)
@@ -192,13 +196,16 @@ RANGE = range(1, MAX_BLOCK_COUNT + 1)  # the rows one DataCopyPad moves
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("ub", [196_352, 65_536])
 @pytest.mark.parametrize("a0", [5, 100])
-def test_columns_fit_up_to_the_most_rows_the_kernels_ub_holds(op, ub, a0):
+@pytest.mark.parametrize("masks", [0, 2])
+def test_columns_fit_up_to_the_most_rows_the_kernels_ub_holds(op, ub, a0, masks):
     """The columns-fit boundary (the most rows r of a0 columns planned in one tile) is at least the largest r whose
-    buffers, as the kernel allocates them (accs and temporaries one tile row each), fit the UB less the model's
-    rounding allowance: no UB left idle that would take more rows. Derived from the kernel's InitBuffer sizes."""
+    buffers, as the kernel allocates them (accs, temporaries and masks one tile row each, no group sums or ReduceMax
+    area), fit the UB less the model's rounding allowance: no UB left idle that would take more rows. Derived from
+    the kernel's InitBuffer sizes. No spec's program has masks yet: `masks` more stand for a program with some."""
     plan = kernel_plan(specs()[op])
     for variant in plan.variants:
         cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+        cost = replace(cost, masks=cost.masks + masks)
         assert cost.scratch >= 1  # softmax's accs
         pitch = _align(a0, BLOCK_BYTES // cost.item_size)
         fits = [_kernel_ub_bytes(cost, _align(r * pitch, SUM_WIDTH), pitch, r.bit_length()) for r in RANGE]

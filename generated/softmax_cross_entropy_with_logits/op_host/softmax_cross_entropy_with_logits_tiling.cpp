@@ -29,6 +29,8 @@ struct KernelVariant {
     int64_t sums;         // sum reductions: a binary counter of column buffers each
     int64_t rowQueues;    // per-row outputs: one element per 32-byte block of a tile (a tile's most rows)
     int64_t rowCopies;    // their float copies (not FLOAT)
+    int64_t rowMasks = 0; // the columns path's masks: one tile row each
+    int64_t groups = 1;   // 1: the group sums' and ReduceMax's buffers (rows path only)
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
@@ -51,31 +53,38 @@ int64_t ElementBits(const KernelVariant& v)
 }
 
 // The most elements of a tile buffer in `ub` bytes: each InitBuffer may round up by a block; float buffers hold
-// REPEAT_FLOATS more; per SUM_WIDTH elements 3 floats of group sums and ReduceMax's work area.
+// REPEAT_FLOATS more; per SUM_WIDTH elements 3 floats of group sums and ReduceMax's work area (rows path only).
 int64_t TileIn(const KernelVariant& v, int64_t ub)
 {
     // a per-row output's buffers round up to a block of elements each
-    const int64_t buffers = v.queues + v.floatBuffers + v.masks + 3 + v.rowQueues + v.rowCopies;
+    const int64_t buffers = v.queues + v.floatBuffers + v.masks + v.rowMasks + 1 + 2 * v.groups + v.rowQueues +
+                            v.rowCopies;
     const int64_t fixed = SCALAR_FLOATS * 4 + buffers * BLOCK_BYTES + v.floatBuffers * REPEAT_FLOATS * 4 +
                           BLOCK_BYTES / v.itemSize * RowBytes(v);
-    return (ub - fixed) * BITS_PER_BYTE * SUM_WIDTH / (ElementBits(v) * SUM_WIDTH + 3 * 4 * BITS_PER_BYTE) / SUM_WIDTH *
-           SUM_WIDTH;
+    return (ub - fixed) * BITS_PER_BYTE * SUM_WIDTH / (ElementBits(v) * SUM_WIDTH + 3 * 4 * BITS_PER_BYTE * v.groups) /
+           SUM_WIDTH * SUM_WIDTH;
 }
 
-// a0 > 1: the tile left beside the column buffers (one more InitBuffer), each a row of `pitch` floats + slack.
+// a0 > 1: the tile left beside the column buffers (one more InitBuffer), each a row of `pitch` floats + slack, and
+// the masks of one such row each.
 int64_t ColumnTile(const KernelVariant& v, int64_t ub, int64_t levels, int64_t pitch)
 {
-    return TileIn(v, ub - BLOCK_BYTES - (v.columns + v.sums * levels) * (pitch + REPEAT_FLOATS) * 4);
+    return TileIn(v, ub - BLOCK_BYTES - (v.columns + v.sums * levels) * (pitch + REPEAT_FLOATS) * 4 -
+                         v.rowMasks * ((pitch + REPEAT_FLOATS) / 8));
 }
 
 // a0 > 1: the programs run on one tile row at a time, so the scratch buffers (accs, temporaries) leave the tile's
-// float buffers and are sized as column buffers (one tile row each, whole blocks).
+// float buffers and are sized as column buffers (one tile row each, whole blocks), the masks one tile row each, and
+// there are no group sums or ReduceMax area (the levels reduce element by element across rows).
 KernelVariant ColumnsPath(const KernelVariant& v)
 {
     KernelVariant c = v;
     c.floatBuffers -= v.scratch;
     c.columns += v.scratch;
     c.scratch = 0;
+    c.rowMasks += v.masks;
+    c.masks = 0;
+    c.groups = 0;
     return c;
 }
 
@@ -101,8 +110,9 @@ bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, ui
     const int64_t levels = BitLength(r);
     int64_t pitch = 0;
     if (r <= MAX_BLOCK_COUNT) {
-        const int64_t bits = ElementBits(v) + 2; // + the group sums' 3 floats per SUM_WIDTH elements, rounded up
-        const int64_t columnBits = (v.columns + v.sums * levels) * 32;
+        const int64_t bits = ElementBits(v) +
+                             2 * v.groups; // + the group sums' 3 floats per SUM_WIDTH elements, rounded up
+        const int64_t columnBits = (v.columns + v.sums * levels) * 32 + v.rowMasks;
         const int64_t bare = ColumnTile(v, ub, levels, 0);
         const int64_t estimate = (bare > 0 ? bare : 0) * bits / (r * bits + columnBits);
         pitch = Min(AlignUp(a0, block), estimate / block * block);

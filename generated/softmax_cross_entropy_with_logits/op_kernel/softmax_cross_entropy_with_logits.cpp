@@ -115,14 +115,18 @@ public:
         for (uint32_t i = 0; i < TEMPS; ++i) {
             pipe_.InitBuffer(tmpBuf_[i], scratchBytes);
         }
+        // the masks: a tile, or on the columns path one tile row
+        const uint32_t maskBytes = static_cast<uint32_t>((a0_ > 1 ? columnStride_ : tile_ + REPEAT_FLOATS) / 8);
         for (uint32_t i = 0; i < MASKS; ++i) {
-            pipe_.InitBuffer(maskBuf_[i], static_cast<uint32_t>((tile_ + REPEAT_FLOATS) / 8));
+            pipe_.InitBuffer(maskBuf_[i], maskBytes);
         }
-        pipe_.InitBuffer(groupBuf_,
-                         static_cast<uint32_t>(CeilTo(CeilTo(tile_, SUM_WIDTH) / SUM_WIDTH, 8) * sizeof(float)));
-        pipe_.InitBuffer(
-            maxTmpBuf_,
-            static_cast<uint32_t>(CeilTo(2 * (tile_ / SUM_WIDTH > 0 ? tile_ / SUM_WIDTH : 1), 8) * sizeof(float)));
+        if (a0_ <= 1) { // the group sums and ReduceMax's area: the columns path reduces element by element across rows
+            pipe_.InitBuffer(groupBuf_,
+                             static_cast<uint32_t>(CeilTo(CeilTo(tile_, SUM_WIDTH) / SUM_WIDTH, 8) * sizeof(float)));
+            pipe_.InitBuffer(
+                maxTmpBuf_,
+                static_cast<uint32_t>(CeilTo(2 * (tile_ / SUM_WIDTH > 0 ? tile_ / SUM_WIDTH : 1), 8) * sizeof(float)));
+        }
         pipe_.InitBuffer(scalarBuf_, static_cast<uint32_t>(SCALAR_FLOATS * sizeof(float)));
         if (a0_ > 1) { // the column buffers: per-row values and slots, then each sum's counter blocks
             pipe_.InitBuffer(columnBuf_,

@@ -26,6 +26,8 @@ struct KernelVariant {
     int64_t scratch;      // the accs and temporaries of floatBuffers: one tile row each on the columns path
     int64_t columns;      // a0 > 1: column buffers of the per-row values and the slots reading them
     int64_t sums;         // sum reductions: a binary counter of column buffers each
+    int64_t rowMasks = 0; // the columns path's masks: one tile row each
+    int64_t groups = 1;   // 1: the group sums' and ReduceMax's buffers (rows path only)
 };
 
 constexpr KernelVariant KERNEL_VARIANTS[] = {
@@ -44,29 +46,35 @@ int64_t ElementBits(const KernelVariant& v)
 }
 
 // The most elements of a tile buffer in `ub` bytes: each InitBuffer may round up by a block; float buffers hold
-// REPEAT_FLOATS more; per SUM_WIDTH elements 3 floats of group sums and ReduceMax's work area.
+// REPEAT_FLOATS more; per SUM_WIDTH elements 3 floats of group sums and ReduceMax's work area (rows path only).
 int64_t TileIn(const KernelVariant& v, int64_t ub)
 {
-    const int64_t buffers = v.queues + v.floatBuffers + v.masks + 3;
+    const int64_t buffers = v.queues + v.floatBuffers + v.masks + v.rowMasks + 1 + 2 * v.groups;
     const int64_t fixed = SCALAR_FLOATS * 4 + buffers * BLOCK_BYTES + v.floatBuffers * REPEAT_FLOATS * 4;
-    return (ub - fixed) * BITS_PER_BYTE * SUM_WIDTH / (ElementBits(v) * SUM_WIDTH + 3 * 4 * BITS_PER_BYTE) / SUM_WIDTH *
-           SUM_WIDTH;
+    return (ub - fixed) * BITS_PER_BYTE * SUM_WIDTH / (ElementBits(v) * SUM_WIDTH + 3 * 4 * BITS_PER_BYTE * v.groups) /
+           SUM_WIDTH * SUM_WIDTH;
 }
 
-// a0 > 1: the tile left beside the column buffers (one more InitBuffer), each a row of `pitch` floats + slack.
+// a0 > 1: the tile left beside the column buffers (one more InitBuffer), each a row of `pitch` floats + slack, and
+// the masks of one such row each.
 int64_t ColumnTile(const KernelVariant& v, int64_t ub, int64_t levels, int64_t pitch)
 {
-    return TileIn(v, ub - BLOCK_BYTES - (v.columns + v.sums * levels) * (pitch + REPEAT_FLOATS) * 4);
+    return TileIn(v, ub - BLOCK_BYTES - (v.columns + v.sums * levels) * (pitch + REPEAT_FLOATS) * 4 -
+                         v.rowMasks * ((pitch + REPEAT_FLOATS) / 8));
 }
 
 // a0 > 1: the programs run on one tile row at a time, so the scratch buffers (accs, temporaries) leave the tile's
-// float buffers and are sized as column buffers (one tile row each, whole blocks).
+// float buffers and are sized as column buffers (one tile row each, whole blocks), the masks one tile row each, and
+// there are no group sums or ReduceMax area (the levels reduce element by element across rows).
 KernelVariant ColumnsPath(const KernelVariant& v)
 {
     KernelVariant c = v;
     c.floatBuffers -= v.scratch;
     c.columns += v.scratch;
     c.scratch = 0;
+    c.rowMasks += v.masks;
+    c.masks = 0;
+    c.groups = 0;
     return c;
 }
 
@@ -92,8 +100,9 @@ bool PlanColumns(const KernelVariant& v, int64_t rows, int64_t r, int64_t a0, ui
     const int64_t levels = BitLength(r);
     int64_t pitch = 0;
     if (r <= MAX_BLOCK_COUNT) {
-        const int64_t bits = ElementBits(v) + 2; // + the group sums' 3 floats per SUM_WIDTH elements, rounded up
-        const int64_t columnBits = (v.columns + v.sums * levels) * 32;
+        const int64_t bits = ElementBits(v) +
+                             2 * v.groups; // + the group sums' 3 floats per SUM_WIDTH elements, rounded up
+        const int64_t columnBits = (v.columns + v.sums * levels) * 32 + v.rowMasks;
         const int64_t bare = ColumnTile(v, ub, levels, 0);
         const int64_t estimate = (bare > 0 ? bare : 0) * bits / (r * bits + columnBits);
         pitch = Min(AlignUp(a0, block), estimate / block * block);

@@ -43,7 +43,7 @@ TOLERANCE = {
 # it is a second reference an element may match (it overflows and underflows where the kernel does)
 COMPUTE_DTYPES = {"FLOAT": "FLOAT", "FLOAT16": "FLOAT", "BFLOAT16": "FLOAT"}
 SHAPES = [(1,), (7, 1), (3, 13), (5, 40), (3, 5, 8), (2, 3000), (2, 20000), (5000, 3)]
-SCALAR_VALUES = {"dim": [-1]}
+SCALAR_VALUES = {"dim": [-1, 0, 1]}
 VALUE_RANGE = (-10.0, 10.0)
 SPECIAL_VALUES = [0.0, -0.0, 30.0, -30.0, 80.0, -80.0]
 SUBNORMALS = {"FLOAT": 1e-40, "FLOAT16": 1e-07, "BFLOAT16": 1e-40, "DOUBLE": 1e-310}
