@@ -1,24 +1,25 @@
 """Python model of the reduce_dim tiling (`op_host/<op>_tiling.cpp` of an operator reducing along dim,
 `Plan<OpType>Tiling`), step by step in the C++'s integer arithmetic, so the generated tiling tests state exact plans.
 
-Every tensor is viewed as (a1, r, a0) (rows = a1). UB per element of a tile:
-each input and output queue in the stored dtype (one buffer each), a float copy of each input and output when the
-stored dtype is not FLOAT, the acc buffers of the widest level, the temporaries and masks of the largest program;
-each float buffer holds REPEAT_FLOATS more (a Compare's whole repeats from a row's start); per SUM_WIDTH elements
-3 floats of group sums and ReduceMax's work area (rows path only). The tile is a multiple of SUM_WIDTH (a chunk holds whole groups of
-the fixed sum order). A padded row (r rounded up to whole 32-byte blocks) within the tile: as many whole rows as fit
-(at most MAX_BLOCK_COUNT, one DataCopyPad); else the row in chunks of the tile (rowsPerTile 0). Rows are split evenly
-over the cores, at least MIN_BYTES_PER_CORE of input each.
+Every tensor is viewed as (a1, r, a0) (rows = a1). UB per element of a tile: each input and output queue in the stored
+dtype (one buffer each), a float copy of each input and output when the stored dtype is not FLOAT, the acc buffers of
+the widest level, the temporaries and masks of the largest program; each float buffer holds REPEAT_FLOATS more (a
+Compare's whole repeats from a row's start); per SUM_WIDTH elements 3 floats of group sums and ReduceMax's work area
+(rows path only). The tile is a multiple of SUM_WIDTH (a chunk holds whole groups of the fixed sum order). A padded row
+(r rounded up to whole 32-byte blocks) within the tile: as many whole rows as fit (at most MAX_BLOCK_COUNT, one
+DataCopyPad); else the row in chunks of the tile (rowsPerTile 0). Rows are split evenly over the cores, at least
+MIN_BYTES_PER_CORE of input each.
 
-a0 > 1 (the columns path, `opgen.plan.reduce_columns`): a unit is one a1 index and a0Tile columns, its rows a pitch
-of whole 32-byte blocks apart (pitch = a0Tile rounded up to a block); the queues, float copies and masks of `tile`
-elements, but the accs, temporaries (`cost.scratch`) and masks of one tile row each (the programs run on one tile row at a
-time: pitch + REPEAT_FLOATS floats, whole blocks), plus one more InitBuffer of column buffers of that size each: the
-per-row values and slot buffers (`cost.columns`) and `levels` = bit length of r counter blocks per sum. Columns fit:
-the most columns (whole blocks, or a0) whose r rows all fit in a tile (at most MAX_BLOCK_COUNT rows, one
-DataCopyPad), but no more than leaves a unit to each core the launch is meant to use; x read once. Else column
-chunks: a0Tile = min(a0, COLUMN_CHUNK) columns, rChunk rows per load (as many as fit); x read once per level and once
-more for the outputs. Units (a1 x column tiles) are split evenly over the cores.
+a0 > 1 (the columns path, `opgen.plan.reduce_columns`): a unit is one a1 index and a0Tile columns, its rows a pitch of
+whole 32-byte blocks apart (pitch = a0Tile rounded up to a block); the queues and float copies of `tile` elements, but
+the accs and temporaries (`cost.scratch`) of one tile row each (the programs run on one tile row at a time: pitch +
+REPEAT_FLOATS floats, whole blocks) and the masks of one tile row (pitch + REPEAT_FLOATS bits), no group sums or
+ReduceMax area (the levels reduce element by element across rows), plus one more InitBuffer of column buffers of that
+size each: the per-row values and slot buffers (`cost.columns`) and `levels` = bit length of r counter blocks per sum.
+Columns fit: the most columns (whole blocks, or a0) whose r rows all fit in a tile (at most MAX_BLOCK_COUNT rows, one
+DataCopyPad), but no more than leaves a unit to each core the launch is meant to use; x read once. Else column chunks:
+a0Tile = min(a0, COLUMN_CHUNK) columns, rChunk rows per load (as many as fit); x read once per level and once more for
+the outputs. Units (a1 x column tiles) are split evenly over the cores.
 
 A per-row output (one value per row, `row_outputs`) has a queue and, when the stored dtype is not FLOAT, a float copy
 of one element per 32-byte block of the tile (a tile holds at most that many rows): `ReduceCost.row_bits` per element
