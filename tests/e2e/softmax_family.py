@@ -1,7 +1,10 @@
-"""What the softmax family's error tests share (specs/softmax_v2.yaml, log_softmax_v2.yaml, softmin.yaml): calls
-with an empty self that each trip one error row, as the op_api code orders them around its empty return
-(aclnnLogSoftmax checks every row before returning on an empty self, aclnnSoftmax, and opgen's aclnnSoftmin after
-it, returns right after the null check), and a call on another SoC (its dtype list)."""
+"""What the softmax family's e2e tests share (specs/softmax_v2.yaml, log_softmax_v2.yaml, softmin.yaml,
+softmax_grad.yaml, log_softmax_grad.yaml, softmax_cross_entropy_with_logits.yaml): the tiling model's plan and the UB
+boundaries it puts rows and columns at, the row-length cases around them, a binding's call with the GM bytes its
+launches move (the twin's trace); and for the error tests, calls with an empty self that each trip one error row, as
+the op_api code orders them around its empty return (aclnnLogSoftmax checks every row before returning on an empty
+self, aclnnSoftmax, and opgen's aclnnSoftmin after it, returns right after the null check), and a call on another SoC
+(its dtype list)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,102 @@ import subprocess
 import sys
 
 import numpy as np
+
+from opgen.plan.kernel import kernel_plan
+from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
+from opgen.plan.reduce_model import SUM_WIDTH
+from opgen.spec.dtypes import DType
+from opgen.spec.socs import DEFAULT_SOC, get_soc
+
+# (case, dtype) rows of the last-dim tests: one element, short rows, the longest row that fits in UB and one element
+# more (a row in chunks), and a row of 100,000 elements (in chunks); `row_case_shape` gives each its (rows, r)
+ROW_CASES = [
+    ("rows_of_one", DType.FLOAT),
+    ("rows_of_one", DType.FLOAT16),
+    ("short_rows", DType.FLOAT),
+    ("short_rows", DType.FLOAT16),
+    ("short_rows", DType.BFLOAT16),
+    ("just_under_ub", DType.FLOAT),
+    ("just_over_ub", DType.FLOAT),
+    ("just_under_ub", DType.FLOAT16),
+    ("just_over_ub", DType.FLOAT16),
+    ("row_of_100000", DType.FLOAT),
+    ("row_of_100000", DType.FLOAT16),
+]
+CHUNKED_ROW_CASES = ("just_over_ub", "row_of_100000")  # the cases whose rows do not fit in one tile
+
+
+def variant_of(spec, dtype: DType):
+    """The operator's kernel plan and its variant storing `dtype`."""
+    plan = kernel_plan(spec)
+    return plan, next(v for v in plan.variants if v.storage is dtype)
+
+
+def tiling_plan(spec, rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
+    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
+    plan, variant = variant_of(spec, dtype)
+    soc = get_soc(DEFAULT_SOC)
+    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
+    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
+
+
+def longest_fitting_row(spec, dtype: DType = DType.FLOAT) -> int:
+    """The largest r whose (32-byte padded) row fits in one tile: the tile of a row too long to fit."""
+    chunked = tiling_plan(spec, 1, 10**7, dtype)
+    assert chunked is not None and chunked.rows_per_tile == 0
+    return chunked.tile_length  # a multiple of SUM_WIDTH, so of every dtype's block
+
+
+def longest_fitting_columns(spec, a0: int, dtype: DType = DType.FLOAT) -> int:
+    """The largest r whose r rows of (a block of) a0 columns fit in one tile: one more row needs column chunks."""
+    low, high = 1, MAX_BLOCK_COUNT + 1  # fits at low, not at high
+
+    def fits(r: int) -> bool:
+        return tiling_plan(spec, 1, r, dtype, a0).rows_per_chunk == r
+
+    assert fits(low) and not fits(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low
+
+
+def assert_ub_boundary_is_the_models(spec) -> None:
+    """Three rows of the longest fitting row fit in UB (a multiple of SUM_WIDTH, over 1000 elements); one element
+    more and they go in chunks."""
+    under = longest_fitting_row(spec)
+    assert under % SUM_WIDTH == 0 and under > 1000
+    assert tiling_plan(spec, 3, under).rows_per_tile > 0
+    assert tiling_plan(spec, 3, under + 1).rows_per_tile == 0
+
+
+def row_case_shape(spec, case: str, dtype: DType) -> tuple[int, int]:
+    """(rows, r) of a ROW_CASES case; the UB cases at the longest row that fits in `dtype`, or one element more."""
+    under = longest_fitting_row(spec, dtype)
+    r = {
+        "rows_of_one": 1,
+        "short_rows": 77,
+        "just_under_ub": under,
+        "just_over_ub": under + 1,
+        "row_of_100000": 100_000,
+    }[case]
+    rows = {"rows_of_one": 1001, "short_rows": 130, "row_of_100000": 2}.get(case, 3)
+    return rows, r
+
+
+def run_traced(spec, binding, args: tuple, tmp_path, monkeypatch):
+    """`binding(*args)` (the operator's binding) with the twin's trace on: its result, and each of the operator's
+    kernel launches' GM bytes (read, written) from the trace; no launch, no pair."""
+    from opgen.twin.trace import read_trace
+
+    trace = tmp_path / "trace.jsonl"
+    trace.unlink(missing_ok=True)
+    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
+    got = binding(*args)
+    stem = spec.operator.file_stem
+    launches = [t for t in read_trace(trace) if t.kernel == stem] if trace.exists() else []
+    return got, [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+
 
 EMPTY = (0, 5)
 DEEP_EMPTY = (1,) * 8 + (0,)  # rank 9

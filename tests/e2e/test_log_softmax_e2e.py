@@ -15,11 +15,11 @@ from kernel_harness import KernelHarness
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
+from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC, get_soc
+from opgen.spec.socs import DEFAULT_SOC
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -59,34 +59,16 @@ def test_matches_torch(rows, r, dtype):
 
 
 def _plan(rows: int, r: int, a0: int, dtype: DType = DType.FLOAT):
-    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
-    plan = kernel_plan(_spec())
-    variant = next(v for v in plan.variants if v.storage is dtype)
-    soc = get_soc(DEFAULT_SOC)
-    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
+    return softmax_family.tiling_plan(_spec(), rows, r, dtype, a0)
 
 
 def _longest_fitting_columns(a0: int, dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose r rows of (a block of) a0 columns fit in one tile."""
-    low, high = 1, MAX_BLOCK_COUNT + 1
-    assert _plan(1, high, a0, dtype).rows_per_chunk < high
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if _plan(1, middle, a0, dtype).rows_per_chunk == middle else (low, middle)
-    return low
+    return softmax_family.longest_fitting_columns(_spec(), a0, dtype)
 
 
 def _run(x: np.ndarray, dim: int, tmp_path, monkeypatch):
     """The binding's result and the kernel launch's GM bytes (read, written), from the twin's trace."""
-    from opgen.twin.trace import read_trace
-
-    trace = tmp_path / "trace.jsonl"
-    trace.unlink(missing_ok=True)
-    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
-    got = opgen_ops.log_softmax(x, dim)
-    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem]
-    return got, [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+    return softmax_family.run_traced(_spec(), opgen_ops.log_softmax, (x, dim), tmp_path, monkeypatch)
 
 
 def _check(got: np.ndarray, x: np.ndarray, dim: int, dtype: DType) -> None:

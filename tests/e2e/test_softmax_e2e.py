@@ -17,11 +17,11 @@ from kernel_harness import KernelHarness
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
+from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT
 from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC, get_soc
+from opgen.spec.socs import DEFAULT_SOC
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -35,33 +35,15 @@ def _spec():
 
 
 def _variant(dtype: DType):
-    plan = kernel_plan(_spec())
-    return plan, next(v for v in plan.variants if v.storage is dtype)
+    return softmax_family.variant_of(_spec(), dtype)
 
 
 def _plan(rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
-    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
-    plan, variant = _variant(dtype)
-    soc = get_soc(DEFAULT_SOC)
-    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
+    return softmax_family.tiling_plan(_spec(), rows, r, dtype, a0)
 
 
 def _longest_fitting_columns(a0: int, dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose r rows of (a block of) a0 columns fit in one tile: one more row needs column chunks."""
-    low, high = 1, MAX_BLOCK_COUNT + 1  # fits at low, not at high
-    assert _plan(1, low, dtype, a0).rows_per_chunk == low and _plan(1, high, dtype, a0).rows_per_chunk < high
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if _plan(1, middle, dtype, a0).rows_per_chunk == middle else (low, middle)
-    return low
-
-
-def _longest_fitting_row(dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose (32-byte padded) row fits in one tile: the tile of a row too long to fit."""
-    chunked = _plan(1, 10**7, dtype)
-    assert chunked is not None and chunked.rows_per_tile == 0
-    return chunked.tile_length  # a multiple of SUM_WIDTH, so of every dtype's block
+    return softmax_family.longest_fitting_columns(_spec(), a0, dtype)
 
 
 def _torch_softmax(x: np.ndarray, dim: int) -> np.ndarray:
@@ -70,15 +52,7 @@ def _torch_softmax(x: np.ndarray, dim: int) -> np.ndarray:
 
 def _run(x: np.ndarray, dim: int, tmp_path, monkeypatch):
     """The binding's result and the kernel launch's GM bytes (read, written), from the twin's trace."""
-    from opgen.twin.trace import read_trace
-
-    trace = tmp_path / "trace.jsonl"
-    trace.unlink(missing_ok=True)
-    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
-    got = opgen_ops.softmax(x, dim)
-    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem] if trace.exists() else []
-    moved = [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
-    return got, moved
+    return softmax_family.run_traced(_spec(), opgen_ops.softmax, (x, dim), tmp_path, monkeypatch)
 
 
 def sum_bound(r: int, dtype: DType) -> float:
@@ -106,38 +80,13 @@ def _check_rows(got: np.ndarray, x: np.ndarray, dim: int, dtype: DType) -> None:
 
 
 def test_the_ub_boundary_is_where_the_tiling_model_puts_it():
-    under = _longest_fitting_row()
-    assert under % SUM_WIDTH == 0 and under > 1000
-    assert _plan(3, under).rows_per_tile > 0
-    assert _plan(3, under + 1).rows_per_tile == 0
+    softmax_family.assert_ub_boundary_is_the_models(_spec())
 
 
-@pytest.mark.parametrize(
-    ("case", "dtype"),
-    [
-        ("rows_of_one", DType.FLOAT),
-        ("rows_of_one", DType.FLOAT16),
-        ("short_rows", DType.FLOAT),
-        ("short_rows", DType.FLOAT16),
-        ("short_rows", DType.BFLOAT16),
-        ("just_under_ub", DType.FLOAT),
-        ("just_over_ub", DType.FLOAT),
-        ("just_under_ub", DType.FLOAT16),
-        ("just_over_ub", DType.FLOAT16),
-        ("row_of_100000", DType.FLOAT),
-        ("row_of_100000", DType.FLOAT16),
-    ],
-)
+@pytest.mark.parametrize(("case", "dtype"), softmax_family.ROW_CASES)
 def test_matches_torch_and_moves_each_element_once_or_thrice(case, dtype, tmp_path, monkeypatch):
     np_dtype = dtype.numpy
-    r = {
-        "rows_of_one": 1,
-        "short_rows": 77,
-        "just_under_ub": _longest_fitting_row(dtype),
-        "just_over_ub": _longest_fitting_row(dtype) + 1,
-        "row_of_100000": 100_000,
-    }[case]
-    rows = {"rows_of_one": 1001, "short_rows": 130, "row_of_100000": 2}.get(case, 3)
+    rows, r = softmax_family.row_case_shape(_spec(), case, dtype)
     x = np.random.default_rng(r).uniform(-10, 10, (rows, r)).astype(np_dtype)
     got, moved = _run(x, -1, tmp_path, monkeypatch)
     assert got.dtype == np_dtype and got.shape == x.shape
@@ -152,7 +101,7 @@ def test_matches_torch_and_moves_each_element_once_or_thrice(case, dtype, tmp_pa
         assert reads == 1, "rows in UB: x read once"
     else:
         assert reads == 3, "a row in chunks: the max, the sum of exp, the output"
-    assert (planned.rows_per_tile > 0) == (case not in ("just_over_ub", "row_of_100000"))
+    assert (planned.rows_per_tile > 0) == (case not in softmax_family.CHUNKED_ROW_CASES)
 
 
 @pytest.mark.parametrize("dim", [-1, 2, 1, 0, -2, -3])
