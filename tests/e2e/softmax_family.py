@@ -96,6 +96,46 @@ def row_case_shape(spec, case: str, dtype: DType) -> tuple[int, int]:
     return rows, r
 
 
+# (case, dtype) rows of the columns-path tests (a reduced dim that is not the last): columns whose r rows fit in UB,
+# narrow or wide, the most rows that fit and one more (column chunks), and more rows than one DataCopyPad moves
+COLUMN_CASES = [
+    ("columns_fit", DType.FLOAT),
+    ("columns_fit", DType.FLOAT16),
+    ("wide_columns_fit", DType.FLOAT),
+    ("just_under_a_tile", DType.FLOAT),
+    ("just_over_a_tile", DType.FLOAT),
+    ("just_under_a_tile", DType.FLOAT16),
+    ("just_over_a_tile", DType.FLOAT16),
+    ("more_rows_than_one_copy", DType.FLOAT),
+]
+FITTING_COLUMN_CASES = ("columns_fit", "wide_columns_fit", "just_under_a_tile")  # the others go in column chunks
+
+
+def column_case_shape(spec, case: str, dtype: DType, a0: int, copies_a0: int) -> tuple[int, int, int]:
+    """(a1, r, a0) of a COLUMN_CASES case: `a0` columns (`copies_a0` for more rows than one copy), the tile cases at
+    the most rows of them that fit in `dtype`, or one more."""
+    fit = longest_fitting_columns(spec, a0, dtype)
+    return {
+        "columns_fit": (3, 77, a0),
+        "wide_columns_fit": (2, 30, 3000),
+        "just_under_a_tile": (2, fit, a0),
+        "just_over_a_tile": (2, fit + 1, a0),
+        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, copies_a0),
+    }[case]
+
+
+def assert_column_chunk_boundary_is_the_models(spec) -> None:
+    """For blocks of 3 and 40 columns: the most rows that fit (over 100) make one chunk of at least one column per
+    tile; one more row makes chunks of at most that many rows."""
+    for a0 in (3, 40):
+        fit = longest_fitting_columns(spec, a0)
+        assert fit > 100
+        planned = tiling_plan(spec, 2, fit, DType.FLOAT, a0)
+        assert planned.rows_per_chunk == fit and planned.columns_per_tile >= 1
+        over = tiling_plan(spec, 2, fit + 1, DType.FLOAT, a0)
+        assert 1 <= over.rows_per_chunk <= fit
+
+
 def run_traced(spec, binding, args: tuple, tmp_path, monkeypatch):
     """`binding(*args)` (the operator's binding) with the twin's trace on: its result, and each of the operator's
     kernel launches' GM bytes (read, written) from the trace; no launch, no pair."""

@@ -15,7 +15,6 @@ from kernel_harness import KernelHarness
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
@@ -62,10 +61,6 @@ def _plan(rows: int, r: int, a0: int, dtype: DType = DType.FLOAT):
     return softmax_family.tiling_plan(_spec(), rows, r, dtype, a0)
 
 
-def _longest_fitting_columns(a0: int, dtype: DType = DType.FLOAT) -> int:
-    return softmax_family.longest_fitting_columns(_spec(), a0, dtype)
-
-
 def _run(x: np.ndarray, dim: int, tmp_path, monkeypatch):
     """The binding's result and the kernel launch's GM bytes (read, written), from the twin's trace."""
     return softmax_family.run_traced(_spec(), opgen_ops.log_softmax, (x, dim), tmp_path, monkeypatch)
@@ -88,32 +83,22 @@ def test_every_dim_of_a_3d_tensor_matches_torch(dim, dtype, tmp_path, monkeypatc
     assert moved == [(x.nbytes, x.nbytes)]
 
 
+# the shared column cases but FLOAT16's just_under_a_tile, and the wide columns in BFLOAT16
 @pytest.mark.parametrize(
     ("case", "dtype"),
     [
-        ("columns_fit", DType.FLOAT),
-        ("columns_fit", DType.FLOAT16),
-        ("wide_columns_fit", DType.BFLOAT16),
-        ("just_under_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT16),
-        ("more_rows_than_one_copy", DType.FLOAT),
+        ("wide_columns_fit", DType.BFLOAT16) if case == "wide_columns_fit" else (case, dtype)
+        for case, dtype in softmax_family.COLUMN_CASES
+        if (case, dtype) != ("just_under_a_tile", DType.FLOAT16)
     ],
 )
 def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype, tmp_path, monkeypatch):
-    fit = _longest_fitting_columns(6, dtype)
-    a1, r, a0 = {
-        "columns_fit": (3, 77, 6),
-        "wide_columns_fit": (2, 30, 3000),
-        "just_under_a_tile": (2, fit, 6),
-        "just_over_a_tile": (2, fit + 1, 6),
-        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 2),
-    }[case]
+    a1, r, a0 = softmax_family.column_case_shape(_spec(), case, dtype, a0=6, copies_a0=2)
     x = np.random.default_rng(r).uniform(-10, 10, (a1, r, a0)).astype(dtype.numpy)
     got, moved = _run(x, -2, tmp_path, monkeypatch)
     _check(got, x, -2, dtype)
     fits = _plan(a1, r, a0, dtype).rows_per_chunk == r
-    assert fits == (case in ("columns_fit", "wide_columns_fit", "just_under_a_tile")), case
+    assert fits == (case in softmax_family.FITTING_COLUMN_CASES), case
     ((read, written),) = moved
     assert written == x.nbytes
     assert read / x.nbytes == (1 if fits else 3), "columns in UB: once; chunks: the max, the sum of exp, the output"

@@ -18,7 +18,7 @@ from kernel_harness import KernelHarness
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, reduce_cost
+from opgen.plan.reduce_dim_tiling import reduce_cost
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
 from opgen.spec.socs import DEFAULT_SOC
@@ -47,10 +47,6 @@ def _variant(op: str, dtype: DType):
 
 def _plan(op: str, rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
     return softmax_family.tiling_plan(_spec(op), rows, r, dtype, a0)
-
-
-def _longest_fitting_columns(op: str, a0: int, dtype: DType = DType.FLOAT) -> int:
-    return softmax_family.longest_fitting_columns(_spec(op), a0, dtype)
 
 
 def _forward(op: str, x: np.ndarray, dim: int) -> np.ndarray:
@@ -176,41 +172,16 @@ def test_non_last_dims_of_a_4d_tensor_match_torch(op, dim, tmp_path, monkeypatch
 @pytest.mark.parametrize("op", OPS)
 def test_the_column_chunk_boundary_is_where_the_tiling_model_puts_it(op):
     """Two inputs and their column buffers share UB: fewer rows of a block of columns fit than in softmax."""
-    for a0 in (3, 40):
-        fit = _longest_fitting_columns(op, a0)
-        assert fit > 100
-        planned = _plan(op, 2, fit, DType.FLOAT, a0)
-        assert planned.rows_per_chunk == fit and planned.columns_per_tile >= 1
-        over = _plan(op, 2, fit + 1, DType.FLOAT, a0)
-        assert 1 <= over.rows_per_chunk <= fit
+    softmax_family.assert_column_chunk_boundary_is_the_models(_spec(op))
 
 
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize(
-    ("case", "dtype"),
-    [
-        ("columns_fit", DType.FLOAT),
-        ("columns_fit", DType.FLOAT16),
-        ("wide_columns_fit", DType.FLOAT),
-        ("just_under_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT),
-        ("just_under_a_tile", DType.FLOAT16),
-        ("just_over_a_tile", DType.FLOAT16),
-        ("more_rows_than_one_copy", DType.FLOAT),
-    ],
-)
+@pytest.mark.parametrize(("case", "dtype"), softmax_family.COLUMN_CASES)
 def test_non_last_dim_columns_fit_or_chunk_and_read_each_input_once_or_twice(op, case, dtype, tmp_path, monkeypatch):
     """(a1, r, a0) reduced along r, as dim 1 or -2: columns whose r rows fit in UB (each input read once), and column
     chunks (a block of columns' rows too many for a tile, or more than one DataCopyPad moves: read for the sum, then
     for the output), vs torch."""
-    fit = _longest_fitting_columns(op, 5, dtype)
-    a1, r, a0 = {
-        "columns_fit": (3, 77, 5),
-        "wide_columns_fit": (2, 30, 3000),
-        "just_under_a_tile": (2, fit, 5),
-        "just_over_a_tile": (2, fit + 1, 5),
-        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 3),
-    }[case]
+    a1, r, a0 = softmax_family.column_case_shape(_spec(op), case, dtype, a0=5, copies_a0=3)
     dim = -2 if case.startswith("just") else 1
     g, y = _inputs_along(op, (a1, r, a0), dim, dtype, seed=r)
     got, moved = _run(op, g, y, dim, tmp_path, monkeypatch)
@@ -219,7 +190,7 @@ def test_non_last_dim_columns_fit_or_chunk_and_read_each_input_once_or_twice(op,
     ((read, written),) = moved
     assert written == g.nbytes, "out written once"
     fits = planned.rows_per_chunk == r
-    assert fits == (case.endswith("fit") or case == "just_under_a_tile"), case
+    assert fits == (case in softmax_family.FITTING_COLUMN_CASES), case
     _, variant = _variant(op, dtype)
     assert len(variant.stages) == 1  # one level: the row's sum
     assert read / (INPUTS * g.nbytes) == (1 if fits else CHUNK_READS[op]), (

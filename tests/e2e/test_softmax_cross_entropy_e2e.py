@@ -32,10 +32,6 @@ def _spec():
     return specs()[OP]
 
 
-def _variant(dtype: DType):
-    return softmax_family.variant_of(_spec(), dtype)
-
-
 def _plan(rows: int, r: int, dtype: DType = DType.FLOAT):
     return softmax_family.tiling_plan(_spec(), rows, r, dtype)
 

@@ -17,7 +17,6 @@ from kernel_harness import KernelHarness
 from spec_list import specs
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT
 from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
@@ -34,16 +33,8 @@ def _spec():
     return specs()[OP]
 
 
-def _variant(dtype: DType):
-    return softmax_family.variant_of(_spec(), dtype)
-
-
 def _plan(rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
     return softmax_family.tiling_plan(_spec(), rows, r, dtype, a0)
-
-
-def _longest_fitting_columns(a0: int, dtype: DType = DType.FLOAT) -> int:
-    return softmax_family.longest_fitting_columns(_spec(), a0, dtype)
 
 
 def _torch_softmax(x: np.ndarray, dim: int) -> np.ndarray:
@@ -124,38 +115,17 @@ def test_non_last_dims_of_a_4d_tensor_match_torch(dim, tmp_path, monkeypatch):
 
 
 def test_the_column_chunk_boundary_is_where_the_tiling_model_puts_it():
-    for a0 in (3, 40):
-        fit = _longest_fitting_columns(a0)
-        assert fit > 100
-        planned = _plan(2, fit, DType.FLOAT, a0)
-        assert planned.rows_per_chunk == fit and planned.columns_per_tile >= 1
-        over = _plan(2, fit + 1, DType.FLOAT, a0)
-        assert 1 <= over.rows_per_chunk <= fit
+    softmax_family.assert_column_chunk_boundary_is_the_models(_spec())
 
 
+# the shared column cases but FLOAT16's just_under_a_tile
 @pytest.mark.parametrize(
-    ("case", "dtype"),
-    [
-        ("columns_fit", DType.FLOAT),
-        ("columns_fit", DType.FLOAT16),
-        ("wide_columns_fit", DType.FLOAT),
-        ("just_under_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT16),
-        ("more_rows_than_one_copy", DType.FLOAT),
-    ],
+    ("case", "dtype"), [c for c in softmax_family.COLUMN_CASES if c != ("just_under_a_tile", DType.FLOAT16)]
 )
 def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype, tmp_path, monkeypatch):
     """(a1, r, a0) reduced along r: columns whose r rows fit in UB (x read once), and column chunks (a block of
     columns' rows too many for a tile, or more than one DataCopyPad moves: x read three times), vs torch."""
-    fit = _longest_fitting_columns(5, dtype)
-    a1, r, a0 = {
-        "columns_fit": (3, 77, 5),
-        "wide_columns_fit": (2, 30, 3000),
-        "just_under_a_tile": (2, fit, 5),
-        "just_over_a_tile": (2, fit + 1, 5),
-        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 3),
-    }[case]
+    a1, r, a0 = softmax_family.column_case_shape(_spec(), case, dtype, a0=5, copies_a0=3)
     x = np.random.default_rng(r).uniform(-10, 10, (a1, r, a0)).astype(dtype.numpy)
     got, moved = _run(x, 1, tmp_path, monkeypatch)
     assert got.dtype == x.dtype and got.shape == x.shape
@@ -164,7 +134,7 @@ def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype
     ((read, written),) = moved
     assert written == x.nbytes, "y written once"
     fits = planned.rows_per_chunk == r
-    assert fits == case.endswith("fit") or case == "just_under_a_tile", case
+    assert fits == (case in softmax_family.FITTING_COLUMN_CASES), case
     assert read / x.nbytes == (1 if fits else 3), "columns in UB: once; chunks: the max, the sum of exp, the output"
 
 
