@@ -136,6 +136,33 @@ def assert_column_chunk_boundary_is_the_models(spec) -> None:
         assert 1 <= over.rows_per_chunk <= fit
 
 
+def same_bits(got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    """Asserts that each output in `got` has the bits of the one in `want` (as many of them)."""
+    for got_output, want_output in zip(got, want, strict=True):
+        np.testing.assert_array_equal(got_output.view(np.uint8), want_output.view(np.uint8))
+
+
+def run_on_cores(harness, runs: list, wants: list | None = None, cores: tuple[int, ...] = (1, 8, 48)) -> list:
+    """The kernel harness's `runs` on the default SoC, the tiling planned for each core count of `cores`: asserts
+    that every run on fewer cores uses at most that many and gives every output the bits of the run on the most
+    cores, and, given `wants` (per run, one expected output or a list of them), that these are the wanted bits; the
+    runs on the most cores."""
+    from opgen.spec.socs import DEFAULT_SOC
+
+    results = {count: harness.run(DEFAULT_SOC, runs, cores=count) for count in cores}
+    most = results[max(cores)]
+    for index, run in enumerate(most):
+        if wants is not None:
+            want = wants[index]
+            same_bits(run.outputs, want if isinstance(want, list) else [want])
+        for count in cores:
+            if count != max(cores):
+                other = results[count][index]
+                assert other.plan["blockDim"] <= count
+                same_bits(other.outputs, run.outputs)
+    return most
+
+
 def run_traced(spec, binding, args: tuple, tmp_path, monkeypatch):
     """`binding(*args)` (the operator's binding) with the twin's trace on: its result, and each of the operator's
     kernel launches' GM bytes (read, written) from the trace; no launch, no pair."""

@@ -18,7 +18,6 @@ from opgen.plan.kernel import kernel_plan
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -119,11 +118,7 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
             runs.append((variant.storage, variant.mode_index, {"self": x}, {}, (r, a0)))
             (want,) = schedule.kernel_outputs(variant, {"self": x.reshape(a1, r, a0)}, {}, {"dim": 1}).values()
             wants.append(want)
-    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
-    for index, run in enumerate(results[48]):
-        np.testing.assert_array_equal(run.output.view(np.uint8), wants[index].view(np.uint8))
-        for cores in (1, 8):
-            np.testing.assert_array_equal(results[cores][index].output.view(np.uint8), run.output.view(np.uint8))
+    softmax_family.run_on_cores(harness, runs, wants)
 
 
 @pytest.mark.parametrize("along", ["rows", "columns"])
@@ -211,9 +206,7 @@ def test_the_kernel_matches_the_model_bit_for_bit_for_1_and_48_cores(tmp_path, t
                 variant.program, variant.stages, {"self": x.reshape(rows, r)}, {}, variant.storage
             ).values()
             wants.append(want.reshape(-1))
-    for cores in (1, 48):
-        for run, want in zip(harness.run(DEFAULT_SOC, runs, cores=cores), wants, strict=True):
-            np.testing.assert_array_equal(run.output.view(np.uint8), want.view(np.uint8))
+    softmax_family.run_on_cores(harness, runs, wants, cores=(1, 48))
 
 
 @pytest.mark.parametrize(softmax_family.ARGS, softmax_family.CASES, ids=softmax_family.IDS)
