@@ -218,3 +218,22 @@ def call_on_soc(soc: str, binding: str, dtype: str) -> str:
     )
     assert run.returncode == 0, run.stderr
     return run.stdout.strip().splitlines()[-1]
+
+
+def assert_empty_self_returns_out(spec, binding, kind: str, self_shape, out_shape, out_dtype, dim: int) -> None:
+    """For an API that returns right after its null check on an empty self: the `kind` row is one it checks after
+    that return, and `binding` (its Python binding) returns `out` untouched whatever else is wrong with the call."""
+    assert any(r.check.kind == kind and r.after_empty for r in spec.errors)
+    x, out = arrays(self_shape, out_shape, out_dtype)
+    assert binding(x, dim, out=out) is out
+    assert np.all(out == 7)
+
+
+def assert_bfloat16_refused_on(spec, soc: str, binding: str) -> None:
+    """On `soc` (one without BFLOAT16), `binding` refuses BFLOAT16 with the dtype row's code and message and lets
+    FLOAT past that row; ascend910b takes BFLOAT16."""
+    row = next(r for r in spec.errors if r.check.kind == "dtype_supported")
+    refused = call_on_soc(soc, binding, "BFLOAT16")
+    assert refused.startswith(f"{row.code} ") and row.message in refused
+    assert row.message not in call_on_soc(soc, binding, "FLOAT")
+    assert call_on_soc("ascend910b", binding, "BFLOAT16") == "ok"

@@ -251,10 +251,9 @@ def test_bit_identical_for_1_8_and_48_cores(tmp_path, twin_lib):
 def test_an_empty_self_returns_before_every_row_but_the_null_check(kind, self_shape, out_shape, out_dtype, dim):
     """The API returns success on an empty self right after the null check, as ops-nn's aclnnSoftmax does: an out
     of another shape, dtype or rank, or a dim past self's dims, is not looked at, and out is left as it is."""
-    assert any(r.check.kind == kind and r.after_empty for r in _spec().errors)
-    x, out = softmax_family.arrays(self_shape, out_shape, out_dtype)
-    assert opgen_ops.softmax(x, dim, out=out) is out
-    assert np.all(out == 7)
+    softmax_family.assert_empty_self_returns_out(
+        _spec(), opgen_ops.softmax, kind, self_shape, out_shape, out_dtype, dim
+    )
 
 
 @pytest.mark.parametrize("soc", ["ascend910", "ascend310p"])
@@ -262,8 +261,4 @@ def test_bfloat16_is_refused_on_a_soc_without_it(soc):
     """The dtype row's list is the SoC's (socs.exclude_dtypes): 910 and 310P take no BFLOAT16, as ops-nn's list for
     a SoC outside 910B..910E and regbase; FLOAT passes the row there (the twin then stops at the kernel, which needs
     DataCopyPad those parts lack: ops-nn serves them from built-in kernels)."""
-    row = next(r for r in _spec().errors if r.check.kind == "dtype_supported")
-    refused = softmax_family.call_on_soc(soc, "softmax", "BFLOAT16")
-    assert refused.startswith(f"{row.code} ") and row.message in refused
-    assert row.message not in softmax_family.call_on_soc(soc, "softmax", "FLOAT")
-    assert softmax_family.call_on_soc("ascend910b", "softmax", "BFLOAT16") == "ok"
+    softmax_family.assert_bfloat16_refused_on(_spec(), soc, "softmax")
