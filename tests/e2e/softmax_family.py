@@ -44,6 +44,11 @@ def variant_of(spec, dtype: DType):
     return plan, next(v for v in plan.variants if v.storage is dtype)
 
 
+def float_and_float16_variants(spec) -> list:
+    """(dtype, variant) for the FLOAT and FLOAT16 variants of the operator's kernel plan: the kernel-harness runs'."""
+    return [(dtype, variant_of(spec, dtype)[1]) for dtype in (DType.FLOAT, DType.FLOAT16)]
+
+
 def tiling_plan(spec, rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
     """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
     plan, variant = variant_of(spec, dtype)

@@ -14,7 +14,6 @@ import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
@@ -107,12 +106,10 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
     """The columns path's Ln of a column of sums and its sums in the rows path's order: the model's bits, whatever
     the core count, for columns that fit and for column chunks."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     schedule = schedule_for(_spec())
     rng = np.random.default_rng(50)
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for a1, r, a0 in ((16, 300, 40), (4, 128, 700), (2, 6000, 20), (300, 130, 3)):
             x = rng.uniform(-10, 10, a1 * r * a0).astype(dtype.numpy)
             runs.append((variant.storage, variant.mode_index, {"self": x}, {}, (r, a0)))
@@ -194,11 +191,9 @@ def test_the_kernel_matches_the_model_bit_for_bit_for_1_and_48_cores(tmp_path, t
     """Rows that fit and a row in chunks, FLOAT and FLOAT16: the per-row Ln of the kernel (one element on the vector
     unit) and the model's (the API's model rounded to float) agree, whatever the core count."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     rng = np.random.default_rng(48)
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for rows, r in ((200, 777), (5000, 3), (3, 20_000)):
             x = rng.uniform(-10, 10, rows * r).astype(dtype.numpy)
             runs.append((variant.storage, variant.mode_index, {"self": x}, {}, r))

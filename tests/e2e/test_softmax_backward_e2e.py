@@ -17,7 +17,6 @@ import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
 from opgen.plan.reduce_dim_tiling import reduce_cost
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
@@ -202,11 +201,9 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
     """The columns path through the kernel harness: units split over 1, 8 or 48 cores give the same bits, which are
     the plan's bit-exact model's (the rows path's sum order), for columns that fit and for column chunks."""
     harness = KernelHarness(_spec(op), twin_lib, tmp_path)
-    plan = kernel_plan(_spec(op))
     schedule = schedule_for(_spec(op))
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec(op)):
         for a1, r, a0 in ((16, 300, 40), (4, 77, 700), (2, 3000, 20), (300, 130, 3)):
             g, y = _inputs_along(op, (a1, r, a0), 1, dtype, seed=a1 + r + a0)
             runs.append(
@@ -259,10 +256,8 @@ def test_bit_identical_for_1_8_and_48_cores(op, tmp_path, twin_lib):
     """The generated kernel and tiling (through the kernel harness, the tiling planning for the core count given):
     rows split over 1, 8 or 48 cores give the same bits, for rows that fit and for rows in chunks."""
     harness = KernelHarness(_spec(op), twin_lib, tmp_path)
-    plan = kernel_plan(_spec(op))
     runs = []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec(op)):
         for rows, r in ((200, 777), (5000, 3), (5, 20_000)):
             g, y = _inputs(op, rows, r, dtype, seed=rows + r)
             runs.append((variant.storage, variant.mode_index, {"gradOutput": g.ravel(), "output": y.ravel()}, {}, r))

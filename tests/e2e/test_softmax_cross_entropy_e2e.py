@@ -16,7 +16,6 @@ import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.spec.dtypes import DType
 
@@ -270,11 +269,9 @@ def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_li
     rows that fit and rows in chunks give the same bits of loss and backprop on 1, 8 or 48 cores, those of the plan's
     numpy model."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     rng = np.random.default_rng(48)
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for rows, r in ((200, 777), (5000, 3), (5, 20_000)):
             x = rng.uniform(-10, 10, rows * r).astype(dtype.numpy)
             y = _soft_labels(rng, rows, r).astype(dtype.numpy).reshape(-1)

@@ -16,7 +16,6 @@ import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
 from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
@@ -142,12 +141,10 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
     give the same bits, which are the plan's bit-exact model's (the rows path's sum order), for columns that fit and
     for column chunks."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     schedule = schedule_for(_spec())
     rng = np.random.default_rng(49)
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for a1, r, a0 in ((16, 300, 40), (4, 77, 700), (2, 6000, 20), (300, 130, 3)):
             x = rng.uniform(-10, 10, a1 * r * a0).astype(dtype.numpy)
             x[: r * a0 : 7] = -0.0  # zeros of either sign in the sums
@@ -235,11 +232,9 @@ def test_bit_identical_for_1_8_and_48_cores(tmp_path, twin_lib):
     """The generated kernel and tiling (through the kernel harness, the tiling planning for the core count given):
     rows split over 1, 8 or 48 cores give the same bits, for rows that fit and for rows in chunks."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     rng = np.random.default_rng(48)
     runs = []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for rows, r in ((200, 777), (5000, 3), (5, 20_000)):
             x = rng.uniform(-10, 10, rows * r).astype(dtype.numpy)
             runs.append((variant.storage, variant.mode_index, {"self": x}, {}, r))
