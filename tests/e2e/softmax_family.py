@@ -13,12 +13,13 @@ import subprocess
 import sys
 
 import numpy as np
+from support import reduce_runs
 
 from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
+from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT
 from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC, get_soc
+from opgen.spec.socs import DEFAULT_SOC
 
 # (case, dtype) rows of the last-dim tests: one element, short rows, the longest row that fits in UB and one element
 # more (a row in chunks), and a row of 100,000 elements (in chunks); `row_case_shape` gives each its (rows, r)
@@ -50,32 +51,18 @@ def float_and_float16_variants(spec) -> list:
 
 
 def tiling_plan(spec, rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
-    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
-    plan, variant = variant_of(spec, dtype)
-    soc = get_soc(DEFAULT_SOC)
-    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
+    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on (the traffic benchmark's)."""
+    return reduce_runs.model_plan(spec, dtype, rows, r, a0)
 
 
 def longest_fitting_row(spec, dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose (32-byte padded) row fits in one tile: the tile of a row too long to fit."""
-    chunked = tiling_plan(spec, 1, 10**7, dtype)
-    assert chunked is not None and chunked.rows_per_tile == 0
-    return chunked.tile_length  # a multiple of SUM_WIDTH, so of every dtype's block
+    """The largest r whose (32-byte padded) row fits in one tile (a multiple of SUM_WIDTH)."""
+    return reduce_runs.longest_fitting_row(spec, dtype)
 
 
 def longest_fitting_columns(spec, a0: int, dtype: DType = DType.FLOAT) -> int:
     """The largest r whose r rows of (a block of) a0 columns fit in one tile: one more row needs column chunks."""
-    low, high = 1, MAX_BLOCK_COUNT + 1  # fits at low, not at high
-
-    def fits(r: int) -> bool:
-        return tiling_plan(spec, 1, r, dtype, a0).rows_per_chunk == r
-
-    assert fits(low) and not fits(high)
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if fits(middle) else (low, middle)
-    return low
+    return reduce_runs.most_fitting_column_rows(spec, dtype, a0)
 
 
 def assert_ub_boundary_is_the_models(spec) -> None:
@@ -152,7 +139,6 @@ def run_on_cores(harness, runs: list, wants: list | None = None, cores: tuple[in
     that every run on fewer cores uses at most that many and gives every output the bits of the run on the most
     cores, and, given `wants` (per run, one expected output or a list of them), that these are the wanted bits; the
     runs on the most cores."""
-    from opgen.spec.socs import DEFAULT_SOC
 
     results = {count: harness.run(DEFAULT_SOC, runs, cores=count) for count in cores}
     most = results[max(cores)]
