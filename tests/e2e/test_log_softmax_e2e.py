@@ -14,12 +14,9 @@ import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC, get_soc
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -59,34 +56,12 @@ def test_matches_torch(rows, r, dtype):
 
 
 def _plan(rows: int, r: int, a0: int, dtype: DType = DType.FLOAT):
-    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
-    plan = kernel_plan(_spec())
-    variant = next(v for v in plan.variants if v.storage is dtype)
-    soc = get_soc(DEFAULT_SOC)
-    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
-
-
-def _longest_fitting_columns(a0: int, dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose r rows of (a block of) a0 columns fit in one tile."""
-    low, high = 1, MAX_BLOCK_COUNT + 1
-    assert _plan(1, high, a0, dtype).rows_per_chunk < high
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if _plan(1, middle, a0, dtype).rows_per_chunk == middle else (low, middle)
-    return low
+    return softmax_family.tiling_plan(_spec(), rows, r, dtype, a0)
 
 
 def _run(x: np.ndarray, dim: int, tmp_path, monkeypatch):
     """The binding's result and the kernel launch's GM bytes (read, written), from the twin's trace."""
-    from opgen.twin.trace import read_trace
-
-    trace = tmp_path / "trace.jsonl"
-    trace.unlink(missing_ok=True)
-    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
-    got = opgen_ops.log_softmax(x, dim)
-    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem]
-    return got, [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+    return softmax_family.run_traced(_spec(), opgen_ops.log_softmax, (x, dim), tmp_path, monkeypatch)
 
 
 def _check(got: np.ndarray, x: np.ndarray, dim: int, dtype: DType) -> None:
@@ -106,32 +81,22 @@ def test_every_dim_of_a_3d_tensor_matches_torch(dim, dtype, tmp_path, monkeypatc
     assert moved == [(x.nbytes, x.nbytes)]
 
 
+# the shared column cases but FLOAT16's just_under_a_tile, and the wide columns in BFLOAT16
 @pytest.mark.parametrize(
     ("case", "dtype"),
     [
-        ("columns_fit", DType.FLOAT),
-        ("columns_fit", DType.FLOAT16),
-        ("wide_columns_fit", DType.BFLOAT16),
-        ("just_under_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT16),
-        ("more_rows_than_one_copy", DType.FLOAT),
+        ("wide_columns_fit", DType.BFLOAT16) if case == "wide_columns_fit" else (case, dtype)
+        for case, dtype in softmax_family.COLUMN_CASES
+        if (case, dtype) != ("just_under_a_tile", DType.FLOAT16)
     ],
 )
 def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype, tmp_path, monkeypatch):
-    fit = _longest_fitting_columns(6, dtype)
-    a1, r, a0 = {
-        "columns_fit": (3, 77, 6),
-        "wide_columns_fit": (2, 30, 3000),
-        "just_under_a_tile": (2, fit, 6),
-        "just_over_a_tile": (2, fit + 1, 6),
-        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 2),
-    }[case]
+    a1, r, a0 = softmax_family.column_case_shape(_spec(), case, dtype, a0=6, copies_a0=2)
     x = np.random.default_rng(r).uniform(-10, 10, (a1, r, a0)).astype(dtype.numpy)
     got, moved = _run(x, -2, tmp_path, monkeypatch)
     _check(got, x, -2, dtype)
     fits = _plan(a1, r, a0, dtype).rows_per_chunk == r
-    assert fits == (case in ("columns_fit", "wide_columns_fit", "just_under_a_tile")), case
+    assert fits == (case in softmax_family.FITTING_COLUMN_CASES), case
     ((read, written),) = moved
     assert written == x.nbytes
     assert read / x.nbytes == (1 if fits else 3), "columns in UB: once; chunks: the max, the sum of exp, the output"
@@ -141,22 +106,16 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
     """The columns path's Ln of a column of sums and its sums in the rows path's order: the model's bits, whatever
     the core count, for columns that fit and for column chunks."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     schedule = schedule_for(_spec())
     rng = np.random.default_rng(50)
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for a1, r, a0 in ((16, 300, 40), (4, 128, 700), (2, 6000, 20), (300, 130, 3)):
             x = rng.uniform(-10, 10, a1 * r * a0).astype(dtype.numpy)
             runs.append((variant.storage, variant.mode_index, {"self": x}, {}, (r, a0)))
             (want,) = schedule.kernel_outputs(variant, {"self": x.reshape(a1, r, a0)}, {}, {"dim": 1}).values()
             wants.append(want)
-    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
-    for index, run in enumerate(results[48]):
-        np.testing.assert_array_equal(run.output.view(np.uint8), wants[index].view(np.uint8))
-        for cores in (1, 8):
-            np.testing.assert_array_equal(results[cores][index].output.view(np.uint8), run.output.view(np.uint8))
+    softmax_family.run_on_cores(harness, runs, wants)
 
 
 @pytest.mark.parametrize("along", ["rows", "columns"])
@@ -232,11 +191,9 @@ def test_the_kernel_matches_the_model_bit_for_bit_for_1_and_48_cores(tmp_path, t
     """Rows that fit and a row in chunks, FLOAT and FLOAT16: the per-row Ln of the kernel (one element on the vector
     unit) and the model's (the API's model rounded to float) agree, whatever the core count."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     rng = np.random.default_rng(48)
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for rows, r in ((200, 777), (5000, 3), (3, 20_000)):
             x = rng.uniform(-10, 10, rows * r).astype(dtype.numpy)
             runs.append((variant.storage, variant.mode_index, {"self": x}, {}, r))
@@ -244,9 +201,7 @@ def test_the_kernel_matches_the_model_bit_for_bit_for_1_and_48_cores(tmp_path, t
                 variant.program, variant.stages, {"self": x.reshape(rows, r)}, {}, variant.storage
             ).values()
             wants.append(want.reshape(-1))
-    for cores in (1, 48):
-        for run, want in zip(harness.run(DEFAULT_SOC, runs, cores=cores), wants, strict=True):
-            np.testing.assert_array_equal(run.output.view(np.uint8), want.view(np.uint8))
+    softmax_family.run_on_cores(harness, runs, wants, cores=(1, 48))
 
 
 @pytest.mark.parametrize(softmax_family.ARGS, softmax_family.CASES, ids=softmax_family.IDS)
@@ -265,8 +220,4 @@ def test_bfloat16_is_refused_on_a_soc_without_it(soc):
     """The dtype row's list is the SoC's (socs.exclude_dtypes): 910 and 310P take no BFLOAT16, as ops-nn's list for
     a SoC outside 910B..910E and regbase; FLOAT passes the row there (the twin then stops at the kernel, which needs
     DataCopyPad those parts lack: ops-nn serves them from built-in kernels)."""
-    row = next(r for r in _spec().errors if r.check.kind == "dtype_supported")
-    refused = softmax_family.call_on_soc(soc, "log_softmax", "BFLOAT16")
-    assert refused.startswith(f"{row.code} ") and row.message in refused
-    assert row.message not in softmax_family.call_on_soc(soc, "log_softmax", "FLOAT")
-    assert softmax_family.call_on_soc("ascend910b", "log_softmax", "BFLOAT16") == "ok"
+    softmax_family.assert_bfloat16_refused_on(_spec(), soc, "log_softmax")

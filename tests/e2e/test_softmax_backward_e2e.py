@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
-from opgen.plan.reduce_model import SUM_WIDTH
+from opgen.plan.reduce_dim_tiling import reduce_cost
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC, get_soc
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -42,37 +40,11 @@ def _binding(op: str):
 
 
 def _variant(op: str, dtype: DType):
-    plan = kernel_plan(_spec(op))
-    return plan, next(v for v in plan.variants if v.storage is dtype)
+    return softmax_family.variant_of(_spec(op), dtype)
 
 
 def _plan(op: str, rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
-    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
-    plan, variant = _variant(op, dtype)
-    soc = get_soc(DEFAULT_SOC)
-    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
-
-
-def _longest_fitting_columns(op: str, a0: int, dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose r rows of (a block of) a0 columns fit in one tile: one more row needs column chunks."""
-    low, high = 1, MAX_BLOCK_COUNT + 1  # fits at low, not at high
-
-    def fits(r: int) -> bool:
-        return _plan(op, 1, r, dtype, a0).rows_per_chunk == r
-
-    assert fits(low) and not fits(high)
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if fits(middle) else (low, middle)
-    return low
-
-
-def _longest_fitting_row(op: str, dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose (32-byte padded) row fits in one tile: the tile of a row too long to fit."""
-    chunked = _plan(op, 1, 10**7, dtype)
-    assert chunked is not None and chunked.rows_per_tile == 0
-    return chunked.tile_length  # a multiple of SUM_WIDTH, so of every dtype's block
+    return softmax_family.tiling_plan(_spec(op), rows, r, dtype, a0)
 
 
 def _forward(op: str, x: np.ndarray, dim: int) -> np.ndarray:
@@ -91,16 +63,7 @@ def _torch_backward(op: str, g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarr
 
 def _run(op: str, g: np.ndarray, y: np.ndarray, dim: int, tmp_path, monkeypatch):
     """The binding's result and the kernel launches' GM bytes (read, written), from the twin's trace."""
-    from opgen.twin.trace import read_trace
-
-    trace = tmp_path / "trace.jsonl"
-    trace.unlink(missing_ok=True)
-    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
-    got = _binding(op)(g, y, dim)
-    stem = _spec(op).operator.file_stem
-    launches = [t for t in read_trace(trace) if t.kernel == stem] if trace.exists() else []
-    moved = [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
-    return got, moved
+    return softmax_family.run_traced(_spec(op), _binding(op), (g, y, dim), tmp_path, monkeypatch)
 
 
 def _inputs(op: str, rows: int, r: int, dtype: DType, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -119,41 +82,16 @@ def _inputs_along(op: str, shape: tuple[int, ...], dim: int, dtype: DType, seed:
 @pytest.mark.parametrize("op", OPS)
 def test_the_ub_boundary_is_where_the_tiling_model_puts_it(op):
     """Two inputs and their float copies share UB: the longest fitting row is shorter than softmax's."""
-    under = _longest_fitting_row(op)
-    assert under % SUM_WIDTH == 0 and under > 1000
-    assert _plan(op, 3, under).rows_per_tile > 0
-    assert _plan(op, 3, under + 1).rows_per_tile == 0
+    softmax_family.assert_ub_boundary_is_the_models(_spec(op))
     plan, variant = _variant(op, DType.FLOAT)
     assert len(plan.program_inputs) == INPUTS
     assert reduce_cost(variant, len(plan.program_inputs), len(plan.outputs)).queues == INPUTS + 1
 
 
-CASES = [
-    ("rows_of_one", DType.FLOAT),
-    ("rows_of_one", DType.FLOAT16),
-    ("short_rows", DType.FLOAT),
-    ("short_rows", DType.FLOAT16),
-    ("short_rows", DType.BFLOAT16),
-    ("just_under_ub", DType.FLOAT),
-    ("just_over_ub", DType.FLOAT),
-    ("just_under_ub", DType.FLOAT16),
-    ("just_over_ub", DType.FLOAT16),
-    ("row_of_100000", DType.FLOAT),
-    ("row_of_100000", DType.FLOAT16),
-]
-
-
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize(("case", "dtype"), CASES)
+@pytest.mark.parametrize(("case", "dtype"), softmax_family.ROW_CASES)
 def test_matches_torch_and_reads_each_input_once_or_twice(op, case, dtype, tmp_path, monkeypatch):
-    r = {
-        "rows_of_one": 1,
-        "short_rows": 77,
-        "just_under_ub": _longest_fitting_row(op, dtype),
-        "just_over_ub": _longest_fitting_row(op, dtype) + 1,
-        "row_of_100000": 100_000,
-    }[case]
-    rows = {"rows_of_one": 1001, "short_rows": 130, "row_of_100000": 2}.get(case, 3)
+    rows, r = softmax_family.row_case_shape(_spec(op), case, dtype)
     g, y = _inputs(op, rows, r, dtype, seed=r)
     got, moved = _run(op, g, y, -1, tmp_path, monkeypatch)
     assert got.dtype == dtype.numpy and got.shape == g.shape
@@ -170,7 +108,7 @@ def test_matches_torch_and_reads_each_input_once_or_twice(op, case, dtype, tmp_p
         assert reads == 1, "rows in UB: gradOutput and output read once"
     else:
         assert reads == CHUNK_READS[op], "a row in chunks: read for the row's sum, then again for the output"
-    assert (planned.rows_per_tile > 0) == (case not in ("just_over_ub", "row_of_100000"))
+    assert (planned.rows_per_tile > 0) == (case not in softmax_family.CHUNKED_ROW_CASES)
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -232,41 +170,16 @@ def test_non_last_dims_of_a_4d_tensor_match_torch(op, dim, tmp_path, monkeypatch
 @pytest.mark.parametrize("op", OPS)
 def test_the_column_chunk_boundary_is_where_the_tiling_model_puts_it(op):
     """Two inputs and their column buffers share UB: fewer rows of a block of columns fit than in softmax."""
-    for a0 in (3, 40):
-        fit = _longest_fitting_columns(op, a0)
-        assert fit > 100
-        planned = _plan(op, 2, fit, DType.FLOAT, a0)
-        assert planned.rows_per_chunk == fit and planned.columns_per_tile >= 1
-        over = _plan(op, 2, fit + 1, DType.FLOAT, a0)
-        assert 1 <= over.rows_per_chunk <= fit
+    softmax_family.assert_column_chunk_boundary_is_the_models(_spec(op))
 
 
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize(
-    ("case", "dtype"),
-    [
-        ("columns_fit", DType.FLOAT),
-        ("columns_fit", DType.FLOAT16),
-        ("wide_columns_fit", DType.FLOAT),
-        ("just_under_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT),
-        ("just_under_a_tile", DType.FLOAT16),
-        ("just_over_a_tile", DType.FLOAT16),
-        ("more_rows_than_one_copy", DType.FLOAT),
-    ],
-)
+@pytest.mark.parametrize(("case", "dtype"), softmax_family.COLUMN_CASES)
 def test_non_last_dim_columns_fit_or_chunk_and_read_each_input_once_or_twice(op, case, dtype, tmp_path, monkeypatch):
     """(a1, r, a0) reduced along r, as dim 1 or -2: columns whose r rows fit in UB (each input read once), and column
     chunks (a block of columns' rows too many for a tile, or more than one DataCopyPad moves: read for the sum, then
     for the output), vs torch."""
-    fit = _longest_fitting_columns(op, 5, dtype)
-    a1, r, a0 = {
-        "columns_fit": (3, 77, 5),
-        "wide_columns_fit": (2, 30, 3000),
-        "just_under_a_tile": (2, fit, 5),
-        "just_over_a_tile": (2, fit + 1, 5),
-        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 3),
-    }[case]
+    a1, r, a0 = softmax_family.column_case_shape(_spec(op), case, dtype, a0=5, copies_a0=3)
     dim = -2 if case.startswith("just") else 1
     g, y = _inputs_along(op, (a1, r, a0), dim, dtype, seed=r)
     got, moved = _run(op, g, y, dim, tmp_path, monkeypatch)
@@ -275,7 +188,7 @@ def test_non_last_dim_columns_fit_or_chunk_and_read_each_input_once_or_twice(op,
     ((read, written),) = moved
     assert written == g.nbytes, "out written once"
     fits = planned.rows_per_chunk == r
-    assert fits == (case.endswith("fit") or case == "just_under_a_tile"), case
+    assert fits == (case in softmax_family.FITTING_COLUMN_CASES), case
     _, variant = _variant(op, dtype)
     assert len(variant.stages) == 1  # one level: the row's sum
     assert read / (INPUTS * g.nbytes) == (1 if fits else CHUNK_READS[op]), (
@@ -288,11 +201,9 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
     """The columns path through the kernel harness: units split over 1, 8 or 48 cores give the same bits, which are
     the plan's bit-exact model's (the rows path's sum order), for columns that fit and for column chunks."""
     harness = KernelHarness(_spec(op), twin_lib, tmp_path)
-    plan = kernel_plan(_spec(op))
     schedule = schedule_for(_spec(op))
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec(op)):
         for a1, r, a0 in ((16, 300, 40), (4, 77, 700), (2, 3000, 20), (300, 130, 3)):
             g, y = _inputs_along(op, (a1, r, a0), 1, dtype, seed=a1 + r + a0)
             runs.append(
@@ -302,14 +213,8 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
             wants.append(want)
     assert _plan(op, 16, 300, DType.FLOAT, 40).rows_per_chunk == 300  # columns fit
     assert _plan(op, 2, 3000, DType.FLOAT, 20).rows_per_chunk < 3000  # column chunks
-    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
-    for index, run in enumerate(results[48]):
-        np.testing.assert_array_equal(run.output.view(np.uint8), wants[index].view(np.uint8))
-        assert run.plan["blockDim"] > 1
-        for cores in (1, 8):
-            other = results[cores][index]
-            assert other.plan["blockDim"] <= cores
-            np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
+    on_48 = softmax_family.run_on_cores(harness, runs, wants)
+    assert all(run.plan["blockDim"] > 1 for run in on_48)
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -351,20 +256,13 @@ def test_bit_identical_for_1_8_and_48_cores(op, tmp_path, twin_lib):
     """The generated kernel and tiling (through the kernel harness, the tiling planning for the core count given):
     rows split over 1, 8 or 48 cores give the same bits, for rows that fit and for rows in chunks."""
     harness = KernelHarness(_spec(op), twin_lib, tmp_path)
-    plan = kernel_plan(_spec(op))
     runs = []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec(op)):
         for rows, r in ((200, 777), (5000, 3), (5, 20_000)):
             g, y = _inputs(op, rows, r, dtype, seed=rows + r)
             runs.append((variant.storage, variant.mode_index, {"gradOutput": g.ravel(), "output": y.ravel()}, {}, r))
-    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
-    for index, run in enumerate(results[48]):
-        assert run.plan["blockDim"] > 1
-        for cores in (1, 8):
-            other = results[cores][index]
-            assert other.plan["blockDim"] <= cores
-            np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
+    on_48 = softmax_family.run_on_cores(harness, runs)
+    assert all(run.plan["blockDim"] > 1 for run in on_48)
 
 
 @pytest.mark.parametrize(

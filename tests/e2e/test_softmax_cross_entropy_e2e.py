@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import plan_reduce, reduce_cost
-from opgen.plan.reduce_model import SUM_WIDTH, run_reduce_outputs
+from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC, get_soc
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -32,24 +30,12 @@ def _spec():
     return specs()[OP]
 
 
-def _variant(dtype: DType):
-    plan = kernel_plan(_spec())
-    return plan, next(v for v in plan.variants if v.storage is dtype)
-
-
 def _plan(rows: int, r: int, dtype: DType = DType.FLOAT):
-    """The tiling model's plan for (rows, r) on the SoC the binding runs on."""
-    plan, variant = _variant(dtype)
-    soc = get_soc(DEFAULT_SOC)
-    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
+    return softmax_family.tiling_plan(_spec(), rows, r, dtype)
 
 
 def _longest_fitting_row(dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose (32-byte padded) row fits in one tile: the tile of a row too long to fit."""
-    chunked = _plan(1, 10**7, dtype)
-    assert chunked is not None and chunked.rows_per_tile == 0
-    return chunked.tile_length
+    return softmax_family.longest_fitting_row(_spec(), dtype)
 
 
 def _soft_labels(rng: np.random.Generator, rows: int, r: int) -> np.ndarray:
@@ -65,48 +51,19 @@ def _torch(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _run(x: np.ndarray, y: np.ndarray, tmp_path, monkeypatch):
     """(loss, backprop) from the binding, and each kernel launch's GM bytes (read, written) from the twin's trace."""
-    from opgen.twin.trace import read_trace
-
-    trace = tmp_path / "trace.jsonl"
-    trace.unlink(missing_ok=True)
-    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
-    loss, backprop = opgen_ops.softmax_cross_entropy_with_logits(x, y)
-    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem] if trace.exists() else []
-    return loss, backprop, [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+    binding = opgen_ops.softmax_cross_entropy_with_logits
+    (loss, backprop), moved = softmax_family.run_traced(_spec(), binding, (x, y), tmp_path, monkeypatch)
+    return loss, backprop, moved
 
 
 def test_the_ub_boundary_is_where_the_tiling_model_puts_it():
-    under = _longest_fitting_row()
-    assert under % SUM_WIDTH == 0 and under > 1000
-    assert _plan(3, under).rows_per_tile > 0
-    assert _plan(3, under + 1).rows_per_tile == 0
+    softmax_family.assert_ub_boundary_is_the_models(_spec())
 
 
-@pytest.mark.parametrize(
-    ("case", "dtype"),
-    [
-        ("rows_of_one", DType.FLOAT),
-        ("rows_of_one", DType.FLOAT16),
-        ("short_rows", DType.FLOAT),
-        ("short_rows", DType.FLOAT16),
-        ("short_rows", DType.BFLOAT16),
-        ("just_under_ub", DType.FLOAT),
-        ("just_over_ub", DType.FLOAT),
-        ("just_under_ub", DType.FLOAT16),
-        ("just_over_ub", DType.FLOAT16),
-        ("rows_of_100000", DType.FLOAT),
-        ("rows_of_100000", DType.BFLOAT16),
-    ],
-)
+# the shared row cases, the rows of 100,000 in BFLOAT16 rather than FLOAT16
+@pytest.mark.parametrize(("case", "dtype"), softmax_family.ROW_CASES[:-1] + [("row_of_100000", DType.BFLOAT16)])
 def test_matches_torch_and_reads_features_once_or_four_times_labels_once_or_twice(case, dtype, tmp_path, monkeypatch):
-    r = {
-        "rows_of_one": 1,
-        "short_rows": 77,
-        "just_under_ub": _longest_fitting_row(dtype),
-        "just_over_ub": _longest_fitting_row(dtype) + 1,
-        "rows_of_100000": 100_000,
-    }[case]
-    rows = {"rows_of_one": 1001, "short_rows": 130, "rows_of_100000": 2}.get(case, 3)
+    rows, r = softmax_family.row_case_shape(_spec(), case, dtype)
     rng = np.random.default_rng(r)
     x = rng.uniform(-10, 10, (rows, r)).astype(dtype.numpy)
     y = _soft_labels(rng, rows, r).astype(dtype.numpy)
@@ -128,7 +85,7 @@ def test_matches_torch_and_reads_features_once_or_four_times_labels_once_or_twic
         # features by every level and the output pass; labels only by the loss's sum (the last level) and the output
         # pass: the max's and the exp-sum's passes do not load them
         assert read == (LEVELS + 1) * x.nbytes + 2 * y.nbytes, "a row in chunks: each pass loads what it reads"
-    assert (planned.rows_per_tile > 0) == (case not in ("just_over_ub", "rows_of_100000"))
+    assert (planned.rows_per_tile > 0) == (case not in softmax_family.CHUNKED_ROW_CASES)
 
 
 def test_infinities_and_nan_as_torch(tmp_path, monkeypatch):
@@ -312,11 +269,9 @@ def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_li
     rows that fit and rows in chunks give the same bits of loss and backprop on 1, 8 or 48 cores, those of the plan's
     numpy model."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     rng = np.random.default_rng(48)
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for rows, r in ((200, 777), (5000, 3), (5, 20_000)):
             x = rng.uniform(-10, 10, rows * r).astype(dtype.numpy)
             y = _soft_labels(rng, rows, r).astype(dtype.numpy).reshape(-1)
@@ -329,16 +284,8 @@ def test_bit_identical_for_1_8_and_48_cores_and_with_the_model(tmp_path, twin_li
                 variant.storage,
             )
             wants.append([model["loss"].reshape(-1), model["backprop"].reshape(-1)])
-    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
-    for index, run in enumerate(results[48]):
-        assert run.plan["blockDim"] > 1
-        for got, want in zip(run.outputs, wants[index], strict=True):
-            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
-        for cores in (1, 8):
-            other = results[cores][index]
-            assert other.plan["blockDim"] <= cores
-            for got, want in zip(other.outputs, run.outputs, strict=True):
-                np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    on_48 = softmax_family.run_on_cores(harness, runs, wants)
+    assert all(run.plan["blockDim"] > 1 for run in on_48)
 
 
 _SOC_RUN = """

@@ -16,12 +16,9 @@ import softmax_family
 from kernel_harness import KernelHarness
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import MAX_BLOCK_COUNT, plan_reduce, reduce_cost
 from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.plan.schedules import schedule_for
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC, get_soc
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -34,34 +31,8 @@ def _spec():
     return specs()[OP]
 
 
-def _variant(dtype: DType):
-    plan = kernel_plan(_spec())
-    return plan, next(v for v in plan.variants if v.storage is dtype)
-
-
 def _plan(rows: int, r: int, dtype: DType = DType.FLOAT, a0: int = 1):
-    """The tiling model's plan for (rows, r, a0) on the SoC the binding runs on."""
-    plan, variant = _variant(dtype)
-    soc = get_soc(DEFAULT_SOC)
-    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, a0, soc.vector_cores, soc.ub_usable_bytes)
-
-
-def _longest_fitting_columns(a0: int, dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose r rows of (a block of) a0 columns fit in one tile: one more row needs column chunks."""
-    low, high = 1, MAX_BLOCK_COUNT + 1  # fits at low, not at high
-    assert _plan(1, low, dtype, a0).rows_per_chunk == low and _plan(1, high, dtype, a0).rows_per_chunk < high
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if _plan(1, middle, dtype, a0).rows_per_chunk == middle else (low, middle)
-    return low
-
-
-def _longest_fitting_row(dtype: DType = DType.FLOAT) -> int:
-    """The largest r whose (32-byte padded) row fits in one tile: the tile of a row too long to fit."""
-    chunked = _plan(1, 10**7, dtype)
-    assert chunked is not None and chunked.rows_per_tile == 0
-    return chunked.tile_length  # a multiple of SUM_WIDTH, so of every dtype's block
+    return softmax_family.tiling_plan(_spec(), rows, r, dtype, a0)
 
 
 def _torch_softmax(x: np.ndarray, dim: int) -> np.ndarray:
@@ -70,15 +41,7 @@ def _torch_softmax(x: np.ndarray, dim: int) -> np.ndarray:
 
 def _run(x: np.ndarray, dim: int, tmp_path, monkeypatch):
     """The binding's result and the kernel launch's GM bytes (read, written), from the twin's trace."""
-    from opgen.twin.trace import read_trace
-
-    trace = tmp_path / "trace.jsonl"
-    trace.unlink(missing_ok=True)
-    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
-    got = opgen_ops.softmax(x, dim)
-    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem] if trace.exists() else []
-    moved = [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
-    return got, moved
+    return softmax_family.run_traced(_spec(), opgen_ops.softmax, (x, dim), tmp_path, monkeypatch)
 
 
 def sum_bound(r: int, dtype: DType) -> float:
@@ -106,38 +69,13 @@ def _check_rows(got: np.ndarray, x: np.ndarray, dim: int, dtype: DType) -> None:
 
 
 def test_the_ub_boundary_is_where_the_tiling_model_puts_it():
-    under = _longest_fitting_row()
-    assert under % SUM_WIDTH == 0 and under > 1000
-    assert _plan(3, under).rows_per_tile > 0
-    assert _plan(3, under + 1).rows_per_tile == 0
+    softmax_family.assert_ub_boundary_is_the_models(_spec())
 
 
-@pytest.mark.parametrize(
-    ("case", "dtype"),
-    [
-        ("rows_of_one", DType.FLOAT),
-        ("rows_of_one", DType.FLOAT16),
-        ("short_rows", DType.FLOAT),
-        ("short_rows", DType.FLOAT16),
-        ("short_rows", DType.BFLOAT16),
-        ("just_under_ub", DType.FLOAT),
-        ("just_over_ub", DType.FLOAT),
-        ("just_under_ub", DType.FLOAT16),
-        ("just_over_ub", DType.FLOAT16),
-        ("row_of_100000", DType.FLOAT),
-        ("row_of_100000", DType.FLOAT16),
-    ],
-)
+@pytest.mark.parametrize(("case", "dtype"), softmax_family.ROW_CASES)
 def test_matches_torch_and_moves_each_element_once_or_thrice(case, dtype, tmp_path, monkeypatch):
     np_dtype = dtype.numpy
-    r = {
-        "rows_of_one": 1,
-        "short_rows": 77,
-        "just_under_ub": _longest_fitting_row(dtype),
-        "just_over_ub": _longest_fitting_row(dtype) + 1,
-        "row_of_100000": 100_000,
-    }[case]
-    rows = {"rows_of_one": 1001, "short_rows": 130, "row_of_100000": 2}.get(case, 3)
+    rows, r = softmax_family.row_case_shape(_spec(), case, dtype)
     x = np.random.default_rng(r).uniform(-10, 10, (rows, r)).astype(np_dtype)
     got, moved = _run(x, -1, tmp_path, monkeypatch)
     assert got.dtype == np_dtype and got.shape == x.shape
@@ -152,7 +90,7 @@ def test_matches_torch_and_moves_each_element_once_or_thrice(case, dtype, tmp_pa
         assert reads == 1, "rows in UB: x read once"
     else:
         assert reads == 3, "a row in chunks: the max, the sum of exp, the output"
-    assert (planned.rows_per_tile > 0) == (case not in ("just_over_ub", "row_of_100000"))
+    assert (planned.rows_per_tile > 0) == (case not in softmax_family.CHUNKED_ROW_CASES)
 
 
 @pytest.mark.parametrize("dim", [-1, 2, 1, 0, -2, -3])
@@ -175,38 +113,17 @@ def test_non_last_dims_of_a_4d_tensor_match_torch(dim, tmp_path, monkeypatch):
 
 
 def test_the_column_chunk_boundary_is_where_the_tiling_model_puts_it():
-    for a0 in (3, 40):
-        fit = _longest_fitting_columns(a0)
-        assert fit > 100
-        planned = _plan(2, fit, DType.FLOAT, a0)
-        assert planned.rows_per_chunk == fit and planned.columns_per_tile >= 1
-        over = _plan(2, fit + 1, DType.FLOAT, a0)
-        assert 1 <= over.rows_per_chunk <= fit
+    softmax_family.assert_column_chunk_boundary_is_the_models(_spec())
 
 
+# the shared column cases but FLOAT16's just_under_a_tile
 @pytest.mark.parametrize(
-    ("case", "dtype"),
-    [
-        ("columns_fit", DType.FLOAT),
-        ("columns_fit", DType.FLOAT16),
-        ("wide_columns_fit", DType.FLOAT),
-        ("just_under_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT),
-        ("just_over_a_tile", DType.FLOAT16),
-        ("more_rows_than_one_copy", DType.FLOAT),
-    ],
+    ("case", "dtype"), [c for c in softmax_family.COLUMN_CASES if c != ("just_under_a_tile", DType.FLOAT16)]
 )
 def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype, tmp_path, monkeypatch):
     """(a1, r, a0) reduced along r: columns whose r rows fit in UB (x read once), and column chunks (a block of
     columns' rows too many for a tile, or more than one DataCopyPad moves: x read three times), vs torch."""
-    fit = _longest_fitting_columns(5, dtype)
-    a1, r, a0 = {
-        "columns_fit": (3, 77, 5),
-        "wide_columns_fit": (2, 30, 3000),
-        "just_under_a_tile": (2, fit, 5),
-        "just_over_a_tile": (2, fit + 1, 5),
-        "more_rows_than_one_copy": (1, MAX_BLOCK_COUNT + 10, 3),
-    }[case]
+    a1, r, a0 = softmax_family.column_case_shape(_spec(), case, dtype, a0=5, copies_a0=3)
     x = np.random.default_rng(r).uniform(-10, 10, (a1, r, a0)).astype(dtype.numpy)
     got, moved = _run(x, 1, tmp_path, monkeypatch)
     assert got.dtype == x.dtype and got.shape == x.shape
@@ -215,7 +132,7 @@ def test_non_last_dim_columns_fit_or_chunk_and_move_x_once_or_thrice(case, dtype
     ((read, written),) = moved
     assert written == x.nbytes, "y written once"
     fits = planned.rows_per_chunk == r
-    assert fits == case.endswith("fit") or case == "just_under_a_tile", case
+    assert fits == (case in softmax_family.FITTING_COLUMN_CASES), case
     assert read / x.nbytes == (1 if fits else 3), "columns in UB: once; chunks: the max, the sum of exp, the output"
 
 
@@ -224,29 +141,22 @@ def test_non_last_dim_bit_identical_for_1_8_and_48_cores_and_equal_to_the_model(
     give the same bits, which are the plan's bit-exact model's (the rows path's sum order), for columns that fit and
     for column chunks."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     schedule = schedule_for(_spec())
     rng = np.random.default_rng(49)
     runs, wants = [], []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for a1, r, a0 in ((16, 300, 40), (4, 77, 700), (2, 6000, 20), (300, 130, 3)):
             x = rng.uniform(-10, 10, a1 * r * a0).astype(dtype.numpy)
             x[: r * a0 : 7] = -0.0  # zeros of either sign in the sums
             runs.append((variant.storage, variant.mode_index, {"self": x}, {}, (r, a0)))
             (want,) = schedule.kernel_outputs(variant, {"self": x.reshape(a1, r, a0)}, {}, {"dim": 1}).values()
             wants.append(want)
-    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
+    on_48 = softmax_family.run_on_cores(harness, runs, wants)
     larger_ub = harness.run(LARGER_UB_SOC, runs, cores=48)  # other tiles: more columns or rows per load
-    assert any(a.plan["tile"] != b.plan["tile"] for a, b in zip(larger_ub, results[48], strict=True))
-    for index, run in enumerate(results[48]):
-        np.testing.assert_array_equal(run.output.view(np.uint8), wants[index].view(np.uint8))
-        np.testing.assert_array_equal(larger_ub[index].output.view(np.uint8), run.output.view(np.uint8))
+    assert any(a.plan["tile"] != b.plan["tile"] for a, b in zip(larger_ub, on_48, strict=True))
+    for larger, run in zip(larger_ub, on_48, strict=True):
+        softmax_family.same_bits(larger.outputs, run.outputs)
         assert run.plan["blockDim"] > 1
-        for cores in (1, 8):
-            other = results[cores][index]
-            assert other.plan["blockDim"] <= cores
-            np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
 
 
 @pytest.mark.parametrize("along", ["rows", "columns"])
@@ -322,31 +232,23 @@ def test_bit_identical_for_1_8_and_48_cores(tmp_path, twin_lib):
     """The generated kernel and tiling (through the kernel harness, the tiling planning for the core count given):
     rows split over 1, 8 or 48 cores give the same bits, for rows that fit and for rows in chunks."""
     harness = KernelHarness(_spec(), twin_lib, tmp_path)
-    plan = kernel_plan(_spec())
     rng = np.random.default_rng(48)
     runs = []
-    for dtype in (DType.FLOAT, DType.FLOAT16):
-        variant = next(v for v in plan.variants if v.storage is dtype)
+    for dtype, variant in softmax_family.float_and_float16_variants(_spec()):
         for rows, r in ((200, 777), (5000, 3), (5, 20_000)):
             x = rng.uniform(-10, 10, rows * r).astype(dtype.numpy)
             runs.append((variant.storage, variant.mode_index, {"self": x}, {}, r))
-    results = {cores: harness.run(DEFAULT_SOC, runs, cores=cores) for cores in (1, 8, 48)}
-    for index, run in enumerate(results[48]):
-        assert run.plan["blockDim"] > 1
-        for cores in (1, 8):
-            other = results[cores][index]
-            assert other.plan["blockDim"] <= cores
-            np.testing.assert_array_equal(other.output.view(np.uint8), run.output.view(np.uint8))
+    on_48 = softmax_family.run_on_cores(harness, runs)
+    assert all(run.plan["blockDim"] > 1 for run in on_48)
 
 
 @pytest.mark.parametrize(softmax_family.ARGS, softmax_family.CASES, ids=softmax_family.IDS)
 def test_an_empty_self_returns_before_every_row_but_the_null_check(kind, self_shape, out_shape, out_dtype, dim):
     """The API returns success on an empty self right after the null check, as ops-nn's aclnnSoftmax does: an out
     of another shape, dtype or rank, or a dim past self's dims, is not looked at, and out is left as it is."""
-    assert any(r.check.kind == kind and r.after_empty for r in _spec().errors)
-    x, out = softmax_family.arrays(self_shape, out_shape, out_dtype)
-    assert opgen_ops.softmax(x, dim, out=out) is out
-    assert np.all(out == 7)
+    softmax_family.assert_empty_self_returns_out(
+        _spec(), opgen_ops.softmax, kind, self_shape, out_shape, out_dtype, dim
+    )
 
 
 @pytest.mark.parametrize("soc", ["ascend910", "ascend310p"])
@@ -354,8 +256,4 @@ def test_bfloat16_is_refused_on_a_soc_without_it(soc):
     """The dtype row's list is the SoC's (socs.exclude_dtypes): 910 and 310P take no BFLOAT16, as ops-nn's list for
     a SoC outside 910B..910E and regbase; FLOAT passes the row there (the twin then stops at the kernel, which needs
     DataCopyPad those parts lack: ops-nn serves them from built-in kernels)."""
-    row = next(r for r in _spec().errors if r.check.kind == "dtype_supported")
-    refused = softmax_family.call_on_soc(soc, "softmax", "BFLOAT16")
-    assert refused.startswith(f"{row.code} ") and row.message in refused
-    assert row.message not in softmax_family.call_on_soc(soc, "softmax", "FLOAT")
-    assert softmax_family.call_on_soc("ascend910b", "softmax", "BFLOAT16") == "ok"
+    softmax_family.assert_bfloat16_refused_on(_spec(), soc, "softmax")

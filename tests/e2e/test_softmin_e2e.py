@@ -11,10 +11,7 @@ import pytest
 import softmax_family
 from spec_list import specs
 
-from opgen.plan.kernel import kernel_plan
-from opgen.plan.reduce_dim_tiling import plan_reduce, reduce_cost
 from opgen.spec.dtypes import DType
-from opgen.spec.socs import DEFAULT_SOC, get_soc
 
 opgen_ops = pytest.importorskip("opgen_ops")
 torch = pytest.importorskip("torch")
@@ -27,18 +24,7 @@ def _spec():
 
 
 def _plan(rows: int, r: int, dtype: DType):
-    """The tiling model's plan for (rows, r) on the SoC the binding runs on."""
-    plan = kernel_plan(_spec())
-    variant = next(v for v in plan.variants if v.storage is dtype)
-    soc = get_soc(DEFAULT_SOC)
-    cost = reduce_cost(variant, len(plan.program_inputs), len(plan.outputs))
-    return plan_reduce(variant.key, cost, rows, r, 1, soc.vector_cores, soc.ub_usable_bytes)
-
-
-def _longest_fitting_row(dtype: DType) -> int:
-    chunked = _plan(1, 10**7, dtype)
-    assert chunked is not None and chunked.rows_per_tile == 0
-    return chunked.tile_length
+    return softmax_family.tiling_plan(_spec(), rows, r, dtype)
 
 
 def _torch(x: np.ndarray, dim: int) -> np.ndarray:
@@ -47,38 +33,16 @@ def _torch(x: np.ndarray, dim: int) -> np.ndarray:
 
 def _run(x: np.ndarray, dim: int, tmp_path, monkeypatch):
     """The binding's result and the AI Core launches' GM bytes (read, written), from the twin's trace."""
-    from opgen.twin.trace import read_trace
-
-    trace = tmp_path / "trace.jsonl"
-    trace.unlink(missing_ok=True)
-    monkeypatch.setenv("OPGEN_TWIN_TRACE", str(trace))
-    got = opgen_ops.softmin(x, dim)
-    launches = [t for t in read_trace(trace) if t.kernel == _spec().operator.file_stem] if trace.exists() else []
-    return got, [(t.totals().gm_to_ub_bytes, t.totals().ub_to_gm_bytes) for t in launches]
+    return softmax_family.run_traced(_spec(), opgen_ops.softmin, (x, dim), tmp_path, monkeypatch)
 
 
+# the shared row cases but FLOAT16's rows of one and UB boundary
 @pytest.mark.parametrize(
     ("case", "dtype"),
-    [
-        ("rows_of_one", DType.FLOAT),
-        ("short_rows", DType.FLOAT),
-        ("short_rows", DType.FLOAT16),
-        ("short_rows", DType.BFLOAT16),
-        ("just_under_ub", DType.FLOAT),
-        ("just_over_ub", DType.FLOAT),
-        ("row_of_100000", DType.FLOAT),
-        ("row_of_100000", DType.FLOAT16),
-    ],
+    [c for c in softmax_family.ROW_CASES if c[1] is not DType.FLOAT16 or c[0] in ("short_rows", "row_of_100000")],
 )
 def test_matches_torch_and_reads_x_once_or_thrice(case, dtype, tmp_path, monkeypatch):
-    r = {
-        "rows_of_one": 1,
-        "short_rows": 77,
-        "just_under_ub": _longest_fitting_row(dtype),
-        "just_over_ub": _longest_fitting_row(dtype) + 1,
-        "row_of_100000": 100_000,
-    }[case]
-    rows = {"rows_of_one": 1001, "short_rows": 130, "row_of_100000": 2}.get(case, 3)
+    rows, r = softmax_family.row_case_shape(_spec(), case, dtype)
     x = np.random.default_rng(r).uniform(-10, 10, (rows, r)).astype(dtype.numpy)
     got, moved = _run(x, -1, tmp_path, monkeypatch)
     assert got.dtype == x.dtype and got.shape == x.shape
@@ -91,7 +55,7 @@ def test_matches_torch_and_reads_x_once_or_thrice(case, dtype, tmp_path, monkeyp
     ((read, written),) = moved
     assert written == x.nbytes
     fits = _plan(rows, r, dtype).rows_per_tile > 0
-    assert fits == (case not in ("just_over_ub", "row_of_100000"))
+    assert fits == (case not in softmax_family.CHUNKED_ROW_CASES)
     assert read == (1 if fits else 3) * x.nbytes
 
 
@@ -155,7 +119,6 @@ def test_double_infinities_and_nan_as_torch():
 def test_an_empty_self_returns_before_every_row_but_the_null_check(kind, self_shape, out_shape, out_dtype, dim):
     """The API returns success on an empty self right after the null check, as ops-nn's aclnnSoftmax does: an out
     of another shape, dtype or rank, or a dim past self's dims, is not looked at, and out is left as it is."""
-    assert any(r.check.kind == kind and r.after_empty for r in _spec().errors)
-    x, out = softmax_family.arrays(self_shape, out_shape, out_dtype)
-    assert opgen_ops.softmin(x, dim, out=out) is out
-    assert np.all(out == 7)
+    softmax_family.assert_empty_self_returns_out(
+        _spec(), opgen_ops.softmin, kind, self_shape, out_shape, out_dtype, dim
+    )
