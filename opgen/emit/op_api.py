@@ -8,7 +8,6 @@ are made contiguous, promoted, broadcast, the L0 op runs, the result is cast to 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from opgen.emit.templating import render
@@ -59,14 +58,9 @@ class CheckHelper:
     rows: list[CheckView]
 
 
-def _reads(text: str, name: str) -> bool:
-    """Whether generated C++ reads the variable `name` (not a member or a qualified name spelled the same)."""
-    return re.search(rf"(?<![\w:.>]){re.escape(name)}\b(?!\s*::)", text) is not None
-
-
 def _params_read(sig: ApiSignature, rows: list[CheckView]) -> list[CParam]:
     text = "\n".join([*(c.condition for c in rows), *(line for c in rows for line in c.setup)])
-    return [p for p in sig.params if _reads(text, p.name)]
+    return [p for p in sig.params if cpp.reads(text, p.name)]
 
 
 def _declarations(params: list[CParam]) -> Code:

@@ -1,8 +1,9 @@
-"""C++ source text: string literals (plain and printf-format), comments, float literals, reserved names."""
+"""C++ source text: string literals (plain and printf-format), comments, float literals, reserved names, reads."""
 
 from __future__ import annotations
 
 import math
+import re
 
 from opgen.lang import Code, python
 
@@ -330,3 +331,8 @@ def without_outer_parentheses(expression: str) -> str:
     """`expression` without a pair of parentheses around all of it (`if ((a && b))` reads `if (a && b)`); C++
     parentheses and string literals follow Python's rule."""
     return python.without_outer_parentheses(expression)
+
+
+def reads(text: str, name: str) -> bool:
+    """Whether generated C++ `text` reads the variable `name` (not a member or a qualified name spelled the same)."""
+    return re.search(rf"(?<![\w:.>]){re.escape(name)}\b(?!\s*::)", text) is not None

@@ -12,7 +12,6 @@ the tiling sees it as the OpDef-generated API's does (emit/op_api.py).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from opgen.lang import Code, code, cpp
@@ -42,11 +41,6 @@ class TilingChecks:
     locals: tuple[Code, ...]  # the names the rows read: `<tensor>Shape`, and host values under their API names
     rows: tuple[TilingRow, ...]
     strings: bool  # a row compares strings (std::strcmp)
-
-
-def _reads(text: str, name: str) -> bool:
-    """Whether generated C++ reads the variable `name` (not a member or a qualified name spelled the same)."""
-    return re.search(rf"(?<![\w:.>]){re.escape(name)}\b(?!\s*::)", text) is not None
 
 
 def tiling_rows_of(spec: OpSpec) -> list[int]:
@@ -79,7 +73,7 @@ def tiling_checks(spec: OpSpec, opdef: OpDefPlan) -> TilingChecks | None:
     strings = False
     for param in spec.params:
         name = param.name
-        if param.kind is ParamKind.TENSOR and _reads(text, cpp_shape(name, TILING_ACCESS)):
+        if param.kind is ParamKind.TENSOR and cpp.reads(text, cpp_shape(name, TILING_ACCESS)):
             if name in inputs:
                 getter = f"context->GetInputShape({inputs[name]})"
             else:
@@ -88,7 +82,7 @@ def tiling_checks(spec: OpSpec, opdef: OpDefPlan) -> TilingChecks | None:
             groups[0].append(f"const gert::StorageShape* {name}Storage = {getter};")
             nulls[0].append(f"{name}Storage == nullptr")
             locals_.append(f"const gert::Shape& {cpp_shape(name, TILING_ACCESS)} = {name}Storage->GetStorageShape();")
-        elif param.kind in (ParamKind.INT64, ParamKind.STRING) and _reads(text, name):
+        elif param.kind in (ParamKind.INT64, ParamKind.STRING) and cpp.reads(text, name):
             assert name in attrs, f"{spec.operator.type}: no OpDef attribute carries '{name}'"
             attr = attrs[name]
             if param.kind is ParamKind.STRING:
@@ -100,7 +94,7 @@ def tiling_checks(spec: OpSpec, opdef: OpDefPlan) -> TilingChecks | None:
                 nulls[1].append(f"{name}Value == nullptr")
                 locals_.append(f"const int64_t {name} = *{name}Value;")
         else:
-            assert param.kind is ParamKind.TENSOR or not _reads(text, name), (
+            assert param.kind is ParamKind.TENSOR or not cpp.reads(text, name), (
                 f"{spec.operator.type}: the tiling cannot read the {param.kind.value} '{name}'"
             )
     if groups[1]:
