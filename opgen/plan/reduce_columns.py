@@ -29,7 +29,7 @@ from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar, VectorProg
 from opgen.plan.reduce_model import SUM_WIDTH
 from opgen.spec.dtypes import DType
 
-ROW_PREFIX = "row"  # the per-row values' names (schedules.reduce_dim.ROW_PREFIX)
+ROW_PREFIX = "row"  # the per-row scalars' names in the lowered programs (row0, row1...), one per reduction
 
 # a scalar form -> its tensor form, same operand order
 _TENSOR_FORM = {"Adds": "Add", "Muls": "Mul", "Maxs": "Max", "Mins": "Min", "CompareScalar": "Compare"}

@@ -32,6 +32,7 @@ from opgen import formula as F
 from opgen.lang import code, ident
 from opgen.plan import reduce_dim_tiling
 from opgen.plan.lowering import LoweringError, VectorProgram, lower_outputs
+from opgen.plan.reduce_columns import ROW_PREFIX
 from opgen.plan.reduce_model import run_reduce_outputs
 from opgen.plan.schedules.base import ElementLoop, RowStep, Schedule
 from opgen.spec.dtypes import DType
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from opgen.plan.kernel import KernelPlan, KernelVariant
     from opgen.plan.opdef import OpDefPlan
 
-ROW_PREFIX = "row"  # the per-row scalars' names in the lowered programs (row0, row1...), one per reduction
 ACC_PREFIX = "acc"  # the buffers a level's programs write, the kernel reduces each to its row scalar
 
 
