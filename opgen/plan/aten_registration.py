@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from opgen.plan.aten_binding import UnusedArg, unused_args
 from opgen.plan.signature import ApiSignature
 from opgen.spec import aten_unused
-from opgen.spec.aten import AtenArg as AtenSchemaArg
 from opgen.spec.aten import aten_op
 from opgen.spec.model import OpSpec, Param
 from opgen.types import Direction, ParamKind
@@ -141,7 +141,7 @@ def _inputs(spec: OpSpec) -> list[Param]:
     return [p for p in spec.params if p.direction is Direction.INPUT]
 
 
-def _unused(arg: AtenSchemaArg) -> AtenArg:
+def _unused(arg: UnusedArg) -> AtenArg:
     """An aten argument the API does not take: in the schema and the adapter's signature, never passed on."""
     return AtenArg(
         arg.name, None, kwarg_only=arg.kwarg_only, unused_type=arg.type, unused_cpp=aten_unused.CPP_TYPES[arg.type]
@@ -149,7 +149,7 @@ def _unused(arg: AtenSchemaArg) -> AtenArg:
 
 
 def _with_unused(spec: OpSpec, args: tuple[AtenArg, ...], inplace: bool = False) -> tuple[AtenArg, ...]:
-    return tuple(aten_unused.placed(spec, list(args), lambda a: a.name, _unused, inplace))
+    return tuple(unused_args(spec).placed(list(args), lambda a: a.name, _unused, inplace))
 
 
 def aten_functions(

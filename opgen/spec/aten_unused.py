@@ -63,14 +63,6 @@ def insert_after(items: list[T], name_of: Callable[[T], str], made: list[tuple[T
     return result
 
 
-def placed(
-    spec: OpSpec, items: list[T], name_of: Callable[[T], str], make: Callable[[AtenArg], T], inplace: bool = False
-) -> list[T]:
-    """`items` (a binding's inputs, by their aten names) with each unused argument made by `make` and inserted right
-    after the argument aten puts before it (first when aten puts it first)."""
-    return insert_after(items, name_of, [(make(arg), before) for arg, before in positions(spec, inplace)])
-
-
 def problems(spec: OpSpec) -> list[tuple[FieldPath, str]]:
     """What is wrong with api.aten_unused: (path, message) for each problem."""
     if not spec.api.aten_unused:
