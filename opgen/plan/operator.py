@@ -335,6 +335,7 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
     apis = tuple(signatures(spec))
     binding_out = spec.api.aten is None or has_out_overload(spec.api.aten)
     formulas = formula_plan(spec)
+    opdef = opdef_plan(spec)
     golden = golden_plan(
         spec,
         kernel,
@@ -366,8 +367,8 @@ def plan_operator(spec: OpSpec, source: str, siblings: Sequence[OpSpec] = ()) ->
         kernel=kernel,
         kernel_socs=socs,
         kernel_entry=kernel_entry(spec),
-        opdef=opdef_plan(spec),
-        tiling_checks=tiling_checks(spec, opdef_plan(spec)),
+        opdef=opdef,
+        tiling_checks=tiling_checks(spec, opdef),
         registration=aicore_registration(spec, socs),
         formulas=formulas,
         example=example_plan(spec),
