@@ -22,6 +22,7 @@ from opgen.plan.kernel import (
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.reduce_columns import ColumnProgram, ColumnStep, column_programs
+from opgen.plan.reduce_dim_tiling import REPEAT_FLOATS, SCALAR_FLOATS
 from opgen.plan.reduce_model import SUM_WIDTH
 
 
@@ -345,7 +346,10 @@ def _stages_context(operator: OperatorPlan) -> dict:
         "final": final,
         "variants": variants,
         "has_functions": any(s.functions for s in first.stages),
+        # the UB layout's constants, the tiling's (opgen.plan.reduce_dim_tiling): one rule for both sides
         "sum_width": SUM_WIDTH,
+        "repeat_floats": REPEAT_FLOATS,
+        "scalar_floats": SCALAR_FLOATS,
         # per-row outputs (one value per row), computed on the scalar unit after the last level's reductions
         "per_row": per_row,
         # each sum's counter blocks, in reduction order: sums[i] is the i-th sum's place among the sums
