@@ -250,17 +250,20 @@ def _stages_context(operator: OperatorPlan) -> dict:
     def stage_view(programs: list[VariantView]) -> list[BranchView]:
         return branches(programs, lambda v: (tuple(v.lines), tuple(v.slots), v.temps, v.masks, v.uses_cmp_len))
 
+    def read(programs: list) -> set[str]:
+        return {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
+
     def read_inputs(programs: list) -> list[dict]:
         """The inputs some variant's program reads (a level may read only some: LogSoftmaxGrad's sum reads only the
         gradient), each the float view its function declares."""
-        read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
-        return [{"name": ident(name)} for name in plan.inputs if name in read]
+        loaded = read(programs)
+        return [{"name": ident(name)} for name in plan.inputs if name in loaded]
 
     def load_mask(programs: list) -> int:
         """The inputs a pass over chunks loads, bit k for input k: those its programs read (softmax cross entropy's
         labels are loaded in its last level and output pass only, not in the max's and the sum's)."""
-        read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
-        return sum(1 << k for k, name in enumerate(plan.inputs) if name in read)
+        loaded = read(programs)
+        return sum(1 << k for k, name in enumerate(plan.inputs) if name in loaded)
 
     # a0 > 1: each program's columns form (opgen.plan.reduce_columns), per variant: the program over column buffers
     # and the steps computing them
