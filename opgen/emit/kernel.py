@@ -22,6 +22,7 @@ from opgen.plan.kernel import (
 from opgen.plan.lowering import Buffer, Instr, LoweringError, Scalar
 from opgen.plan.operator import OperatorPlan
 from opgen.plan.reduce_columns import ColumnProgram, ColumnStep, column_programs
+from opgen.plan.reduce_dim_tiling import REPEAT_FLOATS, SCALAR_FLOATS
 from opgen.plan.reduce_model import SUM_WIDTH
 
 
@@ -249,17 +250,20 @@ def _stages_context(operator: OperatorPlan) -> dict:
     def stage_view(programs: list[VariantView]) -> list[BranchView]:
         return branches(programs, lambda v: (tuple(v.lines), tuple(v.slots), v.temps, v.masks, v.uses_cmp_len))
 
+    def read(programs: list) -> set[str]:
+        return {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
+
     def read_inputs(programs: list) -> list[dict]:
         """The inputs some variant's program reads (a level may read only some: LogSoftmaxGrad's sum reads only the
         gradient), each the float view its function declares."""
-        read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
-        return [{"name": ident(name)} for name in plan.inputs if name in read]
+        loaded = read(programs)
+        return [{"name": ident(name)} for name in plan.inputs if name in loaded]
 
     def load_mask(programs: list) -> int:
         """The inputs a pass over chunks loads, bit k for input k: those its programs read (softmax cross entropy's
         labels are loaded in its last level and output pass only, not in the max's and the sum's)."""
-        read = {b.name for p in programs for i in p.instrs for b in i.srcs if b.kind == "input"}
-        return sum(1 << k for k, name in enumerate(plan.inputs) if name in read)
+        loaded = read(programs)
+        return sum(1 << k for k, name in enumerate(plan.inputs) if name in loaded)
 
     # a0 > 1: each program's columns form (opgen.plan.reduce_columns), per variant: the program over column buffers
     # and the steps computing them
@@ -345,7 +349,10 @@ def _stages_context(operator: OperatorPlan) -> dict:
         "final": final,
         "variants": variants,
         "has_functions": any(s.functions for s in first.stages),
+        # the UB layout's constants, the tiling's (opgen.plan.reduce_dim_tiling): one rule for both sides
         "sum_width": SUM_WIDTH,
+        "repeat_floats": REPEAT_FLOATS,
+        "scalar_floats": SCALAR_FLOATS,
         # per-row outputs (one value per row), computed on the scalar unit after the last level's reductions
         "per_row": per_row,
         # each sum's counter blocks, in reduction order: sums[i] is the i-th sum's place among the sums
