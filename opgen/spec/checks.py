@@ -615,10 +615,10 @@ class CheckMaxRank(CheckKind):
     def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         parts = []
         for name in self.max_rank:
-            high = self._range(spec, name)[1]
+            low, high = self._low(spec, name), self._range(spec, name)[1]
             parts.append(f"{cpp_shape(name, access)}.GetDimNum() > {high}")
-            if self._low(spec, name) > 0:
-                parts.append(f"{cpp_shape(name, access)}.GetDimNum() < {self._low(spec, name)}")
+            if low > 0:
+                parts.append(f"{cpp_shape(name, access)}.GetDimNum() < {low}")
         return CppCheck(" || ".join(parts))
 
     def fails(self, spec: OpSpec, args: Args, null_outputs: tuple[str, ...], soc: str) -> bool:
@@ -660,9 +660,7 @@ class CheckMinRank(CheckKind):
 
     @staticmethod
     def _low(spec: OpSpec, name: str) -> int:
-        rank = spec.param(name).rank
-        assert rank is not None  # a tensor parameter always has one
-        return rank[0]
+        return CheckMaxRank._range(spec, name)[0]
 
     def cpp(self, spec: OpSpec, row: int, access: CppAccess = OP_API_ACCESS) -> CppCheck:
         low = self._low

@@ -59,12 +59,9 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     src_end = at + sizeof(T) > src_end ? at + sizeof(T) : src_end;
   }
   d::CheckUbOperand(name, "src", src.twin_ref(), 0, src_end, true, d::UbUse::kVectorRead);
-  const auto overlaps = [](const d::UbRef& a, uint64_t a_bytes, const d::UbRef& b, uint64_t b_bytes) {
-    return a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
-  };
   const uint64_t dst_bytes = uint64_t{count} * sizeof(T);
-  if (overlaps(dst.twin_ref(), dst_bytes, src.twin_ref(), src_end) ||
-      overlaps(dst.twin_ref(), dst_bytes, srcOffset.twin_ref(), uint64_t{count} * sizeof(uint32_t))) {
+  if (d::UbOverlap(dst.twin_ref(), dst_bytes, src.twin_ref(), src_end) ||
+      d::UbOverlap(dst.twin_ref(), dst_bytes, srcOffset.twin_ref(), uint64_t{count} * sizeof(uint32_t))) {
     opgen_twin::Fail("UB_OVERLAP", name,
                      opgen_twin::StringPrintf("dst [%u, %llu) overlaps src or srcOffset: a result could overwrite "
                                               "source data not yet read",

@@ -48,11 +48,6 @@ struct TruncOp {
   C operator()(C a) const { return static_cast<C>(std::trunc(static_cast<double>(a))); }
 };
 
-// The first a_bytes of `a` and the first b_bytes of `b` share UB bytes.
-inline bool UbOverlap(const UbRef& a, uint64_t a_bytes, const UbRef& b, uint64_t b_bytes) {
-  return a.epoch == b.epoch && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
-}
-
 template <typename T, typename Op>
 void AdvancedUnary(Api api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
                    const AscendC::LocalTensor<uint8_t>* tmp, uint32_t count, Op op) {

@@ -78,6 +78,11 @@ struct UbRef {
   uint32_t generation = 0;
 };
 
+// The first a_bytes of `a` and the first b_bytes of `b` share UB bytes.
+inline bool UbOverlap(const UbRef& a, uint64_t a_bytes, const UbRef& b, uint64_t b_bytes) {
+  return a.epoch == b.epoch && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
+}
+
 // The part of GM an access may touch: [begin, end).
 struct GmExtent {
   uintptr_t begin = 0;
