@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.text import line_of
+from support.text import edit_once, line_of
 
 from opgen import formula
 from opgen.spec.diagnostics import SpecError
@@ -25,12 +25,6 @@ def pair(tmp_path: Path) -> Path:
     for name in PAIR:
         shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
     return tmp_path / f"{PAIR[1]}.yaml"
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _problem(path: Path) -> str:
@@ -58,7 +52,7 @@ def test_a_backward_beside_its_unlinked_forward_is_a_warning_of_check(tmp_path: 
         rf"hardtanh_grad\.yaml:{line}:\d+: api\.aten: warning: .*`derivative_of: {{forward: hardtanh,", err
     )
     # linked as the warning says, it is checked against the forward, and the warning is gone
-    _edit(
+    edit_once(
         tmp_path / "hardtanh_grad.yaml",
         "\nerrors:",
         "\nderivative_of: {forward: hardtanh, grad: gradOutput, input: self}\nerrors:",
@@ -72,7 +66,7 @@ def test_a_backward_beside_its_unlinked_forward_is_a_warning_of_check(tmp_path: 
 
 
 def test_a_wrong_backward_formula_is_an_error_at_its_line_naming_the_point(pair: Path) -> None:
-    _edit(
+    edit_once(
         pair,
         "where(self > 0, gradOutput, gradOutput * negativeSlope)",
         "where(self > 1, gradOutput, gradOutput * negativeSlope)",
@@ -103,8 +97,8 @@ def test_the_result_mode_is_checked_with_the_input_holding_the_forwards_result(p
 
 def test_a_backward_may_take_the_derived_formula(pair: Path) -> None:
     written = load_spec(pair).spec
-    _edit(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
-    _edit(pair, ", result_flag: selfIsResult}", "}")
+    edit_once(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
+    edit_once(pair, ", result_flag: selfIsResult}", "}")
     derived = load_spec(pair).spec
     assert derived.formula.expr and derived.formula.expr != written.formula.expr
     x = np.array([-3.0, -1e-300, -0.0, 0.0, 1e-300, 2.5, np.inf, -np.inf, np.nan])
@@ -115,7 +109,7 @@ def test_a_backward_may_take_the_derived_formula(pair: Path) -> None:
 
 
 def test_a_result_mode_backward_must_write_its_formula(pair: Path) -> None:
-    _edit(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
+    edit_once(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
     assert "a backward taking the forward's result needs its formula written" in _problem(pair)
 
 
@@ -128,14 +122,14 @@ def test_a_missing_forward_spec_is_named(pair: Path) -> None:
 
 
 def test_a_forward_parameter_without_a_counterpart_is_named(pair: Path) -> None:
-    _edit(pair, "result_flag: selfIsResult}", "result_flag: selfIsResult, params: {negativeSlope: selfIsResult}}")
+    edit_once(pair, "result_flag: selfIsResult}", "result_flag: selfIsResult, params: {negativeSlope: selfIsResult}}")
     assert "derivative_of.params: the forward's scalar 'negativeSlope' has no scalar of that name here" in _problem(
         pair
     )
 
 
 def test_a_derivative_cycle_is_an_error(pair: Path) -> None:
-    _edit(pair, "forward: leaky_relu,", "forward: leaky_relu_grad,")
+    edit_once(pair, "forward: leaky_relu,", "forward: leaky_relu_grad,")
     assert "derivative_of forms a cycle" in _problem(pair)
 
 
@@ -145,7 +139,7 @@ def test_editing_the_forward_spec_rebuilds_the_backward_one(pair: Path, tmp_path
 
     item = SpecInput(pair, f"specs/{pair.name}", pair.name)
     before = _key(item)
-    _edit(pair.parent / "leaky_relu.yaml", "self * negativeSlope", "self * negativeSlope * 2")
+    edit_once(pair.parent / "leaky_relu.yaml", "self * negativeSlope", "self * negativeSlope * 2")
     assert _key(item) != before
     with pytest.raises(SpecError, match="not the derivative of leaky_relu"):
         load_spec(pair)
@@ -161,7 +155,7 @@ def gelu_pair(tmp_path: Path) -> Path:
 
 def test_mode_values_are_translated_between_forward_and_backward(gelu_pair: Path) -> None:
     assert load_spec(gelu_pair).spec.derivative_of is not None  # the real mapping passes
-    _edit(gelu_pair, "values: {approximate: {0: none, 1: tanh}}", "values: {approximate: {0: tanh, 1: none}}")
+    edit_once(gelu_pair, "values: {approximate: {0: none, 1: tanh}}", "values: {approximate: {0: tanh, 1: none}}")
     message = _problem(gelu_pair)
     line = line_of(gelu_pair.read_text(encoding="utf-8"), "expr: >-")
     assert re.search(
@@ -171,11 +165,11 @@ def test_mode_values_are_translated_between_forward_and_backward(gelu_pair: Path
 
 
 def test_a_mode_value_unknown_to_either_side_is_named(gelu_pair: Path) -> None:
-    _edit(gelu_pair, "{0: none, 1: tanh}", "{0: none, 1: tan}")
+    edit_once(gelu_pair, "{0: none, 1: tanh}", "{0: none, 1: tan}")
     assert "derivative_of.values.approximate.1: 'tan' is not one of 'approximate''s values (none, tanh)" in _problem(
         gelu_pair
     )
-    _edit(gelu_pair, "{0: none, 1: tan}", "{0: none, 2: tanh}")
+    edit_once(gelu_pair, "{0: none, 1: tan}", "{0: none, 2: tanh}")
     assert "'2' is not one of the forward's 'approximate' values (0, 1)" in _problem(gelu_pair)
 
 
@@ -185,7 +179,7 @@ def test_another_forward_input_maps_to_the_backward_input_of_that_name(tmp_path:
         shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
     backward = tmp_path / "p_relu_grad_update.yaml"
     assert load_spec(backward).spec.derivative_of is not None
-    _edit(
+    edit_once(
         backward,
         "gradInput: where(self > 0, gradOutput, weight * gradOutput)",
         "gradInput: where(self > 0, gradOutput, gradOutput)",
@@ -201,7 +195,7 @@ def test_the_result_mode_names_the_value_the_backward_saw(tmp_path: Path) -> Non
     for name in ("sigmoid", "sigmoid_grad"):
         shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
     backward = tmp_path / "sigmoid_grad.yaml"
-    _edit(backward, "expr: gradOutput * output * (1 - output)", "expr: gradOutput * output * (1 - output) * 1.5")
+    edit_once(backward, "expr: gradOutput * output * (1 - output)", "expr: gradOutput * output * (1 - output) * 1.5")
     message = _problem(backward)
     point = re.search(
         r"at gradOutput=(\S+), output=(\S+) \(sigmoid's result at (\S+)\) it gives (\S+), the derivative (\S+)$",
@@ -238,7 +232,7 @@ def test_a_half_split_backward_is_checked_per_half_naming_the_half_and_point(
     its second gradOut times d glu / d b. The shipped spec passes; a wrong half is an error at that half's expression
     naming the half, the forward's half it is differentiated by, and the point."""
     load_spec(glu_pair)  # the shipped halves are the derivative
-    _edit(glu_pair, HALVES, halves)
+    edit_once(glu_pair, HALVES, halves)
     message = _problem(glu_pair)
     line = line_of(glu_pair.read_text(encoding="utf-8"), halves)
     ordinal = ("first", "second")[index]
@@ -253,8 +247,8 @@ def test_a_half_split_backward_is_checked_per_half_naming_the_half_and_point(
 
 
 def test_a_backward_of_a_half_split_forward_must_write_its_gradient_per_half(glu_pair: Path) -> None:
-    _edit(glu_pair, "  outputs:\n    out:\n      " + HALVES, "  output: out\n  expr: gradOut * s")
-    _edit(
+    edit_once(glu_pair, "  outputs:\n    out:\n      " + HALVES, "  output: out\n  expr: gradOut * s")
+    edit_once(
         glu_pair,
         "out: {shape: [2, 4], dtype: FLOAT, data: [0, 0, 0, 0, 0, 0, 0, 0]}",
         "out: {shape: [2, 2], dtype: FLOAT, data: [0, 0, 0, 0]}",
@@ -280,7 +274,7 @@ def test_a_half_split_backward_with_swap_when_is_checked_for_each_value_of_the_f
     the same flag, the backward's half k is the derivative with respect to the forward's half k, for either value."""
     load_spec(glu_swap_pair)
     # the halves in the other order are wrong for either value of the flag: named at the first half
-    _edit(glu_swap_pair, SWAP_HALVES, "halves: [gradOut * a * s * (1 - s), gradOut * s]")
+    edit_once(glu_swap_pair, SWAP_HALVES, "halves: [gradOut * a * s * (1 - s), gradOut * s]")
     message = _problem(glu_swap_pair)
     assert "the first half of 'out' is not the gradient times the derivative of glu_swap's formula" in message
     assert "with respect to its first half 'a' (a here)" in message, message
@@ -292,7 +286,7 @@ def test_a_backward_not_swapping_with_its_forward_differentiates_the_other_half_
     """Only the forward swaps: with swapHalves true the forward's a lies in self's second half, where this spec's b
     is, so the backward's first half (written first, unswapped) must be the derivative with respect to the forward's
     b. The formula right for swapHalves false is refused at swapHalves=True, naming that half."""
-    _edit(glu_swap_pair, "swap_when: swapHalves}", "}")
+    edit_once(glu_swap_pair, "swap_when: swapHalves}", "}")
     message = _problem(glu_swap_pair)
     assert re.search(
         r"the first half of 'out' is not the gradient times the derivative of glu_swap's formula \(glu_swap\.yaml\) "
@@ -308,7 +302,7 @@ def test_the_forwards_swap_flag_must_stand_for_a_flag_of_the_backward(glu_swap_p
     glu_swap_pair.write_text(text, encoding="utf-8")
     message = _problem(glu_swap_pair)
     assert "the forward's bool 'swapHalves' has no bool of that name here; map it in derivative_of.params" in message
-    _edit(glu_swap_pair, "input: self}", "input: self, params: {swapHalves: flipHalves}}")
+    edit_once(glu_swap_pair, "input: self}", "input: self, params: {swapHalves: flipHalves}}")
     load_spec(glu_swap_pair)
 
 
@@ -334,7 +328,7 @@ def test_a_saved_forward_output_stands_for_its_formula(geglu_pair: Path) -> None
     from opgen.spec.loader import load_spec_documents
 
     assert len(load_spec_documents(geglu_pair)) == 2
-    _edit(
+    edit_once(
         geglu_pair,
         "halves: [gradOutput * gelu, gradOutput * A * dg]",
         "halves: [gradOutput * gelu * 2, gradOutput * A * dg]",
@@ -342,12 +336,12 @@ def test_a_saved_forward_output_stands_for_its_formula(geglu_pair: Path) -> None
     message = _problems(geglu_pair)
     assert "the first half of 'gradInput' is not the gradient times the derivative of ge_glu_v2's formula" in message
     assert "with respect to its first half 'A' (A here)" in message, message
-    _edit(
+    edit_once(
         geglu_pair,
         "halves: [gradOutput * gelu * 2, gradOutput * A * dg]",
         "halves: [gradOutput * gelu, gradOutput * A * dg]",
     )
-    _edit(geglu_pair, "saved: {gelu: outGelu}}", "saved: {gelu: y}}")
+    edit_once(geglu_pair, "saved: {gelu: outGelu}}", "saved: {gelu: y}}")
     assert "derivative_of.saved.gelu: 'y' is not an output ge_glu_v2 computes (one of: out, outGelu)" in _problems(
         geglu_pair
     )
