@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support.text import edit_once, line_of
+from support.text import copy_specs, edit_once, line_of
 
 from opgen import formula
 from opgen.spec.diagnostics import SpecError
@@ -22,8 +21,7 @@ PAIR = ("leaky_relu", "leaky_relu_grad")  # the pair the tests edit copies of
 
 @pytest.fixture
 def pair(tmp_path: Path) -> Path:
-    for name in PAIR:
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, *PAIR)
     return tmp_path / f"{PAIR[1]}.yaml"
 
 
@@ -148,8 +146,7 @@ def test_editing_the_forward_spec_rebuilds_the_backward_one(pair: Path, tmp_path
 @pytest.fixture
 def gelu_pair(tmp_path: Path) -> Path:
     """GeluBackwardV2's string approximate ("none" | "tanh") against GeluV2's int64 one (0 | 1)."""
-    for name in ("gelu_v2", "gelu_grad_v2"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "gelu_v2", "gelu_grad_v2")
     return tmp_path / "gelu_grad_v2.yaml"
 
 
@@ -175,8 +172,7 @@ def test_a_mode_value_unknown_to_either_side_is_named(gelu_pair: Path) -> None:
 
 def test_another_forward_input_maps_to_the_backward_input_of_that_name(tmp_path: Path) -> None:
     """PRelu's derivative reads weight too: the backward's weight stands for it (before: 'has no counterpart')."""
-    for name in ("p_relu", "p_relu_grad_update"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "p_relu", "p_relu_grad_update")
     backward = tmp_path / "p_relu_grad_update.yaml"
     assert load_spec(backward).spec.derivative_of is not None
     edit_once(
@@ -192,8 +188,7 @@ def test_another_forward_input_maps_to_the_backward_input_of_that_name(tmp_path:
 
 def test_the_result_mode_names_the_value_the_backward_saw(tmp_path: Path) -> None:
     """Before: `output=-1.38` was the forward's input, while the values shown were those at output = f(-1.38)."""
-    for name in ("sigmoid", "sigmoid_grad"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "sigmoid", "sigmoid_grad")
     backward = tmp_path / "sigmoid_grad.yaml"
     edit_once(backward, "expr: gradOutput * output * (1 - output)", "expr: gradOutput * output * (1 - output) * 1.5")
     message = _problem(backward)
@@ -210,8 +205,7 @@ def test_the_result_mode_names_the_value_the_backward_saw(tmp_path: Path) -> Non
 
 @pytest.fixture
 def glu_pair(tmp_path: Path) -> Path:
-    for name in ("glu", "glu_grad"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "glu", "glu_grad")
     return tmp_path / "glu_grad.yaml"
 
 
@@ -263,8 +257,7 @@ SWAP_HALVES = "halves: [gradOut * s, gradOut * a * s * (1 - s)]"
 
 @pytest.fixture
 def glu_swap_pair(tmp_path: Path) -> Path:
-    for name in ("glu_swap", "glu_swap_grad"):
-        shutil.copy(FIXTURES / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(FIXTURES, tmp_path, "glu_swap", "glu_swap_grad")
     return tmp_path / "glu_swap_grad.yaml"
 
 
@@ -308,8 +301,7 @@ def test_the_forwards_swap_flag_must_stand_for_a_flag_of_the_backward(glu_swap_p
 
 @pytest.fixture
 def geglu_pair(tmp_path: Path) -> Path:
-    for name in ("ge_glu_v2", "ge_glu_grad_v2"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "ge_glu_v2", "ge_glu_grad_v2")
     return tmp_path / "ge_glu_grad_v2.yaml"
 
 

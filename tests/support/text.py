@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 
@@ -19,3 +20,10 @@ def edit_once(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, f"{old!r} not in {path.name}"
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def copy_specs(folder: Path, target: Path, *names: str) -> Path:
+    """Copy `folder`'s `<name>.yaml` for each name into `target` (for a test to edit); returns the last copy."""
+    for name in names:
+        shutil.copy(folder / f"{name}.yaml", target / f"{name}.yaml")
+    return target / f"{names[-1]}.yaml"
