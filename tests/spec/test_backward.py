@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support.text import line_of
+from support.text import copy_specs, edit_once, line_of
 
 from opgen import formula
 from opgen.spec.diagnostics import SpecError
@@ -22,15 +21,8 @@ PAIR = ("leaky_relu", "leaky_relu_grad")  # the pair the tests edit copies of
 
 @pytest.fixture
 def pair(tmp_path: Path) -> Path:
-    for name in PAIR:
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, *PAIR)
     return tmp_path / f"{PAIR[1]}.yaml"
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _problem(path: Path) -> str:
@@ -58,7 +50,7 @@ def test_a_backward_beside_its_unlinked_forward_is_a_warning_of_check(tmp_path: 
         rf"hardtanh_grad\.yaml:{line}:\d+: api\.aten: warning: .*`derivative_of: {{forward: hardtanh,", err
     )
     # linked as the warning says, it is checked against the forward, and the warning is gone
-    _edit(
+    edit_once(
         tmp_path / "hardtanh_grad.yaml",
         "\nerrors:",
         "\nderivative_of: {forward: hardtanh, grad: gradOutput, input: self}\nerrors:",
@@ -72,7 +64,7 @@ def test_a_backward_beside_its_unlinked_forward_is_a_warning_of_check(tmp_path: 
 
 
 def test_a_wrong_backward_formula_is_an_error_at_its_line_naming_the_point(pair: Path) -> None:
-    _edit(
+    edit_once(
         pair,
         "where(self > 0, gradOutput, gradOutput * negativeSlope)",
         "where(self > 1, gradOutput, gradOutput * negativeSlope)",
@@ -103,8 +95,8 @@ def test_the_result_mode_is_checked_with_the_input_holding_the_forwards_result(p
 
 def test_a_backward_may_take_the_derived_formula(pair: Path) -> None:
     written = load_spec(pair).spec
-    _edit(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
-    _edit(pair, ", result_flag: selfIsResult}", "}")
+    edit_once(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
+    edit_once(pair, ", result_flag: selfIsResult}", "}")
     derived = load_spec(pair).spec
     assert derived.formula.expr and derived.formula.expr != written.formula.expr
     x = np.array([-3.0, -1e-300, -0.0, 0.0, 1e-300, 2.5, np.inf, -np.inf, np.nan])
@@ -115,7 +107,7 @@ def test_a_backward_may_take_the_derived_formula(pair: Path) -> None:
 
 
 def test_a_result_mode_backward_must_write_its_formula(pair: Path) -> None:
-    _edit(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
+    edit_once(pair, "  expr: where(self > 0, gradOutput, gradOutput * negativeSlope)\n", "")
     assert "a backward taking the forward's result needs its formula written" in _problem(pair)
 
 
@@ -128,14 +120,14 @@ def test_a_missing_forward_spec_is_named(pair: Path) -> None:
 
 
 def test_a_forward_parameter_without_a_counterpart_is_named(pair: Path) -> None:
-    _edit(pair, "result_flag: selfIsResult}", "result_flag: selfIsResult, params: {negativeSlope: selfIsResult}}")
+    edit_once(pair, "result_flag: selfIsResult}", "result_flag: selfIsResult, params: {negativeSlope: selfIsResult}}")
     assert "derivative_of.params: the forward's scalar 'negativeSlope' has no scalar of that name here" in _problem(
         pair
     )
 
 
 def test_a_derivative_cycle_is_an_error(pair: Path) -> None:
-    _edit(pair, "forward: leaky_relu,", "forward: leaky_relu_grad,")
+    edit_once(pair, "forward: leaky_relu,", "forward: leaky_relu_grad,")
     assert "derivative_of forms a cycle" in _problem(pair)
 
 
@@ -145,7 +137,7 @@ def test_editing_the_forward_spec_rebuilds_the_backward_one(pair: Path, tmp_path
 
     item = SpecInput(pair, f"specs/{pair.name}", pair.name)
     before = _key(item)
-    _edit(pair.parent / "leaky_relu.yaml", "self * negativeSlope", "self * negativeSlope * 2")
+    edit_once(pair.parent / "leaky_relu.yaml", "self * negativeSlope", "self * negativeSlope * 2")
     assert _key(item) != before
     with pytest.raises(SpecError, match="not the derivative of leaky_relu"):
         load_spec(pair)
@@ -154,14 +146,13 @@ def test_editing_the_forward_spec_rebuilds_the_backward_one(pair: Path, tmp_path
 @pytest.fixture
 def gelu_pair(tmp_path: Path) -> Path:
     """GeluBackwardV2's string approximate ("none" | "tanh") against GeluV2's int64 one (0 | 1)."""
-    for name in ("gelu_v2", "gelu_grad_v2"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "gelu_v2", "gelu_grad_v2")
     return tmp_path / "gelu_grad_v2.yaml"
 
 
 def test_mode_values_are_translated_between_forward_and_backward(gelu_pair: Path) -> None:
     assert load_spec(gelu_pair).spec.derivative_of is not None  # the real mapping passes
-    _edit(gelu_pair, "values: {approximate: {0: none, 1: tanh}}", "values: {approximate: {0: tanh, 1: none}}")
+    edit_once(gelu_pair, "values: {approximate: {0: none, 1: tanh}}", "values: {approximate: {0: tanh, 1: none}}")
     message = _problem(gelu_pair)
     line = line_of(gelu_pair.read_text(encoding="utf-8"), "expr: >-")
     assert re.search(
@@ -171,21 +162,20 @@ def test_mode_values_are_translated_between_forward_and_backward(gelu_pair: Path
 
 
 def test_a_mode_value_unknown_to_either_side_is_named(gelu_pair: Path) -> None:
-    _edit(gelu_pair, "{0: none, 1: tanh}", "{0: none, 1: tan}")
+    edit_once(gelu_pair, "{0: none, 1: tanh}", "{0: none, 1: tan}")
     assert "derivative_of.values.approximate.1: 'tan' is not one of 'approximate''s values (none, tanh)" in _problem(
         gelu_pair
     )
-    _edit(gelu_pair, "{0: none, 1: tan}", "{0: none, 2: tanh}")
+    edit_once(gelu_pair, "{0: none, 1: tan}", "{0: none, 2: tanh}")
     assert "'2' is not one of the forward's 'approximate' values (0, 1)" in _problem(gelu_pair)
 
 
 def test_another_forward_input_maps_to_the_backward_input_of_that_name(tmp_path: Path) -> None:
     """PRelu's derivative reads weight too: the backward's weight stands for it (before: 'has no counterpart')."""
-    for name in ("p_relu", "p_relu_grad_update"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "p_relu", "p_relu_grad_update")
     backward = tmp_path / "p_relu_grad_update.yaml"
     assert load_spec(backward).spec.derivative_of is not None
-    _edit(
+    edit_once(
         backward,
         "gradInput: where(self > 0, gradOutput, weight * gradOutput)",
         "gradInput: where(self > 0, gradOutput, gradOutput)",
@@ -198,10 +188,9 @@ def test_another_forward_input_maps_to_the_backward_input_of_that_name(tmp_path:
 
 def test_the_result_mode_names_the_value_the_backward_saw(tmp_path: Path) -> None:
     """Before: `output=-1.38` was the forward's input, while the values shown were those at output = f(-1.38)."""
-    for name in ("sigmoid", "sigmoid_grad"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "sigmoid", "sigmoid_grad")
     backward = tmp_path / "sigmoid_grad.yaml"
-    _edit(backward, "expr: gradOutput * output * (1 - output)", "expr: gradOutput * output * (1 - output) * 1.5")
+    edit_once(backward, "expr: gradOutput * output * (1 - output)", "expr: gradOutput * output * (1 - output) * 1.5")
     message = _problem(backward)
     point = re.search(
         r"at gradOutput=(\S+), output=(\S+) \(sigmoid's result at (\S+)\) it gives (\S+), the derivative (\S+)$",
@@ -216,8 +205,7 @@ def test_the_result_mode_names_the_value_the_backward_saw(tmp_path: Path) -> Non
 
 @pytest.fixture
 def glu_pair(tmp_path: Path) -> Path:
-    for name in ("glu", "glu_grad"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "glu", "glu_grad")
     return tmp_path / "glu_grad.yaml"
 
 
@@ -238,7 +226,7 @@ def test_a_half_split_backward_is_checked_per_half_naming_the_half_and_point(
     its second gradOut times d glu / d b. The shipped spec passes; a wrong half is an error at that half's expression
     naming the half, the forward's half it is differentiated by, and the point."""
     load_spec(glu_pair)  # the shipped halves are the derivative
-    _edit(glu_pair, HALVES, halves)
+    edit_once(glu_pair, HALVES, halves)
     message = _problem(glu_pair)
     line = line_of(glu_pair.read_text(encoding="utf-8"), halves)
     ordinal = ("first", "second")[index]
@@ -253,8 +241,8 @@ def test_a_half_split_backward_is_checked_per_half_naming_the_half_and_point(
 
 
 def test_a_backward_of_a_half_split_forward_must_write_its_gradient_per_half(glu_pair: Path) -> None:
-    _edit(glu_pair, "  outputs:\n    out:\n      " + HALVES, "  output: out\n  expr: gradOut * s")
-    _edit(
+    edit_once(glu_pair, "  outputs:\n    out:\n      " + HALVES, "  output: out\n  expr: gradOut * s")
+    edit_once(
         glu_pair,
         "out: {shape: [2, 4], dtype: FLOAT, data: [0, 0, 0, 0, 0, 0, 0, 0]}",
         "out: {shape: [2, 2], dtype: FLOAT, data: [0, 0, 0, 0]}",
@@ -269,8 +257,7 @@ SWAP_HALVES = "halves: [gradOut * s, gradOut * a * s * (1 - s)]"
 
 @pytest.fixture
 def glu_swap_pair(tmp_path: Path) -> Path:
-    for name in ("glu_swap", "glu_swap_grad"):
-        shutil.copy(FIXTURES / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(FIXTURES, tmp_path, "glu_swap", "glu_swap_grad")
     return tmp_path / "glu_swap_grad.yaml"
 
 
@@ -280,7 +267,7 @@ def test_a_half_split_backward_with_swap_when_is_checked_for_each_value_of_the_f
     the same flag, the backward's half k is the derivative with respect to the forward's half k, for either value."""
     load_spec(glu_swap_pair)
     # the halves in the other order are wrong for either value of the flag: named at the first half
-    _edit(glu_swap_pair, SWAP_HALVES, "halves: [gradOut * a * s * (1 - s), gradOut * s]")
+    edit_once(glu_swap_pair, SWAP_HALVES, "halves: [gradOut * a * s * (1 - s), gradOut * s]")
     message = _problem(glu_swap_pair)
     assert "the first half of 'out' is not the gradient times the derivative of glu_swap's formula" in message
     assert "with respect to its first half 'a' (a here)" in message, message
@@ -292,7 +279,7 @@ def test_a_backward_not_swapping_with_its_forward_differentiates_the_other_half_
     """Only the forward swaps: with swapHalves true the forward's a lies in self's second half, where this spec's b
     is, so the backward's first half (written first, unswapped) must be the derivative with respect to the forward's
     b. The formula right for swapHalves false is refused at swapHalves=True, naming that half."""
-    _edit(glu_swap_pair, "swap_when: swapHalves}", "}")
+    edit_once(glu_swap_pair, "swap_when: swapHalves}", "}")
     message = _problem(glu_swap_pair)
     assert re.search(
         r"the first half of 'out' is not the gradient times the derivative of glu_swap's formula \(glu_swap\.yaml\) "
@@ -308,14 +295,13 @@ def test_the_forwards_swap_flag_must_stand_for_a_flag_of_the_backward(glu_swap_p
     glu_swap_pair.write_text(text, encoding="utf-8")
     message = _problem(glu_swap_pair)
     assert "the forward's bool 'swapHalves' has no bool of that name here; map it in derivative_of.params" in message
-    _edit(glu_swap_pair, "input: self}", "input: self, params: {swapHalves: flipHalves}}")
+    edit_once(glu_swap_pair, "input: self}", "input: self, params: {swapHalves: flipHalves}}")
     load_spec(glu_swap_pair)
 
 
 @pytest.fixture
 def geglu_pair(tmp_path: Path) -> Path:
-    for name in ("ge_glu_v2", "ge_glu_grad_v2"):
-        shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    copy_specs(SPECS, tmp_path, "ge_glu_v2", "ge_glu_grad_v2")
     return tmp_path / "ge_glu_grad_v2.yaml"
 
 
@@ -334,7 +320,7 @@ def test_a_saved_forward_output_stands_for_its_formula(geglu_pair: Path) -> None
     from opgen.spec.loader import load_spec_documents
 
     assert len(load_spec_documents(geglu_pair)) == 2
-    _edit(
+    edit_once(
         geglu_pair,
         "halves: [gradOutput * gelu, gradOutput * A * dg]",
         "halves: [gradOutput * gelu * 2, gradOutput * A * dg]",
@@ -342,12 +328,12 @@ def test_a_saved_forward_output_stands_for_its_formula(geglu_pair: Path) -> None
     message = _problems(geglu_pair)
     assert "the first half of 'gradInput' is not the gradient times the derivative of ge_glu_v2's formula" in message
     assert "with respect to its first half 'A' (A here)" in message, message
-    _edit(
+    edit_once(
         geglu_pair,
         "halves: [gradOutput * gelu * 2, gradOutput * A * dg]",
         "halves: [gradOutput * gelu, gradOutput * A * dg]",
     )
-    _edit(geglu_pair, "saved: {gelu: outGelu}}", "saved: {gelu: y}}")
+    edit_once(geglu_pair, "saved: {gelu: outGelu}}", "saved: {gelu: y}}")
     assert "derivative_of.saved.gelu: 'y' is not an output ge_glu_v2 computes (one of: out, outGelu)" in _problems(
         geglu_pair
     )

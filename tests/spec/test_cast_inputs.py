@@ -5,13 +5,12 @@ its line; the aclnn path model and the generated op_api compute in the output's 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 from spec_list import specs
-from support.text import line_of
+from support.text import copy_specs, edit_once, line_of
 
 from opgen.cli import main
 from opgen.plan.aclnn_path import aclnn_output, compute_dtype
@@ -21,17 +20,6 @@ from tests.conftest import ROOT
 
 SPECS = ROOT / "specs"
 CAST = "dtype: {castable_from: [self], cast_inputs: true}"
-
-
-def _copy(tmp_path: Path, name: str) -> Path:
-    shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
-    return tmp_path / f"{name}.yaml"
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def test_log_softmax_computes_in_outs_dtype_and_softmax_in_selfs():
@@ -78,8 +66,8 @@ def test_the_op_api_casts_self_to_outs_dtype():
     ],
 )
 def test_check_refuses_cast_inputs_where_it_cannot_hold(tmp_path: Path, capsys, old, new, message) -> None:
-    spec = _copy(tmp_path, "log_softmax_v2")
-    _edit(spec, old, new)
+    spec = copy_specs(SPECS, tmp_path, "log_softmax_v2")
+    edit_once(spec, old, new)
     assert main(["check", str(spec), "-j", "1"]) == 1
     err = capsys.readouterr().err
     line = line_of(spec.read_text(encoding="utf-8"), "cast_inputs: true" if "output" in message else CAST)

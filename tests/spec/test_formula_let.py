@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.text import edit_once
 
 from opgen import formula
 from opgen.spec.diagnostics import SpecError
@@ -156,12 +157,6 @@ def _pair(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
 GRAD_EXPR = "expr: where(self > 0, gradOutput, gradOutput * negativeSlope)"
 
 
@@ -169,12 +164,12 @@ def test_the_derivative_check_sees_through_local_names(tmp_path: Path) -> None:
     """A forward and a backward both written with local names still pass the backward-vs-forward check; a wrong
     local name in the backward fails it, reported at the backward's formula."""
     folder = _pair(tmp_path)
-    _edit(
+    edit_once(
         folder / "leaky_relu.yaml",
         "expr: where(self > 0, self, self * negativeSlope)",
         "let:\n    scaled: self * negativeSlope\n  expr: where(self > 0, self, scaled)",
     )
-    _edit(
+    edit_once(
         folder / "leaky_relu_grad.yaml",
         GRAD_EXPR,
         "let:\n    slope: where(self > 0, 1, negativeSlope)\n  expr: gradOutput * slope",
@@ -182,7 +177,7 @@ def test_the_derivative_check_sees_through_local_names(tmp_path: Path) -> None:
     grad = load_spec(folder / "leaky_relu_grad.yaml").spec
     assert "slope" in formula.free_names(parsed_formula(grad))
     assert "slope" not in formula.free_names(kernel_formula(grad))
-    _edit(folder / "leaky_relu_grad.yaml", "where(self > 0, 1,", "where(self > 1, 1,")
+    edit_once(folder / "leaky_relu_grad.yaml", "where(self > 0, 1,", "where(self > 1, 1,")
     with pytest.raises(SpecError) as caught:
         load_spec(folder / "leaky_relu_grad.yaml")
     assert "is not the derivative of leaky_relu" in str(caught.value)

@@ -5,12 +5,11 @@ the vector-Jacobian product over sample rows (the specs are built without the re
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support.text import line_of
+from support.text import copy_specs, edit_once, line_of
 
 from opgen import formula
 from opgen.cli import main
@@ -28,25 +27,14 @@ ELEMENTWISE_FORWARD = "where(self > 0, self, self * negativeSlope)"
 ELEMENTWISE_BACKWARD = "where(self > 0, gradOutput, gradOutput * negativeSlope)"
 
 
-def _copy(tmp_path: Path, name: str) -> Path:
-    shutil.copy(SPECS / f"{name}.yaml", tmp_path / f"{name}.yaml")
-    return tmp_path / f"{name}.yaml"
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
 def _check(path: Path, capsys) -> str:
     assert main(["check", str(path), "-j", "1"]) == 1
     return capsys.readouterr().err
 
 
 def test_check_refuses_a_reducing_formula_at_its_line_naming_the_missing_schedule(tmp_path: Path, capsys) -> None:
-    spec = _copy(tmp_path, "leaky_relu")
-    _edit(spec, ELEMENTWISE_FORWARD, SOFTMAX)
+    spec = copy_specs(SPECS, tmp_path, "leaky_relu")
+    edit_once(spec, ELEMENTWISE_FORWARD, SOFTMAX)
     err = _check(spec, capsys)
     line = line_of(spec.read_text(encoding="utf-8"), SOFTMAX)
     assert re.search(
@@ -58,8 +46,8 @@ def test_check_refuses_a_reducing_formula_at_its_line_naming_the_missing_schedul
 
 
 def test_check_refuses_a_reduction_in_a_local_name_at_its_line(tmp_path: Path, capsys) -> None:
-    spec = _copy(tmp_path, "leaky_relu")
-    _edit(spec, f"  expr: {ELEMENTWISE_FORWARD}", "  let:\n    m: rowsum(self)\n  expr: self - m")
+    spec = copy_specs(SPECS, tmp_path, "leaky_relu")
+    edit_once(spec, f"  expr: {ELEMENTWISE_FORWARD}", "  let:\n    m: rowsum(self)\n  expr: self - m")
     err = _check(spec, capsys)
     line = line_of(spec.read_text(encoding="utf-8"), "m: rowsum(self)")
     assert re.search(rf"leaky_relu\.yaml:{line}:\d+: formula\.let\.m: let 'm': rowsum\(\) reduces along", err), err
@@ -67,17 +55,17 @@ def test_check_refuses_a_reduction_in_a_local_name_at_its_line(tmp_path: Path, c
 
 
 def test_check_refuses_a_reduction_in_a_golden_expression_at_its_line(tmp_path: Path, capsys) -> None:
-    spec = _copy(tmp_path, "logsigmoid_grad")
-    _edit(spec, "derived_inputs: {buffer: exp(-abs(self))}", "derived_inputs: {buffer: exp(self - rowmax(self))}")
+    spec = copy_specs(SPECS, tmp_path, "logsigmoid_grad")
+    edit_once(spec, "derived_inputs: {buffer: exp(-abs(self))}", "derived_inputs: {buffer: exp(self - rowmax(self))}")
     err = _check(spec, capsys)
     line = line_of(spec.read_text(encoding="utf-8"), "rowmax(self)")
     assert re.search(rf"logsigmoid_grad\.yaml:{line}:\d+: golden\.derived_inputs\.buffer: .*rowmax\(\) reduces", err)
 
 
 def test_a_backward_whose_forward_reduces_names_the_forwards_refusal(tmp_path: Path, capsys) -> None:
-    forward = _copy(tmp_path, "leaky_relu")
-    backward = _copy(tmp_path, "leaky_relu_grad")
-    _edit(forward, ELEMENTWISE_FORWARD, SOFTMAX)
+    forward = copy_specs(SPECS, tmp_path, "leaky_relu")
+    backward = copy_specs(SPECS, tmp_path, "leaky_relu_grad")
+    edit_once(forward, ELEMENTWISE_FORWARD, SOFTMAX)
     err = _check(backward, capsys)
     assert "derivative_of.forward: the forward spec does not load" in err and "reduce_dim" in err, err
 
@@ -218,8 +206,8 @@ SCE_LOSS = "loss: -rowsum(y * (x - rowmax(x) - log(rowsum(exp(x - rowmax(x))))))
 
 
 def test_check_refuses_a_per_row_output_whose_expression_varies_along_the_row(tmp_path: Path, capsys) -> None:
-    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
-    _edit(spec, SCE_LOSS, "loss: -y * rowsum(x)")
+    spec = copy_specs(SPECS, tmp_path, "softmax_cross_entropy_with_logits")
+    edit_once(spec, SCE_LOSS, "loss: -y * rowsum(x)")
     err = _check(spec, capsys)
     line = line_of(spec.read_text(encoding="utf-8"), "loss: -y * rowsum(x)")
     assert re.search(
@@ -237,8 +225,8 @@ def test_check_refuses_a_per_row_output_whose_expression_varies_along_the_row(tm
     ],
 )
 def test_check_refuses_rows_of_without_the_reduced_tensor(tmp_path: Path, capsys, old, new, field) -> None:
-    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
-    _edit(spec, old, new)
+    spec = copy_specs(SPECS, tmp_path, "softmax_cross_entropy_with_logits")
+    edit_once(spec, old, new)
     err = _check(spec, capsys)
     assert f"{field}: 'rows_of' is for an output of a reduce_dim operator" in err, err
     assert "internal error" not in err
@@ -253,8 +241,8 @@ def test_check_refuses_rows_of_without_the_reduced_tensor(tmp_path: Path, capsys
 )
 def test_check_refuses_a_per_row_output_off_the_rows_path(tmp_path: Path, capsys, old, new, message) -> None:
     """The columns path (a reduced dim that is not the last) and the AICPU kernel compute no per-row output."""
-    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
-    _edit(spec, old, new)
+    spec = copy_specs(SPECS, tmp_path, "softmax_cross_entropy_with_logits")
+    edit_once(spec, old, new)
     err = _check(spec, capsys)
     assert re.search(rf"params\[2\]\.shape\.rows_of: [^\n]*{message}", err), err
     assert "internal error" not in err
@@ -276,8 +264,8 @@ def test_the_reference_of_a_per_row_output_drops_the_reduced_dim() -> None:
 
 
 def test_check_refuses_a_per_row_output_the_scalar_unit_cannot_compute(tmp_path: Path, capsys) -> None:
-    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
-    _edit(spec, SCE_LOSS, "loss: exp(rowsum(y * x) * rowmax(x))")
+    spec = copy_specs(SPECS, tmp_path, "softmax_cross_entropy_with_logits")
+    edit_once(spec, SCE_LOSS, "loss: exp(rowsum(y * x) * rowmax(x))")
     err = _check(spec, capsys)
     assert "loss: exp(row0 * row1) is not computable on the scalar unit per row" in err, err
     assert "internal error" not in err
@@ -304,8 +292,8 @@ def test_check_refuses_a_per_row_output_the_scalar_unit_cannot_compute(tmp_path:
 def test_check_allows_only_another_input_broadcast_to_the_reduced_tensor(tmp_path: Path, capsys, old, new, param):
     """SCE's labels broadcast to features (`broadcast_with: [features]`, what the spec says); the reduced tensor or an
     output broadcasting is refused at its shape."""
-    spec = _copy(tmp_path, "softmax_cross_entropy_with_logits")
-    _edit(spec, old, new)
+    spec = copy_specs(SPECS, tmp_path, "softmax_cross_entropy_with_logits")
+    edit_once(spec, old, new)
     err = _check(spec, capsys)
     assert f"{param}.shape: a reduce_dim operator's tensors all have the reduced tensor's shape" in err, err
     assert "internal error" not in err
